@@ -1,0 +1,49 @@
+"""ember: PyTorch's extensibility architecture on NumPy.
+
+>>> import ember
+>>> ember.tensor([1.0, 2.0]) * 2
+tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+# Order matters: the catalogue defines ops, backends register kernels, then the public
+# functions and Tensor methods are generated from what is registered.
+from ember import dtypes as _dtypes
+from ember.device import device
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import (
+    bool_ as bool,  # noqa: A004 - ember.bool, as torch.bool
+    can_cast,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    uint8,
+)
+from ember.ops import native as _native  # noqa: F401  (declares the aten ops)
+from ember.ops.registry import ops
+from ember._tensor import Size, Tensor
+from ember import backends as _backends  # noqa: F401
+from ember.backends import cpu as _cpu  # noqa: F401  (registers CPU kernels)
+from ember.backends import meta as _meta  # noqa: F401  (registers Meta rules)
+from ember._factory import as_tensor, from_numpy, tensor
+from ember import functional as _functional
+from ember.functional import *  # noqa: F403
+from ember import library
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+
+__version__ = "0.1.0"

@@ -1,0 +1,173 @@
+"""Public functions, Tensor methods and operators, generated from the op registry.
+
+Nothing here names an op's arguments: each binding resolves the overload from the schemas
+(``ember/ops/binding.py``) and calls it, so a new catalogue line is a new ``ember.<name>``
+and ``Tensor.<name>`` with no other edit. The only hand-written table is ``DUNDERS``: which
+Python operator means which op, which no schema can say.
+
+# NOTE [binding fast paths]
+A call with no keywords whose argument count picks exactly one overload skips resolution
+(``fast``). Int-list varargs (``x.view(2, 3)``, ``ember.zeros(2, 3)``) are packed into one
+tuple when the op has an overload taking a single int list there, as PyTorch's parser does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.ops.binding import _fits_arity, resolve
+from ember.ops.registry import OpOverload, OpOverloadPacket, ops
+
+_INT_TYPES = (int,)
+
+
+def _varargs(packet: OpOverloadPacket, method: bool) -> tuple[int, OpOverload | None]:
+    """Where int-list varargs may start, and the overload that takes them."""
+    for op in packet._overloads.values():
+        pos = op._schema.positional
+        lead = 1 if pos and pos[0].type.is_tensor else 0
+        if method != bool(lead):
+            continue
+        if len(pos) == lead + 1 and pos[lead].type.is_list and pos[lead].type.base in ("int", "SymInt"):
+            return lead, op
+    return -1, None
+
+
+def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
+    """The ``ember.<name>`` function (or, with ``method``, ``Tensor.<name>``) of a packet."""
+    max_args = max(len(op._schema.positional) for op in packet._overloads.values())
+    fast: dict[int, OpOverload] = {}
+    for n in range(max_args + 1):
+        cands = [
+            op for op in packet._overloads.values()
+            if not op._schema.is_out and _fits_arity(op._schema, n, ())
+        ]  # fmt: skip
+        if len(cands) == 1:
+            fast[n] = cands[0]
+    at, varargs_op = _varargs(packet, method)
+    fast_get = fast.get
+
+    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
+            if len(args) > at + 1:
+                return varargs_op(*args[:at], args[at:], **kwargs)
+            try:
+                op, a, k = resolve(packet, args, kwargs)
+            except TypeError:
+                return varargs_op(*args[:at], args[at:], **kwargs)
+            return op(*a, **k)
+        if not kwargs:
+            op = fast_get(len(args))
+            if op is not None:
+                return op(*args)
+        op, args, kwargs = resolve(packet, args, kwargs)
+        return op(*args, **kwargs)
+
+    if method:
+
+        def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return call((self, *args), kwargs)
+
+        fn = bound
+    else:
+
+        def function(*args: Any, **kwargs: Any) -> Any:
+            return call(args, kwargs)
+
+        fn = function
+    fn.__name__ = fn.__qualname__ = packet.__name__
+    fn.__doc__ = _doc(packet)
+    return fn
+
+
+def _doc(packet: OpOverloadPacket) -> str:
+    sigs = "\n".join(f"    {op._schema}" for op in packet._overloads.values())
+    return f"``{packet}``, dispatched by the overload the arguments match:\n\n{sigs}\n"
+
+
+_SCALARS = (int, float, bool, complex)
+
+
+def binary_dunder(op: OpOverload, reflected: bool = False) -> Callable[[Any, Any], Any]:
+    """``Tensor.__add__`` and friends: call ``op``; NotImplemented for foreign operands."""
+    if reflected:
+
+        def dunder(self: Any, other: Any) -> Any:
+            if isinstance(other, Tensor) or type(other) in _SCALARS:
+                return op(other, self)
+            return NotImplemented
+
+    else:
+
+        def dunder(self: Any, other: Any) -> Any:
+            if isinstance(other, Tensor) or type(other) in _SCALARS:
+                return op(self, other)
+            return NotImplemented
+
+    return dunder
+
+
+def unary_dunder(op: OpOverload) -> Callable[[Any], Any]:
+    def dunder(self: Any) -> Any:
+        return op(self)
+
+    return dunder
+
+
+#: Python operator -> (op packet, overload, kind); kind: "b" binary, "r" reflected, "u" unary
+DUNDERS: dict[str, tuple[str, str, str]] = {
+    "__add__": ("add", "Tensor", "b"), "__radd__": ("add", "Tensor", "r"),
+    "__iadd__": ("add_", "Tensor", "b"),
+    "__sub__": ("sub", "Tensor", "b"), "__rsub__": ("sub", "Tensor", "r"),
+    "__isub__": ("sub_", "Tensor", "b"),
+    "__mul__": ("mul", "Tensor", "b"), "__rmul__": ("mul", "Tensor", "r"),
+    "__imul__": ("mul_", "Tensor", "b"),
+    "__truediv__": ("div", "Tensor", "b"), "__rtruediv__": ("div", "Tensor", "r"),
+    "__itruediv__": ("div_", "Tensor", "b"),
+    "__floordiv__": ("floor_divide", "default", "b"),
+    "__rfloordiv__": ("floor_divide", "default", "r"),
+    "__ifloordiv__": ("floor_divide_", "Tensor", "b"),
+    "__mod__": ("remainder", "Tensor", "b"), "__rmod__": ("remainder", "Tensor", "r"),
+    "__imod__": ("remainder_", "Tensor", "b"),
+    "__pow__": ("pow", "Tensor_Tensor", "b"), "__rpow__": ("pow", "Tensor_Tensor", "r"),
+    "__ipow__": ("pow_", "Tensor", "b"),
+    "__matmul__": ("matmul", "default", "b"), "__rmatmul__": ("matmul", "default", "r"),
+    "__and__": ("bitwise_and", "Tensor", "b"), "__rand__": ("bitwise_and", "Tensor", "r"),
+    "__iand__": ("bitwise_and_", "Tensor", "b"),
+    "__or__": ("bitwise_or", "Tensor", "b"), "__ror__": ("bitwise_or", "Tensor", "r"),
+    "__ior__": ("bitwise_or_", "Tensor", "b"),
+    "__xor__": ("bitwise_xor", "Tensor", "b"), "__rxor__": ("bitwise_xor", "Tensor", "r"),
+    "__ixor__": ("bitwise_xor_", "Tensor", "b"),
+    "__lshift__": ("bitwise_left_shift", "Tensor", "b"),
+    "__rshift__": ("bitwise_right_shift", "Tensor", "b"),
+    "__eq__": ("eq", "Tensor", "b"), "__ne__": ("ne", "Tensor", "b"),
+    "__lt__": ("lt", "Tensor", "b"), "__le__": ("le", "Tensor", "b"),
+    "__gt__": ("gt", "Tensor", "b"), "__ge__": ("ge", "Tensor", "b"),
+    "__neg__": ("neg", "default", "u"), "__abs__": ("abs", "default", "u"),
+    "__invert__": ("bitwise_not", "default", "u"), "__pos__": ("positive", "default", "u"),
+}  # fmt: skip
+
+
+def bind_all(namespace: dict[str, Any]) -> list[str]:
+    """Attach every packet's public function to ``namespace`` and method to ``Tensor``;
+    returns the names of the functions bound."""
+    names = []
+    for packet in ops.aten:
+        name = packet.__name__
+        if "method" in packet._variants and name not in Tensor.__dict__:
+            setattr(Tensor, name, make_public(packet, method=True))
+        if "function" in packet._variants:
+            namespace[name] = make_public(packet, method=False)
+            names.append(name)
+    for dunder, (pname, overload, kind) in DUNDERS.items():
+        packet = getattr(ops.aten, pname, None)
+        op = getattr(packet, overload, None) if packet is not None else None
+        if op is None:
+            continue  # the op is not in the catalogue (yet): Python's default applies
+        fn = unary_dunder(op) if kind == "u" else binary_dunder(op, reflected=kind == "r")
+        fn.__name__ = dunder
+        setattr(Tensor, dunder, fn)
+    Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
+    return names

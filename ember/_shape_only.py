@@ -1,0 +1,73 @@
+"""``ShapeOnlyArray``: what a tensor holds instead of an ndarray when it has no data.
+
+Meta tensors, and later lazy tensors and wrapper subclasses, keep shape, strides (in bytes,
+as NumPy does), storage offset and dtype here. It answers the attributes ``Tensor`` reads
+from an ndarray, so tensor properties need no branch on the device; anything that would
+read data raises instead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ember.device import device
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides in elements (PyTorch's: size-1 and empty dims still get a stride)."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class ShapeOnlyArray:
+    """Shape, strides and dtype without storage. Strides are in bytes, like ``ndarray``'s."""
+
+    __slots__ = ("shape", "strides", "dtype", "offset", "device", "__weakref__")
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: np.dtype[Any],
+        strides: tuple[int, ...] | None = None,
+        offset: int = 0,
+        dev: device | None = None,
+    ) -> None:
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        if strides is None:
+            strides = contiguous_strides(self.shape)
+        self.strides = tuple(int(s) * self.dtype.itemsize for s in strides)
+        self.offset = offset
+        self.device = dev if dev is not None else device("meta")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def element_strides(self) -> tuple[int, ...]:
+        return tuple(s // self.dtype.itemsize for s in self.strides)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"Cannot access data of a tensor on '{self.device}' (shape {self.shape}): it has no "
+            "data. Run the computation on the cpu device to get values."
+        )
+
+    def __repr__(self) -> str:
+        return f"ShapeOnlyArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"

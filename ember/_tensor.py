@@ -1,0 +1,395 @@
+"""``ember.Tensor``: an ndarray (or a shape-only stand-in), its dispatch keys, and the
+bookkeeping PyTorch keeps beside the data: version counter, view base, autograd fields.
+
+Ops are not written here: methods and operators are bound from the op registry by
+``ember._bind``. This file holds only what is a property of the object itself.
+
+# NOTE [views and versions]
+A view's ndarray is a NumPy view of its base's, so writes through either are visible in
+both. ``_vc`` is a one-element list shared by a base and all its views: an in-place op bumps
+``_vc[0]`` and ``_version`` reads it. A tensor that was never viewed nor mutated has
+``_vc = None`` (version 0), so creating a result allocates no counter. ``_base`` is the
+tensor a view was (transitively) taken from, ``None`` for a base.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray, contiguous_strides
+from ember.device import CPU, device
+from ember.dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, CPU_BIT, META_BIT, format_keyset
+from ember.dispatch import dispatcher
+
+_FROM_NP = dtypes.FROM_NUMPY
+_ndarray = np.ndarray
+
+
+class Size(tuple[int, ...]):
+    """A tensor's shape: a tuple of ints, printed as ``ember.Size([2, 3])``.
+
+    >>> ember.zeros(2, 3).shape
+    ember.Size([2, 3])
+    """
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __repr__(self) -> str:
+        return f"ember.Size([{', '.join(str(s) for s in self)}])"
+
+    def __getitem__(self, item: Any) -> Any:  # slices of a Size are Sizes
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's semantics.
+
+    >>> ember.tensor([1.0, 2.0]) + 1
+    tensor([2., 3.])
+    """
+
+    __slots__ = ("_data", "_keys", "__dict__", "__weakref__")
+
+    # Defaults kept on the class so creating a result sets two slots only.
+    _vc: list[int] | None = None
+    _base: Tensor | None = None
+    grad: Tensor | None = None
+    grad_fn: Any = None
+    _retains_grad: bool = False
+
+    _data: Any  # np.ndarray, or ShapeOnlyArray for tensors without data
+    _keys: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        if cls is Tensor and (args or kwargs):
+            raise TypeError(
+                "ember.Tensor(...) does not build tensors from data; use ember.tensor(data) or "
+                "ember.empty(size)"
+            )
+        t = object.__new__(cls)
+        t._data = np.empty((0,), np.float32)
+        t._keys = CPU_BIT
+        return t
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return _FROM_NP[self._data.dtype]
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the length of one dimension.
+
+        >>> ember.zeros(2, 3).size(-1)
+        3
+        """
+        shape = self._data.shape
+        if dim is None:
+            return Size(shape)
+        return shape[_wrap_dim(dim, len(shape), "size")]
+
+    def stride(self, dim: int | None = None) -> Any:
+        """Strides in elements, or the stride of one dimension.
+
+        >>> ember.zeros(2, 3).stride()
+        (3, 1)
+        """
+        data = self._data
+        item = data.itemsize
+        if data.size <= 1 and type(data) is _ndarray:  # NumPy leaves these strides arbitrary
+            strides = contiguous_strides(data.shape)
+        else:
+            strides = tuple(s // item for s in data.strides)
+        if dim is None:
+            return strides
+        return strides[_wrap_dim(dim, len(strides), "stride")]
+
+    def storage_offset(self) -> int:
+        """Offset of the first element in the shared storage, in elements.
+
+        >>> ember.arange(6)[2:].storage_offset()
+        2
+        """
+        data = self._data
+        if type(data) is not _ndarray:
+            return int(data.offset)
+        root = data
+        while isinstance(root.base, _ndarray):
+            root = root.base
+        if root is data or data.size == 0:
+            return 0
+        delta = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return delta // data.itemsize
+
+    @property
+    def device(self) -> device:
+        data = self._data
+        return CPU if type(data) is _ndarray else data.device
+
+    @property
+    def is_meta(self) -> bool:
+        return bool(self._keys & META_BIT)
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def layout(self) -> str:
+        return "strided"
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(math.prod(self._data.shape))
+
+    def nelement(self) -> int:
+        return self.numel()
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether elements are laid out row-major with no gaps (size-1 dims ignored)."""
+        expected = 1
+        for n, s in zip(reversed(self._data.shape), reversed(self.stride()), strict=True):
+            if n != 1:
+                if s != expected:
+                    return False
+                expected *= n
+        return True
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return bool(self._keys & AUTOGRAD_BIT)
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError(
+                f"only Tensors of floating point and complex dtype can require gradients, "
+                f"got {self.dtype}"
+            )
+        self._keys = (self._keys | AUTOGRAD_BIT) if value else (self._keys & ~AUTOGRAD_BIT)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def _version(self) -> int:
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    def _bump_version(self) -> None:
+        vc = self._vc
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def data_ptr(self) -> int:
+        data = self._data
+        if type(data) is not _ndarray:
+            return 0
+        return int(data.__array_interface__["data"][0])
+
+    def _dispatch_keys(self) -> str:
+        return format_keyset(self._keys)
+
+    # ------------------------------------------------------------------ conversion
+    def _values(self, what: str) -> np.ndarray:
+        data = self._data
+        if type(data) is not _ndarray:
+            raise RuntimeError(
+                f"Tensor.{what}(): tensor on '{self.device}' (shape {tuple(data.shape)}) has no "
+                "data; compute on the cpu device to read values"
+            )
+        return data
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as an ndarray that shares memory with this tensor.
+
+        >>> ember.tensor([1, 2]).numpy()
+        array([1, 2])
+        """
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._values("numpy")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self._values("__array__")
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number.
+
+        >>> ember.tensor([2.5]).item()
+        2.5
+        """
+        data = self._values("item")
+        if data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {data.size} elements cannot be converted to Scalar"
+            )
+        return data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        """Nested Python lists of the values.
+
+        >>> ember.tensor([[1, 2]]).tolist()
+        [[1, 2]]
+        """
+        return self._values("tolist").tolist()
+
+    def __len__(self) -> int:
+        shape = self._data.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return int(shape[0])
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._data.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))  # type: ignore[attr-defined]
+
+    def _scalar(self, what: str) -> Any:
+        data = self._values(what)
+        if data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if what == "__bool__"
+                else "only one element tensors can be converted to Python scalars"
+            )
+        return data.reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("__bool__"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("__float__"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("__int__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self.dtype.category > dtypes.INTEGRAL or self.numel() != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return int(self._scalar("__index__"))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        from ember._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and type(self._data) is _ndarray:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        out = self.clone()  # type: ignore[attr-defined]
+        if self.requires_grad:
+            out.requires_grad_(True)
+        memo[id(self)] = out
+        return out
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = wrap(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _wrap_dim(dim: int, ndim: int, what: str) -> int:
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(
+            f"{what}(): Dimension out of range (expected to be in range of [{lo}, {hi}], "
+            f"but got {dim})"
+        )
+    return dim % ndim if ndim else 0
+
+
+# ---------------------------------------------------------------------- construction
+
+_new = object.__new__
+
+
+def wrap(arr: np.ndarray) -> Tensor:
+    """A new base tensor over ``arr`` (the ndarray is not copied)."""
+    t = _new(Tensor)
+    t._data = arr
+    t._keys = CPU_BIT
+    return t
+
+
+def wrap_view(src: Tensor, arr: Any) -> Tensor:
+    """A view of ``src`` over ``arr`` (an ndarray view of ``src._data``, or a ShapeOnlyArray):
+    shares the version counter, records the base. See NOTE [views and versions]."""
+    t = _new(Tensor)
+    t._data = arr
+    t._keys = src._keys & BACKEND_MASK
+    vc = src._vc
+    if vc is None:
+        vc = src._vc = [0]
+    t._vc = vc
+    base = src._base
+    t._base = src if base is None else base
+    return t
+
+
+def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
+    """A new tensor with no data (meta device, by default)."""
+    t = _new(Tensor)
+    t._data = arr
+    t._keys = keys
+    return t
+
+
+dispatcher.bind_tensor_type(Tensor)

@@ -1,0 +1,1 @@
+"""Backends: ``cpu`` (NumPy kernels) and ``meta`` (shape and dtype rules)."""

@@ -1,0 +1,84 @@
+"""In-place and ``out=`` kernels derived from functional ones, for any backend.
+
+For each functional op with variants (``VARIANTS_OF`` in ``ember/ops/native/_define.py``)
+that has a kernel for a backend key but whose ``add_``/``add.out`` has none, register one
+that runs the functional kernel and hands the result to the backend's ``write`` (which checks
+shape and dtype as PyTorch does, copies, and bumps the version counter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember import dtypes
+from ember.dispatch import dispatcher
+from ember.dispatch.dispatcher import KIND_PLAIN
+from ember.dispatch.keys import DispatchKey
+from ember.ops.native._define import VARIANTS_OF
+from ember.ops.registry import OpOverload
+
+Writer = Callable[[Any, Any, str, bool], None]  # (dst, result, op name, may_resize)
+
+
+def check_write(dst: Any, result: Any, name: str, may_resize: bool) -> bool:
+    """PyTorch's checks before writing ``result`` into ``dst``; True if ``dst`` must resize."""
+    if not dtypes.can_cast(result.dtype, dst.dtype):
+        raise RuntimeError(
+            f"{name}: result type {result.dtype._short} can't be cast to the desired output "
+            f"type {dst.dtype._short}"
+        )
+    if tuple(result.shape) != tuple(dst.shape):
+        if may_resize:
+            return True
+        raise RuntimeError(
+            f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    return False
+
+
+def _inplace(fn: Callable[..., Any], write: Writer, name: str) -> Callable[..., Any]:
+    def kernel(self: Any, *args: Any, **kwargs: Any) -> Any:
+        write(self, fn(self, *args, **kwargs), name, False)
+        return self
+
+    return kernel
+
+
+def _out(fn: Callable[..., Any], write: Writer, name: str, outs: tuple[str, ...]) -> Callable[..., Any]:
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        dsts = [kwargs.pop(n) for n in outs]
+        result = fn(*args, **kwargs)
+        if len(outs) == 1:
+            write(dsts[0], result, name, True)
+            return dsts[0]
+        for d, r in zip(dsts, result, strict=True):
+            write(d, r, name, True)
+        return tuple(dsts)
+
+    return kernel
+
+
+def derive(key: DispatchKey, write: Writer) -> int:
+    """Register the missing in-place/out kernels for ``key``; returns how many."""
+    count = 0
+    for fop, (ip, o) in VARIANTS_OF.items():
+        own = fop._kernels.get(key)
+        if own is None or own[1] != KIND_PLAIN:
+            continue
+        fn = own[0]
+        if ip is not None and key not in ip._kernels:
+            dispatcher.set_kernel(ip, key, _inplace(fn, write, ip.__name__), KIND_PLAIN)
+            count += 1
+        if o is not None and key not in o._kernels:
+            outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
+            dispatcher.set_kernel(o, key, _out(fn, write, o.__name__, outs), KIND_PLAIN)
+            count += 1
+    return count
+
+
+def functional_of(op: OpOverload) -> OpOverload | None:
+    from ember.ops.native._define import FUNCTIONAL_OF
+
+    return FUNCTIONAL_OF.get(op)

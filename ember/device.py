@@ -1,0 +1,80 @@
+"""Devices: ``cpu`` (NumPy arrays) and ``meta`` (shape and dtype only, no data)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["device"]
+
+_KNOWN = ("cpu", "meta", "lazy")
+
+
+class device:
+    """Where a tensor lives, e.g. ``ember.device("cpu")`` or ``ember.device("meta")``.
+
+    >>> ember.device("cpu")
+    device(type='cpu')
+    """
+
+    __slots__ = ("type", "index")
+    _cache: dict[tuple[str, int | None], device] = {}
+
+    def __new__(cls, type: Any, index: int | None = None) -> device:  # noqa: A002
+        if isinstance(type, device):
+            return type
+        if not isinstance(type, str):
+            raise TypeError(f"device(): expected a string like 'cpu' or 'meta', got {type!r}")
+        if ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in _KNOWN:
+            raise RuntimeError(
+                f"Expected one of {', '.join(_KNOWN)} device type at start of device string: "
+                f"{type}"
+            )
+        key = (type, index)
+        cached = cls._cache.get(key)
+        if cached is None:
+            cached = object.__new__(cls)
+            object.__setattr__(cached, "type", type)
+            object.__setattr__(cached, "index", index)
+            cls._cache[key] = cached
+        return cached
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ember.device is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, ValueError):
+                return False
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (device, (self.type, self.index))
+
+
+CPU = device("cpu")
+META = device("meta")
+
+
+def as_device(d: Any) -> device:
+    """Normalise ``None``/str/device to a device (``None`` means cpu)."""
+    if d is None:
+        return CPU
+    if type(d) is device:
+        return d
+    return device(d)

@@ -1,0 +1,177 @@
+"""Kernel tables: registration, lookup order, fallbacks, and the key set of a call.
+
+# NOTE [kernel lookup]
+Each op keeps one kernel table: entry ``k`` is what runs when ``k`` is the highest key of a
+call's key set. It is built on first use and dropped after any registration. Entry ``k`` is,
+in order: the op's own kernel for ``k``; for a backend key, its CompositeExplicitAutograd
+kernel; its CompositeImplicitAutograd kernel (a decomposition into other ops, each of which
+dispatches on its own); the boxed fallback registered for ``k``; else an error naming the op,
+the key and the keys the op has kernels for.
+
+Decompositions come *before* fallbacks, as in c10 (``computeDispatchTableEntry``): a Python
+or Lazy fallback then sees the parts of a CompositeImplicit op, never the op itself, which is
+what ``__torch_dispatch__`` code written for PyTorch expects.
+
+Kernels come in three calling conventions (``KIND_*``): plain (the op's own arguments),
+with-keyset (the key set first, to redispatch below itself), and boxed
+(``fn(op, keyset, args, kwargs)``, one function for every op: fallbacks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ember.dispatch.keys import (
+    BACKEND_KEYS,
+    CPU_BIT,
+    LAZY_BIT,
+    META_BIT,
+    NUM_RUNTIME_KEYS,
+    DispatchKey,
+    below,
+)
+
+if TYPE_CHECKING:
+    from ember.ops.registry import OpOverload
+    from ember.ops.schema import FunctionSchema
+
+KIND_PLAIN, KIND_KEYSET, KIND_BOXED = 0, 1, 2
+Kernel = tuple[Callable[..., Any], int]
+
+fallbacks: dict[DispatchKey, Kernel] = {}
+all_ops: list[OpOverload] = []
+_VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
+_DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
+#: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
+TENSOR_TYPE: list[type] = [object]
+
+
+def invalidate() -> None:
+    for op in all_ops:
+        op._table = None
+
+
+def build_table(op: OpOverload) -> list[Kernel]:
+    table = [entry(op, k) for k in range(NUM_RUNTIME_KEYS)]
+    op._table = table
+    return table
+
+
+def entry(op: OpOverload, key: int) -> Kernel:
+    """The kernel that runs for ``op`` when ``key`` is the highest key (NOTE [kernel lookup])."""
+    if key not in _VALID:
+        return missing_entry(op, key)
+    dkey = DispatchKey(key)
+    own = op._kernels.get(dkey)
+    if own is not None:
+        return own
+    if dkey in BACKEND_KEYS:
+        explicit = op._kernels.get(DispatchKey.CompositeExplicitAutograd)
+        if explicit is not None:
+            return explicit
+    implicit = op._kernels.get(DispatchKey.CompositeImplicitAutograd)
+    if implicit is not None:
+        return implicit
+    fallback = fallbacks.get(dkey)
+    if fallback is not None:
+        return fallback
+    return missing_entry(op, key)
+
+
+def missing_entry(op: OpOverload, key: int) -> Kernel:
+    def missing(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        have = ", ".join(k.name for k in op.kernel_keys()) or "none"
+        kname = DispatchKey(key).name if key in _VALID else str(key)
+        raise NotImplementedError(
+            f"Could not run '{op.name()}' with arguments from the '{kname}' backend: the op has "
+            f"no kernel for {kname} and {kname} has no fallback. Keys with kernels: {have}. "
+            f"Register one with ember.library.Library('{op.namespace}', 'IMPL')"
+            f".impl('{op.__name__}', fn, '{kname}')."
+        )
+
+    return missing, KIND_BOXED
+
+
+def fallthrough_entry(key: DispatchKey) -> Kernel:
+    mask = below(key)
+
+    def fallthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return op.redispatch(ks & mask, *args, **kwargs)
+
+    return fallthrough, KIND_BOXED
+
+
+def set_kernel(op: OpOverload, key: DispatchKey, fn: Callable[..., Any] | None, kind: int) -> None:
+    if fn is None:
+        op._kernels.pop(key, None)
+    else:
+        op._kernels[key] = (fn, kind)
+    invalidate()
+
+
+def set_fallback(key: DispatchKey, fn: Callable[..., Any] | None, kind: int = KIND_BOXED) -> None:
+    """Register (or with ``None`` remove) the boxed fallback ``fn(op, keyset, args, kwargs)``."""
+    if fn is None:
+        fallbacks.pop(key, None)
+    else:
+        fallbacks[key] = (fn, kind)
+    invalidate()
+
+
+def set_fallthrough(key: DispatchKey) -> None:
+    """Make ``key`` transparent: ops with no kernel for it go straight to the next key."""
+    fallbacks[key] = fallthrough_entry(key)
+    invalidate()
+
+
+# --------------------------------------------------------------------------- key sets
+
+
+class _TensorCheck:
+    """Stands in for ``Tensor`` in generated code until the class exists (then rebound)."""
+
+    def __instancecheck__(self, x: Any) -> bool:
+        return isinstance(x, TENSOR_TYPE[0])
+
+
+def make_keyset_fn(schema: FunctionSchema) -> Callable[[tuple[Any, ...], dict[str, Any]], int]:
+    """Generate ``keyset(args, kwargs)`` for one schema: OR the keys of its tensor arguments.
+    An op with no tensor argument (a factory) dispatches on its ``device`` (BackendSelect)."""
+    lines = ["def keyset(args, kwargs):", "    ks = 0", "    n = len(args)"]
+    pos = 0
+    for a in schema.arguments:
+        if a.type.base == "Tensor":
+            if a.kwarg_only:
+                lines.append(f"    a = kwargs.get({a.name!r})")
+            else:
+                lines.append(f"    a = args[{pos}] if n > {pos} else kwargs.get({a.name!r})")
+            if a.type.is_list:
+                lines += [
+                    "    if a is not None:",
+                    "        for t in a:",
+                    "            if isinstance(t, T): ks |= t._keys",
+                ]
+            else:
+                lines.append("    if isinstance(a, T): ks |= a._keys")
+        if not a.kwarg_only:
+            pos += 1
+    if any(a.name == "device" and a.type.base == "Device" for a in schema.arguments):
+        lines += [
+            "    if not ks:",
+            "        d = kwargs.get('device')",
+            "        ks = CPU if d is None else BITS[str(d).partition(':')[0]]",
+        ]
+    lines.append("    return ks or CPU")
+    scope: dict[str, Any] = {"CPU": CPU_BIT, "BITS": _DEVICE_BITS}
+    scope["T"] = TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck()
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
+    fn: Callable[[tuple[Any, ...], dict[str, Any]], int] = scope["keyset"]
+    return fn
+
+
+def bind_tensor_type(tensor_type: type) -> None:
+    """Called once by ``ember._tensor``: generated key-set functions test the real class."""
+    TENSOR_TYPE[0] = tensor_type
+    for op in all_ops:
+        op._keyset.__globals__["T"] = tensor_type

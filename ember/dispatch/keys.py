@@ -1,0 +1,75 @@
+"""Dispatch keys and key sets.
+
+# NOTE [dispatch key order]
+The enum value *is* the priority: the dispatcher runs the kernel of the highest key in a
+call's key set. The order is c10's (``DispatchKey.h``): autograd above functionalization,
+functionalization above the Python key, the Python key above every backend. Values are
+spaced so that later keys (ADInplaceOrView, autocast, vmap, ...) can slot in between.
+
+A key set is a plain ``int`` bitmask with bit ``1 << key``: union is ``|``, the highest key
+is ``ks.bit_length() - 1``, and "everything below key k" is ``ks & ((1 << k) - 1)``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class DispatchKey(IntEnum):  # value = priority: the highest key in a key set runs first
+    CPU = 0
+    Meta = 2
+    Lazy = 4
+    BackendSelect = 8
+    Python = 10
+    Functionalize = 12
+    ADInplaceOrView = 14
+    Autograd = 16
+    PythonTLSSnapshot = 18
+    PythonDispatcher = 20
+
+    # Alias keys: registration targets only, never in a runtime key set.
+    CompositeImplicitAutograd = 40
+    CompositeExplicitAutograd = 41
+
+
+#: the number of runtime keys a per-op kernel table holds
+NUM_RUNTIME_KEYS = DispatchKey.PythonDispatcher + 1
+
+CPU_BIT = 1 << DispatchKey.CPU
+META_BIT = 1 << DispatchKey.Meta
+LAZY_BIT = 1 << DispatchKey.Lazy
+PYTHON_BIT = 1 << DispatchKey.Python
+FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
+AUTOGRAD_BIT = 1 << DispatchKey.Autograd
+
+#: keys that name where data lives; a tensor has exactly one of them
+BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
+BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT
+#: the backends a CompositeExplicitAutograd kernel serves
+EXPLICIT_KEYS = BACKEND_KEYS
+
+
+def keyset(*keys: DispatchKey) -> int:
+    """The bitmask holding ``keys``."""
+    out = 0
+    for k in keys:
+        out |= 1 << k
+    return out
+
+
+def keys_of(ks: int) -> list[DispatchKey]:
+    """The keys in a key set, highest priority first (for messages and debugging)."""
+    return [k for k in sorted(DispatchKey, reverse=True) if k < 32 and ks >> k & 1]
+
+
+def highest(ks: int) -> DispatchKey:
+    return DispatchKey(ks.bit_length() - 1)
+
+
+def below(key: DispatchKey) -> int:
+    """The mask of every key with lower priority than ``key``."""
+    return (1 << key) - 1
+
+
+def format_keyset(ks: int) -> str:
+    return "DispatchKeySet(" + ", ".join(k.name for k in keys_of(ks)) + ")"

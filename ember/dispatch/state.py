@@ -1,0 +1,86 @@
+"""The one thread-local state object: include/exclude key sets, grad mode, mode stacks.
+
+Every change goes through a ``with`` block that restores the old value in ``finally``.
+
+# NOTE [fast path counter]
+``ACTIVE[0]`` counts the with-blocks, in any thread, that currently change the include or
+exclude set. While it is zero no thread has touched them, so the hot path may skip reading
+the thread-local object altogether. It is a global (not thread-local) count, so it can only
+err towards taking the slow path, never towards skipping a thread's state.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ember.dispatch.keys import DispatchKey, below
+
+
+class _LocalState(threading.local):
+    include: int = 0
+    exclude: int = 0
+    grad_enabled: bool = True
+    inference_mode: bool = False
+
+    def __init__(self) -> None:
+        self.function_modes: list[Any] = []  # TorchFunctionMode stack
+        self.dispatch_modes: list[Any] = []  # TorchDispatchMode stack
+
+
+local = _LocalState()
+ACTIVE = [0]  # see NOTE [fast path counter]
+
+
+def include_set() -> int:
+    return local.include
+
+
+def exclude_set() -> int:
+    return local.exclude
+
+
+@contextmanager
+def include_keys(ks: int) -> Iterator[None]:
+    """Add ``ks`` to this thread's include set for the block."""
+    old = local.include
+    local.include = old | ks
+    ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        local.include = old
+        ACTIVE[0] -= 1
+
+
+@contextmanager
+def exclude_keys(ks: int) -> Iterator[None]:
+    """Remove ``ks`` from every call's key set in this thread for the block."""
+    old = local.exclude
+    local.exclude = old | ks
+    ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        local.exclude = old
+        ACTIVE[0] -= 1
+
+
+@contextmanager
+def set_keys(include: int, exclude: int) -> Iterator[None]:
+    """Replace both sets for the block (used to snapshot and restore state)."""
+    old = local.include, local.exclude
+    local.include, local.exclude = include, exclude
+    ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        local.include, local.exclude = old
+        ACTIVE[0] -= 1
+
+
+def dispatch_below(key: DispatchKey) -> Any:
+    """Exclude ``key`` and everything above it: ops in the block start below ``key``."""
+    return exclude_keys(~below(key) & ((1 << 32) - 1))

@@ -1,0 +1,227 @@
+"""dtypes and PyTorch's type promotion rules (not NumPy's).
+
+# NOTE [type promotion]
+Operands fall in three priority classes: tensors with dimensions, 0-dim tensors, and Python
+scalars ("wrapped numbers"). Each class is promoted within itself; then a lower class can
+only change the result if it belongs to a higher *category* (bool < integer < floating <
+complex). Python floats and complexes take the default dtype (float32 / complex64), Python
+ints int64, Python bools bool. So ``int8 tensor + 1000`` stays int8, ``int8 tensor + 1.5`` is
+float32, and ``float16 tensor + float64 0-dim tensor`` stays float16.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "dtype",
+    "promote_types",
+    "result_type",
+    "can_cast",
+    "get_default_dtype",
+    "set_default_dtype",
+]
+
+BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A tensor element type, e.g. ``ember.float32``.
+
+    >>> ember.float32.is_floating_point
+    True
+    """
+
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_short")
+
+    def __init__(self, name: str, np_dtype: Any, category: int, short: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_signed = name not in ("bool", "uint8")
+        self._short = short  # PyTorch's C++ scalar-type name, used in error messages
+
+    @property
+    def is_floating_point(self) -> builtins.bool:
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        return self.category == COMPLEX
+
+    def to_real(self) -> dtype:
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> dtype:
+        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+bool_ = dtype("bool", np.bool_, BOOL, "Bool")
+uint8 = dtype("uint8", np.uint8, INTEGRAL, "Byte")
+int8 = dtype("int8", np.int8, INTEGRAL, "Char")
+int16 = dtype("int16", np.int16, INTEGRAL, "Short")
+int32 = dtype("int32", np.int32, INTEGRAL, "Int")
+int64 = dtype("int64", np.int64, INTEGRAL, "Long")
+float16 = dtype("float16", np.float16, FLOATING, "Half")
+float32 = dtype("float32", np.float32, FLOATING, "Float")
+float64 = dtype("float64", np.float64, FLOATING, "Double")
+complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
+complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
+
+ALL_DTYPES: tuple[dtype, ...] = (
+    bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+)  # fmt: skip
+FLOATING_DTYPES = (float16, float32, float64)
+INTEGRAL_DTYPES = (uint8, int8, int16, int32, int64)
+
+#: ndarray dtype -> ember dtype; the hot path's only conversion.
+FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}
+#: aliases PyTorch exposes (``ember.float`` is float32, ``ember.long`` int64, ...)
+ALIASES = {
+    "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
+    "long": int64, "cfloat": complex64, "cdouble": complex128, "bool": bool_,
+}  # fmt: skip
+
+
+def from_numpy_dtype(np_dtype: Any) -> dtype:
+    """The ember dtype of a NumPy dtype; TypeError for ones ember lacks (e.g. uint16)."""
+    try:
+        return FROM_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint8, and bool."
+        ) from None
+
+
+# --------------------------------------------------------------------------- default dtype
+
+_default: list[dtype] = [float32]
+
+
+def get_default_dtype() -> dtype:
+    """The dtype Python floats become (float32 unless changed).
+
+    >>> ember.get_default_dtype()
+    ember.float32
+    """
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the dtype Python floats become; only float32 and float64 (and float16) are allowed.
+
+    >>> ember.set_default_dtype(ember.float64); ember.set_default_dtype(ember.float32)
+    """
+    if not isinstance(d, dtype) or d.category != FLOATING:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+def default_complex() -> dtype:
+    return complex128 if _default[0] is float64 else complex64
+
+
+# --------------------------------------------------------------------------- promotion
+
+
+def _promote_uncached(a: dtype, b: dtype) -> dtype:
+    if a.category == b.category:
+        return FROM_NUMPY[np.promote_types(a.np, b.np)]
+    hi, lo = (a, b) if a.category > b.category else (b, a)
+    if hi.category == COMPLEX and lo.category == FLOATING:
+        return complex128 if (hi is complex128 or lo is float64) else complex64
+    return hi
+
+
+_PROMOTE: dict[tuple[dtype, dtype], dtype] = {
+    (a, b): _promote_uncached(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both can be converted to without losing category.
+
+    >>> ember.promote_types(ember.int32, ember.float16)
+    ember.float16
+    """
+    return _PROMOTE[type1, type2]
+
+
+def scalar_dtype(value: Any) -> dtype:
+    """The dtype a Python scalar takes on its own (``ember.tensor(2.5).dtype``)."""
+    t = type(value)
+    if t is builtins.bool or isinstance(value, (builtins.bool, np.bool_)):
+        return bool_
+    if t is builtins.int or isinstance(value, (builtins.int, np.integer)):
+        return int64
+    if t is builtins.float or isinstance(value, (builtins.float, np.floating)):
+        return _default[0]
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        return default_complex()
+    raise TypeError(f"expected a Python number, got {t.__name__}")
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """Let a lower-priority class change the result only when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None or higher.category >= lower.category:
+        return higher
+    if lower.category == COMPLEX and higher.category == FLOATING:
+        return higher.to_complex()
+    return lower
+
+
+def _promote_opt(a: dtype | None, b: dtype) -> dtype:
+    return b if a is None else _PROMOTE[a, b]
+
+
+def result_type_of(operands: tuple[Any, ...] | list[Any]) -> dtype:
+    """PyTorch's result dtype for tensors (anything with ``dtype``/``ndim``) and scalars."""
+    dims: dtype | None = None
+    zeros: dtype | None = None
+    wrapped: dtype | None = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype):
+            if x.ndim:
+                dims = _promote_opt(dims, d)
+            else:
+                zeros = _promote_opt(zeros, d)
+        elif x is not None:
+            wrapped = _promote_opt(wrapped, scalar_dtype(x))
+    out = _combine(dims, _combine(zeros, wrapped))
+    if out is None:
+        raise TypeError("result_type: expected at least one tensor or scalar operand")
+    return out
+
+
+def result_type(tensor1: Any, tensor2: Any) -> dtype:
+    """The dtype PyTorch's promotion gives an op on these two tensors or scalars.
+
+    >>> ember.result_type(ember.tensor([1, 2], dtype=ember.int8), 1000)
+    ember.int8
+    """
+    return result_type_of((tensor1, tensor2))
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` in type-promoting ops:
+    any cast except to a lower category (float→int, complex→float, non-bool→bool).
+
+    >>> ember.can_cast(ember.float32, ember.int32)
+    False
+    """
+    return from_.category <= to.category

@@ -1,0 +1,172 @@
+"""Defining ops and registering kernels: the API ember's own layers and users share.
+
+>>> lib = ember.library.Library("demo", "DEF")
+>>> lib.define("twice(Tensor x) -> Tensor")
+'demo::twice'
+>>> lib.impl("twice", lambda x: x * 2, "CPU")
+>>> ember.ops.demo.twice(ember.ones(2))
+tensor([2., 2.])
+
+Kernel conventions (see NOTE [kernel lookup] in ``ember/dispatch/dispatcher.py``): an op
+kernel takes the op's own arguments (with ``with_keyset=True``, the call's key set first,
+to redispatch below itself); a fallback takes ``(op, keyset, args, kwargs)`` and serves every
+op that has no kernel of its own for that key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember.dispatch import dispatcher
+from ember.dispatch.dispatcher import KIND_BOXED, KIND_KEYSET, KIND_PLAIN
+from ember.dispatch.keys import DispatchKey
+from ember.ops import registry
+from ember.ops.registry import OpOverload
+
+__all__ = ["Library", "impl", "fallthrough_kernel", "dispatch_key", "get_op"]
+
+_KINDS = ("DEF", "IMPL", "FRAGMENT")
+_DEVICE_KEYS = {
+    "cpu": DispatchKey.CPU,
+    "meta": DispatchKey.Meta,
+    "lazy": DispatchKey.Lazy,
+    "default": DispatchKey.CompositeExplicitAutograd,
+    "AutogradCPU": DispatchKey.Autograd,
+    "AutogradMeta": DispatchKey.Autograd,
+    "AutogradLazy": DispatchKey.Autograd,
+    "": DispatchKey.CompositeImplicitAutograd,
+}
+
+
+def fallthrough_kernel() -> None:
+    """Pass to ``Library.fallback`` or ``impl`` to make a key transparent."""
+    raise AssertionError("fallthrough_kernel is a marker and is never called")
+
+
+def dispatch_key(key: DispatchKey | str) -> DispatchKey:
+    """A DispatchKey from its name (``"CPU"``), a device type (``"cpu"``) or itself."""
+    if isinstance(key, DispatchKey):
+        return key
+    found = _DEVICE_KEYS.get(key)
+    if found is not None:
+        return found
+    try:
+        return DispatchKey[key]
+    except KeyError:
+        names = ", ".join(k.name for k in DispatchKey)
+        raise ValueError(f"unknown dispatch key {key!r}; expected one of: {names}") from None
+
+
+def get_op(name: str | OpOverload, namespace: str = "aten") -> OpOverload:
+    """The OpOverload for ``"add.Tensor"``, ``"aten::add.Tensor"`` or ``"ns::op"``."""
+    if isinstance(name, OpOverload):
+        return name
+    if isinstance(name, registry.OpOverloadPacket):
+        return name.default
+    if "::" in name:
+        namespace, name = name.split("::", 1)
+    base, _, overload = name.partition(".")
+    packet = getattr(getattr(registry.ops, namespace), base, None)
+    if packet is None:
+        raise ValueError(f"operator {namespace}::{base} is not defined; define() it first")
+    return getattr(packet, overload or "default")
+
+
+class Library:
+    """A group of op definitions and kernel registrations, undone together by ``_destroy``.
+
+    ``kind`` is ``"DEF"`` (define new ops in namespace ``ns``), ``"IMPL"`` (register kernels
+    for existing ops) or ``"FRAGMENT"`` (both, in a namespace defined elsewhere).
+    """
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = "") -> None:
+        if kind not in _KINDS:
+            raise ValueError(f"Library kind must be one of {_KINDS}, got {kind!r}")
+        self.ns = ns
+        self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._defined: list[OpOverload] = []
+        self._impls: list[tuple[OpOverload, DispatchKey, dispatcher.Kernel | None]] = []
+        self._fallbacks: list[tuple[DispatchKey, dispatcher.Kernel | None]] = []
+
+    def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
+        """Declare an op by its schema string; returns its qualified name."""
+        if self.kind == "IMPL":
+            raise RuntimeError(f"Library('{self.ns}', 'IMPL') cannot define ops; use 'DEF'")
+        if isinstance(tags, str):
+            tags = (tags,)
+        op = registry.define_op(schema, self.ns, tuple(str(t) for t in tags))
+        self._defined.append(op)
+        return op.overloadpacket._qualified_op_name
+
+    def impl(
+        self,
+        op_name: str | OpOverload,
+        fn: Callable[..., Any],
+        dispatch_key: str | DispatchKey = "",
+        *,
+        with_keyset: bool = False,
+    ) -> None:
+        """Register ``fn`` as ``op_name``'s kernel for ``dispatch_key``."""
+        op = get_op(op_name, self.ns)
+        key = dispatch_key_of(dispatch_key or self.dispatch_key)
+        self._impls.append((op, key, op._kernels.get(key)))
+        if fn is fallthrough_kernel:
+            dispatcher.set_kernel(op, key, dispatcher.fallthrough_entry(key)[0], KIND_BOXED)
+        else:
+            dispatcher.set_kernel(op, key, fn, KIND_KEYSET if with_keyset else KIND_PLAIN)
+
+    def fallback(
+        self, fn: Callable[..., Any], dispatch_key: str | DispatchKey = "", *, with_keyset: bool = True
+    ) -> None:
+        """Register a boxed fallback ``fn(op, keyset, args, kwargs)`` for every op on a key."""
+        key = dispatch_key_of(dispatch_key or self.dispatch_key)
+        self._fallbacks.append((key, dispatcher.fallbacks.get(key)))
+        if fn is fallthrough_kernel:
+            dispatcher.set_fallthrough(key)
+        else:
+            dispatcher.set_fallback(key, fn, KIND_BOXED)
+
+    def _destroy(self) -> None:
+        """Undo every definition and registration this library made, newest first."""
+        for op, key, old in reversed(self._impls):
+            dispatcher.set_kernel(op, key, old[0] if old else None, old[1] if old else 0)
+        for key, old_fb in reversed(self._fallbacks):
+            if old_fb is None:
+                dispatcher.set_fallback(key, None)
+            else:
+                dispatcher.fallbacks[key] = old_fb
+                dispatcher.invalidate()
+        for op in reversed(self._defined):
+            registry.undefine_op(op)
+        self._impls.clear()
+        self._fallbacks.clear()
+        self._defined.clear()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._destroy()
+
+
+dispatch_key_of = dispatch_key
+
+
+def impl(
+    op: str | OpOverload, key: str | DispatchKey, fn: Callable[..., Any] | None = None
+) -> Any:
+    """Register a kernel for an op and key, for good; usable as a decorator.
+
+    >>> @ember.library.impl("demo::twice", "Meta")
+    ... def twice_meta(x): return ember.empty_like(x)
+    """
+    target = get_op(op)
+    k = dispatch_key(key)
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        dispatcher.set_kernel(target, k, f, KIND_PLAIN)
+        return f
+
+    return register if fn is None else register(fn)

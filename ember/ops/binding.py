@@ -1,0 +1,227 @@
+"""Binding Python calls to schemas: overload resolution, canonical arguments, defaults.
+
+# NOTE [canonical arguments]
+Every op is called with its schema's positional parameters passed positionally and its
+kwarg-only parameters passed by keyword; what the caller left out stays out (kernels carry
+the schema defaults in their own signatures). ``strip_defaults`` drops trailing arguments
+equal to their defaults (what ``__torch_dispatch__`` sees, as in PyTorch) and
+``fill_defaults`` puts every default back.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ember.ops.registry import TENSOR_TYPE, OpOverload, OpOverloadPacket
+from ember.ops.schema import NO_DEFAULT, Argument, FunctionSchema, SchemaType
+
+_NUMBER_TYPES = (int, float, complex, bool, np.number, np.bool_)
+_cache: dict[tuple[int, int, tuple[str, ...]], list[OpOverload]] = {}
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, TENSOR_TYPE[0]) or hasattr(type(x), "__torch_function__")
+
+
+def _is_int(x: Any) -> bool:
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (int, np.integer)):
+        return True
+    return isinstance(x, TENSOR_TYPE[0]) and x.ndim == 0 and not x.dtype.is_floating_point
+
+
+def type_matches(t: SchemaType, x: Any, pointwise: bool = False) -> bool:
+    """Whether ``x`` can be passed where the schema says ``t`` (PyTorch's arg-parser rules)."""
+    if x is None:
+        return t.optional
+    if t.is_list:
+        if t.base == "Tensor":
+            return isinstance(x, (list, tuple)) and all(
+                (e is None and t.elem_optional) or _is_tensor(e) for e in x
+            )
+        if isinstance(x, (list, tuple)) or (hasattr(x, "__len__") and hasattr(x, "__iter__")):
+            if _is_tensor(x):
+                return False
+            inner = SchemaType(t.base)
+            return all(type_matches(inner, e) for e in x)
+        # a single int fills a sized list (int[1] dim=1, int[2] stride=1)
+        return t.list_size is not None and t.list_size > 0 and type_matches(SchemaType(t.base), x)
+    b = t.base
+    if b == "Tensor":
+        return _is_tensor(x) or (pointwise and isinstance(x, _NUMBER_TYPES))
+    if b in ("int", "SymInt"):
+        return _is_int(x)
+    if b == "float":
+        return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+    if b == "bool":
+        return isinstance(x, (bool, np.bool_))
+    if b == "Scalar":
+        return isinstance(x, _NUMBER_TYPES) or (isinstance(x, TENSOR_TYPE[0]) and x.numel() == 1)
+    if b == "str":
+        return isinstance(x, str)
+    if b == "ScalarType":
+        from ember.dtypes import dtype
+
+        return isinstance(x, dtype)
+    if b == "complex":
+        return isinstance(x, numbers.Number)
+    return True
+
+
+def _param_names(schema: FunctionSchema) -> dict[str, Argument]:
+    out = {a.name: a for a in schema.arguments}
+    if "self" in out and "input" not in out:
+        out["input"] = out["self"]  # Python spells the schema's `self` as `input`
+    return out
+
+
+def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> bool:
+    pos = schema.positional
+    if nargs > len(pos):
+        return False
+    params = _param_names(schema)
+    given = {a.name for a in pos[:nargs]}
+    for n in names:
+        a = params.get(n)
+        if a is None or a.name in given:
+            return False
+        given.add(a.name)
+    return all(a.name in given or a.has_default_value() for a in schema.arguments)
+
+
+def _candidates(packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]) -> list[OpOverload]:
+    key = (id(packet), nargs, names)
+    found = _cache.get(key)
+    if found is None:
+        want_out = "out" in names
+        found = [
+            op
+            for op in packet._overloads.values()
+            if op._schema.is_out == want_out and _fits_arity(op._schema, nargs, names)
+        ]
+        _cache[key] = found
+    return found
+
+
+def matches(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    schema = op._schema
+    pointwise = "pointwise" in op.tags
+    for a, x in zip(schema.positional, args, strict=False):
+        if not type_matches(a.type, x, pointwise):
+            return False
+    params = _param_names(schema)
+    for name, x in kwargs.items():
+        if not type_matches(params[name].type, x, pointwise):
+            return False
+    return True
+
+
+def resolve(
+    packet: OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[OpOverload, tuple[Any, ...], dict[str, Any]]:
+    """Pick the overload of ``packet`` a Python call means and canonicalise its arguments."""
+    cands = _candidates(packet, len(args), tuple(kwargs))
+    if len(cands) == 1 and not kwargs:
+        return cands[0], args, kwargs
+    for op in cands:
+        if matches(op, args, kwargs):
+            return (op, *canonical(op, args, kwargs)) if kwargs else (op, args, kwargs)
+    raise TypeError(invalid_arguments_message(packet, args, kwargs))
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, TENSOR_TYPE[0]):
+        return "Tensor"
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__} of [{', '.join(_describe(e) for e in x)}]"
+    return type(x).__name__
+
+
+def invalid_arguments_message(
+    packet: OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> str:
+    got = [_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()]
+    sigs = "\n".join(f" * {op._schema}" for op in packet._overloads.values())
+    return (
+        f"{packet.__name__}() received an invalid combination of arguments - "
+        f"got ({', '.join(got)}), but expected one of:\n{sigs}"
+    )
+
+
+def canonical(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Move positional parameters given by keyword into place (see NOTE [canonical arguments])."""
+    schema = op._schema
+    pos = schema.positional
+    if not kwargs:
+        return args, kwargs
+    rest = dict(kwargs)
+    if "input" in rest and "input" not in {a.name for a in schema.arguments}:
+        rest["self"] = rest.pop("input")
+    out = list(args)
+    last = max((i for i, a in enumerate(pos) if a.name in rest), default=-1)
+    for i in range(len(out), last + 1):
+        a = pos[i]
+        if a.name in rest:
+            out.append(rest.pop(a.name))
+        elif a.has_default_value():
+            out.append(a.default_value)
+        else:
+            raise TypeError(f"{op.__name__}() missing required argument '{a.name}' (pos {i})")
+    unknown = set(rest) - {a.name for a in schema.kwarg_only}
+    if unknown:
+        raise TypeError(f"{op.__name__}() got unexpected keyword argument(s) {sorted(unknown)}")
+    return tuple(out), rest
+
+
+def fill_defaults(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Every argument explicit: positional ones as a tuple, kwarg-only ones in the dict.
+
+    >>> fill_defaults(ember.ops.aten.add.Tensor, (x, y), {})
+    ((x, y), {'alpha': 1})
+    """
+    args, kwargs = canonical(op, args, kwargs)
+    schema = op._schema
+    out = list(args)
+    for a in schema.positional[len(args) :]:
+        if not a.has_default_value():
+            raise TypeError(f"{op.__name__}() missing required argument '{a.name}'")
+        out.append(a.default_value)
+    full = {}
+    for a in schema.kwarg_only:
+        if a.name in kwargs:
+            full[a.name] = kwargs[a.name]
+        elif a.has_default_value():
+            full[a.name] = a.default_value
+        elif not a.type.optional:
+            raise TypeError(f"{op.__name__}() missing required keyword argument '{a.name}'")
+    return tuple(out), full
+
+
+def _same(value: Any, default: Any) -> bool:
+    if default is NO_DEFAULT:
+        return False
+    if isinstance(default, tuple):
+        return isinstance(value, (list, tuple)) and tuple(value) == default
+    return type(value) is type(default) and value == default if default is not None else value is None
+
+
+def strip_defaults(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Drop trailing positional and kwarg-only arguments that equal their defaults."""
+    args, kwargs = canonical(op, args, kwargs)
+    pos = op._schema.positional
+    n = len(args)
+    while n and n <= len(pos) and _same(args[n - 1], pos[n - 1].default_value):
+        n -= 1
+    params = {a.name: a for a in op._schema.kwarg_only}
+    kept = {k: v for k, v in kwargs.items() if k not in params or not _same(v, params[k].default_value)}
+    return tuple(args[:n]), kept

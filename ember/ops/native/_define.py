@@ -1,0 +1,73 @@
+"""Helpers the catalogue files use to declare ops: one call per functional schema, which
+also declares its in-place (``add_.Tensor``) and ``out=`` (``add.out``) overloads.
+
+# NOTE [variants]
+``variants`` says which public bindings an op gets, as ``native_functions.yaml`` does:
+``"function"`` (``ember.add``), ``"method"`` (``Tensor.add``). In-place overloads are methods
+only (``Tensor.add_``); ``out=`` overloads join the functional packet (``ember.add(..., out=)``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ember.ops.registry import OpOverload, define_op
+
+FUNCTION_AND_METHOD = ("function", "method")
+#: functional op -> (in-place op, out op); either may be None
+VARIANTS_OF: dict[OpOverload, tuple[OpOverload | None, OpOverload | None]] = {}
+#: in-place or out op -> the functional op it writes the result of
+FUNCTIONAL_OF: dict[OpOverload, OpOverload] = {}
+
+
+def define(
+    schema: str,
+    *,
+    tags: tuple[str, ...] = (),
+    variants: tuple[str, ...] = FUNCTION_AND_METHOD,
+    inplace: bool = False,
+    out: bool = False,
+    out_overload: str = "out",
+) -> OpOverload:
+    """Declare ``schema`` in ``aten``; with ``inplace``/``out``, declare those variants too."""
+    op = define_op(schema, "aten", tags, variants)
+    ip = define_op(inplace_schema(schema), "aten", tags, ("method",)) if inplace else None
+    o = define_op(out_schema(schema, out_overload), "aten", tags, ()) if out else None
+    if ip is not None or o is not None:
+        VARIANTS_OF[op] = (ip, o)
+    for v in (ip, o):
+        if v is not None:
+            FUNCTIONAL_OF[v] = op
+    return op
+
+
+def _split(schema: str) -> tuple[str, str, str, str]:
+    m = re.match(r"^(\w+)(?:\.(\w+))?\((.*)\)\s*->\s*(.+)$", schema.strip(), re.S)
+    if m is None:
+        raise ValueError(f"malformed schema {schema!r}")
+    name, overload, args, ret = m.groups()
+    return name, overload or "", args, ret
+
+
+def inplace_schema(schema: str) -> str:
+    """``add.Tensor(Tensor self, ...) -> Tensor`` → ``add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)``."""
+    name, overload, args, _ = _split(schema)
+    if not args.startswith("Tensor self"):
+        raise ValueError(f"in-place variant needs a leading 'Tensor self': {schema}")
+    args = "Tensor(a!) self" + args[len("Tensor self") :]
+    return f"{name}_{'.' + overload if overload else ''}({args}) -> Tensor(a!)"
+
+
+def out_schema(schema: str, overload: str = "out") -> str:
+    """``add.Tensor(...) -> Tensor`` → ``add.out(..., *, Tensor(a!) out) -> Tensor(a!)``;
+    several returns get one ``out`` argument each, named after them (``values``, ``indices``)."""
+    name, _, args, ret = _split(schema)
+    has_star = "*" in [a.strip() for a in args.split(",")]
+    sep = ", " if has_star else (", *, " if args.strip() else "*, ")
+    if ret.startswith("("):
+        names = [r.strip().split()[-1] for r in ret[1:-1].split(",")]
+        letters = "abcdefgh"
+        outs = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
+        rets = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
+        return f"{name}.{overload}({args}{sep}{outs}) -> ({rets})"
+    return f"{name}.{overload}({args}{sep}Tensor(a!) out) -> Tensor(a!)"

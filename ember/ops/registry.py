@@ -1,0 +1,238 @@
+"""Operators: ``OpOverload`` (one schema; calling it dispatches), ``OpOverloadPacket`` (all
+overloads of one name) and the ``ember.ops.<namespace>`` objects that hold them. How a call
+finds its kernel: NOTE [kernel lookup] in ``ember/dispatch/dispatcher.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ember.dispatch import dispatcher, state
+from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN, TENSOR_TYPE, Kernel
+from ember.dispatch.keys import DispatchKey
+from ember.ops.schema import FunctionSchema, parse_schema
+
+__all__ = ["OpOverload", "OpOverloadPacket", "ops", "define_op", "all_overloads", "TENSOR_TYPE"]
+
+
+class OpOverload:
+    """One overload of an operator, e.g. ``ember.ops.aten.add.Tensor``; calling it dispatches.
+
+    >>> ember.ops.aten.add.Tensor(ember.ones(2), ember.ones(2))
+    tensor([2., 2.])
+    """
+
+    __slots__ = (
+        "_schema", "_name", "_overloadname", "overloadpacket", "namespace", "tags",
+        "_kernels", "_table", "_keyset", "__name__", "__qualname__", "_qualname", "py_kernels",
+        "__weakref__",
+    )  # fmt: skip
+
+    def __init__(self, packet: OpOverloadPacket, schema: FunctionSchema, tags: tuple[str, ...]):
+        self._schema = schema
+        self.overloadpacket = packet
+        self.namespace = packet._namespace
+        self._overloadname = schema.overload_name or "default"
+        self._name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+        self.__name__ = f"{packet.__name__}.{self._overloadname}"
+        self.__qualname__ = self.__name__
+        self._qualname = f"{self.namespace}.{self.__name__}"
+        self.tags = tags
+        self._kernels: dict[DispatchKey, Kernel] = {}
+        self._table: list[Kernel] | None = None
+        self._keyset = dispatcher.make_keyset_fn(schema)
+        self.py_kernels: dict[Any, Callable[..., Any]] = {}
+        dispatcher.all_ops.append(self)
+
+    # ---------------------------------------------------------------- names
+    def name(self) -> str:
+        """``"aten::add.Tensor"`` (``"aten::sum"`` for a default overload)."""
+        return self._name
+
+    def __str__(self) -> str:
+        return self._qualname
+
+    def __repr__(self) -> str:
+        return f"<OpOverload(op='{self.namespace}.{self.overloadpacket.__name__}', overload='{self._overloadname}')>"
+
+    @property
+    def op(self) -> OpOverload:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_lookup, (self.namespace, self.overloadpacket.__name__, self._overloadname))
+
+    @property
+    def is_view(self) -> bool:
+        return self._schema.view_of is not None
+
+    # ---------------------------------------------------------------- calling
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        ks = self._keyset(args, kwargs)
+        if state.ACTIVE[0]:
+            ks = (ks | state.local.include) & ~state.local.exclude
+        table = self._table or self._build_table()
+        fn, kind = table[ks.bit_length() - 1]
+        if kind == KIND_PLAIN:
+            return fn(*args, **kwargs)
+        if kind == KIND_KEYSET:
+            return fn(ks, *args, **kwargs)
+        return fn(self, ks, args, kwargs)
+
+    def redispatch(self, keyset: int, /, *args: Any, **kwargs: Any) -> Any:
+        """Run the kernel of the highest key in ``keyset`` (a kernel passes its own key set
+        with itself masked out: ``op.redispatch(ks & below(key), ...)``)."""
+        if not keyset:
+            raise RuntimeError(f"{self}: redispatch with an empty key set: no kernel below")
+        table = self._table or self._build_table()
+        fn, kind = table[keyset.bit_length() - 1]
+        if kind == KIND_PLAIN:
+            return fn(*args, **kwargs)
+        if kind == KIND_KEYSET:
+            return fn(keyset, *args, **kwargs)
+        return fn(self, keyset, args, kwargs)
+
+    def call_boxed(self, keyset: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return self.redispatch(keyset, *args, **kwargs)
+
+    def decompose(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the CompositeImplicitAutograd kernel, or return NotImplemented if none."""
+        k = self._kernels.get(DispatchKey.CompositeImplicitAutograd)
+        return NotImplemented if k is None else k[0](*args, **kwargs)
+
+    # ---------------------------------------------------------------- kernels
+    def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
+        return key in self._kernels
+
+    def kernel_keys(self) -> list[DispatchKey]:
+        return sorted(self._kernels, reverse=True)
+
+    def _build_table(self) -> list[Kernel]:
+        return dispatcher.build_table(self)
+
+
+# --------------------------------------------------------------------------- packets
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name, e.g. ``ember.ops.aten.add``.
+
+    >>> ember.ops.aten.add.overloads()
+    ['Tensor', 'Scalar', 'out']
+    """
+
+    def __init__(self, namespace: str, name: str) -> None:
+        self._namespace = namespace
+        self.__name__ = name
+        self._qualified_op_name = f"{namespace}::{name}"
+        self._overloads: dict[str, OpOverload] = {}
+        self._variants: set[str] = set()  # "function" / "method": the public bindings wanted
+
+    def __getattr__(self, attr: str) -> OpOverload:
+        try:
+            return self.__dict__["_overloads"][attr]
+        except KeyError:
+            raise AttributeError(
+                f"The underlying op of '{self}' has no overload name '{attr}'"
+            ) from None
+
+    def overloads(self) -> list[str]:
+        return list(self._overloads)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._overloads)
+
+    def __str__(self) -> str:
+        return f"{self._namespace}.{self.__name__}"
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self._namespace}.{self.__name__}')>"
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        from ember.ops.binding import resolve  # binding imports this module
+
+        op, args, kwargs = resolve(self, args, kwargs)
+        return op(*args, **kwargs)
+
+
+class _Namespace:
+    """``ember.ops.aten``: attribute access gives the op packets of one namespace."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.packets: dict[str, OpOverloadPacket] = {}
+
+    def __getattr__(self, attr: str) -> OpOverloadPacket:
+        try:
+            return self.__dict__["packets"][attr]
+        except KeyError:
+            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{attr}'")
+
+    def __dir__(self) -> list[str]:
+        return sorted(self.packets)
+
+    def __iter__(self) -> Iterator[OpOverloadPacket]:
+        return iter(list(self.packets.values()))
+
+
+class _Ops:
+    """``ember.ops``: one namespace object per namespace (``aten``, ``prims``, user ones)."""
+
+    def __init__(self) -> None:
+        self._namespaces: dict[str, _Namespace] = {}
+
+    def __getattr__(self, name: str) -> _Namespace:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        ns = self._namespaces.get(name)
+        if ns is None:
+            ns = self._namespaces[name] = _Namespace(name)
+        return ns
+
+
+ops = _Ops()
+
+
+def _lookup(namespace: str, name: str, overload: str) -> OpOverload:
+    return getattr(getattr(getattr(ops, namespace), name), overload)
+
+
+def all_overloads() -> list[OpOverload]:
+    """Every registered OpOverload, in definition order."""
+    return list(dispatcher.all_ops)
+
+
+# --------------------------------------------------------------------------- registration
+
+
+def define_op(
+    schema_text: str,
+    namespace: str = "aten",
+    tags: tuple[str, ...] = (),
+    variants: tuple[str, ...] = (),
+) -> OpOverload:
+    schema = parse_schema(schema_text, namespace)
+    ns_name, _, name = schema.name.partition("::")
+    ns = getattr(ops, ns_name)
+    packet = ns.packets.get(name)
+    if packet is None:
+        packet = ns.packets[name] = OpOverloadPacket(ns_name, name)
+    overload = schema.overload_name or "default"
+    if overload in packet._overloads:
+        raise RuntimeError(f"{schema.name}.{overload} is already defined: {schema_text}")
+    op = OpOverload(packet, schema, tuple(tags))
+    packet._variants.update(variants)
+    packet._overloads[overload] = op
+    return op
+
+
+def undefine_op(op: OpOverload) -> None:
+    packet = op.overloadpacket
+    del packet._overloads[op._overloadname]
+    dispatcher.all_ops.remove(op)
+    dispatcher.invalidate()
+    if not packet._overloads:
+        del getattr(ops, op.namespace).packets[packet.__name__]
+
+

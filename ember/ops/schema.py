@@ -1,0 +1,287 @@
+"""PyTorch-style function schemas: parse, print, and the facts the dispatcher derives.
+
+``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`` parses into a
+:class:`FunctionSchema` whose arguments carry type, default, kwarg-only flag and alias
+annotation (``Tensor(a!)`` = writes alias set ``a``; ``Tensor(a)`` = returns a view of it).
+Printing gives the string back (with the ``aten::`` namespace), as ``str(op._schema)`` does
+in PyTorch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+__all__ = ["AliasInfo", "Argument", "FunctionSchema", "SchemaType", "parse_schema"]
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+#: base types a schema may name; ``SymInt`` reads as ``int`` here (no symbolic shapes)
+BASE_TYPES = frozenset(
+    "Tensor Scalar int SymInt float bool str ScalarType Layout Device MemoryFormat Generator "
+    "Dimname Storage Any complex".split()
+)
+
+
+@dataclass(frozen=True)
+class AliasInfo:
+    """``(a!)`` → before_set {"a"}, is_write; ``(a -> *)`` → after_set {"*"}."""
+
+    before_set: frozenset[str]
+    after_set: frozenset[str]
+    is_write: bool
+
+    def __str__(self) -> str:
+        s = "|".join(sorted(self.before_set))
+        if self.after_set != self.before_set:
+            s += " -> " + "|".join(sorted(self.after_set))
+        return f"({s}{'!' if self.is_write else ''})"
+
+
+@dataclass(frozen=True)
+class SchemaType:
+    """A schema type: base name, list size (None: not a list, -1: any length), optional."""
+
+    base: str
+    list_size: int | None = None
+    optional: bool = False
+    elem_optional: bool = False  # Tensor?[]: a list whose items may be None
+
+    @property
+    def is_list(self) -> bool:
+        return self.list_size is not None
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base == "Tensor" and self.list_size is None
+
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.base == "Tensor" and self.list_size is not None
+
+    def render(self, alias: AliasInfo | None = None) -> str:
+        s = self.base + (str(alias) if alias else "")
+        if self.elem_optional:
+            s += "?"
+        if self.list_size is not None:
+            s += "[]" if self.list_size < 0 else f"[{self.list_size}]"
+        return s + ("?" if self.optional else "")
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: SchemaType
+    default_value: Any = NO_DEFAULT
+    kwarg_only: bool = False
+    alias_info: AliasInfo | None = None
+    default_text: str = ""
+
+    def has_default_value(self) -> bool:
+        return self.default_value is not NO_DEFAULT
+
+    @property
+    def is_write(self) -> bool:
+        return self.alias_info is not None and self.alias_info.is_write
+
+    def __str__(self) -> str:
+        s = f"{self.type.render(self.alias_info)} {self.name}" if self.name else ""
+        if not self.name:
+            s = self.type.render(self.alias_info)
+        if self.has_default_value():
+            s += f"={self.default_text}"
+        return s
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    name: str  # "aten::add"
+    overload_name: str  # "Tensor" ("" for the default overload)
+    arguments: tuple[Argument, ...]
+    returns: tuple[Argument, ...]
+    _text: str = field(default="", compare=False, repr=False)
+
+    @property
+    def is_mutable(self) -> bool:
+        return any(a.is_write for a in self.arguments)
+
+    @cached_property
+    def positional(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if not a.kwarg_only)
+
+    @cached_property
+    def kwarg_only(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if a.kwarg_only)
+
+    @cached_property
+    def mutated_indices(self) -> tuple[int, ...]:
+        return tuple(i for i, a in enumerate(self.arguments) if a.is_write)
+
+    @cached_property
+    def is_out(self) -> bool:
+        """An ``out=`` overload: writes kwarg-only tensors and returns them."""
+        return any(a.is_write and a.kwarg_only for a in self.arguments)
+
+    @cached_property
+    def is_inplace(self) -> bool:
+        """An in-place overload: writes ``self`` and returns it (``add_.Tensor``)."""
+        return bool(self.arguments) and self.arguments[0].is_write and not self.is_out
+
+    @cached_property
+    def view_of(self) -> int | None:
+        """Index of the argument whose storage a (non-mutating) return aliases, if any."""
+        if not self.returns or self.returns[0].alias_info is None or self.is_mutable:
+            return None
+        sets = self.returns[0].alias_info.before_set
+        for i, a in enumerate(self.arguments):
+            if a.alias_info is not None and a.alias_info.before_set & sets:
+                return i
+        return None
+
+    def __str__(self) -> str:
+        name = self.name + (f".{self.overload_name}" if self.overload_name else "")
+        parts: list[str] = []
+        star = False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(str(a))
+        if len(self.returns) == 1 and not self.returns[0].name:
+            ret = str(self.returns[0])
+        else:
+            ret = "(" + ", ".join(str(r) for r in self.returns) + ")"
+        return f"{name}({', '.join(parts)}) -> {ret}"
+
+
+# --------------------------------------------------------------------------- parsing
+
+_TYPE_RE = re.compile(
+    r"^(?P<base>[A-Za-z_]\w*)(?P<alias>\([^)]*\))?(?P<elemopt>\?)?"
+    r"(?:\[(?P<size>\d*)\])?(?P<opt>\?)?$"
+)
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside brackets and parentheses."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def _parse_alias(text: str) -> AliasInfo:
+    body = text[1:-1].strip()
+    write = body.endswith("!")
+    body = body.rstrip("!").strip()
+    before, _, after = body.partition("->")
+    b = frozenset(s.strip() for s in before.split("|") if s.strip())
+    a = frozenset(s.strip() for s in after.split("|") if s.strip()) if after else b
+    return AliasInfo(b, a, write)
+
+
+def _parse_type(text: str) -> tuple[SchemaType, AliasInfo | None]:
+    m = _TYPE_RE.match(text.replace(" ", ""))
+    if m is None or m["base"] not in BASE_TYPES:
+        raise ValueError(f"unknown schema type {text!r}")
+    size = m["size"]
+    list_size = None if size is None else (int(size) if size else -1)
+    elem_opt = bool(m["elemopt"]) and list_size is not None
+    optional = bool(m["opt"]) or (bool(m["elemopt"]) and list_size is None)
+    alias = _parse_alias(m["alias"]) if m["alias"] else None
+    return SchemaType(m["base"], list_size, optional, elem_opt), alias
+
+
+_NAMED_DEFAULTS = {"True": True, "False": False, "None": None, "Mean": 1, "Sum": 2, "Nothing": 0}
+_NAMED_DEFAULTS |= {"contiguous_format": "contiguous_format", "long": "long", "inf": float("inf")}
+
+
+def _parse_default(text: str, typ: SchemaType) -> Any:
+    text = text.strip()
+    if text in _NAMED_DEFAULTS:
+        value = _NAMED_DEFAULTS[text]
+    elif text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        value = [_parse_default(x, SchemaType(typ.base)) for x in inner.split(",")] if inner else []
+    elif text[:1] in "\"'":
+        value = text[1:-1]
+    else:
+        try:
+            value = int(text)
+        except ValueError:
+            value = float(text)
+    if typ.list_size is not None and typ.list_size > 0 and isinstance(value, int):
+        value = [value] * typ.list_size  # int[2] stride=1 means [1, 1]
+    if isinstance(value, list):
+        value = tuple(value)  # defaults are shared, so keep them immutable
+    return value
+
+
+def _parse_argument(text: str, kwarg_only: bool, is_return: bool) -> Argument:
+    default_text = ""
+    if "=" in text and not is_return:
+        text, default_text = (s.strip() for s in text.split("=", 1))
+    parts = text.rsplit(" ", 1)
+    if is_return and (len(parts) == 1 or text.endswith((")", "]", "?"))):
+        type_text, name = text, ""
+    else:
+        if len(parts) != 2:
+            raise ValueError(f"schema argument {text!r} needs a type and a name")
+        type_text, name = parts
+    typ, alias = _parse_type(type_text)
+    default = _parse_default(default_text, typ) if default_text else NO_DEFAULT
+    return Argument(name, typ, default, kwarg_only, alias, default_text)
+
+
+def parse_schema(text: str, namespace: str = "aten") -> FunctionSchema:
+    """Parse ``"name.overload(args) -> returns"``.
+
+    >>> str(parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"))
+    'aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'
+    """
+    m = re.match(r"^\s*([\w:]+)(?:\.(\w+))?\s*\((.*)\)\s*->\s*(.+?)\s*$", text, re.S)
+    if m is None:
+        raise ValueError(f"malformed schema {text!r}: expected 'name.overload(args) -> returns'")
+    name, overload, args_text, ret_text = m.groups()
+    if "::" not in name:
+        name = f"{namespace}::{name}"
+    arguments: list[Argument] = []
+    kwarg_only = False
+    seen: set[str] = set()
+    for piece in _split_top(args_text):
+        if piece == "*":
+            kwarg_only = True
+            continue
+        arg = _parse_argument(piece, kwarg_only, is_return=False)
+        if arg.name in seen:
+            raise ValueError(f"schema {text!r}: argument {arg.name!r} appears twice")
+        seen.add(arg.name)
+        arguments.append(arg)
+    ret_text = ret_text.strip()
+    if ret_text.startswith("(") and ret_text.endswith(")"):
+        rets = tuple(_parse_argument(p, False, True) for p in _split_top(ret_text[1:-1]))
+    else:
+        rets = (_parse_argument(ret_text, False, True),)
+    return FunctionSchema(name, overload or "", tuple(arguments), rets, text)
