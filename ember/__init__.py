@@ -41,6 +41,8 @@ from ember._factory import as_tensor, from_numpy, tensor
 from ember import functional as _functional
 from ember.functional import *  # noqa: F403
 from ember import library
+from ember import _indexing as _indexing  # noqa: F401  (Tensor.__getitem__/__setitem__)
+from ember.random import *  # noqa: F403
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001

@@ -1,4 +1,12 @@
 """Meta rules: shapes and dtypes with no data. Importing this package registers them."""
 
-from ember.backends.meta import pointwise  # noqa: F401
+from ember.backends.meta import (  # noqa: F401
+    copies,
+    creation,
+    indexing,
+    linalg,
+    pointwise,
+    reductions,
+    views,
+)
 from ember.backends.meta import variants  # noqa: F401  (last: derives in-place/out rules)

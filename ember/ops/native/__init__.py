@@ -1,3 +1,11 @@
 """The op catalogue: every aten op ember has, declared once by its schema, by family."""
 
-from ember.ops.native import pointwise  # noqa: F401
+from ember.ops.native import (  # noqa: F401
+    copies,
+    creation,
+    indexing,
+    linalg,
+    pointwise,
+    reductions,
+    views,
+)

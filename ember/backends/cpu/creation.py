@@ -1,0 +1,3 @@
+"""CPU kernels of the creation ops."""
+
+from __future__ import annotations

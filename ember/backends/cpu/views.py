@@ -1,0 +1,3 @@
+"""CPU kernels of the views ops."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Meta rules of the copies ops."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Meta rules of the creation ops."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Meta rules of the indexing ops."""
+
+from __future__ import annotations

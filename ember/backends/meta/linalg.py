@@ -1,0 +1,3 @@
+"""Meta rules of the linalg ops."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The copies ops: schemas (catalogue)."""
+
+from __future__ import annotations

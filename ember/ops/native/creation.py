@@ -1,0 +1,3 @@
+"""The creation ops: schemas (catalogue)."""
+
+from __future__ import annotations

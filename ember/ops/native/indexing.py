@@ -1,0 +1,3 @@
+"""The indexing ops: schemas (catalogue)."""
+
+from __future__ import annotations

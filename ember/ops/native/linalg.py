@@ -1,0 +1,3 @@
+"""The linalg ops: schemas (catalogue)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The reductions ops: schemas (catalogue)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The views ops: schemas (catalogue)."""
+
+from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Testing utilities (mirrors ``torch.testing``)."""

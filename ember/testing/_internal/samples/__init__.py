@@ -1,0 +1,11 @@
+"""Sample inputs, one file per op family; importing this package registers them all."""
+
+from ember.testing._internal.samples import (  # noqa: F401
+    copies,
+    creation,
+    indexing,
+    linalg,
+    pointwise,
+    reductions,
+    views,
+)

@@ -1,0 +1,148 @@
+"""Every registered op, through one helper: CPU vs PyTorch, Meta vs CPU, and coverage.
+
+Samples live in ``ember/testing/_internal/samples/`` (one file per family).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+import ember
+import ember.testing._internal.samples  # noqa: F401  (registers the samples)
+from ember.dispatch.keys import DispatchKey
+from ember.ops.native._define import FUNCTIONAL_OF
+from ember.testing._internal import opinfo
+from ember.testing._internal.opinfo import (
+    EXEMPT,
+    assert_meta_matches,
+    assert_same,
+    clone_args,
+    generate,
+    samples_for,
+    to_meta,
+    to_torch,
+    torch_op,
+)
+
+from .conftest import requires_torch, torch
+
+OPS = opinfo.tested_overloads()
+WITH_SAMPLES = [op for op in OPS if samples_for(op) is not None]
+
+
+def _builtin_base(exc: type[BaseException]) -> type[BaseException]:
+    for klass in exc.__mro__:
+        if klass.__module__ == "builtins":
+            return klass
+    return Exception
+
+
+def _out_tensors(op: Any, result: Any) -> dict[str, Any]:
+    names = [a.name for a in op._schema.kwarg_only if a.is_write]
+    results = result if isinstance(result, (list, tuple)) else (result,)
+    return {n: opinfo.clone_args(r) for n, r in zip(names, results, strict=True)}
+
+
+def _run_pair(op: Any, sample: opinfo.SampleInput, info: Any) -> tuple[Any, Any, BaseException | None, BaseException | None]:
+    e_args, e_kwargs = clone_args(sample.args), clone_args(sample.kwargs)
+    t_args, t_kwargs = to_torch(sample.args), to_torch(sample.kwargs)
+    if op._schema.is_out:
+        fop = FUNCTIONAL_OF[op]
+        try:
+            ref = fop(*clone_args(sample.args), **clone_args(sample.kwargs))
+        except Exception as exc:  # noqa: BLE001 - the functional op's test checks this error
+            return None, None, exc, exc
+        outs = _out_tensors(op, ref)
+        e_kwargs = {**e_kwargs, **outs}
+        t_kwargs = {**t_kwargs, **to_torch(outs)}
+    e_res = t_res = None
+    e_exc = t_exc = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t_res = torch_op(op, info)(*t_args, **t_kwargs)
+    except Exception as exc:  # noqa: BLE001 - any error must be matched by ember
+        t_exc = exc
+    try:
+        e_res = op(*e_args, **e_kwargs)
+    except Exception as exc:  # noqa: BLE001
+        e_exc = exc
+    return e_res, t_res, e_exc, t_exc
+
+
+@requires_torch
+@pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
+def test_cpu_matches_torch(op: Any) -> None:
+    info = samples_for(op)
+    assert info is not None
+    if not info.compare_torch:
+        pytest.skip(f"{op}: values are defined differently from PyTorch's (see its samples)")
+    checked = 0
+    for dtype in info.dtypes:
+        for sample in generate(op, dtype):
+            where = f"{op} {dtype.name} {sample}"
+            e_res, t_res, e_exc, t_exc = _run_pair(op, sample, info)
+            if t_exc is not None:
+                assert e_exc is not None, f"{where}: torch raised {t_exc!r}, ember returned"
+                assert isinstance(e_exc, _builtin_base(type(t_exc))), (
+                    f"{where}: ember raised {type(e_exc).__name__}({e_exc}), torch "
+                    f"{type(t_exc).__name__}({t_exc})"
+                )
+                continue
+            if e_exc is not None:
+                raise AssertionError(f"{where}: ember raised, torch did not") from e_exc
+            assert_same(
+                e_res, t_res, check_strides=info.check_strides and op.is_view, info=info, where=where
+            )
+            checked += 1
+    assert checked or op._schema.is_mutable, f"{op}: no sample ran without error"
+
+
+@pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
+def test_meta_matches_cpu(op: Any) -> None:
+    info = samples_for(op)
+    assert info is not None
+    for dtype in info.dtypes:
+        for sample in generate(op, dtype):
+            args, kwargs = clone_args(sample.args), clone_args(sample.kwargs)
+            if op._schema.is_out:
+                continue  # out= results are the out tensors: covered by the functional op
+            try:
+                real = op(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001
+                if not info.meta_errors:
+                    continue  # the error depends on values, which Meta does not have
+                with pytest.raises(type(exc)):
+                    op(*to_meta(sample.args), **to_meta(sample.kwargs))
+                continue
+            meta = op(*to_meta(sample.args), **to_meta(sample.kwargs))
+            assert_meta_matches(meta, real, f"{op} {dtype.name} {sample}")
+
+
+@pytest.mark.parametrize("op", sorted(opinfo.ERRORS), ids=str)
+def test_error_inputs(op: str) -> None:
+    packet, _, overload = op.partition(".")
+    overload_obj = getattr(getattr(ember.ops.aten, packet), overload or "default")
+    for case in opinfo.ERRORS[op]():
+        with pytest.raises(case.error, match=case.match or None):
+            overload_obj(*case.sample.args, **case.sample.kwargs)
+        if torch is not None:
+            t_op = torch_op(overload_obj, None)
+            with pytest.raises(_builtin_base(case.error)):
+                t_op(*to_torch(case.sample.args), **to_torch(case.sample.kwargs))
+
+
+def _has_meta(op: Any) -> bool:
+    ks = op._kernels
+    return any(k in ks for k in (DispatchKey.Meta, DispatchKey.CompositeImplicitAutograd,
+                                 DispatchKey.CompositeExplicitAutograd))  # fmt: skip
+
+
+def test_coverage_every_op_has_samples_and_meta() -> None:
+    missing_samples = [str(op) for op in OPS if samples_for(op) is None and str(op) not in EXEMPT]
+    missing_meta = [str(op) for op in OPS if not _has_meta(op) and str(op) not in EXEMPT]
+    assert not missing_samples, f"ops without samples: {missing_samples}"
+    assert not missing_meta, f"ops without a Meta rule: {missing_meta}"
