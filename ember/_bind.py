@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.ops.binding import _fits_arity, resolve
+from ember.ops.binding import _fits_arity, invalid_arguments_message, matches, resolve
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 
 _INT_TYPES = (int,)
@@ -38,15 +38,16 @@ def _varargs(packet: OpOverloadPacket, method: bool) -> tuple[int, OpOverload | 
 def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     """The ``ember.<name>`` function (or, with ``method``, ``Tensor.<name>``) of a packet."""
     max_args = max(len(op._schema.positional) for op in packet._overloads.values())
-    fast: dict[int, OpOverload] = {}
+    fast: dict[int, Callable[..., Any]] = {}
     for n in range(max_args + 1):
         cands = [
             op for op in packet._overloads.values()
             if not op._schema.is_out and _fits_arity(op._schema, n, ())
         ]  # fmt: skip
         if len(cands) == 1:
-            fast[n] = cands[0]
-    at, varargs_op = _varargs(packet, method)
+            fast[n] = cands[0]._dispatch
+    at, varargs = _varargs(packet, method)
+    varargs_op = varargs._dispatch if varargs is not None else None
     fast_get = fast.get
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -61,7 +62,11 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         if not kwargs:
             op = fast_get(len(args))
             if op is not None:
-                return op(*args)
+                try:
+                    return op(*args)
+                except TypeError:
+                    _check_types(packet, args)  # a clearer error if the types don't fit
+                    raise
         op, args, kwargs = resolve(packet, args, kwargs)
         return op(*args, **kwargs)
 
@@ -82,6 +87,12 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     return fn
 
 
+def _check_types(packet: OpOverloadPacket, args: tuple[Any, ...]) -> None:
+    """Raise PyTorch's "invalid combination of arguments" if no overload takes ``args``."""
+    if not any(matches(op, args, {}) for op in packet._overloads.values()):
+        raise TypeError(invalid_arguments_message(packet, args, {})) from None
+
+
 def _doc(packet: OpOverloadPacket) -> str:
     sigs = "\n".join(f"    {op._schema}" for op in packet._overloads.values())
     return f"``{packet}``, dispatched by the overload the arguments match:\n\n{sigs}\n"
@@ -90,8 +101,9 @@ def _doc(packet: OpOverloadPacket) -> str:
 _SCALARS = (int, float, bool, complex)
 
 
-def binary_dunder(op: OpOverload, reflected: bool = False) -> Callable[[Any, Any], Any]:
+def binary_dunder(overload: OpOverload, reflected: bool = False) -> Callable[[Any, Any], Any]:
     """``Tensor.__add__`` and friends: call ``op``; NotImplemented for foreign operands."""
+    op = overload._dispatch
     if reflected:
 
         def dunder(self: Any, other: Any) -> Any:
@@ -109,7 +121,9 @@ def binary_dunder(op: OpOverload, reflected: bool = False) -> Callable[[Any, Any
     return dunder
 
 
-def unary_dunder(op: OpOverload) -> Callable[[Any], Any]:
+def unary_dunder(overload: OpOverload) -> Callable[[Any], Any]:
+    op = overload._dispatch
+
     def dunder(self: Any) -> Any:
         return op(self)
 

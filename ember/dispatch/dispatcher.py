@@ -135,10 +135,10 @@ class _TensorCheck:
         return isinstance(x, TENSOR_TYPE[0])
 
 
-def make_keyset_fn(schema: FunctionSchema) -> Callable[[tuple[Any, ...], dict[str, Any]], int]:
-    """Generate ``keyset(args, kwargs)`` for one schema: OR the keys of its tensor arguments.
-    An op with no tensor argument (a factory) dispatches on its ``device`` (BackendSelect)."""
-    lines = ["def keyset(args, kwargs):", "    ks = 0", "    n = len(args)"]
+def _keyset_lines(schema: FunctionSchema) -> list[str]:
+    """Body lines that OR the keys of a call's tensor arguments into ``ks``. An op with no
+    tensor argument (a factory) takes the key of its ``device`` argument (BackendSelect)."""
+    lines = ["    ks = 0", "    n = len(args)"]
     pos = 0
     for a in schema.arguments:
         if a.type.base == "Tensor":
@@ -162,16 +162,47 @@ def make_keyset_fn(schema: FunctionSchema) -> Callable[[tuple[Any, ...], dict[st
             "        d = kwargs.get('device')",
             "        ks = CPU if d is None else BITS[str(d).partition(':')[0]]",
         ]
-    lines.append("    return ks or CPU")
-    scope: dict[str, Any] = {"CPU": CPU_BIT, "BITS": _DEVICE_BITS}
-    scope["T"] = TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck()
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
-    fn: Callable[[tuple[Any, ...], dict[str, Any]], int] = scope["keyset"]
-    return fn
+    return lines + ["    ks = ks or CPU"]
+
+
+_DISPATCH_TAIL = """
+    if ACTIVE[0]:
+        ks = (ks | local.include) & ~local.exclude
+        if not ks:
+            raise RuntimeError(f"{op}: every key of the call is excluded; nothing can run it")
+    table = op._table
+    if table is None:
+        table = build_table(op)
+    fn, kind = table[ks.bit_length() - 1]
+    if kind == 0:
+        return fn(*args, **kwargs)
+    if kind == 1:
+        return fn(ks, *args, **kwargs)
+    return fn(op, ks, args, kwargs)
+"""
+
+
+def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[..., int]]:
+    """Generate, from the op's schema, ``dispatch(*args, **kwargs)`` (the whole hot path:
+    key set of the arguments, thread-local include/exclude, table lookup, call) and
+    ``keyset(args, kwargs)``. See NOTE [kernel lookup]."""
+    from ember.dispatch.state import ACTIVE, local
+
+    body = _keyset_lines(op._schema)
+    src = "\n".join(
+        ["def dispatch(*args, **kwargs):", *body, _DISPATCH_TAIL, "def keyset(args, kwargs):", *body, "    return ks"]
+    )
+    scope: dict[str, Any] = {
+        "CPU": CPU_BIT, "BITS": _DEVICE_BITS, "ACTIVE": ACTIVE, "local": local, "op": op,
+        "build_table": build_table,
+        "T": TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
+    }  # fmt: skip
+    exec(src, scope)  # noqa: S102 - generated from a parsed schema
+    return scope["dispatch"], scope["keyset"]
 
 
 def bind_tensor_type(tensor_type: type) -> None:
     """Called once by ``ember._tensor``: generated key-set functions test the real class."""
     TENSOR_TYPE[0] = tensor_type
     for op in all_ops:
-        op._keyset.__globals__["T"] = tensor_type
+        op._dispatch.__globals__["T"] = tensor_type

@@ -25,7 +25,7 @@ class OpOverload:
 
     __slots__ = (
         "_schema", "_name", "_overloadname", "overloadpacket", "namespace", "tags",
-        "_kernels", "_table", "_keyset", "__name__", "__qualname__", "_qualname", "py_kernels",
+        "_kernels", "_table", "_keyset", "_dispatch", "__name__", "__qualname__", "_qualname", "py_kernels",
         "__weakref__",
     )  # fmt: skip
 
@@ -41,7 +41,7 @@ class OpOverload:
         self.tags = tags
         self._kernels: dict[DispatchKey, Kernel] = {}
         self._table: list[Kernel] | None = None
-        self._keyset = dispatcher.make_keyset_fn(schema)
+        self._dispatch, self._keyset = dispatcher.make_dispatch_fns(self)
         self.py_kernels: dict[Any, Callable[..., Any]] = {}
         dispatcher.all_ops.append(self)
 
@@ -69,16 +69,7 @@ class OpOverload:
 
     # ---------------------------------------------------------------- calling
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        ks = self._keyset(args, kwargs)
-        if state.ACTIVE[0]:
-            ks = (ks | state.local.include) & ~state.local.exclude
-        table = self._table or self._build_table()
-        fn, kind = table[ks.bit_length() - 1]
-        if kind == KIND_PLAIN:
-            return fn(*args, **kwargs)
-        if kind == KIND_KEYSET:
-            return fn(ks, *args, **kwargs)
-        return fn(self, ks, args, kwargs)
+        return self._dispatch(*args, **kwargs)  # generated per op: NOTE [kernel lookup]
 
     def redispatch(self, keyset: int, /, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel of the highest key in ``keyset`` (a kernel passes its own key set

@@ -1,0 +1,228 @@
+"""The dispatcher: key order, thread-local include/exclude, kernel lookup order, fallbacks,
+redispatch, cache invalidation, errors, and the Library API users share with ember."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ember
+from ember._tensor import wrap
+from ember.dispatch import state
+from ember.dispatch.keys import (
+    AUTOGRAD_BIT,
+    CPU_BIT,
+    PYTHON_BIT,
+    DispatchKey,
+    below,
+    highest,
+    keys_of,
+    keyset,
+)
+from ember.library import Library
+
+
+@pytest.fixture
+def lib() -> Iterator[Library]:
+    lib = Library("dtest", "DEF")
+    yield lib
+    lib._destroy()
+
+
+def t(*values: float) -> ember.Tensor:
+    return wrap(np.array(values, np.float32))
+
+
+def test_key_order_is_priority_order() -> None:
+    order = [DispatchKey.Autograd, DispatchKey.Functionalize, DispatchKey.Python,
+             DispatchKey.Lazy, DispatchKey.Meta, DispatchKey.CPU]  # fmt: skip
+    assert order == sorted(order, reverse=True)
+    ks = keyset(DispatchKey.CPU, DispatchKey.Python, DispatchKey.Autograd)
+    assert highest(ks) is DispatchKey.Autograd
+    assert keys_of(ks & below(DispatchKey.Autograd)) == [DispatchKey.Python, DispatchKey.CPU]
+
+
+def test_own_kernel_per_key_and_redispatch(lib: Library) -> None:
+    lib.define("twice(Tensor x) -> Tensor")
+    calls: list[str] = []
+
+    def cpu(x: ember.Tensor) -> ember.Tensor:
+        calls.append("cpu")
+        return wrap(x._data * 2)
+
+    def python_key(ks: int, x: ember.Tensor) -> Any:
+        calls.append("python")
+        assert ks & PYTHON_BIT
+        return ember.ops.dtest.twice.default.redispatch(ks & below(DispatchKey.Python), x)
+
+    lib.impl("twice", cpu, "CPU")
+    lib.impl("twice", python_key, "Python", with_keyset=True)
+    assert ember.ops.dtest.twice(t(1, 2)).tolist() == [2, 4]
+    assert calls == ["cpu"]
+    with state.include_keys(PYTHON_BIT):
+        assert ember.ops.dtest.twice(t(3)).tolist() == [6]
+    assert calls == ["cpu", "python", "cpu"]
+
+
+def test_exclude_skips_a_key_and_restores_on_exit(lib: Library) -> None:
+    lib.define("who(Tensor x) -> str")
+    lib.impl("who", lambda x: "cpu", "CPU")
+    lib.impl("who", lambda x: "autograd", "Autograd")
+    x = t(1).requires_grad_()
+    assert x._keys & AUTOGRAD_BIT
+    assert ember.ops.dtest.who(x) == "autograd"
+    with state.exclude_keys(AUTOGRAD_BIT):
+        assert ember.ops.dtest.who(x) == "cpu"
+    assert ember.ops.dtest.who(x) == "autograd"
+    with pytest.raises(ZeroDivisionError), state.exclude_keys(AUTOGRAD_BIT):
+        1 / 0  # noqa: B018
+    assert state.local.exclude == 0 and state.ACTIVE[0] == 0
+
+
+def test_thread_local_sets_do_not_leak_across_threads(lib: Library) -> None:
+    lib.define("who2(Tensor x) -> str")
+    lib.impl("who2", lambda x: "cpu", "CPU")
+    lib.impl("who2", lambda x: "python", "Python")
+    seen: list[str] = []
+    entered, release = threading.Event(), threading.Event()
+
+    def other_thread() -> None:
+        entered.wait()
+        seen.append(ember.ops.dtest.who2(t(1)))
+        release.set()
+
+    th = threading.Thread(target=other_thread)
+    th.start()
+    with state.include_keys(PYTHON_BIT):
+        entered.set()
+        release.wait()
+        seen.append(ember.ops.dtest.who2(t(1)))
+    th.join()
+    assert seen == ["cpu", "python"]
+
+
+def test_lookup_order_own_then_composite_then_fallback(lib: Library) -> None:
+    lib.define("comp(Tensor x) -> Tensor")
+    lib.define("leaf(Tensor x) -> Tensor")
+    lib.impl("leaf", lambda x: wrap(x._data + 1), "CPU")
+    lib.impl("comp", lambda x: ember.ops.dtest.leaf(ember.ops.dtest.leaf(x)),
+             "CompositeImplicitAutograd")  # fmt: skip
+    seen: list[str] = []
+
+    def fallback(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        seen.append(op.__name__)
+        return op.redispatch(ks & below(DispatchKey.Python), *args, **kwargs)
+
+    lib.fallback(fallback, "Python")
+    with state.include_keys(PYTHON_BIT):
+        assert ember.ops.dtest.comp(t(0)).tolist() == [2]
+    # the fallback sees the decomposition's parts, never the composite op itself
+    assert seen == ["leaf.default", "leaf.default"]
+    # an own kernel wins over the composite one
+    lib.impl("comp", lambda x: "own", "Python")
+    with state.include_keys(PYTHON_BIT):
+        assert ember.ops.dtest.comp(t(0)) == "own"
+
+
+def test_fallthrough_key_is_transparent(lib: Library) -> None:
+    from ember.library import fallthrough_kernel
+
+    lib.define("ft(Tensor x) -> str")
+    lib.impl("ft", lambda x: "cpu", "CPU")
+    lib.fallback(fallthrough_kernel, "Functionalize")
+    with state.include_keys(1 << DispatchKey.Functionalize):
+        assert ember.ops.dtest.ft(t(1)) == "cpu"
+
+
+def test_missing_kernel_error_names_op_key_and_available_keys(lib: Library) -> None:
+    lib.define("only_cpu(Tensor x) -> Tensor")
+    lib.impl("only_cpu", lambda x: x, "CPU")
+    from ember._shape_only import ShapeOnlyArray
+    from ember._tensor import wrap_shape_only
+
+    m = wrap_shape_only(ShapeOnlyArray((2,), np.float32))
+    with pytest.raises(NotImplementedError) as info:
+        ember.ops.dtest.only_cpu(m)
+    msg = str(info.value)
+    assert "dtest::only_cpu" in msg and "'Meta'" in msg and "CPU" in msg and ".impl(" in msg
+
+
+def test_registration_invalidates_cached_tables(lib: Library) -> None:
+    lib.define("swap(Tensor x) -> str")
+    lib.impl("swap", lambda x: "first", "CPU")
+    assert ember.ops.dtest.swap(t(1)) == "first"
+    inner = Library("dtest", "IMPL")
+    inner.impl("swap", lambda x: "second", "CPU")
+    assert ember.ops.dtest.swap(t(1)) == "second"
+    inner._destroy()  # restores the kernel it replaced
+    assert ember.ops.dtest.swap(t(1)) == "first"
+
+
+def test_library_destroy_removes_definitions() -> None:
+    with Library("dtest2", "DEF") as lib:
+        lib.define("f(Tensor x) -> Tensor")
+        assert ember.ops.dtest2.f.default.name() == "dtest2::f"
+    with pytest.raises(AttributeError):
+        ember.ops.dtest2.f  # noqa: B018
+
+
+def test_factory_dispatches_on_device_argument(lib: Library) -> None:
+    lib.define("make(int n, *, Device? device=None) -> str")
+    lib.impl("make", lambda n, device=None: "cpu", "CPU")
+    lib.impl("make", lambda n, device=None: "meta", "Meta")
+    assert ember.ops.dtest.make(2) == "cpu"
+    assert ember.ops.dtest.make(2, device="meta") == "meta"
+    assert ember.ops.dtest.make(2, device=ember.device("meta")) == "meta"
+
+
+def test_tensor_list_arguments_contribute_keys(lib: Library) -> None:
+    lib.define("first(Tensor[] xs) -> str")
+    lib.impl("first", lambda xs: "cpu", "CPU")
+    lib.impl("first", lambda xs: "autograd", "Autograd")
+    assert ember.ops.dtest.first([t(1), t(2)]) == "cpu"
+    assert ember.ops.dtest.first([t(1), t(2).requires_grad_()]) == "autograd"
+
+
+def test_opoverload_names_and_packet() -> None:
+    op = ember.ops.aten.add.Tensor
+    assert op.name() == "aten::add.Tensor"
+    assert op.__name__ == "add.Tensor"
+    assert str(op) == "aten.add.Tensor"
+    assert op.overloadpacket is ember.ops.aten.add
+    assert op.namespace == "aten"
+    assert "pointwise" in op.tags
+    assert str(op._schema) == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert "Tensor" in ember.ops.aten.add.overloads()
+    with pytest.raises(AttributeError):
+        ember.ops.aten.add.nonexistent  # noqa: B018
+    with pytest.raises(AttributeError):
+        ember.ops.aten.no_such_op  # noqa: B018
+
+
+def test_user_op_gets_called_with_keyword_arguments(lib: Library) -> None:
+    lib.define("scale(Tensor x, float factor=2.0, *, bool neg=False) -> Tensor")
+    lib.impl("scale", lambda x, factor=2.0, *, neg=False: wrap(x._data * factor * (-1 if neg else 1)), "CPU")
+    assert ember.ops.dtest.scale(t(1)).tolist() == [2]
+    assert ember.ops.dtest.scale(t(1), 3.0, neg=True).tolist() == [-3]
+    assert ember.ops.dtest.scale.default(t(1), factor=4.0).tolist() == [4]
+
+
+def test_binding_strip_and_fill_defaults() -> None:
+    from ember.ops.binding import fill_defaults, strip_defaults
+
+    op = ember.ops.aten.add.Tensor
+    x, y = t(1), t(2)
+    assert fill_defaults(op, (x, y), {}) == ((x, y), {"alpha": 1})
+    assert strip_defaults(op, (x, y), {"alpha": 1}) == ((x, y), {})
+    assert strip_defaults(op, (x, y), {"alpha": 2}) == ((x, y), {"alpha": 2})
+
+
+def test_overload_resolution_error_lists_signatures() -> None:
+    with pytest.raises(TypeError) as info:
+        ember.add(t(1), "nope")
+    assert "add() received an invalid combination of arguments" in str(info.value)
+    assert "add.Tensor(Tensor self, Tensor other" in str(info.value)
