@@ -1,0 +1,33 @@
+"""Reverse-mode automatic differentiation, as the Autograd dispatch key.
+
+See NOTE [autograd as a dispatch key] in ``kernel.py``; the derivative table is
+``derivatives.py``; the engine ``engine.py``.
+"""
+
+from __future__ import annotations
+
+from ember.autograd import api as _api
+from ember.autograd import derivatives as _derivatives  # noqa: F401  (fills the table)
+from ember.autograd import kernel as _kernel
+from ember.autograd.anomaly_mode import detect_anomaly, is_anomaly_enabled
+from ember.autograd.api import backward, grad
+from ember.autograd.function import Function, FunctionCtx
+from ember.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from ember.autograd.graph import Node
+
+_kernel.install()
+_api.install()
+
+__all__ = [
+    "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
+    "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
+    "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
+]  # fmt: skip

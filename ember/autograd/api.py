@@ -1,0 +1,165 @@
+"""``ember.autograd.backward`` / ``grad`` and the autograd methods of ``Tensor``."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.autograd.engine import run_backward
+from ember.autograd.graph import _Handle
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
+    import ember
+
+    out = []
+    for i, t in enumerate(tensors):
+        g = grads[i] if i < len(grads) else None
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs (got shape "
+                    f"{list(t.shape)}); pass gradient= with the shape of the output"
+                )
+            g = ember.ones_like(t)  # type: ignore[attr-defined]
+        elif not isinstance(g, Tensor):
+            g = ember.tensor(g, dtype=t.dtype)
+        elif tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
+                f"output[{i}] has a shape of {list(t.shape)}."
+            )
+        out.append(g)
+    return out
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
+
+    >>> x = ember.ones(2, requires_grad=True); ember.autograd.backward((x * 3).sum()); x.grad
+    tensor([3., 3.])
+    """
+    ts = _as_list(tensors)
+    gs = _default_grads(ts, _as_list(grad_tensors))
+    retain = create_graph if retain_graph is None else retain_graph
+    ins = _as_list(inputs) or None
+    if ins is None:
+        run_backward(ts, gs, retain_graph=retain, create_graph=create_graph)
+        return
+    grads = run_backward(ts, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False)
+    for x, g in zip(ins, grads, strict=True):
+        if g is not None:
+            x.grad = g.detach() if x.grad is None and not create_graph else (g if x.grad is None else x.grad + g)  # type: ignore[attr-defined]
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated).
+
+    >>> x = ember.ones(2, requires_grad=True); ember.autograd.grad((x * x).sum(), x)
+    (tensor([2., 2.]),)
+    """
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gs = _default_grads(outs, _as_list(grad_outputs))
+    retain = create_graph if retain_graph is None else retain_graph
+    res = run_backward(outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False)
+    for i, r in enumerate(res):
+        if r is None:
+            if materialize_grads:
+                import ember
+
+                res[i] = ember.zeros_like(ins[i])  # type: ignore[attr-defined]
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                )
+    if not create_graph:
+        res = [r.detach() if r is not None else None for r in res]  # type: ignore[attr-defined]
+    return tuple(res)
+
+
+# ------------------------------------------------------------------------- Tensor methods
+
+
+def _backward(
+    self: Tensor,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+    >>> x = ember.ones(2, requires_grad=True); (x * 2).sum().backward(); x.grad
+    tensor([2., 2.])
+    """
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Handle:
+    """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    node = self.grad_fn
+    if node is None:
+        hooks = self.__dict__.setdefault("_leaf_hooks", [])
+    else:
+        per = node.metadata.setdefault("tensor_hooks", {})
+        hooks = per.setdefault(self.__dict__.get("_output_nr", 0), [])
+    hooks.append(hook)
+    return _Handle(hooks, hook)
+
+
+def _retain_grad(self: Tensor) -> None:
+    """Keep ``.grad`` for this non-leaf tensor after backward."""
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    node = self.grad_fn
+    if node is None:
+        return  # leaves keep their gradient anyway
+    node.metadata.setdefault("retain", {})[self.__dict__.get("_output_nr", 0)] = weakref.ref(self)
+    self._retains_grad = True
+
+
+def _detach_(self: Tensor) -> Tensor:
+    """Make this tensor a leaf that does not require grad, in place."""
+    from ember.dispatch.keys import AUTOGRAD_BIT
+
+    self.grad_fn = None
+    self._keys &= ~AUTOGRAD_BIT
+    return self
+
+
+def _retains_grad(self: Tensor) -> bool:
+    return bool(self.__dict__.get("_retains_grad", False))
+
+
+def install() -> None:
+    Tensor.backward = _backward  # type: ignore[attr-defined]
+    Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
+    Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
+    Tensor.detach_ = _detach_  # type: ignore[attr-defined]
+    Tensor.retains_grad = property(_retains_grad)  # type: ignore[attr-defined]

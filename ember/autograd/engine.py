@@ -1,0 +1,244 @@
+"""The backward engine: run the graph from the roots to the leaves in dependency order.
+
+Gradients arriving at one node input are summed before the node runs; each node's output
+gradients are reduced to its inputs' shapes (broadcasting) and dtypes; leaves accumulate
+into ``.grad``; tensor hooks and ``retain_grad`` act on the gradient of their tensor.
+With ``create_graph`` the formulas run in grad mode, so the gradients have a graph too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
+from ember.autograd.graph import AccumulateGrad, Node
+from ember.dispatch import state
+
+
+def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
+    """Reduce a broadcast gradient to ``shape`` and cast it to ``dtype``."""
+    gshape = tuple(grad.shape)
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        dims = list(range(lead)) + [
+            lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1
+        ]
+        if dims:
+            grad = grad.sum(dims, keepdim=True)  # type: ignore[attr-defined]
+        if lead or tuple(grad.shape) != shape:
+            grad = grad.reshape(shape)  # type: ignore[attr-defined]
+    if grad.dtype is not dtype:
+        if dtype.category < grad.dtype.category and dtype.category >= 2:
+            grad = grad.real if grad.dtype.is_complex else grad  # type: ignore[attr-defined]
+        grad = grad.to(dtype)  # type: ignore[attr-defined]
+    return grad
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _collect(roots: Sequence[Node]) -> dict[Node, int]:
+    """Every node reachable from ``roots``, with how many edges point at it."""
+    deps: dict[Node, int] = {}
+    seen: set[int] = set()
+    stack = list(roots)
+    for r in roots:
+        deps.setdefault(r, 0)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for edge in _edges(node):
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if id(nxt) not in seen:
+                stack.append(nxt)
+    return deps
+
+
+def _edges(node: Node) -> list[tuple[Node, int]]:
+    out = []
+    for e in node.next_functions:
+        if e is None:
+            continue
+        if isinstance(e, tuple) and e and isinstance(e[0], Node):
+            out.append(e)
+        else:  # a Tensor[] input: a tuple of edges
+            out.extend(x for x in e if x is not None)
+    return out
+
+
+def run_backward(
+    tensors: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor],
+    *,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+    accumulate: bool = True,
+) -> list[Tensor | None]:
+    """Backpropagate ``grad_tensors`` from ``tensors``; returns the gradients of ``inputs``
+    (when given) instead of, or as well as (``accumulate``), adding them into ``.grad``."""
+    from ember.autograd.kernel import gradient_edge
+
+    roots: list[tuple[Node, int, Tensor]] = []
+    for t, g in zip(tensors, grad_tensors, strict=True):
+        if not t.requires_grad:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn"
+            )
+        node, nr = gradient_edge(t)  # type: ignore[misc]
+        roots.append((node, nr, g))
+    capture: dict[tuple[int, int], int] = {}
+    if inputs is not None:
+        for i, x in enumerate(inputs):
+            if not x.requires_grad:
+                raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+            node, nr = gradient_edge(x)  # type: ignore[misc]
+            capture[(id(node), nr)] = i
+    captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
+
+    deps = _collect([r[0] for r in roots])
+    buffers: dict[Node, list[Any]] = {}
+    for node, nr, g in roots:
+        buf = buffers.setdefault(node, [None] * _n_outputs(node))
+        buf[nr] = _add(buf[nr], g)
+    ready = [n for n, d in deps.items() if d == 0]
+    loc = state.local
+    anomaly = is_anomaly_enabled()
+    prev = loc.grad_enabled
+    loc.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None) or [None] * _n_outputs(node)
+            for i, g in enumerate(grads):
+                key = (id(node), i)
+                if key in capture and g is not None:
+                    captured[capture[key]] = _add(captured[capture[key]], g)
+            for hook in node._pre_hooks:
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(new)
+            grads = _tensor_hooks(node, grads)
+            if isinstance(node, AccumulateGrad):
+                if accumulate and grads[0] is not None:
+                    _accumulate_leaf(node.variable, grads[0], create_graph)
+                continue
+            if all(g is None for g in grads):
+                results: Sequence[Any] = [None] * len(node.next_functions)
+            else:
+                grads = _materialize(node, grads)
+                results = node.apply(grads)
+                if not isinstance(results, (tuple, list)):
+                    results = (results,)
+                if anomaly:
+                    check_results(node, results)
+            for hook in node._hooks:
+                hook(tuple(results), tuple(grads))
+            if not retain_graph:
+                node.release()
+            _route(node, results, buffers, deps, ready)
+    finally:
+        loc.grad_enabled = prev
+    return captured
+
+
+def _n_outputs(node: Node) -> int:
+    return int(node.metadata.get("n_outputs", 1))
+
+
+def _materialize(node: Node, grads: list[Any]) -> list[Any]:
+    """Zeros for the outputs no gradient reached (formulas get a full tuple)."""
+    if all(g is not None for g in grads):
+        return grads
+    import ember
+
+    meta = node.metadata.get("out_meta", ())
+    return [
+        g if g is not None or i >= len(meta) or meta[i] is None
+        else ember.zeros(meta[i][0], dtype=meta[i][1])  # type: ignore[attr-defined]
+        for i, g in enumerate(grads)
+    ]  # fmt: skip
+
+
+def _tensor_hooks(node: Node, grads: list[Any]) -> list[Any]:
+    hooks = node.metadata.get("tensor_hooks")
+    retain = node.metadata.get("retain")
+    if hooks:
+        for nr, fns in hooks.items():
+            for fn in fns:
+                if grads[nr] is not None:
+                    new = fn(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if retain:
+        for nr, ref in retain.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr] if t.grad is None else t.grad + grads[nr]
+                t.grad = g.detach() if not state.local.grad_enabled else g  # type: ignore[attr-defined]
+    return grads
+
+
+def _route(
+    node: Node,
+    results: Sequence[Any],
+    buffers: dict[Node, list[Any]],
+    deps: dict[Node, int],
+    ready: list[Node],
+) -> None:
+    if len(results) != len(node.next_functions):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{len(node.next_functions)}, got {len(results)})"
+        )
+    for edge, grad, meta in zip(node.next_functions, results, _input_meta(node), strict=True):
+        if edge is None:
+            continue
+        if isinstance(edge, tuple) and edge and isinstance(edge[0], Node):
+            pairs = [(edge, grad, meta)]
+        else:
+            gl = grad if grad is not None else [None] * len(edge)
+            pairs = list(zip(edge, gl, meta or [None] * len(edge), strict=True))
+        for e, g, m in pairs:
+            if e is None:
+                continue
+            nxt, nr = e
+            if g is not None:
+                if m is not None:
+                    g = _sum_to(g, m[0], m[1])
+                buf = buffers.setdefault(nxt, [None] * _n_outputs(nxt))
+                buf[nr] = _add(buf[nr], g)
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                ready.append(nxt)
+
+
+def _input_meta(node: Node) -> Sequence[Any]:
+    meta = node.input_meta
+    return meta if len(meta) == len(node.next_functions) else [None] * len(node.next_functions)
+
+
+def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool) -> None:
+    for fn in t.__dict__.get("_leaf_hooks", ()):
+        new = fn(grad)
+        if new is not None:
+            grad = new
+    if not create_graph:
+        grad = grad.detach()  # type: ignore[attr-defined]
+    if t.grad is None:
+        # a fresh buffer, never an alias of a gradient someone else holds
+        t.grad = grad if create_graph else grad.clone()  # type: ignore[attr-defined]
+    elif create_graph:
+        t.grad = t.grad + grad
+    else:
+        t.grad.add_(grad)  # type: ignore[attr-defined]

@@ -1,0 +1,145 @@
+"""``ember.autograd.Function``: user-defined ops with their own backward.
+
+>>> class Square(ember.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x * x
+...     @staticmethod
+...     def backward(ctx, g):
+...         (x,) = ctx.saved_tensors
+...         return 2 * g * x
+>>> Square.apply(ember.tensor([3.0], requires_grad=True))
+tensor([9.], grad_fn=<SquareBackward>)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.autograd.graph import Node, SavedTensor
+from ember.autograd.grad_mode import no_grad
+from ember.autograd.kernel import gradient_edge
+from ember.dispatch import state
+from ember.dispatch.keys import AUTOGRAD_BIT
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` share: saved tensors and per-call flags."""
+
+    def __init__(self) -> None:
+        self._saved: list[SavedTensor] = []
+        self._saved_raw: tuple[Any, ...] = ()
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._dirty: tuple[Tensor, ...] = ()
+        self._non_differentiable: set[int] = set()
+        self.materialize_grads = True
+        self._name = "Function"
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` for backward; modifying one in place before then is an error."""
+        self._saved_raw = tensors
+        self._saved = [SavedTensor(t, self._name) for t in tensors if isinstance(t, Tensor)]
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        it = iter(self._saved)
+        return tuple(next(it).unpack() if isinstance(t, Tensor) else t for t in self._saved_raw)
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare the inputs ``forward`` modified in place (their history is rewritten)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that get no gradient (e.g. indices)."""
+        self._non_differentiable |= {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` gets None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = value
+
+
+class Function:
+    """Base class of ops with a hand-written backward: subclass, define ``forward`` and
+    ``backward`` as static methods, call ``apply``."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        return NotImplemented
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        ctx = FunctionCtx()
+        ctx._name = f"{cls.__name__}Backward"
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        separate = cls.setup_context is not Function.setup_context
+        with no_grad():
+            out = cls.forward(*args, **kwargs) if separate else cls.forward(ctx, *args, **kwargs)
+        if separate:
+            cls.setup_context(ctx, args, out)
+        if not (state.local.grad_enabled and any(ctx.needs_input_grad)):
+            return out
+        for t in ctx._dirty:
+            _check_inplace_function(cls, t)
+        edges = tuple(
+            gradient_edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
+        )
+        node = Node(ctx._name, _make_backward(cls, ctx), edges, ctx=ctx)
+        node.saved = ctx._saved
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        node.metadata["n_outputs"] = len(outs)
+        node.metadata["out_meta"] = tuple(
+            (tuple(o.shape), o.dtype) if isinstance(o, Tensor) and ctx.materialize_grads else None
+            for o in outs
+        )
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor) or id(o) in ctx._non_differentiable:
+                continue
+            if o.dtype.category < 2:
+                continue
+            o._keys |= AUTOGRAD_BIT
+            o.grad_fn = node
+            if i:
+                o._output_nr = i  # type: ignore[attr-defined]
+        return out
+
+
+def _check_inplace_function(cls: type, t: Tensor) -> None:
+    if t.requires_grad and t.grad_fn is None and t._base is None:
+        raise RuntimeError(
+            f"{cls.__name__}: a leaf Variable that requires grad has been used in an in-place "
+            "operation (mark_dirty). Apply the function to a clone() of it."
+        )
+
+
+def _make_backward(cls: type[Function], ctx: FunctionCtx) -> Any:
+    def backward(node: Node, grads: Any) -> Any:
+        for s in node.saved:
+            s.unpack()
+        result = cls.backward(ctx, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = len(node.next_functions)
+        if len(result) < n:
+            raise RuntimeError(
+                f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                f"(expected {n}, got {len(result)})"
+            )
+        extra = result[n:]
+        if any(r is not None for r in extra):
+            raise RuntimeError(
+                f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                f"(expected {n}, got {len(result)})"
+            )
+        return result[:n]
+
+    return backward

@@ -1,0 +1,144 @@
+"""``gradcheck`` / ``gradgradcheck``: analytical gradients vs central finite differences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ember._tensor import Tensor
+
+
+class GradcheckError(RuntimeError):
+    """Raised by ``gradcheck`` when analytical and numerical gradients differ."""
+
+
+def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
+    out = fn(*inputs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    return [o for o in outs if isinstance(o, Tensor) and o.dtype.category >= 2]
+
+
+def _numerical(fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float) -> list[np.ndarray]:
+    """d(each output)/d(input i), one column per input element, by central differences."""
+    from ember.autograd.grad_mode import no_grad
+
+    x = inputs[i]
+    flat = x._data.reshape(-1) if x._data.flags.c_contiguous else None
+    if flat is None:
+        raise ValueError("gradcheck: inputs must be contiguous")
+    with no_grad():
+        outs0 = _outputs(fn, inputs)
+        jac = [np.zeros((o.numel(), x.numel())) for o in outs0]
+        for j in range(x.numel()):
+            orig = flat[j].copy()
+            flat[j] = orig + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+            flat[j] = orig - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+            flat[j] = orig
+            for k in range(len(outs0)):
+                jac[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
+    return jac
+
+
+def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) -> list[list[np.ndarray]]:
+    """jac[output][input]: rows by output element, via one backward per output element."""
+    import ember
+    from ember.autograd.api import grad
+
+    outs = _outputs(fn, inputs)
+    result = [[np.zeros((o.numel(), inputs[i].numel())) for i in diff] for o in outs]
+    for k, o in enumerate(outs):
+        for r in range(o.numel()):
+            seed = np.zeros(o.numel(), o.dtype.np)
+            seed[r] = 1
+            gs = grad(o, [inputs[i] for i in diff], ember.from_numpy(seed.reshape(tuple(o.shape))),
+                      retain_graph=True, allow_unused=True)  # fmt: skip
+            for c, g in enumerate(gs):
+                if g is not None:
+                    result[k][c][r] = g._data.astype(np.float64).reshape(-1)
+    return result
+
+
+def gradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_: Any,
+) -> bool:
+    """Check the gradients autograd computes for ``func`` against finite differences.
+    Use float64 inputs with ``requires_grad=True``.
+
+    >>> x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    >>> ember.autograd.gradcheck(lambda x: (x * x).sum(), (x,))
+    True
+    """
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not diff:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    for i in diff:
+        if inputs[i].dtype.name != "float64":
+            import warnings
+
+            warnings.warn(
+                f"gradcheck: input {i} is {inputs[i].dtype}, not float64; finite differences "
+                "will be imprecise", stacklevel=2,
+            )  # fmt: skip
+    analytical = _analytical(func, inputs, diff)
+    for c, i in enumerate(diff):
+        numerical = _numerical(func, inputs, i, eps)
+        for k, num in enumerate(numerical):
+            ana = analytical[k][c]
+            if not np.allclose(ana, num, atol=atol, rtol=rtol):
+                if raise_exception:
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{num}\nanalytical:{ana}\n"
+                    )
+                return False
+    return True
+
+
+def gradgradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_: Any,
+) -> bool:
+    """Check second derivatives: gradcheck of the function's first gradients.
+
+    >>> x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    >>> ember.autograd.gradgradcheck(lambda x: (x * x * x).sum(), (x,))
+    True
+    """
+    import ember
+    from ember.autograd.api import grad
+
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = [
+            ember.from_numpy(rng.standard_normal(tuple(o.shape)).astype(o.dtype.np)) for o in outs
+        ]
+    gos = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
+
+    def first_grads(*xs: Any) -> tuple[Any, ...]:
+        o = _outputs(func, xs)
+        gs = grad(o, [xs[i] for i in diff], gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)

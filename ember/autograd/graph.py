@@ -1,0 +1,139 @@
+"""The backward graph: ``Node`` (a ``grad_fn``), ``AccumulateGrad`` (a leaf's sink), and
+saved tensors checked against in-place changes.
+
+# NOTE [saved tensor versions]
+A node remembers the version of every tensor its formula reads. If one of them is modified
+in place before backward runs, the formula would read the new values and give a wrong
+gradient, so unpacking raises PyTorch's "modified by an inplace operation" error instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
+
+Edge = tuple["Node", int] | None  # (node, which of its inputs) or None: no gradient flows
+
+
+class SavedTensor:
+    """A tensor a formula needs, with its version at save time (NOTE [saved tensor versions])."""
+
+    __slots__ = ("tensor", "version", "node_name", "output_nr", "is_output")
+
+    def __init__(self, tensor: Tensor, node_name: str, output_nr: int = 0, is_output: bool = False):
+        self.tensor = tensor
+        self.version = tensor._version
+        self.node_name = node_name
+        self.output_nr = output_nr
+        self.is_output = is_output
+
+    def unpack(self) -> Tensor:
+        t = self.tensor
+        if t is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if "
+                "you need to access saved tensors after calling backward."
+            )
+        if t._version != self.version:
+            kind = f"output {self.output_nr} of {self.node_name}" if self.is_output else (
+                f"an input of {self.node_name}"
+            )
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [ember.{t.dtype._short}Tensor {list(t.shape)}], which is "
+                f"{kind}, is at version {t._version}; expected version {self.version} instead. "
+                "Hint: the operation that failed was the in-place one on this tensor; clone() it "
+                "before modifying, or modify a copy."
+            )
+        return t
+
+
+class Node:
+    """One recorded op of the backward graph (what ``tensor.grad_fn`` is).
+
+    ``next_functions`` lists, per differentiable input, ``(node, input_nr)`` of where its
+    gradient goes (``None`` for inputs that need none), as PyTorch does.
+    """
+
+    __slots__ = (
+        "_name", "backward_fn", "next_functions", "saved", "input_meta", "ctx", "_hooks",
+        "_pre_hooks", "_freed", "_retain_grad_outputs", "metadata", "__weakref__",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        backward_fn: Callable[..., Sequence[Any]],
+        next_functions: tuple[Edge, ...],
+        input_meta: tuple[Any, ...] = (),
+        ctx: Any = None,
+    ) -> None:
+        self._name = name
+        self.backward_fn = backward_fn
+        self.next_functions = next_functions
+        self.input_meta = input_meta  # per input: (shape, dtype) to reduce broadcast grads to
+        self.saved: list[SavedTensor] = []
+        self.ctx = ctx
+        self._hooks: list[Callable[..., Any]] = []
+        self._pre_hooks: list[Callable[..., Any]] = []
+        self._freed = False
+        self._retain_grad_outputs: dict[int, Any] = {}
+        self.metadata: dict[str, Any] = {}
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{self._name} object at {hex(id(self))}>"
+
+    def register_hook(self, fn: Callable[..., Any]) -> Any:
+        self._hooks.append(fn)
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> Any:
+        self._pre_hooks.append(fn)
+        return _Handle(self._pre_hooks, fn)
+
+    def release(self) -> None:
+        """Free saved tensors after backward (unless the graph is retained)."""
+        for s in self.saved:
+            s.tensor = None  # type: ignore[assignment]
+        self._freed = True
+        if self.saved:
+            self.ctx = None  # nothing can run this node again: unpacking a saved tensor raises
+
+    def apply(self, grads: Sequence[Any]) -> Sequence[Any]:
+        if self._freed and self.saved:
+            self.saved[0].unpack()  # raises the second-backward error
+        return self.backward_fn(self, grads)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: adds incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__("AccumulateGrad", _accumulate, ())
+        self.variable = variable
+
+
+def _accumulate(node: Node, grads: Sequence[Any]) -> Sequence[Any]:
+    raise AssertionError("the engine accumulates leaf gradients itself")
+
+
+class _Handle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list[Any], fn: Any) -> None:
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
