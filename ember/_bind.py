@@ -7,8 +7,10 @@ Python operator means which op, which no schema can say.
 
 # NOTE [binding fast paths]
 A call with no keywords whose argument count picks exactly one overload skips resolution
-(``fast``). Int-list varargs (``x.view(2, 3)``, ``ember.zeros(2, 3)``) are packed into one
-tuple when the op has an overload taking a single int list there, as PyTorch's parser does.
+(``fast``); when several overloads take that many arguments, matchers generated from their
+schemas (``make_matcher``) pick the first that fits, in definition order. Int-list varargs
+(``x.view(2, 3)``, ``ember.zeros(2, 3)``) are packed into one tuple when the op has an
+overload taking a single int list there, as PyTorch's parser does.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.ops.binding import _fits_arity, invalid_arguments_message, matches, resolve
+from ember.ops.binding import (
+    _fits_arity,
+    invalid_arguments_message,
+    make_matcher,
+    matches,
+    resolve,
+)
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 
 _INT_TYPES = (int,)
@@ -30,7 +38,11 @@ def _varargs(packet: OpOverloadPacket, method: bool) -> tuple[int, OpOverload | 
         lead = 1 if pos and pos[0].type.is_tensor else 0
         if method != bool(lead):
             continue
-        if len(pos) == lead + 1 and pos[lead].type.is_list and pos[lead].type.base in ("int", "SymInt"):
+        if (
+            len(pos) == lead + 1
+            and pos[lead].type.is_list
+            and pos[lead].type.base in ("int", "SymInt")
+        ):
             return lead, op
     return -1, None
 
@@ -39,6 +51,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     """The ``ember.<name>`` function (or, with ``method``, ``Tensor.<name>``) of a packet."""
     max_args = max(len(op._schema.positional) for op in packet._overloads.values())
     fast: dict[int, Callable[..., Any]] = {}
+    typed: dict[int, list[tuple[Callable[..., bool], Callable[..., Any]]]] = {}
     for n in range(max_args + 1):
         cands = [
             op for op in packet._overloads.values()
@@ -46,19 +59,25 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         ]  # fmt: skip
         if len(cands) == 1:
             fast[n] = cands[0]._dispatch
+        elif cands:
+            typed[n] = [(make_matcher(op), op._dispatch) for op in cands]
     at, varargs = _varargs(packet, method)
     varargs_op = varargs._dispatch if varargs is not None else None
     fast_get = fast.get
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
-            if len(args) > at + 1:
-                return varargs_op(*args[:at], args[at:], **kwargs)
-            try:
-                op, a, k = resolve(packet, args, kwargs)
-            except TypeError:
-                return varargs_op(*args[:at], args[at:], **kwargs)
-            return op(*a, **k)
+            packed = (*args[:at], args[at:])
+            if len(args) > at + 1 and not kwargs:
+                return varargs_op(*packed)
+            if len(args) == at + 1:
+                try:
+                    op, a, k = resolve(packet, args, kwargs)
+                except TypeError:
+                    op = varargs
+                if op is not varargs:
+                    return op(*a, **k)
+            args = packed  # keywords may pick another overload (rand.generator): resolve below
         if not kwargs:
             op = fast_get(len(args))
             if op is not None:
@@ -67,6 +86,9 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                 except TypeError:
                     _check_types(packet, args)  # a clearer error if the types don't fit
                     raise
+            for match, dispatch in typed.get(len(args), ()):
+                if match(args):
+                    return dispatch(*args)
         op, args, kwargs = resolve(packet, args, kwargs)
         return op(*args, **kwargs)
 
@@ -82,9 +104,33 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             return call(args, kwargs)
 
         fn = function
+    if _takes_requires_grad(packet):
+        fn = _with_requires_grad(fn)
     fn.__name__ = fn.__qualname__ = packet.__name__
     fn.__doc__ = _doc(packet)
     return fn
+
+
+def _takes_requires_grad(packet: OpOverloadPacket) -> bool:
+    """Factories (TensorOptions, no tensor input), ``*_like`` and ``new_*`` ops take the
+    Python-only ``requires_grad=`` keyword, as in PyTorch's generated bindings."""
+    name = packet.__name__
+    for op in packet._overloads.values():
+        args = op._schema.arguments
+        like = name.endswith("_like") or name.startswith("new_")
+        if any(a.name == "pin_memory" for a in args) and (
+            like or not any(a.type.is_tensor for a in args)
+        ):
+            return True
+    return False
+
+
+def _with_requires_grad(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        return out.requires_grad_(True) if requires_grad else out
+
+    return factory
 
 
 def _check_types(packet: OpOverloadPacket, args: tuple[Any, ...]) -> None:

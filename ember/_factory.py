@@ -32,7 +32,9 @@ def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
     try:
         arr = np.array(data)
     except ValueError as e:
-        raise ValueError(f"ember.tensor(): could not build a tensor from ragged data: {e}") from None
+        raise ValueError(
+            f"ember.tensor(): could not build a tensor from ragged data: {e}"
+        ) from None
     if arr.dtype == object or arr.dtype.kind in "USV":
         raise TypeError(
             f"ember.tensor(): expected numbers or nested sequences of numbers, got "
@@ -41,9 +43,17 @@ def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
     if dtype is not None:
         return arr.astype(dtype.np)
     if arr.dtype.kind == "f":
-        inferred = dtypes.get_default_dtype() if _python_numbers(data) else dtypes.from_numpy_dtype(arr.dtype)
+        inferred = (
+            dtypes.get_default_dtype()
+            if _python_numbers(data)
+            else dtypes.from_numpy_dtype(arr.dtype)
+        )
     elif arr.dtype.kind == "c":
-        inferred = dtypes.default_complex() if _python_numbers(data) else dtypes.from_numpy_dtype(arr.dtype)
+        inferred = (
+            dtypes.default_complex()
+            if _python_numbers(data)
+            else dtypes.from_numpy_dtype(arr.dtype)
+        )
     elif arr.dtype.kind in _KIND_DTYPE and _python_numbers(data):
         inferred = _KIND_DTYPE[arr.dtype.kind]
     else:
@@ -93,7 +103,7 @@ def tensor(
     tensor([[1., 2.],
             [3., 4.]])
     """
-    t = wrap(np.ascontiguousarray(_infer_array(data, dtype)))
+    t = wrap(np.asarray(_infer_array(data, dtype), order="C"))
     dev = as_device(device)
     if dev.type != "cpu":
         t = t.to(dev)  # type: ignore[attr-defined]

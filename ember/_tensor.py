@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember.device import CPU, device
-from ember.dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, CPU_BIT, META_BIT, format_keyset
 from ember.dispatch import dispatcher
+from ember.dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, CPU_BIT, META_BIT, format_keyset
 
 _FROM_NP = dtypes.FROM_NUMPY
 _ndarray = np.ndarray
+
+
+if TYPE_CHECKING:
+
+    def _bound(*args: Any, **kwargs: Any) -> Any: ...
 
 
 class Size(tuple[int, ...]):
@@ -66,6 +71,19 @@ class Tensor:
 
     _data: Any  # np.ndarray, or ShapeOnlyArray for tensors without data
     _keys: int
+
+    if TYPE_CHECKING:  # methods and operators are bound from the op registry (ember/_bind.py)
+
+        def __getattr__(self, name: str) -> Any: ...
+
+        __add__ = __radd__ = __iadd__ = __sub__ = __rsub__ = __isub__ = _bound
+        __mul__ = __rmul__ = __imul__ = __truediv__ = __rtruediv__ = __itruediv__ = _bound
+        __floordiv__ = __rfloordiv__ = __ifloordiv__ = __mod__ = __rmod__ = __imod__ = _bound
+        __pow__ = __rpow__ = __ipow__ = __matmul__ = __rmatmul__ = _bound
+        __and__ = __rand__ = __iand__ = __or__ = __ror__ = __ior__ = _bound
+        __xor__ = __rxor__ = __ixor__ = __lshift__ = __rshift__ = _bound
+        __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _bound
+        __neg__ = __abs__ = __invert__ = __pos__ = __getitem__ = __setitem__ = _bound
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         if cls is Tensor and (args or kwargs):
@@ -106,7 +124,8 @@ class Tensor:
         """
         data = self._data
         item = data.itemsize
-        if data.size <= 1 and type(data) is _ndarray:  # NumPy leaves these strides arbitrary
+        if data.size <= 1 and type(data) is _ndarray and self._base is None:
+            # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
             strides = contiguous_strides(data.shape)
         else:
             strides = tuple(s // item for s in data.strides)
@@ -123,9 +142,7 @@ class Tensor:
         data = self._data
         if type(data) is not _ndarray:
             return int(data.offset)
-        root = data
-        while isinstance(root.base, _ndarray):
-            root = root.base
+        root = root_array(data)
         if root is data or data.size == 0:
             return 0
         delta = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
@@ -205,6 +222,23 @@ class Tensor:
         return self
 
     @property
+    def data(self) -> Tensor:
+        """This tensor's values as a tensor autograd does not track (``detach()``).
+
+        >>> ember.ones(2, requires_grad=True).data.requires_grad
+        False
+        """
+        return self.detach()  # type: ignore[attr-defined]
+
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        # Swap the values under this object (nn.Module.to keeps Parameter identity this way).
+        if not isinstance(new, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(new).__name__}")
+        self._data = new._data
+        self._keys = (new._keys & BACKEND_MASK) | (self._keys & AUTOGRAD_BIT)
+
+    @property
     def _version(self) -> int:
         vc = self._vc
         return 0 if vc is None else vc[0]
@@ -263,9 +297,7 @@ class Tensor:
         """
         data = self._values("item")
         if data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {data.size} elements cannot be converted to Scalar"
-            )
+            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
         return data.reshape(()).item()
 
     def tolist(self) -> Any:
@@ -311,9 +343,7 @@ class Tensor:
 
     def __index__(self) -> int:
         if self.dtype.category > dtypes.INTEGRAL or self.numel() != 1:
-            raise TypeError(
-                "only integer tensors of a single element can be converted to an index"
-            )
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._scalar("__index__"))
 
     __hash__ = object.__hash__
@@ -321,7 +351,7 @@ class Tensor:
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         from ember._tensor_str import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0 and type(self._data) is _ndarray:
@@ -337,6 +367,50 @@ class Tensor:
             out.requires_grad_(True)
         memo[id(self)] = out
         return out
+
+    @property
+    def T(self) -> Tensor:
+        """The dims in reverse order (a ``permute`` view).
+
+        >>> ember.zeros(2, 3).T.shape
+        ember.Size([3, 2])
+        """
+        if self._data.ndim > 2:
+            import warnings
+
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                "deprecated; use `x.mT` for batches of matrices or `x.permute(...)`",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self.permute(list(range(self._data.ndim - 1, -1, -1)))  # type: ignore[attr-defined]
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dims swapped (a ``transpose`` view).
+
+        >>> ember.zeros(4, 2, 3).mT.shape
+        ember.Size([4, 3, 2])
+        """
+        if self._data.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. Got "
+                f"{self._data.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1)  # type: ignore[attr-defined]
+
+
+def root_array(arr: np.ndarray) -> np.ndarray:
+    """The ndarray that owns ``arr``'s memory (through views and ``__array_interface__``
+    wrappers, which NumPy's ``as_strided`` leaves in the ``.base`` chain)."""
+    root = arr
+    base = arr.base
+    while base is not None:
+        if isinstance(base, _ndarray):
+            root = base
+        base = getattr(base, "base", None)
+    return root
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

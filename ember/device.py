@@ -17,6 +17,8 @@ class device:
     """
 
     __slots__ = ("type", "index")
+    type: str  # set once in __new__; devices are immutable and cached
+    index: int | None
     _cache: dict[tuple[str, int | None], device] = {}
 
     def __new__(cls, type: Any, index: int | None = None) -> device:  # noqa: A002
@@ -25,12 +27,11 @@ class device:
         if not isinstance(type, str):
             raise TypeError(f"device(): expected a string like 'cpu' or 'meta', got {type!r}")
         if ":" in type:
-            type, _, idx = type.partition(":")
+            type, _, idx = type.partition(":")  # noqa: A001 - PyTorch's parameter name
             index = int(idx)
         if type not in _KNOWN:
             raise RuntimeError(
-                f"Expected one of {', '.join(_KNOWN)} device type at start of device string: "
-                f"{type}"
+                f"Expected one of {', '.join(_KNOWN)} device type at start of device string: {type}"
             )
         key = (type, index)
         cached = cls._cache.get(key)

@@ -118,7 +118,11 @@ class Library:
             dispatcher.set_kernel(op, key, fn, KIND_KEYSET if with_keyset else KIND_PLAIN)
 
     def fallback(
-        self, fn: Callable[..., Any], dispatch_key: str | DispatchKey = "", *, with_keyset: bool = True
+        self,
+        fn: Callable[..., Any],
+        dispatch_key: str | DispatchKey = "",
+        *,
+        with_keyset: bool = True,
     ) -> None:
         """Register a boxed fallback ``fn(op, keyset, args, kwargs)`` for every op on a key."""
         key = dispatch_key_of(dispatch_key or self.dispatch_key)
@@ -154,9 +158,7 @@ class Library:
 dispatch_key_of = dispatch_key
 
 
-def impl(
-    op: str | OpOverload, key: str | DispatchKey, fn: Callable[..., Any] | None = None
-) -> Any:
+def impl(op: str | OpOverload, key: str | DispatchKey, fn: Callable[..., Any] | None = None) -> Any:
     """Register a kernel for an op and key, for good; usable as a decorator.
 
     >>> @ember.library.impl("demo::twice", "Meta")

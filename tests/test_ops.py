@@ -46,7 +46,9 @@ def _out_tensors(op: Any, result: Any) -> dict[str, Any]:
     return {n: opinfo.clone_args(r) for n, r in zip(names, results, strict=True)}
 
 
-def _run_pair(op: Any, sample: opinfo.SampleInput, info: Any) -> tuple[Any, Any, BaseException | None, BaseException | None]:
+def _run_pair(
+    op: Any, sample: opinfo.SampleInput, info: Any
+) -> tuple[Any, Any, BaseException | None, BaseException | None]:
     e_args, e_kwargs = clone_args(sample.args), clone_args(sample.kwargs)
     t_args, t_kwargs = to_torch(sample.args), to_torch(sample.kwargs)
     if op._schema.is_out:
@@ -95,10 +97,23 @@ def test_cpu_matches_torch(op: Any) -> None:
             if e_exc is not None:
                 raise AssertionError(f"{where}: ember raised, torch did not") from e_exc
             assert_same(
-                e_res, t_res, check_strides=info.check_strides and op.is_view, info=info, where=where
+                e_res,
+                t_res,
+                check_strides=info.check_strides and op.is_view,
+                info=info,
+                where=where,
             )
             checked += 1
     assert checked or op._schema.is_mutable, f"{op}: no sample ran without error"
+
+
+def _meta_kwargs(op: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Meta keyword arguments; a factory (no tensor argument) gets ``device='meta'``."""
+    out = to_meta(kwargs)
+    args = op._schema.arguments
+    if any(a.name == "device" for a in args) and not any(a.type.base == "Tensor" for a in args):
+        out["device"] = "meta"
+    return out
 
 
 @pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
@@ -116,9 +131,13 @@ def test_meta_matches_cpu(op: Any) -> None:
                 if not info.meta_errors:
                     continue  # the error depends on values, which Meta does not have
                 with pytest.raises(type(exc)):
-                    op(*to_meta(sample.args), **to_meta(sample.kwargs))
+                    op(*to_meta(sample.args), **_meta_kwargs(op, sample.kwargs))
                 continue
-            meta = op(*to_meta(sample.args), **to_meta(sample.kwargs))
+            if "dynamic_output_shape" in op.tags:  # NOTE [data-dependent shapes]
+                with pytest.raises(NotImplementedError):
+                    op(*to_meta(sample.args), **_meta_kwargs(op, sample.kwargs))
+                continue
+            meta = op(*to_meta(sample.args), **_meta_kwargs(op, sample.kwargs))
             assert_meta_matches(meta, real, f"{op} {dtype.name} {sample}")
 
 
@@ -146,3 +165,100 @@ def test_coverage_every_op_has_samples_and_meta() -> None:
     missing_meta = [str(op) for op in OPS if not _has_meta(op) and str(op) not in EXEMPT]
     assert not missing_samples, f"ops without samples: {missing_samples}"
     assert not missing_meta, f"ops without a Meta rule: {missing_meta}"
+
+
+# --------------------------------------------------------------------------- gradients
+
+
+def _differentiable_ops() -> list[Any]:
+    from ember.autograd.function_table import DERIVATIVES
+
+    return [op for op in WITH_SAMPLES if op in DERIVATIVES]
+
+
+def _float64_samples(op: Any) -> list[opinfo.SampleInput]:
+    info = samples_for(op)
+    assert info is not None
+    if ember.float64 not in info.dtypes:
+        return []
+    return list(generate(op, ember.float64))
+
+
+def _with_grad(x: Any) -> Any:
+    if isinstance(x, ember.Tensor) and x.dtype.is_floating_point:
+        return opinfo.clone_args(x).requires_grad_()
+    if isinstance(x, list):
+        return [_with_grad(e) for e in x]
+    return x
+
+
+def _grad_leaves(x: Any) -> list[Any]:
+    if isinstance(x, ember.Tensor):
+        return [x] if x.requires_grad else []
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in _grad_leaves(e)]
+    return []
+
+
+def _torch_leaves(x: Any) -> Any:
+    if isinstance(x, ember.Tensor) and x.requires_grad:
+        return to_torch(x.detach()).requires_grad_()
+    if isinstance(x, list):
+        return [_torch_leaves(e) for e in x]
+    return to_torch(x)
+
+
+def _torch_flat(x: Any) -> list[Any]:
+    if isinstance(x, torch.Tensor):
+        return [x] if x.requires_grad else []
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in _torch_flat(e)]
+    return []
+
+
+@requires_torch
+@pytest.mark.parametrize("op", _differentiable_ops(), ids=str)
+def test_gradients_match_torch(op: Any) -> None:
+    """Backward through each differentiable op equals PyTorch's, for a random cotangent."""
+    import numpy as np
+
+    ran = 0
+    for sample in _float64_samples(op):
+        args = tuple(_with_grad(a) for a in sample.args)
+        leaves = _grad_leaves(args)
+        if not leaves:
+            continue
+        try:
+            out = op(*args, **sample.kwargs)
+        except Exception:  # noqa: BLE001 - error parity is test_cpu_matches_torch's job
+            continue
+        outs = [o for o in (out if isinstance(out, (list, tuple)) else [out])
+                if isinstance(o, ember.Tensor) and o.requires_grad]  # fmt: skip
+        if not outs:
+            continue
+        rng = np.random.default_rng(1)
+        cots = [rng.standard_normal(tuple(o.shape)).astype(o.dtype.np) for o in outs]
+        e_grads = ember.autograd.grad(
+            outs, leaves, [ember.from_numpy(c) for c in cots], allow_unused=True
+        )
+        t_args = tuple(_torch_leaves(a) for a in args)
+        t_out = torch_op(op, samples_for(op))(*t_args, **to_torch(sample.kwargs))
+        t_outs = [o for o in (t_out if isinstance(t_out, (list, tuple)) else [t_out])
+                  if isinstance(o, torch.Tensor) and o.requires_grad]  # fmt: skip
+        t_leaves = _torch_flat(t_args)
+        try:
+            t_grads = torch.autograd.grad(
+                t_outs, t_leaves, [torch.from_numpy(c) for c in cots], allow_unused=True
+            )
+        except RuntimeError:
+            continue  # PyTorch cannot differentiate this sample (e.g. scatter with src > index)
+        for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
+            where = f"{op} {sample} grad of input {i}"
+            if tg is None:
+                assert eg is None or not eg.numpy().any(), where
+                continue
+            assert eg is not None, f"{where}: ember gave no gradient"
+            np.testing.assert_allclose(eg.numpy(), tg.numpy(), rtol=1e-6, atol=1e-8, err_msg=where)
+        ran += 1
+    if not ran:
+        pytest.skip(f"{op}: no float64 sample with a differentiable input (integer-only op?)")

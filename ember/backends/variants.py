@@ -46,7 +46,9 @@ def _inplace(fn: Callable[..., Any], write: Writer, name: str) -> Callable[..., 
     return kernel
 
 
-def _out(fn: Callable[..., Any], write: Writer, name: str, outs: tuple[str, ...]) -> Callable[..., Any]:
+def _out(
+    fn: Callable[..., Any], write: Writer, name: str, outs: tuple[str, ...]
+) -> Callable[..., Any]:
     def kernel(*args: Any, **kwargs: Any) -> Any:
         dsts = [kwargs.pop(n) for n in outs]
         result = fn(*args, **kwargs)
@@ -64,7 +66,8 @@ def derive(key: DispatchKey, write: Writer) -> int:
     """Register the missing in-place/out kernels for ``key``; returns how many."""
     count = 0
     for fop, (ip, o) in VARIANTS_OF.items():
-        own = fop._kernels.get(key)
+        # a CompositeImplicit op's out= variant runs the decomposition, then writes
+        own = fop._kernels.get(key) or fop._kernels.get(DispatchKey.CompositeImplicitAutograd)
         if own is None or own[1] != KIND_PLAIN:
             continue
         fn = own[0]

@@ -44,7 +44,7 @@ all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 _DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
-TENSOR_TYPE: list[type] = [object]
+TENSOR_TYPE: list[type[Any]] = [object]
 
 
 def invalidate() -> None:
@@ -190,7 +190,14 @@ def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[...,
 
     body = _keyset_lines(op._schema)
     src = "\n".join(
-        ["def dispatch(*args, **kwargs):", *body, _DISPATCH_TAIL, "def keyset(args, kwargs):", *body, "    return ks"]
+        [
+            "def dispatch(*args, **kwargs):",
+            *body,
+            _DISPATCH_TAIL,
+            "def keyset(args, kwargs):",
+            *body,
+            "    return ks",
+        ]
     )
     scope: dict[str, Any] = {
         "CPU": CPU_BIT, "BITS": _DEVICE_BITS, "ACTIVE": ACTIVE, "local": local, "op": op,

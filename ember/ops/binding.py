@@ -210,7 +210,9 @@ def _same(value: Any, default: Any) -> bool:
         return False
     if isinstance(default, tuple):
         return isinstance(value, (list, tuple)) and tuple(value) == default
-    return type(value) is type(default) and value == default if default is not None else value is None
+    return (
+        type(value) is type(default) and value == default if default is not None else value is None
+    )
 
 
 def strip_defaults(
@@ -223,5 +225,43 @@ def strip_defaults(
     while n and n <= len(pos) and _same(args[n - 1], pos[n - 1].default_value):
         n -= 1
     params = {a.name: a for a in op._schema.kwarg_only}
-    kept = {k: v for k, v in kwargs.items() if k not in params or not _same(v, params[k].default_value)}
+    kept = {
+        k: v for k, v in kwargs.items() if k not in params or not _same(v, params[k].default_value)
+    }
     return tuple(args[:n]), kept
+
+
+def make_matcher(op: OpOverload) -> Any:
+    """Generate ``match(args) -> bool`` for positional-only calls: ``matches`` unrolled from
+    the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths])."""
+    schema = op._schema
+    pointwise = "pointwise" in op.tags
+    lines = ["def match(args):", "    n = len(args)"]
+    scope: dict[str, Any] = {
+        "T": TENSOR_TYPE[0], "NUMS": frozenset(_NUMBER_TYPES), "is_tensor": _is_tensor,
+        "is_int": _is_int, "tm": type_matches,
+    }  # fmt: skip
+    for i, a in enumerate(schema.positional):
+        t = a.type
+        scope[f"t{i}"] = t
+        x = f"args[{i}]"
+        if t.is_list:
+            test = f"tm(t{i}, {x})"
+        elif t.base == "Tensor":
+            test = f"isinstance({x}, T) or is_tensor({x})"
+            if pointwise:
+                test += f" or type({x}) in NUMS"
+        elif t.base in ("int", "SymInt"):
+            test = f"type({x}) is int or is_int({x})"
+        elif t.base == "Scalar":
+            test = f"type({x}) in NUMS or tm(t{i}, {x})"
+        elif t.base == "bool":
+            test = f"type({x}) is bool or tm(t{i}, {x})"
+        else:
+            test = f"tm(t{i}, {x})"
+        if t.optional:
+            test = f"{x} is None or {test}"
+        lines.append(f"    if n > {i} and not ({test}): return False")
+    lines.append("    return True")
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
+    return scope["match"]

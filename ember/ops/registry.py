@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ember.dispatch import dispatcher, state
+from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN, TENSOR_TYPE, Kernel
 from ember.dispatch.keys import DispatchKey
 from ember.ops.schema import FunctionSchema, parse_schema
@@ -25,8 +25,8 @@ class OpOverload:
 
     __slots__ = (
         "_schema", "_name", "_overloadname", "overloadpacket", "namespace", "tags",
-        "_kernels", "_table", "_keyset", "_dispatch", "__name__", "__qualname__", "_qualname", "py_kernels",
-        "__weakref__",
+        "_kernels", "_table", "_keyset", "_dispatch", "__name__", "__qualname__", "_qualname",
+        "py_kernels", "__weakref__",
     )  # fmt: skip
 
     def __init__(self, packet: OpOverloadPacket, schema: FunctionSchema, tags: tuple[str, ...]):
@@ -54,7 +54,8 @@ class OpOverload:
         return self._qualname
 
     def __repr__(self) -> str:
-        return f"<OpOverload(op='{self.namespace}.{self.overloadpacket.__name__}', overload='{self._overloadname}')>"
+        packet = f"{self.namespace}.{self.overloadpacket.__name__}"
+        return f"<OpOverload(op='{packet}', overload='{self._overloadname}')>"
 
     @property
     def op(self) -> OpOverload:
@@ -158,7 +159,9 @@ class _Namespace:
         try:
             return self.__dict__["packets"][attr]
         except KeyError:
-            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{attr}'")
+            raise AttributeError(
+                f"'_OpNamespace' '{self.name}' object has no attribute '{attr}'"
+            ) from None
 
     def __dir__(self) -> list[str]:
         return sorted(self.packets)
@@ -225,5 +228,3 @@ def undefine_op(op: OpOverload) -> None:
     dispatcher.invalidate()
     if not packet._overloads:
         del getattr(ops, op.namespace).packets[packet.__name__]
-
-

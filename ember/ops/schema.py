@@ -175,7 +175,9 @@ _TYPE_RE = re.compile(
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
     """Split on ``sep`` outside brackets and parentheses."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([":
             depth += 1
@@ -214,12 +216,20 @@ def _parse_type(text: str) -> tuple[SchemaType, AliasInfo | None]:
     return SchemaType(m["base"], list_size, optional, elem_opt), alias
 
 
-_NAMED_DEFAULTS = {"True": True, "False": False, "None": None, "Mean": 1, "Sum": 2, "Nothing": 0}
+_NAMED_DEFAULTS: dict[str, Any] = {
+    "True": True,
+    "False": False,
+    "None": None,
+    "Mean": 1,
+    "Sum": 2,
+    "Nothing": 0,
+}
 _NAMED_DEFAULTS |= {"contiguous_format": "contiguous_format", "long": "long", "inf": float("inf")}
 
 
 def _parse_default(text: str, typ: SchemaType) -> Any:
     text = text.strip()
+    value: Any
     if text in _NAMED_DEFAULTS:
         value = _NAMED_DEFAULTS[text]
     elif text.startswith("[") and text.endswith("]"):

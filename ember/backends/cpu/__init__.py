@@ -6,8 +6,9 @@ from ember.backends.cpu import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    nn,
     pointwise,
     reductions,
+    variants,  # noqa: F401  (last: derives in-place/out kernels)
     views,
 )
-from ember.backends.cpu import variants  # noqa: F401  (last: derives in-place/out kernels)

@@ -21,7 +21,9 @@ def _zeros(grad: Tensor, sizes: Sequence[int]) -> np.ndarray:
 
 
 @impl(aten.select_backward.default, CPU)
-def select_backward(grad_output: Tensor, input_sizes: Sequence[int], dim: int, index: int) -> Tensor:
+def select_backward(
+    grad_output: Tensor, input_sizes: Sequence[int], dim: int, index: int
+) -> Tensor:
     out = _zeros(grad_output, input_sizes)
     d = wrap_dim(dim, out.ndim, "select_backward")
     out[(slice(None),) * d + (index,)] = data(grad_output)

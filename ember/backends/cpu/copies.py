@@ -1,3 +1,563 @@
-"""CPU kernels of the copies ops."""
+"""CPU kernels of the copies ops, and their CompositeImplicitAutograd decompositions.
+
+Shape, dtype and layout checks are shared with the Meta rules (``ember/backends/meta/copies.py``);
+only the checks that read values (index bounds, memory overlap) live here. New tensors are
+laid out as NOTE [layout of new tensors] says.
+"""
 
 from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray, contiguous_strides
+from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
+from ember.backends.meta.copies import (
+    cat_layout,
+    check_copy,
+    check_detach_,
+    check_fill_value,
+    check_gather,
+    check_layout,
+    check_reduce,
+    check_scalar,
+    check_scatter,
+    check_stack,
+    check_tri,
+    flip_dims,
+    format_name,
+    index_select_shape,
+    is_contiguous_as,
+    is_non_overlapping_and_dense,
+    masked_fill_checks,
+    no_meta_data,
+    repeat_shape,
+    result_strides,
+    roll_args,
+)
+from ember.backends.shapes import wrap_dim
+from ember.device import as_device
+from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ember.library import impl
+from ember.ops.registry import ops
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+CIA = DispatchKey.CompositeImplicitAutograd
+_nd = np.ndarray
+_copyto = np.copyto
+
+#: device type -> how a cpu tensor moves there (``_to_copy(x, device=...)``); other backends
+#: register theirs here. ``cpu`` and ``meta`` are built in.
+TO_DEVICE: dict[str, Callable[[Tensor], Tensor]] = {}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _array(x: Tensor, op: str) -> np.ndarray:
+    d = x._data
+    if type(d) is not _nd:
+        raise no_meta_data(op)
+    return d
+
+
+def empty_strided(shape: tuple[int, ...], strides: tuple[int, ...], npdt: Any) -> np.ndarray:
+    """An uninitialised ndarray with exactly these strides (in elements), owning its memory."""
+    if strides == contiguous_strides(shape):
+        return np.empty(shape, npdt)
+    numel = int(np.prod(shape))
+    buf = np.empty(max(numel, 1), npdt)
+    item = buf.itemsize
+    return np.ndarray(shape, npdt, buffer=buf, strides=tuple(s * item for s in strides))
+
+
+def empty_like(x: Tensor, npdt: Any = None, mf: Any = None, op: str = "") -> np.ndarray:
+    """An uninitialised ndarray shaped like ``x``, laid out as ``mf`` says (default preserve)."""
+    d = x._data
+    shape = d.shape
+    strides = x.stride()
+    if strides != contiguous_strides(shape) or mf is not None:
+        strides = result_strides(shape, strides, mf, op)
+    return empty_strided(shape, strides, d.dtype if npdt is None else npdt)
+
+
+_warned_complex = [False]
+
+
+def cast(a: np.ndarray, npdt: np.dtype[Any]) -> np.ndarray:
+    """``a`` converted to ``npdt`` as PyTorch converts: complex to real keeps the real part
+    (with PyTorch's warning), floats reach uint8 through int64 (wrapping negatives)."""
+    if a.dtype is npdt or a.dtype == npdt:
+        return a
+    kind, to = a.dtype.kind, npdt.kind
+    if kind == "c" and to not in "cb":
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3
+        )
+        a = a.real
+        kind = "f"
+    with np.errstate(all="ignore"):  # NaN/inf to integers: as PyTorch, no error
+        if kind == "f" and to == "u":
+            a = a.astype(np.int64)
+        return a.astype(npdt)
+
+
+def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """Write ``src`` (broadcast) into ``dst``, converting its dtype as PyTorch does."""
+    _copyto(dst, src if src.dtype == dst.dtype else cast(src, dst.dtype))
+
+
+def _full_index(index: np.ndarray, dim: int) -> tuple[Any, ...]:
+    """The NumPy index that addresses ``out[i][j][index[i][j]]...`` for every index element."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _check_bounds(index: np.ndarray, size: int, dim: int, op: str) -> None:
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index[(index < 0) | (index >= size)].flat[0]
+        raise RuntimeError(
+            f"{op}: index {bad} is out of bounds for dimension {dim} with size {size}"
+        )
+
+
+def _check_partial_overlap(dst: np.ndarray, src: np.ndarray, op: str) -> None:
+    """PyTorch refuses to copy between dense tensors whose memory partly overlaps."""
+    if not np.may_share_memory(dst, src):
+        return
+    ranges = []
+    for a in (dst, src):
+        item = a.itemsize
+        shape, strides = a.shape, tuple(s // item for s in a.strides)
+        if not is_non_overlapping_and_dense(shape, strides):
+            return  # PyTorch can't tell either: it lets the copy run
+        start = a.__array_interface__["data"][0]
+        ranges.append((start, start + a.nbytes))
+    if ranges[0] != ranges[1]:
+        raise RuntimeError(
+            f"{op}: unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
+
+
+# --------------------------------------------------------------------------- copies of one tensor
+
+
+@impl(aten.clone.default, CPU)
+def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    d = self._data
+    out = empty_like(self, mf=memory_format, op="clone")
+    _copyto(out, d)
+    return wrap(out)
+
+
+@impl(aten.lift_fresh_copy.default, CPU)
+def lift_fresh_copy(self: Tensor) -> Tensor:
+    return clone(self)
+
+
+@impl(aten.lift_fresh.default, CPU)
+def lift_fresh(self: Tensor) -> Tensor:
+    return self
+
+
+@impl(aten._to_copy.default, CPU)
+def _to_copy(
+    self: Tensor,
+    *,
+    dtype: dtypes.dtype | None = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    check_layout(layout, "_to_copy")
+    d = self._data
+    npdt = d.dtype if dtype is None else dtype.np
+    if device is not None:
+        kind = as_device(device).type
+        if kind == "meta":
+            strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
+            return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
+        if kind != "cpu":
+            move = TO_DEVICE.get(kind)
+            if move is None:
+                raise NotImplementedError(
+                    f"_to_copy: no way to move a cpu tensor to '{device}'; register one in "
+                    "ember.backends.cpu.copies.TO_DEVICE"
+                )
+            return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
+    out = empty_like(self, npdt, memory_format, "_to_copy")
+    copy_into(out, d)
+    return wrap(out)
+
+
+@impl(aten._to_copy.out, CPU)
+def _to_copy_out(
+    self: Tensor, *, non_blocking: bool = False, memory_format: Any = None, out: Tensor
+) -> Tensor:
+    d = self._data
+    if out._data.shape != d.shape:
+        out._data = np.empty(d.shape, out._data.dtype)
+    copy_into(_array(out, "_to_copy.out"), d)
+    out._bump_version()
+    return out
+
+
+@impl(aten.detach.default, CPU)
+def detach(self: Tensor) -> Tensor:
+    return wrap_view(self, self._data.view())
+
+
+@impl(aten.detach_.default, CPU)
+def detach_(self: Tensor) -> Tensor:
+    check_detach_(self)
+    self._keys &= ~AUTOGRAD_BIT
+    self.grad_fn = None
+    return self
+
+
+# --------------------------------------------------------------------------- writing values
+
+
+@impl(aten.copy_.default, CPU)
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    d, s = self._data, src._data
+    if d.shape != s.shape or 0 in d.strides:
+        check_copy(self, src)
+    if self is not src:
+        _check_partial_overlap(d, s, "copy_")
+        copy_into(d, s)
+    self._bump_version()
+    return self
+
+
+@impl(aten.copy.default, CPU)
+def copy(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    check_copy(self, src, "copy")
+    out = empty_like(self)
+    copy_into(out, src._data)
+    return wrap(out)
+
+
+@impl(aten.fill_.Scalar, CPU)
+def fill_(self: Tensor, value: Any) -> Tensor:
+    self._data[...] = check_scalar(value, self.dtype, "fill_")
+    self._bump_version()
+    return self
+
+
+@impl(aten.fill_.Tensor, CPU)
+def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
+    check_fill_value(value)
+    copy_into(self._data, _array(value, "fill_"))
+    self._bump_version()
+    return self
+
+
+@impl(aten.zero_.default, CPU)
+def zero_(self: Tensor) -> Tensor:
+    self._data[...] = 0
+    self._bump_version()
+    return self
+
+
+@impl(aten.fill.Scalar, CPU)
+def fill(self: Tensor, value: Any) -> Tensor:
+    out = empty_like(self)
+    out[...] = check_scalar(value, self.dtype, "fill")
+    return wrap(out)
+
+
+@impl(aten.fill.Tensor, CPU)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    check_fill_value(value)
+    out = empty_like(self)
+    copy_into(out, value._data)
+    return wrap(out)
+
+
+@impl(aten.zero.default, CPU)
+def zero(self: Tensor) -> Tensor:
+    return wrap(np.zeros_like(self._data, order="K"))
+
+
+def _masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    d = self._data
+    shape = masked_fill_checks(self, mask, value, "masked_fill")
+    out = np.empty(shape, d.dtype)
+    _copyto(out, d)
+    v = check_scalar(value, self.dtype, "masked_fill")
+    _copyto(out, cast(np.asarray(v), d.dtype), where=mask._data)
+    return wrap(out)
+
+
+impl(aten.masked_fill.Scalar, CPU, _masked_fill)
+impl(aten.masked_fill.Tensor, CPU, _masked_fill)
+
+
+def _scatter(
+    self: Tensor, dim: int, index: Tensor, src: Any, reduce: str | None, op: str
+) -> Tensor:
+    d = check_scatter(self, dim, index, src if isinstance(src, Tensor) else None, op)
+    if reduce is not None:
+        check_reduce(reduce)
+    data = self._data
+    if not isinstance(src, Tensor):  # the value is converted to self's dtype first
+        src = cast(np.asarray(check_scalar(src, self.dtype, op)), data.dtype)
+    out = np.array(data, order="K")
+    idx = index._data
+    if idx.size == 0:
+        return wrap(out)
+    flat = out.reshape(1) if out.ndim == 0 else out
+    _check_bounds(idx, flat.shape[d], d, op)
+    where = _full_index(idx.reshape(1) if idx.ndim == 0 else idx, d)
+    if isinstance(src, Tensor):
+        s = src._data.reshape(1) if src._data.ndim == 0 else src._data
+        values: Any = s[tuple(slice(0, n) for n in where[d].shape)]
+    else:
+        values = src
+    if reduce is None:
+        flat[where] = values
+    elif reduce == "add":
+        np.add.at(flat, where, values)
+    else:
+        np.multiply.at(flat, where, values)
+    return wrap(out)
+
+
+@impl(aten.scatter.src, CPU)
+def scatter_src(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter(self, dim, index, src, None, "scatter")
+
+
+@impl(aten.scatter.value, CPU)
+def scatter_value(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    return _scatter(self, dim, index, value, None, "scatter")
+
+
+@impl(aten.scatter.reduce, CPU)
+def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
+    return _scatter(self, dim, index, src, reduce, "scatter")
+
+
+@impl(aten.scatter.value_reduce, CPU)
+def scatter_value_reduce(
+    self: Tensor, dim: int, index: Tensor, value: Any, *, reduce: str
+) -> Tensor:
+    return _scatter(self, dim, index, value, reduce, "scatter")
+
+
+@impl(aten.scatter_add.default, CPU)
+def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return _scatter(self, dim, index, src, "add", "scatter_add")
+
+
+# --------------------------------------------------------------------------- new tensors
+
+
+@impl(aten.cat.default, CPU)
+def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    kept, d, shape, dt = cat_layout(tensors, dim)
+    if not kept:
+        return wrap(np.empty((0,), dt.np))
+    arrays = [_array(t, "cat") for t in kept]
+    return wrap(np.concatenate(arrays, axis=d, dtype=dt.np, casting="unsafe"))
+
+
+@impl(aten.flip.default, CPU)
+def flip(self: Tensor, dims: list[int]) -> Tensor:
+    d = self._data
+    axes = flip_dims(d.ndim, dims)
+    out = empty_like(self)
+    _copyto(out, np.flip(d, axes) if d.ndim else d)
+    return wrap(out)
+
+
+@impl(aten.roll.default, CPU)
+def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
+    d = self._data
+    sh, axes = roll_args(d.ndim, shifts, dims)
+    out = empty_like(self)
+    if d.ndim == 0 or d.size == 0:
+        _copyto(out, d)
+    elif not axes:
+        _copyto(out, np.roll(d.reshape(-1), sh[0]).reshape(d.shape))
+    else:
+        _copyto(out, np.roll(d, sh, axes))
+    return wrap(out)
+
+
+@impl(aten.repeat.default, CPU)
+def repeat(self: Tensor, repeats: list[int]) -> Tensor:
+    d = self._data
+    padded, shape = repeat_shape(d.shape, repeats)
+    out = np.empty(shape, d.dtype)
+    # view the result as (r0, n0, r1, n1, ...) and broadcast the input over the r's
+    interleaved = [x for pair in zip(repeats, padded, strict=True) for x in pair]
+    spread = [x for n in padded for x in (1, n)]
+    _copyto(out.reshape(interleaved), d.reshape(spread))
+    return wrap(out)
+
+
+@impl(aten.tril.default, CPU)
+def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_tri(self, "tril")
+    return wrap(np.ascontiguousarray(np.tril(self._data, diagonal)))
+
+
+@impl(aten.triu.default, CPU)
+def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_tri(self, "triu")
+    return wrap(np.ascontiguousarray(np.triu(self._data, diagonal)))
+
+
+@impl(aten.gather.default, CPU)
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    d = check_gather(self, dim, index)
+    data, idx = self._data, index._data
+    if idx.size == 0:
+        return wrap(np.empty(idx.shape, data.dtype))
+    src = data.reshape(1) if data.ndim == 0 else data
+    i = idx.reshape(1) if idx.ndim == 0 else idx
+    _check_bounds(i, src.shape[d], d, "gather")
+    out = src[_full_index(i, d)]
+    return wrap(np.ascontiguousarray(out).reshape(idx.shape))
+
+
+@impl(aten.index_select.default, CPU)
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    d, shape = index_select_shape(self, dim, index)
+    data, idx = self._data, index._data.reshape(-1)
+    size = data.shape[d] if data.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError(
+            f"index_select: index out of range in self (dim {d} has size {size}, got index "
+            f"{idx[(idx < 0) | (idx >= size)][0]})"
+        )
+    src = data.reshape(1) if data.ndim == 0 else data
+    return wrap(np.take(src, idx, axis=d).reshape(shape))
+
+
+@impl(aten.nonzero.default, CPU)
+def nonzero(self: Tensor) -> Tensor:
+    return wrap(np.ascontiguousarray(np.argwhere(self._data), dtype=np.int64))
+
+
+# --------------------------------------------------------------------------- decompositions
+
+
+@impl(aten.contiguous.default, CIA)
+def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
+    if is_contiguous_as(self, memory_format, "contiguous"):
+        return self
+    if format_name(memory_format, "contiguous") == "preserve_format":
+        raise RuntimeError("contiguous: preserve memory format is unsupported by the contiguous "
+                           "operator; pass contiguous_format")  # fmt: skip
+    return aten.clone.default(self, memory_format=memory_format)
+
+
+def _to(
+    self: Tensor,
+    dtype: dtypes.dtype | None,
+    device: Any,
+    copy: bool,
+    memory_format: Any,
+    non_blocking: bool,
+    **rest: Any,
+) -> Tensor:
+    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``."""
+    if (
+        not copy
+        and (dtype is None or dtype is self.dtype)
+        and (device is None or as_device(device) == self.device)
+        and (
+            format_name(memory_format, "to") == "preserve_format"
+            or is_contiguous_as(self, memory_format, "to")
+        )
+    ):
+        return self
+    kwargs = {k: v for k, v in rest.items() if v is not None}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    if device is not None:
+        kwargs["device"] = device
+    if non_blocking:
+        kwargs["non_blocking"] = non_blocking
+    if memory_format is not None:
+        kwargs["memory_format"] = memory_format
+    return aten._to_copy.default(self, **kwargs)
+
+
+@impl(aten.to.dtype_layout, CIA)
+def to_dtype_layout(
+    self: Tensor,
+    *,
+    dtype: dtypes.dtype | None = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = None,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _to(self, dtype, device, copy, memory_format, non_blocking, layout=layout,
+               pin_memory=pin_memory)  # fmt: skip
+
+
+@impl(aten.to.device, CIA)
+def to_device(
+    self: Tensor,
+    device: Any,
+    dtype: dtypes.dtype,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _to(self, dtype, device, copy, memory_format, non_blocking)
+
+
+@impl(aten.to.dtype, CIA)
+def to_dtype(
+    self: Tensor,
+    dtype: dtypes.dtype,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _to(self, dtype, None, copy, memory_format, non_blocking)
+
+
+@impl(aten.to.other, CIA)
+def to_other(
+    self: Tensor,
+    other: Tensor,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    return _to(self, other.dtype, other.device, copy, memory_format, non_blocking)
+
+
+@impl(aten.stack.default, CIA)
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    check_stack(tensors)
+    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
+    unsqueeze = aten.unsqueeze.default
+    return aten.cat.default([unsqueeze(t, d) for t in tensors], d)
+
+
+@impl(aten.stack.out, CIA)
+def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
+    check_stack(tensors)
+    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
+    unsqueeze = aten.unsqueeze.default
+    return aten.cat.out([unsqueeze(t, d) for t in tensors], d, out=out)

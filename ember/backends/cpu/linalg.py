@@ -1,3 +1,110 @@
-"""CPU kernels of the linalg ops."""
+"""CPU kernels of the linear algebra ops: ``np.matmul`` (BLAS for float and complex) and
+``np.einsum``. The checks are shared with the Meta rules (``ember/ops/native/linalg.py``).
+
+float16 products accumulate in float32 and are cast back, as PyTorch does on CPU; integer
+products use NumPy's integer loops (wrapping on overflow, as PyTorch's do).
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.backends.cpu._util import Tensor, wrap
+from ember.dispatch.keys import CPU_BIT, DispatchKey
+from ember.library import impl
+from ember.ops.native.linalg import (
+    addmm_shape,
+    bmm_shape,
+    dot_shape,
+    einsum_dtype,
+    einsum_shape,
+    mm_shape,
+    mv_shape,
+)
+from ember.ops.registry import ops
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+_matmul = np.matmul
+_new = object.__new__
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+#: dtypes np.matmul handles directly (BLAS, or NumPy's integer loops)
+_DIRECT = frozenset(np.dtype(t) for t in (
+    np.float32, np.float64, np.complex64, np.complex128,
+    np.uint8, np.int8, np.int16, np.int32, np.int64,
+))  # fmt: skip
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in ``a``'s dtype (float16 through float32)."""
+    if a.dtype is _F16:
+        return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(_F16)
+    r = _matmul(a, b)
+    return r if type(r) is np.ndarray else np.asarray(r)
+
+
+@impl(aten.mm.default, CPU)
+def mm(self: Tensor, mat2: Tensor) -> Tensor:
+    a, b = self._data, mat2._data
+    # fast path: 2-D operands of one dtype NumPy multiplies directly (np.matmul checks the
+    # inner sizes); anything else goes through mm_shape for PyTorch's errors
+    d = a.dtype
+    if d is b.dtype and (d is _F32 or d in _DIRECT) and a.ndim == 2 == b.ndim:
+        try:
+            t = _new(Tensor)  # wrap(), inlined: this is the whole of a small matmul's cost
+            t._data = _matmul(a, b)
+        except ValueError:
+            pass
+        else:
+            t._keys = CPU_BIT
+            return t
+    mm_shape(a.shape, b.shape, self.dtype, mat2.dtype)
+    return wrap(_product(a, b))
+
+
+@impl(aten.bmm.default, CPU)
+def bmm(self: Tensor, mat2: Tensor) -> Tensor:
+    bmm_shape(self.shape, mat2.shape, self.dtype, mat2.dtype)
+    return wrap(_product(self._data, mat2._data))
+
+
+@impl(aten.mv.default, CPU)
+def mv(self: Tensor, vec: Tensor) -> Tensor:
+    mv_shape(self.shape, vec.shape, self.dtype, vec.dtype)
+    return wrap(_product(self._data, vec._data))
+
+
+@impl(aten.dot.default, CPU)
+def dot(self: Tensor, tensor: Tensor) -> Tensor:
+    dot_shape(self.shape, tensor.shape, self.dtype, tensor.dtype)
+    return wrap(_product(self._data, tensor._data))
+
+
+@impl(aten.addmm.default, CPU)
+def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape = addmm_shape(self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype)
+    prod = _product(mat1._data, mat2._data)
+    t = prod.dtype.type
+    if alpha != 1:
+        prod = prod * t(alpha)
+    if beta == 0:  # self is ignored, NaNs and all
+        return wrap(np.ascontiguousarray(np.broadcast_to(prod, shape)))
+    s = self._data if beta == 1 else self._data * t(beta)
+    with np.errstate(all="ignore"):
+        return wrap((s + prod).astype(prod.dtype, copy=False))
+
+
+@impl(aten.einsum.default, CPU)
+def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
+    dts = [t.dtype for t in tensors]
+    einsum_shape(equation, [t.shape for t in tensors], dts)
+    res = einsum_dtype(equation, dts).np
+    arrays = [t._data for t in tensors]
+    if res is _F16 or res is not arrays[0].dtype:
+        arrays = [a.astype(_F32 if res is _F16 else res) for a in arrays]
+    r = np.asarray(np.einsum(equation, *arrays), dtype=res)
+    return wrap(r if r.flags.c_contiguous else r.copy())

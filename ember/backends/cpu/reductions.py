@@ -1,3 +1,454 @@
-"""CPU kernels of the reductions ops."""
+"""CPU kernels of the reduction ops: NumPy ufunc reductions (``np.add.reduce`` rather than
+``np.sum``, whose Python wrapper costs more than a small reduction itself).
+
+Shape and dtype rules (which dims, result dtype, the errors) live beside the schemas in
+``ember/ops/native/reductions.py`` and are shared with the Meta rules. float16 inputs are
+accumulated in float32 and the result cast back, as PyTorch does on CPU.
+"""
 
 from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember.backends.cpu._util import Tensor, wrap
+from ember.backends.shapes import wrap_dim
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import dtype
+from ember.library import impl
+from ember.ops.native.reductions import (
+    all_any_dtype,
+    check_nonempty,
+    check_norm_empty,
+    check_not_complex,
+    check_sortable,
+    check_topk,
+    mean_dtype,
+    norm_dtype,
+    reduction_axes,
+    softmax_dtype,
+    sum_dtype,
+    var_dtype,
+)
+from ember.ops.registry import ops
+from ember.return_types import max as max_t
+from ember.return_types import min as min_t
+from ember.return_types import sort as sort_t
+from ember.return_types import topk as topk_t
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+_nd = np.ndarray
+_asarray = np.asarray
+_add_reduce = np.add.reduce
+_mul_reduce = np.multiply.reduce
+_max_reduce = np.maximum.reduce
+_min_reduce = np.minimum.reduce
+_FROM_NP = dtypes.FROM_NUMPY
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
+
+
+def _quiet() -> np.errstate:
+    """PyTorch gives inf/nan silently; so do we (an errstate can be entered only once)."""
+    return np.errstate(all="ignore")
+
+
+def _acc(res: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype to accumulate a ``res`` result in."""
+    return _F32 if res is _F16 else res
+
+
+def _out(r: Any, res: np.dtype[Any]) -> Tensor:
+    """Wrap a NumPy result (a scalar for 0-d results), cast to ``res`` if it is not already."""
+    if type(r) is not _nd:
+        r = _asarray(r)
+    if r.dtype is res:
+        return wrap(r)
+    if res is _F16:  # overflow to inf is silent in PyTorch
+        with _quiet():
+            return wrap(r.astype(res))
+    return wrap(r.astype(res))
+
+
+def _cast_input(x: np.ndarray, to: dtype | None) -> np.ndarray:
+    """The input converted to ``dtype=`` (complex to real drops the imaginary part)."""
+    if to is None or x.dtype is to.np:
+        return x
+    if x.dtype.kind == "c" and to.np.kind != "c":
+        x = x.real
+    return x.astype(to.np)
+
+
+def _moveaxis_1d(x: np.ndarray) -> np.ndarray:
+    """0-dim arrays as 1-element 1-dim ones (NumPy has no axis 0 on a 0-dim array)."""
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+# --------------------------------------------------------------------------- sum, mean, prod
+
+#: input ndarray dtype -> (accumulate dtype, result dtype) of sum/prod with no dtype=
+_SUM_PLAN = {d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.ALL_DTYPES}
+
+
+@impl(aten.sum.default, CPU)
+def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    x = self._data
+    if dtype is None:
+        acc, res = _SUM_PLAN[x.dtype]
+    else:
+        x = _cast_input(x, dtype)
+        res = dtype.np
+        acc = _acc(res)
+    return _out(_add_reduce(x, None, acc), res)
+
+
+@impl(aten.sum.dim_IntList, CPU)
+def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
+    x = _cast_input(self._data, dtype)
+    res = sum_dtype(self.dtype, dtype).np
+    axes = reduction_axes(x.shape, dim, "sum")
+    return _out(_add_reduce(x, axes, _acc(res), None, keepdim), res)
+
+
+def _mean(self: Tensor, dim: Any, keepdim: bool, dtype: dtype | None) -> Tensor:
+    res = mean_dtype(self.dtype, dtype).np
+    x = _cast_input(self._data, dtype)
+    axes = reduction_axes(x.shape, dim, "mean")
+    n = math.prod(x.shape[a] for a in axes)
+    if n == 0:
+        with _quiet():
+            return _out(_add_reduce(x, axes, _acc(res), None, keepdim) / n, res)
+    return _out(_add_reduce(x, axes, _acc(res), None, keepdim) / n, res)
+
+
+@impl(aten.mean.default, CPU)
+def mean_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    return _mean(self, None, False, dtype)
+
+
+@impl(aten.mean.dim, CPU)
+def mean_dim(
+    self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    return _mean(self, dim, keepdim, dtype)
+
+
+@impl(aten.prod.default, CPU)
+def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    x = _cast_input(self._data, dtype)
+    res = sum_dtype(self.dtype, dtype).np
+    return _out(_mul_reduce(x, None, _acc(res)), res)
+
+
+@impl(aten.prod.dim_int, CPU)
+def prod_dim(
+    self: Tensor, dim: int, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    x = _cast_input(self._data, dtype)
+    res = sum_dtype(self.dtype, dtype).np
+    axes = reduction_axes(x.shape, dim, "prod")
+    return _out(_mul_reduce(x, axes, _acc(res), None, keepdim), res)
+
+
+# --------------------------------------------------------------------------- max, min, arg*
+
+
+def _extreme_all(name: str, reduce: Any) -> Any:
+    def kernel(self: Tensor) -> Tensor:
+        x = self._data
+        check_not_complex(self.dtype, name, NotImplementedError)
+        check_nonempty(x.shape, (), None, name)
+        return _out(reduce(x, None), x.dtype)
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _extreme_dim(name: str, reduce: Any, arg: Any, result: Any) -> Any:
+    def kernel(self: Tensor, dim: int, keepdim: bool = False) -> Any:
+        x = self._data
+        axes = reduction_axes(x.shape, dim, name)
+        check_nonempty(x.shape, axes, dim, name)
+        check_not_complex(self.dtype, name)
+        if not axes:  # a 0-dim input: itself, at index 0
+            return result(wrap(x.copy()), wrap(np.zeros((), _I64)))
+        a = axes[0]
+        values = reduce(x, a, None, None, keepdim)
+        indices = arg(x, axis=a, keepdims=keepdim).astype(_I64, copy=False)
+        return result(_out(values, x.dtype), wrap(indices))
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten.max.default, CPU, _extreme_all("max", _max_reduce))
+impl(aten.min.default, CPU, _extreme_all("min", _min_reduce))
+impl(aten.max.dim, CPU, _extreme_dim("max", _max_reduce, np.argmax, max_t))
+impl(aten.min.dim, CPU, _extreme_dim("min", _min_reduce, np.argmin, min_t))
+
+
+def _amax(name: str, reduce: Any) -> Any:
+    def kernel(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+        x = self._data
+        if x.size:  # PyTorch runs no kernel, so checks no dtype, for an empty input
+            check_not_complex(self.dtype, name, NotImplementedError)
+        axes = reduction_axes(x.shape, dim, name)
+        check_nonempty(x.shape, axes, dim, name)
+        return _out(reduce(x, axes, None, None, keepdim), x.dtype)
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten.amax.default, CPU, _amax("amax", _max_reduce))
+impl(aten.amin.default, CPU, _amax("amin", _min_reduce))
+
+
+def _argext(name: str, arg: Any) -> Any:
+    def kernel(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        x = self._data
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
+        check_not_complex(self.dtype, name)
+        axes = reduction_axes(x.shape, dim, name)
+        check_nonempty(x.shape, axes, dim, name)
+        if dim is None:
+            r = _asarray(arg(x), _I64)
+            return wrap(r.reshape((1,) * x.ndim) if keepdim else r)
+        if not axes:
+            return wrap(np.zeros((), _I64))
+        return wrap(arg(x, axis=axes[0], keepdims=keepdim).astype(_I64, copy=False))
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten.argmax.default, CPU, _argext("argmax", np.argmax))
+impl(aten.argmin.default, CPU, _argext("argmin", np.argmin))
+
+
+# --------------------------------------------------------------------------- var, std
+
+
+def _var(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str) -> tuple[Any, Any]:
+    """(variance, mean) as ndarrays in the result dtype's precision."""
+    var_dtype(self.dtype, name)  # raises for bool and integer inputs
+    x = self._data
+    axes = reduction_axes(x.shape, dim, name)
+    if x.dtype is _F16:
+        x = x.astype(_F32)
+    n = math.prod(x.shape[a] for a in axes)
+    c = 1 if correction is None else correction
+    with _quiet():
+        mean = _add_reduce(x, axes, None, None, True) / n
+        d = x - mean
+        sq = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
+        var = _add_reduce(sq, axes, None, None, keepdim) / max(n - c, 0)
+    if not keepdim:
+        mean = mean.reshape(var.shape)
+    return var, mean
+
+
+@impl(aten.var.correction, CPU)
+def var(self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> Tensor:
+    v, _ = _var(self, dim, correction, keepdim, "var")
+    return _out(v, self.dtype.to_real().np)
+
+
+@impl(aten.std.correction, CPU)
+def std(self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> Tensor:
+    v, _ = _var(self, dim, correction, keepdim, "std")
+    return _out(np.sqrt(v), self.dtype.to_real().np)
+
+
+@impl(aten.var_mean.correction, CPU)
+def var_mean(
+    self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> tuple[Tensor, Tensor]:
+    v, m = _var(self, dim, correction, keepdim, "var_mean")
+    return _out(v, self.dtype.to_real().np), _out(m, self.dtype.np)
+
+
+@impl(aten.std_mean.correction, CPU)
+def std_mean(
+    self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> tuple[Tensor, Tensor]:
+    v, m = _var(self, dim, correction, keepdim, "std_mean")
+    return _out(np.sqrt(v), self.dtype.to_real().np), _out(m, self.dtype.np)
+
+
+# --------------------------------------------------------------------------- logsumexp, softmax
+
+
+@impl(aten.logsumexp.default, CPU)
+def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    d = self.dtype
+    res = (d if d.category >= dtypes.FLOATING else dtypes.get_default_dtype()).np
+    x = self._data.astype(_acc(res), copy=False)
+    axes = reduction_axes(x.shape, dim, "logsumexp")
+    with _quiet():
+        if x.size == 0:
+            return _out(np.log(_add_reduce(np.exp(x), axes, None, None, keepdim)), res)
+        m = _max_reduce(x, axes, None, None, True)
+        m = np.where(np.isfinite(m), m, 0)
+        r = np.log(_add_reduce(np.exp(x - m), axes, None, None, True)) + m
+    return _out(
+        r if keepdim else r.reshape([n for i, n in enumerate(x.shape) if i not in axes]), res
+    )
+
+
+def _softmax_kernel(name: str, log: bool) -> Any:
+    def kernel(self: Tensor, dim: int, half_to_float: bool) -> Tensor:
+        x = self._data
+        res = softmax_dtype(self.dtype, half_to_float, name, x.size).np
+        axis = wrap_dim(dim, x.ndim, name)
+        if x.size == 0:
+            return wrap(np.empty(x.shape, res))
+        shape = x.shape
+        x = _moveaxis_1d(x).astype(_acc(res), copy=False)
+        with _quiet():
+            z = x - _max_reduce(x, axis, None, None, True)
+            if log:
+                r = z - np.log(_add_reduce(np.exp(z), axis, None, None, True))
+            else:
+                e = np.exp(z)
+                r = e / _add_reduce(e, axis, None, None, True)
+        return _out(r.reshape(shape), res)
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten._softmax.default, CPU, _softmax_kernel("softmax", log=False))
+impl(aten._log_softmax.default, CPU, _softmax_kernel("log_softmax", log=True))
+
+
+# --------------------------------------------------------------------------- all, any
+
+
+def _logical(name: str, fn: Any) -> tuple[Any, Any, Any]:
+    def whole(self: Tensor) -> Tensor:
+        return _out(fn(self._data), all_any_dtype(self.dtype).np)
+
+    def one(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+        x = self._data
+        axes = reduction_axes(x.shape, dim, name)
+        return _out(fn(x, axis=axes, keepdims=keepdim), all_any_dtype(self.dtype).np)
+
+    def many(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        x = self._data
+        axes = reduction_axes(x.shape, dim, name, empty_means_all=False)
+        return _out(fn(x, axis=axes, keepdims=keepdim), all_any_dtype(self.dtype).np)
+
+    return whole, one, many
+
+
+for _name, _fn in (("all", np.all), ("any", np.any)):
+    _packet = getattr(aten, _name)
+    for _ov, _k in zip(("default", "dim", "dims"), _logical(_name, _fn), strict=True):
+        impl(getattr(_packet, _ov), CPU, _k)
+
+
+# --------------------------------------------------------------------------- norms
+
+
+@impl(aten.linalg_vector_norm.default, CPU)
+def vector_norm(
+    self: Tensor,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
+    name = "linalg.vector_norm"
+    res = norm_dtype(self.dtype, dtype, name).np
+    x = self._data
+    axes = reduction_axes(x.shape, dim, name)
+    check_norm_empty(x.shape, axes, ord, name)
+    if dtype is not None:
+        x = _cast_input(x, dtype if x.dtype.kind != "c" else dtype.to_complex())
+    a = np.abs(x).astype(_acc(res), copy=False)
+    with _quiet():
+        if ord == 2:
+            r = np.sqrt(_add_reduce(a * a, axes, None, None, keepdim))
+        elif ord == 1:
+            r = _add_reduce(a, axes, None, None, keepdim)
+        elif ord == float("inf"):
+            r = _max_reduce(a, axes, None, None, keepdim)
+        elif ord == float("-inf"):
+            r = _min_reduce(a, axes, None, None, keepdim)
+        elif ord == 0:
+            r = _add_reduce(a != 0, axes, a.dtype, None, keepdim)
+        else:
+            r = _add_reduce(a**ord, axes, None, None, keepdim) ** (1.0 / ord)
+    return _out(r, res)
+
+
+# --------------------------------------------------------------------------- scans
+
+
+def _scan(name: str, fn: Any) -> Any:
+    def kernel(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+        x = _cast_input(self._data, dtype)
+        res = sum_dtype(self.dtype, dtype).np
+        axis = wrap_dim(dim, x.ndim, name)
+        return _out(fn(_moveaxis_1d(x), axis, _acc(res)).reshape(x.shape), res)
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten.cumsum.default, CPU, _scan("cumsum", np.cumsum))
+impl(aten.cumprod.default, CPU, _scan("cumprod", np.cumprod))
+
+
+# --------------------------------------------------------------------------- sorting
+
+
+def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices sorting ``x`` along ``axis``, equal elements in input order, NaN largest."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    # sort the reversed array ascending, then reverse back: ties keep input order
+    idx = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+    return (x.shape[axis] - 1) - idx
+
+
+def _sort(self: Tensor, dim: int, descending: bool, name: str) -> Any:
+    check_sortable(self.dtype, name)
+    x = self._data
+    axis = wrap_dim(dim, x.ndim, name)
+    if x.ndim == 0:
+        return sort_t(wrap(x.copy()), wrap(np.zeros((), _I64)))
+    idx = stable_argsort(x, axis, descending)
+    return sort_t(wrap(np.take_along_axis(x, idx, axis)), wrap(idx.astype(_I64, copy=False)))
+
+
+@impl(aten.sort.default, CPU)
+def sort(self: Tensor, dim: int = -1, descending: bool = False) -> Any:
+    return _sort(self, dim, descending, "sort")
+
+
+@impl(aten.sort.stable, CPU)
+def sort_stable(
+    self: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False
+) -> Any:
+    return _sort(self, dim, descending, "sort")
+
+
+@impl(aten.topk.default, CPU)
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    x = self._data
+    axis = wrap_dim(dim, x.ndim, "topk")
+    check_topk(x.shape, self.dtype, k, axis)
+    if x.ndim == 0:
+        return topk_t(wrap(x.copy()), wrap(np.zeros((), _I64)))
+    idx = np.take(stable_argsort(x, axis, largest), np.arange(k), axis)
+    return topk_t(wrap(np.take_along_axis(x, idx, axis)), wrap(idx.astype(_I64, copy=False)))

@@ -6,8 +6,9 @@ from ember.backends.meta import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    nn,
     pointwise,
     reductions,
+    variants,  # noqa: F401  (last: derives in-place/out rules)
     views,
 )
-from ember.backends.meta import variants  # noqa: F401  (last: derives in-place/out rules)

@@ -1,3 +1,687 @@
-"""Meta rules of the copies ops."""
+"""Meta rules of the copies ops, and the checks the CPU kernels share with them.
+
+Everything here reads shapes, strides and dtypes only, so the CPU kernel and the Meta rule of
+an op call the same check and cannot disagree. Checks that need values (index bounds) live in
+the CPU kernels (``ember/backends/cpu/copies.py``).
+
+# NOTE [layout of new tensors]
+``clone``, ``_to_copy`` and the other ops that copy one tensor lay the result out as PyTorch's
+``preserve_format`` does: a tensor whose elements are dense and non-overlapping keeps its exact
+strides (a transposed tensor stays transposed); any other gets dense strides in the order of
+its own (``infer_dense_strides``). ``contiguous_format`` gives row-major strides and
+``channels_last`` (rank 4) / ``channels_last_3d`` (rank 5) put the channel dim innermost.
+
+# NOTE [data-dependent shapes]
+``nonzero``'s result has one row per nonzero element: its shape depends on values a Meta
+tensor does not have. PyTorch's Meta kernel raises ``NotImplementedError``, and so does
+ember's rather than guess a size (an upper bound like ``(numel, ndim)`` would be a wrong
+shape that later ops would silently trust). The op is tagged ``dynamic_output_shape``, as in
+PyTorch, so tracing layers can tell such ops apart.
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray, contiguous_strides
+from ember._tensor import Tensor, wrap_shape_only, wrap_view
+from ember.backends.shapes import broadcast_shapes, wrap_dim
+from ember.device import as_device
+from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ember.library import impl
+from ember.ops.native.copies import MEMORY_FORMATS, memory_format
+from ember.ops.registry import ops
+
+aten = ops.aten
+Meta = DispatchKey.Meta
+_nd = np.ndarray
+Shape = tuple[int, ...]
+
+# --------------------------------------------------------------------------- layouts
+
+
+def format_name(mf: Any, op: str) -> str:
+    """The name of a ``MemoryFormat`` argument (NOTE [memory formats]); None is preserve."""
+    if mf is None:
+        return "preserve_format"
+    name = mf.name if isinstance(mf, memory_format) else mf
+    if name not in MEMORY_FORMATS:
+        raise TypeError(
+            f"{op}: memory_format must be one of {', '.join(MEMORY_FORMATS)}, got {mf!r}"
+        )
+    return name
+
+
+def strides_of(t: Tensor) -> Shape:
+    """A tensor's strides in elements (what ``t.stride()`` gives)."""
+    return tuple(t.stride())
+
+
+def is_non_overlapping_and_dense(shape: Shape, strides: Shape) -> bool:
+    """Whether the elements fill a block of memory exactly once, in some dim order."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    order = sorted(
+        (i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i]
+    )  # dims of size < 2 do not matter
+    expected = 1
+    for i in order:
+        if strides[i] != expected:
+            return False
+        expected *= shape[i]
+    return True
+
+
+def infer_dense_strides(shape: Shape, strides: Shape) -> Shape:
+    """Dense strides that keep the dim order of ``strides`` (size-0/1 and 0-stride dims stay
+    where they are), as PyTorch's ``infer_dense_strides``."""
+    n = len(shape)
+    perm = list(range(n - 1, -1, -1))  # innermost first
+
+    def should_swap(a: int, b: int) -> int:
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa != sb:
+            return -1 if sa < sb else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * n
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def channels_last_strides(shape: Shape) -> Shape:
+    """Strides with the channel dim (1) innermost: NHWC for rank 4, NDHWC for rank 5."""
+    order = [1, *range(len(shape) - 1, 1, -1), 0]  # innermost first
+    out = [0] * len(shape)
+    acc = 1
+    for d in order:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
+
+
+def result_strides(shape: Shape, strides: Shape, mf: Any, op: str) -> Shape:
+    """The strides of a copy of a tensor laid out as ``mf`` says (NOTE [layout of new tensors])."""
+    name = format_name(mf, op)
+    if name == "preserve_format":
+        if is_non_overlapping_and_dense(shape, strides):
+            return strides
+        return infer_dense_strides(shape, strides)
+    if name == "contiguous_format":
+        return contiguous_strides(shape)
+    rank = 4 if name == "channels_last" else 5
+    if len(shape) != rank:
+        raise RuntimeError(f"{op}: required rank {rank} tensor to use {name} format")
+    return channels_last_strides(shape)
+
+
+def is_contiguous_as(t: Tensor, mf: Any, op: str) -> bool:
+    """``t.is_contiguous(memory_format=mf)`` for every memory format."""
+    name = format_name(mf, op)
+    if name in ("contiguous_format", "preserve_format"):
+        return t.is_contiguous()
+    shape = tuple(t.shape)
+    if len(shape) != (4 if name == "channels_last" else 5):
+        return False
+    want = channels_last_strides(shape)
+    return all(n == 1 or s == w for n, s, w in zip(shape, t.stride(), want, strict=True))
+
+
+def meta_like(t: Tensor, dtype: dtypes.dtype | None = None, mf: Any = None, op: str = "") -> Tensor:
+    """A new meta tensor shaped like ``t``, laid out as ``mf`` says."""
+    shape = tuple(t.shape)
+    strides = result_strides(shape, strides_of(t), mf, op)
+    npdt = t._data.dtype if dtype is None else dtype.np
+    return wrap_shape_only(ShapeOnlyArray(shape, npdt, strides))
+
+
+def meta_new(shape: Sequence[int], dtype: Any) -> Tensor:
+    npdt = dtype.np if isinstance(dtype, dtypes.dtype) else dtype
+    return wrap_shape_only(ShapeOnlyArray(tuple(shape), npdt))
+
+
+# --------------------------------------------------------------------------- shared checks
+
+
+def has_data(t: Any) -> bool:
+    return isinstance(t, Tensor) and type(t._data) is _nd
+
+
+def check_no_cpu(op: str, *tensors: Any) -> None:
+    """A Meta rule got a cpu tensor mixed with meta ones: PyTorch's device-mismatch error."""
+    for t in tensors:
+        if has_data(t):
+            raise RuntimeError(
+                f"{op}: Tensor on device cpu is not on the expected device meta! Move every "
+                "operand to one device with .to()"
+            )
+
+
+def check_scalar(value: Any, d: dtypes.dtype, op: str) -> Any:
+    """``value`` as a Python number storable in ``d``; RuntimeError if it overflows ``d``
+    (PyTorch's ``checked_convert``: imaginary parts, NaN for integers, out-of-range values)."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if d is dtypes.bool_:
+        return value
+    if isinstance(value, (complex, np.complexfloating)):
+        if d.category == dtypes.COMPLEX:
+            limit = float(np.finfo(d.np).max)
+            parts = (value.real, value.imag)
+            if any(math.isfinite(p) and abs(p) > limit for p in parts):
+                raise _overflow(value, d, op)
+            return value
+        if value.imag != 0:
+            raise _overflow(value, d, op)
+        value = value.real
+    if d.category == dtypes.INTEGRAL:
+        info = np.iinfo(d.np)
+        if isinstance(value, (float, np.floating)):
+            if not (info.min <= value <= info.max):  # NaN fails both comparisons
+                raise _overflow(value, d, op)
+        elif not (info.min <= value <= info.max):
+            # unsigned targets take negatives down to -max: they wrap (c10's ``overflows``)
+            if not (info.min == 0 and -info.max <= value < 0):
+                raise _overflow(value, d, op)
+            return int(value) % (info.max + 1)
+        return value
+    limit = float(np.finfo(d.to_real().np).max)
+    if math.isfinite(value) and abs(value) > limit:
+        raise _overflow(value, d, op)
+    return value
+
+
+def _overflow(value: Any, d: dtypes.dtype, op: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op}: value cannot be converted to type {d.name} without overflow (got {value!r}); "
+        "use a dtype that can hold it"
+    )
+
+
+def check_index_dtype(op: str, index: Tensor, allowed: tuple[dtypes.dtype, ...]) -> None:
+    if index.dtype not in allowed:
+        names = "/".join(d.name for d in allowed)
+        raise RuntimeError(
+            f"{op}(): Expected dtype {names} for index, got {index.dtype.name}; convert it with "
+            "index.long()"
+        )
+
+
+def check_copy(self: Tensor, src: Tensor, op: str = "copy_") -> None:
+    """``src`` must broadcast to ``self``, and ``self`` must not write one element twice."""
+    shape, sshape = self._data.shape, src._data.shape
+    if shape != sshape and broadcast_shapes(shape, sshape, op=op) != shape:
+        raise RuntimeError(
+            f"{op}: output with shape {list(shape)} doesn't match the broadcast shape "
+            f"{list(broadcast_shapes(shape, sshape))}"
+        )
+    check_internal_overlap(self, op)
+
+
+def check_internal_overlap(self: Tensor, op: str) -> None:
+    if any(s == 0 and n > 1 for n, s in zip(self._data.shape, self.stride(), strict=True)):
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
+def cat_layout(
+    tensors: Sequence[Tensor], dim: int
+) -> tuple[list[Tensor], int, Shape, dtypes.dtype]:
+    """The inputs ``cat`` concatenates (legacy empty 1-D tensors left out), the wrapped dim, the
+    result shape and dtype (every input promoted, as PyTorch does)."""
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    out_dtype = tensors[0].dtype
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(
+                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
+                "unsqueeze it or use stack"
+            )
+        out_dtype = dtypes.promote_types(out_dtype, t.dtype)
+    kept = [t for t in tensors if t._data.shape != (0,)]  # legacy: 1-D empty tensors skip
+    if not kept:
+        return [], 0, (0,), out_dtype
+    ref = kept[0]._data.shape
+    d = wrap_dim(dim, len(ref), "cat")
+    total = 0
+    for i, t in enumerate(tensors):
+        s = t._data.shape
+        if s == (0,):
+            continue
+        if len(s) != len(ref):
+            raise RuntimeError(
+                f"cat: Tensors must have same number of dimensions: got {len(ref)} and {len(s)}"
+            )
+        for k, (a, b) in enumerate(zip(ref, s, strict=True)):
+            if k != d and a != b:
+                raise RuntimeError(
+                    f"cat: Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{a} but got size {b} for tensor number {i} in the list."
+                )
+        total += s[d]
+    return kept, d, (*ref[:d], total, *ref[d + 1 :]), out_dtype
+
+
+def check_stack(tensors: Sequence[Tensor]) -> None:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+
+
+def flip_dims(ndim: int, dims: Sequence[int]) -> tuple[int, ...]:
+    out = tuple(wrap_dim(d, ndim, "flip") for d in dims)
+    if len(set(out)) != len(out):
+        dup = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"flip: dim {dup} appears multiple times in the list of dims")
+    return out
+
+
+def roll_args(ndim: int, shifts: Any, dims: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("roll: `shifts` required")
+    if (not dims and len(shifts) != 1) or (dims and len(dims) != len(shifts)):
+        raise RuntimeError(
+            f"roll: shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    return shifts, tuple(wrap_dim(d, ndim, "roll") for d in dims)
+
+
+def repeat_shape(shape: Shape, repeats: Sequence[int]) -> tuple[Shape, Shape]:
+    """(input shape padded with leading 1s, result shape) of ``repeat``."""
+    repeats = tuple(repeats)
+    if len(repeats) < len(shape):
+        raise RuntimeError(
+            "repeat: Number of dimensions of repeat dims can not be smaller than number of "
+            f"dimensions of tensor (got {len(repeats)} repeats for shape {list(shape)})"
+        )
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    out = tuple(a * r for a, r in zip(padded, repeats, strict=True))
+    if any(n < 0 for n in out):
+        bad = next(n for n in out if n < 0)
+        raise RuntimeError(
+            f"repeat: Trying to create tensor with negative dimension {bad}: {list(out)}"
+        )
+    return padded, out
+
+
+def check_tri(self: Tensor, op: str) -> None:
+    if self._data.ndim < 2:
+        raise RuntimeError(
+            f"{op}: input tensor must have at least 2 dimensions (got shape {list(self.shape)})"
+        )
+
+
+_GATHER_INDEX = (dtypes.int64, dtypes.int32)
+
+
+def _nonempty(shape: Shape) -> Shape:
+    return shape or (1,)
+
+
+def check_gather(self: Tensor, dim: int, index: Tensor) -> int:
+    """``gather``'s checks: index dtype, rank, and sizes; returns the wrapped dim."""
+    check_index_dtype("gather", index, _GATHER_INDEX)
+    d = wrap_dim(dim, self._data.ndim, "gather")
+    ss, ish = _nonempty(self._data.shape), _nonempty(index._data.shape)
+    if index._data.size == 0:
+        return d
+    if len(ss) != len(ish):
+        raise RuntimeError(
+            "gather: Index tensor must have the same number of dimensions as input tensor "
+            f"(index {list(index.shape)}, input {list(self.shape)})"
+        )
+    for k, (a, b) in enumerate(zip(ss, ish, strict=True)):
+        if k != d and b > a:
+            raise RuntimeError(
+                f"gather: Size does not match at dimension {k} expected index {list(ish)} to be "
+                f"no larger than self {list(ss)} apart from dimension {d}"
+            )
+    return d
+
+
+def check_scatter(self: Tensor, dim: int, index: Tensor, src: Any, op: str) -> int:
+    """``scatter``'s checks: index dtype, src dtype, ranks and sizes; returns the wrapped dim."""
+    check_index_dtype(op, index, _GATHER_INDEX)
+    if isinstance(src, Tensor) and src.dtype is not self.dtype:
+        raise RuntimeError(
+            f"{op}(): Expected self.dtype to be equal to src.dtype (got {self.dtype.name} and "
+            f"{src.dtype.name}); convert src with .to(self.dtype)"
+        )
+    d = wrap_dim(dim, self._data.ndim, op)
+    if index._data.size == 0:
+        return d
+    ss, ish = _nonempty(self._data.shape), _nonempty(index._data.shape)
+    if len(ss) != len(ish):
+        raise RuntimeError(
+            f"{op}: Index tensor must have the same number of dimensions as self tensor "
+            f"(index {list(index.shape)}, self {list(self.shape)})"
+        )
+    srcs = _nonempty(src._data.shape) if isinstance(src, Tensor) else None
+    if srcs is not None and len(srcs) != len(ish):
+        raise RuntimeError(
+            f"{op}: Index tensor must have the same number of dimensions as src tensor "
+            f"(index {list(index.shape)}, src {list(src.shape)})"
+        )
+    too_big = any(k != d and b > a for k, (a, b) in enumerate(zip(ss, ish, strict=True)))
+    if srcs is not None:
+        too_big = too_big or any(b > c for b, c in zip(ish, srcs, strict=True))
+    if too_big:
+        tail = f" and to be no larger size than src {list(srcs)}" if srcs is not None else ""
+        raise RuntimeError(
+            f"{op}: Expected index {list(ish)} to be no larger than self {list(ss)} apart from "
+            f"dimension {d}{tail}"
+        )
+    return d
+
+
+def check_reduce(reduce: str) -> None:
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(
+            f"scatter: reduce argument must be either add or multiply (got {reduce!r}); use "
+            "scatter_reduce for other reductions"
+        )
+
+
+def index_select_shape(self: Tensor, dim: int, index: Tensor) -> tuple[int, Shape]:
+    """``index_select``'s checks; returns the wrapped dim and the result shape."""
+    if index._data.ndim > 1:
+        raise IndexError(
+            f"index_select(): Index is supposed to be a vector, got shape {list(index.shape)}"
+        )
+    check_index_dtype("index_select", index, (dtypes.int32, dtypes.int64))
+    shape = self._data.shape
+    d = wrap_dim(dim, len(shape), "index_select")
+    n = index._data.size
+    if not shape:
+        if n != 1:
+            raise RuntimeError(
+                f"index_select(): Index to scalar can have only 1 value, got {n} value(s)"
+            )
+        return d, ()
+    return d, (*shape[:d], n, *shape[d + 1 :])
+
+
+def masked_fill_checks(self: Tensor, mask: Tensor, value: Any, op: str) -> Shape:
+    """``masked_fill``'s checks; returns the result shape (``self`` and ``mask`` broadcast)."""
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"{op}: masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.name}; compare it (mask != 0) to get one"
+        )
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"{op}: masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
+                f"with {value._data.ndim} dimension(s)."
+            )
+    return broadcast_shapes(self._data.shape, mask._data.shape, op=op)
+
+
+def check_fill_value(value: Tensor) -> None:
+    if value._data.ndim != 0:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value._data.ndim} dimensions."
+        )
+
+
+def check_layout(layout: Any, op: str) -> None:
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise RuntimeError(f"{op}: only the strided layout is supported, got {layout!r}")
+
+
+def check_detach_(self: Tensor) -> None:
+    if self._base is not None:
+        raise RuntimeError(
+            "detach_: Can't detach views in-place. Use detach() instead (it returns a new view "
+            "that does not require grad)."
+        )
+
+
+def no_meta_data(op: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{op}: Cannot copy out of meta tensor; no data! A meta tensor has only a shape and a "
+        "dtype: build the tensor on the cpu device instead."
+    )
+
+
+# --------------------------------------------------------------------------- Meta rules
+
+
+@impl(aten.clone.default, Meta)
+def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
+    return meta_like(self, mf=memory_format, op="clone")
+
+
+@impl(aten.lift_fresh_copy.default, Meta)
+def lift_fresh_copy(self: Tensor) -> Tensor:
+    return meta_like(self, op="lift_fresh_copy")
+
+
+@impl(aten.lift_fresh.default, Meta)
+def lift_fresh(self: Tensor) -> Tensor:
+    return self
+
+
+@impl(aten._to_copy.default, Meta)
+def _to_copy(
+    self: Tensor,
+    *,
+    dtype: dtypes.dtype | None = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    check_layout(layout, "_to_copy")
+    if device is not None and as_device(device).type != "meta":
+        raise no_meta_data("_to_copy")
+    return meta_like(self, dtype, memory_format, "_to_copy")
+
+
+@impl(aten._to_copy.out, Meta)
+def _to_copy_out(
+    self: Tensor, *, non_blocking: bool = False, memory_format: Any = None, out: Tensor
+) -> Tensor:
+    if has_data(out):
+        raise no_meta_data("_to_copy.out")
+    if out._data.shape != self._data.shape:
+        out._data = ShapeOnlyArray(self._data.shape, out._data.dtype)
+    out._bump_version()
+    return out
+
+
+def _alias(self: Tensor) -> Tensor:
+    d = self._data
+    return wrap_view(self, ShapeOnlyArray(d.shape, d.dtype, d.element_strides, d.offset, d.device))
+
+
+impl(aten.detach.default, Meta, _alias)
+
+
+@impl(aten.detach_.default, Meta)
+def detach_(self: Tensor) -> Tensor:
+    check_detach_(self)
+    self._keys &= ~AUTOGRAD_BIT
+    self.grad_fn = None
+    return self
+
+
+@impl(aten.copy.default, Meta)
+def copy(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    if has_data(self) or has_data(src):
+        check_no_cpu("copy", self, src)
+    check_copy(self, src, "copy")
+    return meta_like(self, op="copy")
+
+
+@impl(aten.copy_.default, Meta)
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Meta is the highest key of a call mixing cpu and meta tensors: a meta ``self`` takes any
+    ``src`` (nothing to write), a cpu ``self`` can't read a meta ``src``."""
+    if has_data(self):
+        raise no_meta_data("copy_")
+    check_copy(self, src)
+    self._bump_version()
+    return self
+
+
+@impl(aten.fill.Scalar, Meta)
+def fill_scalar(self: Tensor, value: Any) -> Tensor:
+    check_scalar(value, self.dtype, "fill")
+    return meta_like(self, op="fill")
+
+
+@impl(aten.fill.Tensor, Meta)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    check_fill_value(value)
+    return meta_like(self, op="fill")
+
+
+@impl(aten.zero.default, Meta)
+def zero(self: Tensor) -> Tensor:
+    return meta_like(self, op="zero")
+
+
+@impl(aten.masked_fill.Scalar, Meta)
+def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    check_no_cpu("masked_fill", self, mask)
+    shape = masked_fill_checks(self, mask, value, "masked_fill")
+    check_scalar(value, self.dtype, "masked_fill")
+    return meta_new(shape, self._data.dtype)
+
+
+@impl(aten.masked_fill.Tensor, Meta)
+def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    check_no_cpu("masked_fill", self, mask)
+    shape = masked_fill_checks(self, mask, value, "masked_fill")
+    return meta_new(shape, self._data.dtype)
+
+
+@impl(aten.scatter.src, Meta)
+def scatter_src(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    check_no_cpu("scatter", self, index, src)
+    check_scatter(self, dim, index, src, "scatter")
+    return meta_like(self, op="scatter")
+
+
+@impl(aten.scatter.value, Meta)
+def scatter_value(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    check_no_cpu("scatter", self, index)
+    check_scatter(self, dim, index, None, "scatter")
+    check_scalar(value, self.dtype, "scatter")
+    return meta_like(self, op="scatter")
+
+
+@impl(aten.scatter.reduce, Meta)
+def scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, *, reduce: str) -> Tensor:
+    check_reduce(reduce)
+    return scatter_src(self, dim, index, src)
+
+
+@impl(aten.scatter.value_reduce, Meta)
+def scatter_value_reduce(
+    self: Tensor, dim: int, index: Tensor, value: Any, *, reduce: str
+) -> Tensor:
+    check_reduce(reduce)
+    return scatter_value(self, dim, index, value)
+
+
+@impl(aten.scatter_add.default, Meta)
+def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    check_no_cpu("scatter_add", self, index, src)
+    check_scatter(self, dim, index, src, "scatter_add")
+    return meta_like(self, op="scatter_add")
+
+
+@impl(aten.cat.default, Meta)
+def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    check_no_cpu("cat", *tensors)
+    _, _, shape, dt = cat_layout(tensors, dim)
+    return meta_new(shape, dt)
+
+
+@impl(aten.flip.default, Meta)
+def flip(self: Tensor, dims: list[int]) -> Tensor:
+    flip_dims(self._data.ndim, dims)
+    return meta_like(self, op="flip")
+
+
+@impl(aten.roll.default, Meta)
+def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
+    roll_args(self._data.ndim, shifts, dims)
+    return meta_like(self, op="roll")
+
+
+@impl(aten.repeat.default, Meta)
+def repeat(self: Tensor, repeats: list[int]) -> Tensor:
+    _, shape = repeat_shape(self._data.shape, repeats)
+    return meta_new(shape, self._data.dtype)
+
+
+@impl(aten.tril.default, Meta)
+def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_tri(self, "tril")
+    return meta_like(self, mf="contiguous_format")
+
+
+@impl(aten.triu.default, Meta)
+def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_tri(self, "triu")
+    return meta_like(self, mf="contiguous_format")
+
+
+@impl(aten.gather.default, Meta)
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    check_no_cpu("gather", self, index)
+    check_gather(self, dim, index)
+    return meta_new(index._data.shape, self._data.dtype)
+
+
+@impl(aten.index_select.default, Meta)
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    check_no_cpu("index_select", self, index)
+    _, shape = index_select_shape(self, dim, index)
+    return meta_new(shape, self._data.dtype)
+
+
+@impl(aten.nonzero.default, Meta)
+def nonzero(self: Tensor) -> Tensor:
+    """See NOTE [data-dependent shapes]."""
+    raise NotImplementedError(
+        f"nonzero: the result's shape depends on the values of the input (shape "
+        f"{list(self.shape)}), which a meta tensor does not have (NOTE [data-dependent shapes]). "
+        "Run nonzero on the cpu device."
+    )

@@ -1,3 +1,51 @@
-"""Meta rules of the linalg ops."""
+"""Meta rules of the linear algebra ops: shapes and dtypes from the checks the CPU kernels
+share (``ember/ops/native/linalg.py``). ``matmul`` and ``outer`` decompose, so need none."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import Tensor, wrap_shape_only
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.linalg import (
+    addmm_shape,
+    bmm_shape,
+    dot_shape,
+    einsum_dtype,
+    einsum_shape,
+    mm_shape,
+    mv_shape,
+)
+from ember.ops.registry import ops
+
+aten = ops.aten
+Meta = DispatchKey.Meta
+
+
+def _binary(shape_of: Any) -> Any:
+    def rule(self: Tensor, other: Tensor) -> Tensor:
+        shape = shape_of(tuple(self.shape), tuple(other.shape), self.dtype, other.dtype)
+        return wrap_shape_only(ShapeOnlyArray(shape, self.dtype.np))
+
+    return rule
+
+
+impl(aten.mm.default, Meta, _binary(mm_shape))
+impl(aten.bmm.default, Meta, _binary(bmm_shape))
+impl(aten.mv.default, Meta, _binary(mv_shape))
+impl(aten.dot.default, Meta, _binary(dot_shape))
+
+
+@impl(aten.addmm.default, Meta)
+def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape = addmm_shape(self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype)
+    return wrap_shape_only(ShapeOnlyArray(shape, self.dtype.np))
+
+
+@impl(aten.einsum.default, Meta)
+def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
+    dts = [t.dtype for t in tensors]
+    shape = einsum_shape(equation, [tuple(t.shape) for t in tensors], dts)
+    return wrap_shape_only(ShapeOnlyArray(shape, einsum_dtype(equation, dts).np))

@@ -1,5 +1,6 @@
-"""The Meta rule of every pointwise op: broadcast the tensor operands' shapes, promote their
-dtypes by the op's rule. One generic rule, registered for each op tagged ``pointwise``."""
+"""The Meta rule of every pointwise op: broadcast the tensor arguments' shapes, promote the
+operands' dtypes by the op's rule and validate them with the function the CPU kernel calls
+(``pointwise_dtypes``), so Meta raises what CPU raises for anything that is not value-bound."""
 
 from __future__ import annotations
 
@@ -8,30 +9,51 @@ from typing import Any
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
+from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
-from ember.ops.native.promotion import PROMOTION, compute_dtype
-from ember.ops.registry import OpOverload, all_overloads
+from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
+from ember.ops.registry import OpOverload, all_overloads, ops
+
+aten = ops.aten
+Meta = DispatchKey.Meta
 
 
 def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:
+    """Shape and dtype of a pointwise op's result, with the CPU kernel's dtype errors."""
     schema = op._schema
     tensor_pos = [i for i, a in enumerate(schema.positional) if a.type.is_tensor]
-    kind = PROMOTION[op.overloadpacket.__name__]
     name = op.__name__
+    info = POINTWISE[name]
+    # div with rounding_mode=None is true division: div.Tensor's rule (as the CPU kernel runs)
+    true_div = POINTWISE.get(name.replace("_mode", "").replace("Tensor_out", "out"))
 
     def rule(*args: Any, **kwargs: Any) -> Tensor:
-        operands = tuple(args[i] for i in tensor_pos if i < len(args))
-        shapes = [x.shape for x in operands if isinstance(x, Tensor)]
+        rules = info
+        if "rounding_mode" in kwargs:
+            check_rounding_mode(name, kwargs["rounding_mode"])
+            if kwargs["rounding_mode"] is None and true_div is not None:
+                rules = true_div
+        if "approximate" in kwargs:
+            check_gelu(name, kwargs["approximate"])
+        n = len(args)
+        shapes = [args[i].shape for i in tensor_pos if i < n and isinstance(args[i], Tensor)]
         shape = broadcast_shapes(*shapes, op=name)
-        _, rdt = compute_dtype(kind, operands)
+        _, rdt = pointwise_dtypes(name, rules, args, kwargs)
         return wrap_shape_only(ShapeOnlyArray(shape, rdt.np))
 
     return rule
 
 
 for _op in all_overloads():
-    if "pointwise" in _op.tags and _op not in FUNCTIONAL_OF:
-        impl(_op, DispatchKey.Meta, pointwise_rule(_op))
+    if "pointwise" in _op.tags and _op not in FUNCTIONAL_OF and _op.__name__ in POINTWISE:
+        impl(_op, Meta, pointwise_rule(_op))
+
+
+@impl(aten.abs_.default, Meta)
+def abs_(self: Tensor) -> Tensor:
+    pointwise_dtypes("abs_.default", POINTWISE["abs_.default"], (self,))
+    self._bump_version()
+    return self

@@ -1,3 +1,245 @@
-"""Meta rules of the reductions ops."""
+"""Meta rules of the reduction ops: the result shape and dtype, from the same rules the CPU
+kernels use (``ember/ops/native/reductions.py``), so both raise the same errors."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import Tensor, wrap_shape_only
+from ember.backends.shapes import wrap_dim
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import dtype
+from ember.library import impl
+from ember.ops.native.reductions import (
+    all_any_dtype,
+    check_nonempty,
+    check_norm_empty,
+    check_not_complex,
+    check_sortable,
+    check_topk,
+    mean_dtype,
+    norm_dtype,
+    reduced_shape,
+    reduction_axes,
+    softmax_dtype,
+    sum_dtype,
+    var_dtype,
+)
+from ember.ops.registry import ops
+from ember.return_types import max as max_t
+from ember.return_types import min as min_t
+from ember.return_types import sort as sort_t
+from ember.return_types import topk as topk_t
+
+aten = ops.aten
+Meta = DispatchKey.Meta
+
+
+def _new(shape: Sequence[int], d: dtype) -> Tensor:
+    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
+
+
+def _reduce(self: Tensor, dim: Any, keepdim: bool, d: dtype, op: str, **kw: Any) -> Tensor:
+    shape = tuple(self.shape)
+    return _new(reduced_shape(shape, reduction_axes(shape, dim, op, **kw), keepdim), d)
+
+
+@impl(aten.sum.default, Meta)
+def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    return _new((), sum_dtype(self.dtype, dtype))
+
+
+@impl(aten.sum.dim_IntList, Meta)
+def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
+    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "sum")
+
+
+@impl(aten.mean.default, Meta)
+def mean_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    return _new((), mean_dtype(self.dtype, dtype))
+
+
+@impl(aten.mean.dim, Meta)
+def mean_dim(
+    self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    return _reduce(self, dim, keepdim, mean_dtype(self.dtype, dtype), "mean")
+
+
+@impl(aten.prod.default, Meta)
+def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    return _new((), sum_dtype(self.dtype, dtype))
+
+
+@impl(aten.prod.dim_int, Meta)
+def prod_dim(
+    self: Tensor, dim: int, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "prod")
+
+
+def _extreme_all(name: str) -> Any:
+    def rule(self: Tensor) -> Tensor:
+        check_not_complex(self.dtype, name, NotImplementedError)
+        check_nonempty(tuple(self.shape), (), None, name)
+        return _new((), self.dtype)
+
+    return rule
+
+
+def _extreme_dim(name: str, result: Any) -> Any:
+    def rule(self: Tensor, dim: int, keepdim: bool = False) -> Any:
+        shape = tuple(self.shape)
+        axes = reduction_axes(shape, dim, name)
+        check_nonempty(shape, axes, dim, name)
+        check_not_complex(self.dtype, name)
+        out = reduced_shape(shape, axes, keepdim)
+        return result(_new(out, self.dtype), _new(out, dtypes.int64))
+
+    return rule
+
+
+def _amax(name: str) -> Any:
+    def rule(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+        shape = tuple(self.shape)
+        if 0 not in shape:
+            check_not_complex(self.dtype, name, NotImplementedError)
+        axes = reduction_axes(shape, dim, name)
+        check_nonempty(shape, axes, dim, name)
+        return _new(reduced_shape(shape, axes, keepdim), self.dtype)
+
+    return rule
+
+
+def _argext(name: str) -> Any:
+    def rule(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        if self.dtype is dtypes.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
+        check_not_complex(self.dtype, name)
+        shape = tuple(self.shape)
+        axes = reduction_axes(shape, dim, name)
+        check_nonempty(shape, axes, dim, name)
+        return _new(reduced_shape(shape, axes, keepdim), dtypes.int64)
+
+    return rule
+
+
+for _name, _t in (("max", max_t), ("min", min_t)):
+    impl(getattr(aten, _name).default, Meta, _extreme_all(_name))
+    impl(getattr(aten, _name).dim, Meta, _extreme_dim(_name, _t))
+    impl(getattr(aten, "a" + _name).default, Meta, _amax("a" + _name))
+    impl(getattr(aten, "arg" + _name).default, Meta, _argext("arg" + _name))
+
+
+def _var(name: str, with_mean: bool) -> Any:
+    def rule(
+        self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+    ) -> Any:
+        v = _reduce(self, dim, keepdim, var_dtype(self.dtype, name), name)
+        return (v, _new(tuple(v.shape), self.dtype)) if with_mean else v
+
+    return rule
+
+
+impl(aten.var.correction, Meta, _var("var", False))
+impl(aten.std.correction, Meta, _var("std", False))
+impl(aten.var_mean.correction, Meta, _var("var_mean", True))
+impl(aten.std_mean.correction, Meta, _var("std_mean", True))
+
+
+@impl(aten.logsumexp.default, Meta)
+def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    d = self.dtype if self.dtype.category >= dtypes.FLOATING else dtypes.get_default_dtype()
+    return _reduce(self, dim, keepdim, d, "logsumexp")
+
+
+def _softmax(name: str) -> Any:
+    def rule(self: Tensor, dim: int, half_to_float: bool) -> Tensor:
+        d = softmax_dtype(self.dtype, half_to_float, name, self.numel())
+        wrap_dim(dim, self.ndim, name)
+        return _new(tuple(self.shape), d)
+
+    return rule
+
+
+impl(aten._softmax.default, Meta, _softmax("softmax"))
+impl(aten._log_softmax.default, Meta, _softmax("log_softmax"))
+
+
+def _logical(name: str) -> tuple[Any, Any, Any]:
+    def whole(self: Tensor) -> Tensor:
+        return _new((), all_any_dtype(self.dtype))
+
+    def one(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+        return _reduce(self, dim, keepdim, all_any_dtype(self.dtype), name)
+
+    def many(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        d = all_any_dtype(self.dtype)
+        return _reduce(self, dim, keepdim, d, name, empty_means_all=False)
+
+    return whole, one, many
+
+
+for _name in ("all", "any"):
+    for _ov, _rule in zip(("default", "dim", "dims"), _logical(_name), strict=True):
+        impl(getattr(getattr(aten, _name), _ov), Meta, _rule)
+
+
+@impl(aten.linalg_vector_norm.default, Meta)
+def vector_norm(
+    self: Tensor,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> Tensor:
+    name = "linalg.vector_norm"
+    d = norm_dtype(self.dtype, dtype, name)
+    shape = tuple(self.shape)
+    axes = reduction_axes(shape, dim, name)
+    check_norm_empty(shape, axes, ord, name)
+    return _new(reduced_shape(shape, axes, keepdim), d)
+
+
+def _scan(name: str) -> Any:
+    def rule(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
+        wrap_dim(dim, self.ndim, name)
+        return _new(tuple(self.shape), sum_dtype(self.dtype, dtype))
+
+    return rule
+
+
+impl(aten.cumsum.default, Meta, _scan("cumsum"))
+impl(aten.cumprod.default, Meta, _scan("cumprod"))
+
+
+def _sort_rule(self: Tensor, dim: int) -> Any:
+    check_sortable(self.dtype, "sort")
+    wrap_dim(dim, self.ndim, "sort")
+    shape = tuple(self.shape)
+    return sort_t(_new(shape, self.dtype), _new(shape, dtypes.int64))
+
+
+@impl(aten.sort.default, Meta)
+def sort(self: Tensor, dim: int = -1, descending: bool = False) -> Any:
+    return _sort_rule(self, dim)
+
+
+@impl(aten.sort.stable, Meta)
+def sort_stable(
+    self: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False
+) -> Any:
+    return _sort_rule(self, dim)
+
+
+@impl(aten.topk.default, Meta)
+def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    shape = tuple(self.shape)
+    axis = wrap_dim(dim, len(shape), "topk")
+    check_topk(shape, self.dtype, k, axis)
+    out = tuple(k if i == axis else n for i, n in enumerate(shape))
+    return topk_t(_new(out, self.dtype), _new(out, dtypes.int64))

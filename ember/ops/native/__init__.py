@@ -6,6 +6,7 @@ from ember.ops.native import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    nn,
     pointwise,
     reductions,
     views,

@@ -50,7 +50,10 @@ def _split(schema: str) -> tuple[str, str, str, str]:
 
 
 def inplace_schema(schema: str) -> str:
-    """``add.Tensor(Tensor self, ...) -> Tensor`` → ``add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)``."""
+    """The in-place schema of a functional one.
+
+    ``add.Tensor(Tensor self, ...) -> Tensor`` → ``add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)``
+    """
     name, overload, args, _ = _split(schema)
     if not args.startswith("Tensor self"):
         raise ValueError(f"in-place variant needs a leading 'Tensor self': {schema}")

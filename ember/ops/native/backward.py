@@ -7,7 +7,10 @@ from __future__ import annotations
 from ember.ops.native._define import define
 
 _FN = ("function",)
-define("select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor", variants=_FN)
+define(
+    "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
+    variants=_FN,
+)
 define(
     "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, "
     "SymInt step) -> Tensor",

@@ -1,3 +1,137 @@
-"""The copies ops: schemas (catalogue)."""
+"""The copies ops: schemas (catalogue), and the memory formats their schemas name.
+
+Ops that make a new tensor from an existing one (``clone``, ``_to_copy``, ``cat``, ``flip``,
+``gather``, ...) or write one tensor's values into another (``copy_``, ``fill_``,
+``scatter_``, ``masked_fill_``). Schemas and overload names are PyTorch's; the functional
+forms PyTorch keeps out of ``torch.*`` (``copy``, ``zero``) get no public function here either.
+
+# NOTE [memory formats]
+A ``MemoryFormat`` argument is one of the ``memory_format`` objects below, or its name as a
+string (schema defaults parse to the string ``"contiguous_format"``). ``None`` means
+``preserve_format`` for ops whose schema says ``MemoryFormat?``.
+"""
 
 from __future__ import annotations
+
+from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
+from ember.ops.registry import OpOverload, define_op, ops
+
+
+class memory_format:
+    """How a new tensor lays out its elements, e.g. ``ember.contiguous_format``.
+
+    >>> contiguous_format.name
+    'contiguous_format'
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+MEMORY_FORMATS = {m.name: m for m in (contiguous_format, preserve_format, channels_last,
+                                      channels_last_3d)}  # fmt: skip
+
+
+def _inplace_public(op: OpOverload, *variants: str) -> None:
+    """Give ``op``'s in-place overload the bindings PyTorch gives it (``ember.fill_``)."""
+    ip = VARIANTS_OF[op][0]
+    assert ip is not None
+    ip.overloadpacket._variants.update(variants)
+
+
+METHOD = ("method",)
+FUNCTION = ("function",)
+
+# copies of one tensor
+define("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", out=True)
+define(
+    "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+    variants=METHOD,
+)
+define(
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+    variants=(),
+)
+# PyTorch's _to_copy.out drops the dtype/device arguments: the out tensor carries them
+FUNCTIONAL_OF[
+    define_op(
+        "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, "
+        "Tensor(a!) out) -> Tensor(a!)"
+    )
+] = ops.aten._to_copy.default
+define(
+    "to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
+    variants=METHOD,
+)
+define(
+    "to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, "
+    "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
+    variants=METHOD,
+)
+define(
+    "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
+    variants=METHOD,
+)
+define(
+    "to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)",
+    variants=METHOD,
+)
+define("detach(Tensor(a) self) -> Tensor(a)")
+define("detach_(Tensor(a!) self) -> Tensor(a!)")
+define("lift_fresh(Tensor(a) self) -> Tensor(a)", variants=())
+define("lift_fresh_copy(Tensor self) -> Tensor", variants=(), out=True)
+
+# writing values into a tensor
+define("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", variants=(),
+       inplace=True, out=True)  # fmt: skip
+_fill = define("fill.Scalar(Tensor self, Scalar value) -> Tensor", variants=FUNCTION,
+               inplace=True, out=True, out_overload="Scalar_out")  # fmt: skip
+define("fill.Tensor(Tensor self, Tensor value) -> Tensor", variants=FUNCTION, inplace=True,
+       out=True, out_overload="Tensor_out")  # fmt: skip
+_inplace_public(_fill, "function")
+_inplace_public(define("zero(Tensor self) -> Tensor", variants=(), inplace=True, out=True),
+                "function")  # fmt: skip
+define("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", inplace=True,
+       out=True, out_overload="Scalar_out")  # fmt: skip
+define("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", inplace=True,
+       out=True, out_overload="Tensor_out")  # fmt: skip
+define("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", inplace=True,
+       out=True, out_overload="src_out")  # fmt: skip
+define("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+       inplace=True, out=True, out_overload="value_out")  # fmt: skip
+define("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor",
+       inplace=True, out=True, out_overload="reduce_out")  # fmt: skip
+define("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) "
+       "-> Tensor", inplace=True, out=True, out_overload="value_reduce_out")  # fmt: skip
+define("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", inplace=True,
+       out=True)  # fmt: skip
+
+# new tensors from one or more
+define("cat(Tensor[] tensors, int dim=0) -> Tensor", variants=FUNCTION, out=True)
+define("stack(Tensor[] tensors, int dim=0) -> Tensor", variants=FUNCTION, out=True)
+define("flip(Tensor self, int[] dims) -> Tensor", out=True)
+define("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", out=True)
+define("repeat(Tensor self, SymInt[] repeats) -> Tensor", variants=METHOD, out=True)
+define("tril(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True, out=True)
+define("triu(Tensor self, SymInt diagonal=0) -> Tensor", inplace=True, out=True)
+define("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+       out=True)  # fmt: skip
+define("index_select(Tensor self, int dim, Tensor index) -> Tensor", out=True)
+define("nonzero(Tensor self) -> Tensor", tags=("dynamic_output_shape",), out=True)

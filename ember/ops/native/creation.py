@@ -1,3 +1,349 @@
-"""The creation ops: schemas (catalogue)."""
+"""The creation ops: schemas (catalogue), and the rules every backend shares for them.
+
+Factories (``zeros``, ``arange``, ``rand``, ...) have no tensor argument: they dispatch on
+their ``device`` argument (``make_keyset_fn`` in ``ember/dispatch/dispatcher.py``), so
+``device='meta'`` reaches the Meta rule. ``*_like`` and ``new_*`` ops dispatch on ``self``.
+The checks below need no values, so the CPU kernels and the Meta rules both call them and
+cannot disagree (``ember/backends/cpu/creation.py``, ``ember/backends/meta/creation.py``).
+
+``out=`` overloads are not declared: a factory's ``out`` sets the result's dtype, which the
+derived out kernels (``ember/backends/variants.py``) do not model.
+"""
 
 from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from ember import dtypes
+from ember._shape_only import contiguous_strides
+from ember.ops.native._define import define
+
+_OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_LONG_OPTIONS = _OPTIONS.replace("dtype=None", "dtype=long")
+_LIKE = f"{_OPTIONS}, MemoryFormat? memory_format=None"
+_F = ("function",)
+_M = ("method",)
+
+# factories from a size
+define(f"zeros(SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"ones(SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"full(SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"empty.memory_format(SymInt[] size, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"scalar_tensor(Scalar s, *, {_OPTIONS}) -> Tensor", variants=_F)
+
+# ranges and matrices
+define(f"arange(Scalar end, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"arange.start(Scalar start, Scalar end, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(
+    f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTIONS}) -> Tensor",
+    variants=_F,
+)
+define(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"eye(SymInt n, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"eye.m(SymInt n, SymInt m, *, {_OPTIONS}) -> Tensor", variants=_F)
+
+# random factories (values from ember.random generators)
+define(f"rand(SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"rand.generator(SymInt[] size, *, Generator? generator, {_OPTIONS}) -> Tensor", variants=_F)
+define(f"randn(SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_F)
+define(
+    f"randn.generator(SymInt[] size, *, Generator? generator, {_OPTIONS}) -> Tensor", variants=_F
+)
+define(f"randint(SymInt high, SymInt[] size, *, {_LONG_OPTIONS}) -> Tensor", variants=_F)
+define(
+    f"randint.generator(SymInt high, SymInt[] size, *, Generator? generator, {_LONG_OPTIONS}) "
+    "-> Tensor",
+    variants=_F,
+)
+define(
+    f"randint.low(SymInt low, SymInt high, SymInt[] size, *, {_LONG_OPTIONS}) -> Tensor",
+    variants=_F,
+)
+define(
+    f"randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, "
+    f"{_LONG_OPTIONS}) -> Tensor",
+    variants=_F,
+)
+
+# shaped like another tensor
+define(f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"rand_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
+define(f"rand_like.generator(Tensor self, *, Generator? generator, {_LIKE}) -> Tensor", variants=_F)
+define(f"randn_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
+define(
+    f"randn_like.generator(Tensor self, *, Generator? generator, {_LIKE}) -> Tensor", variants=_F
+)
+define(f"randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor", variants=_F)
+define(
+    f"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor",
+    variants=_F,
+)
+define(
+    f"randint_like.generator(Tensor self, SymInt high, *, Generator? generator, {_LIKE}) -> Tensor",
+    variants=_F,
+)
+define(
+    f"randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, "
+    f"Generator? generator, {_LIKE}) -> Tensor",
+    variants=_F,
+)
+
+# new tensors with self's dtype and device
+define(f"new_zeros(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_M)
+define(f"new_ones(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_M)
+define(
+    f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> Tensor", variants=_M
+)
+define(f"new_empty(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_M)
+
+
+# --------------------------------------------------------------------------- shared rules
+
+
+def size_of(size: Any, op: str) -> tuple[int, ...]:
+    """``size`` as a tuple of non-negative ints; RuntimeError naming the op otherwise.
+
+    >>> size_of([2, 3], "zeros")
+    (2, 3)
+    """
+    items = size if isinstance(size, Sequence) else (size,)
+    try:
+        shape = tuple(operator.index(s) for s in items)
+    except TypeError:
+        kinds = [type(s).__name__ for s in items]
+        raise TypeError(f"{op}(): argument 'size' must be a tuple of ints, got {kinds}") from None
+    if any(s < 0 for s in shape):
+        raise RuntimeError(
+            f"{op}: Trying to create tensor with negative dimension: {list(shape)}; every size "
+            "must be >= 0"
+        )
+    return shape
+
+
+def dtype_of(d: Any, default: dtypes.dtype) -> dtypes.dtype:
+    """The ember dtype a ``ScalarType?`` argument names (``None`` gives ``default``)."""
+    if d is None:
+        return default
+    if isinstance(d, dtypes.dtype):
+        return d
+    if isinstance(d, str) and d in dtypes.ALIASES:
+        return dtypes.ALIASES[d]  # schema defaults spell dtypes by name: ``dtype=long``
+    raise TypeError(f"expected an ember.dtype such as ember.float32 for dtype, got {d!r}")
+
+
+def check_layout(layout: Any, op: str) -> None:
+    """Only strided tensors exist in ember."""
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise NotImplementedError(f"{op}: layout {layout} is not supported; only strided tensors")
+
+
+def scalar_dtype(value: Any) -> dtypes.dtype:
+    """The dtype PyTorch gives a tensor filled with a Python scalar (``full`` without dtype)."""
+    if hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, bool):
+        return dtypes.bool_
+    if isinstance(value, int):
+        return dtypes.int64
+    if isinstance(value, complex):
+        return dtypes.default_complex()
+    return dtypes.get_default_dtype()
+
+
+def check_fill(value: Any, d: dtypes.dtype, op: str) -> Any:
+    """``value`` as a Python number that fits ``d``; RuntimeError (PyTorch's overflow check)."""
+    if hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()
+    if d is dtypes.bool_ or isinstance(value, bool):
+        return value
+    if d.category == dtypes.COMPLEX:
+        value = complex(value)
+        top = _FLOAT_MAX[d.to_real().name]
+        if any(math.isfinite(p) and abs(p) > top for p in (value.real, value.imag)):
+            raise RuntimeError(
+                f"{op}: value {value} cannot be converted to type {d.name} without overflow; "
+                "pick complex128 or a value in range"
+            )
+        return value
+    bad = False
+    if isinstance(value, complex):
+        bad = value.imag != 0
+        value = value.real
+    if d.category == dtypes.INTEGRAL:
+        if math.isnan(value) or math.isinf(value):
+            bad = True
+        else:
+            lo, hi = _int_range(d)
+            # unsigned types also accept the negatives that wrap into range, as PyTorch does
+            bad = bad or not ((-hi if lo == 0 else lo) <= value <= hi)
+            value = int(value) % (hi + 1) if lo == 0 else int(value)
+    elif d.category == dtypes.FLOATING and math.isfinite(value):
+        bad = bad or abs(value) > _FLOAT_MAX[d.name]
+    if bad:
+        raise RuntimeError(
+            f"{op}: value {value} cannot be converted to type {d.name} without overflow; pick "
+            "a wider dtype or a value in range"
+        )
+    return value
+
+
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": math.inf}
+
+
+def _int_range(d: dtypes.dtype) -> tuple[int, int]:
+    bits = d.itemsize * 8
+    if d.is_signed:
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    return 0, 2**bits - 1
+
+
+def _number(x: Any) -> Any:
+    return x.item() if hasattr(x, "dtype") and hasattr(x, "item") else x
+
+
+def arange_plan(
+    start: Any, end: Any, step: Any, dtype: Any, op: str = "arange"
+) -> tuple[int, dtypes.dtype, Any, Any]:
+    """(length, dtype, start, step) of an ``arange``, with PyTorch's length rounding.
+
+    All-integer arguments give int64, any float the default dtype. For int64 results the
+    arguments are truncated first and the length is an integer ceiling division; otherwise
+    it is ``ceil((end - start) / step)`` in double precision.
+
+    >>> arange_plan(0, 10, 3, None)[:2]
+    (4, ember.int64)
+    """
+    start, end, step = _number(start), _number(end), _number(step)
+    if dtype is None:
+        ints = all(isinstance(x, int) for x in (start, end, step))
+        d = dtypes.int64 if ints else dtypes.get_default_dtype()
+    else:
+        d = dtype_of(dtype, dtypes.get_default_dtype())
+    if d is dtypes.bool_ or d.category == dtypes.COMPLEX:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{d._short}'")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"{op}: unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError(f"{op}: step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError(
+            f"{op}: upper bound and lower bound inconsistent with step sign (start={start}, "
+            f"end={end}, step={step})"
+        )
+    if d is dtypes.int64:
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError(f"{op}: step must be nonzero once truncated to int64 (got {step})")
+        sgn = 1 if step > 0 else -1
+        n = (
+            (end - start + step - sgn) // step
+            if step > 0
+            else -((end - start + step - sgn) // -step)
+        )
+    else:
+        n = math.ceil((end - start) / step)
+        if d.category == dtypes.INTEGRAL:
+            start, step = int(start), int(step)
+    return max(int(n), 0), d, start, step
+
+
+def check_steps(steps: int, op: str = "linspace") -> None:
+    if steps < 0:
+        raise RuntimeError(f"{op}: number of steps must be non-negative, got {steps}")
+
+
+def check_eye(n: int, m: int, op: str = "eye") -> None:
+    if n < 0:
+        raise RuntimeError(f"{op}: n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"{op}: m must be greater or equal to 0, got {m}")
+
+
+def check_uniform(d: dtypes.dtype, kernel: str) -> None:
+    """``rand``/``randn`` need a floating or complex dtype (NotImplementedError, as PyTorch)."""
+    if d.category < dtypes.FLOATING:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{d._short}': use a floating point or complex dtype"
+        )
+
+
+def check_randint(low: int, high: int, d: dtypes.dtype, op: str = "randint") -> None:
+    """PyTorch's bounds checks of ``randint``: ``low < high``, both within ``d``."""
+    if low >= high:
+        raise RuntimeError(
+            f"{op}: random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    if d.category == dtypes.COMPLEX:
+        raise NotImplementedError(f"\"random_from_to_cpu\" not implemented for '{d._short}'")
+    if d is dtypes.bool_:
+        lo, hi = 0, 1
+    elif d.category == dtypes.INTEGRAL:
+        lo, hi = _int_range(d)
+    else:
+        return  # PyTorch only warns beyond the float's exact integer range
+    if not lo <= low <= hi:
+        raise RuntimeError(f"{op}: from is out of bounds for {d.name} (got {low})")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"{op}: to - 1 is out of bounds for {d.name} (got to={high})")
+
+
+def like_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...], memory_format: Any, op: str
+) -> tuple[int, ...]:
+    """Strides (in elements) of a ``*_like`` result: ``self``'s own when it is dense and
+    non-overlapping and the format is ``preserve_format`` (the default), else row-major."""
+    fmt = "preserve_format" if memory_format is None else str(memory_format).rpartition(".")[2]
+    if fmt == "contiguous_format":
+        return contiguous_strides(shape)
+    if fmt != "preserve_format":
+        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
+    return strides if _dense(shape, strides) else contiguous_strides(shape)
+
+
+def check_memory_format(memory_format: Any, op: str) -> None:
+    """``empty`` takes only contiguous_format (ember has no channels-last layouts)."""
+    if memory_format is None:
+        return
+    fmt = str(memory_format).rpartition(".")[2]
+    if fmt == "preserve_format":
+        raise RuntimeError(
+            f"{op}: preserve memory format is unsupported by the contiguous operator"
+        )
+    if fmt != "contiguous_format":
+        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
+
+
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether the elements exactly fill ``prod(shape)`` slots with no overlap."""
+    if math.prod(shape) == 0:
+        return False
+    expected = 1
+    for n, s in sorted(zip(shape, strides, strict=True), key=lambda p: p[1]):
+        if n == 1:
+            continue
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def strided_extent(shape: tuple[int, ...], stride: Sequence[int], op: str) -> int:
+    """Elements of storage an ``empty_strided`` tensor needs."""
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError(
+            f"{op}: mismatch in length of strides and shape: {len(stride)} strides for shape "
+            f"{list(shape)}"
+        )
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"{op}: strides must be non-negative, got {list(stride)}")
+    if math.prod(shape) == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))

@@ -1,3 +1,312 @@
-"""The linalg ops: schemas (catalogue)."""
+"""The linear algebra ops: schemas (catalogue), the shape and dtype checks the CPU kernels and
+the Meta rules share, and the decompositions of ``matmul`` and ``outer``.
+
+# NOTE [matmul decomposition]
+``matmul`` is CompositeImplicitAutograd, as in PyTorch: it runs as ``dot`` (1-D @ 1-D),
+``mv`` (2-D @ 1-D), ``mm`` (2-D @ 2-D; 1-D @ 2-D through ``unsqueeze``/``squeeze``), a folded
+``mm``/``mv`` (N-D @ 1-D or 2-D, when the batch dims of the left operand view as one:
+``view`` then ``_unsafe_view``), else ``bmm`` on operands ``expand``-ed to the broadcast batch
+shape and ``reshape``-d to 3-D. So ``__torch_dispatch__`` and the lazy device see the same
+parts PyTorch shows them, and the 2-D case costs one extra Python call, no more.
+"""
 
 from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ember.backends.shapes import broadcast_shapes
+from ember.dispatch.dispatcher import KIND_PLAIN
+from ember.dispatch.keys import CPU_BIT, DispatchKey
+from ember.dispatch.state import ACTIVE
+from ember.dtypes import BOOL, INTEGRAL, dtype, int64
+from ember.library import impl
+from ember.ops.native._define import define
+from ember.ops.registry import ops
+
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
+
+
+# fmt: off
+define("matmul(Tensor self, Tensor other) -> Tensor", out=True)
+define("mm(Tensor self, Tensor mat2) -> Tensor", out=True)
+define("bmm(Tensor self, Tensor mat2) -> Tensor", out=True)
+define("mv(Tensor self, Tensor vec) -> Tensor", out=True)
+define("dot(Tensor self, Tensor tensor) -> Tensor", out=True)
+define("outer(Tensor self, Tensor vec2) -> Tensor", out=True)
+define("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+       inplace=True, out=True)
+define("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+       variants=("function",))
+# fmt: on
+
+
+# --------------------------------------------------------------------------- shared checks
+
+
+def _no_bool(d: dtype, kernel: str, *shapes: Sequence[int]) -> None:
+    """PyTorch has no bool matrix products, but checks only when there is work to do."""
+    if d.category == BOOL and all(0 not in s for s in shapes):
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'Bool'; convert the operands with .int() or .float()"
+        )
+
+
+def mm_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple[int, int]:
+    """The result shape of ``mm``; PyTorch's errors for non-matrices, mismatched inner sizes
+    and dtypes.
+
+    >>> mm_shape((2, 3), (3, 4), ember.float32, ember.float32)
+    (2, 4)
+    """
+    if len(a) != 2:
+        raise RuntimeError(f"mm: self must be a matrix, got a {len(a)}-D tensor of shape {list(a)}")
+    if len(b) != 2:
+        raise RuntimeError(f"mm: mat2 must be a matrix, got a {len(b)}-D tensor of shape {list(b)}")
+    if a[1] != b[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})"
+        )
+    if da is not db:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {da.name} != {db.name}; "
+            "convert one with .to(other.dtype)"
+        )
+    _no_bool(da, "addmm_impl_cpu_", a, b)
+    return (a[0], b[1])
+
+
+def bmm_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple[int, int, int]:
+    """The result shape of ``bmm`` (3-D operands, equal batch sizes and dtypes)."""
+    if len(a) != 3:
+        raise RuntimeError(f"bmm: batch1 must be a 3D tensor, got shape {list(a)}")
+    if len(b) != 3:
+        raise RuntimeError(f"bmm: batch2 must be a 3D tensor, got shape {list(b)}")
+    if (b[0], b[1]) != (a[0], a[2]):
+        raise RuntimeError(
+            f"bmm: Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}] (batch1 has shape {list(a)})."
+        )
+    if da is not db:
+        raise RuntimeError(f"bmm: expected scalar type {da._short} but found {db._short}")
+    _no_bool(da, "bmm", a, b)
+    return (a[0], a[1], b[2])
+
+
+def mv_shape(a: Sequence[int], v: Sequence[int], da: dtype, dv: dtype) -> tuple[int]:
+    """The result shape of ``mv`` (a matrix and a vector of its column count)."""
+    if len(a) != 2 or len(v) != 1:
+        raise RuntimeError(
+            f"mv: vector + matrix @ vector expected, got 1, {len(a)}, {len(v)} "
+            f"(shapes {list(a)} and {list(v)})"
+        )
+    if a[1] != v[0]:
+        raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({v[0]})")
+    if da is not dv:
+        raise RuntimeError(
+            f"mv: addmv input tensors must have the same dtype, but got {da._short} and {dv._short}"
+        )
+    _no_bool(da, "addmv_impl_cpu", a, v)
+    return (a[0],)
+
+
+def dot_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple[()]:
+    """``dot`` gives a 0-dim result of two equally long vectors of one dtype."""
+    if len(a) != 1 or len(b) != 1:
+        raise RuntimeError(f"dot: 1D tensors expected, but got {len(a)}D and {len(b)}D tensors")
+    if da is not db:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {da._short} and {db._short}"
+        )
+    if a[0] != b[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+            f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+        )
+    _no_bool(da, "dot")  # even when empty
+    return ()
+
+
+def addmm_shape(
+    s: Sequence[int], a: Sequence[int], b: Sequence[int], ds: dtype, da: dtype, db: dtype
+) -> tuple[int, int]:
+    """``addmm``: ``mm``'s checks, and ``self`` must broadcast to the product's shape."""
+    out = mm_shape(a, b, da, db)
+    ok = len(s) <= 2 and all(n in (1, m) for n, m in zip(reversed(s), reversed(out), strict=False))
+    if not ok:
+        raise RuntimeError(
+            f"addmm: The expanded size of the tensor ({out[-1]}) must match the existing size "
+            f"({s[-1] if s else 1}) at non-singleton dimension {len(out) - 1}.  Target sizes: "
+            f"{list(out)}.  Tensor sizes: {list(s)}"
+        )
+    if ds is not db:
+        raise RuntimeError(
+            f"addmm: self and mat2 must have the same dtype, but got {ds._short} and {db._short}"
+        )
+    return out
+
+
+_TERM = re.compile(r"^(?:[A-Za-z]|\.\.\.)*$")
+
+
+def einsum_dtype(equation: str, dtypes: Sequence[dtype]) -> dtype:
+    """The operands' dtype, except that summing away a label of a single bool or integer
+    operand gives int64 (PyTorch sums with ``sum``, which promotes)."""
+    d = dtypes[0]
+    if len(dtypes) == 1 and d.category <= INTEGRAL:
+        eq = equation.replace(" ", "").replace("...", "")
+        lhs, arrow, rhs = eq.partition("->")
+        kept = set(rhs) if arrow else {c for c in lhs if lhs.count(c) == 1}
+        if set(lhs) - kept:
+            return int64
+    return d
+
+
+def einsum_shape(
+    equation: str, shapes: Sequence[Sequence[int]], dtypes: Sequence[dtype]
+) -> tuple[int, ...]:
+    """The result shape of ``einsum``, with PyTorch's errors for malformed equations, sizes
+    that do not broadcast and mixed dtypes.
+
+    >>> einsum_shape("ij,jk->ik", [(2, 3), (3, 4)], [ember.float32] * 2)
+    (2, 4)
+    """
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for d in dtypes[1:]:
+        if d is not dtypes[0]:
+            raise RuntimeError(
+                f"einsum(): expected scalar type {dtypes[0]._short} but found {d._short}; "
+                "give every operand the same dtype"
+            )
+    sizes: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    ellipsis: tuple[int, ...] | None = None
+    for i, (term, shape) in enumerate(zip(terms, shapes, strict=True)):
+        if not _TERM.match(term) or term.count("...") > 1:
+            raise RuntimeError(f"einsum(): invalid subscripts {term!r} for operand {i}")
+        letters = term.replace("...", "")
+        has_ell = "..." in term
+        if len(letters) > len(shape) or (not has_ell and len(letters) != len(shape)):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(letters)}) does not "
+                f"match the number of dimensions ({len(shape)}) for operand {i}"
+                + ("" if has_ell else " and no ellipsis was given")
+            )
+        before = term.split("...")[0] if has_ell else letters
+        n_ell = len(shape) - len(letters)
+        dims = list(before) + ["..."] * n_ell + list(term.split("...")[1] if has_ell else "")
+        if has_ell:
+            ell = tuple(shape[len(before) : len(before) + n_ell])
+            ellipsis = ell if ellipsis is None else broadcast_shapes(ellipsis, ell, op="einsum")
+        for label, n in zip(dims, shape, strict=True):
+            if label == "...":
+                continue
+            counts[label] = counts.get(label, 0) + 1
+            seen = sizes.get(label)
+            if seen is None or seen == 1:
+                sizes[label] = n
+            elif n != seen and n != 1:
+                raise RuntimeError(
+                    f"einsum(): subscript {label} has size {n} for operand {i} which does not "
+                    f"broadcast with previously seen size {seen}"
+                )
+    if arrow:
+        if not _TERM.match(rhs) or rhs.count("...") > 1:
+            raise RuntimeError(f"einsum(): invalid output subscripts {rhs!r}")
+        out_letters = rhs.replace("...", "")
+        for c in out_letters:
+            if c not in sizes:
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} does not appear in the equation for any "
+                    "input operand"
+                )
+            if out_letters.count(c) > 1:
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} appears more than once in the output"
+                )
+        head, _, tail = rhs.partition("...") if "..." in rhs else (rhs, "", "")
+        ell = (ellipsis or ()) if "..." in rhs else ()
+        return tuple(sizes[c] for c in head) + tuple(ell) + tuple(sizes[c] for c in tail)
+    implicit = sorted(c for c, k in counts.items() if k == 1)
+    return tuple(ellipsis or ()) + tuple(sizes[c] for c in implicit)
+
+
+# --------------------------------------------------------------------------- decompositions
+
+aten = ops.aten
+_CIA = DispatchKey.CompositeImplicitAutograd
+
+
+def _can_fold(t: Tensor) -> bool:
+    """Whether the batch dims of ``t`` (all but the last) view as one dim without a copy."""
+    shape, strides = t.shape, t.stride()
+    if 0 in shape:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+@impl(aten.matmul.default, _CIA)
+def matmul(self: Tensor, other: Tensor) -> Tensor:
+    """See NOTE [matmul decomposition]."""
+    d1, d2 = self._data.ndim, other._data.ndim
+    if d1 == 2 and d2 == 2:
+        if self._keys == CPU_BIT == other._keys and not ACTIVE[0]:
+            # NOTE [matmul fast path]: cpu-only key sets and no thread-local keys: run the
+            # kernel mm's own dispatch would pick for them, without computing it again
+            fn, kind = (_MM._table or _MM._build_table())[_CPU_ENTRY]
+            if kind == KIND_PLAIN:
+                return fn(self, other)
+        return _mm(self, other)
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
+        )
+    if d1 == 1 and d2 == 1:
+        return aten.dot.default(self, other)
+    if d1 == 2 and d2 == 1:
+        return aten.mv.default(self, other)
+    if d1 == 1 and d2 == 2:
+        return aten.squeeze.dim(_mm(aten.unsqueeze.default(self, 0), other), 0)
+    if d1 >= 3 and d2 <= 2 and _can_fold(self):
+        s1 = self.shape
+        folded = aten.view.default(self, [math.prod(s1[:-1]), s1[-1]])
+        out = _mm(folded, other) if d2 == 2 else aten.mv.default(folded, other)
+        tail = [other.shape[-1]] if d2 == 2 else []
+        return aten._unsafe_view.default(out, [*s1[:-1], *tail])
+    return _batched(self, other, d1, d2)
+
+
+def _batched(self: Tensor, other: Tensor, d1: int, d2: int) -> Tensor:
+    s1, s2 = tuple(self.shape), tuple(other.shape)
+    n, m1 = (s1[-2] if d1 > 1 else 1), s1[-1]
+    m2, p = (s2[-2], s2[-1]) if d2 > 1 else (s2[0], 1)
+    batch = broadcast_shapes(s1[:-2], s2[:-2], op="matmul")
+    b = math.prod(batch)
+    if d2 == 1:
+        other = aten.unsqueeze.default(other, -1)
+    t1 = aten.reshape.default(aten.expand.default(self, [*batch, n, m1]), [b, n, m1])
+    t2 = aten.reshape.default(aten.expand.default(other, [*batch, m2, p]), [b, m2, p])
+    out_shape = [*batch, *([n] if d1 > 1 else []), *([p] if d2 > 1 else [])]
+    return aten._unsafe_view.default(aten.bmm.default(t1, t2), out_shape)
+
+
+@impl(aten.outer.default, _CIA)
+def outer(self: Tensor, vec2: Tensor) -> Tensor:
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return aten.mul.Tensor(aten.view.default(self, [self.shape[0], 1]), vec2)
+
+
+_MM = aten.mm.default
+_mm = _MM._dispatch
+_CPU_ENTRY = CPU_BIT.bit_length() - 1

@@ -1,42 +1,366 @@
-"""The pointwise ops: one line each, schema plus promotion rule (NOTE [type promotion]).
+"""The pointwise ops: one line each, schema plus promotion rule (NOTE [type promotion]) and
+the dtypes PyTorch has no kernel for.
 
 Every ``Tensor`` argument of a pointwise op also accepts a Python number (PyTorch's
-"wrapped numbers"), which takes part in promotion with the lowest priority.
+"wrapped numbers"), which takes part in promotion with the lowest priority. In-place and
+``out=`` overloads are declared with each functional one, under PyTorch's names
+(``pow_.Tensor`` writes ``pow.Tensor_Tensor``; its out= overload is ``pow.Tensor_Tensor_out``).
 """
 
 from __future__ import annotations
 
-from ember.ops.native._define import define
-from ember.ops.native.promotion import PROMOTION, Promotion
-from ember.ops.registry import OpOverload
+import re
+from typing import Any
 
-D, I2F, BOOL, C2F = (
+from ember import dtypes
+from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
+from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, inplace_schema, out_schema
+from ember.ops.native.promotion import (
+    POINTWISE,
+    PROMOTION,
+    Check,
+    PointwiseInfo,
+    Promotion,
+    not_implemented,
+)
+from ember.ops.registry import OpOverload, define_op
+
+D, I2F, BOOL, C2F, B2L = (
     Promotion.DEFAULT,
     Promotion.INT_TO_FLOAT,
     Promotion.ALWAYS_BOOL,
     Promotion.COMPLEX_TO_FLOAT,
+    Promotion.BOOL_TO_LONG,
 )
 
+COMPLEX = frozenset({complex64, complex128})
+FLOATS = frozenset({float16, float32, float64})
+INTS = frozenset(dtypes.INTEGRAL_DTYPES)
+NO_BOOL = frozenset({bool_})
+NO_COMPLEX = COMPLEX
+NO_BOOL_COMPLEX = NO_BOOL | COMPLEX
+ONLY_INTEGRAL = FLOATS | COMPLEX  # bitwise ops: integers and bool
+ONLY_FLOAT = NO_BOOL | INTS | COMPLEX
+ONLY_INEXACT = NO_BOOL | INTS
+#: arguments that never take part in promotion
+_NOT_OPERANDS = ("condition", "alpha", "value", "weight")
+_FUNCTION_AND_METHOD = ("function", "method")
 
-def pointwise(schema: str, promotion: Promotion = D, *, inplace: bool = True) -> OpOverload:
-    """Declare a pointwise op with its in-place and out= variants and promotion rule."""
-    op = define(schema, tags=("pointwise",), inplace=inplace, out=True)
-    PROMOTION[op.overloadpacket.__name__] = promotion
-    PROMOTION[op.overloadpacket.__name__ + "_"] = promotion
+
+def _rename(schema: str, overload: str) -> str:
+    """``schema`` with its overload name replaced (``""``: the default overload)."""
+    return re.sub(
+        r"^(\w+)(\.\w+)?\(",
+        lambda m: f"{m.group(1)}{'.' + overload if overload else ''}(",
+        schema,
+        count=1,
+    )
+
+
+def pointwise(
+    schema: str,
+    promotion: Promotion = D,
+    *,
+    inplace: bool | str = True,
+    out: bool | str = True,
+    unsupported: frozenset[dtype] = frozenset(),
+    check: Check | None = None,
+    variants: tuple[str, ...] = _FUNCTION_AND_METHOD,
+) -> OpOverload:
+    """Declare a pointwise op with its in-place and out= variants, promotion rule and dtypes.
+
+    ``inplace``/``out`` are True (PyTorch's usual names: ``add_.Tensor``, ``add.out``), False
+    (none), or the overload name PyTorch gives the variant (``"Tensor"``, ``"Tensor_out"``).
+    """
+    tags = ("pointwise",)
+    op = define_op(schema, "aten", tags, variants)
+    ip = o = None
+    if inplace is not False:
+        ip_schema = inplace_schema(schema)
+        if isinstance(inplace, str):
+            ip_schema = _rename(ip_schema, inplace)
+        ip = define_op(ip_schema, "aten", tags, ("method",))
+    if out is not False:
+        o = define_op(out_schema(schema, "out" if out is True else out), "aten", tags, ())
+    if ip is not None or o is not None:
+        VARIANTS_OF[op] = (ip, o)
+    positional = op._schema.positional
+    operands = tuple(
+        i for i, a in enumerate(positional)
+        if a.type.base in ("Tensor", "Scalar") and a.name not in _NOT_OPERANDS
+    )  # fmt: skip
+    info = PointwiseInfo(promotion, operands, unsupported, check)
+    for v in (op, ip, o):
+        if v is not None:
+            POINTWISE[v.__name__] = info
+            PROMOTION.setdefault(v.overloadpacket.__name__, promotion)
+            if v is not op:
+                FUNCTIONAL_OF[v] = op
     return op
 
 
-# binary arithmetic
-pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
-pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+# --------------------------------------------------------------------------- checks
+
+
+def _dtype_of(x: Any) -> dtype:
+    d = getattr(x, "dtype", None)
+    return d if isinstance(d, dtype) else dtypes.scalar_dtype(x)
+
+
+def no_bool_negation(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """neg on bool: PyTorch refuses and points at ``~``."""
+    if cdt is bool_:
+        raise RuntimeError(
+            f"{name}: Negation, the `-` operator, on a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def no_bool_positive(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if args and _dtype_of(args[0]) is bool_:
+        raise RuntimeError(f"{name}: The `+` operator, on a bool tensor is not supported.")
+
+
+def no_bool_relu(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if cdt is bool_:
+        raise RuntimeError(
+            f"{name}: Boolean inputs not supported for relu; convert with .to(ember.uint8)"
+        )
+
+
+def _alpha_check(name: str, cdt: dtype, alpha: Any) -> None:
+    if isinstance(alpha, float) and cdt.category < dtypes.FLOATING:
+        raise RuntimeError(
+            f"{name}: For integral input tensors, argument alpha must not be a floating point "
+            f"number (got alpha={alpha} for dtype {cdt.name})."
+        )
+    if isinstance(alpha, complex) and cdt.category < dtypes.COMPLEX:
+        raise RuntimeError(f"{name}: complex alpha={alpha} needs complex inputs, got {cdt.name}")
+
+
+def add_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """alpha may not be a float for integral inputs (nor complex for real ones)."""
+    alpha = kwargs.get("alpha", args[2] if len(args) > 2 else 1)
+    if alpha != 1 or type(alpha) is not int:
+        _alpha_check(name, cdt, alpha)
+
+
+def sub_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Subtraction refuses bool operands, and alpha follows add's rule."""
+    a, b = _dtype_of(args[0]) is bool_, _dtype_of(args[1]) is bool_
+    if a and b:
+        raise RuntimeError(
+            f"{name}: Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if a or b:
+        raise RuntimeError(
+            f"{name}: Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+            "are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    add_check(name, cdt, args, kwargs)
+
+
+def clamp_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """clamp needs a bound; bool has no kernel, except clamp.Tensor with a single bound."""
+    lo = args[1] if len(args) > 1 else None
+    hi = args[2] if len(args) > 2 else None
+    if lo is None and hi is None:
+        raise RuntimeError(f"{name}: At least one of 'min' or 'max' must not be None")
+    if cdt is bool_ and (".Tensor" not in name or (lo is not None and hi is not None)):
+        raise not_implemented(name, cdt)
+
+
+def no_bool_scalar_bound(
+    name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """clamp_min/clamp_max with a Scalar bound have no bool kernel (the Tensor ones do)."""
+    if cdt is bool_:
+        raise not_implemented(name, cdt)
+
+
+def abs_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """abs_ cannot write a complex tensor's real magnitudes back into it."""
+    if name.startswith("abs_") and cdt.category == dtypes.COMPLEX:
+        raise RuntimeError(f"{name}: In-place abs is not supported for complex tensors; use abs()")
+
+
+def lerp_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``end`` (and a ``weight`` tensor with dimensions) must have ``self``'s dtype."""
+    want = _dtype_of(args[0])
+    for arg_name, x in (("end", args[1]), ("weight", args[2])):
+        d = getattr(x, "dtype", None)
+        if d is not None and d is not want and (arg_name == "end" or x.ndim):
+            raise RuntimeError(
+                f"{name}: expected dtype {want._short.lower()} for `{arg_name}` but got dtype "
+                f"{d._short.lower()}; convert it with .to({want})"
+            )
+
+
+def addcdiv_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if (
+        _dtype_of(args[1]).category < dtypes.FLOATING
+        and _dtype_of(args[2]).category < dtypes.FLOATING
+    ):
+        raise RuntimeError(
+            f"{name}: Integer division with addcdiv is no longer supported, and in a future "
+            "release addcdiv will perform a true division of tensor1 and tensor2. Use "
+            "ember.addcmul(self, tensor1, ember.div(tensor2, ..., rounding_mode=...)) instead."
+        )
+
+
+def where_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    d = _dtype_of(args[0])
+    if d is not bool_ and d is not dtypes.uint8:
+        raise RuntimeError(
+            f"{name}: where expected condition to be a boolean tensor, but got a tensor with "
+            f"dtype {d._short}; pass condition.bool()"
+        )
+
+
+def pow_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """An integral base to a negative Python-integer exponent has no integer result."""
+    if cdt.category <= dtypes.INTEGRAL and cdt is not bool_ and len(args) > 1:
+        e = args[1]
+        if type(e) is int and e < 0 and hasattr(args[0], "dtype"):
+            raise RuntimeError(
+                f"{name}: Integers to negative integer powers are not allowed (exponent {e} for "
+                f"dtype {cdt.name}); use a floating-point base"
+            )
+
+
+# --------------------------------------------------------------------------- binary arithmetic
+
+pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", check=add_check)
+pointwise("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+          out="Scalar_out", check=add_check)  # fmt: skip
+pointwise("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", check=sub_check)
+pointwise("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+          out="Scalar_out", check=sub_check)  # fmt: skip
+pointwise("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+          inplace=False, out="Tensor_out", check=sub_check)  # fmt: skip
+pointwise("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+          inplace=False, out="Scalar_out", check=sub_check)  # fmt: skip
 pointwise("mul.Tensor(Tensor self, Tensor other) -> Tensor")
+pointwise("mul.Scalar(Tensor self, Scalar other) -> Tensor", out="Scalar_out")
 pointwise("div.Tensor(Tensor self, Tensor other) -> Tensor", I2F)
+pointwise("div.Scalar(Tensor self, Scalar other) -> Tensor", I2F, out="Scalar_out")
+# the promotion of the rounding modes depends on the mode: I2F for None, DEFAULT otherwise
+pointwise("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", D,
+          out="out_mode", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", D,
+          out="Scalar_mode_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("floor_divide(Tensor self, Tensor other) -> Tensor",
+          inplace="Tensor", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",
+          out="Scalar_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+          out="Tensor_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+          out="Scalar_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+          inplace=False, out="Scalar_Tensor_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+          out="Tensor_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("fmod.Scalar(Tensor self, Scalar other) -> Tensor",
+          out="Scalar_out", unsupported=NO_BOOL_COMPLEX)  # fmt: skip
+pointwise("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", B2L, inplace="Tensor",
+          out="Tensor_Tensor_out", unsupported=NO_BOOL, check=pow_check)  # fmt: skip
+pointwise("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", B2L, inplace="Scalar",
+          out="Tensor_Scalar_out", unsupported=NO_BOOL, check=pow_check)  # fmt: skip
+pointwise("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", B2L,
+          inplace=False, out="Scalar_out", unsupported=NO_BOOL)  # fmt: skip
+pointwise("maximum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX)
+pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX)
+pointwise("atan2(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
 
-# unary
-pointwise("neg(Tensor self) -> Tensor")
-pointwise("exp(Tensor self) -> Tensor", I2F)
-pointwise("abs(Tensor self) -> Tensor", C2F)
+# --------------------------------------------------------------------------- comparisons
 
-# comparisons
-pointwise("eq.Tensor(Tensor self, Tensor other) -> Tensor", BOOL)
-pointwise("lt.Tensor(Tensor self, Tensor other) -> Tensor", BOOL)
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _bad = frozenset() if _name in ("eq", "ne") else COMPLEX
+    pointwise(f"{_name}.Tensor(Tensor self, Tensor other) -> Tensor", BOOL,
+              out="Tensor_out", unsupported=_bad)  # fmt: skip
+    pointwise(f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor", BOOL,
+              out="Scalar_out", unsupported=_bad)  # fmt: skip
+
+# --------------------------------------------------------------------------- logical, bitwise
+
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    pointwise(f"{_name}(Tensor self, Tensor other) -> Tensor", BOOL)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    pointwise(f"{_name}.Tensor(Tensor self, Tensor other) -> Tensor",
+              out="Tensor_out", unsupported=ONLY_INTEGRAL)  # fmt: skip
+    pointwise(f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+              out="Scalar_out", unsupported=ONLY_INTEGRAL)  # fmt: skip
+    pointwise(f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+              inplace=False, out="Scalar_Tensor_out", unsupported=ONLY_INTEGRAL)  # fmt: skip
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    _bad = ONLY_INTEGRAL | NO_BOOL
+    pointwise(f"{_name}.Tensor(Tensor self, Tensor other) -> Tensor",
+              out="Tensor_out", unsupported=_bad)  # fmt: skip
+    pointwise(f"{_name}.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+              out="Tensor_Scalar_out", unsupported=_bad)  # fmt: skip
+    pointwise(f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+              inplace=False, out="Scalar_Tensor_out", unsupported=_bad)  # fmt: skip
+
+# --------------------------------------------------------------------------- selection
+
+pointwise("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+          inplace=False, out="self_out", check=where_check)  # fmt: skip
+pointwise("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+          inplace=False, out=False, check=where_check)  # fmt: skip
+pointwise("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+          inplace=False, out=False, check=where_check)  # fmt: skip
+pointwise("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor",
+          inplace=False, out=False, check=where_check)  # fmt: skip
+pointwise("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+          unsupported=COMPLEX, check=clamp_check)  # fmt: skip
+pointwise("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+          out="Tensor_out", unsupported=COMPLEX, check=clamp_check)  # fmt: skip
+for _name in ("clamp_min", "clamp_max"):
+    pointwise(f"{_name}(Tensor self, Scalar {_name[-3:]}) -> Tensor", unsupported=COMPLEX,
+              check=no_bool_scalar_bound)  # fmt: skip
+    pointwise(f"{_name}.Tensor(Tensor self, Tensor {_name[-3:]}) -> Tensor",
+              out="Tensor_out", unsupported=COMPLEX)  # fmt: skip
+
+# --------------------------------------------------------------------------- ternary
+
+pointwise("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+          out="Scalar_out", unsupported=ONLY_INEXACT, check=lerp_check)  # fmt: skip
+pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+          out="Tensor_out", unsupported=ONLY_INEXACT, check=lerp_check)  # fmt: skip
+pointwise("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+          unsupported=NO_BOOL)  # fmt: skip
+pointwise("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+          check=addcdiv_check)  # fmt: skip
+
+# --------------------------------------------------------------------------- unary
+
+pointwise("neg(Tensor self) -> Tensor", check=no_bool_negation)
+pointwise("abs(Tensor self) -> Tensor", C2F, unsupported=NO_BOOL, check=abs_check)
+for _name in ("exp", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
+              "tanh", "sigmoid", "reciprocal"):  # fmt: skip
+    pointwise(f"{_name}(Tensor self) -> Tensor", I2F)
+pointwise("erf(Tensor self) -> Tensor", I2F, unsupported=COMPLEX)
+pointwise("relu(Tensor self) -> Tensor", unsupported=COMPLEX, check=no_bool_relu)
+pointwise('gelu(Tensor self, *, str approximate="none") -> Tensor', unsupported=ONLY_FLOAT)
+pointwise("silu(Tensor self) -> Tensor", unsupported=ONLY_INEXACT)
+for _name in ("floor", "ceil", "round", "trunc"):
+    pointwise(f"{_name}(Tensor self) -> Tensor", unsupported=NO_BOOL_COMPLEX)
+pointwise("round.decimals(Tensor self, *, int decimals) -> Tensor",
+          out="decimals_out", unsupported=ONLY_FLOAT)  # fmt: skip
+pointwise("sign(Tensor self) -> Tensor", unsupported=COMPLEX)
+pointwise("square(Tensor self) -> Tensor", B2L)
+for _name in ("isnan", "isinf"):
+    pointwise(f"{_name}(Tensor self) -> Tensor", BOOL, inplace=False)
+pointwise("isfinite(Tensor self) -> Tensor", BOOL, inplace=False, out=False)
+pointwise("logical_not(Tensor self) -> Tensor", BOOL)
+pointwise("bitwise_not(Tensor self) -> Tensor", unsupported=ONLY_INTEGRAL)
+pointwise(
+    "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"
+)
+
+# positive returns its input itself (an alias), so it is not an elementwise kernel: it has one
+# CompositeImplicitAutograd kernel (ember/backends/cpu/pointwise.py) and no variants.
+define_op("positive(Tensor(a) self) -> Tensor(a)", "aten", (), _FUNCTION_AND_METHOD)
+POSITIVE_CHECK = no_bool_positive

@@ -1,11 +1,15 @@
-"""How each pointwise op picks its result dtype (PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND).
+"""How each pointwise op picks its dtypes (PyTorch's ELEMENTWISE_TYPE_PROMOTION_KIND) and which
+dtypes it accepts.
 
 One rule per op, shared by every backend, so the CPU kernel and the Meta rule cannot
-disagree. See NOTE [type promotion] in ``ember/dtypes.py`` for the base rule.
+disagree: both call :func:`pointwise_dtypes`, which promotes and then validates. See NOTE
+[type promotion] in ``ember/dtypes.py`` for the base rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -64,5 +68,57 @@ def compute_dtype(kind: Promotion, operands: tuple[Any, ...]) -> tuple[dtype, dt
     raise AssertionError(kind)
 
 
+#: extra validation of one op: ``check(op name, compute dtype, args, kwargs)`` raises
+Check = Callable[[str, dtype, tuple[Any, ...], dict[str, Any]], None]
+_NO_KWARGS: dict[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class PointwiseInfo:
+    """What the backends need to know about one pointwise overload beyond its schema."""
+
+    kind: Promotion
+    operands: tuple[int, ...]  # positional indices of the arguments that take part in promotion
+    unsupported: frozenset[dtype]  # compute dtypes PyTorch has no kernel for
+    check: Check | None  # further validation (bool negation, mixed lerp dtypes, ...)
+
+
 #: pointwise op packet name -> its promotion rule; filled by the catalogue's declarations
 PROMOTION: dict[str, Promotion] = {}
+#: pointwise overload name ("add.Tensor", "add_.Tensor", "add.out") -> its info
+POINTWISE: dict[str, PointwiseInfo] = {}
+
+
+def not_implemented(name: str, cdt: dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype an op has no kernel for."""
+    return NotImplementedError(
+        f"{name}: not implemented for '{cdt._short}' (dtype {cdt.name}); cast the input with "
+        ".to(dtype) to a supported dtype"
+    )
+
+
+def pointwise_dtypes(
+    name: str,
+    info: PointwiseInfo,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] = _NO_KWARGS,
+    kind: Promotion | None = None,
+) -> tuple[dtype, dtype]:
+    """(compute dtype, result dtype) of a call's positional ``args``, after checking the op
+    supports them.
+
+    >>> pointwise_dtypes("div.Tensor", POINTWISE["div.Tensor"], (ember.ones(2), 2))
+    (ember.float32, ember.float32)
+    """
+    cdt, rdt = compute_dtype(info.kind if kind is None else kind, operand_values(info, args))
+    if cdt in info.unsupported:
+        raise not_implemented(name, cdt)
+    if info.check is not None:
+        info.check(name, cdt, args, kwargs)
+    return cdt, rdt
+
+
+def operand_values(info: PointwiseInfo, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arguments of a call that take part in promotion (skipping omitted and None ones)."""
+    n = len(args)
+    return tuple(args[i] for i in info.operands if i < n and args[i] is not None)

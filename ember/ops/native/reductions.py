@@ -1,3 +1,349 @@
-"""The reductions ops: schemas (catalogue)."""
+"""The reduction ops: schemas (catalogue), and the shape and dtype rules that the CPU kernels
+and the Meta rules share, so the two cannot disagree.
+
+# NOTE [reduction dims]
+A reduction's ``dim`` may be one int, a list of ints, ``None`` or ``[]``. ``None`` and ``[]``
+reduce every dimension (except for ``all.dims``/``any.dims``, where ``[]`` reduces none).
+Negative dims count from the end; a 0-dim tensor accepts dims 0 and -1 (and reduces
+nothing); a dim named twice is a RuntimeError, as in PyTorch.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ember import dtypes
+from ember.backends.shapes import wrap_dim
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL, dtype
+from ember.library import impl
+from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
+from ember.ops.registry import OpOverload, define_op, ops
+
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
+
+
+def define_with_out(schema: str, out_schema: str, **kwargs: Any) -> OpOverload:
+    """Declare ``schema`` and an ``out=`` overload whose schema PyTorch names irregularly
+    (``max.dim_max(..., *, Tensor(a!) max, Tensor(b!) max_values)``)."""
+    op = define(schema, **kwargs)
+    out = define_op(out_schema, "aten", op.tags, ())
+    VARIANTS_OF[op] = (VARIANTS_OF.get(op, (None, None))[0], out)
+    FUNCTIONAL_OF[out] = op
+    return op
+
+
+# fmt: off
+# sum, mean, prod
+define("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", out=True, out_overload="IntList_out")
+define("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", out=True)
+define("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", out=True, out_overload="dtype_out")
+define("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", out=True)
+define("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", out=True)
+define("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", out=True, out_overload="int_out")
+
+# max, min (values and indices), amax, amin, argmax, argmin
+define("max(Tensor self) -> Tensor", out=True, out_overload="unary_out")
+define_with_out(
+    "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
+    "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)")
+define("max.other(Tensor self, Tensor other) -> Tensor", out=True)
+define("min(Tensor self) -> Tensor", out=True, out_overload="unary_out")
+define_with_out(
+    "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, "
+    "Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)")
+define("min.other(Tensor self, Tensor other) -> Tensor", out=True)
+define("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", out=True)
+define("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", out=True)
+define("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", out=True)
+define("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", out=True)
+
+# var, std: the correction overloads compute; the unbiased/dim ones decompose into them.
+# var.dim comes first so ``x.var(1)`` resolves to it, as in PyTorch.
+for _name in ("var", "std"):
+    define(f"{_name}.dim(Tensor self, int[1]? dim, bool unbiased=True, "
+           "bool keepdim=False) -> Tensor", out=True)
+    define(f"{_name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+           "bool keepdim=False) -> Tensor", out=True, out_overload="correction_out")
+    define(f"{_name}(Tensor self, bool unbiased=True) -> Tensor")
+    define_with_out(
+        f"{_name}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+        "bool keepdim=False) -> (Tensor, Tensor)",
+        f"{_name}_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+        "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))")
+
+# log-sum-exp and softmax (softmax.int/log_softmax.int decompose into _softmax/_log_softmax)
+define("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", out=True)
+define("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+       out=True, out_overload="int_out")
+define("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+       out=True, out_overload="int_out")
+define("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", out=True)
+define("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", out=True)
+
+# all, any
+for _name in ("all", "any"):
+    define(f"{_name}(Tensor self) -> Tensor", out=True, out_overload="all_out")
+    define(f"{_name}.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", out=True)
+    define(f"{_name}.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+           out=True, out_overload="dims_out")
+
+# norms: Tensor.norm decomposes into linalg_vector_norm, as torch.norm does
+define("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", variants=(), out=True)
+define("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", out=True, out_overload="Scalar_out")
+define("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
+       out=True)
+
+# scans
+define("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", inplace=True, out=True)
+define("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", inplace=True, out=True)
+
+# sorting
+define("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+       out=True, out_overload="values")
+define("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+       "(Tensor values, Tensor indices)", out=True, out_overload="values_stable")
+define("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor")
+define("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
+       out=True, out_overload="stable_out")
+define("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+       "(Tensor values, Tensor indices)", out=True, out_overload="values")
+# fmt: on
+
+
+# --------------------------------------------------------------------------- shared rules
+
+
+def reduction_axes(
+    shape: Sequence[int], dim: Any, op: str, *, empty_means_all: bool = True
+) -> tuple[int, ...]:
+    """The NumPy axes ``dim`` reduces over (NOTE [reduction dims]).
+
+    >>> reduction_axes((2, 3), -1, "sum")
+    (1,)
+    """
+    ndim = len(shape)
+    if dim is None:
+        return tuple(range(ndim))
+    if type(dim) is int:
+        d = wrap_dim(dim, ndim, op)
+        return (d,) if ndim else ()
+    if not dim:
+        return tuple(range(ndim)) if empty_means_all else ()
+    axes = tuple(wrap_dim(int(d), ndim, op) for d in dim)
+    if len(set(axes)) != len(axes):
+        seen: set[int] = set()
+        twice = next(a for a in axes if a in seen or seen.add(a))  # type: ignore[func-returns-value]
+        raise RuntimeError(
+            f"{op}: dim {twice} appears multiple times in the list of dims {list(dim)}"
+        )
+    return axes if ndim else ()
+
+
+def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    """The result shape of reducing ``axes`` of ``shape``.
+
+    >>> reduced_shape((2, 3), (1,), True)
+    (2, 1)
+    """
+    if keepdim:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def sum_dtype(self_dtype: dtype, out: dtype | None) -> dtype:
+    """sum/prod/cumsum: ``dtype=`` if given, else int64 for bool and integer inputs."""
+    if out is not None:
+        return out
+    return dtypes.int64 if self_dtype.category <= INTEGRAL else self_dtype
+
+
+def mean_dtype(self_dtype: dtype, out: dtype | None, op: str = "mean") -> dtype:
+    """mean: ``dtype=`` or the input's, which must be floating point or complex."""
+    d = self_dtype if out is None else out
+    if d.category < FLOATING:
+        which = "Input" if out is None else "Optional"
+        raise RuntimeError(
+            f"{op}(): could not infer output dtype. {which} dtype must be either a floating point "
+            f"or complex dtype. Got: {d._short}. Pass dtype=ember.float32 or convert the input."
+        )
+    return d
+
+
+def var_dtype(self_dtype: dtype, op: str) -> dtype:
+    """var/std: floating or complex inputs only; complex gives its real dtype."""
+    if self_dtype.category < FLOATING:
+        raise RuntimeError(
+            f"{op}: std and var only support floating point and complex dtypes, got "
+            f"{self_dtype._short}; convert the input with .float()"
+        )
+    return self_dtype.to_real()
+
+
+def check_not_complex(self_dtype: dtype, op: str, error: type[Exception] = RuntimeError) -> None:
+    if self_dtype.category == COMPLEX:
+        raise error(f"{op}(): does not support complex input ({self_dtype._short})")
+
+
+def check_nonempty(shape: Sequence[int], axes: tuple[int, ...], dim: Any, op: str) -> None:
+    """max/min/amax/argmax have no identity: reducing an empty dim (or all of an empty
+    tensor) raises as in PyTorch (IndexError for a named dim, RuntimeError for all)."""
+    if dim is None or (not isinstance(dim, int) and not dim):
+        if 0 in shape:
+            raise (IndexError if op in ("argmax", "argmin") else RuntimeError)(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0 "
+                f"(shape {list(shape)}). Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for a in axes:
+        if shape[a] == 0:
+            raise IndexError(
+                f"{op}(): Expected reduction dim {a} to have non-zero size (shape {list(shape)})."
+            )
+
+
+def all_any_dtype(self_dtype: dtype) -> dtype:
+    """all/any give bool, except uint8 inputs, which give uint8 (PyTorch's legacy rule)."""
+    return dtypes.uint8 if self_dtype is dtypes.uint8 else dtypes.bool_
+
+
+def norm_dtype(self_dtype: dtype, out: dtype | None, op: str = "linalg.vector_norm") -> dtype:
+    """linalg_vector_norm: floating/complex inputs; the result is real."""
+    if self_dtype.category < FLOATING:
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got "
+            f"{self_dtype._short}; convert it with .float()"
+        )
+    if out is None:
+        return self_dtype.to_real()
+    if out.category < FLOATING:
+        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {out._short}")
+    if self_dtype.category == FLOATING and out.category == COMPLEX:
+        raise RuntimeError(f"{op}: dtype should be real for real inputs, but got {out._short}")
+    if self_dtype.category == COMPLEX and out.category != COMPLEX:
+        raise RuntimeError(
+            f"{op}: dtype should be complex for complex inputs, but got {out._short}"
+        )
+    return out.to_real()
+
+
+def check_norm_empty(shape: Sequence[int], axes: tuple[int, ...], ord: Any, op: str) -> None:
+    if ord < 0 or ord == float("inf"):
+        if any(shape[a] == 0 for a in axes) or (not axes and 0 in shape):
+            raise RuntimeError(
+                f"{op} cannot compute the {_fmt_ord(ord)} norm on an empty tensor because the "
+                f"operation does not have an identity (shape {list(shape)})"
+            )
+
+
+def _fmt_ord(ord: Any) -> str:
+    if ord == float("inf"):
+        return "inf"
+    if ord == float("-inf"):
+        return "-inf"
+    return str(int(ord)) if float(ord).is_integer() else str(ord)
+
+
+def softmax_dtype(self_dtype: dtype, half_to_float: bool, op: str, numel: int) -> dtype:
+    """_softmax/_log_softmax: floating inputs (an empty one is returned unchecked, as in
+    PyTorch, which runs no kernel for it); no half-to-float conversion on CPU."""
+    if half_to_float:
+        raise RuntimeError(
+            f"{op}: softmax with half to float conversion is not supported on CPU; "
+            "pass half_to_float=False"
+        )
+    if self_dtype.category != FLOATING and numel:
+        raise NotImplementedError(f"\"{op}\" not implemented for '{self_dtype._short}'")
+    return self_dtype
+
+
+def check_sortable(self_dtype: dtype, op: str) -> None:
+    if self_dtype.category == COMPLEX:
+        raise RuntimeError(f"{op}: does not support complex dtypes on CPU ({self_dtype._short})")
+
+
+def check_topk(shape: Sequence[int], self_dtype: dtype, k: int, axis: int) -> None:
+    if self_dtype.category in (BOOL, COMPLEX):
+        kind = "bool" if self_dtype.category == BOOL else "complex"
+        raise RuntimeError(f"topk does not support {kind} dtypes on CPU")
+    n = shape[axis] if shape else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk: selected index k out of range: k={k}, but dim has size {n}")
+
+
+# --------------------------------------------------------------------------- decompositions
+# The ops PyTorch marks CompositeImplicitAutograd: they run on every backend through their
+# parts, which is what __torch_dispatch__ code sees (``x.var(1)`` shows ``var.correction``).
+
+aten = ops.aten
+_CIA = DispatchKey.CompositeImplicitAutograd
+
+
+@impl(aten.max.other, _CIA)
+def max_other(self: Tensor, other: Tensor) -> Tensor:
+    return aten.maximum.default(self, other)
+
+
+@impl(aten.min.other, _CIA)
+def min_other(self: Tensor, other: Tensor) -> Tensor:
+    return aten.minimum.default(self, other)
+
+
+def _unbiased_overloads(correction_op: OpOverload) -> tuple[Any, Any]:
+    def by_dim(self: Tensor, dim: Any, unbiased: bool = True, keepdim: bool = False) -> Tensor:
+        return correction_op(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+    def whole(self: Tensor, unbiased: bool = True) -> Tensor:
+        return correction_op(self, correction=1 if unbiased else 0)
+
+    return by_dim, whole
+
+
+for _packet in (aten.var, aten.std):
+    _by_dim, _whole = _unbiased_overloads(_packet.correction)
+    impl(_packet.dim, _CIA, _by_dim)
+    impl(_packet.default, _CIA, _whole)
+
+
+@impl(aten.softmax.int, _CIA)
+def softmax(self: Tensor, dim: int, dtype: dtype | None = None) -> Tensor:
+    if dtype is not None:
+        self = aten._to_copy.default(self, dtype=dtype)
+    return aten._softmax.default(self, dim, False)
+
+
+@impl(aten.log_softmax.int, _CIA)
+def log_softmax(self: Tensor, dim: int, dtype: dtype | None = None) -> Tensor:
+    if dtype is not None:
+        self = aten._to_copy.default(self, dtype=dtype)
+    return aten._log_softmax.default(self, dim, False)
+
+
+@impl(aten.norm.Scalar, _CIA)
+def norm(self: Tensor, p: Any = 2) -> Tensor:
+    return aten.linalg_vector_norm.default(self, p)
+
+
+@impl(aten.norm.ScalarOpt_dim, _CIA)
+def norm_dim(self: Tensor, p: Any, dim: Any, keepdim: bool = False) -> Tensor:
+    return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)
+
+
+@impl(aten.argsort.default, _CIA)
+def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    return aten.sort.default(self, dim, descending)[1]
+
+
+@impl(aten.argsort.stable, _CIA)
+def argsort_stable(
+    self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False
+) -> Tensor:
+    return aten.sort.stable(self, stable=stable, dim=dim, descending=descending)[1]

@@ -1,3 +1,152 @@
-"""The views ops: schemas (catalogue)."""
+"""The view ops: schemas (catalogue), and the ops PyTorch defines as compositions of others
+(``CompositeImplicitAutograd``: subclasses and the lazy device see their parts).
+
+A return annotated ``Tensor(a)`` aliases the argument annotated ``(a)``: its kernels build
+the result with ``wrap_view`` (NOTE [views and versions] in ``ember/_tensor.py``).
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.backends import strides as S
+from ember.backends.shapes import wrap_dim
+from ember.library import impl
+from ember.ops.native._define import define
+from ember.ops.native.copies import contiguous_format
+from ember.ops.registry import ops
+
+M = ("method",)
+NONE: tuple[str, ...] = ()
+
+define("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", variants=M)
+define("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", variants=M)
+define("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", variants=NONE)
+define("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)")
+define("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)")
+define("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)")
+define("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
+define("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
+define("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", variants=M)
+define("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)")
+define("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)")
+define("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)")
+define(
+    "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)"
+    " -> Tensor(a)",
+    variants=NONE,
+)
+define("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
+define("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)")
+define("squeeze(Tensor(a) self) -> Tensor(a)")
+define("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)")
+define("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
+define("t(Tensor(a) self) -> Tensor(a)")
+define("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)")
+define("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)")
+define("alias(Tensor(a) self) -> Tensor(a)", variants=NONE)
+define(
+    "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)"
+    " -> Tensor(a)"
+)
+define("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
+define("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
+define("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]")
+define("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
+define("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
+
+
+# --------------------------------------------------------------------------- compositions
+
+aten = ops.aten
+IMPLICIT = "CompositeImplicitAutograd"
+_view = aten.view.default._dispatch
+
+
+@impl(aten.reshape.default, IMPLICIT)
+def reshape(self: Any, shape: Sequence[int]) -> Any:
+    """A view when the strides allow one, else a contiguous copy (PyTorch's rule)."""
+    data = self._data
+    if type(data) is np.ndarray and data.flags.c_contiguous and 1 not in data.shape:
+        return _view(self, shape)
+    new = S.infer_size(shape, math.prod(data.shape))
+    if S.view_strides(tuple(data.shape), self.stride(), new) is not None:
+        return aten.view.default(self, shape)
+    copy = aten.clone.default(self, memory_format=contiguous_format)
+    return aten._unsafe_view.default(copy, new)
+
+
+@impl(aten.flatten.using_ints, IMPLICIT)
+def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    shape = tuple(self._data.shape)
+    if not shape:
+        return aten.reshape.default(self, [1])
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    return aten.reshape.default(self, [*shape[:s], math.prod(shape[s : e + 1]), *shape[e + 1 :]])
+
+
+@impl(aten.unflatten.int, IMPLICIT)
+def unflatten(self: Any, dim: int, sizes: Sequence[int]) -> Any:
+    shape = tuple(self._data.shape)
+    d = wrap_dim(dim, len(shape))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = shape[d] if shape else 1
+    try:
+        filled = S.infer_size(sizes, n)
+    except RuntimeError as e:
+        if "only one dimension" in str(e):
+            raise RuntimeError(f"unflatten: {e} (sizes {list(sizes)})") from None
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({n}) in the input tensor"
+        ) from None
+    return aten.view.default(self, [*shape[:d], *filled, *shape[d + 1 :]])
+
+
+@impl(aten.broadcast_to.default, IMPLICIT)
+def broadcast_to(self: Any, size: Sequence[int]) -> Any:
+    return aten.expand.default(self, size)
+
+
+@impl(aten.narrow.default, IMPLICIT)
+def narrow(self: Any, dim: int, start: int, length: int) -> Any:
+    d, s = S.check_narrow(tuple(self._data.shape), dim, int(start), length)
+    return aten.slice.Tensor(self, d, s, s + length)
+
+
+@impl(aten.movedim.intlist, IMPLICIT)
+def movedim(self: Any, source: Sequence[int], destination: Sequence[int]) -> Any:
+    return aten.permute.default(self, list(S.movedim_perm(self._data.ndim, source, destination)))
+
+
+@impl(aten.movedim.int, IMPLICIT)
+def movedim_int(self: Any, source: int, destination: int) -> Any:
+    return aten.permute.default(
+        self, list(S.movedim_perm(self._data.ndim, [source], [destination]))
+    )
+
+
+@impl(aten.split.sizes, IMPLICIT)
+def split_sizes(self: Any, split_size: Sequence[int], dim: int = 0) -> Any:
+    return aten.split_with_sizes.default(self, split_size, dim)
+
+
+@impl(aten.chunk.default, IMPLICIT)
+def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
+    shape = tuple(self._data.shape)
+    if not shape:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    size = shape[wrap_dim(dim, len(shape))]
+    split_size = S.chunk_size(size, chunks)
+    if split_size == 0 and size == 0:
+        return aten.split_with_sizes.default(self, [0] * chunks, dim)
+    return aten.split.Tensor(self, split_size, dim)

@@ -208,10 +208,15 @@ def tested_overloads() -> list[OpOverload]:
 
 
 def to_meta(x: Any) -> Any:
-    """The same arguments with every tensor replaced by a meta tensor of its metadata."""
+    """The same arguments with every tensor replaced by a meta tensor of its metadata (and
+    the cpu device by the meta device)."""
     if isinstance(x, Tensor):
         arr = ShapeOnlyArray(tuple(x.shape), x.dtype.np, x.stride(), x.storage_offset())
-        return wrap_shape_only(arr)
+        if x._base is None:
+            return wrap_shape_only(arr)
+        return wrap_view(wrap_shape_only(ShapeOnlyArray((0,), x.dtype.np)), arr)  # views stay views
+    if isinstance(x, ember.device) and x.type == "cpu":
+        return ember.device("meta")
     if isinstance(x, (list, tuple)):
         return type(x)(to_meta(e) for e in x)
     if isinstance(x, dict):
@@ -222,7 +227,7 @@ def to_meta(x: Any) -> Any:
 def clone_args(x: Any) -> Any:
     """Deep copies of the tensors (same strides), so in-place ops can't touch the samples."""
     if isinstance(x, Tensor):
-        return _restride(x, np.array(_root(x._data), copy=True))
+        return _restride(x, np.array(_root(x._data), copy=True, order="K"))
     if isinstance(x, (list, tuple)):
         return type(x)(clone_args(e) for e in x)
     if isinstance(x, dict):
@@ -231,20 +236,25 @@ def clone_args(x: Any) -> Any:
 
 
 def _root(arr: np.ndarray) -> np.ndarray:
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
+    from ember._tensor import root_array
+
+    return root_array(arr)
 
 
 def _restride(x: Tensor, root: np.ndarray) -> Tensor:
-    flat = root.reshape(-1)
+    """A tensor with ``x``'s shape, strides and offset over a copy of its storage."""
+    flat = root.ravel(order="K")  # memory order, which storage offsets count in
     item = flat.itemsize
-    view = np.lib.stride_tricks.as_strided(
-        flat[x.storage_offset() :],
-        shape=tuple(x.shape),
-        strides=tuple(s * item for s in x.stride()),
+    view = np.ndarray(
+        tuple(x.shape),
+        flat.dtype,
+        flat,
+        x.storage_offset() * item,
+        tuple(s * item for s in x.stride()),
     )
-    return ember.from_numpy(view)
+    if x._base is None:
+        return ember.from_numpy(view)  # a base stays a base (detach_ and friends care)
+    return wrap_view(ember.from_numpy(flat), view)
 
 
 def to_torch(x: Any) -> Any:
@@ -252,7 +262,7 @@ def to_torch(x: Any) -> Any:
     import torch
 
     if isinstance(x, Tensor):
-        root = np.array(_root(x._data), copy=True).reshape(-1)
+        root = np.array(_root(x._data), copy=True, order="K").ravel(order="K")
         base = torch.from_numpy(root)
         return base.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
     if isinstance(x, dtypes.dtype):
@@ -271,7 +281,11 @@ def to_torch(x: Any) -> Any:
 def torch_op(op: OpOverload, info: OpSamples | None) -> Any:
     import torch
 
-    name = op.__name__ if info is None or info.torch_name is None or op is not functional(op) else info.torch_name
+    name = (
+        op.__name__
+        if info is None or info.torch_name is None or op is not functional(op)
+        else info.torch_name
+    )
     packet, _, overload = name.partition(".")
     return getattr(getattr(torch.ops.aten, packet), overload or "default")
 
@@ -288,7 +302,9 @@ def tolerances(d: dtypes.dtype, info: OpSamples | None) -> tuple[float, float]:
     return atol, rtol
 
 
-def assert_same(actual: Any, expected: Any, *, check_strides: bool, info: OpSamples | None, where: str) -> None:
+def assert_same(
+    actual: Any, expected: Any, *, check_strides: bool, info: OpSamples | None, where: str
+) -> None:
     """Compare an ember result (tensor, number, or nesting of them) with PyTorch's."""
     import torch
 
@@ -312,7 +328,9 @@ def assert_same(actual: Any, expected: Any, *, check_strides: bool, info: OpSamp
         else:
             np.testing.assert_array_equal(a, e, err_msg=where)
     elif isinstance(expected, (list, tuple)):
-        assert isinstance(actual, (list, tuple)), f"{where}: expected a sequence, got {type(actual)}"
+        assert isinstance(actual, (list, tuple)), (
+            f"{where}: expected a sequence, got {type(actual)}"
+        )
         assert len(actual) == len(expected), f"{where}: {len(actual)} results != {len(expected)}"
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             assert_same(a, e, check_strides=check_strides, info=info, where=f"{where}[{i}]")

@@ -6,6 +6,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    nn,
     pointwise,
     reductions,
     views,

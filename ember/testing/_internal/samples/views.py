@@ -1,3 +1,317 @@
-"""Sample inputs for the views ops (see ember/testing/_internal/opinfo.py)."""
+"""Sample inputs for the view ops (see ember/testing/_internal/opinfo.py).
+
+View results are compared with PyTorch's including strides; inputs cover contiguous,
+non-contiguous (every other element), transposed, 0-dim and empty tensors.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ember import dtypes
+from ember.testing._internal.opinfo import ALL_DTYPES, ErrorInput, SampleInput, errors, samples
+
+S = SampleInput
+VIEW_DTYPES = (dtypes.float32, dtypes.int64, dtypes.bool_, dtypes.complex64)
+
+
+def _t(make: Any, shape: tuple[int, int]) -> Any:
+    """A transposed (column-major) tensor of ``shape``."""
+    return make((shape[1], shape[0])).t()
+
+
+@samples("view.default", "_unsafe_view.default", dtypes=ALL_DTYPES)
+def view_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), (6, 4))
+    yield S(make((2, 3, 4)), (-1,), name="infer")
+    yield S(make((2, 3, 4)), (2, -1, 2), name="infer middle")
+    yield S(make((2, 3, 4)), (2, 1, 3, 1, 4), name="size-1 dims")
+    yield S(make((1, 3, 1)), (3,), name="drop size-1")
+    yield S(make(()), (1, 1), name="0-dim")
+    yield S(make((1,)), (), name="to 0-dim")
+    yield S(make((0, 3)), (3, 0), name="empty")
+    yield S(make((0, 3)), (-1, 3), name="empty infer")
+    yield S(make((4, 6), noncontiguous=True), (2, 2, 6), name="noncontiguous split")
+    yield S(make((4, 6), noncontiguous=True), (24,), name="noncontiguous flatten raises")
+    yield S(_t(make, (3, 4)), (3, 2, 2), name="transposed split")
+    yield S(_t(make, (3, 4)), (12,), name="transposed flatten raises")
+    yield S(make((2, 3)), (4,), name="bad numel raises")
+    yield S(make((2, 3)), (-1, -1), name="two -1 raise")
+    yield S(make((2, 3)), (-2, 3), name="negative size raises")
+
+
+@samples("view.dtype", dtypes=VIEW_DTYPES)
+def view_dtype_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for target in (dtypes.float32, dtypes.int16, dtypes.int64, dtypes.uint8, dtypes.bool_):
+        yield S(make((2, 4)), target)
+        yield S(make((3, 4), noncontiguous=True), target, name="noncontiguous")
+        yield S(_t(make, (2, 4)), target, name="transposed")
+    yield S(make(()), dtypes.int64, name="0-dim")
+
+
+@samples("reshape.default", dtypes=ALL_DTYPES)
+def reshape_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), (6, 4))
+    yield S(make((2, 3, 4)), (-1,))
+    yield S(make(()), (1,), name="0-dim")
+    yield S(make((0, 3)), (3, -1), name="empty")
+    yield S(make((4, 6), noncontiguous=True), (2, 2, 6), name="noncontiguous view")
+    yield S(make((4, 6), noncontiguous=True), (24,), name="noncontiguous copy")
+    yield S(_t(make, (3, 4)), (12,), name="transposed copy")
+    yield S(make((2, 3)), (5,), name="bad numel raises")
+
+
+@samples("flatten.using_ints", dtypes=ALL_DTYPES)
+def flatten_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)))
+    yield S(make((2, 3, 4)), 1)
+    yield S(make((2, 3, 4)), 0, 1)
+    yield S(make((2, 3, 4)), start_dim=-2, end_dim=-1, name="kwargs")
+    yield S(make((2, 3, 4)), 1, 1, name="one dim: self")
+    yield S(make(()), name="0-dim")
+    yield S(make((2, 0, 3)), name="empty")
+    yield S(make((3, 4), noncontiguous=True), name="noncontiguous copy")
+    yield S(make((2, 3)), 1, 0, name="start after end raises")
+
+
+@samples("unflatten.int", dtypes=ALL_DTYPES)
+def unflatten_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 6)), 1, (2, 3))
+    yield S(make((2, 6)), -1, (3, -1), name="infer")
+    yield S(make((6, 2)), 0, (1, 6, 1), name="size-1")
+    yield S(make((6, 4), noncontiguous=True), 0, (2, 3), name="noncontiguous")
+    yield S(make((2, 6)), 1, (4, 2), name="bad sizes raise")
+    yield S(make((2, 6)), 1, (), name="empty sizes raise")
+
+
+@samples("transpose.int", dtypes=ALL_DTYPES)
+def transpose_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), 0, 2)
+    yield S(make((2, 3, 4)), -1, 1, name="negative dims")
+    yield S(make((2, 3)), 1, 1, name="same dim")
+    yield S(make(()), 0, -1, name="0-dim")
+    yield S(make((3, 4), noncontiguous=True), 0, 1, name="noncontiguous")
+    yield S(make((2, 3)), 0, 2, name="dim out of range raises")
+
+
+@samples("t.default", dtypes=ALL_DTYPES)
+def t_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3)))
+    yield S(make((3,)))
+    yield S(make(()))
+    yield S(make((3, 4), noncontiguous=True))
+    yield S(make((2, 3, 4)), name="3-d raises")
+
+
+@samples("permute.default", dtypes=ALL_DTYPES)
+def permute_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), (2, 0, 1))
+    yield S(make((2, 3, 4)), (-1, 0, -2), name="negative dims")
+    yield S(make(()), (), name="0-dim")
+    yield S(make((3, 4), noncontiguous=True), (1, 0), name="noncontiguous")
+    yield S(make((2, 3)), (0,), name="too few dims raise")
+    yield S(make((2, 3)), (0, 0), name="repeated dim raises")
+
+
+@samples("expand.default", dtypes=ALL_DTYPES)
+def expand_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 1)), (3, 4))
+    yield S(make((3, 1)), (2, 3, 4), name="new leading dim")
+    yield S(make((3, 1)), (-1, 4), name="-1 keeps")
+    yield S(make(()), (2, 3), name="0-dim")
+    yield S(make((1, 0)), (2, 0), name="empty")
+    yield S(make((1, 4), noncontiguous=True), (3, 4), name="noncontiguous")
+    yield S(make((3, 1)), (3, 4), implicit=True, name="kwarg")
+    yield S(make((3, 2)), (3, 4), name="non-singleton raises")
+    yield S(make((3, 2)), (2,), name="too few sizes raise")
+
+
+@samples("broadcast_to.default", dtypes=ALL_DTYPES)
+def broadcast_to_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 1)), (2, 3, 4))
+    yield S(make(()), (2,))
+    yield S(make((4,), noncontiguous=True), (2, 4))
+    yield S(make((3,)), (4,), name="mismatch raises")
+
+
+@samples("narrow.default", dtypes=ALL_DTYPES)
+def narrow_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((4, 5)), 0, 1, 2)
+    yield S(make((4, 5)), -1, -3, 2, name="negative dim and start")
+    yield S(make((4, 5)), 1, 5, 0, name="empty at end")
+    yield S(make((4, 6), noncontiguous=True), 1, 2, 3, name="noncontiguous")
+    yield S(make((4, 5)), 0, 3, 2, name="past the end raises")
+    yield S(make((4, 5)), 0, 9, 0, name="start out of range raises")
+    yield S(make(()), 0, 0, 1, name="0-dim raises")
+
+
+@samples("select.int", dtypes=ALL_DTYPES)
+def select_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4)), 0, 1)
+    yield S(make((3, 4)), 1, -1, name="negative index")
+    yield S(make((3, 4, 5)), -2, 2, name="negative dim")
+    yield S(make((3,)), 0, 2, name="to 0-dim")
+    yield S(make((3, 4), noncontiguous=True), 1, 2, name="noncontiguous")
+    yield S(make((3, 4)), 0, 3, name="index out of range raises")
+    yield S(make((3, 4)), 2, 0, name="dim out of range raises")
+    yield S(make(()), 0, 0, name="0-dim raises")
+
+
+@samples("slice.Tensor", dtypes=ALL_DTYPES)
+def slice_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((5, 4)))
+    yield S(make((5, 4)), 0, 1, 3)
+    yield S(make((5, 4)), 1, 0, 4, 2, name="step")
+    yield S(make((5, 4)), 0, -3, -1, name="negative bounds")
+    yield S(make((5, 4)), 0, -9, 99, name="clamped bounds")
+    yield S(make((5, 4)), 0, 3, 1, name="end before start: empty")
+    yield S(make((5, 4)), 1, None, 2, name="None start")
+    yield S(make((5, 4)), -1, 1, 2**63 - 1, 3, name="INT64_MAX end")
+    yield S(make((5, 4)), dim=1, start=1, step=2, name="kwargs")
+    yield S(make((4, 6), noncontiguous=True), 1, 1, 5, 2, name="noncontiguous")
+    yield S(make((0, 3)), 0, 0, 1, name="empty")
+    yield S(make((5, 4)), 0, 0, 4, 0, name="step 0 raises")
+    yield S(make(()), 0, name="0-dim raises")
+
+
+@samples("diagonal.default", dtypes=ALL_DTYPES)
+def diagonal_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4)))
+    yield S(make((3, 4)), 1)
+    yield S(make((3, 4)), -2, name="below")
+    yield S(make((3, 4)), 5, name="past the end: empty")
+    yield S(make((2, 3, 4)), 0, 2, 0, name="dims")
+    yield S(make((2, 3, 4)), offset=-1, dim1=-1, dim2=1, name="kwargs")
+    yield S(make((4, 6), noncontiguous=True), 1, name="noncontiguous")
+    yield S(make((3, 4)), 0, 1, 1, name="same dims raise")
+
+
+@samples("unsqueeze.default", dtypes=ALL_DTYPES)
+def unsqueeze_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for d in (0, 1, 2, -1, -3):
+        yield S(make((2, 3)), d)
+        yield S(make((2, 4), noncontiguous=True), d, name="noncontiguous")
+    yield S(_t(make, (3, 4)), 1, name="transposed")
+    yield S(make(()), 0, name="0-dim")
+    yield S(make((0, 2)), 1, name="empty")
+    yield S(make((2, 3)), 3, name="dim out of range raises")
+
+
+@samples("squeeze.default", dtypes=ALL_DTYPES)
+def squeeze_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((1, 3, 1, 2)))
+    yield S(make((2, 3)))
+    yield S(make((1, 1)))
+    yield S(make(()))
+    yield S(make((3, 1, 4), noncontiguous=True))
+
+
+@samples("squeeze.dim", dtypes=ALL_DTYPES)
+def squeeze_dim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((1, 3, 1)), 0)
+    yield S(make((1, 3, 1)), -1)
+    yield S(make((1, 3, 1)), 1, name="not size 1: unchanged")
+    yield S(make(()), 0, name="0-dim")
+    yield S(make((3, 1, 4), noncontiguous=True), 1, name="noncontiguous")
+    yield S(make((1, 3)), 2, name="dim out of range raises")
+
+
+@samples("squeeze.dims", dtypes=ALL_DTYPES)
+def squeeze_dims_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((1, 3, 1)), (0, 2))
+    yield S(make((1, 3, 1)), (-1, 1), name="mixed")
+    yield S(make((1, 3, 1)), (), name="none")
+    yield S(make((3, 1, 4), noncontiguous=True), (1,), name="noncontiguous")
+    yield S(make((1, 3)), (0, 5), name="dim out of range raises")
+
+
+@samples("movedim.intlist", dtypes=ALL_DTYPES)
+def movedim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), (0,), (2,))
+    yield S(make((2, 3, 4, 5)), (0, -1), (-1, 1), name="two")
+    yield S(make((2, 3, 4)), (), (), name="none")
+    yield S(make((3, 4), noncontiguous=True), (0,), (1,), name="noncontiguous")
+    yield S(make((2, 3)), (0, 1), (0,), name="lengths differ raise")
+    yield S(make((2, 3)), (0, 0), (0, 1), name="repeated raises")
+
+
+@samples("movedim.int", dtypes=ALL_DTYPES)
+def movedim_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), 0, -1)
+    yield S(make((2, 3, 4)), 2, 0)
+    yield S(make(()), 0, 0, name="0-dim")
+    yield S(make((2, 3)), 0, 2, name="out of range raises")
+
+
+@samples("alias.default", dtypes=ALL_DTYPES)
+def alias_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3)))
+    yield S(make(()))
+    yield S(make((3, 4), noncontiguous=True))
+
+
+# meta_errors=False: the bounds check needs the storage size, which a meta tensor lacks
+@samples("as_strided.default", dtypes=ALL_DTYPES, meta_errors=False)
+def as_strided_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4)), (2, 2), (1, 2))
+    yield S(make((3, 4)), (3, 3), (1, 1), 2, name="overlapping, offset")
+    yield S(make((3, 4)), (2,), (0,), name="stride 0")
+    yield S(make((3, 4)), (4, 3), (1, 4), storage_offset=0, name="kwarg")
+    yield S(make((3, 4)), (0, 5), (9, 9), 12, name="empty")
+    yield S(make((3, 4), noncontiguous=True), (2, 2), (2, 1), 1, name="noncontiguous")
+    yield S(make((3, 4)), (4, 4), (4, 1), name="out of bounds raises")
+    yield S(make((3, 4)), (2,), (1, 1), name="length mismatch raises")
+    yield S(make((3, 4)), (2,), (1,), -1, name="negative offset raises")
+
+
+@samples("unbind.int", dtypes=ALL_DTYPES)
+def unbind_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4)))
+    yield S(make((3, 4)), 1)
+    yield S(make((2, 3, 4)), -1, name="negative dim")
+    yield S(make((0, 3)), 0, name="empty")
+    yield S(make((3, 4), noncontiguous=True), 1, name="noncontiguous")
+    yield S(make(()), name="0-dim raises")
+
+
+@samples("split.Tensor", dtypes=ALL_DTYPES)
+def split_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((5, 4)), 2)
+    yield S(make((5, 4)), 2, 1)
+    yield S(make((5, 4)), 7, name="larger than dim")
+    yield S(make((5, 4)), 1, -1, name="negative dim")
+    yield S(make((0, 4)), 2, name="empty")
+    yield S(make((0, 4)), 0, name="0 on empty")
+    yield S(make((4, 6), noncontiguous=True), 4, 1, name="noncontiguous")
+    yield S(make((5, 4)), -1, name="negative size raises")
+    yield S(make(()), 1, name="0-dim raises")
+
+
+@samples("split.sizes", "split_with_sizes.default", dtypes=ALL_DTYPES)
+def split_with_sizes_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((5, 4)), (2, 3))
+    yield S(make((5, 4)), (1, 0, 3), 1, name="zero length")
+    yield S(make((5, 4)), (4,), -1, name="negative dim")
+    yield S(make((4, 6), noncontiguous=True), (1, 5), 1, name="noncontiguous")
+    yield S(make((5, 4)), (2, 2), name="wrong sum raises")
+
+
+@samples("chunk.default", dtypes=ALL_DTYPES)
+def chunk_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((5, 4)), 2)
+    yield S(make((5, 4)), 3, 1)
+    yield S(make((6,)), 4, name="fewer chunks than asked")
+    yield S(make((0, 2)), 3, name="empty")
+    yield S(make((4, 6), noncontiguous=True), 2, -1, name="noncontiguous")
+    yield S(make((5, 4)), 0, name="0 chunks raise")
+    yield S(make(()), 1, name="0-dim raises")
+
+
+@errors("view.default")
+def view_errors() -> Iterator[ErrorInput]:
+    from ember._factory import tensor
+
+    x = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    yield ErrorInput(S(x.t(), (6,)), RuntimeError, r"view size is not compatible .* \.reshape")
+    yield ErrorInput(S(x, (4,)), RuntimeError, r"shape '\[4\]' is invalid for input of size 6")
