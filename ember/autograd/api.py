@@ -37,6 +37,8 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                 f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
                 f"output[{i}] has a shape of {list(t.shape)}."
             )
+        if g.dtype is not t.dtype:
+            g = g.to(t.dtype)  # as PyTorch's validate_outputs does
         out.append(g)
     return out
 
@@ -60,10 +62,16 @@ def backward(
     if ins is None:
         run_backward(ts, gs, retain_graph=retain, create_graph=create_graph)
         return
-    grads = run_backward(ts, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False)
+    grads = run_backward(
+        ts, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False
+    )
     for x, g in zip(ins, grads, strict=True):
         if g is not None:
-            x.grad = g.detach() if x.grad is None and not create_graph else (g if x.grad is None else x.grad + g)  # type: ignore[attr-defined]
+            x.grad = (
+                g.detach()
+                if x.grad is None and not create_graph
+                else (g if x.grad is None else x.grad + g)
+            )  # type: ignore[attr-defined]
 
 
 def grad(
@@ -84,7 +92,9 @@ def grad(
     ins = _as_list(inputs)
     gs = _default_grads(outs, _as_list(grad_outputs))
     retain = create_graph if retain_graph is None else retain_graph
-    res = run_backward(outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False)
+    res = run_backward(
+        outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False
+    )
     for i, r in enumerate(res):
         if r is None:
             if materialize_grads:
@@ -145,9 +155,17 @@ def _retain_grad(self: Tensor) -> None:
 
 
 def _detach_(self: Tensor) -> Tensor:
-    """Make this tensor a leaf that does not require grad, in place."""
-    from ember.dispatch.keys import AUTOGRAD_BIT
+    """Make this tensor a leaf that does not require grad, in place (views refuse).
 
+    >>> y = x * 2; y.detach_(); y.requires_grad
+    False
+    """
+    from ember.autograd.kernel import below_autograd
+    from ember.dispatch.keys import AUTOGRAD_BIT
+    from ember.ops.registry import ops
+
+    with below_autograd():
+        ops.aten.detach_.default(self)  # the op's own checks (no in-place detach of views)
     self.grad_fn = None
     self._keys &= ~AUTOGRAD_BIT
     return self

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 import ember
-from ember.autograd.function_table import defvjp
+from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -53,7 +53,8 @@ defvjp(aten.mul.Tensor, lambda g, self, other: (g * other, g * self))
 defvjp(aten.mul.Scalar, lambda g, self, other: (g * other,))
 defvjp(aten.div.Tensor, lambda g, self, other: (g / other, -g * self / (other * other)))
 defvjp(aten.div.Tensor_mode, lambda g, self, other, *, rounding_mode: (
-    g / other if rounding_mode is None else _nz(g), None if rounding_mode else -g * self / (other * other)))  # fmt: skip
+    g / other if rounding_mode is None else _nz(g),
+    -g * self / (other * other) if rounding_mode is None else _nz(g)))  # fmt: skip
 defvjp(aten.div.Scalar, lambda g, self, other: (g / other,))
 defvjp(aten.neg.default, lambda g, self: (-g,))
 defvjp(aten.positive.default, lambda g, self: (g,))
@@ -82,7 +83,7 @@ defvjp(aten.pow.Tensor_Scalar, lambda g, self, exponent: (
 defvjp(aten.pow.Tensor_Tensor, lambda g, self, exponent, *, result: (
     g * exponent * self.pow(exponent - 1),
     g * E.where(self == 0, 0.0, result * E.where(self == 0, 1.0, self).log())))  # fmt: skip
-defvjp(aten.pow.Scalar, lambda g, self, exponent, *, result: (None, g * result * math.log(self)))
+defvjp(aten.pow.Scalar, lambda g, self, exponent, *, result: (g * result * math.log(self),))
 defvjp(aten.maximum.default, lambda g, self, other: (
     E.where(self == other, g / 2, g).masked_fill(self < other, 0),
     E.where(self == other, g / 2, g).masked_fill(self > other, 0)))  # fmt: skip
@@ -97,12 +98,16 @@ defvjp(aten.clamp.default, lambda g, self, min=None, max=None: (E.where(
     ((self >= min) if min is not None else E.ones_like(self, dtype=E.bool))
     & ((self <= max) if max is not None else E.ones_like(self, dtype=E.bool)), g, 0.0),))  # fmt: skip
 defvjp(aten.lerp.Scalar, lambda g, self, end, weight: (g * (1 - weight), g * weight))
-defvjp(aten.lerp.Tensor, lambda g, self, end, weight: (g * (1 - weight), g * weight, g * (end - self)))
+defvjp(
+    aten.lerp.Tensor, lambda g, self, end, weight: (g * (1 - weight), g * weight, g * (end - self))
+)
 defvjp(aten.addcmul.default, lambda g, self, tensor1, tensor2, *, value=1: (
     g, g * value * tensor2, g * value * tensor1))  # fmt: skip
 defvjp(aten.addcdiv.default, lambda g, self, tensor1, tensor2, *, value=1: (
     g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)))  # fmt: skip
-defvjp(aten.remainder.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor")))
+defvjp(
+    aten.remainder.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor"))
+)
 defvjp(aten.fmod.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="trunc")))
 defvjp(aten.nan_to_num.default, lambda g, self, nan=None, posinf=None, neginf=None: (
     E.where(self.isfinite(), g, 0.0),))  # fmt: skip
@@ -127,7 +132,9 @@ defvjp(aten.silu.default, lambda g, self: (g * self.sigmoid() * (1 + self * (1 -
 defvjp(aten.sum.default, lambda g, self, *, dtype=None: (g.expand(self.shape),))
 defvjp(aten.sum.dim_IntList, lambda g, self, dim, keepdim=False, *, dtype=None: (
     unreduce(g, self.shape, dim, keepdim),))  # fmt: skip
-defvjp(aten.mean.default, lambda g, self, *, dtype=None: (g.expand(self.shape) / max(self.numel(), 1),))
+defvjp(
+    aten.mean.default, lambda g, self, *, dtype=None: (g.expand(self.shape) / max(self.numel(), 1),)
+)
 defvjp(aten.mean.dim, lambda g, self, dim, keepdim=False, *, dtype=None: (
     unreduce(g, self.shape, dim, keepdim) / _count(self.shape, dim),))  # fmt: skip
 defvjp(aten.prod.default, lambda g, self, *, dtype=None, result: (g * result / self,))
@@ -142,8 +149,15 @@ def _select_grad(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> An
     return E.zeros_like(self).scatter(dim, indices, gv) if self.ndim else gv
 
 
-def _evenly(g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False) -> tuple[Any]:
-    mask = self == unreduce(result, self.shape, dim, keepdim)
+def _evenly(
+    g: Any, self: Any, result: Any, dim: Any = None, keepdim: bool = False, nan: bool = True
+) -> tuple[Any]:
+    """Share the gradient equally among the elements equal to the result. With ``nan``, a NaN
+    result's gradient goes to the NaNs (max/min); amax/amin, as in PyTorch, give NaN."""
+    full = unreduce(result, self.shape, dim, keepdim)
+    mask = self == full
+    if nan:
+        mask = mask | (self.isnan() & full.isnan())
     count = mask.sum(_dims(dim, self.ndim), keepdim=True) if self.ndim else mask.sum()
     return (unreduce(g, self.shape, dim, keepdim) * mask / count,)
 
@@ -154,18 +168,36 @@ defvjp(aten.min.dim, lambda g, self, dim, keepdim=False, *, result: (
     _select_grad(g, self, dim, result[1], keepdim),))  # fmt: skip
 defvjp(aten.max.default, lambda g, self, *, result: _evenly(g, self, result))
 defvjp(aten.min.default, lambda g, self, *, result: _evenly(g, self, result))
-defvjp(aten.amax.default, lambda g, self, dim=(), keepdim=False, *, result: _evenly(g, self, result, dim, keepdim))
-defvjp(aten.amin.default, lambda g, self, dim=(), keepdim=False, *, result: _evenly(g, self, result, dim, keepdim))
+defvjp(
+    aten.amax.default,
+    lambda g, self, dim=(), keepdim=False, *, result: _evenly(g, self, result, dim, keepdim, False),
+)
+defvjp(
+    aten.amin.default,
+    lambda g, self, dim=(), keepdim=False, *, result: _evenly(g, self, result, dim, keepdim, False),
+)
 
 
-def _var(g: Any, self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> tuple[Any]:
+def _var(
+    g: Any, self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> tuple[Any]:
     n = _count(self.shape, dim) - (1 if correction is None else correction)
     mean = self.mean(_dims(dim, self.ndim), keepdim=True)
+    if n <= 0:  # no degrees of freedom: PyTorch gives inf, or nan where x equals the mean
+        return (unreduce(g, self.shape, dim, keepdim) * (self - mean).abs() * math.inf,)
     return (unreduce(g, self.shape, dim, keepdim) * 2 * (self - mean) / n,)
 
 
-def _std(g: Any, self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False, result: Any) -> tuple[Any]:
-    n = _count(self.shape, dim) - (1 if correction is None else correction)
+def _std(
+    g: Any,
+    self: Any,
+    dim: Any = None,
+    *,
+    correction: Any = None,
+    keepdim: bool = False,
+    result: Any,
+) -> tuple[Any]:
+    n = max(0, _count(self.shape, dim) - (1 if correction is None else correction))
     mean = self.mean(_dims(dim, self.ndim), keepdim=True)
     return (unreduce(g / result, self.shape, dim, keepdim) * (self - mean) / n,)
 
@@ -178,7 +210,9 @@ defvjp(aten._softmax.default, lambda g, self, dim, half_to_float, *, result: (
     result * (g - (g * result).sum(dim, keepdim=True)),))  # fmt: skip
 defvjp(aten._log_softmax.default, lambda g, self, dim, half_to_float, *, result: (
     g - result.exp() * g.sum(dim, keepdim=True),))  # fmt: skip
-defvjp(aten.cumsum.default, lambda g, self, dim, *, dtype=None: (g.flip(dim).cumsum(dim).flip(dim),))
+defvjp(
+    aten.cumsum.default, lambda g, self, dim, *, dtype=None: (g.flip(dim).cumsum(dim).flip(dim),)
+)
 defvjp(aten.cumprod.default, lambda g, self, dim, *, dtype=None, result: (
     (g * result).flip(dim).cumsum(dim).flip(dim) / self,))  # fmt: skip
 defvjp(aten.sort.default, lambda g, self, dim=-1, descending=False, *, result: (
@@ -190,7 +224,10 @@ defvjp(aten.topk.default, lambda g, self, k, dim=-1, largest=True, sorted=True, 
 
 # ----------------------------------------------------------------------- linear algebra
 defvjp(aten.mm.default, lambda g, self, mat2: (g.mm(mat2.t()), self.t().mm(g)))
-defvjp(aten.bmm.default, lambda g, self, mat2: (g.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(g)))
+defvjp(
+    aten.bmm.default,
+    lambda g, self, mat2: (g.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(g)),
+)
 defvjp(aten.mv.default, lambda g, self, vec: (g.unsqueeze(1) * vec.unsqueeze(0), self.t().mv(g)))
 defvjp(aten.dot.default, lambda g, self, tensor: (g * tensor, g * self))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1: (
@@ -218,10 +255,12 @@ defvjp(aten.slice.Tensor, lambda g, self, dim=0, start=None, end=None, step=1: (
 defvjp(aten.diagonal.default, lambda g, self, offset=0, dim1=0, dim2=1: (
     E.ops.aten.diagonal_backward(g, self.shape, offset, dim1, dim2),))  # fmt: skip
 defvjp(aten.unbind.int, lambda g, self, dim=0: (E.stack(list(g), dim),))
-defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (E.cat(list(g), dim),))
-defvjp(aten.split_with_sizes.default, lambda g, self, split_sizes, dim=0: (E.cat(list(g), dim),))
-defvjp(aten.cat.default, lambda g, tensors, dim=0: (
-    list(g.split_with_sizes([t.shape[dim] if t.ndim else 0 for t in tensors], dim)),))  # fmt: skip
+defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (_cat_or_zeros(g, self, dim),))
+defvjp(
+    aten.split_with_sizes.default,
+    lambda g, self, split_sizes, dim=0: (_cat_or_zeros(g, self, dim),),
+)
+defvjp(aten.cat.default, lambda g, tensors, dim=0: (_cat_grad(g, tensors, dim),))
 defvjp(aten.flip.default, lambda g, self, dims: (g.flip(dims),))
 defvjp(aten.roll.default, lambda g, self, shifts, dims=(): (
     g.roll([-s for s in (shifts if isinstance(shifts, (list, tuple)) else [shifts])], dims),))  # fmt: skip
@@ -229,23 +268,55 @@ defvjp(aten.tril.default, lambda g, self, diagonal=0: (g.tril(diagonal),))
 defvjp(aten.triu.default, lambda g, self, diagonal=0: (g.triu(diagonal),))
 defvjp(aten.gather.default, lambda g, self, dim, index, *, sparse_grad=False: (
     E.zeros_like(self).scatter_add(dim, index, g), None))  # fmt: skip
-defvjp(aten.scatter.src, lambda g, self, dim, index, src: (g.scatter(dim, index, 0), None, g.gather(dim, index)))
+defvjp(aten.scatter.src, lambda g, self, dim, index, src: (
+    g.scatter(dim, index, 0), None, _pad_to(g.gather(dim, index), src.shape)))  # fmt: skip
 defvjp(aten.scatter.value, lambda g, self, dim, index, value: (g.scatter(dim, index, 0), None))
-defvjp(aten.scatter_add.default, lambda g, self, dim, index, src: (g, None, g.gather(dim, index)))
-defvjp(aten.index_select.default, lambda g, self, dim, index: (_index_select_grad(g, self, dim, index), None))
+defvjp(
+    aten.scatter_add.default,
+    lambda g, self, dim, index, src: (g, None, _pad_to(g.gather(dim, index), src.shape)),
+)
+defvjp(
+    aten.index_select.default,
+    lambda g, self, dim, index: (_index_select_grad(g, self, dim, index), None),
+)
 defvjp(aten.masked_fill.Scalar, lambda g, self, mask, value: (g.masked_fill(mask, 0), None))
 defvjp(aten.masked_fill.Tensor, lambda g, self, mask, value: (
     g.masked_fill(mask, 0), None, E.where(mask, g, 0.0).sum()))  # fmt: skip
 defvjp(aten.index.Tensor, lambda g, self, indices: (
     E.zeros_like(self).index_put(indices, g, True), None))  # fmt: skip
 defvjp(aten.index_put.default, lambda g, self, indices, values, accumulate=False: (
-    g if accumulate else g.index_put(indices, E.zeros_like(values), False), None, g[tuple(indices)]))  # fmt: skip
+    g if accumulate else g.index_put(indices, E.zeros_like(values), False), None,
+    E.ops.aten.index.Tensor(g, indices)))  # fmt: skip
 defvjp(aten.clone.default, lambda g, self, *, memory_format=None: (g,))
 defvjp(aten._to_copy.default, lambda g, self, **kwargs: (g,))  # engine casts to self's dtype
 defvjp(aten.copy_.default, lambda g, self, src, non_blocking=False: (_nz(g), g))
 defvjp(aten.fill_.Scalar, lambda g, self, value: (_nz(g),))
 defvjp(aten.zero_.default, lambda g, self: (_nz(g),))
 defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repeats),))
+
+
+def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:
+    """Split cat's gradient back into its inputs (legacy empty 1-D inputs get empty grads)."""
+    legacy = [tuple(t.shape) == (0,) for t in tensors]
+    if all(legacy):
+        return [E.zeros_like(t) for t in tensors]
+    sizes = [0 if leg else t.shape[dim] for t, leg in zip(tensors, legacy, strict=True)]
+    parts = g.split_with_sizes(sizes, dim)
+    return [E.zeros_like(t) if leg else p for t, p, leg in zip(tensors, parts, legacy, strict=True)]
+
+
+def _cat_or_zeros(g: Any, self: Any, dim: int) -> Any:
+    return E.cat(list(g), dim) if len(g) else E.zeros_like(self)
+
+
+def _pad_to(g: Any, shape: Any) -> Any:
+    """``g`` in the leading corner of zeros of ``shape`` (scatter's src may exceed index)."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    pads: list[int] = []
+    for have, want in zip(reversed(g.shape), reversed(shape), strict=True):
+        pads += [0, want - have]
+    return E.nn.functional.pad(g, pads)
 
 
 def _inverse(dims: Any) -> list[int]:
@@ -272,9 +343,22 @@ def _repeat_grad(g: Any, self: Any, repeats: Any) -> Any:
         shape += [r, n]
     return g.reshape(shape).sum(list(range(0, len(shape), 2)))
 
+
 # ----------------------------------------------------------------------- the *_backward ops
-defvjp(aten.select_backward.default, lambda g, grad_output, input_sizes, dim, index: (g.select(dim, index),))
+defvjp(
+    aten.select_backward.default,
+    lambda g, grad_output, input_sizes, dim, index: (g.select(dim, index),),
+)
 defvjp(aten.slice_backward.default, lambda g, grad_output, input_sizes, dim, start, end, step: (
     E.ops.aten.slice.Tensor(g, dim, start, end, step),))  # fmt: skip
 defvjp(aten.diagonal_backward.default, lambda g, grad_output, input_sizes, offset, dim1, dim2: (
     g.diagonal(offset, dim1, dim2),))  # fmt: skip
+
+# ----------------------------------------------------------------------- no gradient at all
+nondifferentiable(
+    aten.detach.default,
+    *(getattr(getattr(aten, name), o) for name in (
+        "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+        "randint_like", "new_zeros", "new_ones", "new_full", "new_empty")
+      for o in getattr(aten, name).overloads() if not getattr(getattr(aten, name), o)._schema.is_out),
+)  # fmt: skip

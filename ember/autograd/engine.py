@@ -30,8 +30,6 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
         if lead or tuple(grad.shape) != shape:
             grad = grad.reshape(shape)  # type: ignore[attr-defined]
     if grad.dtype is not dtype:
-        if dtype.category < grad.dtype.category and dtype.category >= 2:
-            grad = grad.real if grad.dtype.is_complex else grad  # type: ignore[attr-defined]
         grad = grad.to(dtype)  # type: ignore[attr-defined]
     return grad
 
@@ -101,7 +99,9 @@ def run_backward(
     if inputs is not None:
         for i, x in enumerate(inputs):
             if not x.requires_grad:
-                raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {i}) does not require grad"
+                )
             node, nr = gradient_edge(x)  # type: ignore[misc]
             capture[(id(node), nr)] = i
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd.graph import Node, SavedTensor
 from ember.autograd.grad_mode import no_grad
+from ember.autograd.graph import Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
@@ -66,7 +66,9 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
@@ -74,7 +76,9 @@ class Function:
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the backward function for custom autograd.Function."
+        )
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:

@@ -33,6 +33,10 @@ class VJP:
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
+#: ops whose outputs never carry a gradient (``detach``, ``zeros_like``, ...): they run below
+#: the Autograd key and their results do not require grad, as PyTorch's
+#: ``output_differentiability: [False]`` says
+NONDIFFERENTIABLE: set[OpOverload] = set()
 
 
 def _camel(name: str) -> str:
@@ -66,3 +70,7 @@ def defvjp(op: OpOverload, formula: Callable[..., Any], *, name: str | None = No
     params = inspect.signature(formula).parameters
     DERIVATIVES[op] = VJP(op, formula, name or node_name(op), _reads(formula), "result" in params)
 
+
+def nondifferentiable(*overloads: OpOverload) -> None:
+    """Declare ops whose outputs never require grad, whatever their inputs."""
+    NONDIFFERENTIABLE.update(overloads)

@@ -20,30 +20,32 @@ def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
     return [o for o in outs if isinstance(o, Tensor) and o.dtype.category >= 2]
 
 
-def _numerical(fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float) -> list[np.ndarray]:
-    """d(each output)/d(input i), one column per input element, by central differences."""
-    from ember.autograd.grad_mode import no_grad
-
+def _numerical(
+    fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float
+) -> list[np.ndarray]:
+    """d(each output)/d(input i), one column per input element, by central differences.
+    Grad mode stays on: for gradgradcheck, ``fn`` itself computes gradients."""
     x = inputs[i]
     flat = x._data.reshape(-1) if x._data.flags.c_contiguous else None
     if flat is None:
         raise ValueError("gradcheck: inputs must be contiguous")
-    with no_grad():
-        outs0 = _outputs(fn, inputs)
-        jac = [np.zeros((o.numel(), x.numel())) for o in outs0]
-        for j in range(x.numel()):
-            orig = flat[j].copy()
-            flat[j] = orig + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-            flat[j] = orig - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
-            flat[j] = orig
-            for k in range(len(outs0)):
-                jac[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
+    outs0 = _outputs(fn, inputs)
+    jac = [np.zeros((o.numel(), x.numel())) for o in outs0]
+    for j in range(x.numel()):
+        orig = flat[j].copy()
+        flat[j] = orig + eps
+        plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+        flat[j] = orig - eps
+        minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+        flat[j] = orig
+        for k in range(len(outs0)):
+            jac[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
     return jac
 
 
-def _analytical(fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]) -> list[list[np.ndarray]]:
+def _analytical(
+    fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]
+) -> list[list[np.ndarray]]:
     """jac[output][input]: rows by output element, via one backward per output element."""
     import ember
     from ember.autograd.api import grad
@@ -141,4 +143,6 @@ def gradgradcheck(
         gs = grad(o, [xs[i] for i in diff], gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_grads, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(
+        first_grads, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+    )

@@ -41,8 +41,10 @@ class SavedTensor:
                 "you need to access saved tensors after calling backward."
             )
         if t._version != self.version:
-            kind = f"output {self.output_nr} of {self.node_name}" if self.is_output else (
-                f"an input of {self.node_name}"
+            kind = (
+                f"output {self.output_nr} of {self.node_name}"
+                if self.is_output
+                else (f"an input of {self.node_name}")
             )
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "

@@ -16,7 +16,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
-from ember.autograd.function_table import DERIVATIVES, VJP
+from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor
 from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
@@ -77,10 +77,13 @@ def _differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.category >= 2
 
 
-def autograd_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def autograd_fallback(
+    op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     loc = state.local
-    if not loc.grad_enabled:
-        return op.redispatch(ks & BELOW, *args, **kwargs)
+    if not loc.grad_enabled or op in NONDIFFERENTIABLE:
+        with below_autograd():
+            return op.redispatch(ks & BELOW, *args, **kwargs)
     params = _tensor_params(op)
     inputs: list[Any] = [_arg(args, kwargs, pos, name) for pos, name, _ in params]
     needs = [
@@ -156,8 +159,12 @@ def _make_node(
     meta: list[Any] = []
     for x, need, (_, _, is_list) in zip(inputs, needs, params, strict=True):
         if is_list:
-            edges.append(tuple(gradient_edge(t) if n else None for t, n in zip(x or (), need, strict=True)))
-            meta.append(tuple((tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None for t in x or ()))
+            edges.append(
+                tuple(gradient_edge(t) if n else None for t, n in zip(x or (), need, strict=True))
+            )
+            meta.append(
+                tuple((tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None for t in x or ())
+            )
         else:
             edges.append(gradient_edge(x) if need else None)
             meta.append((tuple(x.shape), x.dtype) if isinstance(x, Tensor) else None)
@@ -165,7 +172,7 @@ def _make_node(
     if is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
     reads = vjp.reads
-    for (pos, name, is_list), x in zip(params, inputs, strict=True):
+    for (_, name, is_list), x in zip(params, inputs, strict=True):
         if name in reads and x is not None:
             for t in x if is_list else (x,):
                 if isinstance(t, Tensor):

@@ -1,0 +1,250 @@
+"""Autograd: gradients vs PyTorch, higher order, graph rules, grad modes, Function."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import Function, gradcheck, gradgradcheck
+
+from .conftest import requires_torch, torch
+
+
+def leaf(values: object, dtype: object = None) -> ember.Tensor:
+    return ember.tensor(values, dtype=dtype or ember.float64, requires_grad=True)
+
+
+def test_grad_fn_names_and_next_functions() -> None:
+    a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    c = a * b + a
+    assert type(c.grad_fn).__name__ == "Node" and c.grad_fn.name() == "AddBackward0"
+    mul_node, acc = c.grad_fn.next_functions
+    assert mul_node[0].name() == "MulBackward0"
+    assert acc[0].name() == "AccumulateGrad" and acc[0].variable is a
+    assert not c.is_leaf and a.is_leaf
+    assert "grad_fn=<AddBackward0>" in repr(c)
+
+
+@requires_torch
+def test_gradients_match_torch_on_a_composite_expression() -> None:
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal(s) for s in [(3, 4), (4,), (4, 2)]]
+    e = [ember.tensor(x, requires_grad=True) for x in xs]
+    t = [torch.tensor(x, requires_grad=True) for x in xs]
+
+    def f(m: object, a: object, b: object, w: object) -> object:
+        h = (a * b - b / 3).exp().tanh()  # broadcasting (3,4) with (4,)
+        return (h @ w).relu().sum() + (a * a).mean()
+
+    f(ember, *e).backward()
+    f(torch, *t).backward()
+    for ex, tx in zip(e, t, strict=True):
+        np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_broadcast_gradients_are_reduced_to_input_shapes() -> None:
+    a = leaf([[1.0], [2.0]])  # (2, 1)
+    b = leaf([10.0, 20.0, 30.0])  # (3,)
+    (a * b).sum().backward()
+    assert a.grad.shape == (2, 1) and b.grad.shape == (3,)
+    assert a.grad.tolist() == [[60.0], [60.0]]
+    assert b.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_gradient_accumulates_across_backward_calls() -> None:
+    x = leaf([1.0, 2.0])
+    (x * 3).sum().backward()
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_higher_order_gradients() -> None:
+    x = leaf([2.0])
+    y = x * x * x
+    (g,) = ember.autograd.grad(y, x, create_graph=True)
+    assert g.tolist() == [12.0]  # 3x^2
+    (gg,) = ember.autograd.grad(g, x)
+    assert gg.tolist() == [12.0]  # 6x
+
+
+def test_backward_twice_without_retain_graph_raises() -> None:
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_inplace_on_leaf_requiring_grad_raises() -> None:
+    x = leaf([1.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.add_(1)
+    with ember.no_grad():
+        x.add_(1)  # allowed: nothing is recorded
+    assert x.tolist() == [2.0]
+
+
+def test_inplace_on_non_leaf_rewrites_history() -> None:
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.mul_(x)  # y = 2x * x
+    assert y.grad_fn.name() == "MulBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_modified_saved_tensor_raises_at_backward() -> None:
+    x = leaf([1.0, 2.0])
+    y = x * 1
+    z = y * y  # saves y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_unsaved_input_may_be_modified() -> None:
+    x = leaf([1.0, 2.0])
+    y = x * 1
+    z = y + 1  # add saves nothing
+    y.add_(5)
+    z.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_grad_modes_are_thread_local_and_decorate() -> None:
+    x = leaf([1.0])
+    with ember.no_grad():
+        assert not (x * 2).requires_grad
+        with ember.enable_grad():
+            assert (x * 2).requires_grad
+        seen = []
+        th = threading.Thread(target=lambda: seen.append(ember.is_grad_enabled()))
+        th.start()
+        th.join()
+        assert seen == [True]
+    assert ember.is_grad_enabled()
+
+    @ember.no_grad()
+    def f(t: ember.Tensor) -> ember.Tensor:
+        return t * 2
+
+    assert not f(x).requires_grad and ember.is_grad_enabled()
+    with ember.set_grad_enabled(False):
+        assert not ember.is_grad_enabled()
+    assert ember.is_grad_enabled()
+    with ember.inference_mode():
+        assert not (x * 2).requires_grad and ember.is_inference_mode_enabled()
+
+
+def test_grad_with_inputs_and_allow_unused() -> None:
+    x, y = leaf([1.0]), leaf([2.0])
+    with pytest.raises(RuntimeError, match="appears to not have been used"):
+        ember.autograd.grad((x * 3).sum(), [x, y])
+    gx, gy = ember.autograd.grad((x * 3).sum(), [x, y], allow_unused=True)
+    assert gx.tolist() == [3.0] and gy is None
+    assert x.grad is None  # grad() does not accumulate
+
+
+def test_hooks_and_retain_grad() -> None:
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    seen = []
+    h = y.register_hook(lambda g: seen.append(g.tolist()))
+    x.register_hook(lambda g: g * 10)
+    (y * 3).sum().backward()
+    assert seen == [[3.0, 3.0]]
+    assert y.grad.tolist() == [3.0, 3.0]
+    assert x.grad.tolist() == [60.0, 60.0]
+    h.remove()
+
+
+def test_detach_shares_storage_and_stops_gradients() -> None:
+    x = leaf([1.0, 2.0])
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.grad_fn is None
+    y = x * 1
+    y.detach_()
+    assert not y.requires_grad and y.is_leaf
+
+
+def test_integer_outputs_do_not_require_grad() -> None:
+    x = leaf([1.0, 3.0, 2.0])
+    assert not x.argmax().requires_grad
+    assert not (x > 1).requires_grad
+
+
+class Cube(Function):
+    @staticmethod
+    def forward(ctx: object, x: ember.Tensor) -> ember.Tensor:
+        ctx.save_for_backward(x)  # type: ignore[attr-defined]
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx: object, g: ember.Tensor) -> ember.Tensor:
+        (x,) = ctx.saved_tensors  # type: ignore[attr-defined]
+        return 3 * g * x * x
+
+
+def test_custom_function() -> None:
+    x = leaf([2.0])
+    y = Cube.apply(x)
+    assert y.grad_fn.name() == "CubeBackward"
+    y.backward()
+    assert x.grad.tolist() == [12.0]
+    assert gradcheck(Cube.apply, (leaf([0.5, -1.5]),))
+
+
+def test_custom_function_needs_input_grad_and_non_differentiable() -> None:
+    class Split(Function):
+        @staticmethod
+        def forward(ctx: object, x: ember.Tensor, k: int) -> tuple[ember.Tensor, ember.Tensor]:
+            assert ctx.needs_input_grad == (True, False)  # type: ignore[attr-defined]
+            idx = x.argmax()
+            ctx.mark_non_differentiable(idx)  # type: ignore[attr-defined]
+            return x * k, idx
+
+        @staticmethod
+        def backward(ctx: object, g: ember.Tensor, gi: object) -> tuple[ember.Tensor, None]:
+            return g * 2, None
+
+    x = leaf([1.0, 5.0])
+    out, idx = Split.apply(x, 2)
+    assert not idx.requires_grad
+    out.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_gradcheck_and_gradgradcheck_catch_wrong_formulas() -> None:
+    class Wrong(Function):
+        @staticmethod
+        def forward(ctx: object, x: ember.Tensor) -> ember.Tensor:
+            return x * x
+
+        @staticmethod
+        def backward(ctx: object, g: ember.Tensor) -> ember.Tensor:
+            return g  # should be 2 * g * x
+
+    with pytest.raises(ember.autograd.GradcheckError):
+        gradcheck(Wrong.apply, (leaf([1.0, 2.0]),))
+    assert gradgradcheck(lambda x: (x * x * x).sin().sum(), (leaf([0.3, -0.7]),))
+
+
+def test_detect_anomaly_names_the_node() -> None:
+    x = leaf([0.0])
+    with ember.autograd.detect_anomaly():
+        y = x.sqrt() * 0  # d/dx sqrt at 0 is inf; inf * 0 = nan
+        with pytest.raises(RuntimeError, match="returned nan values"):
+            y.sum().backward()
+
+
+def test_out_variant_with_grad_raises() -> None:
+    x = leaf([1.0])
+    with pytest.raises(
+        RuntimeError, match="out=... arguments don't support automatic differentiation"
+    ):
+        ember.add(x, x, out=ember.empty(1, dtype=ember.float64))
