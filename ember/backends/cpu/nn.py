@@ -1,0 +1,688 @@
+"""CPU kernels of the neural-network ops, vectorised in NumPy.
+
+# NOTE [im2col]
+Convolution gathers every receptive field with ``sliding_window_view`` (a strided view, no
+copy), lays the fields out as columns ``(N, G, C/G * k..., L)`` with one copy, and multiplies
+by the weight as ``(G, O/G, C/G * k...)`` in one batched matmul, which lands directly in
+``(N, O, L)`` order (contiguous NCHW, no transpose copy). The input gradient scatters the
+columns back (col2im) with one strided add per kernel offset, a loop over the kernel's few
+positions, never over elements. Pooling uses the same windows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember.backends.cpu._util import Tensor, as_array, wrap
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.nn import (
+    MEAN,
+    NONE,
+    SUM,
+    check_batch_norm,
+    check_nll,
+    conv_output_shape,
+    expand_param,
+    layer_norm_axes,
+    pad_shape,
+    pool_geometry,
+)
+from ember.ops.registry import ops
+from ember.random import _generator
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+_sw = np.lib.stride_tricks.sliding_window_view
+
+
+def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    if reduction == MEAN:
+        return as_array(loss.mean(dtype=loss.dtype) if loss.size else np.array(np.nan, loss.dtype))
+    if reduction == SUM:
+        return as_array(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+def _quiet() -> Any:
+    return np.errstate(all="ignore")
+
+
+# --------------------------------------------------------------------------- convolution
+
+
+def _windows(xp: np.ndarray, k: Sequence[int], s: Sequence[int], d: Sequence[int]) -> np.ndarray:
+    """Strided view ``(N, C, *out, *k)`` of the receptive fields of padded ``xp``."""
+    n = len(k)
+    span = tuple(d[i] * (k[i] - 1) + 1 for i in range(n))
+    w = _sw(xp, span, axis=tuple(range(2, 2 + n)))
+    sel = (slice(None), slice(None)) + tuple(slice(None, None, si) for si in s)
+    sel += tuple(slice(None, None, di) for di in d)
+    return w[sel]
+
+
+def _pad_spatial(x: np.ndarray, p: Sequence[int], value: float = 0) -> np.ndarray:
+    if not any(p):
+        return x
+    widths = [(0, 0), (0, 0)] + [(pi, pi) for pi in p]
+    return np.pad(x, widths, constant_values=value)
+
+
+def _columns(
+    x: np.ndarray,
+    k: Sequence[int],
+    s: Sequence[int],
+    p: Sequence[int],
+    d: Sequence[int],
+    groups: int,
+) -> np.ndarray:
+    """im2col: ``(N, G, C/G * prod(k), L)`` (NOTE [im2col])."""
+    win = _windows(_pad_spatial(x, p), k, s, d)  # (N, C, *out, *k)
+    n_sp = len(k)
+    nb, c = x.shape[0], x.shape[1]
+    out = win.shape[2 : 2 + n_sp]
+    order = (0, 1, *range(2 + n_sp, 2 + 2 * n_sp), *range(2, 2 + n_sp))
+    return win.transpose(order).reshape(
+        nb, groups, (c // groups) * int(np.prod(k)), int(np.prod(out))
+    )
+
+
+def _geometry(weight: Any, stride: Any, padding: Any, dilation: Any) -> tuple[Any, ...]:
+    n = weight.ndim - 2
+    k = tuple(weight.shape[2:])
+    s, p, d = (expand_param(v, n, "", "convolution") for v in (stride, padding, dilation))
+    return k, s, p, d
+
+
+@impl(aten.convolution.default, CPU)
+def convolution(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+) -> Tensor:
+    shape = conv_output_shape(input, weight, bias, stride, padding, dilation, transposed, groups)
+    k, s, p, d = _geometry(weight, stride, padding, dilation)
+    x, w = input._data, weight._data
+    cols = _columns(x, k, s, p, d, groups)
+    o = w.shape[0]
+    out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(shape)
+    if bias is not None:
+        out += bias._data.reshape((o,) + (1,) * len(k))
+    return wrap(out)
+
+
+def _col2im(
+    dcols: np.ndarray,
+    xshape: Sequence[int],
+    k: Sequence[int],
+    s: Sequence[int],
+    p: Sequence[int],
+    d: Sequence[int],
+    out: Sequence[int],
+) -> np.ndarray:
+    """Scatter-add columns ``(N, C, *k, *out)`` back into an input-shaped array."""
+    n_sp = len(k)
+    padded = [xshape[2 + i] + 2 * p[i] for i in range(n_sp)]
+    res = np.zeros((xshape[0], xshape[1], *padded), dcols.dtype)
+    for off in itertools.product(*(range(ki) for ki in k)):
+        sel = tuple(
+            slice(off[i] * d[i], off[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(n_sp)
+        )
+        res[(slice(None), slice(None), *sel)] += dcols[(slice(None), slice(None), *off)]
+    crop = tuple(slice(p[i], p[i] + xshape[2 + i]) for i in range(n_sp))
+    return res[(slice(None), slice(None), *crop)] if any(p) else res
+
+
+@impl(aten.convolution_backward.default, CPU)
+def convolution_backward(
+    grad_output: Tensor,
+    input: Tensor,
+    weight: Tensor,
+    bias_sizes: Sequence[int] | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    conv_output_shape(input, weight, None, stride, padding, dilation, transposed, groups)
+    k, s, p, d = _geometry(weight, stride, padding, dilation)
+    go, x, w = grad_output._data, input._data, weight._data
+    nb, o = go.shape[0], go.shape[1]
+    out_sp = go.shape[2:]
+    g3 = go.reshape(nb, groups, o // groups, -1)  # (N, G, O/G, L)
+    gi = gw = gb = None
+    if output_mask[0]:
+        wg = w.reshape(groups, o // groups, -1)  # (G, O/G, K)
+        dcols = np.matmul(wg.transpose(0, 2, 1), g3)  # (N, G, K, L)
+        dcols = dcols.reshape(nb, x.shape[1], *k, *out_sp)
+        gi = wrap(np.ascontiguousarray(_col2im(dcols, x.shape, k, s, p, d, out_sp)))
+    if output_mask[1]:
+        cols = _columns(x, k, s, p, d, groups)  # (N, G, K, L)
+        gk = np.matmul(
+            g3.transpose(1, 2, 0, 3).reshape(groups, o // groups, -1),
+            cols.transpose(1, 0, 3, 2).reshape(groups, -1, cols.shape[2]),
+        )
+        gw = wrap(gk.reshape(w.shape))
+    if output_mask[2]:
+        gb = wrap(as_array(go.sum(axis=(0, *range(2, go.ndim)))))
+    return gi, gw, gb
+
+
+# --------------------------------------------------------------------------- pooling
+
+
+def _batched(x: np.ndarray) -> np.ndarray:
+    return x if x.ndim == 4 else x[None]
+
+
+def _pool_windows(x: np.ndarray, k: Any, s: Any, p: Any, d: Any, out: Any, fill: Any) -> np.ndarray:
+    """Windows ``(N, C, OH, OW, kh, kw)`` over ``x`` padded with ``fill`` (right-padded further
+    for ceil_mode windows that run past the end)."""
+    extra = [
+        max(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (x.shape[2 + i] + 2 * p[i]))
+        for i in range(2)
+    ]
+    if any(p) or any(extra):
+        widths = [(0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])]
+        x = np.pad(x, widths, constant_values=fill)
+    return _windows(x, k, s, d)[:, :, : out[0], : out[1]]
+
+
+def _lowest(dt: np.dtype[Any]) -> Any:
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+@impl(aten.max_pool2d_with_indices.default, CPU)
+def max_pool2d_with_indices(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,
+    dilation: Sequence[int] = 1,  # type: ignore[assignment]
+    ceil_mode: bool = False,
+) -> tuple[Tensor, Tensor]:
+    k, s, p, d, out = pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d"
+    )
+    x = _batched(self._data)
+    win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
+    flat = win.reshape(*win.shape[:4], k[0] * k[1])
+    arg = flat.argmax(axis=-1)
+    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    ki, kj = np.divmod(arg, k[1])
+    rows = np.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
+    cols = np.arange(out[1]) * s[1] - p[1] + kj * d[1]
+    idx = rows * x.shape[3] + cols
+    if self.ndim == 3:
+        vals, idx = vals[0], idx[0]
+    return wrap(np.ascontiguousarray(vals)), wrap(idx.astype(np.int64))
+
+
+@impl(aten.max_pool2d_with_indices_backward.default, CPU)
+def max_pool2d_with_indices_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+    indices: Tensor,
+) -> Tensor:
+    pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d_backward"
+    )
+    x = self._data
+    plane = x.shape[-1] * x.shape[-2]
+    go = grad_output._data
+    lead = int(np.prod(x.shape[:-2]))
+    flat_idx = indices._data.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
+    res = np.bincount(flat_idx.ravel(), weights=go.reshape(-1), minlength=lead * plane)
+    return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
+
+
+def _avg_divisor(size: int, k: int, s: int, p: int, o: int, include_pad: bool) -> np.ndarray:
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, size + p)
+    pool = end - start
+    cs, ce = np.maximum(start, 0), np.minimum(end, size)
+    return pool if include_pad else ce - cs
+
+
+def _avg_div(
+    self: Tensor, k: Any, s: Any, p: Any, out: Any, include_pad: bool, divisor_override: int | None
+) -> Any:
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise RuntimeError("avg_pool2d: divisor must be not zero")
+        return divisor_override
+    h, w = self.shape[-2], self.shape[-1]
+    dh = _avg_divisor(h, k[0], s[0], p[0], out[0], include_pad)
+    dw = _avg_divisor(w, k[1], s[1], p[1], out[1], include_pad)
+    return dh[:, None] * dw[None, :]
+
+
+@impl(aten.avg_pool2d.default, CPU)
+def avg_pool2d(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,
+    ceil_mode: bool = False,  # type: ignore[assignment]
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    k, s, p, d, out = pool_geometry(
+        self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d"
+    )  # type: ignore[arg-type]
+    x = _batched(self._data)
+    win = _pool_windows(x, k, s, p, d, out, 0)
+    total = win.sum(axis=(-2, -1), dtype=x.dtype)
+    div = _avg_div(self, k, s, p, out, count_include_pad, divisor_override)
+    if x.dtype.kind in "iu":  # PyTorch divides integers truncating toward zero
+        res = np.trunc(total / div).astype(x.dtype)
+    else:
+        res = (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
+    return wrap(res[0] if self.ndim == 3 else res)
+
+
+@impl(aten.avg_pool2d_backward.default, CPU)
+def avg_pool2d_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    k, s, p, d, out = pool_geometry(
+        self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d_backward"
+    )  # type: ignore[arg-type]
+    x = _batched(self._data)
+    go = _batched(grad_output._data)
+    div = _avg_div(self, k, s, p, out, count_include_pad, divisor_override)
+    g = (go / np.asarray(div, go.dtype)).astype(x.dtype, copy=False)
+    extra = [max(0, (out[i] - 1) * s[i] + k[i] - (x.shape[2 + i] + 2 * p[i])) for i in range(2)]
+    padded = (
+        x.shape[0],
+        x.shape[1],
+        x.shape[2] + 2 * p[0] + extra[0],
+        x.shape[3] + 2 * p[1] + extra[1],
+    )
+    res = np.zeros(padded, x.dtype)
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        res[
+            :, :, i : i + s[0] * (out[0] - 1) + 1 : s[0], j : j + s[1] * (out[1] - 1) + 1 : s[1]
+        ] += g
+    res = np.ascontiguousarray(res[:, :, p[0] : p[0] + x.shape[2], p[1] : p[1] + x.shape[3]])
+    return wrap(res[0] if self.ndim == 3 else res)
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+@impl(aten.native_layer_norm.default, CPU)
+def native_layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None,
+    bias: Tensor | None,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    axis = layer_norm_axes(input, normalized_shape, weight, bias)
+    x = input._data
+    axes = tuple(range(axis, x.ndim))
+    with _quiet():
+        mean = x.mean(axis=axes, keepdims=True, dtype=x.dtype)
+        xc = x - mean
+        var = np.mean(xc * xc, axis=axes, keepdims=True, dtype=x.dtype)
+        rstd = (1.0 / np.sqrt(var + np.asarray(eps, x.dtype))).astype(x.dtype, copy=False)
+        out = xc * rstd
+        if weight is not None:
+            out *= weight._data
+        if bias is not None:
+            out += bias._data
+    return wrap(out), wrap(as_array(mean)), wrap(as_array(rstd))
+
+
+@impl(aten.native_layer_norm_backward.default, CPU)
+def native_layer_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    mean: Tensor,
+    rstd: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    axis = layer_norm_axes(input, normalized_shape, weight, bias)
+    g, x = grad_out._data, input._data
+    axes = tuple(range(axis, x.ndim))
+    lead = tuple(range(axis))
+    r = rstd._data.reshape(x.shape[:axis] + (1,) * len(axes))
+    xhat = (x - mean._data.reshape(r.shape)) * r
+    gi = gw = gb = None
+    if output_mask[0]:
+        gx = g * weight._data if weight is not None else g
+        m1 = gx.mean(axis=axes, keepdims=True)
+        m2 = (gx * xhat).mean(axis=axes, keepdims=True)
+        gi = wrap((r * (gx - m1 - xhat * m2)).astype(x.dtype, copy=False))
+    if output_mask[1] and weight is not None:
+        gw = wrap(as_array((g * xhat).sum(axis=lead)).astype(x.dtype, copy=False))
+    if output_mask[2] and bias is not None:
+        gb = wrap(as_array(g.sum(axis=lead)).astype(x.dtype, copy=False))
+    return gi, gw, gb
+
+
+def _channel(t: np.ndarray, ndim: int) -> np.ndarray:
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+@impl(aten.native_batch_norm.default, CPU)
+def native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+    x = input._data
+    axes = (0, *range(2, x.ndim))
+    dt = x.dtype
+    if training:
+        mean = x.mean(axis=axes, dtype=dt)
+        xc = x - _channel(mean, x.ndim)
+        var = np.mean(xc * xc, axis=axes, dtype=dt)
+        invstd = (1.0 / np.sqrt(var + np.asarray(eps, dt))).astype(dt, copy=False)
+        n = x.size // x.shape[1]
+        if running_mean is not None:
+            rm = running_mean._data
+            rm *= 1 - momentum
+            rm += (momentum * mean).astype(rm.dtype, copy=False)
+            running_mean._bump_version()
+        if running_var is not None:
+            rv = running_var._data
+            rv *= 1 - momentum
+            rv += (momentum * var * (n / (n - 1) if n > 1 else np.inf)).astype(rv.dtype, copy=False)
+            running_var._bump_version()
+        out = xc * _channel(invstd, x.ndim)
+        save_mean, save_invstd = mean, invstd
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(
+                "native_batch_norm: running_mean and running_var must be defined "
+                "in evaluation mode; pass them or use training=True"
+            )
+        invstd = (1.0 / np.sqrt(running_var._data + eps)).astype(dt, copy=False)
+        out = (x - _channel(running_mean._data.astype(dt, copy=False), x.ndim)) * _channel(
+            invstd, x.ndim
+        )
+        save_mean, save_invstd = np.empty((0,), dt), np.empty((0,), dt)
+    if weight is not None:
+        out *= _channel(weight._data, x.ndim)
+    if bias is not None:
+        out += _channel(bias._data, x.ndim)
+    return (
+        wrap(out.astype(dt, copy=False)),
+        wrap(save_mean),
+        wrap(save_invstd.copy() if not training else save_invstd),
+    )
+
+
+@impl(aten.native_batch_norm_backward.default, CPU)
+def native_batch_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    weight: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    save_mean: Tensor | None,
+    save_invstd: Tensor | None,
+    train: bool,
+    eps: float,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    check_batch_norm(input, (weight, running_mean, running_var), False)
+    g, x = grad_out._data, input._data
+    dt = x.dtype
+    axes = (0, *range(2, x.ndim))
+    if train:
+        assert save_mean is not None and save_invstd is not None
+        mean, invstd = save_mean._data, save_invstd._data
+    else:
+        assert running_mean is not None and running_var is not None
+        mean = running_mean._data.astype(dt, copy=False)
+        invstd = (1.0 / np.sqrt(running_var._data + eps)).astype(dt, copy=False)
+    inv = _channel(invstd, x.ndim)
+    xhat = (x - _channel(mean, x.ndim)) * inv
+    w = _channel(weight._data, x.ndim) if weight is not None else None
+    gi = gw = gb = None
+    if output_mask[0]:
+        gx = g * w if w is not None else g
+        if train:
+            m1 = gx.mean(axis=axes, keepdims=True)
+            m2 = (gx * xhat).mean(axis=axes, keepdims=True)
+            gi = wrap((inv * (gx - m1 - xhat * m2)).astype(dt, copy=False))
+        else:
+            gi = wrap((gx * inv).astype(dt, copy=False))
+    if output_mask[1]:
+        gw = wrap(as_array((g * xhat).sum(axis=axes)).astype(dt, copy=False))
+    if output_mask[2]:
+        gb = wrap(as_array(g.sum(axis=axes)).astype(dt, copy=False))
+    return gi, gw, gb
+
+
+# --------------------------------------------------------------------------- embedding
+
+
+def _check_indices(indices: Tensor, op: str) -> None:
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            f"{op}: Expected tensor for argument #1 'indices' to have one of the "
+            f"following scalar types: Long, Int; but got {indices.dtype} instead"
+        )
+
+
+@impl(aten.embedding.default, CPU)
+def embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    _check_indices(indices, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+    idx = indices._data
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"embedding: index out of range in self (indices must be in [0, {n}))")
+    return wrap(np.take(weight._data, idx, axis=0))
+
+
+@impl(aten.embedding_dense_backward.default, CPU)
+def embedding_dense_backward(
+    grad_output: Tensor,
+    indices: Tensor,
+    num_weights: int,
+    padding_idx: int,
+    scale_grad_by_freq: bool,
+) -> Tensor:
+    _check_indices(indices, "embedding_dense_backward")
+    g = grad_output._data
+    idx = indices._data.reshape(-1)
+    rows = g.reshape(idx.size, -1)
+    dim = g.shape[-1] if g.ndim else 1
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num_weights)
+        rows = rows / counts[idx][:, None].astype(g.dtype)
+    if padding_idx >= 0:
+        keep = idx != padding_idx
+        idx, rows = idx[keep], rows[keep]
+    res = np.zeros((num_weights, dim), g.dtype)
+    np.add.at(res, idx, rows)
+    return wrap(res)
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def _nll_pick(
+    self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
+) -> tuple[Any, ...]:
+    """Per-sample (row index, class, weight) (0 where ignored), and the kept mask."""
+    x = self._data.reshape(-1, self.shape[-1]) if self.ndim else self._data
+    t = target._data.reshape(-1).astype(np.int64, copy=False)
+    c = x.shape[1]
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(
+            f"nll_loss_forward: Target {int(t[bad][0])} is out of bounds (input has {c} classes)"
+        )
+    safe = np.where(keep, t, 0)
+    w = weight._data[safe] if weight is not None else np.ones(t.shape, x.dtype)
+    w = np.where(keep, w, 0).astype(x.dtype, copy=False)
+    return x, safe, w, keep
+
+
+@impl(aten.nll_loss_forward.default, CPU)
+def nll_loss_forward(
+    self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int
+) -> tuple[Tensor, Tensor]:
+    check_nll(self, target, weight, reduction)
+    x, safe, w, _ = _nll_pick(self, target, weight, ignore_index)
+    picked = -x[np.arange(x.shape[0]), safe] * w
+    dt = x.dtype
+    if reduction == NONE:
+        out = picked.reshape(target.shape) if self.ndim == 2 else picked.reshape(())
+        total = np.zeros((), dt) if self.ndim == 2 else as_array(w.sum(dtype=dt))  # as PyTorch
+        return wrap(np.array(out, order="C")), wrap(total)
+    total = as_array(w.sum(dtype=dt))
+    s = as_array(picked.sum(dtype=dt))
+    if reduction == MEAN:
+        with _quiet():
+            s = as_array(s / total)
+    return wrap(s), wrap(total)
+
+
+@impl(aten.nll_loss_backward.default, CPU)
+def nll_loss_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    reduction: int,
+    ignore_index: int,
+    total_weight: Tensor,
+) -> Tensor:
+    check_nll(self, target, weight, reduction)
+    x, safe, w, keep = _nll_pick(self, target, weight, ignore_index)
+    go = grad_output._data.reshape(-1) if reduction == NONE else grad_output._data
+    coef = -w * go
+    if reduction == MEAN:
+        with _quiet():
+            coef = coef / total_weight._data
+    res = np.zeros(x.shape, x.dtype)
+    res[np.arange(x.shape[0]), safe] = np.where(keep, coef, 0)  # ignored targets get none
+    return wrap(res.reshape(self.shape))
+
+
+def _loss_dtype(self: Tensor, target: Tensor, op: str) -> np.dtype[Any]:
+    d = dtypes.promote_types(self.dtype, target.dtype)
+    if not d.is_floating_point:
+        raise RuntimeError(f"{op}: \"{op}_out\" not implemented for '{d}'; pass floating tensors")
+    return d.np
+
+
+@impl(aten.mse_loss.default, CPU)
+def mse_loss(self: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
+    dt = _loss_dtype(self, target, "mse")
+    diff = self._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+    return wrap(_reduce(diff * diff, reduction))
+
+
+@impl(aten.binary_cross_entropy_with_logits.default, CPU)
+def binary_cross_entropy_with_logits(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: int = MEAN,
+) -> Tensor:
+    if tuple(self.shape) != tuple(target.shape):
+        raise RuntimeError(
+            f"binary_cross_entropy_with_logits: Target size ({list(target.shape)}) "
+            f"must be the same as input size ({list(self.shape)})"
+        )
+    x, t = self._data, target._data
+    with _quiet():
+        sp = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # softplus(-x) = -log_sigmoid(x)
+        if pos_weight is not None:
+            loss = (1 - t) * x + (1 + (pos_weight._data - 1) * t) * sp
+        else:
+            loss = (1 - t) * x + sp
+        if weight is not None:
+            loss = loss * weight._data
+    return wrap(_reduce(np.asarray(loss, x.dtype), reduction))
+
+
+@impl(aten.constant_pad_nd.default, CPU)
+def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
+    shape = pad_shape(self.shape, pad)
+    x = self._data
+    res = np.full(shape, value, x.dtype)
+    src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for i in range(len(pad) // 2):
+        d = x.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        src[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
+        dst[d] = slice(max(lo, 0), shape[d] - max(hi, 0))
+    if all(s > 0 for s in shape):
+        res[tuple(dst)] = x[tuple(src)]
+    return wrap(res)
+
+
+# --------------------------------------------------------------------------- dropout
+
+
+@impl(aten.native_dropout.default, CPU)
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    x = input._data
+    if train is False:
+        return wrap(x.copy()), wrap(np.ones(x.shape, np.bool_))
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(
+            f"native_dropout: dropout probability has to be between 0 and 1, but got {p}"
+        )
+    mask = _generator(None).random(x.shape, dtype=np.float32) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return wrap((x * mask * np.asarray(scale, x.dtype)).astype(x.dtype, copy=False)), wrap(mask)
+
+
+@impl(aten.native_dropout_backward.default, CPU)
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    g = grad_output._data
+    return wrap((g * mask._data * np.asarray(scale, g.dtype)).astype(g.dtype, copy=False))

@@ -1,0 +1,321 @@
+"""Meta rules of the neural-network ops: result shapes and dtypes from the same checks the CPU
+kernels run (``ember/ops/native/nn.py``), so both raise the same errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import Tensor, wrap_shape_only
+from ember.backends.shapes import broadcast_shapes
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import dtype
+from ember.library import impl
+from ember.ops.native.nn import (
+    NONE,
+    check_batch_norm,
+    check_nll,
+    conv_output_shape,
+    layer_norm_axes,
+    pad_shape,
+    pool_geometry,
+)
+from ember.ops.registry import ops
+
+aten = ops.aten
+Meta = DispatchKey.Meta
+
+
+def _new(shape: Sequence[int], d: dtype) -> Tensor:
+    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
+
+
+def _like(t: Tensor) -> Tensor:
+    return _new(tuple(t.shape), t.dtype)
+
+
+@impl(aten.convolution.default, Meta)
+def convolution(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+) -> Tensor:
+    shape = conv_output_shape(input, weight, bias, stride, padding, dilation, transposed, groups)
+    return _new(shape, input.dtype)
+
+
+@impl(aten.convolution_backward.default, Meta)
+def convolution_backward(
+    grad_output: Tensor,
+    input: Tensor,
+    weight: Tensor,
+    bias_sizes: Sequence[int] | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    conv_output_shape(input, weight, None, stride, padding, dilation, transposed, groups)
+    return (
+        _like(input) if output_mask[0] else None,
+        _like(weight) if output_mask[1] else None,
+        _new((weight.shape[0],), grad_output.dtype) if output_mask[2] else None,
+    )
+
+
+def _pool_shape(self: Tensor, out: tuple[int, int]) -> tuple[int, ...]:
+    return (*self.shape[:-2], *out)
+
+
+@impl(aten.max_pool2d_with_indices.default, Meta)
+def max_pool2d_with_indices(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,
+    dilation: Sequence[int] = 1,  # type: ignore[assignment]
+    ceil_mode: bool = False,
+) -> tuple[Tensor, Tensor]:
+    *_, out = pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d"
+    )
+    shape = _pool_shape(self, out)
+    return _new(shape, self.dtype), _new(shape, dtypes.int64)
+
+
+@impl(aten.max_pool2d_with_indices_backward.default, Meta)
+def max_pool2d_with_indices_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+    indices: Tensor,
+) -> Tensor:
+    pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d_backward"
+    )
+    return _like(self)
+
+
+@impl(aten.avg_pool2d.default, Meta)
+def avg_pool2d(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,
+    ceil_mode: bool = False,  # type: ignore[assignment]
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    *_, out = pool_geometry(self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")  # type: ignore[arg-type]
+    if divisor_override == 0:
+        raise RuntimeError("avg_pool2d: divisor must be not zero")
+    return _new(_pool_shape(self, out), self.dtype)
+
+
+@impl(aten.avg_pool2d_backward.default, Meta)
+def avg_pool2d_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    pool_geometry(self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d_backward")  # type: ignore[arg-type]
+    return _like(self)
+
+
+@impl(aten.native_layer_norm.default, Meta)
+def native_layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None,
+    bias: Tensor | None,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    axis = layer_norm_axes(input, normalized_shape, weight, bias)
+    stat = (*input.shape[:axis], *([1] * (input.ndim - axis)))
+    return _like(input), _new(stat, input.dtype), _new(stat, input.dtype)
+
+
+@impl(aten.native_layer_norm_backward.default, Meta)
+def native_layer_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    mean: Tensor,
+    rstd: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    layer_norm_axes(input, normalized_shape, weight, bias)
+    return (
+        _like(input) if output_mask[0] else None,
+        _like(weight) if output_mask[1] and weight is not None else None,
+        _like(bias) if output_mask[2] and bias is not None else None,
+    )
+
+
+@impl(aten.native_batch_norm.default, Meta)
+def native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    c = check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "native_batch_norm: running_mean and running_var must be defined "
+            "in evaluation mode; pass them or use training=True"
+        )
+    n = c if training else 0
+    return _like(input), _new((n,), input.dtype), _new((n,), input.dtype)
+
+
+@impl(aten.native_batch_norm_backward.default, Meta)
+def native_batch_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    weight: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    save_mean: Tensor | None,
+    save_invstd: Tensor | None,
+    train: bool,
+    eps: float,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    c = check_batch_norm(input, (weight, running_mean, running_var), False)
+    return (
+        _like(input) if output_mask[0] else None,
+        _new((c,), input.dtype) if output_mask[1] else None,
+        _new((c,), input.dtype) if output_mask[2] else None,
+    )
+
+
+def _check_indices(indices: Tensor, op: str) -> None:
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            f"{op}: Expected tensor for argument #1 'indices' to have one of the "
+            f"following scalar types: Long, Int; but got {indices.dtype} instead"
+        )
+
+
+@impl(aten.embedding.default, Meta)
+def embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    _check_indices(indices, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+    return _new((*indices.shape, weight.shape[1]), weight.dtype)
+
+
+@impl(aten.embedding_dense_backward.default, Meta)
+def embedding_dense_backward(
+    grad_output: Tensor,
+    indices: Tensor,
+    num_weights: int,
+    padding_idx: int,
+    scale_grad_by_freq: bool,
+) -> Tensor:
+    _check_indices(indices, "embedding_dense_backward")
+    return _new((num_weights, grad_output.shape[-1]), grad_output.dtype)
+
+
+@impl(aten.nll_loss_forward.default, Meta)
+def nll_loss_forward(
+    self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int
+) -> tuple[Tensor, Tensor]:
+    check_nll(self, target, weight, reduction)
+    shape = tuple(target.shape) if reduction == NONE and self.ndim == 2 else ()
+    return _new(shape, self.dtype), _new((), self.dtype)
+
+
+@impl(aten.nll_loss_backward.default, Meta)
+def nll_loss_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    reduction: int,
+    ignore_index: int,
+    total_weight: Tensor,
+) -> Tensor:
+    check_nll(self, target, weight, reduction)
+    return _like(self)
+
+
+def _broadcast(*shapes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(broadcast_shapes(*shapes))
+
+
+@impl(aten.mse_loss.default, Meta)
+def mse_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+    d = dtypes.promote_types(self.dtype, target.dtype)
+    if not d.is_floating_point:
+        raise RuntimeError(f"mse: \"mse_out\" not implemented for '{d}'; pass floating tensors")
+    shape = _broadcast(self.shape, target.shape) if reduction == NONE else ()
+    return _new(shape, d)
+
+
+@impl(aten.binary_cross_entropy_with_logits.default, Meta)
+def binary_cross_entropy_with_logits(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: int = 1,
+) -> Tensor:
+    if tuple(self.shape) != tuple(target.shape):
+        raise RuntimeError(
+            f"binary_cross_entropy_with_logits: Target size ({list(target.shape)}) "
+            f"must be the same as input size ({list(self.shape)})"
+        )
+    return _new(tuple(self.shape) if reduction == NONE else (), self.dtype)
+
+
+@impl(aten.constant_pad_nd.default, Meta)
+def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
+    return _new(pad_shape(self.shape, pad), self.dtype)
+
+
+@impl(aten.native_dropout.default, Meta)
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    if train is not False and not 0.0 <= p <= 1.0:
+        raise RuntimeError(
+            f"native_dropout: dropout probability has to be between 0 and 1, but got {p}"
+        )
+    return _like(input), _new(tuple(input.shape), dtypes.bool_)
+
+
+@impl(aten.native_dropout_backward.default, Meta)
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    return _like(grad_output)

@@ -1,0 +1,48 @@
+"""Neural-network building blocks: ``Module``, ``Parameter``, containers, layers, ``init``.
+
+>>> net = ember.nn.Sequential(ember.nn.Linear(4, 2))
+>>> [name for name, _ in net.named_parameters()]
+['0.weight', '0.bias']
+"""
+
+from __future__ import annotations
+
+from ember.nn import functional, init
+from ember.nn.modules import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from ember.nn.parameter import Parameter
+
+# isort: split
+# ---- layers (ember/nn/modules/<family>.py, written alongside): every class that exists ----
+from ember.nn.modules import (
+    GELU,
+    AvgPool2d,
+    BatchNorm1d,
+    BatchNorm2d,
+    BCEWithLogitsLoss,
+    Conv2d,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    L1Loss,
+    LayerNorm,
+    Linear,
+    MaxPool2d,
+    MSELoss,
+    MultiheadAttention,
+    NLLLoss,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+# ---- end of layers ----

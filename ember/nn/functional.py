@@ -1,0 +1,603 @@
+"""``ember.nn.functional``: PyTorch's functional layer API, each a thin front over aten ops.
+
+Names, signatures and defaults are PyTorch's; ``reduction`` strings map to the aten enum
+(``"none"`` 0, ``"mean"`` 1, ``"sum"`` 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.dtypes import bool_
+from ember.ops.registry import ops
+
+aten = ops.aten
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_IntOrPair = int | Sequence[int]
+
+__all__ = [
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "gelu",
+    "l1_loss",
+    "layer_norm",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "multi_head_attention_forward",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "tanh",
+]
+
+
+def _reduction(reduction: str, op: str) -> int:
+    try:
+        return _REDUCTIONS[reduction]
+    except KeyError:
+        raise ValueError(
+            f"{op}: {reduction!r} is not a valid value for reduction; use 'none', 'mean' or 'sum'"
+        ) from None
+
+
+def _pair(v: _IntOrPair) -> list[int]:
+    return [v, v] if isinstance(v, int) else list(v)
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``.
+
+    >>> F.linear(ember.ones(2, 3), ember.ones(4, 3)).shape
+    ember.Size([2, 4])
+    """
+    return aten.linear.default(input, weight, bias)
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: _IntOrPair = 1,
+    padding: _IntOrPair | str = 0,
+    dilation: _IntOrPair = 1,
+    groups: int = 1,
+) -> Tensor:
+    """2-d convolution (cross-correlation) over ``(N, C, H, W)`` or ``(C, H, W)`` input.
+
+    >>> F.conv2d(ember.ones(1, 2, 5, 5), ember.ones(3, 2, 3, 3), padding=1).shape
+    ember.Size([1, 3, 5, 5])
+    """
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            d, k = _pair(dilation), weight.shape[-2:]
+            if any(s != 1 for s in _pair(stride)):
+                raise ValueError("conv2d: padding='same' is not supported for strided convolutions")
+            total = [d[i] * (k[i] - 1) for i in range(2)]
+            if any(t % 2 for t in total):  # asymmetric: pad the extra on the right, as PyTorch
+                input = pad(  # noqa: A001
+                    input,
+                    [
+                        total[1] // 2,
+                        total[1] - total[1] // 2,
+                        total[0] // 2,
+                        total[0] - total[0] // 2,
+                    ],
+                )
+                padding = 0
+            else:
+                padding = [t // 2 for t in total]
+        else:
+            raise ValueError(
+                f"conv2d: Invalid padding string {padding!r}, should be one of 'valid', 'same'"
+            )
+    return aten.conv2d.default(
+        input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups
+    )
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: _IntOrPair,
+    stride: _IntOrPair | None = None,
+    padding: _IntOrPair = 0,
+    dilation: _IntOrPair = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """2-d max pooling; with ``return_indices`` also the flat argmax positions.
+
+    >>> F.max_pool2d(ember.ones(1, 1, 4, 4), 2).shape
+    ember.Size([1, 1, 2, 2])
+    """
+    s = [] if stride is None else _pair(stride)
+    out = aten.max_pool2d_with_indices.default(
+        input, _pair(kernel_size), s, _pair(padding), _pair(dilation), ceil_mode
+    )
+    return (out[0], out[1]) if return_indices else out[0]
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: _IntOrPair,
+    stride: _IntOrPair | None = None,
+    padding: _IntOrPair = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """2-d average pooling.
+
+    >>> F.avg_pool2d(ember.ones(1, 1, 4, 4), 2).shape
+    ember.Size([1, 1, 2, 2])
+    """
+    s = [] if stride is None else _pair(stride)
+    return aten.avg_pool2d.default(
+        input, _pair(kernel_size), s, _pair(padding), ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift.
+
+    >>> F.layer_norm(ember.tensor([[1.0, 3.0]]), [2])
+    tensor([[-1.0000,  1.0000]])
+    """
+    return aten.layer_norm.default(input, list(normalized_shape), weight, bias, eps)
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize each channel (dim 1) by batch statistics (training, updating the running
+    ones in place) or by the running statistics.
+
+    >>> F.batch_norm(ember.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    if training:
+        size = list(input.shape)
+        if input.ndim < 2 or math.prod(size) // size[1] <= 1:
+            raise ValueError(
+                f"batch_norm: Expected more than 1 value per channel when training, "
+                f"got input size {size}"
+            )
+    return aten.batch_norm.default(
+        input, weight, bias, running_mean, running_var, training, momentum, eps, False
+    )
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` picked by the integer ``input``.
+
+    >>> F.embedding(ember.tensor([1, 0]), ember.tensor([[0.0], [1.0]]))
+    tensor([[1.],
+            [0.]])
+    """
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm is not supported by ember yet")
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise AssertionError("embedding: Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx % n
+    else:
+        padding_idx = -1
+    return aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    >>> F.dropout(ember.ones(3), 0.5, training=False)
+    tensor([1., 1., 1.])
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    out = aten.dropout.default(input, p, training)
+    if inplace:
+        return input.copy_(out) if out is not input else input
+    return out
+
+
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims (``pad`` lists (left, right) from the last dim).
+
+    >>> F.pad(ember.ones(1, 2), (1, 1))
+    tensor([[0., 1., 1., 0.]])
+    """
+    return aten.pad.default(input, list(pad), mode, value)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding with a new last dim of ``num_classes``.
+
+    >>> F.one_hot(ember.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    return aten.one_hot.default(tensor, num_classes)
+
+
+# --------------------------------------------------------------------------- activations
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)``.
+
+    >>> F.relu(ember.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return input.relu_() if inplace else input.relu()
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit (``approximate="tanh"`` for the tanh form).
+
+    >>> F.gelu(ember.tensor([0.0]))
+    tensor([0.])
+    """
+    return aten.gelu.default(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * sigmoid(input)``.
+
+    >>> F.silu(ember.tensor([0.0]))
+    tensor([0.])
+    """
+    return input.silu_() if inplace else input.silu()
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent.
+
+    >>> F.tanh(ember.tensor([0.0]))
+    tensor([0.])
+    """
+    return input.tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """Logistic sigmoid.
+
+    >>> F.sigmoid(ember.tensor([0.0]))
+    tensor([0.5000])
+    """
+    return input.sigmoid()
+
+
+def _softmax_dim(ndim: int) -> int:
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)``, computed stably.
+
+    >>> F.softmax(ember.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    return aten.softmax.int(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
+
+
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """``log(softmax(x, dim))``, computed stably.
+
+    >>> F.log_softmax(ember.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    return aten.log_softmax.int(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else ("mean" if size_average else "sum")
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    >>> F.nll_loss(ember.tensor([[-1.0, -2.0]]), ember.tensor([1]))
+    tensor(2.)
+    """
+    r = _reduction(_legacy(size_average, reduce, reduction), "nll_loss")
+    return aten.nll_loss_nd.default(input, target, weight, r, ignore_index)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross entropy of logits ``input`` against class indices or class probabilities.
+
+    >>> F.cross_entropy(ember.tensor([[0.0, 0.0]]), ember.tensor([1]))
+    tensor(0.6931)
+    """
+    r = _reduction(_legacy(size_average, reduce, reduction), "cross_entropy")
+    return aten.cross_entropy_loss.default(input, target, weight, r, ignore_index, label_smoothing)
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean squared error.
+
+    >>> F.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
+    tensor(2.)
+    """
+    r = _reduction(_legacy(size_average, reduce, reduction), "mse_loss")
+    if weight is not None:
+        d = input - target
+        return _reduce(d * d * weight, r)
+    return aten.mse_loss.default(input, target, r)
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean absolute error.
+
+    >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
+    tensor(1.)
+    """
+    r = _reduction(_legacy(size_average, reduce, reduction), "l1_loss")
+    if weight is not None:
+        return _reduce((input - target).abs() * weight, r)
+    return aten.l1_loss.default(input, target, r)
+
+
+def _reduce(loss: Tensor, r: int) -> Tensor:
+    return loss.mean() if r == 1 else loss.sum() if r == 2 else loss
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross entropy of ``sigmoid(input)`` against ``target``, computed stably.
+
+    >>> F.binary_cross_entropy_with_logits(ember.tensor([0.0]), ember.tensor([1.0]))
+    tensor(0.6931)
+    """
+    r = _reduction(_legacy(size_average, reduce, reduction), "binary_cross_entropy_with_logits")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Target size ({list(target.shape)}) must be the same as input size "
+            f"({list(input.shape)})"
+        )
+    return aten.binary_cross_entropy_with_logits.default(input, target, weight, pos_weight, r)
+
+
+# --------------------------------------------------------------------------- attention
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """``softmax(q @ k.T * scale + mask) @ v`` (bool masks: True keeps a position).
+
+    >>> q, k, v = ember.ones(1, 2, 4), ember.ones(1, 3, 4), ember.ones(1, 3, 5)
+    >>> F.scaled_dot_product_attention(q, k, v).shape
+    ember.Size([1, 2, 5])
+    """
+    return aten.scaled_dot_product_attention.default(
+        query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa
+    )
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention on sequence-first ``(L, N, E)`` (or unbatched ``(L, E)``) inputs;
+    returns the output and, with ``need_weights``, the attention weights.
+
+    >>> w, o = ember.ones(12, 4), ember.ones(4, 4)
+    >>> q, kv = ember.ones(2, 1, 4), ember.ones(3, 1, 4)
+    >>> F.multi_head_attention_forward(q, kv, kv,
+    ...     4, 2, w, None, None, None, False, 0.0, o, None)[0].shape
+    ember.Size([2, 1, 4])
+    """
+    if (
+        bias_k is not None
+        or bias_v is not None
+        or add_zero_attn
+        or static_k is not None
+        or static_v is not None
+    ):
+        raise NotImplementedError(
+            "multi_head_attention_forward: bias_k/bias_v, add_zero_attn and "
+            "static_k/static_v are not supported by ember yet"
+        )
+    unbatched = query.ndim == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        assert q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        assert in_proj_weight is not None
+        wq, wk, wv = in_proj_weight.chunk(3)
+    bq = bk = bv = None
+    if in_proj_bias is not None:
+        bq, bk, bv = in_proj_bias.chunk(3)
+    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    # (L, N, E) -> (N, H, L, D)
+    q = q.reshape(tgt_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+    k = k.reshape(src_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+    v = v.reshape(src_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+    mask = _merge_masks(attn_mask, key_padding_mask, is_causal, tgt_len, src_len, bsz, num_heads, q)
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))
+        if mask is not None:
+            scores = scores + mask
+        weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = weights.matmul(v)
+    else:
+        weights = None
+        out = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+    out = out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(1)
+    if unbatched:
+        out = out.squeeze(1)
+        weights = None if weights is None else weights.squeeze(0)
+    return out, weights
+
+
+def _merge_masks(
+    attn_mask: Tensor | None,
+    key_padding_mask: Tensor | None,
+    is_causal: bool,
+    tgt_len: int,
+    src_len: int,
+    bsz: int,
+    num_heads: int,
+    like: Tensor,
+) -> Tensor | None:
+    """One additive float mask ``(N, H, L, S)`` (or broadcastable) from the bool/float masks."""
+
+    def additive(m: Tensor) -> Tensor:
+        if m.dtype is bool_:
+            return aten.zeros.default(list(m.shape), dtype=like.dtype).masked_fill(m, float("-inf"))
+        return m.to(like.dtype)
+
+    mask = None
+    if attn_mask is None and is_causal:
+        causal = aten.ones.default([tgt_len, src_len], dtype=bool_).triu(1)
+        attn_mask = causal
+    if attn_mask is not None:
+        m = additive(attn_mask)
+        mask = m.reshape(bsz, num_heads, tgt_len, src_len) if m.ndim == 3 else m
+    if key_padding_mask is not None:
+        kp = additive(key_padding_mask).reshape(bsz, 1, 1, src_len)
+        mask = kp if mask is None else mask + kp
+    return mask

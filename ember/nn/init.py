@@ -1,0 +1,212 @@
+"""Weight initialisation: fill a tensor in place from a distribution, under ``no_grad``.
+
+Random values come from ember's generators (``generator=``, else the default one seeded by
+``ember.manual_seed``): the same seed gives the same weights on every run, but not the values
+PyTorch would draw (see ``ember/random.py``). Distributions and their bounds match PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.random import Generator
+
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
+
+_LINEAR = frozenset(
+    ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+     "conv_transpose3d", "sigmoid")
+)  # fmt: skip
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended scale of the weights that feed ``nonlinearity``.
+
+    >>> round(ember.nn.init.calculate_gain("relu"), 4)
+    1.4142
+    """
+    if nonlinearity in _LINEAR:
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight shaped ``(out, in, *kernel)``.
+
+    >>> ember.nn.init._calculate_fan_in_and_fan_out(ember.empty(4, 3, 5))
+    (15, 20)
+    """
+    if tensor.dim() < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.size(1) * receptive, tensor.size(0) * receptive
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill_random(tensor: Tensor, kind: str, loc: float, scale: float, gen: Any) -> Tensor:
+    """Overwrite ``tensor`` with ``loc + scale * U[0, 1)`` (kind "rand") or ``loc + scale * N``
+    (kind "randn"), drawn in the tensor's dtype on its device."""
+    if gen is not None and not isinstance(gen, Generator):
+        raise TypeError(f"generator must be an ember.Generator or None, got {type(gen).__name__}")
+    draw = ember.rand if kind == "rand" else ember.randn
+    with ember.no_grad():
+        values = draw(tuple(tensor.shape), generator=gen, dtype=tensor.dtype, device=tensor.device)
+        tensor.copy_(values * scale + loc)  # type: ignore[attr-defined]
+    return tensor
+
+
+def uniform_(
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
+) -> Tensor:
+    """Fill ``tensor`` with values drawn uniformly from ``[a, b)``; returns it.
+
+    >>> w = ember.nn.init.uniform_(ember.empty(3), -1, 1); bool((w.abs() <= 1).all())
+    True
+    """
+    return _fill_random(tensor, "rand", a, b - a, generator)
+
+
+def normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
+) -> Tensor:
+    """Fill ``tensor`` with values from ``N(mean, std**2)``; returns it.
+
+    >>> ember.nn.init.normal_(ember.empty(2, 2), std=0.02).shape
+    ember.Size([2, 2])
+    """
+    return _fill_random(tensor, "randn", mean, std, generator)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill ``tensor`` with ``val``; returns it.
+
+    >>> ember.nn.init.constant_(ember.empty(2), 0.5)
+    tensor([0.5000, 0.5000])
+    """
+    with ember.no_grad():
+        return tensor.fill_(val)  # type: ignore[attr-defined]
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with zeros; returns it.
+
+    >>> ember.nn.init.zeros_(ember.empty(2))
+    tensor([0., 0.])
+    """
+    with ember.no_grad():
+        return tensor.zero_()  # type: ignore[attr-defined]
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill ``tensor`` with ones; returns it.
+
+    >>> ember.nn.init.ones_(ember.empty(2))
+    tensor([1., 1.])
+    """
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
+) -> Tensor:
+    """Glorot uniform: ``U(-a, a)`` with ``a = gain * sqrt(6 / (fan_in + fan_out))``.
+
+    >>> ember.nn.init.xavier_uniform_(ember.empty(3, 5)).shape
+    ember.Size([3, 5])
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
+    """Glorot normal: ``N(0, std**2)`` with ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    >>> ember.nn.init.xavier_normal_(ember.empty(3, 5)).shape
+    ember.Size([3, 5])
+    """
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return None
+    return calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+
+
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
+) -> Tensor:
+    """He uniform: ``U(-b, b)`` with ``b = gain * sqrt(3 / fan)`` (``nn.Linear``'s default
+    init uses ``a=sqrt(5)``).
+
+    >>> ember.nn.init.kaiming_uniform_(ember.empty(4, 3), a=5**0.5).shape
+    ember.Size([4, 3])
+    """
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
+) -> Tensor:
+    """He normal: ``N(0, std**2)`` with ``std = gain / sqrt(fan)``.
+
+    >>> ember.nn.init.kaiming_normal_(ember.empty(4, 3), nonlinearity="relu").shape
+    ember.Size([4, 3])
+    """
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    return normal_(tensor, 0.0, std, generator)

@@ -1,0 +1,121 @@
+"""``BatchNorm1d``, ``BatchNorm2d``: batch statistics while training (updating running ones in
+place), running statistics in eval mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+
+class _BatchNorm(Module):
+    _dims: tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(ember.empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ember.empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer(
+                "running_mean", ember.zeros(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "running_var", ember.ones(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "num_batches_tracked", ember.tensor(0, dtype=ember.long, device=device)
+            )
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim not in self._dims:
+            want = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {want} input (got {input.ndim}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input,
+            self.running_mean if track else None,
+            self.running_var if track else None,
+            self.weight,
+            self.bias,
+            use_batch,
+            momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+            "track_running_stats={track_running_stats}"
+        ).format(**self.__dict__, use_bias=self.bias is not None)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over ``(N, C)`` or ``(N, C, L)`` input.
+
+    >>> ember.nn.BatchNorm1d(3)(ember.randn(4, 3)).shape
+    ember.Size([4, 3])
+    """
+
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over ``(N, C, H, W)`` input.
+
+    >>> ember.nn.BatchNorm2d(3)(ember.randn(2, 3, 4, 4)).shape
+    ember.Size([2, 3, 4, 4])
+    """
+
+    _dims = (4,)

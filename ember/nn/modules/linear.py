@@ -1,0 +1,88 @@
+"""``Linear``, ``Identity``, ``Flatten``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+
+class Identity(Module):
+    """Returns its input unchanged.
+
+    >>> ember.nn.Identity()(ember.ones(2)).shape
+    ember.Size([2])
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``, weight ``(out_features, in_features)``.
+
+    >>> ember.nn.Linear(3, 2)(ember.ones(4, 3)).shape
+    ember.Size([4, 2])
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(
+            ember.empty((out_features, in_features), device=device, dtype=dtype)
+        )
+        if bias:
+            self.bias = Parameter(ember.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1]
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        has_bias = self.bias is not None
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={has_bias}"
+
+
+class Flatten(Module):
+    """Flattens dims ``start_dim..end_dim``.
+
+    >>> ember.nn.Flatten()(ember.ones(2, 3, 4)).shape
+    ember.Size([2, 12])
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

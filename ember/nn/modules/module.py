@@ -1,0 +1,779 @@
+"""``nn.Module``: the base class of layers and models.
+
+A module keeps three ordered registries beside its ordinary attributes: ``_parameters``
+(``Parameter`` or ``None``), ``_buffers`` (``Tensor`` or ``None``) and ``_modules`` (child
+modules). ``__setattr__`` routes values into them by type and ``__getattr__`` reads them back,
+so ``self.weight = Parameter(...)`` registers and ``self.weight`` finds it.
+
+# NOTE [module state_dict keys]
+Keys are dotted paths: ``"<child>.<grandchild>.<name>"``. Parameters come before buffers at
+each level, then the children in registration order, as in PyTorch, so ``state_dict()`` of
+the same model in both libraries lists the same keys in the same order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+import ember
+from ember._tensor import Tensor
+from ember.device import device as _device
+from ember.dtypes import dtype as _dtype
+from ember.nn.parameter import Parameter
+
+__all__ = ["Module", "RemovableHandle"]
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` returns: keys the model wanted but the dict lacked, and
+    keys the dict had that the model does not."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters the hook.
+
+    >>> h = ember.nn.Module().register_forward_hook(lambda m, i, o: None); h.remove()
+    """
+
+    _next_id = itertools.count()
+
+    def __init__(self, *hook_dicts: dict[int, Any]) -> None:
+        self.id = next(RemovableHandle._next_id)
+        self._dicts = hook_dicts
+
+    def remove(self) -> None:
+        for d in self._dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def _typename(obj: Any) -> str:
+    cls = type(obj)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indent every line of ``text`` but the first by ``spaces`` (nested reprs)."""
+    first, *rest = text.split("\n")
+    if not rest:
+        return text
+    pad = " " * spaces
+    return "\n".join([first, *(pad + line for line in rest)])
+
+
+def _check_name(kind: str, name: Any, owner: Module, registry: dict[str, Any]) -> None:
+    """The checks PyTorch makes on a parameter / buffer / module name before registering."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        suffix = f", got: {name}" if kind == "module" else ""
+        raise KeyError(f'{kind} name can\'t contain "."{suffix}')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(owner, name) and name not in registry:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+class Module:
+    """Base class of all layers and models: subclass it, set layers and parameters as
+    attributes in ``__init__``, and compute the output in ``forward``.
+
+    >>> class Net(ember.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = ember.nn.Parameter(ember.ones(1))
+    ...     def forward(self, x):
+    ...         return x * self.scale
+    >>> Net()(ember.ones(2)).shape
+    ember.Size([2])
+    """
+
+    training: bool
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _modules: dict[str, Module | None]
+    _version: int = 1  # PyTorch's state_dict metadata version for Module
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments; Module.__init__ "
+                "takes none (pass them to your subclass's own __init__)"
+            )
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation; every subclass defines it."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    # ------------------------------------------------------------------ registration
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter under ``name`` (``None`` reserves the name with no value).
+
+        >>> m = ember.nn.Module(); m.register_parameter("w", ember.nn.Parameter(ember.ones(1)))
+        """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name("parameter", name, self, self._parameters)
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(ember.nn.Parameter or None required)"
+            )
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is state but not a parameter; ``persistent=False`` leaves it out
+        of ``state_dict()``.
+
+        >>> m = ember.nn.Module(); m.register_buffer("count", ember.zeros(1))
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name("buffer", name, self, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                "(ember Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name``; it is then reachable as an attribute.
+
+        >>> m = ember.nn.Module(); m.add_module("inner", ember.nn.Module())
+        """
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        _check_name("module", name, self, self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at dotted path ``target`` ("" is this module).
+
+        >>> ember.nn.Sequential(ember.nn.Module()).get_submodule("0")
+        Module()
+        """
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    # ------------------------------------------------------------------ attributes
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            found = d.get(registry)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name, keep="_parameters")
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    "(ember.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name, keep="_modules")
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    "(ember.nn.Module or None expected)"
+                )
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                    "(ember.Tensor or None expected)"
+                )
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def _forget(self, name: str, keep: str) -> None:
+        """Drop ``name`` from every place but registry ``keep`` (it is being re-registered)."""
+        self.__dict__.pop(name, None)
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry != keep:
+                self.__dict__[registry].pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if name in d[registry]:
+                del d[registry][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        names = set(dir(type(self))) | set(self.__dict__)
+        names |= set(self._parameters) | set(self._modules) | set(self._buffers)
+        return sorted(n for n in names if not n[:1].isdigit())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # ------------------------------------------------------------------ traversal
+    def _named_members(
+        self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        seen: set[int] = set()
+        owners = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
+        for owner_prefix, owner in owners:
+            for name, value in getattr(owner, registry).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{owner_prefix}.{name}" if owner_prefix else name), value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs of this module and, if ``recurse``, its descendants.
+
+        >>> [n for n, _ in ember.nn.Sequential(ember.nn.Linear(2, 2)).named_parameters()]
+        ['0.weight', '0.bias']
+        """
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """The parameters (each once), e.g. to hand to an optimizer.
+
+        >>> len(list(ember.nn.Linear(2, 3).parameters()))
+        2
+        """
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs, like ``named_parameters``."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """The buffers (each once)."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, module) for each direct child, each module once."""
+        seen: set[int] = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        """The direct children, each once."""
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(
+        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """(dotted name, module) for this module ("" or ``prefix``) and every descendant.
+
+        >>> [n for n, _ in ember.nn.Sequential(ember.nn.Module()).named_modules()]
+        ['', '0']
+        """
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            child_prefix = f"{prefix}.{name}" if prefix else name
+            yield from module.named_modules(memo, child_prefix, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant, each once."""
+        for _, module in self.named_modules():
+            yield module
+
+    __hash__ = object.__hash__
+
+    # ------------------------------------------------------------------ modes
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode here and in every descendant; returns self.
+
+        >>> ember.nn.Module().train(False).training
+        False
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode (``train(False)``); returns self."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter; returns self (freeze with ``False``)."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter: to ``None`` or, if not ``set_to_none``,
+        to zeros in place.
+
+        >>> ember.nn.Linear(2, 2).zero_grad()
+        """
+        for p in self.parameters():
+            _reset_grad(p, set_to_none)
+
+    # ------------------------------------------------------------------ conversion
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> Module:
+        """Replace every parameter's and buffer's values by ``fn`` of them, in place (so
+        parameter objects, and optimizers that hold them, stay valid)."""
+        for module in self.children():
+            module._apply(fn)
+        with ember.no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                p.data = fn(p)
+                if p.grad is not None:
+                    p.grad.data = fn(p.grad)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
+        return self
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every descendant (children first) and on self; returns self.
+
+        >>> ember.nn.Sequential(ember.nn.Module()).apply(lambda m: None)[0]
+        Module()
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``,
+        ``to(device, dtype)``, ``to(tensor)``. Only floating and complex values change dtype.
+
+        >>> ember.nn.Linear(2, 2).to(ember.float64).weight.dtype
+        ember.float64
+        """
+        dev, dt = _parse_to(*args, **kwargs)
+        if dt is not None and not (dt.is_floating_point or dt.is_complex):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dt}"
+            )
+
+        def convert(t: Tensor) -> Tensor:
+            cast = dt if t.is_floating_point() or t.is_complex() else None
+            return t.to(device=dev, dtype=cast)  # type: ignore[attr-defined]
+
+        return self._apply(convert)
+
+    def float(self) -> Module:
+        """Cast floating parameters and buffers to float32; returns self."""
+        return self._cast(ember.float32)
+
+    def double(self) -> Module:
+        """Cast floating parameters and buffers to float64; returns self."""
+        return self._cast(ember.float64)
+
+    def half(self) -> Module:
+        """Cast floating parameters and buffers to float16; returns self."""
+        return self._cast(ember.float16)
+
+    def cpu(self) -> Module:
+        """Move parameters and buffers to the cpu device; returns self."""
+        return self._apply(lambda t: t.to(device=_device("cpu")))  # type: ignore[attr-defined]
+
+    def _cast(self, dt: _dtype) -> Module:
+        return self._apply(lambda t: t.to(dtype=dt) if t.is_floating_point() else t)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ calling
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {res}."
+                        )
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            for hook_id, hook in self._forward_hooks.items():
+                if hook_id in self._forward_hooks_always_called:
+                    self._run_forward_hook(hook_id, hook, args, kwargs, None)
+            raise
+        for hook_id, hook in list(self._forward_hooks.items()):
+            res = self._run_forward_hook(hook_id, hook, args, kwargs, result)
+            if res is not None:
+                result = res
+        return result
+
+    def _run_forward_hook(
+        self, hook_id: int, hook: Callable[..., Any], args: Any, kwargs: Any, result: Any
+    ) -> Any:
+        if hook_id in self._forward_hooks_with_kwargs:
+            return hook(self, args, kwargs, result)
+        return hook(self, args, result)
+
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; a non-None result replaces the
+        positional arguments (with ``with_kwargs``: ``hook(module, args, kwargs)`` returning
+        ``(args, kwargs)``).
+
+        >>> h = ember.nn.Module().register_forward_pre_hook(lambda m, a: None); h.remove()
+        """
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(
+        self,
+        hook: Callable[..., Any],
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after ``forward``; a non-None result replaces
+        the output (with ``with_kwargs``: ``hook(module, args, kwargs, output)``).
+
+        >>> h = ember.nn.Module().register_forward_hook(lambda m, a, o: None); h.remove()
+        """
+        handle = RemovableHandle(
+            self._forward_hooks, self._forward_hooks_with_kwargs, self._forward_hooks_always_called
+        )
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(
+        self, *, destination: Any = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict[str, Tensor]:
+        """Parameters and persistent buffers by dotted name (NOTE [module state_dict keys]),
+        detached unless ``keep_vars``.
+
+        >>> list(ember.nn.Linear(2, 3).state_dict())
+        ['weight', 'bias']
+        """
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        with ember.no_grad():
+            self._state_dict_into(destination, prefix, keep_vars)
+        return destination
+
+    def _state_dict_into(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module._state_dict_into(destination, f"{prefix}{name}.", keep_vars)
+
+    def _save_to_state_dict(
+        self, destination: dict[str, Any], prefix: str, keep_vars: bool
+    ) -> None:
+        """Write this module's own parameters and persistent buffers (not its children's)."""
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()  # type: ignore[attr-defined]
+        skip = self._non_persistent_buffers_set
+        for name, b in self._buffers.items():
+            if b is not None and name not in skip:
+                destination[prefix + name] = b if keep_vars else b.detach()  # type: ignore[attr-defined]
+        extra = type(self).get_extra_state is not Module.get_extra_state
+        if extra:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def get_extra_state(self) -> Any:
+        """Extra picklable-free state to store in ``state_dict`` (override with
+        ``set_extra_state``)."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called; "
+            "override get_extra_state and set_extra_state together"
+        )
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore what ``get_extra_state`` returned."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called; "
+            "override get_extra_state and set_extra_state together"
+        )
+
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` into this module; returns the
+        missing and unexpected keys (``strict=True`` raises RuntimeError if there are any).
+
+        >>> m = ember.nn.Linear(2, 2); m.load_state_dict(m.state_dict())
+        <All keys matched successfully>
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        for name, module in self.named_modules(remove_duplicate=False):
+            head = name + "." if name else ""
+            module._load_from_state_dict(state_dict, head, assign, missing, unexpected, errors)
+        if strict:
+            if unexpected:
+                keys = ", ".join(f'"{k}"' for k in unexpected)
+                errors.insert(0, f"Unexpected key(s) in state_dict: {keys}. ")
+            if missing:
+                keys = ", ".join(f'"{k}"' for k in missing)
+                errors.insert(0, f"Missing key(s) in state_dict: {keys}. ")
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Mapping[str, Any],
+        prefix: str,
+        assign: bool,
+        missing: list[str],
+        unexpected: list[str],
+        errors: list[str],
+    ) -> None:
+        """Load this module's own entries (keys ``prefix + name``); record the rest."""
+        skip = self._non_persistent_buffers_set
+        local: dict[str, Tensor] = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items() if v is not None and k not in skip)
+        for name, current in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(
+                    f'While copying the parameter named "{key}", expected ember.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}"
+                )
+                continue
+            if current.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
+                value = value[0]  # PyTorch accepts 1-element vectors for 0-dim entries
+            if value.shape != current.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {current.shape}."
+                )
+                continue
+            try:
+                with ember.no_grad():
+                    if assign:
+                        self._assign(name, current, value)
+                    else:
+                        current.copy_(value)  # type: ignore[attr-defined]
+            except Exception as ex:  # noqa: BLE001 - reported like PyTorch, with the cause
+                errors.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {current.shape} and whose dimensions in the checkpoint are "
+                    f"{value.shape}, an exception occurred : {ex.args}."
+                )
+        extra_key = prefix + "_extra_state"
+        has_extra = type(self).set_extra_state is not Module.set_extra_state
+        if has_extra:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            else:
+                missing.append(extra_key)
+        for key in state_dict:
+            if not key.startswith(prefix) or (has_extra and key == extra_key):
+                continue
+            first, dot, _ = key[len(prefix) :].partition(".")
+            if (dot and first not in self._modules) or (not dot and first not in local):
+                unexpected.append(key)
+
+    def _assign(self, name: str, current: Tensor, value: Tensor) -> None:
+        if name in self._parameters:
+            rg = current.requires_grad
+            self._parameters[name] = value if isinstance(value, Parameter) else Parameter(value, rg)
+        else:
+            self._buffers[name] = value
+
+    # ------------------------------------------------------------------ printing
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The text shown inside this module's parentheses in ``repr`` (override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({name}): {_addindent(repr(module), 2)}" for name, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{self._get_name()}({body})"
+
+
+def _reset_grad(p: Tensor, set_to_none: bool) -> None:
+    """Set ``p.grad`` to ``None``, or zero it in place (detached from any graph)."""
+    g = p.grad
+    if g is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if g.grad_fn is not None:
+        g.detach_()  # type: ignore[attr-defined]
+    else:
+        g.requires_grad_(False)
+    g.zero_()  # type: ignore[attr-defined]
+
+
+def _parse_to(*args: Any, **kwargs: Any) -> tuple[_device | None, _dtype | None]:
+    """(device, dtype) named by the arguments of ``Module.to`` / ``Tensor.to``."""
+    dev = kwargs.pop("device", None)
+    dt = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _dtype):
+            dt = a
+        elif isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, (str, _device)):
+            dev = _device(a)
+        elif isinstance(a, bool):
+            continue  # non_blocking
+        else:
+            raise TypeError(
+                f"to() received an invalid argument {a!r}: expected a device, a dtype, or a tensor"
+            )
+    return (_device(dev) if dev is not None else None), dt

@@ -1,0 +1,59 @@
+"""``LayerNorm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+
+class LayerNorm(Module):
+    """Normalizes over the trailing ``normalized_shape`` dims, with learnable scale and shift.
+
+    >>> ember.nn.LayerNorm(4)(ember.ones(2, 4)).shape
+    ember.Size([2, 4])
+    """
+
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ember.empty(shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ember.empty(shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        s = "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={b}"
+        return s.format(**self.__dict__, b=self.bias is not None)

@@ -1,0 +1,64 @@
+"""``nn.Parameter``: a tensor that a ``Module`` registers as one of its parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.dispatch.keys import BACKEND_MASK
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A tensor that requires grad by default and that ``Module.__setattr__`` registers.
+
+    It shares its values (and version counter) with the tensor it is built from.
+
+    >>> ember.nn.Parameter(ember.zeros(2))
+    Parameter containing:
+    tensor([0., 0.], requires_grad=True)
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            data = ember.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"Parameter(): expected a Tensor for data, got {type(data).__name__}; wrap "
+                "values with ember.tensor(...) first"
+            )
+        p = object.__new__(cls)
+        p._data = data._data
+        p._keys = data._keys & BACKEND_MASK
+        if data._vc is None:
+            data._vc = [0]
+        p._vc = data._vc  # in-place writes through either are seen by both (like detach)
+        if requires_grad:
+            if not (data.dtype.is_floating_point or data.dtype.is_complex):
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients "
+                    f"(got {data.dtype}); convert with .to(ember.float32) or pass "
+                    "requires_grad=False"
+                )
+            p.requires_grad = True
+        return p
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        return "Parameter containing:\n" + super().__repr__(tensor_contents=tensor_contents)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        found = memo.get(id(self))
+        if found is not None:
+            return found
+        out = Parameter(self.detach().clone(), self.requires_grad)  # type: ignore[attr-defined]
+        memo[id(self)] = out
+        return out
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild_parameter, (self._values("pickle").copy(), self.requires_grad))
+
+
+def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
+    return Parameter(ember.from_numpy(data), requires_grad)

@@ -1,0 +1,651 @@
+"""The neural-network ops: schemas (catalogue), the shape rules their CPU kernels and Meta rules
+share, and the ops PyTorch defines as compositions of others (``conv2d``, ``linear``,
+``cross_entropy_loss``, ``scaled_dot_product_attention``...).
+
+# NOTE [nn backward ops]
+Layers with a cheaper fused gradient (convolution, pooling, normalization, embedding,
+nll_loss, dropout) differentiate through PyTorch's own backward ops
+(``convolution_backward``...), declared here as ops with CPU and Meta kernels, so tracers and
+``__torch_dispatch__`` code see the same ops as on PyTorch. Their derivative lines live in
+``ember/autograd/derivatives_nn.py``. ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ember.dispatch.keys import DispatchKey
+from ember.dtypes import bool_, int64
+from ember.library import impl
+from ember.ops.native._define import define
+from ember.ops.registry import ops
+
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
+
+_FN = ("function",)
+
+define(
+    "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
+    "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
+    variants=_FN,
+)
+define(
+    "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+    "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
+    "SymInt[] output_padding, "
+    "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
+    "SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
+    variants=_FN,
+)
+define(
+    "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+    "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+    variants=_FN,
+)
+define(
+    "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+    variants=_FN,
+)
+define(
+    "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+    "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+    variants=_FN,
+)
+define(
+    "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+    "int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+    variants=_FN,
+)
+define(
+    "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, "
+    "float eps) -> (Tensor, Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
+    "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+    variants=_FN,
+)
+define(
+    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, "
+    "Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, "
+    "bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    variants=_FN,
+)
+define(
+    "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+    variants=_FN,
+)
+define(
+    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, "
+    "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
+    variants=_FN,
+)
+define(
+    "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
+    "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor",
+    variants=_FN,
+)
+define(
+    "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
+    "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
+    variants=_FN,
+)
+define(
+    "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, "
+    "int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
+    variants=_FN,
+)
+define(
+    "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+    "SymInt ignore_index=-100) -> Tensor",
+    variants=_FN,
+)
+define(
+    "nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+    "SymInt ignore_index=-100) -> Tensor",
+    variants=_FN,
+)
+define(
+    "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+    "SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
+    variants=_FN,
+)
+define("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=_FN)
+define("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=_FN)
+define(
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
+    "Tensor? pos_weight=None, int reduction=1) -> Tensor",
+    variants=_FN,
+)
+define("one_hot(Tensor self, int num_classes=-1) -> Tensor", variants=_FN)
+define("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", variants=_FN)
+define(
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor', variants=_FN
+)
+define("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", variants=_FN)
+define(
+    "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", variants=_FN
+)
+define("dropout(Tensor input, float p, bool train) -> Tensor", variants=_FN)
+define("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", variants=_FN)
+define(
+    "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+    "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) "
+    "-> Tensor",
+    variants=_FN,
+)
+
+NONE, MEAN, SUM = 0, 1, 2
+
+# --------------------------------------------------------------------------- shared shape rules
+
+
+def expand_param(value: Sequence[int] | int, n: int, name: str, op: str) -> tuple[int, ...]:
+    """``stride=2`` or ``[2]`` → ``(2, 2)`` for ``n`` spatial dims; other lengths raise."""
+    v = (value,) if isinstance(value, int) else tuple(value)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise RuntimeError(
+            f"{op}: expected {name} to be a single integer or {n} integers, got {list(v)}"
+        )
+    return v
+
+
+def check_float_pair(a: Tensor, b: Tensor, op: str) -> None:
+    """Input and weight must share a dtype (PyTorch casts nothing)."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"{op}: expected scalar type {a.dtype} for the weight but found {b.dtype}; cast the "
+            "weight or input with .to()"
+        )
+
+
+def conv_output_shape(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    groups: int,
+) -> tuple[int, ...]:
+    """The output shape of ``convolution``; raises PyTorch's errors for bad arguments."""
+    op = "convolution"
+    if transposed:
+        raise NotImplementedError(f"{op}: transposed convolution is not supported by ember yet")
+    k = weight.ndim
+    if input.ndim != k:
+        raise RuntimeError(
+            f"{op}: Expected {k}-dimensional input for {k}-dimensional weight "
+            f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+            f"{list(input.shape)} instead"
+        )
+    check_float_pair(input, weight, op)
+    n = k - 2
+    if n < 1:
+        raise RuntimeError(f"{op}: weight should have at least three dimensions, got {k}")
+    s, p, d = (
+        expand_param(v, n, nm, op)
+        for v, nm in ((stride, "stride"), (padding, "padding"), (dilation, "dilation"))
+    )
+    if any(x <= 0 for x in s) or any(x < 0 for x in p) or any(x <= 0 for x in d) or groups <= 0:
+        raise RuntimeError(
+            f"{op}: stride, dilation and groups must be positive and padding non-negative"
+        )
+    c_in = input.shape[1]
+    if weight.shape[0] % groups or c_in != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c_in} "
+            "channels instead"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"{op}: Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
+            f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
+        )
+    out = []
+    for i in range(n):
+        size = (input.shape[2 + i] + 2 * p[i] - d[i] * (weight.shape[2 + i] - 1) - 1) // s[i] + 1
+        if size <= 0:
+            raise RuntimeError(
+                f"{op}: Calculated output size is too small for input {list(input.shape)} and "
+                f"kernel {list(weight.shape[2:])}; pad the input or use a smaller kernel"
+            )
+        out.append(size)
+    return (input.shape[0], weight.shape[0], *out)
+
+
+def pool_geometry(
+    shape: Sequence[int],
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+    op: str,
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """``(kernel, stride, padding, dilation, output (h, w))`` of a 2-d pooling op, checked."""
+    if len(shape) not in (3, 4) or any(s == 0 for s in shape[-3:]):
+        raise RuntimeError(
+            f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+            f"input, but got: {list(shape)}"
+        )
+    k = expand_param(kernel_size, 2, "kernel_size", op)
+    empty = not isinstance(stride, int) and len(stride) == 0
+    s = k if empty else expand_param(stride, 2, "stride", op)
+    p = expand_param(padding, 2, "padding", op)
+    d = expand_param(dilation, 2, "dilation", op)
+    if any(x <= 0 for x in (*k, *s, *d)):
+        raise RuntimeError(
+            f"{op}: kernel_size, stride and dilation must be greater than zero, "
+            f"got {list(k)}, {list(s)}, {list(d)}"
+        )
+    if any(p[i] > (d[i] * (k[i] - 1) + 1) // 2 for i in range(2)):
+        raise RuntimeError(
+            f"{op}: pad should be at most half of effective kernel size, but got "
+            f"pad={list(p)}, kernel_size={list(k)} and dilation={list(d)}"
+        )
+    out = []
+    for i in range(2):
+        size = shape[-2 + i]
+        num = size + 2 * p[i] - d[i] * (k[i] - 1) - 1 + ((s[i] - 1) if ceil_mode else 0)
+        o = num // s[i] + 1
+        if ceil_mode and (o - 1) * s[i] >= size + p[i]:
+            o -= 1
+        if o < 1:
+            raise RuntimeError(
+                f"{op}: Given input size {list(shape)}, the calculated output size "
+                f"is too small; use a smaller kernel or more padding"
+            )
+        out.append(o)
+    return k, s, p, d, (out[0], out[1])  # type: ignore[return-value]
+
+
+def layer_norm_axes(input: Tensor, normalized_shape: Sequence[int], weight: Any, bias: Any) -> int:
+    """The first normalized axis of ``native_layer_norm``; raises PyTorch's shape errors."""
+    ns = tuple(normalized_shape)
+    n = len(ns)
+    if n == 0:
+        raise RuntimeError(
+            "native_layer_norm: Expected normalized_shape to be at least 1-dimensional"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(
+                f"native_layer_norm: Expected {name} to be of same shape as "
+                f"normalized_shape, but got {name} of shape {list(t.shape)} and "
+                f"normalized_shape = {list(ns)}"
+            )
+    if input.ndim < n or tuple(input.shape[input.ndim - n :]) != ns:
+        raise RuntimeError(
+            f"native_layer_norm: Given normalized_shape={list(ns)}, expected input "
+            f"with shape [*, {', '.join(map(str, ns))}], but got input of size "
+            f"{list(input.shape)}"
+        )
+    return input.ndim - n
+
+
+def check_batch_norm(input: Tensor, tensors: Sequence[Any], training: bool) -> int:
+    """The channel count of ``native_batch_norm``; raises for mismatched parameter sizes."""
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"native_batch_norm: expected 2D or more input (N, C, ...), got "
+            f"{input.ndim}D input of size {list(input.shape)}"
+        )
+    c = input.shape[1]
+    for t in tensors:
+        if t is not None and t.numel() != c:
+            raise RuntimeError(
+                f"native_batch_norm: running_mean, running_var, weight and bias "
+                f"should have {c} elements (the channel count of input "
+                f"{list(input.shape)}), got {list(t.shape)}"
+            )
+    return c
+
+
+def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None:
+    """Shape and dtype checks of ``nll_loss_forward`` (values are checked by the kernel)."""
+    op = "nll_loss_forward"
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"{op}: input tensor should be 1D or 2D, got {list(self.shape)}")
+    if target.ndim > 1:
+        raise RuntimeError(
+            f"{op}: 0D or 1D target tensor expected, multi-target not supported "
+            f"(got target of shape {list(target.shape)})"
+        )
+    if target.dtype is not int64:
+        raise RuntimeError(
+            f"{op}: expected scalar type Long but found {target.dtype}; pass class "
+            "indices as int64 (target.long())"
+        )
+    n = self.shape[0] if self.ndim == 2 else 1
+    if (self.ndim == 1 and target.ndim != 0) or (self.ndim == 2 and target.shape[0] != n):
+        raise RuntimeError(
+            f"{op}: Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 1})"
+        )
+    c = self.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+        raise RuntimeError(
+            f"{op}: weight tensor should be defined either for all {c} classes or "
+            f"no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    if reduction not in (NONE, MEAN, SUM):
+        raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
+
+
+def pad_shape(shape: Sequence[int], pad: Sequence[int]) -> tuple[int, ...]:
+    """The result shape of ``constant_pad_nd``: ``pad`` pairs start at the last dim."""
+    op = "constant_pad_nd"
+    if len(pad) % 2:
+        raise RuntimeError(f"{op}: Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > len(shape):
+        raise RuntimeError(
+            f"{op}: Length of pad should be no more than twice the number of "
+            f"dimensions of the input. Pad length is {len(pad)} while the input "
+            f"has {len(shape)} dimensions."
+        )
+    out = list(shape)
+    for i in range(len(pad) // 2):
+        d = len(shape) - 1 - i
+        out[d] = shape[d] + pad[2 * i] + pad[2 * i + 1]
+        if out[d] < 0:
+            raise RuntimeError(
+                f"{op}: The input size {shape[d]}, plus negative padding "
+                f"{pad[2 * i]} and {pad[2 * i + 1]} resulted in a negative output "
+                f"size, which is invalid. Check dimension {d} of your input."
+            )
+    return tuple(out)
+
+
+def reduce_loss(loss: Tensor, reduction: int) -> Tensor:
+    """Apply a loss's ``reduction`` (0 none, 1 mean, 2 sum) with ember ops."""
+    if reduction == MEAN:
+        return loss.mean()
+    if reduction == SUM:
+        return loss.sum()
+    return loss
+
+
+# --------------------------------------------------------------------------- decompositions
+
+aten = ops.aten
+_CIA = DispatchKey.CompositeImplicitAutograd
+
+
+@impl(aten.conv2d.default, _CIA)
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0),
+    dilation: Sequence[int] = (1, 1),
+    groups: int = 1,
+) -> Tensor:
+    s, p, d = (
+        expand_param(v, 2, n, "conv2d")
+        for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation"))
+    )
+    if input.ndim == 3 and weight.ndim == 4:
+        return aten.convolution.default(
+            input.unsqueeze(0), weight, bias, s, p, d, False, [0, 0], groups
+        ).squeeze(0)
+    return aten.convolution.default(input, weight, bias, s, p, d, False, [0, 0], groups)
+
+
+@impl(aten.max_pool2d.default, _CIA)
+def max_pool2d(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,  # type: ignore[assignment]
+    dilation: Sequence[int] = 1,  # type: ignore[assignment]
+    ceil_mode: bool = False,
+) -> Tensor:
+    return aten.max_pool2d_with_indices.default(
+        self, kernel_size, stride, padding, dilation, ceil_mode
+    )[0]
+
+
+@impl(aten.layer_norm.default, _CIA)
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+    cudnn_enable: bool = True,
+) -> Tensor:
+    return aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
+
+
+@impl(aten.batch_norm.default, _CIA)
+def batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+    cudnn_enabled: bool,
+) -> Tensor:
+    return aten.native_batch_norm.default(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )[0]
+
+
+@impl(aten.nll_loss.default, _CIA)
+def nll_loss(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: int = MEAN,
+    ignore_index: int = -100,
+) -> Tensor:
+    return aten.nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
+
+
+@impl(aten.nll_loss_nd.default, _CIA)
+def nll_loss_nd(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: int = MEAN,
+    ignore_index: int = -100,
+) -> Tensor:
+    if self.ndim < 1:
+        raise ValueError(f"nll_loss_nd: Expected 1 or more dimensions (got {self.ndim})")
+    if self.ndim <= 2:
+        return aten.nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
+    n, c = self.shape[0], self.shape[1]
+    if tuple(target.shape) != (n, *self.shape[2:]):
+        raise RuntimeError(
+            f"nll_loss_nd: expected target of size {[n, *self.shape[2:]]}, got {list(target.shape)}"
+        )
+    flat = self.movedim(1, -1).reshape(-1, c)
+    out = aten.nll_loss_forward.default(flat, target.reshape(-1), weight, reduction, ignore_index)[
+        0
+    ]
+    return out.reshape(target.shape) if reduction == NONE else out
+
+
+@impl(aten.cross_entropy_loss.default, _CIA)
+def cross_entropy_loss(
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: int = MEAN,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    class_dim = 0 if self.ndim == 1 else 1
+    logp = self.log_softmax(class_dim)
+    c = self.shape[class_dim]
+    wshape = [1] * self.ndim
+    wshape[class_dim] = c
+    w = None if weight is None else weight.reshape(wshape)
+    if target.dtype.is_floating_point:  # class probabilities
+        if tuple(target.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"cross_entropy: Expected target of shape {list(self.shape)} for "
+                f"class probabilities, got {list(target.shape)}"
+            )
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target if w is None else logp * target * w
+        loss = -prod.sum(class_dim)
+        if reduction == MEAN:
+            return loss.sum() / (self.numel() // c) if self.numel() else loss.sum() / 0.0
+        return reduce_loss(loss, reduction)
+    nll = aten.nll_loss_nd.default(logp, target, weight, reduction, ignore_index)
+    if label_smoothing <= 0:
+        return nll
+    smooth = -(logp if w is None else logp * w).sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == MEAN:
+        if weight is None:
+            kept = (~ignored).sum()
+            smooth = smooth.sum() / kept
+        else:
+            safe = target.masked_fill(ignored, 0)
+            smooth = (
+                smooth.sum() / weight[safe.reshape(-1)].masked_fill(ignored.reshape(-1), 0.0).sum()
+            )
+    elif reduction == SUM:
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+@impl(aten.l1_loss.default, _CIA)
+def l1_loss(self: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
+    return reduce_loss((self - target).abs(), reduction)
+
+
+@impl(aten.one_hot.default, _CIA)
+def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
+    if self.dtype is not int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if self.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("one_hot: Can not infer total number of classes from empty tensor.")
+        return aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
+    if self.device.type == "meta":
+        if num_classes == -1:
+            raise RuntimeError("one_hot: Can not infer total number of classes from meta tensor.")
+        return aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
+    lo, hi = int(self.min().item()), int(self.max().item())
+    if lo < 0:
+        raise RuntimeError("one_hot: Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = hi + 1
+    elif hi >= num_classes:
+        raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
+    out = aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
+    return out.scatter(-1, self.unsqueeze(-1), 1)
+
+
+@impl(aten.pad.default, _CIA)
+def pad(
+    self: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:
+    if mode != "constant":
+        raise NotImplementedError(
+            f"pad: mode {mode!r} is not supported by ember yet; use 'constant'"
+        )
+    return aten.constant_pad_nd.default(self, pad, 0 if value is None else value)
+
+
+@impl(aten.dropout.default, _CIA)
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    return aten.native_dropout.default(input, p, train)[0]
+
+
+@impl(aten.linear.default, _CIA)
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    wt = weight.t()
+    if bias is not None and input.ndim == 2:
+        return aten.addmm.default(bias, input, wt)
+    if bias is not None and input.ndim > 2 and input.is_contiguous():
+        flat = input.reshape(-1, input.shape[-1])
+        return aten.addmm.default(bias, flat, wt).reshape(*input.shape[:-1], weight.shape[0])
+    out = input.matmul(wt)
+    return out if bias is None else out + bias
+
+
+@impl(aten.scaled_dot_product_attention.default, _CIA)
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    *,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    if enable_gqa:
+        raise NotImplementedError(
+            "scaled_dot_product_attention: enable_gqa=True is not supported by ember yet"
+        )
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
+            "attn_mask should not be set when is_causal=True"
+        )
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = query.matmul(key.transpose(-2, -1)) * s
+    if is_causal:
+        n_q, n_k = query.shape[-2], key.shape[-2]
+        keep = aten.ones.default([n_q, n_k], dtype=bool_, device=query.device).tril()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype is bool_:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = scores.softmax(-1)
+    if dropout_p > 0.0:
+        attn = aten.dropout.default(attn, dropout_p, True)
+    return attn.matmul(value)

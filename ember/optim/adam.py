@@ -1,0 +1,113 @@
+"""``Adam``: adaptive moment estimation (Kingma & Ba), optionally AMSGrad and decoupled
+weight decay (which is ``AdamW``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.optim.optimizer import Optimizer
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Adam, PyTorch's single-tensor formulation (bias-corrected moments; ``eps`` added
+    after the square root).
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.Adam([w], lr=0.1).step(); w
+    Parameter containing:
+    tensor([0.9000, 0.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if capturable or differentiable or fused:
+            raise NotImplementedError(
+                f"{type(self).__name__}: capturable, differentiable and fused are not supported "
+                "by ember; leave them unset (the single-tensor update gives the same values)"
+            )
+        defaults = dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable, fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adam([w]).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["exp_avg"] = ember.zeros_like(p)
+            state["exp_avg_sq"] = ember.zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = ember.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        state = self._init_state(p, amsgrad)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        step_t = state["step"]
+        step_t.add_(1)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step = step_t.item()
+        step_size = lr / (1 - beta1**step)
+        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        second = exp_avg_sq
+        if amsgrad:
+            second = state["max_exp_avg_sq"]
+            second.copy_(ember.maximum(second, exp_avg_sq))
+        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-step_size)  # type: ignore[attr-defined]

@@ -1,0 +1,193 @@
+"""``Optimizer``: parameter groups, per-parameter state, and their ``state_dict`` in
+PyTorch's layout.
+
+# NOTE [optimizer state_dict layout]
+``{"state": {index: {name: value}}, "param_groups": [{option: value, ..., "params": [index]}]}``
+where ``index`` numbers the parameters 0, 1, ... across the groups in order, so a state dict
+saved from one model loads into another built the same way. ``load_state_dict`` maps the
+indices back to this optimizer's parameters, casting floating state tensors (all but
+``"step"``) to the parameter's dtype and device.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.nn.modules.module import _reset_grad, _typename
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    """Marks an option every parameter group must set (``SGD``'s ``lr`` in old PyTorch)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class of optimizers: holds ``param_groups`` (dicts of params and options) and
+    ``state`` (per parameter); subclasses implement ``step``.
+
+    >>> w = ember.nn.Parameter(ember.ones(2))
+    >>> ember.optim.SGD([w], lr=0.1).param_groups[0]["lr"]
+    0.1
+    """
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (unset ones take the defaults).
+
+        >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1)
+        >>> opt.add_param_group({"params": [ember.nn.Parameter(ember.ones(1))], "lr": 0.01})
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}"
+                )
+            if p.grad_fn is not None:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        group = {**param_group, "params": params}
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization parameter "
+                    + name
+                )
+            group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        taken = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in taken for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to ``None`` or, if not ``set_to_none``, to zeros.
+
+        >>> ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1).zero_grad()
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                _reset_grad(p, set_to_none)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters once from their ``.grad``; subclasses implement it."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement step()")
+
+    def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
+        """Re-evaluate the loss (with grad mode on) when ``step`` was given a closure."""
+        if closure is None:
+            return None
+        with ember.enable_grad():
+            return closure()
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self) -> dict[str, Any]:
+        """This optimizer's state and options (NOTE [optimizer state_dict layout]).
+
+        >>> sorted(ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1).state_dict())
+        ['param_groups', 'state']
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore state and options saved by ``state_dict`` (same parameter layout).
+
+        >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1)
+        >>> opt.load_state_dict(opt.state_dict())
+        """
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, saved in zip(self.param_groups, saved_groups, strict=True):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size of "
+                    "optimizer's group"
+                )
+        by_index = {
+            i: p
+            for mine, saved in zip(self.param_groups, saved_groups, strict=True)
+            for i, p in zip(saved["params"], mine["params"], strict=True)
+        }
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for i, values in state_dict["state"].items():
+            p = by_index.get(i)
+            if p is None:
+                state[i] = copy.deepcopy(values)  # type: ignore[index]  # as PyTorch: kept by key
+                continue
+            state[p] = {k: _cast_state(p, k, v) for k, v in values.items()}
+        self.state = state
+        self.param_groups = [
+            {**saved, "params": mine["params"]}
+            for mine, saved in zip(self.param_groups, saved_groups, strict=True)
+        ]
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
+        return "\n".join(lines) + "\n)"
+
+
+def _cast_state(p: Tensor, key: str, value: Any) -> Any:
+    """A fresh copy of one loaded state value, cast like the parameter it belongs to."""
+    if not isinstance(value, Tensor):
+        return copy.deepcopy(value)
+    with ember.no_grad():
+        if key != "step" and p.is_floating_point() and value.is_floating_point():
+            return value.to(dtype=p.dtype, device=p.device, copy=True)  # type: ignore[attr-defined]
+        return value.clone()  # type: ignore[attr-defined]

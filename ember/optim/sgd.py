@@ -1,0 +1,92 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember.optim.optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, PyTorch's formulation (momentum buffer starts at the
+    first gradient; ``nesterov`` looks ahead along it).
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.SGD([w], lr=0.5).step(); w
+    Parameter containing:
+    tensor([0.5000, 0.5000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if differentiable or fused:
+            raise NotImplementedError(
+                "SGD: differentiable=True and fused=True are not supported by ember; leave them "
+                "unset (the default single-tensor update gives the same values)"
+            )
+        defaults = dict(
+            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+            nesterov=nesterov, maximize=maximize, foreach=foreach,
+            differentiable=differentiable, fused=fused,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.SGD([w], lr=0.1, momentum=0.9).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group: dict[str, Any]) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        weight_decay, nesterov, maximize = (
+            group["weight_decay"],
+            group["nesterov"],
+            group["maximize"],
+        )
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            step = -grad if maximize else grad
+            if weight_decay != 0:
+                step = step.add(p, alpha=weight_decay)
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = step.clone()
+                else:
+                    buf.mul_(momentum).add_(step, alpha=1 - dampening)
+                step = step.add(buf, alpha=momentum) if nesterov else buf
+            p.add_(step, alpha=-lr)

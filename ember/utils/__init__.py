@@ -1,0 +1,1 @@
+"""Utilities that mirror ``torch.utils``: ``ember.utils.data`` (datasets and loaders)."""

@@ -1,0 +1,301 @@
+"""Optimizers and LR schedulers against PyTorch: same start, same gradients, same path."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import ember
+from ember import nn, optim
+from tests.conftest import requires_torch, torch
+
+pytestmark = requires_torch
+
+_RNG = np.random.default_rng(0)
+_W0 = [_RNG.standard_normal((3, 4)).astype(np.float32), _RNG.standard_normal(4).astype(np.float32)]
+_CURV = [np.abs(_RNG.standard_normal(s.shape)).astype(np.float32) + 0.5 for s in _W0]
+_SHIFT = [_RNG.standard_normal(s.shape).astype(np.float32) for s in _W0]
+
+
+def _quadratic_grad(i: int, w: np.ndarray) -> np.ndarray:
+    """Gradient of 0.5 * curv * w**2 + shift * w: a fixed, well-conditioned problem."""
+    return (_CURV[i] * w + _SHIFT[i]).astype(np.float32)
+
+
+def _run(make_opt, lib, steps: int = 20) -> list[np.ndarray]:
+    params = [lib.nn.Parameter(lib.tensor(w.copy())) for w in _W0]
+    opt = make_opt(lib, params)
+    for _ in range(steps):
+        for i, p in enumerate(params):
+            p.grad = lib.tensor(_quadratic_grad(i, p.detach().numpy()))
+        opt.step()
+    return [p.detach().numpy().copy() for p in params]
+
+
+CONFIGS = {
+    "sgd": lambda lib, ps: lib.optim.SGD(ps, lr=0.1),
+    "sgd_momentum": lambda lib, ps: lib.optim.SGD(ps, lr=0.05, momentum=0.9, dampening=0.1),
+    "sgd_nesterov_wd": lambda lib, ps: lib.optim.SGD(
+        ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01
+    ),
+    "sgd_maximize": lambda lib, ps: lib.optim.SGD(ps, lr=0.01, momentum=0.5, maximize=True),
+    "adam": lambda lib, ps: lib.optim.Adam(ps, lr=0.05),
+    "adam_wd_amsgrad": lambda lib, ps: lib.optim.Adam(
+        ps, lr=0.05, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=True
+    ),
+    "adam_maximize": lambda lib, ps: lib.optim.Adam(ps, lr=0.01, maximize=True),
+    "adamw": lambda lib, ps: lib.optim.AdamW(ps, lr=0.05, weight_decay=0.1),
+    "adamw_amsgrad": lambda lib, ps: lib.optim.AdamW(ps, lr=0.05, amsgrad=True, eps=1e-6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_trajectory_matches_torch(name: str) -> None:
+    mine = _run(CONFIGS[name], ember)
+    theirs = _run(CONFIGS[name], torch)
+    for a, b in zip(mine, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_param_groups_with_own_options_match_torch() -> None:
+    def make(lib, ps):
+        return lib.optim.SGD(
+            [{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.01, "momentum": 0.5}], lr=0.1
+        )
+
+    for a, b in zip(_run(make, ember), _run(make, torch), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_params_without_grad_are_skipped() -> None:
+    w = nn.Parameter(ember.ones(2))
+    opt = optim.Adam([w], lr=0.1)
+    opt.step()
+    assert w.tolist() == [1.0, 1.0] and len(opt.state) == 0
+
+
+def _torch_keys(obj):
+    return {k: _torch_keys(v) for k, v in obj.items()} if isinstance(obj, dict) else None
+
+
+@pytest.mark.parametrize("name", ["sgd_momentum", "adam_wd_amsgrad", "adamw"])
+def test_state_dict_layout_matches_torch(name: str) -> None:
+    def two_steps(lib):
+        params = [lib.nn.Parameter(lib.tensor(w.copy())) for w in _W0]
+        opt = CONFIGS[name](lib, params)
+        for _ in range(2):
+            for i, p in enumerate(params):
+                p.grad = lib.tensor(_quadratic_grad(i, p.detach().numpy()))
+            opt.step()
+        return opt.state_dict()
+
+    mine, theirs = two_steps(ember), two_steps(torch)
+    assert list(mine) == list(theirs) == ["state", "param_groups"]
+    assert list(mine["state"]) == list(theirs["state"]) == [0, 1]
+    for i in (0, 1):
+        assert list(mine["state"][i]) == list(theirs["state"][i])
+        for key, value in theirs["state"][i].items():
+            np.testing.assert_allclose(mine["state"][i][key].numpy(), value.numpy(), rtol=1e-5)
+            assert mine["state"][i][key].dtype.name == str(value.dtype).removeprefix("torch.")
+    assert mine["param_groups"] == theirs["param_groups"]
+    assert list(mine["param_groups"][0]) == list(theirs["param_groups"][0])
+
+
+def test_load_state_dict_resumes_the_same_path() -> None:
+    def fresh():
+        params = [nn.Parameter(ember.tensor(w.copy())) for w in _W0]
+        return params, optim.Adam(params, lr=0.05, amsgrad=True)
+
+    def steps(params, opt, n):
+        for _ in range(n):
+            for i, p in enumerate(params):
+                p.grad = ember.tensor(_quadratic_grad(i, p.detach().numpy()))
+            opt.step()
+
+    params, opt = fresh()
+    steps(params, opt, 10)
+    saved_state = copy.deepcopy(opt.state_dict())  # state_dict() holds live tensors
+    saved_values = [p.detach().clone() for p in params]
+    steps(params, opt, 5)
+    expected = [p.detach().numpy().copy() for p in params]
+
+    params2, opt2 = fresh()
+    with ember.no_grad():
+        for p, v in zip(params2, saved_values, strict=True):
+            p.copy_(v)
+    opt2.load_state_dict(saved_state)
+    assert opt2.state[params2[0]]["exp_avg"] is not saved_state["state"][0]["exp_avg"]
+    steps(params2, opt2, 5)
+    for a, b in zip([p.detach().numpy() for p in params2], expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_load_state_dict_casts_state_to_param_dtype() -> None:
+    w = nn.Parameter(ember.ones(2))
+    w.grad = ember.ones(2)
+    opt = optim.SGD([w], lr=0.1, momentum=0.9)
+    opt.step()
+    sd = opt.state_dict()
+    w64 = nn.Parameter(ember.ones(2, dtype=ember.float64))
+    opt64 = optim.SGD([w64], lr=0.1, momentum=0.9)
+    opt64.load_state_dict(sd)
+    assert opt64.state[w64]["momentum_buffer"].dtype == ember.float64
+
+
+def test_load_state_dict_mismatch_errors() -> None:
+    a, b = nn.Parameter(ember.ones(1)), nn.Parameter(ember.ones(1))
+    sd = optim.SGD([a, b], lr=0.1).state_dict()
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        optim.SGD([a], lr=0.1).load_state_dict(sd)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1).load_state_dict(sd)
+
+
+def test_zero_grad() -> None:
+    w = nn.Parameter(ember.ones(2))
+    w.grad = ember.ones(2)
+    opt = optim.SGD([w], lr=0.1)
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is not None and w.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert w.grad is None
+
+
+def test_closure_is_called_and_its_loss_returned() -> None:
+    w = nn.Parameter(ember.ones(2))
+    calls = []
+
+    def closure():
+        calls.append(1)
+        w.grad = ember.ones(2)
+        return 3.0
+
+    assert optim.SGD([w], lr=0.5).step(closure) == 3.0
+    assert calls == [1] and w.tolist() == [0.5, 0.5]
+
+
+def test_training_a_linear_model_with_backward_matches_torch() -> None:
+    x = _RNG.standard_normal((8, 4)).astype(np.float32)
+    y = _RNG.standard_normal((8, 3)).astype(np.float32)
+
+    def train(lib):
+        w = lib.nn.Parameter(lib.tensor(_W0[0].T.copy()))  # (4, 3)
+        b = lib.nn.Parameter(lib.tensor(_W0[1][:3].copy()))
+        opt = lib.optim.AdamW([w, b], lr=0.05)
+        xt, yt = lib.tensor(x), lib.tensor(y)
+        for _ in range(20):
+            opt.zero_grad()
+            loss = ((xt @ w + b - yt) ** 2).mean()
+            loss.backward()
+            opt.step()
+        return w.detach().numpy().copy(), b.detach().numpy().copy(), loss.item()
+
+    for a, b in zip(train(ember), train(torch), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"lr": -1.0}, "Invalid learning rate: -1.0"),
+        ({"lr": 0.1, "momentum": -0.5}, "Invalid momentum value: -0.5"),
+        ({"lr": 0.1, "weight_decay": -1}, "Invalid weight_decay value: -1"),
+        ({"lr": 0.1, "nesterov": True}, "Nesterov momentum requires a momentum and zero dampening"),
+    ],
+)
+def test_sgd_argument_errors_match_torch(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], **kwargs)
+    with pytest.raises(ValueError, match=message):
+        optim.SGD([nn.Parameter(ember.ones(1))], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"eps": -1.0}, "Invalid epsilon value"),
+        ({"betas": (1.0, 0.9)}, "Invalid beta parameter at index 0"),
+        ({"betas": (0.9, -0.1)}, "Invalid beta parameter at index 1"),
+    ],
+)
+def test_adam_argument_errors_match_torch(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        torch.optim.Adam([torch.nn.Parameter(torch.ones(1))], **kwargs)
+    with pytest.raises(ValueError, match=message):
+        optim.Adam([nn.Parameter(ember.ones(1))], **kwargs)
+
+
+def test_param_argument_errors() -> None:
+    w = nn.Parameter(ember.ones(1))
+    with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
+        optim.SGD(w, lr=0.1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.SGD([], lr=0.1)
+    opt = optim.SGD([w], lr=0.1)
+    with pytest.raises(TypeError, match="ordered collections"):
+        opt.add_param_group({"params": {nn.Parameter(ember.ones(1))}})
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [w]})
+
+
+def test_repr_matches_torch() -> None:
+    mine = repr(optim.AdamW([nn.Parameter(ember.ones(1))], lr=0.01))
+    theirs = repr(torch.optim.AdamW([torch.nn.Parameter(torch.ones(1))], lr=0.01))
+    assert mine == theirs
+
+
+# --------------------------------------------------------------------------- schedulers
+
+
+def _lrs(lib, make, epochs: int = 25) -> list[list[float]]:
+    w = lib.nn.Parameter(lib.ones(1))
+    opt = lib.optim.SGD([{"params": [w]}, {"params": [], "lr": 0.3}], lr=1.0)
+    sched = make(lib, opt)
+    out = [sched.get_last_lr()]
+    for _ in range(epochs):
+        opt.step()
+        sched.step()
+        out.append(sched.get_last_lr())
+    return out
+
+
+SCHEDULES = {
+    "step": lambda lib, opt: lib.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5),
+    "cosine": lambda lib, opt: lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10),
+    "cosine_eta_min": lambda lib, opt: lib.optim.lr_scheduler.CosineAnnealingLR(
+        opt, T_max=7, eta_min=0.01
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_schedule_matches_torch(name: str) -> None:
+    np.testing.assert_allclose(_lrs(ember, SCHEDULES[name]), _lrs(torch, SCHEDULES[name]))
+
+
+def test_scheduler_state_dict_round_trip_and_closed_form() -> None:
+    w = nn.Parameter(ember.ones(1))
+    opt = optim.SGD([w], lr=1.0)
+    sched = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+    for _ in range(3):
+        sched.step()
+    sd = sched.state_dict()
+    assert "optimizer" not in sd and sd["last_epoch"] == 3
+    opt2 = optim.SGD([w], lr=1.0)
+    sched2 = optim.lr_scheduler.StepLR(opt2, step_size=5)
+    sched2.load_state_dict(sd)
+    assert sched2.step_size == 2 and sched2.last_epoch == 3
+    cos = optim.lr_scheduler.CosineAnnealingLR(optim.SGD([w], lr=1.0), T_max=4)
+    cos.step(2)
+    assert math.isclose(cos.get_last_lr()[0], 0.5)
+
+
+def test_scheduler_needs_an_optimizer_and_initial_lr() -> None:
+    with pytest.raises(TypeError, match="is not an Optimizer"):
+        optim.lr_scheduler.StepLR(object(), 1)
+    opt = optim.SGD([nn.Parameter(ember.ones(1))], lr=1.0)
+    with pytest.raises(KeyError, match="initial_lr"):
+        optim.lr_scheduler.StepLR(opt, 1, last_epoch=3)
