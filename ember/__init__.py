@@ -42,10 +42,25 @@ from ember import functional as _functional
 from ember.functional import *  # noqa: F403
 from ember import library
 from ember import _indexing as _indexing  # noqa: F401  (Tensor.__getitem__/__setitem__)
+from ember import _conversions as _conversions  # noqa: F401
 from ember.random import *  # noqa: F403
+from ember._tensor_str import set_printoptions
+from ember import autograd
+from ember.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
 __version__ = "0.1.0"
+
+from ember import nn, optim, utils  # noqa: E402  (built on everything above)
+from ember.utils import data as _utils_data  # noqa: E402, F401  (ember.utils.data)
+from ember.serialization import load, save  # noqa: E402

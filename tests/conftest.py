@@ -9,4 +9,6 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs it
     torch = None
 
-requires_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the test oracle) is not installed")
+requires_torch = pytest.mark.skipif(
+    torch is None, reason="PyTorch (the test oracle) is not installed"
+)

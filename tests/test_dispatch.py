@@ -15,7 +15,6 @@ from ember._tensor import wrap
 from ember.dispatch import state
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
-    CPU_BIT,
     PYTHON_BIT,
     DispatchKey,
     below,
@@ -195,7 +194,10 @@ def test_opoverload_names_and_packet() -> None:
     assert op.overloadpacket is ember.ops.aten.add
     assert op.namespace == "aten"
     assert "pointwise" in op.tags
-    assert str(op._schema) == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert (
+        str(op._schema)
+        == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    )
     assert "Tensor" in ember.ops.aten.add.overloads()
     with pytest.raises(AttributeError):
         ember.ops.aten.add.nonexistent  # noqa: B018
@@ -205,7 +207,11 @@ def test_opoverload_names_and_packet() -> None:
 
 def test_user_op_gets_called_with_keyword_arguments(lib: Library) -> None:
     lib.define("scale(Tensor x, float factor=2.0, *, bool neg=False) -> Tensor")
-    lib.impl("scale", lambda x, factor=2.0, *, neg=False: wrap(x._data * factor * (-1 if neg else 1)), "CPU")
+    lib.impl(
+        "scale",
+        lambda x, factor=2.0, *, neg=False: wrap(x._data * factor * (-1 if neg else 1)),
+        "CPU",
+    )
     assert ember.ops.dtest.scale(t(1)).tolist() == [2]
     assert ember.ops.dtest.scale(t(1), 3.0, neg=True).tolist() == [-3]
     assert ember.ops.dtest.scale.default(t(1), factor=4.0).tolist() == [4]

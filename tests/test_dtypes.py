@@ -98,7 +98,9 @@ def torch_result(ops: list[Operand]) -> Any:
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=lambda d: d.name)
-def test_result_type_all_pairs_and_ranks(a: dtypes.dtype, b: dtypes.dtype, default_dtype: str) -> None:
+def test_result_type_all_pairs_and_ranks(
+    a: dtypes.dtype, b: dtypes.dtype, default_dtype: str
+) -> None:
     for na, nb in itertools.product((0, 1, 2), repeat=2):
         x, y = ("tensor", a, na), ("tensor", b, nb)
         got = ember.result_type(build(x, "ember"), build(y, "ember"))

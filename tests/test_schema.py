@@ -15,12 +15,13 @@ CASES = [
     "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
     "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
     "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
-    "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"
+    " -> Tensor",
     "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
     "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1) -> Tensor",
     "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
     "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
-    "_foo(Tensor[] x, float eps=1e-05, str s=\"mean\") -> ()",
+    '_foo(Tensor[] x, float eps=1e-05, str s="mean") -> ()',
 ]
 
 
@@ -79,13 +80,20 @@ def test_every_aten_schema_matches_pytorch() -> None:
     assert not mismatches, "\n".join(mismatches)
 
 
+#: enum defaults PyTorch prints as their integer codes (ScalarType::Long, MemoryFormat::Contiguous)
+_ENUM_CODES = {"long": 4, "contiguous_format": 0}
+
+
 def _normalise(schema: object) -> tuple[object, ...]:
     s = schema  # compare what callers and subclasses rely on, not spelling (SymInt vs int)
+
     def arg(a: object) -> tuple[object, ...]:
         t = a.type  # type: ignore[attr-defined]
         base = "int" if t.base == "SymInt" else t.base
         return (a.name, base, t.list_size is not None, t.optional, a.kwarg_only,  # type: ignore[attr-defined]
-                a.default_value, a.alias_info)  # type: ignore[attr-defined]  # fmt: skip
+                _ENUM_CODES.get(a.default_value, a.default_value)  # type: ignore[attr-defined]
+                if isinstance(a.default_value, str) else a.default_value,  # type: ignore[attr-defined]
+                a.alias_info)  # type: ignore[attr-defined]  # fmt: skip
 
     return (
         s.name,  # type: ignore[attr-defined]

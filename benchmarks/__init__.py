@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of ember against NumPy and PyTorch: ``python -m benchmarks``."""

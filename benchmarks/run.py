@@ -1,0 +1,178 @@
+"""ember side by side with NumPy and PyTorch, in one process, one table.
+
+    python -m benchmarks            # full run (about a minute)
+    python -m benchmarks --quick    # smoke run: fewer repeats, smaller large inputs
+    python benchmarks/run.py --filter tiny
+
+Tiny cases (4 floats) measure the per-call overhead of the public API and the dispatcher;
+their goal is at most 1.5x PyTorch. Large cases measure kernels; their goal is at most 1.1x
+NumPy. Each time is the minimum over repeats of ``timeit`` loops, per call.
+PyTorch keeps its default thread count; NumPy and ember run on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the checkout importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import ember
+
+try:
+    import torch
+except ImportError:  # the bench/test extras install it; without it only NumPy is compared
+    torch = None
+
+Thunk = Callable[[], Any]
+
+
+@dataclass
+class Case:
+    group: str  # "tiny" or "large"
+    name: str
+    ember: Thunk
+    numpy: Thunk | None
+    torch: Thunk | None
+    goal: tuple[str, float]  # ("torch", 1.5): ember time <= 1.5x torch's
+
+
+def tiny_cases() -> list[Case]:
+    vals = [1.0, 2.0, 3.0, 4.0]
+    ea, eb = ember.tensor(vals), ember.tensor(vals[::-1])
+    na, nb = np.array(vals, np.float32), np.array(vals[::-1], np.float32)
+    e4, n4 = ember.tensor(np.eye(4, dtype=np.float32) + 1), np.eye(4, dtype=np.float32) + 1
+    t = torch
+    if t is not None:
+        ta, tb, t4 = t.tensor(vals), t.tensor(vals[::-1]), t.from_numpy(n4.copy())
+    goal = ("torch", 1.5)
+
+    def case(name: str, e: Thunk, n: Thunk, tt: Callable[[], Thunk]) -> Case:
+        return Case("tiny", name, e, n, tt() if t is not None else None, goal)
+
+    return [
+        case("a + b", lambda: ea + eb, lambda: na + nb, lambda: lambda: ta + tb),
+        case("add(a, b)", lambda: ember.add(ea, eb), lambda: np.add(na, nb),
+             lambda: lambda: t.add(ta, tb)),
+        case("a * 2", lambda: ea * 2, lambda: na * 2, lambda: lambda: ta * 2),
+        case("a.sum()", lambda: ea.sum(), lambda: na.sum(), lambda: lambda: ta.sum()),
+        case("a.view(2, 2)", lambda: ea.view(2, 2), lambda: na.reshape(2, 2),
+             lambda: lambda: ta.view(2, 2)),
+        case("a[0]", lambda: ea[0], lambda: na[0], lambda: lambda: ta[0]),
+        case("4x4 a @ b", lambda: e4 @ e4, lambda: n4 @ n4, lambda: lambda: t4 @ t4),
+    ]  # fmt: skip
+
+
+def large_cases(quick: bool) -> list[Case]:
+    rng = np.random.default_rng(0)
+    sizes = (10**5, 10**6) if quick else (10**6, 10**7)
+    out: list[Case] = []
+    goal = ("numpy", 1.1)
+    for n in sizes:
+        x = rng.standard_normal(n, dtype=np.float32)
+        y = rng.standard_normal(n, dtype=np.float32)
+        ex, ey = ember.from_numpy(x), ember.from_numpy(y)
+        tx, ty = (torch.from_numpy(x), torch.from_numpy(y)) if torch is not None else (x, y)
+        tag = f"1e{len(str(n)) - 1}"
+        out += [
+            Case("large", f"add {tag}", lambda ex=ex, ey=ey: ex + ey,
+                 lambda x=x, y=y: x + y, (lambda tx=tx, ty=ty: tx + ty) if torch else None, goal),
+            Case("large", f"mul {tag}", lambda ex=ex, ey=ey: ex * ey,
+                 lambda x=x, y=y: x * y, (lambda tx=tx, ty=ty: tx * ty) if torch else None, goal),
+            Case("large", f"exp {tag}", lambda ex=ex: ex.exp(),
+                 lambda x=x: np.exp(x), (lambda tx=tx: tx.exp()) if torch else None, goal),
+        ]  # fmt: skip
+    n = sizes[-1]
+    x = rng.standard_normal(n, dtype=np.float32)
+    ex, tx = ember.from_numpy(x), torch.from_numpy(x) if torch is not None else None
+    out.append(Case("large", f"sum 1e{len(str(n)) - 1}", lambda: ex.sum(), lambda: x.sum(),
+                    (lambda: tx.sum()) if torch else None, goal))  # fmt: skip
+    m = 256 if quick else 512
+    a = rng.standard_normal((m, m), dtype=np.float32)
+    ea, ta = ember.from_numpy(a), torch.from_numpy(a) if torch is not None else None
+    out.append(Case("large", f"{m}x{m} matmul", lambda: ea @ ea, lambda: a @ a,
+                    (lambda: ta @ ta) if torch else None, goal))  # fmt: skip
+    return out
+
+
+def measure(fn: Thunk | None, repeats: int, budget: float) -> float | None | BaseException:
+    """Seconds per call: the minimum over ``repeats`` loops of about ``budget`` seconds each.
+    None if there is no such case, the exception if the call raised."""
+    if fn is None:
+        return None
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - reported in the table, not hidden
+        return exc
+    timer = timeit.Timer(fn)
+    number, took = 1, timer.timeit(1)
+    while took < budget / 10:  # calibrate: loops long enough for the clock to resolve
+        number *= 10
+        took = timer.timeit(number)
+    number = max(1, int(number * budget / took))
+    return min(timer.repeat(repeat=repeats, number=number)) / number
+
+
+def fmt_time(t: float | None | BaseException) -> str:
+    if t is None:
+        return "-"
+    if isinstance(t, BaseException):
+        return "error"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if t >= scale:
+            return f"{t / scale:.3g} {unit}"
+    return f"{t / 1e-9:.3g} ns"
+
+
+def ratio(a: Any, b: Any) -> float | None:
+    return a / b if isinstance(a, float) and isinstance(b, float) else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks and print the table; returns 0 (misses are reported, not fatal)."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="fast smoke run")
+    p.add_argument("--filter", default="", help="only cases whose group or name contains this")
+    args = p.parse_args(argv)
+    repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
+    cases = tiny_cases() + large_cases(args.quick)
+    cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
+    versions = f"ember {ember.__version__}, numpy {np.__version__}"
+    versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"
+    print(f"{versions}; {'quick' if args.quick else 'full'} run, min of {repeats} repeats\n")
+    head = f"{'case':<16}{'ember':>10}{'torch':>10}{'numpy':>10}{'e/torch':>9}{'e/numpy':>9}"
+    print(head + f"{'goal':>14}  ok")
+    print("-" * (len(head) + 18))
+    misses = 0
+    for c in cases:
+        te = measure(c.ember, repeats, budget)
+        tt = measure(c.torch, repeats, budget)
+        tn = measure(c.numpy, repeats, budget)
+        rt, rn = ratio(te, tt), ratio(te, tn)
+        ref, limit = c.goal
+        r = rt if ref == "torch" else rn
+        if isinstance(te, BaseException):
+            mark = "ERROR"
+        else:
+            mark = "-" if r is None else "pass" if r <= limit else "MISS"
+        misses += mark in ("MISS", "ERROR")
+        cells = [fmt_time(te), fmt_time(tt), fmt_time(tn)]
+        rs = [f"{x:.2f}x" if x is not None else "-" for x in (rt, rn)]
+        print(f"{c.name:<16}{cells[0]:>10}{cells[1]:>10}{cells[2]:>10}{rs[0]:>9}{rs[1]:>9}"
+              f"{f'<= {limit}x {ref}':>14}  {mark}")  # fmt: skip
+        if isinstance(te, BaseException):
+            print(f"{'':<16}ember raised {type(te).__name__}: {te}"[:120])
+    print(f"\n{len(cases) - misses} of {len(cases)} cases within their goal")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
