@@ -147,22 +147,20 @@ def _doc(packet: OpOverloadPacket) -> str:
 _SCALARS = (int, float, bool, complex)
 
 
-def binary_dunder(overload: OpOverload, reflected: bool = False) -> Callable[[Any, Any], Any]:
-    """``Tensor.__add__`` and friends: call ``op``; NotImplemented for foreign operands."""
-    op = overload._dispatch
-    if reflected:
+def binary_dunder(
+    tensor_op: OpOverload, scalar_op: OpOverload, reflected: bool, scalar_swapped: bool
+) -> Callable[[Any, Any], Any]:
+    """``Tensor.__add__`` and friends: ``tensor_op`` for a tensor operand, ``scalar_op`` for a
+    Python number (argument order as PyTorch passes them); NotImplemented otherwise."""
+    t_op = tensor_op._dispatch
+    s_op = scalar_op._dispatch
 
-        def dunder(self: Any, other: Any) -> Any:
-            if isinstance(other, Tensor) or type(other) in _SCALARS:
-                return op(other, self)
-            return NotImplemented
-
-    else:
-
-        def dunder(self: Any, other: Any) -> Any:
-            if isinstance(other, Tensor) or type(other) in _SCALARS:
-                return op(self, other)
-            return NotImplemented
+    def dunder(self: Any, other: Any) -> Any:
+        if type(other) in _SCALARS:
+            return s_op(other, self) if scalar_swapped else s_op(self, other)
+        if isinstance(other, Tensor):
+            return t_op(other, self) if reflected else t_op(self, other)
+        return NotImplemented
 
     return dunder
 
@@ -176,38 +174,67 @@ def unary_dunder(overload: OpOverload) -> Callable[[Any], Any]:
     return dunder
 
 
-#: Python operator -> (op packet, overload, kind); kind: "b" binary, "r" reflected, "u" unary
-DUNDERS: dict[str, tuple[str, str, str]] = {
-    "__add__": ("add", "Tensor", "b"), "__radd__": ("add", "Tensor", "r"),
-    "__iadd__": ("add_", "Tensor", "b"),
-    "__sub__": ("sub", "Tensor", "b"), "__rsub__": ("sub", "Tensor", "r"),
-    "__isub__": ("sub_", "Tensor", "b"),
-    "__mul__": ("mul", "Tensor", "b"), "__rmul__": ("mul", "Tensor", "r"),
-    "__imul__": ("mul_", "Tensor", "b"),
-    "__truediv__": ("div", "Tensor", "b"), "__rtruediv__": ("div", "Tensor", "r"),
-    "__itruediv__": ("div_", "Tensor", "b"),
-    "__floordiv__": ("floor_divide", "default", "b"),
-    "__rfloordiv__": ("floor_divide", "default", "r"),
-    "__ifloordiv__": ("floor_divide_", "Tensor", "b"),
-    "__mod__": ("remainder", "Tensor", "b"), "__rmod__": ("remainder", "Tensor", "r"),
-    "__imod__": ("remainder_", "Tensor", "b"),
-    "__pow__": ("pow", "Tensor_Tensor", "b"), "__rpow__": ("pow", "Tensor_Tensor", "r"),
-    "__ipow__": ("pow_", "Tensor", "b"),
-    "__matmul__": ("matmul", "default", "b"), "__rmatmul__": ("matmul", "default", "r"),
-    "__and__": ("bitwise_and", "Tensor", "b"), "__rand__": ("bitwise_and", "Tensor", "r"),
-    "__iand__": ("bitwise_and_", "Tensor", "b"),
-    "__or__": ("bitwise_or", "Tensor", "b"), "__ror__": ("bitwise_or", "Tensor", "r"),
-    "__ior__": ("bitwise_or_", "Tensor", "b"),
-    "__xor__": ("bitwise_xor", "Tensor", "b"), "__rxor__": ("bitwise_xor", "Tensor", "r"),
-    "__ixor__": ("bitwise_xor_", "Tensor", "b"),
-    "__lshift__": ("bitwise_left_shift", "Tensor", "b"),
-    "__rshift__": ("bitwise_right_shift", "Tensor", "b"),
-    "__eq__": ("eq", "Tensor", "b"), "__ne__": ("ne", "Tensor", "b"),
-    "__lt__": ("lt", "Tensor", "b"), "__le__": ("le", "Tensor", "b"),
-    "__gt__": ("gt", "Tensor", "b"), "__ge__": ("ge", "Tensor", "b"),
-    "__neg__": ("neg", "default", "u"), "__abs__": ("abs", "default", "u"),
-    "__invert__": ("bitwise_not", "default", "u"), "__pos__": ("positive", "default", "u"),
+def _rtruediv(self: Any, other: Any) -> Any:
+    """``number / tensor``: PyTorch computes ``reciprocal(tensor) * number``."""
+    if type(other) in _SCALARS or isinstance(other, Tensor):
+        return ops.aten.mul.Tensor(ops.aten.reciprocal.default(self), other)
+    return NotImplemented
+
+
+# Python operator -> (packet, overload for a Tensor operand, overload for a Python number,
+# kind): "b" binary, "r" reflected (number op), "rs" reflected with the number passed first,
+# "u" unary. The overloads are the ones PyTorch dispatches for each operator (checked by
+# tests/test_dispatch.py against a TorchDispatchMode on PyTorch).
+DUNDERS: dict[str, tuple[str, str, str, str]] = {
+    "__add__": ("add", "Tensor", "Tensor", "b"), "__radd__": ("add", "Tensor", "Tensor", "r"),
+    "__iadd__": ("add_", "Tensor", "Tensor", "b"),
+    "__sub__": ("sub", "Tensor", "Tensor", "b"), "__isub__": ("sub_", "Tensor", "Tensor", "b"),
+    "__mul__": ("mul", "Tensor", "Tensor", "b"), "__rmul__": ("mul", "Tensor", "Tensor", "r"),
+    "__imul__": ("mul_", "Tensor", "Tensor", "b"),
+    "__truediv__": ("div", "Tensor", "Tensor", "b"),
+    "__itruediv__": ("div_", "Tensor", "Tensor", "b"),
+    "__floordiv__": ("floor_divide", "default", "default", "b"),
+    "__rfloordiv__": ("floor_divide", "default", "default", "rs"),
+    "__ifloordiv__": ("floor_divide_", "Tensor", "Scalar", "b"),
+    "__mod__": ("remainder", "Tensor", "Scalar", "b"),
+    "__rmod__": ("remainder", "Tensor", "Scalar_Tensor", "rs"),
+    "__imod__": ("remainder_", "Tensor", "Scalar", "b"),
+    "__pow__": ("pow", "Tensor_Tensor", "Tensor_Scalar", "b"),
+    "__rpow__": ("pow", "Tensor_Tensor", "Scalar", "rs"),
+    "__ipow__": ("pow_", "Tensor", "Scalar", "b"),
+    "__matmul__": ("matmul", "default", "default", "b"),
+    "__rmatmul__": ("matmul", "default", "default", "rs"),
+    "__and__": ("bitwise_and", "Tensor", "Scalar", "b"),
+    "__rand__": ("bitwise_and", "Tensor", "Scalar", "r"),
+    "__iand__": ("bitwise_and_", "Tensor", "Scalar", "b"),
+    "__or__": ("bitwise_or", "Tensor", "Scalar", "b"),
+    "__ror__": ("bitwise_or", "Tensor", "Scalar", "r"),
+    "__ior__": ("bitwise_or_", "Tensor", "Scalar", "b"),
+    "__xor__": ("bitwise_xor", "Tensor", "Scalar", "b"),
+    "__rxor__": ("bitwise_xor", "Tensor", "Scalar", "r"),
+    "__ixor__": ("bitwise_xor_", "Tensor", "Scalar", "b"),
+    "__lshift__": ("__lshift__", "Tensor", "Scalar", "b"),
+    "__ilshift__": ("bitwise_left_shift_", "Tensor", "Tensor_Scalar", "b"),
+    "__rlshift__": ("bitwise_left_shift", "Tensor", "Scalar_Tensor", "rs"),
+    "__rshift__": ("__rshift__", "Tensor", "Scalar", "b"),
+    "__irshift__": ("bitwise_right_shift_", "Tensor", "Tensor_Scalar", "b"),
+    "__rrshift__": ("bitwise_right_shift", "Tensor", "Scalar_Tensor", "rs"),
+    "__eq__": ("eq", "Tensor", "Scalar", "b"), "__ne__": ("ne", "Tensor", "Scalar", "b"),
+    "__lt__": ("lt", "Tensor", "Scalar", "b"), "__le__": ("le", "Tensor", "Scalar", "b"),
+    "__gt__": ("gt", "Tensor", "Scalar", "b"), "__ge__": ("ge", "Tensor", "Scalar", "b"),
+    "__neg__": ("neg", "default", "", "u"), "__abs__": ("abs", "default", "", "u"),
+    "__invert__": ("bitwise_not", "default", "", "u"),
+    "__pos__": ("positive", "default", "", "u"),
 }  # fmt: skip
+
+
+def _rsub(self: Any, other: Any) -> Any:
+    """``number - tensor`` is ``rsub.Scalar(tensor, number)``, as in PyTorch."""
+    if type(other) in _SCALARS:
+        return ops.aten.rsub.Scalar(self, other)
+    if isinstance(other, Tensor):
+        return ops.aten.sub.Tensor(other, self)
+    return NotImplemented
 
 
 def bind_all(namespace: dict[str, Any]) -> list[str]:
@@ -221,13 +248,16 @@ def bind_all(namespace: dict[str, Any]) -> list[str]:
         if "function" in packet._variants:
             namespace[name] = make_public(packet, method=False)
             names.append(name)
-    for dunder, (pname, overload, kind) in DUNDERS.items():
-        packet = getattr(ops.aten, pname, None)
-        op = getattr(packet, overload, None) if packet is not None else None
-        if op is None:
-            continue  # the op is not in the catalogue (yet): Python's default applies
-        fn = unary_dunder(op) if kind == "u" else binary_dunder(op, reflected=kind == "r")
+    for dunder, (pname, t_name, s_name, kind) in DUNDERS.items():
+        packet = getattr(ops.aten, pname)
+        if kind == "u":
+            fn = unary_dunder(getattr(packet, t_name))
+        else:
+            t_op, s_op = getattr(packet, t_name), getattr(packet, s_name)
+            fn = binary_dunder(t_op, s_op, reflected=kind != "b", scalar_swapped=kind == "rs")
         fn.__name__ = dunder
         setattr(Tensor, dunder, fn)
+    Tensor.__rsub__ = _rsub  # type: ignore[attr-defined]
+    Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
     Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
     return names

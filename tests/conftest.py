@@ -1,8 +1,11 @@
-"""Shared fixtures: PyTorch as the oracle when installed."""
+"""Shared fixtures: PyTorch as the oracle when installed; Hypothesis settings."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 try:
     import torch
@@ -12,3 +15,9 @@ except ImportError:  # pragma: no cover - the test extra installs it
 requires_torch = pytest.mark.skipif(
     torch is None, reason="PyTorch (the test oracle) is not installed"
 )
+
+# No per-example deadline: timings on a shared 2-core machine say nothing about correctness.
+# In CI, examples are derived from each test's name, so a run is repeatable.
+settings.register_profile("dev", deadline=None)
+settings.register_profile("ci", deadline=None, derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

@@ -248,3 +248,25 @@ def test_out_variant_with_grad_raises() -> None:
         RuntimeError, match="out=... arguments don't support automatic differentiation"
     ):
         ember.add(x, x, out=ember.empty(1, dtype=ember.float64))
+
+
+@requires_torch
+def test_inplace_writes_route_gradients_like_torch() -> None:
+    """copy_, fill_ and zero_ on non-leaves: the overwritten history gets zeros, the source
+    of copy_ gets the gradient (harness samples can't cover these: their inputs are leaves)."""
+
+    def run(m: object, make: object) -> list[list[float]]:
+        x = make([1.0, 2.0])  # type: ignore[operator]
+        src = make([5.0, 6.0])  # type: ignore[operator]
+        y = x * 1
+        y.copy_(src)
+        z = x * 2
+        z.fill_(3.0)
+        w = x * 3
+        w.zero_()
+        ((y * 3).sum() + (z * x).sum() + (w + x).sum()).backward()
+        return [x.grad.tolist(), src.grad.tolist()]
+
+    ours = run(ember, lambda v: ember.tensor(v, dtype=ember.float64, requires_grad=True))
+    theirs = run(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))
+    assert ours == theirs

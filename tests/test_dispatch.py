@@ -24,6 +24,8 @@ from ember.dispatch.keys import (
 )
 from ember.library import Library
 
+from .conftest import requires_torch, torch
+
 
 @pytest.fixture
 def lib() -> Iterator[Library]:
@@ -232,3 +234,46 @@ def test_overload_resolution_error_lists_signatures() -> None:
         ember.add(t(1), "nope")
     assert "add() received an invalid combination of arguments" in str(info.value)
     assert "add.Tensor(Tensor self, Tensor other" in str(info.value)
+
+
+OPERATOR_CASES = [
+    "t + 2", "2 + t", "2 - t", "t - 2", "t * 2", "2 / t", "t / 2", "t ** 2", "2 ** t",
+    "t == 2", "t < 2", "2 // t", "t // 2", "2 % t", "t % 2", "i & 1", "1 & i", "-t",
+    "t @ t", "t ** t", "t + t", "abs(t)", "~i", "i | i", "1 << i", "i >> 1",
+]  # fmt: skip
+
+
+def _ember_ops_dispatched(expr: str) -> list[str]:
+    seen: list[str] = []
+
+    def log(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        seen.append(str(op))
+        return op.redispatch(ks & below(DispatchKey.Python), *args, **kwargs)
+
+    t = ember.tensor([1.0, 2.0])
+    i = ember.tensor([3, 4])
+    with Library("aten", "IMPL") as lib:
+        lib.fallback(log, "Python")
+        with state.include_keys(PYTHON_BIT):
+            eval(expr, {"t": t, "i": i})  # noqa: S307 - fixed test expressions
+    return seen
+
+
+@requires_torch
+@pytest.mark.parametrize("expr", OPERATOR_CASES)
+def test_operators_dispatch_the_ops_pytorch_dispatches(expr: str) -> None:
+    """What a ``__torch_dispatch__`` handler sees for each Python operator is PyTorch's."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    theirs: list[str] = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            theirs.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    t = torch.tensor([1.0, 2.0])
+    i = torch.tensor([3, 4])
+    with Log():
+        eval(expr, {"t": t, "i": i})  # noqa: S307 - fixed test expressions
+    assert _ember_ops_dispatched(expr) == theirs

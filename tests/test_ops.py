@@ -222,7 +222,7 @@ def test_gradients_match_torch(op: Any) -> None:
     """Backward through each differentiable op equals PyTorch's, for a random cotangent."""
     import numpy as np
 
-    ran = 0
+    ran = refused = 0
     for sample in _float64_samples(op):
         args = tuple(_with_grad(a) for a in sample.args)
         leaves = _grad_leaves(args)
@@ -251,6 +251,7 @@ def test_gradients_match_torch(op: Any) -> None:
                 t_outs, t_leaves, [torch.from_numpy(c) for c in cots], allow_unused=True
             )
         except RuntimeError:
+            refused += 1
             continue  # PyTorch cannot differentiate this sample (e.g. scatter with src > index)
         for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
             where = f"{op} {sample} grad of input {i}"
@@ -260,5 +261,7 @@ def test_gradients_match_torch(op: Any) -> None:
             assert eg is not None, f"{where}: ember gave no gradient"
             np.testing.assert_allclose(eg.numpy(), tg.numpy(), rtol=1e-6, atol=1e-8, err_msg=where)
         ran += 1
+    if not ran and refused:
+        pytest.skip(f"{op}: PyTorch computes no gradient for any of its samples to compare with")
     if not ran:
-        pytest.skip(f"{op}: no float64 sample with a differentiable input (integer-only op?)")
+        pytest.skip(f"{op}: no float64 sample with a differentiable input")

@@ -289,9 +289,10 @@ defvjp(aten.index_put.default, lambda g, self, indices, values, accumulate=False
     E.ops.aten.index.Tensor(g, indices)))  # fmt: skip
 defvjp(aten.clone.default, lambda g, self, *, memory_format=None: (g,))
 defvjp(aten._to_copy.default, lambda g, self, **kwargs: (g,))  # engine casts to self's dtype
-defvjp(aten.copy_.default, lambda g, self, src, non_blocking=False: (_nz(g), g))
-defvjp(aten.fill_.Scalar, lambda g, self, value: (_nz(g),))
-defvjp(aten.zero_.default, lambda g, self: (_nz(g),))
+defvjp(aten.copy.default, lambda g, self, src, non_blocking=False: (_nz(g), g))
+defvjp(aten.fill.Scalar, lambda g, self, value: (_nz(g),))
+defvjp(aten.fill.Tensor, lambda g, self, value: (_nz(g), g.sum()))
+defvjp(aten.zero.default, lambda g, self: (_nz(g),))
 defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repeats),))
 
 

@@ -100,7 +100,7 @@ def autograd_fallback(
             "automatic differentiation, but one of the arguments requires grad. Call it without "
             "out= or inside ember.no_grad()."
         )
-    vjp = DERIVATIVES.get(FUNCTIONAL_OF.get(op, op))
+    vjp = DERIVATIVES.get(op) or DERIVATIVES.get(FUNCTIONAL_OF.get(op, op))
     inplace = schema.is_inplace
     if inplace:
         _check_inplace(op, args[0])

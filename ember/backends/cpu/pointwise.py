@@ -459,6 +459,9 @@ for _n, _fn in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
 for _n, _fn in (("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift)):
     for _o in ("Tensor", "Tensor_Scalar", "Scalar_Tensor"):
         impl(getattr(getattr(aten, _n), _o), CPU, binary(f"{_n}.{_o}", _fn, quiet_fp=False))
+for _n, _fn in (("__lshift__", np.left_shift), ("__rshift__", np.right_shift)):
+    for _o in ("Tensor", "Scalar"):
+        impl(getattr(getattr(aten, _n), _o), CPU, binary(f"{_n}.{_o}", _fn, quiet_fp=False))
 
 # --------------------------------------------------------------------------- selection
 
@@ -550,7 +553,8 @@ def _addc(name: str, combine: Callable[[Any, Any], Any]) -> Callable[..., Tensor
 
     def kernel(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         cdt, rdt = pointwise_dtypes(name, info, (self, tensor1, tensor2), {"value": value})
-        cnp = cdt.np
+        # float16 computes in float32 and rounds once, as PyTorch's opmath does
+        cnp = np.dtype(np.float32) if cdt.np == np.float16 else cdt.np
         a, b, c = arg(self, cnp), arg(tensor1, cnp), arg(tensor2, cnp)
         v = arg(value, cnp)
         try:

@@ -302,6 +302,13 @@ for _name in ("bitwise_left_shift", "bitwise_right_shift"):
               out="Tensor_Scalar_out", unsupported=_bad)  # fmt: skip
     pointwise(f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
               inplace=False, out="Scalar_Tensor_out", unsupported=_bad)  # fmt: skip
+# what Python's << and >> dispatch on PyTorch (Tensor.__lshift__ is these ops, not bitwise_*)
+for _name in ("__lshift__", "__rshift__"):
+    _bad = ONLY_INTEGRAL | NO_BOOL
+    pointwise(f"{_name}.Tensor(Tensor self, Tensor other) -> Tensor",
+              inplace=False, out="Tensor_out", unsupported=_bad, variants=())  # fmt: skip
+    pointwise(f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+              inplace=False, out="Scalar_out", unsupported=_bad, variants=())  # fmt: skip
 
 # --------------------------------------------------------------------------- selection
 

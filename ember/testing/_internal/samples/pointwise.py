@@ -228,13 +228,16 @@ def scalar_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
 _SHIFT = ("bitwise_left_shift", "bitwise_right_shift")
 
 
-@samples(*[f"{n}.Tensor" for n in _SHIFT], dtypes=ALL_DTYPES)
+@samples(
+    *[f"{n}.Tensor" for n in _SHIFT], "__lshift__.Tensor", "__rshift__.Tensor", dtypes=ALL_DTYPES
+)
 def shift_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     for a, b, name in _shapes(make, low=0, high=8):
         yield SampleInput(a, b, name=name)
 
 
-@samples(*[f"{n}.Tensor_Scalar" for n in _SHIFT], dtypes=ALL_DTYPES)
+@samples(*[f"{n}.Tensor_Scalar" for n in _SHIFT], "__lshift__.Scalar", "__rshift__.Scalar",
+         dtypes=ALL_DTYPES)  # fmt: skip
 def shift_scalar_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4)), 2)
     yield SampleInput(make((3,), noncontiguous=True), 5, name="noncontiguous")
