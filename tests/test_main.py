@@ -1,27 +1,146 @@
-"""``python -m ember`` runs its tour and names every op it dispatched."""
+"""``python -m ember``: the digits demo trains both models, reports them and traces one
+training step; plus the benchmark smoke run, line counts and the docs' examples."""
 
 from __future__ import annotations
 
+import doctest
+import io
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import ember
+from ember.demo import cli, data, models, modes, text, trace, train
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_tour_runs_and_logs_its_ops() -> None:
+@pytest.fixture(scope="module")
+def split() -> data.Split:
+    return data.split_digits()
+
+
+def test_quick_demo_reports_models_and_traced_ops() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ember"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "ember", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for op in ("aten::add.Tensor", "aten::mul.Tensor", "aten::div.Tensor", "aten::view",
-               "aten::add_.Tensor", "aten::sum", "aten::mm", "aten::exp"):  # fmt: skip
-        assert op in out, f"{op} missing from the tour's dispatch log:\n{out}"
-    assert " CPU   DispatchKeySet(CPU)" in out and " Meta  DispatchKeySet(Meta)" in out
-    assert "a is now [[101.0, 102.0], [103.0, 104.0]]" in out  # the view shares storage
+    assert "256 train / 360 test images" in out
+    assert "mlp: Flatten > Linear(64, 128)" in out and "cnn: Conv2d(1, 8, 3x3)" in out
+    assert "17,226 parameters" in out and "1,898 parameters" in out
+    assert "s/epoch" in out and "test acc" in out
+    assert "\r" not in out  # not a terminal: one line per epoch, no redraws
+    assert out.count("epoch 1/1 [####################] 8/8") == 2
+    assert "Modes: eager (lazy and compiled modes are not built yet)" in out
+    for op in (
+        "aten.addmm.default",
+        "aten.mm.default",
+        "aten.convolution.default",
+        "aten.convolution_backward.default",
+        "aten.max_pool2d_with_indices.default",
+        "aten.nll_loss_backward.default",
+        "aten.add_.Tensor",
+        "aten.addcdiv_.default",
+    ):
+        assert f"eager  {op} " in out, f"{op} missing from the trace:\n{out}"
+    assert re.search(r"\n  1 Linear +t, addmm\n", out) and re.search(
+        r"\n  0 Conv2d +convolution\n", out
+    )
+
+
+def test_mlp_reaches_95_percent_on_the_test_set(split: data.Split) -> None:
+    """The default MLP recipe, trained in-process as ``python -m ember`` trains it."""
+    recipe = models.RECIPES["mlp"]
+    ember.manual_seed(0)
+    model = recipe.build()
+    result = train.train(
+        "mlp",
+        model,
+        recipe.optimizer(model.parameters()),
+        split,
+        epochs=recipe.epochs,
+        batch_size=recipe.batch_size,
+        seed=0,
+    )
+    assert len(result.epoch_seconds) == recipe.epochs and result.params == 17226
+    assert result.accuracy >= 0.95
+
+
+def _tiny_mlp() -> tuple[ember.nn.Module, ember.optim.Optimizer]:
+    ember.manual_seed(1)
+    m = models.mlp()
+    return m, ember.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+
+
+def test_trace_counts_each_phase_and_changes_nothing(split: data.Split) -> None:
+    x, y = split.train_x[:16], split.train_y[:16]
+    traced, opt = _tiny_mlp()
+    first = trace.trace_step(traced, opt, x, y)
+    t = trace.trace_step(traced, opt, x, y)
+    plain, plain_opt = _tiny_mlp()
+    for _ in range(2):
+        train.train_step(plain, ember.nn.CrossEntropyLoss(), plain_opt, x, y)
+    for a, b in zip(traced.parameters(), plain.parameters(), strict=True):
+        assert a.tolist() == b.tolist()  # the fallback only logs: the steps compute the same
+    sgd = ("optimizer", "optimizer (SGD)")
+    assert first.calls[(*sgd, "aten.clone.default", "CPU")] == 6  # momentum buffers start
+    calls = {(phase, where, op): n for (phase, where, op, _), n in t.calls.items()}
+    assert calls[("forward", "1 Linear", "aten.addmm.default")] == 1
+    assert calls[("forward", "2 ReLU", "aten.relu.default")] == 1
+    assert calls[("forward", "loss", "aten._log_softmax.default")] == 1
+    assert calls[("backward", "backward", "aten.mm.default")] == 6  # 3 layers x (dx, dw)
+    assert calls[(*sgd, "aten.mul_.Tensor")] == 6  # then each step scales them
+    assert calls[(*sgd, "aten.add_.Tensor")] == 12  # adds the grad, updates the param
+    assert {kernel for *_, kernel in t.calls} == {"CPU"}
+    assert t.totals()["forward"] == 11
+    # the fallback is gone afterwards: ops no longer reach the trace
+    before = sum(t.calls.values())
+    traced(x)
+    assert sum(t.calls.values()) == before
+    table = trace.op_table([t])
+    assert table[0].split() == ["mode", "op", "fwd", "bwd", "opt", "kernel"]
+    assert table[-1].split() == ["eager", "total", "11", str(t.totals()["backward"]), "18"]
+
+
+def test_progress_redraws_on_a_terminal_only() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, log = Tty(), io.StringIO()
+    for out in (tty, log):
+        bar = train.Progress("mlp", 2, 10, 4, out)
+        for step in range(1, 5):
+            bar.update(step, 0.5)
+        bar.finish("acc 90%")
+    assert tty.getvalue().count("\r") == 5 and tty.getvalue().endswith("4/4 acc 90%\n")
+    assert log.getvalue() == "mlp  epoch  2/10 [####################] 4/4 acc 90%\n"
+
+
+def test_options_pick_the_model(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--quick", "--model", "mlp", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "mlp: Flatten" in out and "cnn:" not in out and "aten.convolution" not in out
+    with pytest.raises(SystemExit):
+        cli.parse(["--epochs", "0"])
+
+
+def test_modes_are_eager_only_for_now() -> None:
+    assert list(modes.MODES) == ["eager"] and modes.PLANNED == ("lazy", "compiled")
+
+
+@pytest.mark.parametrize("module", [data, models, modes, text, train, trace, cli])
+def test_demo_docstring_examples_run(module: object) -> None:
+    result = doctest.testmod(module, extraglobs={"ember": ember}, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
+    assert result.failed == 0
 
 
 def test_benchmarks_quick_smoke(capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,10 +167,6 @@ def test_line_counts_report_lists_folders() -> None:
 @pytest.mark.parametrize("doc", ["README.md", "docs/index.md"])
 def test_doc_examples_run(doc: str) -> None:
     """The ``>>>`` examples of the README and the guide print what they say."""
-    import doctest
-
-    import ember
-
     text = (ROOT / doc).read_text(encoding="utf-8")
     test = doctest.DocTestParser().get_doctest(text, {"ember": ember}, doc, doc, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -1,0 +1,117 @@
+"""``python -m ember``: the options, the order of the run and the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import ember
+from ember import nn
+from ember.demo import data, models, trace
+from ember.demo.modes import MODES, PLANNED
+from ember.demo.text import join_wrapped
+from ember.demo.train import Result, train
+from ember.optim.optimizer import Optimizer
+
+QUICK_TRAIN = 256  # --quick trains on this many samples for one epoch
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line (``python -m ember --help`` lists it)."""
+    p = argparse.ArgumentParser(
+        prog="python -m ember",
+        description="Train an MLP and a CNN on the UCI digits with ember, report accuracy, "
+        "time per epoch and size, then trace the aten ops one training step dispatches.",
+    )
+    p.add_argument("--epochs", type=int, help="epochs per model (default: mlp 20, cnn 20)")
+    p.add_argument("--model", choices=("mlp", "cnn", "both"), default="both")
+    p.add_argument("--seed", type=int, default=0, help="seeds weights and batch order")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a smoke run: 1 epoch (unless --epochs) on {QUICK_TRAIN} training samples",
+    )
+    args = p.parse_args(argv)
+    if args.epochs is not None and args.epochs < 1:
+        p.error(f"--epochs must be at least 1, got {args.epochs}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the demo and print its report; returns the exit status."""
+    args = parse(argv)
+    out = sys.stdout
+    split = data.split_digits(QUICK_TRAIN if args.quick else None)
+    names = ["mlp", "cnn"] if args.model == "both" else [args.model]
+    n_train, n_test = len(split.train_y), len(split.test_y)
+    print(f"ember {ember.__version__}: PyTorch's API and dispatcher on NumPy, training on the")
+    print(
+        f"UCI hand-written digits ({n_train} train / {n_test} test images, 8x8, scaled to [0, 1])."
+    )
+    print(f"Modes: {', '.join(MODES)} ({' and '.join(PLANNED)} modes are not built yet).")
+
+    results: list[Result] = []
+    trained: dict[tuple[str, str], tuple[nn.Module, Optimizer, int]] = {}
+    for name in names:
+        recipe = models.RECIPES[name]
+        epochs = args.epochs or (1 if args.quick else recipe.epochs)
+        for mode in MODES:
+            ember.manual_seed(args.seed)
+            model = recipe.build()
+            opt = recipe.optimizer(model.parameters())
+            layers = join_wrapped(models.describe(model), " > ", 94)
+            print(f"\n{name}: " + "\n     ".join(layers))
+            print(
+                f"{models.count_params(model):,} parameters, {_optimizer(opt)}, "
+                f"{epochs} epoch{'s' * (epochs > 1)} of batch {recipe.batch_size}, mode {mode}"
+            )
+            result = train(
+                name,
+                model,
+                opt,
+                split,
+                epochs=epochs,
+                batch_size=recipe.batch_size,
+                seed=args.seed,
+                mode=mode,
+                out=out,
+            )
+            results.append(result)
+            trained[(name, mode)] = (model, opt, recipe.batch_size)
+
+    print(f"\nResults (accuracy on the {n_test} test images; time of the training steps only)")
+    head = f"{'model':<6} {'mode':<6} {'params':>7} {'epochs':>6} {'s/epoch':>8} {'test acc':>9}"
+    print(head + "\n" + "-" * len(head))
+    for r in results:
+        print(
+            f"{r.model:<6} {r.mode:<6} {r.params:>7,} {len(r.epoch_seconds):>6} "
+            f"{r.seconds_per_epoch:>8.3f} {r.accuracy:>9.1%}"
+        )
+
+    for name in names:
+        traces = []
+        for mode in MODES:
+            model, opt, batch_size = trained[(name, mode)]
+            x, y = split.train_x[:batch_size], split.train_y[:batch_size]
+            traces.append(trace.trace_step(model, opt, x, y, mode))
+        _print_traces(name, batch_size, traces)
+    print("\nNext: docs/index.md (the guide) and docs/adding-ops.md (adding an op).")
+    return 0
+
+
+def _print_traces(name: str, batch_size: int, traces: list[trace.Trace]) -> None:
+    """What each layer did in the first mode's step, then the op counts of every mode."""
+    print(f"\nOne more training step of {name} (a batch of {batch_size}), traced: each aten op")
+    print("that reached a boxed fallback on the Python key (ember.library), which logs it and")
+    print(f"redispatches below. What each layer did ({traces[0].mode}), then the ops counted:")
+    print("\n".join("  " + line for line in trace.layer_table(traces[0])))
+    print()
+    print("\n".join("  " + line for line in trace.op_table(traces)))
+
+
+def _optimizer(opt: Optimizer) -> str:
+    """``SGD(lr=0.05, momentum=0.9)``: the optimizer and its settings that differ from zero."""
+    group = opt.param_groups[0]
+    keys = [k for k in ("lr", "momentum", "betas") if group.get(k)]
+    return f"{type(opt).__name__}({', '.join(f'{k}={group[k]}' for k in keys)})"
