@@ -49,6 +49,7 @@ defvjp(aten.add.Scalar, lambda g, self, other, alpha=1: (g,))
 defvjp(aten.sub.Tensor, lambda g, self, other, alpha=1: (g, -g if alpha == 1 else g * -alpha))
 defvjp(aten.sub.Scalar, lambda g, self, other, alpha=1: (g,))
 defvjp(aten.rsub.Tensor, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -alpha, g))
+defvjp(aten.rsub.Scalar, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -alpha,))
 defvjp(aten.mul.Tensor, lambda g, self, other: (g * other, g * self))
 defvjp(aten.mul.Scalar, lambda g, self, other: (g * other,))
 defvjp(aten.div.Tensor, lambda g, self, other: (g / other, -g * self / (other * other)))
@@ -109,6 +110,24 @@ defvjp(
     aten.remainder.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor"))
 )
 defvjp(aten.fmod.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="trunc")))
+defvjp(aten.remainder.Scalar, lambda g, self, other: (g,))
+defvjp(aten.remainder.Scalar_Tensor, lambda g, self, other: (
+    -g * E.full_like(other, self).div(other, rounding_mode="floor"),))  # fmt: skip
+defvjp(aten.fmod.Scalar, lambda g, self, other: (g,))
+defvjp(aten.div.Scalar_mode, lambda g, self, other, *, rounding_mode: (
+    g / other if rounding_mode is None else _nz(g),))  # fmt: skip
+defvjp(aten.floor_divide.default, lambda g, self, other: (_nz(g), _nz(g)))
+defvjp(aten.floor_divide.Scalar, lambda g, self, other: (_nz(g),))
+defvjp(aten.where.ScalarOther, lambda g, condition, self, other: (
+    None, E.where(condition, g, 0.0)))  # fmt: skip
+defvjp(aten.where.ScalarSelf, lambda g, condition, self, other: (
+    None, E.where(condition, 0.0, g)))  # fmt: skip
+defvjp(aten.clamp_min.default, lambda g, self, min: (E.where(self >= min, g, 0.0),))
+defvjp(aten.clamp_max.default, lambda g, self, max: (E.where(self <= max, g, 0.0),))
+defvjp(aten.clamp_min.Tensor, lambda g, self, min: (
+    E.where(self >= min, g, 0.0), E.where(self < min, g, 0.0)))  # fmt: skip
+defvjp(aten.clamp_max.Tensor, lambda g, self, max: (
+    E.where(self <= max, g, 0.0), E.where(self > max, g, 0.0)))  # fmt: skip
 defvjp(aten.nan_to_num.default, lambda g, self, nan=None, posinf=None, neginf=None: (
     E.where(self.isfinite(), g, 0.0),))  # fmt: skip
 
@@ -254,7 +273,7 @@ defvjp(aten.slice.Tensor, lambda g, self, dim=0, start=None, end=None, step=1: (
                               sys.maxsize if end is None else end, step),))  # fmt: skip
 defvjp(aten.diagonal.default, lambda g, self, offset=0, dim1=0, dim2=1: (
     E.ops.aten.diagonal_backward(g, self.shape, offset, dim1, dim2),))  # fmt: skip
-defvjp(aten.unbind.int, lambda g, self, dim=0: (E.stack(list(g), dim),))
+defvjp(aten.unbind.int, lambda g, self, dim=0: (E.stack(_grad_list(g), dim),))
 defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (_cat_or_zeros(g, self, dim),))
 defvjp(
     aten.split_with_sizes.default,
@@ -306,8 +325,15 @@ def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:
     return [E.zeros_like(t) if leg else p for t, p, leg in zip(tensors, parts, legacy, strict=True)]
 
 
+def _grad_list(g: Any) -> list[Any]:
+    """The gradients of a ``Tensor[]`` output as a list: the node passes a lone output's
+    gradient bare, so ``split`` into one piece must not iterate over that tensor's rows."""
+    return [g] if isinstance(g, E.Tensor) else list(g)
+
+
 def _cat_or_zeros(g: Any, self: Any, dim: int) -> Any:
-    return E.cat(list(g), dim) if len(g) else E.zeros_like(self)
+    gs = _grad_list(g)
+    return E.cat(gs, dim) if gs else E.zeros_like(self)
 
 
 def _pad_to(g: Any, shape: Any) -> Any:

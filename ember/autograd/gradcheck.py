@@ -53,6 +53,8 @@ def _analytical(
     outs = _outputs(fn, inputs)
     result = [[np.zeros((o.numel(), inputs[i].numel())) for i in diff] for o in outs]
     for k, o in enumerate(outs):
+        if not o.requires_grad:
+            continue  # no gradient flows: its numerical Jacobian must be zero
         for r in range(o.numel()):
             seed = np.zeros(o.numel(), o.dtype.np)
             seed[r] = 1
@@ -131,18 +133,18 @@ def gradgradcheck(
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     outs = _outputs(func, inputs)
-    if grad_outputs is None:
+    if grad_outputs is None:  # random, and differentiated too, as PyTorch does
         rng = np.random.default_rng(0)
-        grad_outputs = [
-            ember.from_numpy(rng.standard_normal(tuple(o.shape)).astype(o.dtype.np)) for o in outs
-        ]
+        draws = [rng.standard_normal(tuple(o.shape)).astype(o.dtype.np) for o in outs]
+        grad_outputs = [ember.from_numpy(d).requires_grad_() for d in draws]
     gos = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
+    n = len(inputs)
 
     def first_grads(*xs: Any) -> tuple[Any, ...]:
-        o = _outputs(func, xs)
-        gs = grad(o, [xs[i] for i in diff], gos, create_graph=True, allow_unused=True)
+        o = _outputs(func, xs[:n])
+        gs = grad(o, [xs[i] for i in diff], list(xs[n:]), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(
-        first_grads, inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+        first_grads, (*inputs, *gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
     )

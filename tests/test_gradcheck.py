@@ -1,0 +1,307 @@
+"""Finite-difference checks of every differentiable op, through the shared op samples.
+
+For each op with a derivative formula and float64 samples, ``gradcheck`` compares the
+Jacobian autograd computes with central differences; ``gradgradcheck`` does the same for
+the first gradients of a representative subset. Unlike ``test_ops.py``'s comparison with
+PyTorch, this needs no oracle: it checks the formulas against the forward kernels themselves.
+
+Each floating tensor of a sample becomes a contiguous float64 leaf (``gradcheck`` perturbs
+leaves in place); a sample's non-contiguous tensor is rebuilt inside the checked function as
+every other element of a leaf twice as wide, so strided inputs are still exercised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ember
+import ember.testing._internal.samples  # noqa: F401  (registers the samples)
+from ember.autograd import gradcheck, gradgradcheck
+from ember.autograd.function_table import DERIVATIVES
+from ember.ops.registry import OpOverload
+from ember.testing._internal import opinfo
+from ember.testing._internal.opinfo import SampleInput, generate, samples_for
+
+#: samples with more floating elements than this are skipped (gradcheck costs two forward
+#: calls per input element and one backward per output element)
+MAX_ELEMENTS = 600
+
+#: ops defined (as real functions) only for a positive first input: their samples span
+#: [-9, 9], so the first input is moved to |x| + 0.5 for the check
+POSITIVE_DOMAIN = {
+    "aten.log.default",
+    "aten.log2.default",
+    "aten.log1p.default",
+    "aten.sqrt.default",
+    "aten.rsqrt.default",
+    "aten.pow.Tensor_Tensor",
+    "aten.pow.Tensor_Scalar",
+}
+
+#: ops whose later outputs PyTorch declares non-differentiable (``output_differentiability``):
+#: only this many leading outputs are checked (ember still marks the others as requiring
+#: grad, with a zero gradient: see ``test_nondifferentiable_outputs_do_not_require_grad``)
+DIFFERENTIABLE_OUTPUTS = {
+    "aten.native_layer_norm.default": 1,  # mean, rstd
+    "aten.native_batch_norm.default": 1,  # save_mean, save_invstd
+}
+
+
+def _ops() -> list[OpOverload]:
+    return [
+        op
+        for op in opinfo.tested_overloads()
+        if op in DERIVATIVES
+        and (info := samples_for(op)) is not None
+        and ember.float64 in info.dtypes
+    ]
+
+
+# --------------------------------------------------------------------------- leaves
+
+
+def _floating(x: Any) -> bool:
+    return isinstance(x, ember.Tensor) and x.dtype.is_floating_point
+
+
+def _count(x: Any) -> int:
+    if _floating(x):
+        return x.numel() * (1 if x.is_contiguous() else 2)
+    if isinstance(x, (list, tuple)):
+        return sum(_count(e) for e in x)
+    if isinstance(x, dict):
+        return sum(_count(v) for v in x.values())
+    return 0
+
+
+class _Leaves:
+    """The float64 leaves of a sample, and how to rebuild the sample's arguments from them."""
+
+    def __init__(self, sample: SampleInput, *, positive: bool = False) -> None:
+        self.sample = sample
+        self.leaves: list[ember.Tensor] = []
+        self.strided: list[bool] = []
+        self.args = self._take(sample.args)
+        self.kwargs = self._take(sample.kwargs)
+        if positive and self.leaves and isinstance(self.args[0], _Slot):
+            data = self.leaves[0].detach().numpy()
+            data[...] = np.abs(data) + 0.5  # the leaf owns its buffer: edit it in place
+
+    def finite(self) -> bool:
+        """Whether every leaf is finite (differences at NaN or infinity mean nothing)."""
+        return all(np.isfinite(leaf.detach().numpy()).all() for leaf in self.leaves)
+
+    def _take(self, x: Any) -> Any:
+        if _floating(x):
+            arr = np.asarray(x.numpy(), dtype=np.float64)
+            strided = not x.is_contiguous() and x.dim() > 0
+            if strided:  # every other element of a buffer twice as wide, as the samples do
+                big = np.zeros((*arr.shape[:-1], 2 * arr.shape[-1]))
+                big[..., ::2] = arr
+                arr = big
+            self.leaves.append(ember.from_numpy(np.array(arr, order="C")).requires_grad_())
+            self.strided.append(strided)
+            return _Slot(len(self.leaves) - 1)
+        if isinstance(x, (list, tuple)):
+            return type(x)(self._take(e) for e in x)
+        if isinstance(x, dict):
+            return {k: self._take(v) for k, v in x.items()}
+        return x
+
+    def rebuild(self, leaves: tuple[ember.Tensor, ...], x: Any) -> Any:
+        if isinstance(x, _Slot):
+            leaf = leaves[x.index]
+            return leaf[..., ::2] if self.strided[x.index] else leaf
+        if isinstance(x, (list, tuple)):
+            return type(x)(self.rebuild(leaves, e) for e in x)
+        if isinstance(x, dict):
+            return {k: self.rebuild(leaves, v) for k, v in x.items()}
+        return x
+
+    def function(self, op: OpOverload) -> Callable[..., tuple[ember.Tensor, ...]]:
+        """``op`` as a function of the leaves, returning its floating outputs."""
+
+        keep = DIFFERENTIABLE_OUTPUTS.get(str(op))
+
+        def fn(*leaves: ember.Tensor) -> tuple[ember.Tensor, ...]:
+            ember.manual_seed(0)  # random ops (dropout) draw the same mask every call
+            out = op(*self.rebuild(leaves, self.args), **self.rebuild(leaves, self.kwargs))
+            outs = out if isinstance(out, (list, tuple)) else (out,)
+            return tuple(o for o in outs[:keep] if _floating(o))
+
+        return fn
+
+
+class _Slot:
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _checkable(op: OpOverload) -> list[_Leaves]:
+    """The op's float64 samples small enough to check, with a differentiable input and a
+    floating output."""
+    found = []
+    for sample in generate(op, ember.float64):
+        if not 0 < _count((sample.args, sample.kwargs)) <= MAX_ELEMENTS:
+            continue
+        leaves = _Leaves(sample, positive=str(op) in POSITIVE_DOMAIN)
+        if not leaves.finite():
+            continue  # NaN/infinity samples: no derivative to check there
+        try:
+            outs = leaves.function(op)(*leaves.leaves)
+        except Exception:  # noqa: BLE001 - samples that must raise are test_ops.py's business
+            continue
+        if not any(o.requires_grad and o.numel() for o in outs):
+            continue
+        if any(o.dtype is not ember.float64 for o in outs):
+            continue  # a lower-precision output (_to_copy to float32) swamps the differences
+        if not all(np.isfinite(o.detach().numpy()).all() for o in outs):
+            continue  # a pole (x / 0, var of one element): the derivative is undefined
+        found.append(leaves)
+    return found
+
+
+# --------------------------------------------------------------------------- gradcheck
+
+
+@pytest.mark.parametrize("op", _ops(), ids=str)
+def test_gradcheck(op: OpOverload) -> None:
+    """Autograd's Jacobian of each op equals central finite differences at its samples."""
+    cases = _checkable(op)
+    if not cases:
+        pytest.skip(f"{op}: no float64 sample with a differentiable input and output")
+    failed = []
+    for leaves in cases:
+        try:
+            gradcheck(leaves.function(op), tuple(leaves.leaves))
+        except Exception as e:  # noqa: BLE001 - collected, so one run names every bad sample
+            failed.append(f"{leaves.sample}: {type(e).__name__}: {str(e)[:2000]}")
+    assert not failed, f"{op}: " + "\n".join(failed)
+
+
+# --------------------------------------------------------------------------- gradgradcheck
+
+#: a representative subset: pointwise, reductions, matrix products, softmax, views, nn ops
+GRADGRAD_OPS = [
+    "aten.add.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.pow.Tensor_Scalar",
+    "aten.pow.Tensor_Tensor", "aten.exp.default", "aten.log.default", "aten.sqrt.default",
+    "aten.tanh.default", "aten.sigmoid.default", "aten.sin.default", "aten.relu.default",
+    "aten.gelu.default", "aten.silu.default", "aten.clamp.default", "aten.where.self",
+    "aten.maximum.default", "aten.atan2.default", "aten.lerp.Tensor", "aten.addcmul.default",
+    "aten.sum.dim_IntList", "aten.mean.dim", "aten.prod.dim_int", "aten.amax.default",
+    "aten.max.dim", "aten.var.correction", "aten.std.correction", "aten.logsumexp.default",
+    "aten.cumsum.default", "aten.cumprod.default", "aten.mm.default", "aten.bmm.default",
+    "aten.mv.default", "aten.dot.default", "aten.addmm.default", "aten._softmax.default",
+    "aten._log_softmax.default", "aten.select.int", "aten.slice.Tensor", "aten.transpose.int",
+    "aten.permute.default", "aten.expand.default", "aten.view.default", "aten.cat.default",
+    "aten.gather.default", "aten.index.Tensor", "aten.index_select.default",
+    "aten.convolution.default", "aten.native_layer_norm.default",
+    "aten.native_batch_norm.default", "aten.avg_pool2d.default",
+    "aten.max_pool2d_with_indices.default", "aten.mse_loss.default",
+    "aten.binary_cross_entropy_with_logits.default", "aten.nll_loss_forward.default",
+    "aten.embedding.default", "aten.constant_pad_nd.default",
+]  # fmt: skip
+
+#: second derivatives ember does not have, with the reason
+NO_DOUBLE_BACKWARD = {
+    name: f"ember has no derivative for {backward}, the op its first gradient calls"
+    for name, backward in [
+        ("aten.convolution.default", "convolution_backward"),
+        ("aten.native_layer_norm.default", "native_layer_norm_backward"),
+        ("aten.native_batch_norm.default", "native_batch_norm_backward"),
+        ("aten.avg_pool2d.default", "avg_pool2d_backward"),
+        ("aten.nll_loss_forward.default", "nll_loss_backward"),
+        ("aten.embedding.default", "embedding_dense_backward"),
+    ]
+}
+
+#: gradgradcheck differentiates the first gradients once more: fewer elements keep it quick
+GRADGRAD_MAX_ELEMENTS = 120
+
+
+@pytest.mark.parametrize("name", GRADGRAD_OPS)
+def test_gradgradcheck(name: str) -> None:
+    """The first gradients of each op are themselves differentiable, correctly."""
+    if name in NO_DOUBLE_BACKWARD:
+        pytest.skip(NO_DOUBLE_BACKWARD[name])
+    op = next(o for o in _ops() if str(o) == name)
+    cases = [c for c in _checkable(op) if _count(c.leaves) <= GRADGRAD_MAX_ELEMENTS]
+    assert cases, f"{op}: no float64 sample small enough for gradgradcheck"
+    failed = []
+    for leaves in cases:
+        try:
+            gradgradcheck(leaves.function(op), tuple(leaves.leaves))
+        except Exception as e:  # noqa: BLE001 - collected, so one run names every bad sample
+            failed.append(f"{leaves.sample}: {type(e).__name__}: {str(e)[:2000]}")
+    assert not failed, f"{op}: " + "\n".join(failed)
+
+
+def test_single_piece_split_and_unbind() -> None:
+    """A ``Tensor[]`` output of one piece: its lone gradient is not iterated over by rows."""
+    x = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+    y = ember.randn(1, 3, dtype=ember.float64, requires_grad=True)
+    assert gradcheck(lambda x: x.split(3, 1)[0] * x.split(3, 1)[0], (x,))
+    assert gradcheck(lambda x: x.split_with_sizes([3], 1)[0].exp(), (x,))
+    assert gradcheck(lambda y: y.unbind(0)[0].sin(), (y,))
+    assert gradgradcheck(lambda x: ember.cat([x], dim=1).pow(3), (x,))
+
+
+# --------------------------------------------------------------------------- coverage
+
+#: ops that take floating tensors but have no derivative formula yet (calling them on a
+#: tensor that requires grad raises "the derivative ... is not implemented")
+KNOWN_WITHOUT_DERIVATIVE = {
+    "aten.lift_fresh.default",
+    "aten.lift_fresh_copy.default",
+    "aten.scatter.reduce",
+    "aten.scatter.value_reduce",
+    "aten.einsum.default",
+    "aten.convolution_backward.default",
+    "aten.avg_pool2d_backward.default",
+    "aten.native_layer_norm_backward.default",
+    "aten.native_batch_norm_backward.default",
+    "aten.embedding_dense_backward.default",
+    "aten.nll_loss_backward.default",
+    "aten.clamp.Tensor",
+    "aten.var_mean.correction",
+    "aten.std_mean.correction",
+    "aten.linalg_vector_norm.default",
+    "aten.norm.Scalar",
+    "aten.norm.ScalarOpt_dim",
+    "aten.as_strided.default",
+}
+
+
+def test_every_floating_op_has_a_derivative() -> None:
+    """An op with float64 samples either differentiates or is declared non-differentiable
+    (``rsub.Scalar``, the overload ``1 - x`` dispatches, once had no formula)."""
+    from ember.autograd.function_table import NONDIFFERENTIABLE
+
+    missing = []
+    for op in opinfo.tested_overloads():
+        info = samples_for(op)
+        schema = op._schema
+        if info is None or ember.float64 not in info.dtypes or schema.is_out:
+            continue
+        if schema.is_inplace or op in NONDIFFERENTIABLE or opinfo.functional(op) in DERIVATIVES:
+            continue  # in-place overloads use their functional op's formula
+        for sample in generate(op, ember.float64):
+            leaves = _Leaves(sample)
+            if not leaves.leaves:
+                continue
+            try:
+                leaves.function(op)(*leaves.leaves)
+            except RuntimeError as e:
+                if "derivative for" in str(e):
+                    missing.append(str(op))
+                    break
+            except Exception:  # noqa: BLE001, S112 - inputs that must raise: test_ops.py's business
+                continue
+    assert sorted(set(missing) - KNOWN_WITHOUT_DERIVATIVE) == []
+    assert sorted(KNOWN_WITHOUT_DERIVATIVE - set(missing)) == [], "now differentiable: unlist"
