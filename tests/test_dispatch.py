@@ -277,3 +277,14 @@ def test_operators_dispatch_the_ops_pytorch_dispatches(expr: str) -> None:
     with Log():
         eval(expr, {"t": t, "i": i})  # noqa: S307 - fixed test expressions
     assert _ember_ops_dispatched(expr) == theirs
+
+
+def test_decompose_runs_the_composite_kernel_in_its_convention(lib: Library) -> None:
+    lib.define("inc(Tensor x) -> Tensor")
+    lib.define("inc2(Tensor x) -> Tensor")
+    lib.impl("inc", lambda x: x + 1, "CompositeImplicitAutograd")
+    lib.impl("inc2", lambda ks, x: x + ks.bit_length(), "CompositeImplicitAutograd", with_keyset=True)
+    assert ember.ops.dtest.inc.default.decompose(t(1)).tolist() == [2]
+    assert ember.ops.dtest.inc2.default.decompose(t(1)).tolist() == [2]  # CPU key: bit_length 1
+    lib.define("plain(Tensor x) -> Tensor")
+    assert ember.ops.dtest.plain.default.decompose(t(1)) is NotImplemented

@@ -91,7 +91,13 @@ class OpOverload:
     def decompose(self, *args: Any, **kwargs: Any) -> Any:
         """Run the CompositeImplicitAutograd kernel, or return NotImplemented if none."""
         k = self._kernels.get(DispatchKey.CompositeImplicitAutograd)
-        return NotImplemented if k is None else k[0](*args, **kwargs)
+        if k is None:
+            return NotImplemented
+        fn, kind = k
+        if kind == KIND_PLAIN:
+            return fn(*args, **kwargs)
+        ks = self._keyset(args, kwargs)
+        return fn(ks, *args, **kwargs) if kind == KIND_KEYSET else fn(self, ks, args, kwargs)
 
     # ---------------------------------------------------------------- kernels
     def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
