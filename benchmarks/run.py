@@ -6,7 +6,10 @@
 
 Tiny cases (4 floats) measure the per-call overhead of the public API and the dispatcher;
 their goal is at most 1.5x PyTorch. Large cases measure kernels; their goal is at most 1.1x
-NumPy. Each time is the minimum over repeats of ``timeit`` loops, per call.
+NumPy. Train cases time one eager training step (forward, cross-entropy, backward, SGD step
+with zero_grad) of an MLP, with the same initial weights in both libraries, and one tiny
+backward; their goals are relative to PyTorch.
+Each time is the minimum over repeats of ``timeit`` loops, per call.
 PyTorch keeps its default thread count; NumPy and ember run on one thread.
 """
 
@@ -26,6 +29,11 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ember
+
+try:  # holds NumPy's BLAS to the one thread the docstring promises (it defaults to all cores)
+    from threadpoolctl import threadpool_limits
+except ImportError:
+    threadpool_limits = None
 
 try:
     import torch
@@ -103,6 +111,68 @@ def large_cases(quick: bool) -> list[Case]:
     return out
 
 
+def _mlp_step_pair(sizes: tuple[int, ...], batch: int) -> tuple[Thunk, Thunk | None]:
+    """One SGD training step of an MLP (Linear/ReLU, cross-entropy) in ember and in PyTorch,
+    both starting from the same weights and data."""
+    rng = np.random.default_rng(0)
+    weights = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        bound = 1 / np.sqrt(fan_in)
+        w = rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32)
+        b = rng.uniform(-bound, bound, fan_out).astype(np.float32)
+        weights.append((w, b))
+    x = rng.standard_normal((batch, sizes[0]), dtype=np.float32)
+    y = rng.integers(0, sizes[-1], batch)
+
+    def build(lib: Any) -> Thunk:
+        layers: list[Any] = []
+        for i, (w, b) in enumerate(weights):
+            lin = lib.nn.Linear(w.shape[1], w.shape[0])
+            with lib.no_grad():
+                lin.weight.copy_(lib.from_numpy(w.copy()))
+                lin.bias.copy_(lib.from_numpy(b.copy()))
+            layers += [lin] if i == len(weights) - 1 else [lin, lib.nn.ReLU()]
+        model = lib.nn.Sequential(*layers)
+        loss_fn = lib.nn.CrossEntropyLoss()
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        xs, ys = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+
+        def step() -> None:
+            opt.zero_grad()
+            loss_fn(model(xs), ys).backward()
+            opt.step()
+
+        return step
+
+    return build(ember), build(torch) if torch is not None else None
+
+
+def train_cases() -> list[Case]:
+    out: list[Case] = []
+    for name, sizes, batch, limit in (
+        ("mlp 512 b64 step", (784, 512, 512, 10), 64, 1.2),
+        ("mlp 64 b8 step", (784, 64, 64, 10), 8, 1.0),
+    ):
+        e, t = _mlp_step_pair(sizes, batch)
+        out.append(Case("train", name, e, None, t, ("torch", limit)))
+    vals = [1.0, 2.0, 3.0, 4.0]
+    ea = ember.tensor(vals, requires_grad=True)
+    eb = ember.tensor(vals[::-1], requires_grad=True)
+    tt: Thunk | None = None
+    if torch is not None:
+        ta = torch.tensor(vals, requires_grad=True)
+        tb = torch.tensor(vals[::-1], requires_grad=True)
+
+        def tt() -> None:
+            (ta * tb).sum().backward()
+
+    def et() -> None:
+        (ea * eb).sum().backward()
+
+    out.append(Case("train", "(a*b).sum() bwd", et, None, tt, ("torch", 1.5)))
+    return out
+
+
 def measure(fn: Thunk | None, repeats: int, budget: float) -> float | None | BaseException:
     """Seconds per call: the minimum over ``repeats`` loops of about ``budget`` seconds each.
     None if there is no such case, the exception if the call raised."""
@@ -142,12 +212,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="fast smoke run")
     p.add_argument("--filter", default="", help="only cases whose group or name contains this")
     args = p.parse_args(argv)
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _run(args)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
-    cases = tiny_cases() + large_cases(args.quick)
+    cases = tiny_cases() + large_cases(args.quick) + train_cases()
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"
-    print(f"{versions}; {'quick' if args.quick else 'full'} run, min of {repeats} repeats\n")
+    blas = "NumPy BLAS on 1 thread" if threadpool_limits else "NumPy BLAS threads not limited"
+    print(
+        f"{versions}; {'quick' if args.quick else 'full'} run, min of {repeats} repeats; {blas}\n"
+    )
     head = f"{'case':<16}{'ember':>10}{'torch':>10}{'numpy':>10}{'e/torch':>9}{'e/numpy':>9}"
     print(head + f"{'goal':>14}  ok")
     print("-" * (len(head) + 18))

@@ -270,3 +270,63 @@ def test_inplace_writes_route_gradients_like_torch() -> None:
     ours = run(ember, lambda v: ember.tensor(v, dtype=ember.float64, requires_grad=True))
     theirs = run(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))
     assert ours == theirs
+
+
+CASES_INPLACE_ON_VIEWS = [
+    # (description, function of (lib, a, w) returning a scalar loss)
+    ("mul_ on a row", lambda m, a, w: _f_mul_row(a, w)),
+    ("setitem from a tensor that requires grad", lambda m, a, w: _f_setitem(m, a, w)),
+    ("add_ on a transposed slice", lambda m, a, w: _f_add_t(a, w)),
+    ("view used after the write", lambda m, a, w: _f_view_after(a, w)),
+]
+
+
+def _f_mul_row(a: object, w: object) -> object:
+    b = a * 1
+    b[1].mul_(w)
+    return (b * b).sum()
+
+
+def _f_setitem(m: object, a: object, w: object) -> object:
+    b = m.zeros(3, 4, dtype=a.dtype)  # does not require grad until the write
+    b[0] = w * 2
+    return (b * (a + 1)).sum()
+
+
+def _f_add_t(a: object, w: object) -> object:
+    b = a * 2
+    b.t()[1:3].add_(w[:2].unsqueeze(1))
+    return (b**2).sum()
+
+
+def _f_view_after(a: object, w: object) -> object:
+    b = a + 0
+    v = b[:, 0]
+    v.mul_(3)
+    return (v * w[:3]).sum() + b.sum()
+
+
+@requires_torch
+@pytest.mark.parametrize("case", CASES_INPLACE_ON_VIEWS, ids=lambda c: c[0])
+def test_inplace_on_views_matches_torch(case: tuple[str, object]) -> None:
+    """NOTE [in-place on a view]: the base's history is rewritten (CopySlices), as in PyTorch."""
+    _, fn = case
+    rng = np.random.default_rng(3)
+    a_np, w_np = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    grads = []
+    for m, mk in ((ember, ember.tensor), (torch, torch.tensor)):
+        a = mk(a_np, requires_grad=True)
+        w = mk(w_np, requires_grad=True)
+        loss = fn(m, a, w)  # type: ignore[operator]
+        loss.backward()
+        grads.append((float(loss.detach()), a.grad.numpy(), w.grad.numpy()))
+    (l1, a1, w1), (l2, a2, w2) = grads
+    assert l1 == pytest.approx(l2)
+    np.testing.assert_allclose(a1, a2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w1, w2, rtol=1e-10, atol=1e-12)
+
+
+def test_inplace_on_view_of_leaf_raises() -> None:
+    a = leaf([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
+        a[0].mul_(2)

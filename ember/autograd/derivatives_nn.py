@@ -109,6 +109,7 @@ defvjp(
             [True, weight is not None, bias is not None],
         )
     ),
+    outputs=(True, False, False),  # mean and rstd carry no gradient, as in PyTorch
 )
 defvjp(
     aten.native_batch_norm.default,
@@ -128,6 +129,7 @@ defvjp(
         None,
         None,
     ),
+    outputs=(True, False, False),  # save_mean and save_invstd carry no gradient
 )
 defvjp(
     aten.embedding.default,

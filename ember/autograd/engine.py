@@ -15,6 +15,10 @@ from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
 from ember.autograd.graph import AccumulateGrad, Node
 from ember.dispatch import state
+from ember.ops.registry import ops
+
+_SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per gradient
+_RESHAPE = ops.aten.reshape.default
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
@@ -26,9 +30,9 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
             lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1
         ]
         if dims:
-            grad = grad.sum(dims, keepdim=True)  # type: ignore[attr-defined]
+            grad = _SUM(grad, dims, True)
         if lead or tuple(grad.shape) != shape:
-            grad = grad.reshape(shape)  # type: ignore[attr-defined]
+            grad = _RESHAPE(grad, shape)
     if grad.dtype is not dtype:
         grad = grad.to(dtype)  # type: ignore[attr-defined]
     return grad
@@ -44,34 +48,31 @@ def _add(a: Any, b: Any) -> Any:
 
 def _collect(roots: Sequence[Node]) -> dict[Node, int]:
     """Every node reachable from ``roots``, with how many edges point at it."""
-    deps: dict[Node, int] = {}
-    seen: set[int] = set()
+    deps: dict[Node, int] = dict.fromkeys(roots, 0)
+    seen: set[Node] = set()
     stack = list(roots)
-    for r in roots:
-        deps.setdefault(r, 0)
+    get = deps.get
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
-        for edge in _edges(node):
-            nxt = edge[0]
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if id(nxt) not in seen:
-                stack.append(nxt)
+        seen.add(node)
+        for e in node.next_functions:
+            if not e:  # no gradient flows, or an empty Tensor[]
+                continue
+            nxt = e[0]
+            if isinstance(nxt, Node):
+                deps[nxt] = get(nxt, 0) + 1
+                if nxt not in seen:
+                    stack.append(nxt)
+            else:  # a Tensor[] input: a tuple of edges
+                for x in e:
+                    if x is not None:
+                        nxt = x[0]
+                        deps[nxt] = get(nxt, 0) + 1
+                        if nxt not in seen:
+                            stack.append(nxt)
     return deps
-
-
-def _edges(node: Node) -> list[tuple[Node, int]]:
-    out = []
-    for e in node.next_functions:
-        if e is None:
-            continue
-        if isinstance(e, tuple) and e and isinstance(e[0], Node):
-            out.append(e)
-        else:  # a Tensor[] input: a tuple of edges
-            out.extend(x for x in e if x is not None)
-    return out
 
 
 def run_backward(
@@ -120,30 +121,36 @@ def run_backward(
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None) or [None] * _n_outputs(node)
-            for i, g in enumerate(grads):
-                key = (id(node), i)
-                if key in capture and g is not None:
-                    captured[capture[key]] = _add(captured[capture[key]], g)
-            for hook in node._pre_hooks:
-                new = hook(tuple(grads))
-                if new is not None:
-                    grads = list(new)
-            grads = _tensor_hooks(node, grads)
-            if isinstance(node, AccumulateGrad):
+            if capture:
+                for i, g in enumerate(grads):
+                    key = (id(node), i)
+                    if key in capture and g is not None:
+                        captured[capture[key]] = _add(captured[capture[key]], g)
+            if node._pre_hooks:
+                for hook in node._pre_hooks:
+                    new = hook(tuple(grads))
+                    if new is not None:
+                        grads = list(new)
+            md = node.metadata
+            if "tensor_hooks" in md or "retain" in md:
+                grads = _tensor_hooks(node, grads)
+            if type(node) is AccumulateGrad or isinstance(node, AccumulateGrad):
                 if accumulate and grads[0] is not None:
                     _accumulate_leaf(node.variable, grads[0], create_graph)
                 continue
             if all(g is None for g in grads):
                 results: Sequence[Any] = [None] * len(node.next_functions)
             else:
-                grads = _materialize(node, grads)
+                if len(grads) != 1:  # one gradient: not all None, so present
+                    grads = _materialize(node, grads)
                 results = node.apply(grads)
                 if not isinstance(results, (tuple, list)):
                     results = (results,)
                 if anomaly:
                     check_results(node, results)
-            for hook in node._hooks:
-                hook(tuple(results), tuple(grads))
+            if node._hooks:
+                for hook in node._hooks:
+                    hook(tuple(results), tuple(grads))
             if not retain_graph:
                 node.release()
             _route(node, results, buffers, deps, ready)
@@ -196,36 +203,50 @@ def _route(
     deps: dict[Node, int],
     ready: list[Node],
 ) -> None:
-    if len(results) != len(node.next_functions):
+    edges = node.next_functions
+    if len(results) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node.next_functions)}, got {len(results)})"
+            f"{len(edges)}, got {len(results)})"
         )
-    for edge, grad, meta in zip(node.next_functions, results, _input_meta(node), strict=True):
-        if edge is None:
+    metas = node.input_meta
+    if len(metas) != len(edges):
+        metas = (None,) * len(edges)
+    for edge, grad, meta in zip(edges, results, metas, strict=True):
+        if not edge:
             continue
-        if isinstance(edge, tuple) and edge and isinstance(edge[0], Node):
-            pairs = [(edge, grad, meta)]
-        else:
-            gl = grad if grad is not None else [None] * len(edge)
-            pairs = list(zip(edge, gl, meta or [None] * len(edge), strict=True))
-        for e, g, m in pairs:
-            if e is None:
-                continue
-            nxt, nr = e
-            if g is not None:
-                if m is not None:
-                    g = _sum_to(g, m[0], m[1])
-                buf = buffers.setdefault(nxt, [None] * _n_outputs(nxt))
-                buf[nr] = _add(buf[nr], g)
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
-                ready.append(nxt)
+        if isinstance(edge[0], Node):
+            _deliver(edge, grad, meta, buffers, deps, ready)
+        else:  # a Tensor[] input: one edge, gradient and meta per element
+            gl = grad if grad is not None else (None,) * len(edge)
+            ml = meta or (None,) * len(edge)
+            for e, g, m in zip(edge, gl, ml, strict=True):
+                if e is not None:
+                    _deliver(e, g, m, buffers, deps, ready)
 
 
-def _input_meta(node: Node) -> Sequence[Any]:
-    meta = node.input_meta
-    return meta if len(meta) == len(node.next_functions) else [None] * len(node.next_functions)
+def _deliver(
+    edge: tuple[Node, int],
+    g: Any,
+    meta: Any,
+    buffers: dict[Node, list[Any]],
+    deps: dict[Node, int],
+    ready: list[Node],
+) -> None:
+    """Add ``g`` (reduced to the input's shape and dtype) into the buffer of ``edge``."""
+    nxt, nr = edge
+    if g is not None:
+        if meta is not None and (meta[1] is not g.dtype or meta[0] != g.shape):
+            g = _sum_to(g, meta[0], meta[1])
+        buf = buffers.get(nxt)
+        if buf is None:
+            buf = buffers[nxt] = [None] * _n_outputs(nxt)
+        old = buf[nr]
+        buf[nr] = g if old is None else old + g
+    n = deps[nxt] - 1
+    deps[nxt] = n
+    if not n:
+        ready.append(nxt)
 
 
 def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool) -> None:
@@ -233,8 +254,8 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool) -> None:
         new = fn(grad)
         if new is not None:
             grad = new
-    if not create_graph:
-        grad = grad.detach()  # type: ignore[attr-defined]
+    # without create_graph, grad mode is off here, so clone() and add_() record nothing and
+    # the stored gradient never requires grad: no detach() needed
     if t.grad is None:
         # a fresh buffer, never an alias of a gradient someone else holds
         t.grad = grad if create_graph else grad.clone()  # type: ignore[attr-defined]

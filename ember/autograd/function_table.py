@@ -30,6 +30,9 @@ class VJP:
     name: str  # grad_fn name, e.g. "AddBackward0"
     reads: frozenset[str]  # parameter names the formula reads (saved and version-checked)
     wants_result: bool
+    #: per output, whether it carries a gradient (None: every floating output does), as
+    #: derivatives.yaml's ``output_differentiability`` (layer_norm's mean and rstd do not)
+    outputs: tuple[bool, ...] | None = None
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
@@ -63,12 +66,21 @@ def _reads(fn: Callable[..., Any]) -> frozenset[str]:
     return frozenset(used & params)
 
 
-def defvjp(op: OpOverload, formula: Callable[..., Any], *, name: str | None = None) -> None:
-    """Register the backward formula of ``op`` (see this module's docstring)."""
+def defvjp(
+    op: OpOverload,
+    formula: Callable[..., Any],
+    *,
+    name: str | None = None,
+    outputs: tuple[bool, ...] | None = None,
+) -> None:
+    """Register the backward formula of ``op`` (see this module's docstring); ``outputs``
+    marks which outputs are differentiable when not all floating ones are."""
     if op in DERIVATIVES:
         raise ValueError(f"{op} already has a derivative formula")
     params = inspect.signature(formula).parameters
-    DERIVATIVES[op] = VJP(op, formula, name or node_name(op), _reads(formula), "result" in params)
+    DERIVATIVES[op] = VJP(
+        op, formula, name or node_name(op), _reads(formula), "result" in params, outputs
+    )
 
 
 def nondifferentiable(*overloads: OpOverload) -> None:

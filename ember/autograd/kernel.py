@@ -12,9 +12,11 @@ like any other op and record their own graph when ``create_graph=True``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd import copy_slices
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor
@@ -67,46 +69,107 @@ def _tensor_params(op: OpOverload) -> list[tuple[int, str, bool]]:
     return out
 
 
-def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], pos: int, name: str) -> Any:
-    if 0 <= pos < len(args):
-        return args[pos]
-    return kwargs.get(name)
-
-
 def _differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.category >= 2
+
+
+Gather = Callable[
+    [tuple[Any, ...], dict[str, Any]], "tuple[tuple[Any, ...], tuple[Any, ...]] | None"
+]
+
+
+class _OpInfo:
+    """What the fallback needs of one op, computed on its first call under the Autograd key:
+    its Tensor parameters, a ``gather(args, kwargs)`` generated from the schema that returns
+    (inputs, which need grad) or None when none does, and its derivative entry."""
+
+    __slots__ = ("params", "gather", "vjp", "is_out", "inplace", "has_list", "saved", "saved_for")
+
+    def __init__(self, op: OpOverload) -> None:
+        self.params = _tensor_params(op)
+        self.gather = _make_gather(self.params)
+        self.is_out = op._schema.is_out
+        self.inplace = op._schema.is_inplace
+        self.vjp = _lookup_vjp(op)
+        self.has_list = any(p[2] for p in self.params)
+        self.saved: tuple[int, ...] = ()
+        self.saved_for: VJP | None = None
+
+
+def _lookup_vjp(op: OpOverload) -> VJP | None:
+    return DERIVATIVES.get(op) or DERIVATIVES.get(FUNCTIONAL_OF.get(op, op))
+
+
+def _make_gather(params: list[tuple[int, str, bool]]) -> Gather:
+    """Straight-line code, one block per Tensor parameter (no loop over the schema per call)."""
+    lines = ["def gather(args, kwargs):", "    n = len(args)"]
+    for i, (pos, name, is_list) in enumerate(params):
+        if pos < 0:
+            lines.append(f"    x{i} = kwargs.get({name!r})")
+        else:
+            lines.append(f"    x{i} = args[{pos}] if n > {pos} else kwargs.get({name!r})")
+        if is_list:
+            lines.append(
+                f"    r{i} = [isinstance(t, T) and bool(t._keys & AB) for t in x{i}]"
+                f" if x{i} is not None else []"
+            )
+        else:
+            lines.append(f"    r{i} = isinstance(x{i}, T) and bool(x{i}._keys & AB)")
+    k = len(params)
+    if not k:
+        lines.append("    return None")
+    else:
+        any_ = " or ".join(f"any(r{i})" if p[2] else f"r{i}" for i, p in enumerate(params))
+        xs = "".join(f"x{i}, " for i in range(k))
+        rs = "".join(f"r{i}, " for i in range(k))
+        lines += [f"    if {any_}:", f"        return ({xs}), ({rs})", "    return None"]
+    scope: dict[str, Any] = {"T": Tensor, "AB": AUTOGRAD_BIT}
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
+    return scope["gather"]  # type: ignore[no-any-return]
+
+
+_INFO: dict[OpOverload, _OpInfo] = {}
+
+
+def _below(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run ``op`` with the Autograd key excluded (``below_autograd``, without the object)."""
+    loc = state.local
+    old = loc.exclude
+    loc.exclude = old | AUTOGRAD_BIT
+    state.ACTIVE[0] += 1
+    try:
+        return op.redispatch(ks & BELOW, *args, **kwargs)
+    finally:
+        loc.exclude = old
+        state.ACTIVE[0] -= 1
 
 
 def autograd_fallback(
     op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    loc = state.local
-    if not loc.grad_enabled or op in NONDIFFERENTIABLE:
-        with below_autograd():
-            return op.redispatch(ks & BELOW, *args, **kwargs)
-    params = _tensor_params(op)
-    inputs: list[Any] = [_arg(args, kwargs, pos, name) for pos, name, _ in params]
-    needs = [
-        [isinstance(t, Tensor) and t.requires_grad for t in x] if is_list and x is not None
-        else isinstance(x, Tensor) and x.requires_grad
-        for (_, _, is_list), x in zip(params, inputs, strict=True)
-    ]  # fmt: skip
-    if not any(any(n) if isinstance(n, list) else n for n in needs):
+    info = _INFO.get(op)
+    if info is None:
+        info = _INFO[op] = _OpInfo(op)
+    if not state.local.grad_enabled or op in NONDIFFERENTIABLE:
+        return _below(op, ks, args, kwargs)
+    found = info.gather(args, kwargs)
+    if found is None:
         return op.redispatch(ks & BELOW, *args, **kwargs)
-    schema = op._schema
-    if schema.is_out:
+    inputs, needs = found
+    if info.is_out:
         raise RuntimeError(
             f"{op.overloadpacket.__name__}(): functions with out=... arguments don't support "
             "automatic differentiation, but one of the arguments requires grad. Call it without "
             "out= or inside ember.no_grad()."
         )
-    vjp = DERIVATIVES.get(op) or DERIVATIVES.get(FUNCTIONAL_OF.get(op, op))
-    inplace = schema.is_inplace
+    vjp = info.vjp
+    if vjp is None:
+        vjp = info.vjp = _lookup_vjp(op)  # registered since the first call, or still none
+    inplace = info.inplace
     if inplace:
         _check_inplace(op, args[0])
     if vjp is None:
-        with below_autograd():
-            out = op.redispatch(ks & BELOW, *args, **kwargs)
+        out = _below(op, ks, args, kwargs)
         if any(_differentiable(o) for o in _flat_outputs(out)):
             raise RuntimeError(
                 f"the derivative for '{op.name()}' is not implemented: add a line for it to "
@@ -118,27 +181,29 @@ def autograd_fallback(
     if inplace and "self" in vjp.reads:
         with below_autograd():  # the formula reads self as it was before the mutation
             formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
-    with below_autograd():
-        out = op.redispatch(ks & BELOW, *args, **kwargs)
-    node = _make_node(vjp, params, inputs, needs, formula_args, kwargs, out)
+    base = args[0]._base if inplace else None
+    base_edge = gradient_edge(base) if base is not None and base.requires_grad else None
+    out = _below(op, ks, args, kwargs)
+    node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out, inplace)
+    if base is not None:
+        copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
     return out
 
 
 def _check_inplace(op: OpOverload, self: Any) -> None:
-    if not isinstance(self, Tensor) or not self.requires_grad:
+    if not isinstance(self, Tensor):
         return
-    if self.grad_fn is None and self._base is None:
+    base = self._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            f"{op.__name__}: a view of a leaf Variable that requires grad is being used in an "
+            "in-place operation. Do it inside ember.no_grad(), or on a clone() of the leaf."
+        )
+    if self.requires_grad and self.grad_fn is None and base is None:
         raise RuntimeError(
             f"{op.__name__}: a leaf Variable that requires grad is being used in an in-place "
             "operation. Do it inside ember.no_grad(), or on a clone()."
-        )
-    base = self._base
-    if base is not None and base.requires_grad:
-        raise RuntimeError(
-            f"{op.__name__}: in-place modification of a view of a tensor that requires grad is "
-            "not supported by ember's autograd yet; clone() the view, or build the result "
-            "out of place."
         )
 
 
@@ -148,57 +213,87 @@ def _flat_outputs(out: Any) -> list[Any]:
 
 def _make_node(
     vjp: VJP,
-    params: list[tuple[int, str, bool]],
-    inputs: list[Any],
-    needs: list[Any],
+    info: _OpInfo,
+    inputs: tuple[Any, ...],
+    needs: tuple[Any, ...],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     out: Any,
 ) -> Node:
-    edges: list[Any] = []
-    meta: list[Any] = []
-    for x, need, (_, _, is_list) in zip(inputs, needs, params, strict=True):
-        if is_list:
-            edges.append(
-                tuple(gradient_edge(t) if n else None for t, n in zip(x or (), need, strict=True))
-            )
-            meta.append(
-                tuple((tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None for t in x or ())
-            )
-        else:
-            edges.append(gradient_edge(x) if need else None)
-            meta.append((tuple(x.shape), x.dtype) if isinstance(x, Tensor) else None)
-    node = Node(vjp.name, _run_formula, tuple(edges), tuple(meta), ctx=(vjp, args, kwargs))
+    if info.has_list:
+        edges: tuple[Any, ...] = tuple(
+            tuple(gradient_edge(t) if n else None for t, n in zip(x or (), need, strict=True))
+            if is_list
+            else (gradient_edge(x) if need else None)
+            for x, need, (_, _, is_list) in zip(inputs, needs, info.params, strict=True)
+        )
+        meta: tuple[Any, ...] = tuple(
+            tuple((t.shape, t.dtype) if isinstance(t, Tensor) else None for t in x or ())
+            if is_list
+            else ((x.shape, x.dtype) if isinstance(x, Tensor) else None)
+            for x, (_, _, is_list) in zip(inputs, info.params, strict=True)
+        )
+    else:
+        edges = tuple(gradient_edge(x) if n else None for x, n in zip(inputs, needs, strict=True))
+        meta = tuple((x.shape, x.dtype) if isinstance(x, Tensor) else None for x in inputs)
+    node = Node(vjp.name, _run_formula, edges, meta, ctx=(vjp, args, kwargs))
     if is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
-    reads = vjp.reads
-    for (_, name, is_list), x in zip(params, inputs, strict=True):
-        if name in reads and x is not None:
-            for t in x if is_list else (x,):
-                if isinstance(t, Tensor):
-                    node.saved.append(SavedTensor(t, vjp.name))
+    saved = node.saved
+    for i in _saved_indices(vjp, info):
+        x = inputs[i]
+        if x is None:
+            continue
+        for t in x if info.params[i][2] else (x,):
+            if isinstance(t, Tensor):
+                saved.append(SavedTensor(t, vjp.name))
     return node
+
+
+def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
+    """Which Tensor parameters the formula reads (saved and version-checked), cached."""
+    if info.saved_for is not vjp:
+        reads = vjp.reads
+        info.saved = tuple(i for i, p in enumerate(info.params) if p[1] in reads)
+        info.saved_for = vjp
+    return info.saved
 
 
 def _attach(node: Node, out: Any, inplace: bool) -> None:
     vjp: VJP = node.ctx[0]
-    outs = _flat_outputs(out)
-    node.metadata["n_outputs"] = len(outs)
-    node.metadata["out_meta"] = tuple(
-        (tuple(o.shape), o.dtype) if isinstance(o, Tensor) else None for o in outs
-    )
-    results: list[Any] = []
+    md = node.metadata
+    if not isinstance(out, (tuple, list)):  # one output: the common case
+        md["n_outputs"] = 1
+        if isinstance(out, Tensor):
+            md["out_meta"] = ((out.shape, out.dtype),)
+            if out.dtype.category >= 2:
+                out._keys |= AUTOGRAD_BIT
+                out.grad_fn = node
+                if "_output_nr" in out.__dict__:
+                    del out.__dict__["_output_nr"]
+            if vjp.wants_result:
+                md["result"] = out
+                node.saved.append(SavedTensor(out, vjp.name, 0, is_output=True))
+        else:
+            md["out_meta"] = (None,)
+            if vjp.wants_result:
+                md["result"] = out
+        return
+    outs = list(out)
+    md["n_outputs"] = len(outs)
+    md["sequence"] = True  # the formula gets a tuple of gradients, even for one output
+    md["out_meta"] = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outs)
+    flags = vjp.outputs
     for i, o in enumerate(outs):
-        if _differentiable(o):
+        if _differentiable(o) and (flags is None or flags[i]):
             o._keys |= AUTOGRAD_BIT
             o.grad_fn = node
             if i:
                 o._output_nr = i  # type: ignore[attr-defined]
             elif "_output_nr" in o.__dict__:
                 del o.__dict__["_output_nr"]
-        results.append(o)
     if vjp.wants_result:
-        node.metadata["result"] = out
+        md["result"] = out
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
                 node.saved.append(SavedTensor(o, vjp.name, i, is_output=True))
@@ -208,9 +303,10 @@ def _run_formula(node: Node, grads: Any) -> Any:
     vjp, args, kwargs = node.ctx
     for s in node.saved:
         s.unpack()  # raises if freed or modified in place (NOTE [saved tensor versions])
-    g = grads[0] if node.metadata.get("n_outputs", 1) == 1 else tuple(grads)
+    md = node.metadata
+    g = tuple(grads) if "sequence" in md else grads[0]
     if vjp.wants_result:
-        return vjp.formula(g, *args, result=node.metadata["result"], **kwargs)
+        return vjp.formula(g, *args, result=md["result"], **kwargs)
     return vjp.formula(g, *args, **kwargs)
 
 

@@ -6,7 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember.ops.registry import ops
 from ember.optim.optimizer import Optimizer
+
+_ADD_ = ops.aten.add_.Tensor
 
 __all__ = ["SGD"]
 
@@ -89,4 +92,4 @@ class SGD(Optimizer):
                 else:
                     buf.mul_(momentum).add_(step, alpha=1 - dampening)
                 step = step.add(buf, alpha=momentum) if nesterov else buf
-            p.add_(step, alpha=-lr)
+            _ADD_(p, step, alpha=-lr)  # the op itself: no overload resolution per parameter
