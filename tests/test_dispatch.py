@@ -283,7 +283,9 @@ def test_decompose_runs_the_composite_kernel_in_its_convention(lib: Library) -> 
     lib.define("inc(Tensor x) -> Tensor")
     lib.define("inc2(Tensor x) -> Tensor")
     lib.impl("inc", lambda x: x + 1, "CompositeImplicitAutograd")
-    lib.impl("inc2", lambda ks, x: x + ks.bit_length(), "CompositeImplicitAutograd", with_keyset=True)
+    lib.impl(
+        "inc2", lambda ks, x: x + ks.bit_length(), "CompositeImplicitAutograd", with_keyset=True
+    )
     assert ember.ops.dtest.inc.default.decompose(t(1)).tolist() == [2]
     assert ember.ops.dtest.inc2.default.decompose(t(1)).tolist() == [2]  # CPU key: bit_length 1
     lib.define("plain(Tensor x) -> Tensor")
