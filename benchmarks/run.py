@@ -10,7 +10,8 @@ NumPy. Train cases time one eager training step (forward, cross-entropy, backwar
 with zero_grad) of an MLP, with the same initial weights in both libraries, and one tiny
 backward; their goals are relative to PyTorch.
 Each time is the minimum over repeats of ``timeit`` loops, per call.
-PyTorch keeps its default thread count; NumPy and ember run on one thread.
+PyTorch, NumPy and ember each run on one thread, so the ratios compare per-op work, not
+how many cores each library grabs on a shared machine.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ except ImportError:
 
 try:
     import torch
+
+    torch.set_num_threads(1)
 except ImportError:  # the bench/test extras install it; without it only NumPy is compared
     torch = None
 
@@ -224,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"
-    blas = "NumPy BLAS on 1 thread" if threadpool_limits else "NumPy BLAS threads not limited"
+    blas = "one thread each" if threadpool_limits else "torch on 1 thread, NumPy BLAS not limited"
     print(
         f"{versions}; {'quick' if args.quick else 'full'} run, min of {repeats} repeats; {blas}\n"
     )

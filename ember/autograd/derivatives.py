@@ -242,7 +242,10 @@ defvjp(aten.topk.default, lambda g, self, k, dim=-1, largest=True, sorted=True, 
     E.zeros_like(self).scatter(dim, result[1], g[0]) if self.ndim else g[0],))  # fmt: skip
 
 # ----------------------------------------------------------------------- linear algebra
-defvjp(aten.mm.default, lambda g, self, mat2: (g.mm(mat2.t()), self.t().mm(g)))
+defvjp(
+    aten.mm.default,
+    lambda g, self, mat2: (_mm_grad(g, mat2.t(), self), _mm_grad(self.t(), g, mat2)),
+)
 defvjp(
     aten.bmm.default,
     lambda g, self, mat2: (g.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(g)),
@@ -251,8 +254,8 @@ defvjp(aten.mv.default, lambda g, self, vec: (g.unsqueeze(1) * vec.unsqueeze(0),
 defvjp(aten.dot.default, lambda g, self, tensor: (g * tensor, g * self))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1: (
     g if beta == 1 else g * beta,
-    g.mm(mat2.t()) if alpha == 1 else g.mm(mat2.t()) * alpha,
-    mat1.t().mm(g) if alpha == 1 else mat1.t().mm(g) * alpha))  # fmt: skip
+    _mm_grad(g, mat2.t(), mat1) if alpha == 1 else _mm_grad(g, mat2.t(), mat1) * alpha,
+    _mm_grad(mat1.t(), g, mat2) if alpha == 1 else _mm_grad(mat1.t(), g, mat2) * alpha))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -313,6 +316,15 @@ defvjp(aten.fill.Scalar, lambda g, self, value: (_nz(g),))
 defvjp(aten.fill.Tensor, lambda g, self, value: (_nz(g), g.sum()))
 defvjp(aten.zero.default, lambda g, self: (_nz(g),))
 defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repeats),))
+
+
+def _mm_grad(a: Any, b: Any, like: Any) -> Any:
+    """``a @ b`` laid out like ``like`` (the input it is the gradient of): for a transposed
+    input, such as a Linear weight used as ``W.t()``, compute ``(b.t() @ a.t()).t()`` so the
+    gradient that reaches ``W`` is contiguous (and can be kept as ``W.grad`` without a copy)."""
+    if like.ndim == 2 and like.stride(0) == 1 and like.stride(1) != 1:
+        return b.t().mm(a.t()).t()
+    return a.mm(b)
 
 
 def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:

@@ -107,6 +107,7 @@ def run_backward(
             capture[(id(node), nr)] = i
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
+    owned: dict[int, Any] = {}
     deps = _collect([r[0] for r in roots])
     buffers: dict[Node, list[Any]] = {}
     for node, nr, g in roots:
@@ -136,7 +137,8 @@ def run_backward(
                 grads = _tensor_hooks(node, grads)
             if type(node) is AccumulateGrad or isinstance(node, AccumulateGrad):
                 if accumulate and grads[0] is not None:
-                    _accumulate_leaf(node.variable, grads[0], create_graph)
+                    g0 = grads[0]
+                    _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
                 continue
             if all(g is None for g in grads):
                 results: Sequence[Any] = [None] * len(node.next_functions)
@@ -153,7 +155,7 @@ def run_backward(
                     hook(tuple(results), tuple(grads))
             if not retain_graph:
                 node.release()
-            _route(node, results, buffers, deps, ready)
+            _route(node, results, grads, buffers, deps, ready, owned)
     finally:
         loc.grad_enabled = prev
     return captured
@@ -199,9 +201,11 @@ def _tensor_hooks(node: Node, grads: list[Any]) -> list[Any]:
 def _route(
     node: Node,
     results: Sequence[Any],
+    incoming: Sequence[Any],
     buffers: dict[Node, list[Any]],
     deps: dict[Node, int],
     ready: list[Node],
+    owned: dict[int, Any],
 ) -> None:
     edges = node.next_functions
     if len(results) != len(edges):
@@ -216,13 +220,23 @@ def _route(
         if not edge:
             continue
         if isinstance(edge[0], Node):
-            _deliver(edge, grad, meta, buffers, deps, ready)
+            own = grad is not None and _fresh(grad, results, incoming)
+            _deliver(edge, grad, meta, buffers, deps, ready, own, owned)
         else:  # a Tensor[] input: one edge, gradient and meta per element
             gl = grad if grad is not None else (None,) * len(edge)
             ml = meta or (None,) * len(edge)
             for e, g, m in zip(edge, gl, ml, strict=True):
                 if e is not None:
-                    _deliver(e, g, m, buffers, deps, ready)
+                    _deliver(e, g, m, buffers, deps, ready, False, owned)
+
+
+def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:
+    """Whether a node's output gradient is a tensor only this edge will ever hold: not one of
+    the gradients the node received (identity formulas pass those on), not returned twice.
+    NOTE [stealing gradients]"""
+    if sum(r is grad for r in results) != 1:
+        return False
+    return not any(g is grad for g in incoming)
 
 
 def _deliver(
@@ -232,34 +246,63 @@ def _deliver(
     buffers: dict[Node, list[Any]],
     deps: dict[Node, int],
     ready: list[Node],
+    own: bool,
+    owned: dict[int, Any],
 ) -> None:
-    """Add ``g`` (reduced to the input's shape and dtype) into the buffer of ``edge``."""
+    """Add ``g`` (reduced to the input's shape and dtype) into the buffer of ``edge``;
+    record in ``owned`` the buffers no one else holds (NOTE [stealing gradients])."""
     nxt, nr = edge
     if g is not None:
         if meta is not None and (meta[1] is not g.dtype or meta[0] != g.shape):
             g = _sum_to(g, meta[0], meta[1])
+            own = True
         buf = buffers.get(nxt)
         if buf is None:
             buf = buffers[nxt] = [None] * _n_outputs(nxt)
         old = buf[nr]
-        buf[nr] = g if old is None else old + g
+        if old is not None:
+            g = old + g
+            own = True
+        buf[nr] = g
+        if own:
+            owned[id(g)] = g  # keeps g alive, so its id cannot be reused by another tensor
     n = deps[nxt] - 1
     deps[nxt] = n
     if not n:
         ready.append(nxt)
 
 
-def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool) -> None:
+def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -> None:
+    """Add ``grad`` into ``t.grad``.
+
+    # NOTE [stealing gradients]
+    The first gradient a leaf gets becomes its ``.grad``. Storing the engine's tensor itself
+    saves a copy, as PyTorch's AccumulateGrad does, but only when nothing else can hold it
+    (``owned``: made by a formula or a sum for this edge alone, see ``_fresh``) and it is laid
+    out like a fresh tensor; otherwise it is cloned, so ``.grad`` never aliases a gradient a
+    user passed in or one that flowed to another input too.
+    """
     for fn in t.__dict__.get("_leaf_hooks", ()):
         new = fn(grad)
         if new is not None:
             grad = new
+            owned = False
     # without create_graph, grad mode is off here, so clone() and add_() record nothing and
     # the stored gradient never requires grad: no detach() needed
     if t.grad is None:
-        # a fresh buffer, never an alias of a gradient someone else holds
-        t.grad = grad if create_graph else grad.clone()  # type: ignore[attr-defined]
+        if create_graph or (owned and _whole(grad)):
+            t.grad = grad
+        else:
+            t.grad = grad.clone()  # type: ignore[attr-defined]
     elif create_graph:
         t.grad = t.grad + grad
     else:
         t.grad.add_(grad)  # type: ignore[attr-defined]
+
+
+def _whole(g: Tensor) -> bool:
+    """Contiguous and covering all of its storage (a view only in name, e.g. ``x.t().t()``)."""
+    if not g.is_contiguous() or g.storage_offset():
+        return False
+    base = g._base
+    return base is None or base.numel() == g.numel()

@@ -19,15 +19,14 @@ from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.backends.meta.copies import (
     cat_layout,
     check_copy,
-    check_detach_,
     check_fill_value,
     check_gather,
-    check_layout,
     check_reduce,
     check_scalar,
     check_scatter,
     check_stack,
     check_tri,
+    detach_,
     flip_dims,
     format_name,
     index_select_shape,
@@ -41,8 +40,9 @@ from ember.backends.meta.copies import (
 )
 from ember.backends.shapes import wrap_dim
 from ember.device import as_device
-from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native.copies import to_copy_options
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -169,32 +169,21 @@ def lift_fresh(self: Tensor) -> Tensor:
 
 
 @impl(aten._to_copy.default, CPU)
-def _to_copy(
-    self: Tensor,
-    *,
-    dtype: dtypes.dtype | None = None,
-    layout: Any = None,
-    device: Any = None,
-    pin_memory: bool | None = None,
-    non_blocking: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    check_layout(layout, "_to_copy")
+def _to_copy(self: Tensor, **options: Any) -> Tensor:
+    dtype, kind, memory_format = to_copy_options(**options)
     d = self._data
     npdt = d.dtype if dtype is None else dtype.np
-    if device is not None:
-        kind = as_device(device).type
-        if kind == "meta":
-            strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
-            return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
-        if kind != "cpu":
-            move = TO_DEVICE.get(kind)
-            if move is None:
-                raise NotImplementedError(
-                    f"_to_copy: no way to move a cpu tensor to '{device}'; register one in "
-                    "ember.backends.cpu.copies.TO_DEVICE"
-                )
-            return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
+    if kind == "meta":
+        strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
+        return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
+    if kind is not None and kind != "cpu":
+        move = TO_DEVICE.get(kind)
+        if move is None:
+            raise NotImplementedError(
+                f"_to_copy: no way to move a cpu tensor to '{options['device']}'; register one "
+                "in ember.backends.cpu.copies.TO_DEVICE"
+            )
+        return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
     out = empty_like(self, npdt, memory_format, "_to_copy")
     copy_into(out, d)
     return wrap(out)
@@ -217,12 +206,7 @@ def detach(self: Tensor) -> Tensor:
     return wrap_view(self, self._data.view())
 
 
-@impl(aten.detach_.default, CPU)
-def detach_(self: Tensor) -> Tensor:
-    check_detach_(self)
-    self._keys &= ~AUTOGRAD_BIT
-    self.grad_fn = None
-    return self
+impl(aten.detach_.default, CPU, detach_)
 
 
 # --------------------------------------------------------------------------- writing values
@@ -467,14 +451,18 @@ def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Ten
 
 def _to(
     self: Tensor,
-    dtype: dtypes.dtype | None,
-    device: Any,
-    copy: bool,
-    memory_format: Any,
-    non_blocking: bool,
+    dtype: dtypes.dtype | None = None,
+    device: Any = None,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
     **rest: Any,
 ) -> Tensor:
-    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``."""
+    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``.
+
+    Every ``to`` overload reaches here (``to.dtype_layout`` as it is, with ``layout`` and
+    ``pin_memory`` in ``rest``); the others name their dtype and device positionally.
+    """
     if (
         not copy
         and (dtype is None or dtype is self.dtype)
@@ -497,54 +485,22 @@ def _to(
     return aten._to_copy.default(self, **kwargs)
 
 
-@impl(aten.to.dtype_layout, CIA)
-def to_dtype_layout(
-    self: Tensor,
-    *,
-    dtype: dtypes.dtype | None = None,
-    layout: Any = None,
-    device: Any = None,
-    pin_memory: bool | None = None,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _to(self, dtype, device, copy, memory_format, non_blocking, layout=layout,
-               pin_memory=pin_memory)  # fmt: skip
+impl(aten.to.dtype_layout, CIA, _to)
 
 
 @impl(aten.to.device, CIA)
-def to_device(
-    self: Tensor,
-    device: Any,
-    dtype: dtypes.dtype,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _to(self, dtype, device, copy, memory_format, non_blocking)
+def to_device(self: Tensor, device: Any, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, dtype, device, *flags, **kw)
 
 
 @impl(aten.to.dtype, CIA)
-def to_dtype(
-    self: Tensor,
-    dtype: dtypes.dtype,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _to(self, dtype, None, copy, memory_format, non_blocking)
+def to_dtype(self: Tensor, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, dtype, None, *flags, **kw)
 
 
 @impl(aten.to.other, CIA)
-def to_other(
-    self: Tensor,
-    other: Tensor,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    return _to(self, other.dtype, other.device, copy, memory_format, non_blocking)
+def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, other.dtype, other.device, *flags, **kw)
 
 
 @impl(aten.stack.default, CIA)

@@ -22,16 +22,15 @@ from ember.library import impl
 from ember.ops.native.reductions import (
     all_any_dtype,
     check_nonempty,
-    check_norm_empty,
     check_not_complex,
     check_sortable,
     check_topk,
     mean_dtype,
-    norm_dtype,
     reduction_axes,
     softmax_dtype,
     sum_dtype,
     var_dtype,
+    vector_norm_plan,
 )
 from ember.ops.registry import ops
 from ember.return_types import max as max_t
@@ -359,35 +358,26 @@ for _name, _fn in (("all", np.all), ("any", np.any)):
 
 
 @impl(aten.linalg_vector_norm.default, CPU)
-def vector_norm(
-    self: Tensor,
-    ord: Any = 2,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: dtype | None = None,
-) -> Tensor:
-    name = "linalg.vector_norm"
-    res = norm_dtype(self.dtype, dtype, name).np
+def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    p, axes, keepdim, dtype, result = vector_norm_plan(self, *args, **kwargs)
+    res = result.np
     x = self._data
-    axes = reduction_axes(x.shape, dim, name)
-    check_norm_empty(x.shape, axes, ord, name)
     if dtype is not None:
         x = _cast_input(x, dtype if x.dtype.kind != "c" else dtype.to_complex())
     a = np.abs(x).astype(_acc(res), copy=False)
     with _quiet():
-        if ord == 2:
+        if p == 2:
             r = np.sqrt(_add_reduce(a * a, axes, None, None, keepdim))
-        elif ord == 1:
+        elif p == 1:
             r = _add_reduce(a, axes, None, None, keepdim)
-        elif ord == float("inf"):
+        elif p == float("inf"):
             r = _max_reduce(a, axes, None, None, keepdim)
-        elif ord == float("-inf"):
+        elif p == float("-inf"):
             r = _min_reduce(a, axes, None, None, keepdim)
-        elif ord == 0:
+        elif p == 0:
             r = _add_reduce(a != 0, axes, a.dtype, None, keepdim)
         else:
-            r = _add_reduce(a**ord, axes, None, None, keepdim) ** (1.0 / ord)
+            r = _add_reduce(a**p, axes, None, None, keepdim) ** (1.0 / p)
     return _out(r, res)
 
 

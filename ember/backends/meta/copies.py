@@ -31,10 +31,9 @@ from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.backends.shapes import broadcast_shapes, wrap_dim
-from ember.device import as_device
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.library import impl
-from ember.ops.native.copies import MEMORY_FORMATS, memory_format
+from ember.ops.native.copies import MEMORY_FORMATS, memory_format, to_copy_options
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -456,17 +455,16 @@ def check_fill_value(value: Tensor) -> None:
         )
 
 
-def check_layout(layout: Any, op: str) -> None:
-    if layout is not None and str(layout).rpartition(".")[2] != "strided":
-        raise RuntimeError(f"{op}: only the strided layout is supported, got {layout!r}")
-
-
-def check_detach_(self: Tensor) -> None:
+def detach_(self: Tensor) -> Tensor:
+    """``detach_`` on every backend: drop ``self`` from autograd (views raise, as in PyTorch)."""
     if self._base is not None:
         raise RuntimeError(
             "detach_: Can't detach views in-place. Use detach() instead (it returns a new view "
             "that does not require grad)."
         )
+    self._keys &= ~AUTOGRAD_BIT
+    self.grad_fn = None
+    return self
 
 
 def no_meta_data(op: str) -> NotImplementedError:
@@ -495,18 +493,9 @@ def lift_fresh(self: Tensor) -> Tensor:
 
 
 @impl(aten._to_copy.default, Meta)
-def _to_copy(
-    self: Tensor,
-    *,
-    dtype: dtypes.dtype | None = None,
-    layout: Any = None,
-    device: Any = None,
-    pin_memory: bool | None = None,
-    non_blocking: bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    check_layout(layout, "_to_copy")
-    if device is not None and as_device(device).type != "meta":
+def _to_copy(self: Tensor, **options: Any) -> Tensor:
+    dtype, device, memory_format = to_copy_options(**options)
+    if device is not None and device != "meta":
         raise no_meta_data("_to_copy")
     return meta_like(self, dtype, memory_format, "_to_copy")
 
@@ -531,12 +520,7 @@ def _alias(self: Tensor) -> Tensor:
 impl(aten.detach.default, Meta, _alias)
 
 
-@impl(aten.detach_.default, Meta)
-def detach_(self: Tensor) -> Tensor:
-    check_detach_(self)
-    self._keys &= ~AUTOGRAD_BIT
-    self.grad_fn = None
-    return self
+impl(aten.detach_.default, Meta, detach_)
 
 
 @impl(aten.copy.default, Meta)
@@ -590,11 +574,15 @@ def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     return meta_new(shape, self._data.dtype)
 
 
+def _scatter(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    check_no_cpu(op, self, index, src)
+    check_scatter(self, dim, index, src, op)
+    return meta_like(self, op=op)
+
+
 @impl(aten.scatter.src, Meta)
 def scatter_src(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    check_no_cpu("scatter", self, index, src)
-    check_scatter(self, dim, index, src, "scatter")
-    return meta_like(self, op="scatter")
+    return _scatter("scatter", self, dim, index, src)
 
 
 @impl(aten.scatter.value, Meta)
@@ -621,9 +609,7 @@ def scatter_value_reduce(
 
 @impl(aten.scatter_add.default, Meta)
 def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    check_no_cpu("scatter_add", self, index, src)
-    check_scatter(self, dim, index, src, "scatter_add")
-    return meta_like(self, op="scatter_add")
+    return _scatter("scatter_add", self, dim, index, src)
 
 
 @impl(aten.cat.default, Meta)

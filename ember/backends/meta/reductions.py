@@ -16,17 +16,16 @@ from ember.library import impl
 from ember.ops.native.reductions import (
     all_any_dtype,
     check_nonempty,
-    check_norm_empty,
     check_not_complex,
     check_sortable,
     check_topk,
     mean_dtype,
-    norm_dtype,
     reduced_shape,
     reduction_axes,
     softmax_dtype,
     sum_dtype,
     var_dtype,
+    vector_norm_plan,
 )
 from ember.ops.registry import ops
 from ember.return_types import max as max_t
@@ -47,38 +46,30 @@ def _reduce(self: Tensor, dim: Any, keepdim: bool, d: dtype, op: str, **kw: Any)
     return _new(reduced_shape(shape, reduction_axes(shape, dim, op, **kw), keepdim), d)
 
 
-@impl(aten.sum.default, Meta)
-def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    return _new((), sum_dtype(self.dtype, dtype))
+def _with_dtype(name: str, result_dtype: Any) -> Any:
+    """The rules of ``sum``, ``mean`` and ``prod``: whole tensor, and along ``dim``."""
+
+    def whole(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+        return _new((), result_dtype(self.dtype, dtype))
+
+    def along(
+        self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None
+    ) -> Tensor:
+        return _reduce(self, dim, keepdim, result_dtype(self.dtype, dtype), name)
+
+    whole.__name__, along.__name__ = f"{name}_all", f"{name}_dim"
+    return whole, along
 
 
-@impl(aten.sum.dim_IntList, Meta)
-def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
-    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "sum")
-
-
-@impl(aten.mean.default, Meta)
-def mean_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    return _new((), mean_dtype(self.dtype, dtype))
-
-
-@impl(aten.mean.dim, Meta)
-def mean_dim(
-    self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None
-) -> Tensor:
-    return _reduce(self, dim, keepdim, mean_dtype(self.dtype, dtype), "mean")
-
-
-@impl(aten.prod.default, Meta)
-def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    return _new((), sum_dtype(self.dtype, dtype))
-
-
-@impl(aten.prod.dim_int, Meta)
-def prod_dim(
-    self: Tensor, dim: int, keepdim: bool = False, *, dtype: dtype | None = None
-) -> Tensor:
-    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "prod")
+for _name, _dim_overload, _dtype_fn in (
+    ("sum", "dim_IntList", sum_dtype),
+    ("mean", "dim", mean_dtype),
+    ("prod", "dim_int", sum_dtype),
+):
+    _packet = getattr(aten, _name)
+    _whole, _along = _with_dtype(_name, _dtype_fn)
+    impl(_packet.default, Meta, _whole)
+    impl(getattr(_packet, _dim_overload), Meta, _along)
 
 
 def _extreme_all(name: str) -> Any:
@@ -189,20 +180,9 @@ for _name in ("all", "any"):
 
 
 @impl(aten.linalg_vector_norm.default, Meta)
-def vector_norm(
-    self: Tensor,
-    ord: Any = 2,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: dtype | None = None,
-) -> Tensor:
-    name = "linalg.vector_norm"
-    d = norm_dtype(self.dtype, dtype, name)
-    shape = tuple(self.shape)
-    axes = reduction_axes(shape, dim, name)
-    check_norm_empty(shape, axes, ord, name)
-    return _new(reduced_shape(shape, axes, keepdim), d)
+def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    plan = vector_norm_plan(self, *args, **kwargs)
+    return _new(reduced_shape(tuple(self.shape), plan.axes, plan.keepdim), plan.result)
 
 
 def _scan(name: str) -> Any:

@@ -13,6 +13,10 @@ string (schema defaults parse to the string ``"contiguous_format"``). ``None`` m
 
 from __future__ import annotations
 
+from typing import Any
+
+from ember import dtypes
+from ember.device import as_device
 from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
 from ember.ops.registry import OpOverload, define_op, ops
 
@@ -135,3 +139,29 @@ define("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) ->
        out=True)  # fmt: skip
 define("index_select(Tensor self, int dim, Tensor index) -> Tensor", out=True)
 define("nonzero(Tensor self) -> Tensor", tags=("dynamic_output_shape",), out=True)
+
+
+# --------------------------------------------------------------------------- shared rules
+
+
+def check_layout(layout: Any, op: str) -> None:
+    """Only strided tensors exist in ember."""
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise RuntimeError(f"{op}: only the strided layout is supported, got {layout!r}")
+
+
+def to_copy_options(
+    dtype: dtypes.dtype | None = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = None,
+    non_blocking: bool = False,
+    memory_format: Any = None,
+) -> tuple[dtypes.dtype | None, str | None, Any]:
+    """``_to_copy``'s keywords, checked, as (dtype, target device type or None, memory_format).
+
+    >>> to_copy_options(device="meta")
+    (None, 'meta', None)
+    """
+    check_layout(layout, "_to_copy")
+    return dtype, None if device is None else as_device(device).type, memory_format

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
 from ember._shape_only import contiguous_strides
 from ember.ops.native._define import define
+from ember.ops.registry import OpOverload, ops
+
+if TYPE_CHECKING:
+    from ember._tensor import Tensor
 
 _OPTIONS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LONG_OPTIONS = _OPTIONS.replace("dtype=None", "dtype=long")
@@ -347,3 +351,191 @@ def strided_extent(shape: tuple[int, ...], stride: Sequence[int], op: str) -> in
     if math.prod(shape) == 0:
         return 0
     return 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
+
+
+# --------------------------------------------------------------------------- plans
+# NOTE [creation plans]: each creation op is one plan function below, taking its arguments
+# as the dispatcher passes them (TensorOptions keywords as ``**options``) and returning what
+# to make. One plan serves all of an op's overloads; ``PLANS`` maps every overload to its
+# plan, and each backend registers ``kernel_of(op, plan, make)`` for all of them: Meta's
+# ``make`` builds a ShapeOnlyArray, CPU's also computes the values ``Plan.fill`` names.
+
+
+class Plan(NamedTuple):
+    """What a creation op makes: shape, dtype, strides (None: row-major) and its values."""
+
+    shape: tuple[int, ...]
+    dtype: dtypes.dtype
+    fill: tuple[Any, ...]  # (kind, *params) of the values, e.g. ("full", 3.0); ("empty",)
+    strides: tuple[int, ...] | None = None  # in elements
+
+
+_EMPTY = ("empty",)
+_ZEROS = ("zeros",)
+_ONES = ("full", 1)
+
+
+def kernel_of(
+    op: OpOverload, plan: Callable[..., Plan], make: Callable[[Plan], Tensor]
+) -> Callable[..., Tensor]:
+    """``op``'s kernel: make what ``plan`` says with a backend's ``make``."""
+
+    def kernel(*args: Any, **options: Any) -> Tensor:
+        return make(plan(*args, **options))
+
+    kernel.__name__ = kernel.__qualname__ = op.__name__
+    return kernel
+
+
+def _dtype(op: str, default: dtypes.dtype | None, options: dict[str, Any]) -> dtypes.dtype:
+    """The result dtype ``options`` give (``default``, else the default dtype, if absent)."""
+    check_layout(options.get("layout"), op)
+    if default is None:
+        default = dtypes.get_default_dtype()
+    return dtype_of(options.get("dtype"), default)
+
+
+def _check_draw(fill: tuple[Any, ...], d: dtypes.dtype, op: str) -> None:
+    """PyTorch's dtype and bounds checks of random values (nothing for other fills)."""
+    kind = fill[0]
+    if kind == "uniform":
+        check_uniform(d, "check_uniform_bounds")
+    elif kind == "normal":
+        check_uniform(d, "normal_kernel_cpu")
+    elif kind == "randint":
+        check_randint(fill[1], fill[2], d, op)
+
+
+def _sized(
+    op: str, size: Any, default: dtypes.dtype | None, fill: tuple[Any, ...], options: dict[str, Any]
+) -> Plan:
+    """A ``size``-shaped result of ``fill`` (``zeros``, ``rand``, ``new_empty``, ...)."""
+    d = _dtype(op, default, options)
+    _check_draw(fill, d, op)
+    check_memory_format(options.get("memory_format"), op)
+    return Plan(size_of(size, op), d, fill)
+
+
+def _like(op: str, self: Tensor, fill: tuple[Any, ...], options: dict[str, Any]) -> Plan:
+    """A result shaped and (by default) laid out like ``self``."""
+    d = _dtype(op, self.dtype, options)
+    _check_draw(fill, d, op)
+    shape = tuple(self.shape)
+    strides = like_strides(shape, self.stride(), options.get("memory_format"), op)
+    return Plan(shape, d, fill, strides)
+
+
+def _full(
+    op: str, size: Any, value: Any, default: dtypes.dtype | None, options: dict[str, Any]
+) -> Plan:
+    d = _dtype(op, default, options)
+    return Plan(size_of(size, op), d, ("full", check_fill(value, d, op)))
+
+
+def _full_like(self: Tensor, fill_value: Any, **options: Any) -> Plan:
+    value = check_fill(fill_value, dtype_of(options.get("dtype"), self.dtype), "full_like")
+    return _like("full_like", self, ("full", value), options)
+
+
+def _empty_strided(size: Any, stride: Any, **options: Any) -> Plan:
+    d = _dtype("empty_strided", None, options)
+    shape = size_of(size, "empty_strided")
+    strided_extent(shape, stride, "empty_strided")
+    return Plan(shape, d, _EMPTY, tuple(int(s) for s in stride))
+
+
+def _arange(start: Any, end: Any, step: Any = 1, **options: Any) -> Plan:
+    check_layout(options.get("layout"), "arange")
+    n, d, start, step = arange_plan(start, end, step, options.get("dtype"))
+    return Plan((n,), d, ("arange", start, step))
+
+
+def _linspace(start: Any, end: Any, steps: int, **options: Any) -> Plan:
+    d = _dtype("linspace", None, options)
+    check_steps(steps)
+    return Plan((steps,), d, ("linspace", start, end, steps))
+
+
+def _eye(n: int, m: int, **options: Any) -> Plan:
+    d = _dtype("eye", None, options)
+    check_eye(n, m)
+    return Plan((n, m), d, ("eye",))
+
+
+def _rand(size: Any, *, generator: Any = None, **options: Any) -> Plan:
+    return _sized("rand", size, None, ("uniform", generator), options)
+
+
+def _randn(size: Any, *, generator: Any = None, **options: Any) -> Plan:
+    return _sized("randn", size, None, ("normal", generator), options)
+
+
+def _randint(low: int, high: int, size: Any, *, generator: Any = None, **options: Any) -> Plan:
+    return _sized("randint", size, dtypes.int64, ("randint", low, high, generator), options)
+
+
+def _rand_like(self: Tensor, *, generator: Any = None, **options: Any) -> Plan:
+    return _like("rand_like", self, ("uniform", generator), options)
+
+
+def _randn_like(self: Tensor, *, generator: Any = None, **options: Any) -> Plan:
+    return _like("randn_like", self, ("normal", generator), options)
+
+
+def _randint_high(high: int, size: Any, **options: Any) -> Plan:
+    return _randint(0, high, size, **options)
+
+
+def _randint_like(
+    self: Tensor, low: int, high: int, *, generator: Any = None, **options: Any
+) -> Plan:
+    return _like("randint_like", self, ("randint", low, high, generator), options)
+
+
+aten = ops.aten
+PLANS: dict[OpOverload, Callable[..., Plan]] = {
+    aten.zeros.default: lambda size, **o: _sized("zeros", size, None, _ZEROS, o),
+    aten.ones.default: lambda size, **o: _sized("ones", size, None, _ONES, o),
+    aten.empty.memory_format: lambda size, **o: _sized("empty", size, None, _EMPTY, o),
+    aten.full.default: lambda size, fill_value, **o: _full(
+        "full", size, fill_value, scalar_dtype(fill_value), o
+    ),
+    aten.empty_strided.default: _empty_strided,
+    aten.scalar_tensor.default: lambda s, **o: _full("scalar_tensor", (), s, None, o),
+    aten.arange.default: lambda end, **o: _arange(0, end, 1, **o),
+    aten.arange.start: lambda start, end, **o: _arange(start, end, 1, **o),
+    aten.arange.start_step: _arange,
+    aten.linspace.default: _linspace,
+    aten.eye.default: lambda n, **o: _eye(n, n, **o),
+    aten.eye.m: _eye,
+    aten.rand.default: _rand,
+    aten.rand.generator: _rand,
+    aten.randn.default: _randn,
+    aten.randn.generator: _randn,
+    aten.randint.default: _randint_high,
+    aten.randint.generator: _randint_high,
+    aten.randint.low: _randint,
+    aten.randint.low_generator: _randint,
+    aten.zeros_like.default: lambda self, **o: _like("zeros_like", self, _ZEROS, o),
+    aten.ones_like.default: lambda self, **o: _like("ones_like", self, _ONES, o),
+    aten.empty_like.default: lambda self, **o: _like("empty_like", self, _EMPTY, o),
+    aten.full_like.default: _full_like,
+    aten.rand_like.default: _rand_like,
+    aten.rand_like.generator: _rand_like,
+    aten.randn_like.default: _randn_like,
+    aten.randn_like.generator: _randn_like,
+    aten.randint_like.default: lambda self, high, **o: _randint_like(self, 0, high, **o),
+    aten.randint_like.low_dtype: _randint_like,
+    aten.randint_like.generator: lambda self, high, **o: _randint_like(self, 0, high, **o),
+    aten.randint_like.low_generator_dtype: _randint_like,
+    aten.new_zeros.default: lambda self, size, **o: _sized(
+        "new_zeros", size, self.dtype, _ZEROS, o
+    ),
+    aten.new_ones.default: lambda self, size, **o: _sized("new_ones", size, self.dtype, _ONES, o),
+    aten.new_empty.default: lambda self, size, **o: _sized(
+        "new_empty", size, self.dtype, _EMPTY, o
+    ),
+    aten.new_full.default: lambda self, size, fill_value, **o: _full(
+        "new_full", size, fill_value, self.dtype, o
+    ),
+}

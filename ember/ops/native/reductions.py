@@ -11,7 +11,7 @@ nothing); a dim named twice is a RuntimeError, as in PyTorch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
 from ember.backends.shapes import wrap_dim
@@ -242,6 +242,37 @@ def check_norm_empty(shape: Sequence[int], axes: tuple[int, ...], ord: Any, op: 
                 f"{op} cannot compute the {_fmt_ord(ord)} norm on an empty tensor because the "
                 f"operation does not have an identity (shape {list(shape)})"
             )
+
+
+class VectorNorm(NamedTuple):
+    """What ``linalg.vector_norm`` computes: ``ord`` over ``axes``, giving ``result``."""
+
+    ord: Any
+    axes: tuple[int, ...]
+    keepdim: bool
+    dtype: dtypes.dtype | None  # the ``dtype=`` asked for (the input is cast to it first)
+    result: dtypes.dtype
+
+
+def vector_norm_plan(
+    self: Tensor,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: dtype | None = None,
+) -> VectorNorm:
+    """``linalg.vector_norm``'s arguments, checked, with its result dtype and reduced axes.
+
+    >>> vector_norm_plan(ember.ones(2, 3), 2, 1).axes
+    (1,)
+    """
+    op = "linalg.vector_norm"
+    result = norm_dtype(self.dtype, dtype, op)
+    shape = tuple(self.shape)
+    axes = reduction_axes(shape, dim, op)
+    check_norm_empty(shape, axes, ord, op)
+    return VectorNorm(ord, axes, keepdim, dtype, result)
 
 
 def _fmt_ord(ord: Any) -> str:
