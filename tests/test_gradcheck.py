@@ -257,8 +257,6 @@ def test_single_piece_split_and_unbind() -> None:
 #: ops that take floating tensors but have no derivative formula yet (calling them on a
 #: tensor that requires grad raises "the derivative ... is not implemented")
 KNOWN_WITHOUT_DERIVATIVE = {
-    "aten.lift_fresh.default",
-    "aten.lift_fresh_copy.default",
     "aten.scatter.reduce",
     "aten.scatter.value_reduce",
     "aten.einsum.default",
@@ -268,12 +266,6 @@ KNOWN_WITHOUT_DERIVATIVE = {
     "aten.native_batch_norm_backward.default",
     "aten.embedding_dense_backward.default",
     "aten.nll_loss_backward.default",
-    "aten.clamp.Tensor",
-    "aten.var_mean.correction",
-    "aten.std_mean.correction",
-    "aten.linalg_vector_norm.default",
-    "aten.norm.Scalar",
-    "aten.norm.ScalarOpt_dim",
     "aten.as_strided.default",
 }
 

@@ -401,3 +401,77 @@ nondifferentiable(
         "randint_like", "new_zeros", "new_ones", "new_full", "new_empty")
       for o in getattr(aten, name).overloads() if not getattr(getattr(aten, name), o)._schema.is_out),
 )  # fmt: skip
+
+# ----------------------------------------------------------------------- norms, moments
+
+
+def _vector_norm(
+    g: Any,
+    self: Any,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    result: Any,
+) -> tuple[Any]:  # noqa: A002
+    p = float(ord)
+    gu = unreduce(g, self.shape, dim, keepdim)
+    r = unreduce(result, self.shape, dim, keepdim)
+    if p == 0:
+        return (E.zeros_like(self),)
+    if p == 1:
+        return (gu * self.sign(),)
+    if math.isinf(p):  # shared equally by the elements whose magnitude is the norm
+        mask = self.abs() == r
+        count = mask.sum(_dims(dim, self.ndim), keepdim=True) if self.ndim else mask.sum()
+        return (gu * self.sign() * mask / count,)
+    scale = self / r if p == 2 else self.sign() * (self.abs() / r).pow(p - 1)
+    return (E.where(r == 0, 0.0, gu * scale),)
+
+
+def _var_mean(
+    g: Any, self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> tuple[Any]:
+    gv, gm = g
+    (grad,) = _var(gv, self, dim, correction=correction, keepdim=keepdim)
+    return (grad + unreduce(gm, self.shape, dim, keepdim) / _count(self.shape, dim),)
+
+
+def _std_mean(
+    g: Any,
+    self: Any,
+    dim: Any = None,
+    *,
+    correction: Any = None,
+    keepdim: bool = False,
+    result: Any,
+) -> tuple[Any]:
+    gs, gm = g
+    (grad,) = _std(gs, self, dim, correction=correction, keepdim=keepdim, result=result[0])
+    return (grad + unreduce(gm, self.shape, dim, keepdim) / _count(self.shape, dim),)
+
+
+def _clamp_tensor(g: Any, self: Any, min: Any = None, max: Any = None) -> tuple[Any, Any, Any]:  # noqa: A002
+    inside = E.ones_like(self, dtype=E.bool)
+    if min is not None:
+        inside = inside & (self >= min)
+    if max is not None:
+        inside = inside & (self <= max)
+    # as PyTorch: with min > max the result is max, so max takes the gradient
+    both = min is not None and max is not None
+    grad_min = (
+        None if min is None else E.where((self < min) & ((min < max) if both else True), g, 0.0)
+    )
+    grad_max = (
+        None if max is None else E.where((self > max) | ((max < min) if both else False), g, 0.0)
+    )
+    return (E.where(inside, g, 0.0), grad_min, grad_max)
+
+
+defvjp(aten.linalg_vector_norm.default, _vector_norm)
+defvjp(aten.var_mean.correction, _var_mean)
+defvjp(aten.std_mean.correction, _std_mean)
+defvjp(aten.clamp.Tensor, _clamp_tensor)
+defvjp(aten.lift_fresh.default, lambda g, self: (g,))
+defvjp(aten.lift_fresh_copy.default, lambda g, self: (g,))

@@ -15,6 +15,7 @@ from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
 from ember.autograd.graph import AccumulateGrad, Node
 from ember.dispatch import state
+from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per gradient
@@ -117,7 +118,13 @@ def run_backward(
     loc = state.local
     anomaly = is_anomaly_enabled()
     prev = loc.grad_enabled
+    prev_exclude = loc.exclude
     loc.grad_enabled = create_graph
+    if not create_graph:
+        # grad mode is off: the Autograd key would only pass every formula op through, so
+        # leave it out of the whole pass (hooks see the same: nothing records)
+        loc.exclude = prev_exclude | AUTOGRAD_BIT
+    state.ACTIVE[0] += 1
     try:
         while ready:
             node = ready.pop()
@@ -158,6 +165,8 @@ def run_backward(
             _route(node, results, grads, buffers, deps, ready, owned)
     finally:
         loc.grad_enabled = prev
+        loc.exclude = prev_exclude
+        state.ACTIVE[0] -= 1
     return captured
 
 
