@@ -62,15 +62,31 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         elif cands:
             typed[n] = [(make_matcher(op), op._dispatch) for op in cands]
     at, varargs = _varargs(packet, method)
+    # does any overload take a plain int where the varargs start? (squeeze.dim does; view not)
+    int_there = varargs is not None and any(
+        len(op._schema.positional) > at
+        and op._schema.positional[at].type.base in ("int", "SymInt")
+        and not op._schema.positional[at].type.is_list
+        for op in packet._overloads.values()
+    )
     varargs_op = varargs._dispatch if varargs is not None else None
     fast_get = fast.get
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
             packed = (*args[:at], args[at:])
-            if len(args) > at + 1 and not kwargs:
+            if not kwargs:
+                if len(args) > at + 1 or not int_there:
+                    return varargs_op(*packed)
+                # one int where some overload takes an int (x.squeeze(0): squeeze.dim)
+                op = fast_get(len(args))
+                if op is not None:
+                    return op(*args)
+                for match, dispatch in typed.get(len(args), ()):
+                    if match(args):
+                        return dispatch(*args)
                 return varargs_op(*packed)
-            if len(args) == at + 1:
+            if len(args) == at + 1 and int_there:
                 try:
                     op, a, k = resolve(packet, args, kwargs)
                 except TypeError:
@@ -95,6 +111,18 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     if method:
 
         def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+            # the two commonest calls, without building the argument tuple twice:
+            # x.view(2, 3) (int varargs) and x.sum() (one overload takes this many arguments)
+            if not kwargs:
+                if varargs_op is not None and len(args) > 1 and type(args[0]) is int:
+                    return varargs_op(self, args)
+                op = fast_get(len(args) + 1)
+                if op is not None and (varargs_op is None or not args or type(args[0]) is not int):
+                    try:
+                        return op(self, *args)
+                    except TypeError:
+                        _check_types(packet, (self, *args))
+                        raise
             return call((self, *args), kwargs)
 
         fn = bound
