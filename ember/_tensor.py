@@ -68,6 +68,7 @@ class Tensor:
     grad: Tensor | None = None
     grad_fn: Any = None
     _retains_grad: bool = False
+    _output_nr: int = 0  # which output of its grad_fn this tensor is
 
     _data: Any  # np.ndarray, or ShapeOnlyArray for tensors without data
     _keys: int

@@ -7,9 +7,12 @@ from typing import Any
 
 from ember.dispatch import state
 
+#: how many detect_anomaly blocks are open in any thread (zero: skip the thread-local read)
+OPEN = [0]
+
 
 def is_anomaly_enabled() -> bool:
-    return bool(getattr(state.local, "anomaly", False))
+    return bool(OPEN[0]) and bool(getattr(state.local, "anomaly", False))
 
 
 class detect_anomaly:
@@ -26,9 +29,11 @@ class detect_anomaly:
     def __enter__(self) -> None:
         self._prev.append(getattr(state.local, "anomaly", False))
         state.local.anomaly = self.check_nan or True  # type: ignore[attr-defined]
+        OPEN[0] += 1
 
     def __exit__(self, *exc: Any) -> None:
         state.local.anomaly = self._prev.pop()  # type: ignore[attr-defined]
+        OPEN[0] -= 1
 
 
 def forward_trace() -> str:

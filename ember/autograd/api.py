@@ -138,7 +138,7 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Ha
         hooks = self.__dict__.setdefault("_leaf_hooks", [])
     else:
         per = node.metadata.setdefault("tensor_hooks", {})
-        hooks = per.setdefault(self.__dict__.get("_output_nr", 0), [])
+        hooks = per.setdefault(self._output_nr, [])
     hooks.append(hook)
     return _Handle(hooks, hook)
 
@@ -150,7 +150,7 @@ def _retain_grad(self: Tensor) -> None:
     node = self.grad_fn
     if node is None:
         return  # leaves keep their gradient anyway
-    node.metadata.setdefault("retain", {})[self.__dict__.get("_output_nr", 0)] = weakref.ref(self)
+    node.metadata.setdefault("retain", {})[self._output_nr] = weakref.ref(self)
     self._retains_grad = True
 
 

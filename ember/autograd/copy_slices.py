@@ -72,7 +72,7 @@ def record(
     node.saved = op_node.saved  # their versions are checked when op_node's formula runs
     base.grad_fn = node
     base._keys |= AUTOGRAD_BIT
-    base.__dict__.pop("_output_nr", None)
+    base._output_nr = 0
     _regenerate_view(view, node, base_geom, region)
 
 
@@ -92,4 +92,4 @@ def _regenerate_view(
     node = Node("AsStridedBackward0", backward, ((base_node, 0),), (None,))
     view.grad_fn = node
     view._keys |= AUTOGRAD_BIT
-    view.__dict__.pop("_output_nr", None)
+    view._output_nr = 0

@@ -242,20 +242,19 @@ defvjp(aten.topk.default, lambda g, self, k, dim=-1, largest=True, sorted=True, 
     E.zeros_like(self).scatter(dim, result[1], g[0]) if self.ndim else g[0],))  # fmt: skip
 
 # ----------------------------------------------------------------------- linear algebra
-defvjp(
-    aten.mm.default,
-    lambda g, self, mat2: (_mm_grad(g, mat2.t(), self), _mm_grad(self.t(), g, mat2)),
-)
-defvjp(
-    aten.bmm.default,
-    lambda g, self, mat2: (g.bmm(mat2.transpose(1, 2)), self.transpose(1, 2).bmm(g)),
-)
+# ``needs`` (one flag per tensor input) skips gradients no input wants, e.g. the data batch's
+defvjp(aten.mm.default, lambda g, self, mat2, *, needs: (
+    _mm_grad(g, mat2.t(), self) if needs[0] else None,
+    _mm_grad(self.t(), g, mat2) if needs[1] else None))  # fmt: skip
+defvjp(aten.bmm.default, lambda g, self, mat2, *, needs: (
+    g.bmm(mat2.transpose(1, 2)) if needs[0] else None,
+    self.transpose(1, 2).bmm(g) if needs[1] else None))  # fmt: skip
 defvjp(aten.mv.default, lambda g, self, vec: (g.unsqueeze(1) * vec.unsqueeze(0), self.t().mv(g)))
 defvjp(aten.dot.default, lambda g, self, tensor: (g * tensor, g * self))
-defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1: (
-    g if beta == 1 else g * beta,
-    _mm_grad(g, mat2.t(), mat1) if alpha == 1 else _mm_grad(g, mat2.t(), mat1) * alpha,
-    _mm_grad(mat1.t(), g, mat2) if alpha == 1 else _mm_grad(mat1.t(), g, mat2) * alpha))  # fmt: skip
+defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
+    (g if beta == 1 else g * beta) if needs[0] else None,
+    _times(_mm_grad(g, mat2.t(), mat1), alpha) if needs[1] else None,
+    _times(_mm_grad(mat1.t(), g, mat2), alpha) if needs[2] else None))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -316,6 +315,10 @@ defvjp(aten.fill.Scalar, lambda g, self, value: (_nz(g),))
 defvjp(aten.fill.Tensor, lambda g, self, value: (_nz(g), g.sum()))
 defvjp(aten.zero.default, lambda g, self: (_nz(g),))
 defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repeats),))
+
+
+def _times(x: Any, alpha: Any) -> Any:
+    return x if alpha == 1 else x * alpha
 
 
 def _mm_grad(a: Any, b: Any, like: Any) -> Any:

@@ -112,8 +112,7 @@ class Function:
                 continue
             o._keys |= AUTOGRAD_BIT
             o.grad_fn = node
-            if i:
-                o._output_nr = i  # type: ignore[attr-defined]
+            o._output_nr = i
         return out
 
 

@@ -33,6 +33,10 @@ class VJP:
     #: per output, whether it carries a gradient (None: every floating output does), as
     #: derivatives.yaml's ``output_differentiability`` (layer_norm's mean and rstd do not)
     outputs: tuple[bool, ...] | None = None
+    #: the formula names a ``needs`` parameter: it gets one flag per Tensor parameter saying
+    #: whether that input wants a gradient, to skip the work for those that don't (as
+    #: PyTorch's ``grad_input_mask``); formulas without it compute every gradient
+    wants_needs: bool = False
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
@@ -79,8 +83,9 @@ def defvjp(
         raise ValueError(f"{op} already has a derivative formula")
     params = inspect.signature(formula).parameters
     DERIVATIVES[op] = VJP(
-        op, formula, name or node_name(op), _reads(formula), "result" in params, outputs
-    )
+        op, formula, name or node_name(op), _reads(formula) - {"needs"}, "result" in params,
+        outputs, "needs" in params,
+    )  # fmt: skip
 
 
 def nondifferentiable(*overloads: OpOverload) -> None:

@@ -63,10 +63,22 @@ class Node:
     gradient goes (``None`` for inputs that need none), as PyTorch does.
     """
 
+    # Hooks, the freed flag and metadata are rare: class-level defaults, instance values only
+    # once set (the per-op cost of recording is creating this object).
     __slots__ = (
-        "_name", "backward_fn", "next_functions", "saved", "input_meta", "ctx", "_hooks",
-        "_pre_hooks", "_freed", "_retain_grad_outputs", "metadata", "__weakref__",
-    )  # fmt: skip
+        "_name",
+        "backward_fn",
+        "next_functions",
+        "saved",
+        "input_meta",
+        "ctx",
+        "metadata",
+        "__dict__",
+        "__weakref__",
+    )  # noqa: E501
+    _hooks: list[Callable[..., Any]] | tuple[()] = ()
+    _pre_hooks: list[Callable[..., Any]] | tuple[()] = ()
+    _freed = False
 
     def __init__(
         self,
@@ -82,10 +94,6 @@ class Node:
         self.input_meta = input_meta  # per input: (shape, dtype) to reduce broadcast grads to
         self.saved: list[SavedTensor] = []
         self.ctx = ctx
-        self._hooks: list[Callable[..., Any]] = []
-        self._pre_hooks: list[Callable[..., Any]] = []
-        self._freed = False
-        self._retain_grad_outputs: dict[int, Any] = {}
         self.metadata: dict[str, Any] = {}
 
     def name(self) -> str:
@@ -95,12 +103,16 @@ class Node:
         return f"<{self._name} object at {hex(id(self))}>"
 
     def register_hook(self, fn: Callable[..., Any]) -> Any:
-        self._hooks.append(fn)
-        return _Handle(self._hooks, fn)
+        if not self._hooks:
+            self._hooks = []
+        self._hooks.append(fn)  # type: ignore[union-attr]
+        return _Handle(self._hooks, fn)  # type: ignore[arg-type]
 
     def register_prehook(self, fn: Callable[..., Any]) -> Any:
-        self._pre_hooks.append(fn)
-        return _Handle(self._pre_hooks, fn)
+        if not self._pre_hooks:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)  # type: ignore[union-attr]
+        return _Handle(self._pre_hooks, fn)  # type: ignore[arg-type]
 
     def release(self) -> None:
         """Free saved tensors after backward (unless the graph is retained)."""

@@ -17,12 +17,14 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd import copy_slices
+from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor
 from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
+from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload
 
@@ -49,7 +51,7 @@ def gradient_edge(t: Tensor) -> Edge:
     """Where the gradient of ``t`` goes: its grad_fn, or its leaf accumulator."""
     fn = t.grad_fn
     if fn is not None:
-        return (fn, t.__dict__.get("_output_nr", 0))
+        return (fn, t._output_nr)
     acc = t.__dict__.get("_grad_accumulator")
     if acc is None:
         acc = AccumulateGrad(t)
@@ -233,11 +235,23 @@ def _make_node(
             else ((x.shape, x.dtype) if isinstance(x, Tensor) else None)
             for x, (_, _, is_list) in zip(inputs, info.params, strict=True)
         )
-    else:
-        edges = tuple(gradient_edge(x) if n else None for x, n in zip(inputs, needs, strict=True))
-        meta = tuple((x.shape, x.dtype) if isinstance(x, Tensor) else None for x in inputs)
+    else:  # the common case, unrolled: no generators, no Size objects
+        e_list: list[Any] = []
+        m_list: list[Any] = []
+        for x, n in zip(inputs, needs, strict=True):
+            if n:
+                fn = x.grad_fn
+                e_list.append((fn, x._output_nr) if fn is not None else gradient_edge(x))
+            else:
+                e_list.append(None)
+            if isinstance(x, Tensor):
+                d = x._data
+                m_list.append((d.shape, _FROM_NP[d.dtype]))
+            else:
+                m_list.append(None)
+        edges, meta = tuple(e_list), tuple(m_list)
     node = Node(vjp.name, _run_formula, edges, meta, ctx=(vjp, args, kwargs))
-    if is_anomaly_enabled():
+    if ANOMALY[0] and is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
     saved = node.saved
     for i in _saved_indices(vjp, info):
@@ -265,12 +279,14 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
     if not isinstance(out, (tuple, list)):  # one output: the common case
         md["n_outputs"] = 1
         if isinstance(out, Tensor):
-            md["out_meta"] = ((out.shape, out.dtype),)
-            if out.dtype.category >= 2:
+            d = out._data
+            dt = _FROM_NP[d.dtype]
+            md["out_meta"] = ((d.shape, dt),)
+            if dt.category >= 2:
                 out._keys |= AUTOGRAD_BIT
                 out.grad_fn = node
-                if "_output_nr" in out.__dict__:
-                    del out.__dict__["_output_nr"]
+                if out._output_nr:
+                    out._output_nr = 0
             if vjp.wants_result:
                 md["result"] = out
                 node.saved.append(SavedTensor(out, vjp.name, 0, is_output=True))
@@ -288,10 +304,7 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
         if _differentiable(o) and (flags is None or flags[i]):
             o._keys |= AUTOGRAD_BIT
             o.grad_fn = node
-            if i:
-                o._output_nr = i  # type: ignore[attr-defined]
-            elif "_output_nr" in o.__dict__:
-                del o.__dict__["_output_nr"]
+            o._output_nr = i
     if vjp.wants_result:
         md["result"] = out
         for i, o in enumerate(outs):
@@ -305,6 +318,8 @@ def _run_formula(node: Node, grads: Any) -> Any:
         s.unpack()  # raises if freed or modified in place (NOTE [saved tensor versions])
     md = node.metadata
     g = tuple(grads) if "sequence" in md else grads[0]
+    if vjp.wants_needs:
+        kwargs = {**kwargs, "needs": tuple(e is not None for e in node.next_functions)}
     if vjp.wants_result:
         return vjp.formula(g, *args, result=md["result"], **kwargs)
     return vjp.formula(g, *args, **kwargs)
