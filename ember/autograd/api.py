@@ -9,12 +9,16 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
+from ember.ops.registry import ops
 
 
 def _as_list(x: Any) -> list[Any]:
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+_ONES_LIKE = ops.aten.ones_like.default._dispatch
 
 
 def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
@@ -29,7 +33,7 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                     f"grad can be implicitly created only for scalar outputs (got shape "
                     f"{list(t.shape)}); pass gradient= with the shape of the output"
                 )
-            g = ember.ones_like(t)  # type: ignore[attr-defined]
+            g = _ONES_LIKE(t)  # the op itself: dispatched like any, minus the Python binding
         elif not isinstance(g, Tensor):
             g = ember.tensor(g, dtype=t.dtype)
         elif tuple(g.shape) != tuple(t.shape):

@@ -14,6 +14,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
 from ember.autograd.graph import AccumulateGrad, Node
+from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.ops.registry import ops
@@ -87,8 +88,6 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Backpropagate ``grad_tensors`` from ``tensors``; returns the gradients of ``inputs``
     (when given) instead of, or as well as (``accumulate``), adding them into ``.grad``."""
-    from ember.autograd.kernel import gradient_edge
-
     roots: list[tuple[Node, int, Tensor]] = []
     for t, g in zip(tensors, grad_tensors, strict=True):
         if not t.requires_grad:
@@ -281,6 +280,9 @@ def _deliver(
         ready.append(nxt)
 
 
+_ADD_ = ops.aten.add_.Tensor._dispatch
+
+
 def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -> None:
     """Add ``grad`` into ``t.grad``.
 
@@ -306,7 +308,7 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
     elif create_graph:
         t.grad = t.grad + grad
     else:
-        t.grad.add_(grad)  # type: ignore[attr-defined]
+        _ADD_(t.grad, grad)  # aten.add_.Tensor, dispatched, minus the Python binding
 
 
 def _whole(g: Tensor) -> bool:
