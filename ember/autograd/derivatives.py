@@ -71,7 +71,11 @@ defvjp(aten.cos.default, lambda g, self: (-g * self.sin(),))
 defvjp(aten.tan.default, lambda g, self, *, result: (g * (1 + result * result),))
 defvjp(aten.tanh.default, lambda g, self, *, result: (g * (1 - result * result),))
 defvjp(aten.sigmoid.default, lambda g, self, *, result: (g * result * (1 - result),))
-defvjp(aten.relu.default, lambda g, self, *, result: (E.where(result > 0, g, 0.0),))
+defvjp(
+    aten.relu.default, lambda g, self, *, result: (aten.threshold_backward.default(g, result, 0),)
+)
+defvjp(aten.threshold_backward.default, lambda g, grad_output, self, threshold: (
+    aten.threshold_backward.default(g, self, threshold), _nz(g)))  # fmt: skip
 defvjp(aten.erf.default, lambda g, self: (g * (2 / math.sqrt(math.pi)) * (-self * self).exp(),))
 defvjp(aten.reciprocal.default, lambda g, self, *, result: (-g * result * result,))
 defvjp(aten.square.default, lambda g, self: (2 * g * self,))

@@ -162,6 +162,22 @@ def binary(
     return kernel
 
 
+_TB = POINTWISE["threshold_backward.default"]
+
+
+@impl(aten.threshold_backward.default, CPU)
+def threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Tensor:
+    """``grad_output`` where ``self > threshold``, else 0: relu's backward in one pass."""
+    cdt, rdt = pointwise_dtypes("threshold_backward.default", _TB, (grad_output, self))
+    g, x = arg(grad_output, cdt.np), arg(self, cdt.np)
+    try:
+        r = np.where(x > threshold, g, cdt.np.type(0))
+    except ValueError:
+        broadcast_error("threshold_backward.default", grad_output, self)
+        raise
+    return result(r, rdt.np)
+
+
 # --------------------------------------------------------------------------- add, sub, mul, div
 
 _ADD, _SUB = POINTWISE["add.Tensor"], POINTWISE["sub.Tensor"]

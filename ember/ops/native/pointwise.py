@@ -43,7 +43,7 @@ ONLY_INTEGRAL = FLOATS | COMPLEX  # bitwise ops: integers and bool
 ONLY_FLOAT = NO_BOOL | INTS | COMPLEX
 ONLY_INEXACT = NO_BOOL | INTS
 #: arguments that never take part in promotion
-_NOT_OPERANDS = ("condition", "alpha", "value", "weight")
+_NOT_OPERANDS = ("condition", "alpha", "value", "weight", "threshold")
 _FUNCTION_AND_METHOD = ("function", "method")
 
 
@@ -350,6 +350,9 @@ for _name in ("exp", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "c
     pointwise(f"{_name}(Tensor self) -> Tensor", I2F)
 pointwise("erf(Tensor self) -> Tensor", I2F, unsupported=COMPLEX)
 pointwise("relu(Tensor self) -> Tensor", unsupported=COMPLEX, check=no_bool_relu)
+# relu's backward in PyTorch: the gradient where self > threshold, else 0 (one op, not two)
+pointwise("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+          inplace=False, out=False, unsupported=NO_BOOL_COMPLEX, variants=())  # fmt: skip
 pointwise('gelu(Tensor self, *, str approximate="none") -> Tensor', unsupported=ONLY_FLOAT)
 pointwise("silu(Tensor self) -> Tensor", unsupported=ONLY_INEXACT)
 for _name in ("floor", "ceil", "round", "trunc"):

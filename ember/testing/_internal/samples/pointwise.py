@@ -206,6 +206,15 @@ def pow_scalar_base_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
 
 samples("maximum.default", "minimum.default", "atan2.default", dtypes=ALL_DTYPES)(tensor_pairs)
 
+
+@samples("threshold_backward.default", dtypes=ALL_DTYPES)
+def threshold_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for g, x, name in _shapes(make):
+        yield SampleInput(g, x, 0, name=name)
+    yield SampleInput(make((3, 4)), make((3, 4)), 1.5, name="threshold 1.5")
+    yield SampleInput(make((3, 4)), make((3, 4), dtypes.float64), 0, name="mixed dtypes")
+
+
 # --------------------------------------------------------------------------- comparisons, bits
 
 _CMP = ("eq", "ne", "lt", "le", "gt", "ge")
