@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from ember import dtypes
 from ember.backends.cpu._util import Tensor, as_array, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -25,11 +24,18 @@ from ember.ops.native.nn import (
     MEAN,
     NONE,
     SUM,
+    avg_pool_geometry,
     check_batch_norm,
+    check_dropout,
+    check_embedding,
+    check_indices,
+    check_native_batch_norm,
     check_nll,
+    check_same_size,
     conv_output_shape,
     expand_param,
     layer_norm_axes,
+    loss_dtype,
     pad_shape,
     pool_geometry,
 )
@@ -189,13 +195,18 @@ def _batched(x: np.ndarray) -> np.ndarray:
     return x if x.ndim == 4 else x[None]
 
 
+def _overhang(shape: Sequence[int], k: Any, s: Any, p: Any, d: Any, out: Any) -> list[int]:
+    """How far the last (ceil_mode) window runs past the padded input, per spatial dim."""
+    return [
+        max(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (shape[2 + i] + 2 * p[i]))
+        for i in range(2)
+    ]
+
+
 def _pool_windows(x: np.ndarray, k: Any, s: Any, p: Any, d: Any, out: Any, fill: Any) -> np.ndarray:
     """Windows ``(N, C, OH, OW, kh, kw)`` over ``x`` padded with ``fill`` (right-padded further
     for ceil_mode windows that run past the end)."""
-    extra = [
-        max(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (x.shape[2 + i] + 2 * p[i]))
-        for i in range(2)
-    ]
+    extra = _overhang(x.shape, k, s, p, d, out)
     if any(p) or any(extra):
         widths = [(0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])]
         x = np.pad(x, widths, constant_values=fill)
@@ -266,9 +277,7 @@ def _avg_divisor(size: int, k: int, s: int, p: int, o: int, include_pad: bool) -
 def _avg_div(
     self: Tensor, k: Any, s: Any, p: Any, out: Any, include_pad: bool, divisor_override: int | None
 ) -> Any:
-    if divisor_override is not None:
-        if divisor_override == 0:
-            raise RuntimeError("avg_pool2d: divisor must be not zero")
+    if divisor_override is not None:  # nonzero: checked by avg_pool_geometry
         return divisor_override
     h, w = self.shape[-2], self.shape[-1]
     dh = _avg_divisor(h, k[0], s[0], p[0], out[0], include_pad)
@@ -286,9 +295,9 @@ def avg_pool2d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    k, s, p, d, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d"
-    )  # type: ignore[arg-type]
+    k, s, p, d, out = avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d"
+    )
     x = _batched(self._data)
     win = _pool_windows(x, k, s, p, d, out, 0)
     total = win.sum(axis=(-2, -1), dtype=x.dtype)
@@ -311,14 +320,14 @@ def avg_pool2d_backward(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Tensor:
-    k, s, p, d, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d_backward"
-    )  # type: ignore[arg-type]
+    k, s, p, d, out = avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d_backward"
+    )
     x = _batched(self._data)
     go = _batched(grad_output._data)
     div = _avg_div(self, k, s, p, out, count_include_pad, divisor_override)
     g = (go / np.asarray(div, go.dtype)).astype(x.dtype, copy=False)
-    extra = [max(0, (out[i] - 1) * s[i] + k[i] - (x.shape[2 + i] + 2 * p[i])) for i in range(2)]
+    extra = _overhang(x.shape, k, s, p, d, out)
     padded = (
         x.shape[0],
         x.shape[1],
@@ -406,7 +415,7 @@ def native_batch_norm(
     momentum: float,
     eps: float,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+    check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
     x = input._data
     axes = (0, *range(2, x.ndim))
     dt = x.dtype
@@ -429,11 +438,7 @@ def native_batch_norm(
         out = xc * _channel(invstd, x.ndim)
         save_mean, save_invstd = mean, invstd
     else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(
-                "native_batch_norm: running_mean and running_var must be defined "
-                "in evaluation mode; pass them or use training=True"
-            )
+        assert running_mean is not None and running_var is not None  # check_native_batch_norm
         invstd = (1.0 / np.sqrt(running_var._data + eps)).astype(dt, copy=False)
         out = (x - _channel(running_mean._data.astype(dt, copy=False), x.ndim)) * _channel(
             invstd, x.ndim
@@ -496,14 +501,6 @@ def native_batch_norm_backward(
 # --------------------------------------------------------------------------- embedding
 
 
-def _check_indices(indices: Tensor, op: str) -> None:
-    if indices.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(
-            f"{op}: Expected tensor for argument #1 'indices' to have one of the "
-            f"following scalar types: Long, Int; but got {indices.dtype} instead"
-        )
-
-
 @impl(aten.embedding.default, CPU)
 def embedding(
     weight: Tensor,
@@ -512,9 +509,7 @@ def embedding(
     scale_grad_by_freq: bool = False,
     sparse: bool = False,
 ) -> Tensor:
-    _check_indices(indices, "embedding")
-    if weight.ndim != 2:
-        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+    check_embedding(weight, indices)
     idx = indices._data
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
@@ -530,7 +525,7 @@ def embedding_dense_backward(
     padding_idx: int,
     scale_grad_by_freq: bool,
 ) -> Tensor:
-    _check_indices(indices, "embedding_dense_backward")
+    check_indices(indices, "embedding_dense_backward")
     g = grad_output._data
     idx = indices._data.reshape(-1)
     rows = g.reshape(idx.size, -1)
@@ -610,16 +605,9 @@ def nll_loss_backward(
     return wrap(res.reshape(self.shape))
 
 
-def _loss_dtype(self: Tensor, target: Tensor, op: str) -> np.dtype[Any]:
-    d = dtypes.promote_types(self.dtype, target.dtype)
-    if not d.is_floating_point:
-        raise RuntimeError(f"{op}: \"{op}_out\" not implemented for '{d}'; pass floating tensors")
-    return d.np
-
-
 @impl(aten.mse_loss.default, CPU)
 def mse_loss(self: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
-    dt = _loss_dtype(self, target, "mse")
+    dt = loss_dtype(self, target, "mse").np
     diff = self._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
     return wrap(_reduce(diff * diff, reduction))
 
@@ -632,11 +620,7 @@ def binary_cross_entropy_with_logits(
     pos_weight: Tensor | None = None,
     reduction: int = MEAN,
 ) -> Tensor:
-    if tuple(self.shape) != tuple(target.shape):
-        raise RuntimeError(
-            f"binary_cross_entropy_with_logits: Target size ({list(target.shape)}) "
-            f"must be the same as input size ({list(self.shape)})"
-        )
+    check_same_size(self, target, "binary_cross_entropy_with_logits")
     x, t = self._data, target._data
     with _quiet():
         sp = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # softplus(-x) = -log_sigmoid(x)
@@ -670,13 +654,10 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
 
 @impl(aten.native_dropout.default, CPU)
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    check_dropout(p, train)
     x = input._data
     if train is False:
         return wrap(x.copy()), wrap(np.ones(x.shape, np.bool_))
-    if not 0.0 <= p <= 1.0:
-        raise RuntimeError(
-            f"native_dropout: dropout probability has to be between 0 and 1, but got {p}"
-        )
     mask = _generator(None).random(x.shape, dtype=np.float32) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     return wrap((x * mask * np.asarray(scale, x.dtype)).astype(x.dtype, copy=False)), wrap(mask)

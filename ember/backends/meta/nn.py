@@ -15,10 +15,17 @@ from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native.nn import (
     NONE,
+    avg_pool_geometry,
     check_batch_norm,
+    check_dropout,
+    check_embedding,
+    check_indices,
+    check_native_batch_norm,
     check_nll,
+    check_same_size,
     conv_output_shape,
     layer_norm_axes,
+    loss_dtype,
     pad_shape,
     pool_geometry,
 )
@@ -121,9 +128,9 @@ def avg_pool2d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    *_, out = pool_geometry(self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")  # type: ignore[arg-type]
-    if divisor_override == 0:
-        raise RuntimeError("avg_pool2d: divisor must be not zero")
+    *_, out = avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d"
+    )
     return _new(_pool_shape(self, out), self.dtype)
 
 
@@ -138,7 +145,9 @@ def avg_pool2d_backward(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Tensor:
-    pool_geometry(self.shape, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d_backward")  # type: ignore[arg-type]
+    avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d_backward"
+    )
     return _like(self)
 
 
@@ -185,12 +194,7 @@ def native_batch_norm(
     momentum: float,
     eps: float,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    c = check_batch_norm(input, (weight, bias, running_mean, running_var), training)
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError(
-            "native_batch_norm: running_mean and running_var must be defined "
-            "in evaluation mode; pass them or use training=True"
-        )
+    c = check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
     n = c if training else 0
     return _like(input), _new((n,), input.dtype), _new((n,), input.dtype)
 
@@ -216,14 +220,6 @@ def native_batch_norm_backward(
     )
 
 
-def _check_indices(indices: Tensor, op: str) -> None:
-    if indices.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(
-            f"{op}: Expected tensor for argument #1 'indices' to have one of the "
-            f"following scalar types: Long, Int; but got {indices.dtype} instead"
-        )
-
-
 @impl(aten.embedding.default, Meta)
 def embedding(
     weight: Tensor,
@@ -232,9 +228,7 @@ def embedding(
     scale_grad_by_freq: bool = False,
     sparse: bool = False,
 ) -> Tensor:
-    _check_indices(indices, "embedding")
-    if weight.ndim != 2:
-        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+    check_embedding(weight, indices)
     return _new((*indices.shape, weight.shape[1]), weight.dtype)
 
 
@@ -246,7 +240,7 @@ def embedding_dense_backward(
     padding_idx: int,
     scale_grad_by_freq: bool,
 ) -> Tensor:
-    _check_indices(indices, "embedding_dense_backward")
+    check_indices(indices, "embedding_dense_backward")
     return _new((num_weights, grad_output.shape[-1]), grad_output.dtype)
 
 
@@ -279,9 +273,7 @@ def _broadcast(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 @impl(aten.mse_loss.default, Meta)
 def mse_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
-    d = dtypes.promote_types(self.dtype, target.dtype)
-    if not d.is_floating_point:
-        raise RuntimeError(f"mse: \"mse_out\" not implemented for '{d}'; pass floating tensors")
+    d = loss_dtype(self, target, "mse")
     shape = _broadcast(self.shape, target.shape) if reduction == NONE else ()
     return _new(shape, d)
 
@@ -294,11 +286,7 @@ def binary_cross_entropy_with_logits(
     pos_weight: Tensor | None = None,
     reduction: int = 1,
 ) -> Tensor:
-    if tuple(self.shape) != tuple(target.shape):
-        raise RuntimeError(
-            f"binary_cross_entropy_with_logits: Target size ({list(target.shape)}) "
-            f"must be the same as input size ({list(self.shape)})"
-        )
+    check_same_size(self, target, "binary_cross_entropy_with_logits")
     return _new(tuple(self.shape) if reduction == NONE else (), self.dtype)
 
 
@@ -309,10 +297,7 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
 
 @impl(aten.native_dropout.default, Meta)
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
-    if train is not False and not 0.0 <= p <= 1.0:
-        raise RuntimeError(
-            f"native_dropout: dropout probability has to be between 0 and 1, but got {p}"
-        )
+    check_dropout(p, train)
     return _like(input), _new(tuple(input.shape), dtypes.bool_)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Self
 
 from ember._tensor import Tensor
 from ember.nn.modules.module import Module, _addindent
@@ -24,7 +24,37 @@ def _index(idx: Any, n: int, what: str) -> int:
     return i % n
 
 
-class Sequential(Module):
+class _Indexed(Module):
+    """What ``Sequential`` and ``ModuleList`` share: children registered as ``"0"``, ``"1"``..."""
+
+    def _renumber(self, modules: Iterable[Any]) -> None:
+        # PyTorch renumbers so indices stay 0..n-1
+        items = list(modules)
+        self._modules.clear()
+        self._modules.update((str(i), m) for i, m in enumerate(items))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())  # type: ignore[arg-type]
+
+    def __dir__(self) -> list[str]:
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, module: Module) -> Self:
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at ``key``."""
+        v = self[key]  # type: ignore[index]
+        del self[key]  # type: ignore[attr-defined]
+        return v  # type: ignore[no-any-return]
+
+
+class Sequential(_Indexed):
     """Modules applied in order, each to the previous one's output.
 
     >>> net = ember.nn.Sequential(ember.nn.Linear(2, 3), ember.nn.ReLU())
@@ -58,24 +88,7 @@ class Sequential(Module):
         )
         for key in doomed:
             del self._modules[key]
-        # PyTorch renumbers so indices stay 0..n-1
-        items = list(self._modules.values())
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(items))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())  # type: ignore[arg-type]
-
-    def __dir__(self) -> list[str]:
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def append(self, module: Module) -> Sequential:
-        """Add ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
+        self._renumber(self._modules.values())
 
     def extend(self, modules: Iterable[Module]) -> Sequential:
         """Append each of ``modules``; returns self."""
@@ -93,15 +106,8 @@ class Sequential(Module):
         index %= n + 1
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(items))
+        self._renumber(items)
         return self
-
-    def pop(self, key: int | slice) -> Module:
-        """Remove and return the module at ``key``."""
-        v = self[key]
-        del self[key]
-        return v
 
     def forward(self, input: Any) -> Any:  # noqa: A002 - PyTorch's parameter name
         for module in self._modules.values():
@@ -109,7 +115,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Indexed):
     """A list of modules, registered so their parameters are found; no ``forward``.
 
     >>> layers = ember.nn.ModuleList([ember.nn.Linear(2, 2) for _ in range(3)])
@@ -136,29 +142,13 @@ class ModuleList(Module):
                 del self._modules[str(k)]
         else:
             del self._modules[str(_index(idx, len(self), "ModuleList"))]
-        items = list(self._modules.values())
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(items))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())  # type: ignore[arg-type]
+        self._renumber(self._modules.values())
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         return ModuleList([*self, *other])
-
-    def __dir__(self) -> list[str]:
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def append(self, module: Module) -> ModuleList:
-        """Add ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Append each of ``modules``; returns self."""
@@ -175,14 +165,7 @@ class ModuleList(Module):
         """Put ``module`` before position ``index``."""
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        self._modules.update((str(i), m) for i, m in enumerate(items))
-
-    def pop(self, key: int | slice) -> Module:
-        """Remove and return the module at ``key``."""
-        v = self[key]
-        del self[key]
-        return v
+        self._renumber(items)
 
     def __repr__(self) -> str:
         # Runs of modules with identical reprs print once, as "(first-last): n x ...".
@@ -202,7 +185,33 @@ class ModuleList(Module):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
-class ModuleDict(Module):
+class _Keyed(Module):
+    """What ``ModuleDict`` and ``ParameterDict`` share: a dict-like view of ``_entries``."""
+
+    @property
+    def _entries(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def keys(self) -> Iterable[str]:
+        return self._entries.keys()
+
+    def pop(self, key: str) -> Any:
+        """Remove and return the entry under ``key``."""
+        v = self[key]  # type: ignore[index]
+        del self[key]  # type: ignore[attr-defined]
+        return v
+
+
+class ModuleDict(_Keyed):
     """An ordered dict of modules, registered under their keys.
 
     >>> d = ember.nn.ModuleDict({"enc": ember.nn.Linear(2, 2)}); list(d.keys())
@@ -223,27 +232,13 @@ class ModuleDict(Module):
     def __delitem__(self, key: str) -> None:
         del self._modules[key]
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._modules
+    @property
+    def _entries(self) -> dict[str, Any]:
+        return self._modules
 
     def clear(self) -> None:
         """Remove every module."""
         self._modules.clear()
-
-    def pop(self, key: str) -> Module:
-        """Remove and return the module under ``key``."""
-        v = self[key]
-        del self[key]
-        return v
-
-    def keys(self) -> Iterable[str]:
-        return self._modules.keys()
 
     def items(self) -> Iterable[tuple[str, Module]]:
         return self._modules.items()  # type: ignore[return-value]
@@ -264,10 +259,18 @@ class ModuleDict(Module):
             self[pair[0]] = pair[1]
 
 
-def _param_summary(p: Tensor) -> str:
-    size = "x".join(str(s) for s in p.shape)
-    kind = "Parameter containing" if isinstance(p, Parameter) else "Tensor"
-    return f"{kind}: [ember.{p.dtype.name} of size {size}]"
+def _param_summary(pairs: Iterable[tuple[Any, Any]]) -> str:
+    """``extra_repr`` of the parameter containers: one ``(key): summary`` line an entry."""
+    lines = []
+    for k, p in pairs:
+        if isinstance(p, Tensor):
+            size = "x".join(str(s) for s in p.shape)
+            kind = "Parameter containing" if isinstance(p, Parameter) else "Tensor"
+            text = f"{kind}: [ember.{p.dtype.name} of size {size}]"
+        else:
+            text = type(p).__name__
+        lines.append(f"  ({k}): {text}")
+    return "\n".join(lines)
 
 
 class ParameterList(Module):
@@ -324,14 +327,10 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        lines = []
-        for i, p in enumerate(self):
-            text = _param_summary(p) if isinstance(p, Tensor) else type(p).__name__
-            lines.append(f"  ({i}): {text}")
-        return "\n".join(lines)
+        return _param_summary(enumerate(self))
 
 
-class ParameterDict(Module):
+class ParameterDict(_Keyed):
     """An ordered dict of parameters (tensors are wrapped as ``Parameter``).
 
     >>> list(ember.nn.ParameterDict({"w": ember.ones(2)}).keys())
@@ -359,29 +358,15 @@ class ParameterDict(Module):
         del self._keys[key]
         delattr(self, key)
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._keys
-
-    def keys(self) -> Iterable[str]:
-        return self._keys.keys()
+    @property
+    def _entries(self) -> dict[str, Any]:
+        return self._keys
 
     def items(self) -> Iterable[tuple[str, Any]]:
         return ((k, self[k]) for k in self._keys)
 
     def values(self) -> Iterable[Any]:
         return (self[k] for k in self._keys)
-
-    def pop(self, key: str) -> Any:
-        """Remove and return the entry under ``key``."""
-        v = self[key]
-        del self[key]
-        return v
 
     def update(self, parameters: Any) -> None:
         """Add (or replace) entries from a mapping or an iterable of (key, value) pairs."""
@@ -390,8 +375,4 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self) -> str:
-        lines = []
-        for k, p in self.items():
-            text = _param_summary(p) if isinstance(p, Tensor) else type(p).__name__
-            lines.append(f"  ({k}): {text}")
-        return "\n".join(lines)
+        return _param_summary(self.items())

@@ -9,7 +9,17 @@ from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
 
-class MaxPool2d(Module):
+class _Pool2d(Module):
+    """The window both pooling layers keep: ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: Any, stride: Any, padding: Any) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+
+
+class MaxPool2d(_Pool2d):
     """2-d max pooling.
 
     >>> ember.nn.MaxPool2d(2)(ember.ones(1, 1, 4, 4)).shape
@@ -25,10 +35,8 @@ class MaxPool2d(Module):
         return_indices: bool = False,
         ceil_mode: bool = False,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
+        super().__init__(kernel_size, stride, padding)
+        self.dilation = dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
@@ -49,7 +57,7 @@ class MaxPool2d(Module):
         )
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_Pool2d):
     """2-d average pooling.
 
     >>> ember.nn.AvgPool2d(2)(ember.ones(1, 1, 4, 4)).shape
@@ -65,10 +73,8 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override: int | None = None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
+        super().__init__(kernel_size, stride, padding)
+        self.ceil_mode = ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:

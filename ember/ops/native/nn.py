@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import bool_, int64
+from ember.dtypes import bool_, dtype, int32, int64, promote_types
 from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.registry import ops
@@ -27,139 +27,73 @@ if TYPE_CHECKING:
 
 _FN = ("function",)
 
-define(
+# Every nn op is a function only (``torch.nn.functional`` holds the public fronts).
+_SCHEMAS = (
     "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
     "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
-    variants=_FN,
-)
-define(
-    "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
-    "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
-    "SymInt[] output_padding, "
-    "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
-    variants=_FN,
-)
-define(
+    "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, "
+    "SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, "
+    "bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
     "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], "
     "SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor",
-    variants=_FN,
-)
-define(
-    "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
-    "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
-    variants=_FN,
-)
-define(
+    "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], "
+    "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
     "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
     "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
-    variants=_FN,
-)
-define(
     "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
-    variants=_FN,
-)
-define(
     "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
     "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
-    variants=_FN,
-)
-define(
     "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
     "int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
-    variants=_FN,
-)
-define(
     "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, "
     "float eps) -> (Tensor, Tensor, Tensor)",
-    variants=_FN,
-)
-define(
     "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
     "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> "
     "(Tensor, Tensor, Tensor)",
-    variants=_FN,
-)
-define(
-    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
-    "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
-    variants=_FN,
-)
-define(
+    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, "
+    "Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
     "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
-    "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
-    variants=_FN,
-)
-define(
+    "Tensor? running_var, bool training, float momentum, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
     "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, "
     "Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, "
     "bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
-    variants=_FN,
-)
-define(
     "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
-    "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
-    variants=_FN,
-)
-define(
+    "Tensor? running_var, bool training, float momentum, float eps, "
+    "bool cudnn_enabled) -> Tensor",
     "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, "
     "bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
-    variants=_FN,
-)
-define(
     "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, "
     "SymInt padding_idx, bool scale_grad_by_freq) -> Tensor",
-    variants=_FN,
-)
-define(
     "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, "
     "SymInt ignore_index) -> (Tensor output, Tensor total_weight)",
-    variants=_FN,
-)
-define(
     "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, "
     "int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor",
-    variants=_FN,
-)
-define(
     "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
     "SymInt ignore_index=-100) -> Tensor",
-    variants=_FN,
-)
-define(
     "nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
     "SymInt ignore_index=-100) -> Tensor",
-    variants=_FN,
-)
-define(
     "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
     "SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor",
-    variants=_FN,
-)
-define("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=_FN)
-define("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", variants=_FN)
-define(
+    "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+    "l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
     "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, "
     "Tensor? pos_weight=None, int reduction=1) -> Tensor",
-    variants=_FN,
+    "one_hot(Tensor self, int num_classes=-1) -> Tensor",
+    "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+    "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor",
+    "dropout(Tensor input, float p, bool train) -> Tensor",
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+    "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, "
+    "bool enable_gqa=False) -> Tensor",
 )
-define("one_hot(Tensor self, int num_classes=-1) -> Tensor", variants=_FN)
-define("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", variants=_FN)
-define(
-    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor', variants=_FN
-)
-define("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", variants=_FN)
-define(
-    "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", variants=_FN
-)
-define("dropout(Tensor input, float p, bool train) -> Tensor", variants=_FN)
-define("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", variants=_FN)
-define(
-    "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
-    "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) "
-    "-> Tensor",
-    variants=_FN,
-)
+for _schema in _SCHEMAS:
+    define(_schema, variants=_FN)
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -290,6 +224,22 @@ def pool_geometry(
     return k, s, p, d, (out[0], out[1])  # type: ignore[return-value]
 
 
+def avg_pool_geometry(
+    shape: Sequence[int],
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    ceil_mode: bool,
+    divisor_override: int | None,
+    op: str,
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """``pool_geometry`` of ``avg_pool2d`` (dilation 1), also rejecting ``divisor_override=0``."""
+    geometry = pool_geometry(shape, kernel_size, stride, padding, (1, 1), ceil_mode, op)
+    if divisor_override == 0:
+        raise RuntimeError("avg_pool2d: divisor must be not zero")
+    return geometry
+
+
 def layer_norm_axes(input: Tensor, normalized_shape: Sequence[int], weight: Any, bias: Any) -> int:
     """The first normalized axis of ``native_layer_norm``; raises PyTorch's shape errors."""
     ns = tuple(normalized_shape)
@@ -332,6 +282,40 @@ def check_batch_norm(input: Tensor, tensors: Sequence[Any], training: bool) -> i
     return c
 
 
+def check_native_batch_norm(
+    input: Tensor,
+    weight: Any,
+    bias: Any,
+    running_mean: Any,
+    running_var: Any,
+    training: bool,
+) -> int:
+    """``check_batch_norm`` of the forward op; evaluation mode also needs the running stats."""
+    c = check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "native_batch_norm: running_mean and running_var must be defined "
+            "in evaluation mode; pass them or use training=True"
+        )
+    return c
+
+
+def check_indices(indices: Tensor, op: str) -> None:
+    """Embedding indices must be int64 or int32."""
+    if indices.dtype not in (int64, int32):
+        raise RuntimeError(
+            f"{op}: Expected tensor for argument #1 'indices' to have one of the "
+            f"following scalar types: Long, Int; but got {indices.dtype} instead"
+        )
+
+
+def check_embedding(weight: Tensor, indices: Tensor) -> None:
+    """Dtype and shape checks of ``embedding`` (index bounds are checked by the kernel)."""
+    check_indices(indices, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+
+
 def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None:
     """Shape and dtype checks of ``nll_loss_forward`` (values are checked by the kernel)."""
     op = "nll_loss_forward"
@@ -361,6 +345,31 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
         )
     if reduction not in (NONE, MEAN, SUM):
         raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
+
+
+def loss_dtype(self: Tensor, target: Tensor, op: str) -> dtype:
+    """The promoted dtype of a pointwise loss; integral dtypes raise as on PyTorch."""
+    d = promote_types(self.dtype, target.dtype)
+    if not d.is_floating_point:
+        raise RuntimeError(f"{op}: \"{op}_out\" not implemented for '{d}'; pass floating tensors")
+    return d
+
+
+def check_same_size(self: Tensor, target: Tensor, op: str) -> None:
+    """``target`` must have the shape of ``self`` (no broadcasting)."""
+    if tuple(self.shape) != tuple(target.shape):
+        raise RuntimeError(
+            f"{op}: Target size ({list(target.shape)}) "
+            f"must be the same as input size ({list(self.shape)})"
+        )
+
+
+def check_dropout(p: float, train: bool | None) -> None:
+    """``native_dropout`` takes a probability in [0, 1] (unchecked when ``train`` is False)."""
+    if train is not False and not 0.0 <= p <= 1.0:
+        raise RuntimeError(
+            f"native_dropout: dropout probability has to be between 0 and 1, but got {p}"
+        )
 
 
 def pad_shape(shape: Sequence[int], pad: Sequence[int]) -> tuple[int, ...]:
