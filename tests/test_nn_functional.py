@@ -227,3 +227,24 @@ def test_errors() -> None:
         F.binary_cross_entropy_with_logits(ember.ones(2, 3), ember.ones(3))
     with pytest.raises(RuntimeError):
         F.conv2d(ember.ones(1, 3, 5, 5), ember.ones(2, 2, 3, 3))
+
+
+@requires_torch
+@pytest.mark.parametrize("fn", ["mse_loss", "l1_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_weighted_pointwise_losses_match_torch(fn: str, reduction: str) -> None:
+    """A weighted mean is sum(w * loss) / sum(w), as in PyTorch (not mean(w * loss))."""
+    rng = np.random.default_rng(7)
+    x, y, w = (rng.standard_normal((2, 3)) for _ in range(3))
+    w = np.abs(w)
+    ours = getattr(ember.nn.functional, fn)(
+        ember.tensor(x), ember.tensor(y), reduction=reduction, weight=ember.tensor(w)
+    )
+    theirs = getattr(torch.nn.functional, fn)(
+        torch.tensor(x), torch.tensor(y), reduction=reduction, weight=torch.tensor(w)
+    )
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="same size"):
+        getattr(ember.nn.functional, fn)(
+            ember.tensor(x), ember.tensor(y), weight=ember.tensor(w[0])
+        )

@@ -12,6 +12,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.dtypes import bool_
+from ember.ops.native.nn import reduce_loss
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -46,7 +47,9 @@ __all__ = [
 ]
 
 
-def _reduction(reduction: str, op: str) -> int:
+def _reduction(reduction: str, op: str, size_average: Any = None, reduce: Any = None) -> int:
+    """The aten enum of ``reduction``, or of the legacy ``size_average``/``reduce`` flags."""
+    reduction = _legacy(size_average, reduce, reduction)
     try:
         return _REDUCTIONS[reduction]
     except KeyError:
@@ -361,7 +364,7 @@ def nll_loss(
     >>> F.nll_loss(ember.tensor([[-1.0, -2.0]]), ember.tensor([1]))
     tensor(2.)
     """
-    r = _reduction(_legacy(size_average, reduce, reduction), "nll_loss")
+    r = _reduction(reduction, "nll_loss", size_average, reduce)
     return aten.nll_loss_nd.default(input, target, weight, r, ignore_index)
 
 
@@ -380,7 +383,7 @@ def cross_entropy(
     >>> F.cross_entropy(ember.tensor([[0.0, 0.0]]), ember.tensor([1]))
     tensor(0.6931)
     """
-    r = _reduction(_legacy(size_average, reduce, reduction), "cross_entropy")
+    r = _reduction(reduction, "cross_entropy", size_average, reduce)
     return aten.cross_entropy_loss.default(input, target, weight, r, ignore_index, label_smoothing)
 
 
@@ -397,11 +400,8 @@ def mse_loss(
     >>> F.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(2.)
     """
-    r = _reduction(_legacy(size_average, reduce, reduction), "mse_loss")
-    if weight is not None:
-        d = input - target
-        return _reduce(d * d * weight, r)
-    return aten.mse_loss.default(input, target, r)
+    r = _reduction(reduction, "mse_loss", size_average, reduce)
+    return _pointwise_loss("mse_loss", input, target, r, weight)
 
 
 def l1_loss(
@@ -417,14 +417,26 @@ def l1_loss(
     >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(1.)
     """
-    r = _reduction(_legacy(size_average, reduce, reduction), "l1_loss")
-    if weight is not None:
-        return _reduce((input - target).abs() * weight, r)
-    return aten.l1_loss.default(input, target, r)
+    r = _reduction(reduction, "l1_loss", size_average, reduce)
+    return _pointwise_loss("l1_loss", input, target, r, weight)
 
 
-def _reduce(loss: Tensor, r: int) -> Tensor:
-    return loss.mean() if r == 1 else loss.sum() if r == 2 else loss
+def _pointwise_loss(
+    op: str, input: Tensor, target: Tensor, r: int, weight: Tensor | None
+) -> Tensor:
+    """``mse_loss`` or ``l1_loss``: the aten op, or composed when a ``weight`` scales it."""
+    if weight is None:
+        return getattr(aten, op).default(input, target, r)  # type: ignore[no-any-return]
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(
+            f"{op}: Weights and input must have the same size, got {list(weight.shape)} and "
+            f"{list(input.shape)}"
+        )
+    d = input - target
+    loss = (d * d if op == "mse_loss" else d.abs()) * weight
+    if r == 1:  # mean: a weighted mean, as PyTorch (sum(w * l) / sum(w))
+        return loss.sum() / weight.sum()
+    return reduce_loss(loss, r)
 
 
 def binary_cross_entropy_with_logits(
@@ -441,7 +453,7 @@ def binary_cross_entropy_with_logits(
     >>> F.binary_cross_entropy_with_logits(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.6931)
     """
-    r = _reduction(_legacy(size_average, reduce, reduction), "binary_cross_entropy_with_logits")
+    r = _reduction(reduction, "binary_cross_entropy_with_logits", size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
             f"Target size ({list(target.shape)}) must be the same as input size "
