@@ -45,7 +45,11 @@ def fallthrough_kernel() -> None:
 
 
 def dispatch_key(key: DispatchKey | str) -> DispatchKey:
-    """A DispatchKey from its name (``"CPU"``), a device type (``"cpu"``) or itself."""
+    """A DispatchKey from its name (``"CPU"``), a device type (``"cpu"``) or itself.
+
+    >>> ember.library.dispatch_key("meta")
+    <DispatchKey.Meta: 2>
+    """
     if isinstance(key, DispatchKey):
         return key
     found = _DEVICE_KEYS.get(key)
@@ -59,7 +63,11 @@ def dispatch_key(key: DispatchKey | str) -> DispatchKey:
 
 
 def get_op(name: str | OpOverload, namespace: str = "aten") -> OpOverload:
-    """The OpOverload for ``"add.Tensor"``, ``"aten::add.Tensor"`` or ``"ns::op"``."""
+    """The OpOverload for ``"add.Tensor"``, ``"aten::add.Tensor"`` or ``"ns::op"``.
+
+    >>> ember.library.get_op("aten::add.Tensor")
+    <OpOverload(op='aten.add', overload='Tensor')>
+    """
     if isinstance(name, OpOverload):
         return name
     if isinstance(name, registry.OpOverloadPacket):
@@ -75,6 +83,12 @@ def get_op(name: str | OpOverload, namespace: str = "aten") -> OpOverload:
 
 class Library:
     """A group of op definitions and kernel registrations, undone together by ``_destroy``.
+
+    >>> with ember.library.Library("demo", "DEF") as lib:
+    ...     lib.define("twice(Tensor x) -> Tensor")
+    ...     lib.impl("twice", lambda x: x * 2, "CPU")
+    ...     ember.ops.demo.twice(ember.ones(2))
+    tensor([2., 2.])
 
     ``kind`` is ``"DEF"`` (define new ops in namespace ``ns``), ``"IMPL"`` (register kernels
     for existing ops) or ``"FRAGMENT"`` (both, in a namespace defined elsewhere).

@@ -62,7 +62,11 @@ class FunctionCtx:
 
 class Function:
     """Base class of ops with a hand-written backward: subclass, define ``forward`` and
-    ``backward`` as static methods, call ``apply``."""
+    ``backward`` as static methods, call ``apply`` (full example: this module's docstring).
+
+    >>> y = Square.apply(ember.tensor([3.0], requires_grad=True)); y.backward(); y.grad_fn
+    <SquareBackward object at ...>
+    """
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:

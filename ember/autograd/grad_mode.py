@@ -25,6 +25,11 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode`` block is active in this thread.
+
+    >>> ember.is_inference_mode_enabled()
+    False
+    """
     return state.local.inference_mode
 
 
@@ -66,7 +71,11 @@ class no_grad(_GradModeSwitch):
 
 
 class enable_grad(_GradModeSwitch):
-    """Turn graph recording back on inside a ``no_grad`` block."""
+    """Turn graph recording back on inside a ``no_grad`` block.
+
+    >>> with ember.no_grad(), ember.enable_grad(): (x * 2).requires_grad
+    True
+    """
 
     enabled = True
 
