@@ -17,6 +17,7 @@ from ember.autograd.graph import AccumulateGrad, Node
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per gradient
@@ -242,9 +243,16 @@ def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:
     """Whether a node's output gradient is a tensor only this edge will ever hold: not one of
     the gradients the node received (identity formulas pass those on), not returned twice.
     NOTE [stealing gradients]"""
-    if sum(r is grad for r in results) != 1:
+    seen = 0
+    for r in results:  # loops, not generators: this runs for every edge of every node
+        if r is grad:
+            seen += 1
+    if seen != 1:
         return False
-    return not any(g is grad for g in incoming)
+    for g in incoming:
+        if g is grad:
+            return False
+    return True
 
 
 def _deliver(
@@ -261,7 +269,8 @@ def _deliver(
     record in ``owned`` the buffers no one else holds (NOTE [stealing gradients])."""
     nxt, nr = edge
     if g is not None:
-        if meta is not None and (meta[1] is not g.dtype or meta[0] != g.shape):
+        d = g._data  # shape and dtype straight from the array: no Size, no dtype property
+        if meta is not None and (meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape):
             g = _sum_to(g, meta[0], meta[1])
             own = True
         buf = buffers.get(nxt)
