@@ -21,7 +21,9 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.ops.binding import (
     _fits_arity,
+    canonical,
     invalid_arguments_message,
+    keyword_route,
     make_matcher,
     matches,
     resolve,
@@ -71,6 +73,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     )
     varargs_op = varargs._dispatch if varargs is not None else None
     fast_get = fast.get
+    kw_routes: dict[tuple[int, tuple[str, ...]], list[Any]] = {}
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
@@ -105,6 +108,17 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             for match, dispatch in typed.get(len(args), ()):
                 if match(args):
                     return dispatch(*args)
+        else:
+            route = kw_routes.get((len(args), tuple(kwargs)))
+            if route is None:
+                route = kw_routes[(len(args), tuple(kwargs))] = keyword_route(
+                    packet, len(args), tuple(kwargs)
+                )
+            for match, op, canon in route:
+                if match(args, kwargs):
+                    if canon:
+                        args, kwargs = canonical(op, args, kwargs)
+                    return op._dispatch(*args, **kwargs)
         op, args, kwargs = resolve(packet, args, kwargs)
         return op(*args, **kwargs)
 

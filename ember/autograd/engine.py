@@ -21,21 +21,21 @@ from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per gradient
-_RESHAPE = ops.aten.reshape.default
+_VIEW = ops.aten.view.default
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
     """Reduce a broadcast gradient to ``shape`` and cast it to ``dtype``."""
-    gshape = tuple(grad.shape)
+    gshape = grad._data.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
-        dims = list(range(lead)) + [
-            lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1
-        ]
-        if dims:
-            grad = _SUM(grad, dims, True)
-        if lead or tuple(grad.shape) != shape:
-            grad = _RESHAPE(grad, shape)
+        kept = [lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1]
+        if kept:
+            grad = _SUM(grad, list(range(lead)) + kept, True)
+        elif lead > 0:  # only leading dims to drop (a bias's gradient): no view after
+            grad = _SUM(grad, list(range(lead)), False)
+        if grad._data.shape != shape:
+            grad = _VIEW(grad, shape)
     if grad.dtype is not dtype:
         grad = grad.to(dtype)  # type: ignore[attr-defined]
     return grad
@@ -322,6 +322,9 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
 
 def _whole(g: Tensor) -> bool:
     """Contiguous and covering all of its storage (a view only in name, e.g. ``x.t().t()``)."""
+    d = g._data
+    if g._base is None and d.flags.c_contiguous and d.base is None:
+        return True  # the common case: a fresh result that owns its array
     if not g.is_contiguous() or g.storage_offset():
         return False
     base = g._base

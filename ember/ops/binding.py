@@ -265,3 +265,35 @@ def make_matcher(op: OpOverload) -> Any:
     lines.append("    return True")
     exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
     return scope["match"]
+
+
+def keyword_route(
+    packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]
+) -> list[tuple[Any, Any, bool]]:
+    """For calls with ``nargs`` positional arguments and keywords ``names``: per candidate
+    overload, in order, ``(match(args, kwargs), op, needs canonical)``: ``resolve``
+    with the schema work done once per call shape (NOTE [binding fast paths])."""
+    route = []
+    for op in _candidates(packet, nargs, names):
+        schema = op._schema
+        params = _param_names(schema)
+        positional = {a.name for a in schema.positional}
+        canon = any(n == "input" or params[n].name in positional for n in names)
+        route.append((_keyword_matcher(op, names, params), op, canon))
+    return route
+
+
+def _keyword_matcher(op: OpOverload, names: tuple[str, ...], params: dict[str, Argument]) -> Any:
+    positional = make_matcher(op)
+    pointwise = "pointwise" in op.tags
+    kw = tuple((n, params[n].type) for n in names)
+
+    def match(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        if not positional(args):
+            return False
+        for n, t in kw:
+            if not type_matches(t, kwargs[n], pointwise):
+                return False
+        return True
+
+    return match

@@ -361,6 +361,8 @@ def _inplace(
     info = POINTWISE[name]
 
     def kernel(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        if isinstance(self, Tensor) and _inplace_fast(fn, self, other, kwargs):
+            return self
         if not isinstance(self, Tensor):
             shape = list(getattr(other, "shape", ()))
             raise RuntimeError(
@@ -393,6 +395,42 @@ def _inplace(
         return self
 
     return kernel
+
+
+def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict[str, Any]) -> bool:
+    """``self op= alpha * other`` for a float32/float64 ``self`` and a same-dtype tensor or a
+    Python number (an optimizer's update, a gradient accumulation): False when the call needs
+    the general path (other dtypes, shapes that don't broadcast into ``self``: its errors)."""
+    a = self._data
+    dt = a.dtype
+    if dt.kind != "f" or dt.itemsize < 4 or type(a) is not _nd:
+        return False
+    if isinstance(other, Tensor):
+        b = other._data
+        if b.dtype is not dt or type(b) is not _nd:
+            return False
+    elif type(other) is float or type(other) is int:
+        b = other
+    else:
+        return False
+    alpha = 1
+    if kwargs:
+        if len(kwargs) != 1 or "alpha" not in kwargs:
+            return False
+        alpha = kwargs["alpha"]
+        if type(alpha) is not float and type(alpha) is not int:
+            return False
+    token = _ERRSTATE.set(_IGNORE)
+    try:
+        if alpha != 1:
+            b = _multiply(b, alpha)
+        fn(a, b, out=a)
+    except ValueError:  # the shapes don't fit: nothing was written; the general path raises
+        return False
+    finally:
+        _ERRSTATE.reset(token)
+    self._bump_version()
+    return True
 
 
 def _write(name: str, dst: Tensor, r: Tensor) -> None:
