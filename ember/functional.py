@@ -1,8 +1,23 @@
 """The public op functions (``ember.add``, ``ember.sum``, ...), generated from the registry
-by ``ember._bind``; ``ember/__init__.py`` re-exports them."""
+by ``ember._bind``; ``ember/__init__.py`` re-exports them. The few whose Python signature
+differs from their schema's (as in ``torch/functional.py``) are wrapped here."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from ember._bind import bind_all
 
 __all__ = bind_all(globals())
+_einsum_op = globals()["einsum"]
+
+
+def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
+    """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, as in PyTorch.
+
+    >>> ember.einsum("ij,j->i", ember.ones(2, 3), ember.ones(3))
+    tensor([3., 3.])
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _einsum_op(equation, list(operands), **kwargs)

@@ -140,3 +140,30 @@ def test_broadcast_gradients_reduce_like_torch(shape: tuple[int, ...]) -> None:
     (tx * tb).sum().backward()
     assert tuple(eb.grad.shape) == tuple(tb.grad.shape)
     _same(eb.grad, tb.grad)
+
+
+# --------------------------------------------------------------------------- matrix products
+
+
+@pytest.mark.parametrize("bias", [(48,), (32, 48), (1, 48), (32, 1), ()], ids=str)
+@pytest.mark.parametrize("transposed", [False, True], ids=["W", "W.t()"])
+def test_addmm_and_mm_match_torch(bias: tuple[int, ...], transposed: bool) -> None:
+    """Large enough for the transposed-weight path (NOTE [transposed weights])."""
+    ex, tx = _pair((32, 2100))
+    ew, tw = _pair((48, 2100) if transposed else (2100, 48), seed=1)
+    eb, tb = _pair(bias, seed=2)
+    if transposed:
+        ew, tw = ew.t(), tw.t()
+    for e, t in (
+        (ember.addmm(eb, ex, ew), torch.addmm(tb, tx, tw)),
+        (ember.mm(ex, ew), torch.mm(tx, tw)),
+    ):
+        assert e.is_contiguous() and tuple(e.stride()) == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def test_addmm_shape_errors_are_torchs() -> None:
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        ember.addmm(ember.zeros(3), ember.zeros(2, 4), ember.zeros(5, 3))
+    with pytest.raises(RuntimeError, match="expanded size"):
+        ember.addmm(ember.zeros(4), ember.zeros(2, 5), ember.zeros(5, 3))

@@ -105,6 +105,29 @@ def test_einsum_matches_numpy() -> None:
         ember.einsum("ij,jk->ik", [a, t(4, 4)])
 
 
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [
+        ("ij->j", [(2, 3)]),
+        ("ij,jk->ik", [(2, 3), (3, 4)]),
+        ("...ij->ij", [(2, 3, 4)]),
+        ("...ij->j", [(5, 2, 3, 4)]),
+        ("i...j,j->i", [(2, 5, 3), (3,)]),
+        ("... i j -> j", [(2, 3, 4)]),
+    ],
+)
+def test_einsum_takes_operands_as_torch_does(equation: str, shapes: list[tuple[int, ...]]) -> None:
+    """Operands as varargs or one list; an ellipsis the output leaves out is summed (NumPy
+    refuses such equations, PyTorch sums them)."""
+    torch = pytest.importorskip("torch")
+    arrays = [np.random.default_rng(i).standard_normal(s) for i, s in enumerate(shapes)]
+    expected = torch.einsum(equation, *[torch.from_numpy(a) for a in arrays]).numpy()
+    tensors = [ember.from_numpy(a) for a in arrays]
+    for got in (ember.einsum(equation, *tensors), ember.einsum(equation, tensors)):
+        assert tuple(got.shape) == expected.shape
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
+
+
 def test_meta_matmul_shapes() -> None:
     a = ember.empty(5, 1, 3, 4, device="meta")
     b = ember.empty(2, 4, 6, device="meta")

@@ -5,12 +5,7 @@ shared with the Meta rules): operands are cast to the computation dtype, the Num
 runs, and the result is cast to the result dtype only if it differs. Python numbers stay
 Python numbers (NumPy treats them as weak, as PyTorch treats wrapped numbers), except integers
 outside the computation dtype's range, which wrap as PyTorch's casts do.
-
-# NOTE [quiet floating point]
-PyTorch gives inf and nan silently; NumPy warns. Ops that can produce them run under an
-"ignore" error state, set by swapping NumPy's error-state context variable (~0.25 µs; a fresh
-``np.errstate`` costs ~1 µs, and one shared ``np.errstate`` object cannot be entered twice).
-Ops that cannot warn (comparisons, bitwise, selection) skip it.
+See NOTE [quiet floating point] in ``_util.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu._util import Tensor, data, wrap
+from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -38,34 +33,6 @@ _FROM = dtypes.FROM_NUMPY
 _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}  # fmt: skip
 _INEXACT = frozenset(d.np for d in (*dtypes.FLOATING_DTYPES, dtypes.complex64, dtypes.complex128))
-
-# --------------------------------------------------------------------------- quiet (NOTE above)
-
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
-    from numpy._core._ufunc_config import _make_extobj
-
-    _IGNORE = _make_extobj(all="ignore")
-
-    def quiet(fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` with NumPy's floating-point warnings off."""
-        token = _ERRSTATE.set(_IGNORE)
-        try:
-            return fn(*args)
-        finally:
-            _ERRSTATE.reset(token)
-
-except ImportError:  # NumPy < 2: the public, slower way (the fast path below then warns)
-    import contextvars
-
-    _ERRSTATE = contextvars.ContextVar("ember_unused_errstate")
-    _IGNORE = None
-
-    def quiet(fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` with NumPy's floating-point warnings off."""
-        with np.errstate(all="ignore"):
-            return fn(*args)
-
 
 # --------------------------------------------------------------------------- arguments, results
 
@@ -200,13 +167,13 @@ def _fast(fn: Callable[[Any, Any], Any], self: Any, other: Any) -> Tensor | None
         b = other
     else:
         return None
-    token = _ERRSTATE.set(_IGNORE)
+    token = ERRSTATE.set(IGNORE)
     try:
         r = fn(a, b)
     except ValueError:
         return None
     finally:
-        _ERRSTATE.reset(token)
+        ERRSTATE.reset(token)
     return wrap(r if type(r) is _nd else _asarray(r))
 
 
@@ -420,7 +387,7 @@ def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict
         alpha = kwargs["alpha"]
         if type(alpha) is not float and type(alpha) is not int:
             return False
-    token = _ERRSTATE.set(_IGNORE)
+    token = ERRSTATE.set(IGNORE)
     try:
         if alpha != 1:
             b = _multiply(b, alpha)
@@ -428,7 +395,7 @@ def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict
     except ValueError:  # the shapes don't fit: nothing was written; the general path raises
         return False
     finally:
-        _ERRSTATE.reset(token)
+        ERRSTATE.reset(token)
     self._bump_version()
     return True
 
