@@ -3,6 +3,9 @@ of the public methods, decompositions, sort stability and topk without sorting."
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 
@@ -145,3 +148,12 @@ def test_meta_reductions_need_no_data() -> None:
     assert x.max(1, keepdim=True).indices.dtype is ember.int64
     assert x.var([0, 2]).shape == (3,)
     assert x.topk(2, 1).values.shape == (2, 2, 4)
+
+
+def test_sums_of_opposite_infinities_are_nan_without_warnings() -> None:
+    """PyTorch gives nan silently; NumPy would warn (NOTE [quiet floating point])."""
+    x = ember.tensor([float("inf"), float("-inf"), 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for r in (x.sum(), x.sum(0), x.mean(), x.mean(0), ember.zeros(0).mean()):
+            assert math.isnan(r.item())

@@ -152,7 +152,10 @@ def autograd_fallback(
     info = _INFO.get(op)
     if info is None:
         info = _INFO[op] = _OpInfo(op)
-    if not state.local.grad_enabled or op in NONDIFFERENTIABLE:
+    if not state.local.grad_enabled:
+        # nothing records: ops nested below see grad mode off too, so no exclude is needed
+        return op.redispatch(ks & BELOW, *args, **kwargs)
+    if op in NONDIFFERENTIABLE:
         return _below(op, ks, args, kwargs)
     found = info.gather(args, kwargs)
     if found is None:

@@ -16,7 +16,17 @@ import numpy as np
 
 from ember._tensor import Tensor, wrap, wrap_view
 
-__all__ = ["data", "wrap", "wrap_view", "as_array", "quiet", "ERRSTATE", "IGNORE", "Tensor"]
+__all__ = [
+    "data",
+    "wrap",
+    "wrap_view",
+    "as_array",
+    "quiet",
+    "quiet_block",
+    "ERRSTATE",
+    "IGNORE",
+    "Tensor",
+]
 
 _ndarray = np.ndarray
 
@@ -64,3 +74,16 @@ except (
         """``fn(*args)`` with NumPy's floating-point warnings off."""
         with np.errstate(all="ignore"):
             return fn(*args)
+
+
+class quiet_block:
+    """``with quiet_block():`` NumPy's floating-point warnings off for the block; the cheap
+    form of ``np.errstate(all="ignore")`` (NOTE [quiet floating point])."""
+
+    __slots__ = ("token",)
+
+    def __enter__(self) -> None:
+        self.token = ERRSTATE.set(IGNORE)
+
+    def __exit__(self, *exc: Any) -> None:
+        ERRSTATE.reset(self.token)

@@ -16,6 +16,7 @@ import numpy as np
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
+from ember.backends.cpu._util import quiet_block
 from ember.backends.meta.copies import (
     cat_layout,
     check_copy,
@@ -101,7 +102,7 @@ def cast(a: np.ndarray, npdt: np.dtype[Any]) -> np.ndarray:
         )
         a = a.real
         kind = "f"
-    with np.errstate(all="ignore"):  # NaN/inf to integers: as PyTorch, no error
+    with quiet_block():  # NaN/inf to integers: as PyTorch, no error
         if kind == "f" and to == "u":
             a = a.astype(np.int64)
         return a.astype(npdt)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ember import dtypes
 from ember._shape_only import contiguous_strides
-from ember.backends.cpu._util import Tensor, wrap
+from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.creation import PLANS, Plan, kernel_of, strided_extent
@@ -70,7 +70,7 @@ def _linspace(
     i = np.arange(steps)
     s, e = np.asarray(start, ct), np.asarray(end, ct)
     step = (e - s) / np.asarray(max(steps - 1, 1), ct)
-    with np.errstate(all="ignore"):
+    with quiet_block():
         r = np.where(i < steps // 2, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct))
     if d.category == dtypes.INTEGRAL or d is dtypes.bool_:
         r = np.trunc(r)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, wrap
+from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
@@ -113,7 +113,7 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
     if beta == 0:  # self is ignored, NaNs and all
         return wrap(np.ascontiguousarray(np.broadcast_to(prod, shape)))
     s = self._data if beta == 1 else self._data * t(beta)
-    with np.errstate(all="ignore"):
+    with quiet_block():
         return wrap((s + prod).astype(prod.dtype, copy=False))
 
 

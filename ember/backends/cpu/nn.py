@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.backends.cpu._util import Tensor, as_array, wrap
+from ember.backends.cpu._util import Tensor, as_array, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.nn import (
@@ -53,10 +53,6 @@ def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
     if reduction == SUM:
         return as_array(loss.sum(dtype=loss.dtype))
     return loss
-
-
-def _quiet() -> Any:
-    return np.errstate(all="ignore")
 
 
 # --------------------------------------------------------------------------- convolution
@@ -357,7 +353,7 @@ def native_layer_norm(
     axis = layer_norm_axes(input, normalized_shape, weight, bias)
     x = input._data
     axes = tuple(range(axis, x.ndim))
-    with _quiet():
+    with quiet_block():
         mean = x.mean(axis=axes, keepdims=True, dtype=x.dtype)
         xc = x - mean
         var = np.mean(xc * xc, axis=axes, keepdims=True, dtype=x.dtype)
@@ -578,7 +574,7 @@ def nll_loss_forward(
     total = as_array(w.sum(dtype=dt))
     s = as_array(picked.sum(dtype=dt))
     if reduction == MEAN:
-        with _quiet():
+        with quiet_block():
             s = as_array(s / total)
     return wrap(s), wrap(total)
 
@@ -598,7 +594,7 @@ def nll_loss_backward(
     go = grad_output._data.reshape(-1) if reduction == NONE else grad_output._data
     coef = -w * go
     if reduction == MEAN:
-        with _quiet():
+        with quiet_block():
             coef = coef / total_weight._data
     res = np.zeros(x.shape, x.dtype)
     res[np.arange(x.shape[0]), safe] = np.where(keep, coef, 0)  # ignored targets get none
@@ -622,7 +618,7 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     check_same_size(self, target, "binary_cross_entropy_with_logits")
     x, t = self._data, target._data
-    with _quiet():
+    with quiet_block():
         sp = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # softplus(-x) = -log_sigmoid(x)
         if pos_weight is not None:
             loss = (1 - t) * x + (1 + (pos_weight._data - 1) * t) * sp

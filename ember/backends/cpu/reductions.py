@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu._util import Tensor, wrap
+from ember.backends.cpu._util import Tensor, quiet, quiet_block, wrap
 from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
@@ -53,11 +53,6 @@ _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
 
 
-def _quiet() -> np.errstate:
-    """PyTorch gives inf/nan silently; so do we (an errstate can be entered only once)."""
-    return np.errstate(all="ignore")
-
-
 def _acc(res: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype to accumulate a ``res`` result in."""
     return _F32 if res is _F16 else res
@@ -70,7 +65,7 @@ def _out(r: Any, res: np.dtype[Any]) -> Tensor:
     if r.dtype is res:
         return wrap(r)
     if res is _F16:  # overflow to inf is silent in PyTorch
-        with _quiet():
+        with quiet_block():
             return wrap(r.astype(res))
     return wrap(r.astype(res))
 
@@ -104,7 +99,7 @@ def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
         x = _cast_input(x, dtype)
         res = dtype.np
         acc = _acc(res)
-    return _out(_add_reduce(x, None, acc), res)
+    return _out(quiet(_add_reduce, x, None, acc), res)  # inf + -inf: nan, silently
 
 
 @impl(aten.sum.dim_IntList, CPU)
@@ -112,7 +107,7 @@ def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | Non
     x = _cast_input(self._data, dtype)
     res = sum_dtype(self.dtype, dtype).np
     axes = reduction_axes(x.shape, dim, "sum")
-    return _out(_add_reduce(x, axes, _acc(res), None, keepdim), res)
+    return _out(quiet(_add_reduce, x, axes, _acc(res), None, keepdim), res)
 
 
 def _mean(self: Tensor, dim: Any, keepdim: bool, dtype: dtype | None) -> Tensor:
@@ -120,10 +115,8 @@ def _mean(self: Tensor, dim: Any, keepdim: bool, dtype: dtype | None) -> Tensor:
     x = _cast_input(self._data, dtype)
     axes = reduction_axes(x.shape, dim, "mean")
     n = math.prod(x.shape[a] for a in axes)
-    if n == 0:
-        with _quiet():
-            return _out(_add_reduce(x, axes, _acc(res), None, keepdim) / n, res)
-    return _out(_add_reduce(x, axes, _acc(res), None, keepdim) / n, res)
+    with quiet_block():  # 0/0 for empty reductions, inf + -inf: nan, silently
+        return _out(_add_reduce(x, axes, _acc(res), None, keepdim) / n, res)
 
 
 @impl(aten.mean.default, CPU)
@@ -244,7 +237,7 @@ def _var(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str) -> t
         x = x.astype(_F32)
     n = math.prod(x.shape[a] for a in axes)
     c = 1 if correction is None else correction
-    with _quiet():
+    with quiet_block():
         mean = _add_reduce(x, axes, None, None, True) / n
         d = x - mean
         sq = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
@@ -291,7 +284,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     res = (d if d.category >= dtypes.FLOATING else dtypes.get_default_dtype()).np
     x = self._data.astype(_acc(res), copy=False)
     axes = reduction_axes(x.shape, dim, "logsumexp")
-    with _quiet():
+    with quiet_block():
         if x.size == 0:
             return _out(np.log(_add_reduce(np.exp(x), axes, None, None, keepdim)), res)
         m = _max_reduce(x, axes, None, None, True)
@@ -311,7 +304,7 @@ def _softmax_kernel(name: str, log: bool) -> Any:
             return wrap(np.empty(x.shape, res))
         shape = x.shape
         x = _moveaxis_1d(x).astype(_acc(res), copy=False)
-        with _quiet():
+        with quiet_block():
             z = x - _max_reduce(x, axis, None, None, True)
             if log:
                 r = z - np.log(_add_reduce(np.exp(z), axis, None, None, True))
@@ -365,7 +358,7 @@ def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dtype is not None:
         x = _cast_input(x, dtype if x.dtype.kind != "c" else dtype.to_complex())
     a = np.abs(x).astype(_acc(res), copy=False)
-    with _quiet():
+    with quiet_block():
         if p == 2:
             r = np.sqrt(_add_reduce(a * a, axes, None, None, keepdim))
         elif p == 1:
