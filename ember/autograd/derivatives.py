@@ -329,7 +329,8 @@ def _mm_grad(a: Any, b: Any, like: Any) -> Any:
     """``a @ b`` laid out like ``like`` (the input it is the gradient of): for a transposed
     input, such as a Linear weight used as ``W.t()``, compute ``(b.t() @ a.t()).t()`` so the
     gradient that reaches ``W`` is contiguous (and can be kept as ``W.grad`` without a copy)."""
-    if like.ndim == 2 and like.stride(0) == 1 and like.stride(1) != 1:
+    d = like._data  # strides from the array: Tensor.stride() builds a tuple in elements
+    if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
         return b.t().mm(a.t()).t()
     return a.mm(b)
 
@@ -482,3 +483,187 @@ defvjp(aten.std_mean.correction, _std_mean)
 defvjp(aten.clamp.Tensor, _clamp_tensor)
 defvjp(aten.lift_fresh.default, lambda g, self: (g,))
 defvjp(aten.lift_fresh_copy.default, lambda g, self: (g,))
+
+# ----------------------------------------------------------------------- einsum
+# NOTE [einsum backward]
+# The gradient of operand k is an einsum of the output gradient with the other operands, whose
+# output is operand k's subscripts. Three things keep that from being one line:
+# - the ellipsis: spelled out as fresh letters, right-aligned, so broadcast dims share them;
+# - a subscript repeated within operand k (a diagonal, "ii"): the repeats get fresh letters,
+#   tied to the first by an identity matrix, so the gradient lands on the diagonal only;
+# - dims the gradient's einsum cannot produce at operand k's size: a subscript found in no
+#   other term (summed away, "ij->i") gets a ones vector, and a size-1 dim of operand k that
+#   broadcast against a larger one is summed away and put back by ``unsqueeze``.
+# Other operands are expanded to the full sizes, so no term of the gradient's einsum broadcasts.
+# Every step is an ember op (constants aside), so the gradient differentiates again.
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_labels(equation: str, ndims: list[int]) -> tuple[list[str], str, list[str]]:
+    """One letter per dim of each operand and of the output (the ellipsis spelled out, the
+    implicit output made explicit), and the letters the equation leaves unused."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    fresh = [c for c in _LETTERS if c not in eq]
+    n_ell = max(
+        (n - len(t) + 3 for t, n in zip(terms, ndims, strict=True) if "..." in t), default=0
+    )
+    ell, fresh = "".join(fresh[:n_ell]), fresh[n_ell:]
+
+    def spell(term: str, ndim: int) -> str:
+        head, dots, tail = term.partition("...")
+        return head + (ell[n_ell - (ndim - len(head) - len(tail)) :] if dots else "") + tail
+
+    labels = [spell(t, n) for t, n in zip(terms, ndims, strict=True)]
+    if arrow:
+        out = spell(rhs, len(rhs) - 3 + n_ell if "..." in rhs else len(rhs))
+    else:
+        letters = lhs.replace("...", "").replace(",", "")
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return labels, out, fresh
+
+
+def _einsum_grad(g: Any, equation: str, tensors: Any) -> list[Any]:
+    """Each operand's gradient (NOTE [einsum backward])."""
+    labels, out, fresh = _einsum_labels(equation, [t.ndim for t in tensors])
+    sizes: dict[str, int] = {}
+    for lab, t in zip(labels, tensors, strict=True):
+        for c, n in zip(lab, t.shape, strict=True):
+            if sizes.get(c, 1) == 1:  # a size-1 dim broadcasts against any other
+                sizes[c] = n
+    full = [
+        t if tuple(t.shape) == tuple(sizes[c] for c in lab) else t.expand([sizes[c] for c in lab])
+        for lab, t in zip(labels, tensors, strict=True)
+    ]
+    grads = []
+    for k, (lab, t) in enumerate(zip(labels, tensors, strict=True)):
+        terms = [out] + [x for j, x in enumerate(labels) if j != k]
+        operands = [g] + [x for j, x in enumerate(full) if j != k]
+        spare = iter(fresh)
+        kept: list[str] = []  # the gradient einsum's output letters
+        summed: list[int] = []  # operand k's broadcast size-1 dims
+        for d, (c, n) in enumerate(zip(lab, t.shape, strict=True)):
+            if n != sizes[c]:
+                summed.append(d)
+            elif c in kept:  # a repeat within operand k: the gradient goes on the diagonal
+                f = next(spare, None)
+                if f is None:
+                    raise RuntimeError(f"einsum backward: {equation!r} uses too many subscripts")
+                kept.append(f)
+                terms.append(c + f)
+                operands.append(E.eye(n, dtype=g.dtype, device=g.device))
+            else:
+                kept.append(c)
+        present = set("".join(terms))
+        for c in kept:
+            if c not in present:  # summed away in the forward: every element gets the gradient
+                present.add(c)
+                terms.append(c)
+                operands.append(g.new_ones((sizes[c],)))
+        grad = E.einsum(",".join(terms) + "->" + "".join(kept), operands)
+        for d in summed:
+            grad = grad.unsqueeze(d)
+        grads.append(grad)
+    return grads
+
+
+defvjp(aten.einsum.default, lambda g, equation, tensors, *, path=None: (
+    _einsum_grad(g, equation, tensors),))  # fmt: skip
+
+# ----------------------------------------------------------------------- as_strided
+# NOTE [as_strided backward]
+# As PyTorch's ``as_strided_backward``: the output and the input are two geometries over one
+# storage. The output gradient is scattered (accumulating where output elements overlap) into
+# a zero buffer spanning both geometries, from the lower of their storage offsets; each input
+# element then reads its storage position, divided by how many input elements share that
+# position when the input overlaps itself. Storage the input does not cover (elements of a
+# bigger base outside the view ``self``) gets nothing, as in PyTorch.
+
+
+def _storage_span(size: Any, stride: Any, offset: int) -> int:
+    """Elements of storage a geometry reaches, counting from storage position 0."""
+    if 0 in size:
+        return offset
+    return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+
+
+def _may_overlap(size: Any, stride: Any) -> bool:
+    """Whether two elements of a geometry may share storage (PyTorch's conservative test)."""
+    reach = 0
+    for s, n in sorted((s, n) for n, s in zip(size, stride, strict=True) if n > 1):
+        if s <= reach:
+            return True
+        reach += s * (n - 1)
+    return False
+
+
+def _as_strided_grad(
+    g: Any, self: Any, size: Any, stride: Any, storage_offset: int | None = None
+) -> tuple[Any]:
+    """NOTE [as_strided backward]."""
+    shape, start = tuple(self.shape), self.storage_offset()
+    if g.numel() == 0 or self.numel() == 0:
+        return (g.new_zeros(shape),)
+    offset = start if storage_offset is None else storage_offset
+    low = min(start, offset)
+    inp = (shape, tuple(self.stride()), start - low)
+    out = (tuple(size), tuple(stride), offset - low)
+    n = max(_storage_span(*inp), _storage_span(*out))
+    position = E.arange(n, device=g.device)
+    storage = g.new_zeros((n,)).scatter_add(0, position.as_strided(*out).reshape(-1), g.reshape(-1))
+    taken = position.as_strided(*inp)
+    if _may_overlap(inp[0], inp[1]):
+        flat = taken.reshape(-1)
+        count = g.new_zeros((n,)).scatter_add(0, flat, g.new_ones((flat.numel(),)))
+        storage = storage / count.clamp_min(1)
+    return (storage[taken],)
+
+
+defvjp(aten.as_strided.default, _as_strided_grad)
+
+# ----------------------------------------------------------------------- scatter with reduce
+# PyTorch (2.x) has no derivative for these two overloads ("derivative for aten::scatter is not
+# implemented"); ember's are the exact ones, checked against finite differences.
+# "add" passes the gradient to self and gathers it for src, as scatter_add. "multiply":
+# out = self * (product of the src values scattered to it), so self's gradient is g times
+# that product (1 where nothing lands), and src's is g * out / src, except where src is 0:
+# a lone 0 in its slot gets g times the product of the others, two or more give 0. (Second
+# derivatives are exact only where src has no zero; PyTorch's scatter_reduce refuses them.)
+
+
+def _crop(src: Any, shape: Any) -> Any:
+    """The leading corner of ``src`` that ``index`` of ``shape`` reads (src may be larger)."""
+    if tuple(src.shape) == tuple(shape):
+        return src
+    return src[tuple(slice(0, n) for n in shape)]
+
+
+def _scatter_mul_src(g: Any, self: Any, dim: int, index: Any, src: Any, result: Any) -> Any:
+    s = _crop(src, index.shape)
+    zero = s == 0
+    zeros_in_slot = E.zeros_like(self).scatter_add(dim, index, zero.to(self.dtype))
+    lone = zero & (zeros_in_slot.gather(dim, index) == 1)
+    others = self.scatter(dim, index, s.masked_fill(lone, 1), reduce="multiply")
+    grad = E.where(
+        lone,
+        (g * others).gather(dim, index),
+        (g * result).gather(dim, index) / s.masked_fill(zero, 1),
+    )
+    return _pad_to(grad, src.shape)
+
+
+def _scatter_reduce_grad(
+    g: Any, self: Any, dim: int, index: Any, src: Any, *, reduce: str, result: Any
+) -> tuple[Any, None, Any]:
+    if reduce == "add":
+        return (g, None, _pad_to(g.gather(dim, index), src.shape))
+    product = E.ones_like(self).scatter(dim, index, _crop(src, index.shape), reduce="multiply")
+    return (g * product, None, _scatter_mul_src(g, self, dim, index, src, result))
+
+
+defvjp(aten.scatter.reduce, _scatter_reduce_grad)
+defvjp(aten.scatter.value_reduce, lambda g, self, dim, index, value, *, reduce: (
+    g if reduce == "add" else g * E.ones_like(self).scatter(dim, index, value, reduce="multiply"),
+    None))  # fmt: skip

@@ -259,7 +259,7 @@ def as_strided_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((3, 4)), (2,), (0,), name="stride 0")
     yield S(make((3, 4)), (4, 3), (1, 4), storage_offset=0, name="kwarg")
     yield S(make((3, 4)), (0, 5), (9, 9), 12, name="empty")
-    yield S(make((3, 4), noncontiguous=True), (2, 2), (2, 1), 1, name="noncontiguous")
+    yield S(make((3, 4), noncontiguous=True), (2, 2), (8, 2), 2, name="noncontiguous")
     yield S(make((3, 4)), (4, 4), (4, 1), name="out of bounds raises")
     yield S(make((3, 4)), (2,), (1, 1), name="length mismatch raises")
     yield S(make((3, 4)), (2,), (1,), -1, name="negative offset raises")
