@@ -20,6 +20,11 @@ def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
     return [o for o in outs if isinstance(o, Tensor) and o.dtype.category >= 2]
 
 
+def _differentiable(outs: list[Tensor]) -> list[Tensor]:
+    """The outputs a gradient can flow from (``total_weight`` of nll_loss does not)."""
+    return [o for o in outs if o.requires_grad]
+
+
 def _numerical(
     fn: Callable[..., Any], inputs: Sequence[Any], i: int, eps: float
 ) -> list[np.ndarray]:
@@ -132,7 +137,7 @@ def gradgradcheck(
 
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    outs = _outputs(func, inputs)
+    outs = _differentiable(_outputs(func, inputs))
     if grad_outputs is None:  # random, and differentiated too, as PyTorch does
         rng = np.random.default_rng(0)
         draws = [rng.standard_normal(tuple(o.shape)).astype(o.dtype.np) for o in outs]
@@ -141,7 +146,7 @@ def gradgradcheck(
     n = len(inputs)
 
     def first_grads(*xs: Any) -> tuple[Any, ...]:
-        o = _outputs(func, xs[:n])
+        o = _differentiable(_outputs(func, xs[:n]))
         gs = grad(o, [xs[i] for i in diff], list(xs[n:]), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
