@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
 from ember.autograd.graph import AccumulateGrad, Node
@@ -323,8 +325,13 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
 def _whole(g: Tensor) -> bool:
     """Contiguous and covering all of its storage (a view only in name, e.g. ``x.t().t()``)."""
     d = g._data
-    if g._base is None and d.flags.c_contiguous and d.base is None:
-        return True  # the common case: a fresh result that owns its array
+    if type(d) is np.ndarray and d.flags.c_contiguous:  # the common cases, from the array
+        base = g._base
+        if base is None:
+            if d.base is None:
+                return True  # a fresh result that owns its array
+        elif base._base is None and type(base._data) is np.ndarray:
+            return base._data.size == d.size  # contiguous and as large: offset 0, all of it
     if not g.is_contiguous() or g.storage_offset():
         return False
     base = g._base

@@ -301,13 +301,18 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
     outs = list(out)
     md["n_outputs"] = len(outs)
     md["sequence"] = True  # the formula gets a tuple of gradients, even for one output
-    md["out_meta"] = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outs)
     flags = vjp.outputs
+    # out_meta: what the engine fills a missing gradient with (None: no gradient, no zeros)
+    out_meta: list[Any] = []
     for i, o in enumerate(outs):
         if _differentiable(o) and (flags is None or flags[i]):
             o._keys |= AUTOGRAD_BIT
             o.grad_fn = node
             o._output_nr = i
+            out_meta.append((o.shape, o.dtype))
+        else:
+            out_meta.append(None)
+    md["out_meta"] = tuple(out_meta)
     if vjp.wants_result:
         md["result"] = out
         for i, o in enumerate(outs):
