@@ -167,3 +167,47 @@ def test_addmm_shape_errors_are_torchs() -> None:
         ember.addmm(ember.zeros(3), ember.zeros(2, 4), ember.zeros(5, 3))
     with pytest.raises(RuntimeError, match="expanded size"):
         ember.addmm(ember.zeros(4), ember.zeros(2, 5), ember.zeros(5, 3))
+
+
+# --------------------------------------------------------------------------- nn kernels
+
+
+def test_relu_backward_passes_the_gradient_where_the_input_is_nan() -> None:
+    """threshold_backward zeroes where ``self <= threshold``; NaN compares false there."""
+    g = [1.0, 2.0, 3.0, 4.0]
+    x = [float("nan"), -1.0, 0.0, 1.0]
+    for dtype in ("float32", "float64"):
+        e = ember.ops.aten.threshold_backward.default(
+            ember.tensor(g, dtype=getattr(ember, dtype)),
+            ember.tensor(x, dtype=getattr(ember, dtype)),
+            0,
+        )
+        t = torch.ops.aten.threshold_backward.default(
+            torch.tensor(g, dtype=getattr(torch, dtype)),
+            torch.tensor(x, dtype=getattr(torch, dtype)),
+            0,
+        )
+        _same(e, t)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("targets", [[0, 3, 1, 3], [0, -100, 1, 3], [2, 2, 2, 2]], ids=str)
+def test_cross_entropy_forward_and_backward_match_torch(reduction: str, targets: list[int]) -> None:
+    """Plain targets take the kernels' fast path; an ignored one takes the general path."""
+    ex, tx = _pair((4, 5), "float64")
+    ex.requires_grad_()
+    tx.requires_grad_()
+    e = ember.nn.functional.cross_entropy(ex, ember.tensor(targets), reduction=reduction)
+    t = torch.nn.functional.cross_entropy(tx, torch.tensor(targets), reduction=reduction)
+    _same(e.detach(), t.detach())
+    e.sum().backward()
+    t.sum().backward()
+    _same(ex.grad, tx.grad)
+
+
+def test_nll_loss_with_a_target_out_of_range_raises() -> None:
+    x = ember.zeros(2, 3)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        ember.nn.functional.nll_loss(x, ember.tensor([0, 3]))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+        ember.nn.functional.nll_loss(x, ember.tensor([-1, 0]))

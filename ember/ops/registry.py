@@ -129,11 +129,13 @@ class OpOverloadPacket:
 
     def __getattr__(self, attr: str) -> OpOverload:
         try:
-            return self.__dict__["_overloads"][attr]
+            op = self.__dict__["_overloads"][attr]
         except KeyError:
             raise AttributeError(
                 f"The underlying op of '{self}' has no overload name '{attr}'"
             ) from None
+        self.__dict__[attr] = op  # later lookups are plain attribute hits (undefine_op clears)
+        return op
 
     def overloads(self) -> list[str]:
         return list(self._overloads)
@@ -163,11 +165,13 @@ class _Namespace:
 
     def __getattr__(self, attr: str) -> OpOverloadPacket:
         try:
-            return self.__dict__["packets"][attr]
+            packet = self.__dict__["packets"][attr]
         except KeyError:
             raise AttributeError(
                 f"'_OpNamespace' '{self.name}' object has no attribute '{attr}'"
             ) from None
+        self.__dict__[attr] = packet  # cached, as in OpOverloadPacket.__getattr__
+        return packet
 
     def __dir__(self) -> list[str]:
         return sorted(self.packets)
@@ -230,7 +234,10 @@ def define_op(
 def undefine_op(op: OpOverload) -> None:
     packet = op.overloadpacket
     del packet._overloads[op._overloadname]
+    packet.__dict__.pop(op._overloadname, None)
     dispatcher.all_ops.remove(op)
     dispatcher.invalidate()
     if not packet._overloads:
-        del getattr(ops, op.namespace).packets[packet.__name__]
+        ns = getattr(ops, op.namespace)
+        del ns.packets[packet.__name__]
+        ns.__dict__.pop(packet.__name__, None)

@@ -95,8 +95,20 @@ def _check_int_divisor(name: str, cnp: np.dtype[Any], b: Any) -> None:
 def unary(name: str, fn: Callable[[Any], Any], *, quiet_fp: bool = True) -> Callable[..., Tensor]:
     """The kernel of a one-operand op computing ``fn`` in the op's computation dtype."""
     info = POINTWISE[name]
+    #: input dtype -> (compute dtype, result dtype, quiet): one operand's dtypes, and the
+    #: op's checks, depend on nothing but its dtype, so each is worked out once
+    plans: dict[np.dtype[Any], tuple[np.dtype[Any], np.dtype[Any], bool]] = {}
 
     def kernel(self: Any) -> Tensor:
+        d = self._data if isinstance(self, Tensor) else None
+        if type(d) is _nd:
+            plan = plans.get(d.dtype)
+            if plan is None:
+                cdt, rdt = pointwise_dtypes(name, info, (self,))  # raises for bad dtypes
+                plan = plans[d.dtype] = (cdt.np, rdt.np, quiet_fp and cdt.np in _INEXACT)
+            cnp, rnp, q = plan
+            a = d if d.dtype is cnp else d.astype(cnp)
+            return result(quiet(fn, a) if q else fn(a), rnp)
         cdt, rdt = pointwise_dtypes(name, info, (self,))
         a = arg(self, cdt.np)
         r = quiet(fn, a) if quiet_fp and cdt.np in _INEXACT else fn(a)
@@ -130,15 +142,23 @@ def binary(
 
 
 _TB = POINTWISE["threshold_backward.default"]
+_ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
 
 
 @impl(aten.threshold_backward.default, CPU)
 def threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Tensor:
-    """``grad_output`` where ``self > threshold``, else 0: relu's backward in one pass."""
+    """0 where ``self <= threshold``, else ``grad_output`` (NaN in ``self`` passes the
+    gradient, as in PyTorch): relu's backward in one pass."""
+    g, x = grad_output._data, self._data
+    if (
+        type(g) is _nd and type(x) is _nd and g.dtype is x.dtype and g.dtype.kind == "f"
+        and g.shape == x.shape and (type(threshold) is int or type(threshold) is float)
+    ):  # fmt: skip
+        return wrap(np.where(x <= threshold, _ZERO[g.dtype], g))
     cdt, rdt = pointwise_dtypes("threshold_backward.default", _TB, (grad_output, self))
     g, x = arg(grad_output, cdt.np), arg(self, cdt.np)
     try:
-        r = np.where(x > threshold, g, cdt.np.type(0))
+        r = np.where(x <= threshold, cdt.np.type(0), g)
     except ValueError:
         broadcast_error("threshold_backward.default", grad_output, self)
         raise
