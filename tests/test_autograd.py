@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import numpy as np
@@ -104,6 +105,48 @@ def test_modified_saved_tensor_raises_at_backward() -> None:
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_modified_saved_output_raises_at_backward() -> None:
+    """A node keeps an alias of its output (NOTE [saved outputs]): it shares the version."""
+    x = leaf([1.0, 2.0])
+    y = x.exp()  # saves its result
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="output 0 of ExpBackward0, is at version 1"):
+        y.sum().backward()
+    v = leaf([[1.0, 2.0]]) * 1
+    w = v.t().exp()  # a saved output that is a view's result
+    w.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.sum().backward()
+
+
+def test_graphs_hold_no_reference_cycles() -> None:
+    """Nodes don't own their outputs, nor leaves their accumulators: a training step's graph
+    is freed by reference counting alone, as PyTorch's is (no wait for the collector)."""
+    model = ember.nn.Sequential(ember.nn.Linear(4, 3), ember.nn.ReLU(), ember.nn.Linear(3, 2))
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    x, y = ember.randn(5, 4), ember.tensor([0, 1, 1, 0, 1])
+
+    def step() -> None:
+        opt.zero_grad()
+        loss = ember.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        a = leaf([1.0, 2.0])
+        (a.exp() * a).sigmoid().sum().backward()  # saved outputs and a temporary leaf
+        b = leaf([3.0, 1.0, 2.0])
+        ember.autograd.grad(b.sort().values.exp().sum(), b, create_graph=True)
+
+    step()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            step()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_unsaved_input_may_be_modified() -> None:

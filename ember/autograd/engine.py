@@ -100,6 +100,7 @@ def run_backward(
         node, nr = gradient_edge(t)  # type: ignore[misc]
         roots.append((node, nr, g))
     capture: dict[tuple[int, int], int] = {}
+    keep: list[Node] = []  # the inputs' nodes stay alive while their ids are capture's keys
     if inputs is not None:
         for i, x in enumerate(inputs):
             if not x.requires_grad:
@@ -107,6 +108,7 @@ def run_backward(
                     f"One of the differentiated Tensors (input {i}) does not require grad"
                 )
             node, nr = gradient_edge(x)  # type: ignore[misc]
+            keep.append(node)
             capture[(id(node), nr)] = i
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 

@@ -12,6 +12,7 @@ like any other op and record their own graph when ``create_graph=True``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload
 
 BELOW = below(DispatchKey.Autograd)
+_new = object.__new__
 
 
 class below_autograd:
@@ -52,11 +54,42 @@ def gradient_edge(t: Tensor) -> Edge:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    acc = t.__dict__.get("_grad_accumulator")
-    if acc is None:
+    ref = t.__dict__.get("_grad_accumulator")
+    acc = ref() if ref is not None else None
+    if acc is None:  # weak, as in PyTorch: the graphs using the leaf keep it alive, not the leaf
         acc = AccumulateGrad(t)
-        t._grad_accumulator = acc  # type: ignore[attr-defined]
+        t._grad_accumulator = weakref.ref(acc)  # type: ignore[attr-defined]
     return (acc, 0)
+
+
+def saved_output(t: Tensor) -> Tensor:
+    """What a node keeps of its own output: a tensor sharing its data, view base and version
+    counter but not its ``grad_fn``, so node and output don't hold each other (a reference
+    cycle only the garbage collector could free). ``relink`` gives it the node back when a
+    formula runs under ``create_graph``. NOTE [saved outputs]"""
+    if type(t) is not Tensor:
+        return t  # a subclass keeps its own state: save the output itself
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = [0]
+    a = _new(Tensor)
+    a._data = t._data
+    a._keys = t._keys & ~AUTOGRAD_BIT
+    a._vc = vc
+    if t._base is not None:
+        a._base = t._base
+    return a
+
+
+def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
+    """A saved output as the differentiable output ``nr`` of ``node`` (for double backward)."""
+    if saved.grad_fn is node or type(saved) is not Tensor:
+        return saved
+    a = saved_output(saved)
+    a._keys |= AUTOGRAD_BIT
+    a.grad_fn = node
+    a._output_nr = nr
+    return a
 
 
 def _tensor_params(op: OpOverload) -> list[tuple[int, str, bool]]:
@@ -291,8 +324,8 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
                 if out._output_nr:
                     out._output_nr = 0
             if vjp.wants_result:
-                md["result"] = out
-                node.saved.append(SavedTensor(out, vjp.name, 0, is_output=True))
+                kept = md["result"] = saved_output(out)
+                node.saved.append(SavedTensor(kept, vjp.name, 0, is_output=True))
         else:
             md["out_meta"] = (None,)
             if vjp.wants_result:
@@ -314,8 +347,9 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
             out_meta.append(None)
     md["out_meta"] = tuple(out_meta)
     if vjp.wants_result:
-        md["result"] = out
-        for i, o in enumerate(outs):
+        kept_outs = [saved_output(o) if isinstance(o, Tensor) else o for o in outs]
+        md["result"] = _same_sequence(out, kept_outs)
+        for i, o in enumerate(kept_outs):
             if isinstance(o, Tensor):
                 node.saved.append(SavedTensor(o, vjp.name, i, is_output=True))
 
@@ -329,8 +363,31 @@ def _run_formula(node: Node, grads: Any) -> Any:
     if vjp.wants_needs:
         kwargs = {**kwargs, "needs": tuple(e is not None for e in node.next_functions)}
     if vjp.wants_result:
-        return vjp.formula(g, *args, result=md["result"], **kwargs)
+        result = md["result"]
+        if state.local.grad_enabled:  # create_graph: the result is differentiable again
+            result = _relinked(node, result)
+        return vjp.formula(g, *args, result=result, **kwargs)
     return vjp.formula(g, *args, **kwargs)
+
+
+def _relinked(node: Node, result: Any) -> Any:
+    meta = node.metadata["out_meta"]
+    if isinstance(result, Tensor):
+        m = meta[0]
+        return relink(result, node, 0) if m is not None and m[1].category >= 2 else result
+    outs = [
+        relink(r, node, i) if isinstance(r, Tensor) and meta[i] is not None else r
+        for i, r in enumerate(result)
+    ]
+    return _same_sequence(result, outs)
+
+
+def _same_sequence(like: Any, items: list[Any]) -> Any:
+    """``items`` as the kind of sequence ``like`` is (a list, tuple or return_types tuple)."""
+    if not isinstance(like, tuple):
+        return items
+    make = getattr(type(like), "_make", None)
+    return make(items) if make is not None else tuple(items)
 
 
 def install() -> None:
