@@ -63,10 +63,17 @@ def gradient_edge(t: Tensor) -> Edge:
 
 
 def saved_output(t: Tensor) -> Tensor:
-    """What a node keeps of its own output: a tensor sharing its data, view base and version
-    counter but not its ``grad_fn``, so node and output don't hold each other (a reference
-    cycle only the garbage collector could free). ``relink`` gives it the node back when a
-    formula runs under ``create_graph``. NOTE [saved outputs]"""
+    """What a node keeps of its own output.
+
+    # NOTE [saved outputs]
+    A formula that reads the op's result (``exp``, ``relu``, ``log_softmax``) needs the output,
+    and the output's ``grad_fn`` is the node: keeping the output itself would make a reference
+    cycle, which only the garbage collector frees, so every graph would outlive its last
+    use. Like PyTorch's SavedVariable, the node keeps instead a tensor sharing the output's
+    data, view base and version counter (so in-place changes are still caught) but no
+    ``grad_fn``. Under ``create_graph`` the formula gets it ``relink``-ed to the node, so the
+    gradient is differentiable through the result too.
+    """
     if type(t) is not Tensor:
         return t  # a subclass keeps its own state: save the output itself
     vc = t._vc
@@ -118,7 +125,10 @@ class _OpInfo:
     its Tensor parameters, a ``gather(args, kwargs)`` generated from the schema that returns
     (inputs, which need grad) or None when none does, and its derivative entry."""
 
-    __slots__ = ("params", "gather", "vjp", "is_out", "inplace", "has_list", "saved", "saved_for")
+    __slots__ = (
+        "params", "gather", "vjp", "is_out", "inplace", "has_list", "saved", "unread",
+        "saved_for",
+    )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
         self.params = _tensor_params(op)
@@ -127,7 +137,8 @@ class _OpInfo:
         self.inplace = op._schema.is_inplace
         self.vjp = _lookup_vjp(op)
         self.has_list = any(p[2] for p in self.params)
-        self.saved: tuple[int, ...] = ()
+        self.saved: tuple[int, ...] = ()  # Tensor parameters the formula reads
+        self.unread: tuple[int, ...] = ()  # positions of those it never reads
         self.saved_for: VJP | None = None
 
 
@@ -286,11 +297,19 @@ def _make_node(
             else:
                 m_list.append(None)
         edges, meta = tuple(e_list), tuple(m_list)
+    saved_indices = _saved_indices(vjp, info)
+    unread = info.unread
+    if unread:  # tensors the formula never reads are not kept alive by the graph
+        kept = list(args)
+        for i in unread:
+            if i < len(kept):
+                kept[i] = None
+        args = tuple(kept)
     node = Node(vjp.name, _run_formula, edges, meta, ctx=(vjp, args, kwargs))
     if ANOMALY[0] and is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
     saved = node.saved
-    for i in _saved_indices(vjp, info):
+    for i in saved_indices:
         x = inputs[i]
         if x is None:
             continue
@@ -305,6 +324,7 @@ def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
     if info.saved_for is not vjp:
         reads = vjp.reads
         info.saved = tuple(i for i, p in enumerate(info.params) if p[1] in reads)
+        info.unread = tuple(p[0] for p in info.params if p[0] >= 0 and p[1] not in reads)
         info.saved_for = vjp
     return info.saved
 
