@@ -116,7 +116,7 @@ def run_backward(
     deps = _collect([r[0] for r in roots])
     buffers: dict[Node, list[Any]] = {}
     for node, nr, g in roots:
-        buf = buffers.setdefault(node, [None] * _n_outputs(node))
+        buf = buffers.setdefault(node, [None] * node.n_outputs)
         buf[nr] = _add(buf[nr], g)
     ready = [n for n, d in deps.items() if d == 0]
     loc = state.local
@@ -132,7 +132,7 @@ def run_backward(
     try:
         while ready:
             node = ready.pop()
-            grads = buffers.pop(node, None) or [None] * _n_outputs(node)
+            grads = buffers.pop(node, None) or [None] * node.n_outputs
             if capture:
                 for i, g in enumerate(grads):
                     key = (id(node), i)
@@ -151,7 +151,7 @@ def run_backward(
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
                 continue
-            if all(g is None for g in grads):
+            if grads.count(None) == len(grads):
                 results: Sequence[Any] = [None] * len(node.next_functions)
             else:
                 if len(grads) != 1:  # one gradient: not all None, so present
@@ -172,10 +172,6 @@ def run_backward(
         loc.exclude = prev_exclude
         state.ACTIVE[0] -= 1
     return captured
-
-
-def _n_outputs(node: Node) -> int:
-    return int(node.metadata.get("n_outputs", 1))
 
 
 def _materialize(node: Node, grads: list[Any]) -> list[Any]:
@@ -232,9 +228,15 @@ def _route(
     for edge, grad, meta in zip(edges, results, metas, strict=True):
         if not edge:
             continue
-        if isinstance(edge[0], Node):
-            own = grad is not None and _fresh(grad, results, incoming)
-            _deliver(edge, grad, meta, buffers, deps, ready, own, owned)
+        nxt = edge[0]
+        if isinstance(nxt, Node):
+            if grad is None:  # no gradient: only the dependency count moves
+                n = deps[nxt] - 1
+                deps[nxt] = n
+                if not n:
+                    ready.append(nxt)
+                continue
+            _deliver(edge, grad, meta, buffers, deps, ready, _fresh(grad, results, incoming), owned)
         else:  # a Tensor[] input: one edge, gradient and meta per element
             gl = grad if grad is not None else (None,) * len(edge)
             ml = meta or (None,) * len(edge)
@@ -279,7 +281,7 @@ def _deliver(
             own = True
         buf = buffers.get(nxt)
         if buf is None:
-            buf = buffers[nxt] = [None] * _n_outputs(nxt)
+            buf = buffers[nxt] = [None] * nxt.n_outputs
         old = buf[nr]
         if old is not None:
             g = old + g

@@ -104,7 +104,7 @@ class Function:
         node = Node(ctx._name, _make_backward(cls, ctx), edges, ctx=ctx)
         node.saved = ctx._saved
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        node.metadata["n_outputs"] = len(outs)
+        node.n_outputs = len(outs)
         node.metadata["out_meta"] = tuple(
             (tuple(o.shape), o.dtype) if isinstance(o, Tensor) and ctx.materialize_grads else None
             for o in outs

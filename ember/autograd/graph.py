@@ -25,7 +25,8 @@ class SavedTensor:
 
     def __init__(self, tensor: Tensor, node_name: str, output_nr: int = 0, is_output: bool = False):
         self.tensor = tensor
-        self.version = tensor._version
+        vc = tensor._vc  # the counter itself: ``_version`` is a property call
+        self.version = 0 if vc is None else vc[0]
         self.node_name = node_name
         self.output_nr = output_nr
         self.is_output = is_output
@@ -73,6 +74,7 @@ class Node:
         "input_meta",
         "ctx",
         "metadata",
+        "n_outputs",
         "__dict__",
         "__weakref__",
     )  # noqa: E501
@@ -95,6 +97,7 @@ class Node:
         self.saved: list[SavedTensor] = []
         self.ctx = ctx
         self.metadata: dict[str, Any] = {}
+        self.n_outputs = 1  # how many outputs the op had (how many gradients it receives)
 
     def name(self) -> str:
         return self._name

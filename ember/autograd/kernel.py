@@ -232,7 +232,15 @@ def autograd_fallback(
             formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
     base = args[0]._base if inplace else None
     base_edge = gradient_edge(base) if base is not None and base.requires_grad else None
-    out = _below(op, ks, args, kwargs)
+    loc = state.local  # _below, inlined: this runs for every recorded op
+    old = loc.exclude
+    loc.exclude = old | AUTOGRAD_BIT
+    state.ACTIVE[0] += 1
+    try:
+        out = op.redispatch(ks & BELOW, *args, **kwargs)
+    finally:
+        loc.exclude = old
+        state.ACTIVE[0] -= 1
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out, inplace)
     if base is not None:
@@ -333,7 +341,6 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
     vjp: VJP = node.ctx[0]
     md = node.metadata
     if not isinstance(out, (tuple, list)):  # one output: the common case
-        md["n_outputs"] = 1
         if isinstance(out, Tensor):
             d = out._data
             dt = _FROM_NP[d.dtype]
@@ -352,7 +359,7 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
                 md["result"] = out
         return
     outs = list(out)
-    md["n_outputs"] = len(outs)
+    node.n_outputs = len(outs)
     md["sequence"] = True  # the formula gets a tuple of gradients, even for one output
     flags = vjp.outputs
     # out_meta: what the engine fills a missing gradient with (None: no gradient, no zeros)

@@ -19,6 +19,7 @@ from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.creation import PLANS, Plan, kernel_of, strided_extent
+from ember.ops.registry import ops
 from ember.random import _generator
 
 CPU = DispatchKey.CPU
@@ -120,5 +121,23 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     ),
 }
 
+
+def _like_fast(general: Callable[..., Tensor], fill: Callable[..., Any]) -> Callable[..., Tensor]:
+    """``zeros_like``/``ones_like`` of a contiguous tensor with no options (a gradient seed,
+    a buffer): straight to NumPy; anything else goes through the op's plan."""
+
+    def kernel(self: Tensor, **options: Any) -> Tensor:
+        d = self._data
+        if not options and type(d) is np.ndarray and d.flags.c_contiguous:
+            return wrap(fill(d.shape, d.dtype))
+        return general(self, **options)
+
+    kernel.__name__ = kernel.__qualname__ = general.__name__
+    return kernel
+
+
+_FAST_LIKE = {ops.aten.zeros_like.default: np.zeros, ops.aten.ones_like.default: np.ones}
+
 for _op, _plan in PLANS.items():
-    impl(_op, CPU, kernel_of(_op, _plan, _make))
+    _kernel = kernel_of(_op, _plan, _make)
+    impl(_op, CPU, _like_fast(_kernel, _FAST_LIKE[_op]) if _op in _FAST_LIKE else _kernel)
