@@ -8,12 +8,16 @@ Ops with a CompositeImplicitAutograd kernel need no line: their parts are differ
 
 from __future__ import annotations
 
+import cmath
 import math
 import sys
 from typing import Any
 
 import ember
+from ember._tensor import Tensor
+from ember.autograd.function import Function
 from ember.autograd.function_table import defvjp, nondifferentiable
+from ember.dtypes import COMPLEX
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -43,52 +47,159 @@ def _nz(g: Any) -> Any:
     return E.zeros_like(g)
 
 
+# ----------------------------------------------------------------------- complex numbers
+# NOTE [complex gradients]
+# ember follows PyTorch's convention: for ``s = f(z)`` and the incoming gradient ``g``, the
+# gradient of a complex input is the conjugate Wirtinger derivative
+#     g * conj(∂s/∂z) + conj(g) * ∂s/∂z*
+# that is ``g * conj(f'(z))`` for a holomorphic op (``mul``: ``g * conj(other)``, ``exp``:
+# ``g * conj(result)``, ``mm``: ``g @ mat2.mH``), and, for ops with a real output (``abs``,
+# ``var``, ``linalg_vector_norm``), the formulas of PyTorch's derivatives.yaml (``abs``:
+# ``g * sgn(z)``). Ops linear over the complex numbers (``add``, ``sum``, views, indexing)
+# need nothing. A real input of a complex-valued op takes the real part of its gradient.
+# ``conj`` returns a real tensor or scalar itself, so real training pays one dtype check per
+# conjugated factor. ember has no conj/real ops yet: both are Functions whose forward reads
+# the complex tensor as (real, imaginary) pairs through ``view(dtype)``, and whose backward
+# is ``conj`` again / the cast back, so they differentiate to any order.
+
+
+def _pairs(z: Any) -> Any:
+    """A complex tensor as a real (numel, 2) tensor of (real, imaginary) parts, in row-major
+    order (a copy when ``z`` is not contiguous)."""
+    return z.contiguous().reshape(-1).view(z.dtype.to_real()).reshape(-1, 2)
+
+
+class _Conj(Function):
+    """The complex conjugate of a complex tensor (NOTE [complex gradients])."""
+
+    @staticmethod
+    def forward(ctx: Any, z: Any) -> Any:
+        pairs = _pairs(z)
+        flipped = E.stack([pairs.select(1, 0), pairs.select(1, 1).neg()], 1)
+        return flipped.reshape(-1).view(z.dtype).reshape(z.shape)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        return conj(g)
+
+
+class _Real(Function):
+    """The real part of a complex tensor, as a real tensor (NOTE [complex gradients])."""
+
+    @staticmethod
+    def forward(ctx: Any, z: Any) -> Any:
+        return _pairs(z).select(1, 0).reshape(z.shape).clone()
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        return g  # real: the engine casts it to the input's complex dtype
+
+
+def conj(t: Any) -> Any:
+    """The complex conjugate of a tensor or Python scalar; real ones are returned themselves.
+
+    >>> conj(ember.tensor([1 + 2j])), conj(2 - 1j)
+    (tensor([1.-2.j]), (2+1j))
+    """
+    if isinstance(t, Tensor):
+        return _Conj.apply(t) if t._data.dtype.kind == "c" else t  # the array's: no dtype lookup
+    return t.conjugate() if type(t) is complex else t
+
+
+def real(t: Any) -> Any:
+    """The real part of ``t`` (a real tensor of the matching precision); a real tensor is
+    returned itself. Unlike ``t.to(float64)`` it does not warn.
+
+    >>> real(ember.tensor([1 + 2j]))
+    tensor([1.], dtype=ember.float64)
+    """
+    return _Real.apply(t) if t._data.dtype.kind == "c" else t
+
+
+def _sgn(x: Any) -> Any:
+    """``sign`` of a real tensor, ``z / |z|`` (0 at 0) of a complex one: d|z| (PyTorch's sgn)."""
+    if x.dtype.category != COMPLEX:
+        return x.sign()
+    a = x.abs()
+    return x / a.masked_fill(a == 0, 1)
+
+
+def _scalar_log(x: Any, complex_result: bool) -> Any:
+    """The log of ``pow``'s scalar base, as computed in the result's dtype: -inf at 0, and
+    below 0 complex for a complex result, nan (a real log) otherwise."""
+    if x == 0:
+        return -math.inf
+    if type(x) is complex or complex_result:
+        return cmath.log(x)
+    return math.log(x) if x > 0 else math.nan
+
+
 # ----------------------------------------------------------------------- pointwise
-defvjp(aten.add.Tensor, lambda g, self, other, alpha=1: (g, g if alpha == 1 else g * alpha))
+defvjp(aten.add.Tensor, lambda g, self, other, alpha=1: (g, g if alpha == 1 else g * conj(alpha)))
 defvjp(aten.add.Scalar, lambda g, self, other, alpha=1: (g,))
-defvjp(aten.sub.Tensor, lambda g, self, other, alpha=1: (g, -g if alpha == 1 else g * -alpha))
+defvjp(aten.sub.Tensor, lambda g, self, other, alpha=1: (g, -g if alpha == 1 else g * -conj(alpha)))
 defvjp(aten.sub.Scalar, lambda g, self, other, alpha=1: (g,))
-defvjp(aten.rsub.Tensor, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -alpha, g))
-defvjp(aten.rsub.Scalar, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -alpha,))
-defvjp(aten.mul.Tensor, lambda g, self, other: (g * other, g * self))
-defvjp(aten.mul.Scalar, lambda g, self, other: (g * other,))
-defvjp(aten.div.Tensor, lambda g, self, other: (g / other, -g * self / (other * other)))
+defvjp(aten.rsub.Tensor, lambda g, self, other, alpha=1: (
+    -g if alpha == 1 else g * -conj(alpha), g))  # fmt: skip
+defvjp(aten.rsub.Scalar, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -conj(alpha),))
+defvjp(aten.mul.Tensor, lambda g, self, other: (g * conj(other), g * conj(self)))
+defvjp(aten.mul.Scalar, lambda g, self, other: (g * conj(other),))
+defvjp(aten.div.Tensor, lambda g, self, other: (
+    g / conj(other), -g * conj(self / (other * other))))  # fmt: skip
 defvjp(aten.div.Tensor_mode, lambda g, self, other, *, rounding_mode: (
-    g / other if rounding_mode is None else _nz(g),
-    -g * self / (other * other) if rounding_mode is None else _nz(g)))  # fmt: skip
-defvjp(aten.div.Scalar, lambda g, self, other: (g / other,))
+    g / conj(other) if rounding_mode is None else _nz(g),
+    -g * conj(self / (other * other)) if rounding_mode is None else _nz(g)))  # fmt: skip
+defvjp(aten.div.Scalar, lambda g, self, other: (g / conj(other),))
 defvjp(aten.neg.default, lambda g, self: (-g,))
 defvjp(aten.positive.default, lambda g, self: (g,))
-defvjp(aten.exp.default, lambda g, self, *, result: (g * result,))
-defvjp(aten.expm1.default, lambda g, self, *, result: (g * (result + 1),))
-defvjp(aten.log.default, lambda g, self: (g / self,))
-defvjp(aten.log2.default, lambda g, self: (g / (self * math.log(2.0)),))
-defvjp(aten.log1p.default, lambda g, self: (g / (self + 1),))
-defvjp(aten.sqrt.default, lambda g, self, *, result: (g / (2 * result),))
-defvjp(aten.rsqrt.default, lambda g, self, *, result: (g * -0.5 * result * result * result,))
-defvjp(aten.sin.default, lambda g, self: (g * self.cos(),))
-defvjp(aten.cos.default, lambda g, self: (-g * self.sin(),))
-defvjp(aten.tan.default, lambda g, self, *, result: (g * (1 + result * result),))
-defvjp(aten.tanh.default, lambda g, self, *, result: (g * (1 - result * result),))
-defvjp(aten.sigmoid.default, lambda g, self, *, result: (g * result * (1 - result),))
+defvjp(aten.exp.default, lambda g, self, *, result: (g * conj(result),))
+defvjp(aten.expm1.default, lambda g, self, *, result: (g * conj(result + 1),))
+defvjp(aten.log.default, lambda g, self: (g / conj(self),))
+defvjp(aten.log2.default, lambda g, self: (g / (conj(self) * math.log(2.0)),))
+defvjp(aten.log1p.default, lambda g, self: (g / conj(self + 1),))
+defvjp(aten.sqrt.default, lambda g, self, *, result: (g / (2 * conj(result)),))
+defvjp(aten.rsqrt.default, lambda g, self, *, result: (g * -0.5 * conj(result * result * result),))
+defvjp(aten.sin.default, lambda g, self: (g * conj(self.cos()),))
+defvjp(aten.cos.default, lambda g, self: (-g * conj(self.sin()),))
+defvjp(aten.tan.default, lambda g, self, *, result: (g * conj(1 + result * result),))
+defvjp(aten.tanh.default, lambda g, self, *, result: (g * conj(1 - result * result),))
+defvjp(aten.sigmoid.default, lambda g, self, *, result: (g * conj(result * (1 - result)),))
 defvjp(
     aten.relu.default, lambda g, self, *, result: (aten.threshold_backward.default(g, result, 0),)
 )
 defvjp(aten.threshold_backward.default, lambda g, grad_output, self, threshold: (
     aten.threshold_backward.default(g, self, threshold), _nz(g)))  # fmt: skip
 defvjp(aten.erf.default, lambda g, self: (g * (2 / math.sqrt(math.pi)) * (-self * self).exp(),))
-defvjp(aten.reciprocal.default, lambda g, self, *, result: (-g * result * result,))
-defvjp(aten.square.default, lambda g, self: (2 * g * self,))
-defvjp(aten.abs.default, lambda g, self: (g * self.sign(),))
+defvjp(aten.reciprocal.default, lambda g, self, *, result: (-g * conj(result * result),))
+defvjp(aten.square.default, lambda g, self: (2 * g * conj(self),))
+defvjp(aten.abs.default, lambda g, self: (g * _sgn(self),))
 for _op in (aten.floor.default, aten.ceil.default, aten.round.default, aten.trunc.default,
             aten.sign.default, aten.round.decimals):  # fmt: skip
     defvjp(_op, lambda g, self, *a, **k: (_nz(g),))
 defvjp(aten.pow.Tensor_Scalar, lambda g, self, exponent: (
-    _nz(g) if exponent == 0 else g * exponent * self.pow(exponent - 1),))  # fmt: skip
+    _nz(g) if exponent == 0 else g * conj(exponent * self.pow(exponent - 1)),))  # fmt: skip
+
+
+def _pow_exponent_grad(g: Any, self: Any, result: Any) -> Any:
+    """``pow(self, exponent)``'s gradient for a tensor exponent: ``g * conj(result *
+    log(self))``, 0 where ``self`` is 0; the log in the result's dtype (complex for a real
+    base and a complex exponent)."""
+    base = self if self.dtype is result.dtype else self.to(result.dtype)
+    return g * E.where(self == 0, 0.0, conj(result * E.where(self == 0, 1.0, base).log()))
+
+
+def _pow_scalar(g: Any, self: Any, exponent: Any, result: Any) -> tuple[Any]:
+    """``pow(scalar, exponent)``'s gradient: ``g * conj(result * log(self))``; for a 0 base,
+    0 where the exponent is real and non-negative (``z == |z|``), as in PyTorch."""
+    grad = g * conj(result * _scalar_log(self, result.dtype.is_complex))
+    if self == 0:
+        grad = E.where(exponent == exponent.abs(), 0.0, grad)
+    return (grad,)
+
+
 defvjp(aten.pow.Tensor_Tensor, lambda g, self, exponent, *, result: (
-    g * exponent * self.pow(exponent - 1),
-    g * E.where(self == 0, 0.0, result * E.where(self == 0, 1.0, self).log())))  # fmt: skip
-defvjp(aten.pow.Scalar, lambda g, self, exponent, *, result: (g * result * math.log(self),))
+    g * conj(exponent * self.pow(exponent - 1)), _pow_exponent_grad(g, self, result)))  # fmt: skip
+defvjp(aten.pow.Scalar, _pow_scalar)
 defvjp(aten.maximum.default, lambda g, self, other: (
     E.where(self == other, g / 2, g).masked_fill(self < other, 0),
     E.where(self == other, g / 2, g).masked_fill(self > other, 0)))  # fmt: skip
@@ -102,14 +213,13 @@ defvjp(aten.where.self, lambda g, condition, self, other: (
 defvjp(aten.clamp.default, lambda g, self, min=None, max=None: (E.where(
     ((self >= min) if min is not None else E.ones_like(self, dtype=E.bool))
     & ((self <= max) if max is not None else E.ones_like(self, dtype=E.bool)), g, 0.0),))  # fmt: skip
-defvjp(aten.lerp.Scalar, lambda g, self, end, weight: (g * (1 - weight), g * weight))
-defvjp(
-    aten.lerp.Tensor, lambda g, self, end, weight: (g * (1 - weight), g * weight, g * (end - self))
-)
+defvjp(aten.lerp.Scalar, lambda g, self, end, weight: (g * conj(1 - weight), g * conj(weight)))
+defvjp(aten.lerp.Tensor, lambda g, self, end, weight: (
+    g * conj(1 - weight), g * conj(weight), g * conj(end - self)))  # fmt: skip
 defvjp(aten.addcmul.default, lambda g, self, tensor1, tensor2, *, value=1: (
-    g, g * value * tensor2, g * value * tensor1))  # fmt: skip
+    g, g * conj(value * tensor2), g * conj(value * tensor1)))  # fmt: skip
 defvjp(aten.addcdiv.default, lambda g, self, tensor1, tensor2, *, value=1: (
-    g, g * value / tensor2, -g * value * tensor1 / (tensor2 * tensor2)))  # fmt: skip
+    g, g * conj(value / tensor2), -g * conj(value * tensor1 / (tensor2 * tensor2))))  # fmt: skip
 defvjp(
     aten.remainder.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor"))
 )
@@ -119,7 +229,7 @@ defvjp(aten.remainder.Scalar_Tensor, lambda g, self, other: (
     -g * E.full_like(other, self).div(other, rounding_mode="floor"),))  # fmt: skip
 defvjp(aten.fmod.Scalar, lambda g, self, other: (g,))
 defvjp(aten.div.Scalar_mode, lambda g, self, other, *, rounding_mode: (
-    g / other if rounding_mode is None else _nz(g),))  # fmt: skip
+    g / conj(other) if rounding_mode is None else _nz(g),))  # fmt: skip
 defvjp(aten.floor_divide.default, lambda g, self, other: (_nz(g), _nz(g)))
 defvjp(aten.floor_divide.Scalar, lambda g, self, other: (_nz(g),))
 defvjp(aten.where.ScalarOther, lambda g, condition, self, other: (
@@ -149,7 +259,14 @@ def _gelu(g: Any, self: Any, approximate: str = "none") -> tuple[Any]:
 
 
 defvjp(aten.gelu.default, _gelu)
-defvjp(aten.silu.default, lambda g, self: (g * self.sigmoid() * (1 + self * (1 - self.sigmoid())),))
+
+
+def _silu(g: Any, self: Any) -> tuple[Any]:
+    s = self.sigmoid()
+    return (g * conj(s * (1 + self * (1 - s))),)
+
+
+defvjp(aten.silu.default, _silu)
 
 # ----------------------------------------------------------------------- reductions
 defvjp(aten.sum.default, lambda g, self, *, dtype=None: (g.expand(self.shape),))
@@ -160,9 +277,21 @@ defvjp(
 )
 defvjp(aten.mean.dim, lambda g, self, dim, keepdim=False, *, dtype=None: (
     unreduce(g, self.shape, dim, keepdim) / _count(self.shape, dim),))  # fmt: skip
-defvjp(aten.prod.default, lambda g, self, *, dtype=None, result: (g * result / self,))
+
+
+def _like(self: Any, result: Any) -> Any:
+    """``self`` in the dtype of ``result`` (a reduction's ``dtype=``), as PyTorch's formulas
+    take ``self.to(grad.scalar_type())``: complex to real keeps the real part."""
+    if self.dtype is result.dtype:
+        return self
+    return (real(self) if not result.dtype.is_complex else self).to(result.dtype)
+
+
+defvjp(aten.prod.default, lambda g, self, *, dtype=None, result: (
+    g * conj(result / _like(self, result)),))  # fmt: skip
 defvjp(aten.prod.dim_int, lambda g, self, dim, keepdim=False, *, dtype=None, result: (
-    unreduce(g, self.shape, dim, keepdim) * unreduce(result, self.shape, dim, keepdim) / self,))  # fmt: skip
+    unreduce(g, self.shape, dim, keepdim)
+    * conj(unreduce(result, self.shape, dim, keepdim) / _like(self, result)),))  # fmt: skip
 
 
 def _select_grad(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> Any:
@@ -228,7 +357,7 @@ def _std(
 defvjp(aten.var.correction, _var)
 defvjp(aten.std.correction, _std)
 defvjp(aten.logsumexp.default, lambda g, self, dim, keepdim=False, *, result: (
-    unreduce(g, self.shape, dim, keepdim) * (self - unreduce(result, self.shape, dim, keepdim)).exp(),))  # fmt: skip
+    unreduce(g, self.shape, dim, keepdim) * conj((self - unreduce(result, self.shape, dim, keepdim)).exp()),))  # fmt: skip
 defvjp(aten._softmax.default, lambda g, self, dim, half_to_float, *, result: (
     result * (g - (g * result).sum(dim, keepdim=True)),))  # fmt: skip
 defvjp(aten._log_softmax.default, lambda g, self, dim, half_to_float, *, result: (
@@ -237,7 +366,7 @@ defvjp(
     aten.cumsum.default, lambda g, self, dim, *, dtype=None: (g.flip(dim).cumsum(dim).flip(dim),)
 )
 defvjp(aten.cumprod.default, lambda g, self, dim, *, dtype=None, result: (
-    (g * result).flip(dim).cumsum(dim).flip(dim) / self,))  # fmt: skip
+    (g * conj(result)).flip(dim).cumsum(dim).flip(dim) / conj(_like(self, result)),))  # fmt: skip
 defvjp(aten.sort.default, lambda g, self, dim=-1, descending=False, *, result: (
     E.zeros_like(self).scatter(dim, result[1], g[0]) if self.ndim else g[0],))  # fmt: skip
 defvjp(aten.sort.stable, lambda g, self, *, stable, dim=-1, descending=False, result: (
@@ -247,18 +376,20 @@ defvjp(aten.topk.default, lambda g, self, k, dim=-1, largest=True, sorted=True, 
 
 # ----------------------------------------------------------------------- linear algebra
 # ``needs`` (one flag per tensor input) skips gradients no input wants, e.g. the data batch's
+# (complex: the adjoint, ``mat2.mH``, takes the transpose's place: NOTE [complex gradients])
 defvjp(aten.mm.default, lambda g, self, mat2, *, needs: (
-    _mm_grad(g, mat2.t(), self) if needs[0] else None,
-    _mm_grad(self.t(), g, mat2) if needs[1] else None))  # fmt: skip
+    _mm_grad(g, conj(mat2).t(), self) if needs[0] else None,
+    _mm_grad(conj(self).t(), g, mat2) if needs[1] else None))  # fmt: skip
 defvjp(aten.bmm.default, lambda g, self, mat2, *, needs: (
-    g.bmm(mat2.transpose(1, 2)) if needs[0] else None,
-    self.transpose(1, 2).bmm(g) if needs[1] else None))  # fmt: skip
-defvjp(aten.mv.default, lambda g, self, vec: (g.unsqueeze(1) * vec.unsqueeze(0), self.t().mv(g)))
-defvjp(aten.dot.default, lambda g, self, tensor: (g * tensor, g * self))
+    g.bmm(conj(mat2).transpose(1, 2)) if needs[0] else None,
+    conj(self).transpose(1, 2).bmm(g) if needs[1] else None))  # fmt: skip
+defvjp(aten.mv.default, lambda g, self, vec: (
+    g.unsqueeze(1) * conj(vec).unsqueeze(0), conj(self).t().mv(g)))  # fmt: skip
+defvjp(aten.dot.default, lambda g, self, tensor: (g * conj(tensor), g * conj(self)))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
-    (g if beta == 1 else g * beta) if needs[0] else None,
-    _times(_mm_grad(g, mat2.t(), mat1), alpha) if needs[1] else None,
-    _times(_mm_grad(mat1.t(), g, mat2), alpha) if needs[2] else None))  # fmt: skip
+    (g if beta == 1 else g * conj(beta)) if needs[0] else None,
+    _times(_mm_grad(g, conj(mat2).t(), mat1), conj(alpha)) if needs[1] else None,
+    _times(_mm_grad(conj(mat1).t(), g, mat2), conj(alpha)) if needs[2] else None))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -429,12 +560,12 @@ def _vector_norm(
     if p == 0:
         return (E.zeros_like(self),)
     if p == 1:
-        return (gu * self.sign(),)
+        return (gu * _sgn(self),)
     if math.isinf(p):  # shared equally by the elements whose magnitude is the norm
         mask = self.abs() == r
         count = mask.sum(_dims(dim, self.ndim), keepdim=True) if self.ndim else mask.sum()
-        return (gu * self.sign() * mask / count,)
-    scale = self / r if p == 2 else self.sign() * (self.abs() / r).pow(p - 1)
+        return (gu * _sgn(self) * mask / count,)
+    scale = self / r if p == 2 else _sgn(self) * (self.abs() / r).pow(p - 1)
     return (E.where(r == 0, 0.0, gu * scale),)
 
 
@@ -540,7 +671,7 @@ def _einsum_grad(g: Any, equation: str, tensors: Any) -> list[Any]:
     grads = []
     for k, (lab, t) in enumerate(zip(labels, tensors, strict=True)):
         terms = [out] + [x for j, x in enumerate(labels) if j != k]
-        operands = [g] + [x for j, x in enumerate(full) if j != k]
+        operands = [g] + [conj(x) for j, x in enumerate(full) if j != k]
         spare = iter(fresh)
         kept: list[str] = []  # the gradient einsum's output letters
         summed: list[int] = []  # operand k's broadcast size-1 dims
@@ -648,8 +779,8 @@ def _scatter_mul_src(g: Any, self: Any, dim: int, index: Any, src: Any, result: 
     others = self.scatter(dim, index, s.masked_fill(lone, 1), reduce="multiply")
     grad = E.where(
         lone,
-        (g * others).gather(dim, index),
-        (g * result).gather(dim, index) / s.masked_fill(zero, 1),
+        (g * conj(others)).gather(dim, index),
+        (g * conj(result)).gather(dim, index) / conj(s.masked_fill(zero, 1)),
     )
     return _pad_to(grad, src.shape)
 
@@ -660,10 +791,10 @@ def _scatter_reduce_grad(
     if reduce == "add":
         return (g, None, _pad_to(g.gather(dim, index), src.shape))
     product = E.ones_like(self).scatter(dim, index, _crop(src, index.shape), reduce="multiply")
-    return (g * product, None, _scatter_mul_src(g, self, dim, index, src, result))
+    return (g * conj(product), None, _scatter_mul_src(g, self, dim, index, src, result))
 
 
 defvjp(aten.scatter.reduce, _scatter_reduce_grad)
 defvjp(aten.scatter.value_reduce, lambda g, self, dim, index, value, *, reduce: (
-    g if reduce == "add" else g * E.ones_like(self).scatter(dim, index, value, reduce="multiply"),
-    None))  # fmt: skip
+    g if reduce == "add"
+    else g * conj(E.ones_like(self).scatter(dim, index, value, reduce="multiply")), None))  # fmt: skip

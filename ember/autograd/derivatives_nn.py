@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.autograd.derivatives import conj
 from ember.autograd.function_table import defvjp
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops.registry import ops
@@ -53,10 +54,10 @@ def _mse(g: Any, self: Any, target: Any, reduction: int) -> tuple[Any, Any]:
 defvjp(
     aten.convolution.default,
     lambda g, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups: (  # noqa: A006
-        aten.convolution_backward.default(
+        aten.convolution_backward.default(  # complex: NOTE [complex gradients]
             g,
-            input,
-            weight,
+            conj(input),
+            conj(weight),
             None if bias is None else list(bias.shape),
             stride,
             padding,
@@ -262,7 +263,8 @@ def _convolution_double_backward(
     needs: tuple[bool, ...],
 ) -> tuple[Any, Any, Any]:
     # <gg_input, gI> + <gg_weight, gW> + <gg_bias, gB> = <grad_output, conv(gg_input, weight)
-    # + conv(input, gg_weight) + gg_bias>: each product is linear in each of its factors
+    # + conv(input, gg_weight) + gg_bias>: each product is linear in each of its factors (for
+    # complex tensors, the other factor is conjugated: NOTE [complex gradients])
     gg_input, gg_weight, gg_bias = g
     geometry = (stride, padding, dilation, transposed, output_padding, groups)
     conv, conv_backward = aten.convolution.default, aten.convolution_backward.default
@@ -270,8 +272,8 @@ def _convolution_double_backward(
     if needs[0]:
         g_out = _total(
             [
-                None if gg_input is None else conv(gg_input, weight, None, *geometry),
-                None if gg_weight is None else conv(input, gg_weight, None, *geometry),
+                None if gg_input is None else conv(gg_input, conj(weight), None, *geometry),
+                None if gg_weight is None else conv(conj(input), gg_weight, None, *geometry),
             ]
         )
         if gg_bias is not None:
@@ -279,10 +281,10 @@ def _convolution_double_backward(
             g_out = bias.expand(list(grad_output.shape)) if g_out is None else g_out + bias
     if needs[1] and gg_weight is not None:
         mask = [True, False, False]
-        g_input = conv_backward(grad_output, input, gg_weight, None, *geometry, mask)[0]
+        g_input = conv_backward(conj(grad_output), input, gg_weight, None, *geometry, mask)[0]
     if needs[2] and gg_input is not None:
         mask = [False, True, False]
-        g_weight = conv_backward(grad_output, gg_input, weight, None, *geometry, mask)[1]
+        g_weight = conv_backward(conj(grad_output), gg_input, weight, None, *geometry, mask)[1]
     return g_out, g_input, g_weight
 
 
