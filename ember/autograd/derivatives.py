@@ -378,8 +378,8 @@ defvjp(aten.topk.default, lambda g, self, k, dim=-1, largest=True, sorted=True, 
 # ``needs`` (one flag per tensor input) skips gradients no input wants, e.g. the data batch's
 # (complex: the adjoint, ``mat2.mH``, takes the transpose's place: NOTE [complex gradients])
 defvjp(aten.mm.default, lambda g, self, mat2, *, needs: (
-    _mm_grad(g, conj(mat2).t(), self) if needs[0] else None,
-    _mm_grad(conj(self).t(), g, mat2) if needs[1] else None))  # fmt: skip
+    _grad_mat1(g, mat2, self) if needs[0] else None,
+    _grad_mat2(g, self, mat2) if needs[1] else None))  # fmt: skip
 defvjp(aten.bmm.default, lambda g, self, mat2, *, needs: (
     g.bmm(conj(mat2).transpose(1, 2)) if needs[0] else None,
     conj(self).transpose(1, 2).bmm(g) if needs[1] else None))  # fmt: skip
@@ -388,8 +388,8 @@ defvjp(aten.mv.default, lambda g, self, vec: (
 defvjp(aten.dot.default, lambda g, self, tensor: (g * conj(tensor), g * conj(self)))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
     (g if beta == 1 else g * conj(beta)) if needs[0] else None,
-    _times(_mm_grad(g, conj(mat2).t(), mat1), conj(alpha)) if needs[1] else None,
-    _times(_mm_grad(conj(mat1).t(), g, mat2), conj(alpha)) if needs[2] else None))  # fmt: skip
+    _times(_grad_mat1(g, mat2, mat1), conj(alpha)) if needs[1] else None,
+    _times(_grad_mat2(g, mat1, mat2), conj(alpha)) if needs[2] else None))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -456,14 +456,27 @@ def _times(x: Any, alpha: Any) -> Any:
     return x if alpha == 1 else x * alpha
 
 
-def _mm_grad(a: Any, b: Any, like: Any) -> Any:
-    """``a @ b`` laid out like ``like`` (the input it is the gradient of): for a transposed
-    input, such as a Linear weight used as ``W.t()``, compute ``(b.t() @ a.t()).t()`` so the
-    gradient that reaches ``W`` is contiguous (and can be kept as ``W.grad`` without a copy)."""
-    d = like._data  # strides from the array: Tensor.stride() builds a tuple in elements
-    if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
-        return b.t().mm(a.t()).t()
-    return a.mm(b)
+def _transposed(t: Any) -> bool:
+    """A column-major matrix (``W.t()`` of a row-major ``W``): read from the array's strides,
+    since ``Tensor.stride()`` builds a tuple in elements."""
+    d = t._data
+    return d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize
+
+
+def _grad_mat1(g: Any, mat2: Any, mat1: Any) -> Any:
+    """``g @ mat2ᴴ``, laid out like ``mat1``."""
+    if _transposed(mat1):
+        return conj(mat2).mm(g.t()).t()
+    return g.mm(conj(mat2).t())
+
+
+def _grad_mat2(g: Any, mat1: Any, mat2: Any) -> Any:
+    """``mat1ᴴ @ g``, laid out like ``mat2``: for a transposed ``mat2``, such as a Linear
+    weight used as ``W.t()``, ``(gᵀ conj(mat1))ᵀ``, so the gradient that reaches ``W`` is
+    contiguous (and can be kept as ``W.grad`` without a copy), in two transposes."""
+    if _transposed(mat2):
+        return g.t().mm(conj(mat1)).t()
+    return conj(mat1).t().mm(g)
 
 
 def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:
