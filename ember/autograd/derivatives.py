@@ -358,10 +358,19 @@ defvjp(aten.var.correction, _var)
 defvjp(aten.std.correction, _std)
 defvjp(aten.logsumexp.default, lambda g, self, dim, keepdim=False, *, result: (
     unreduce(g, self.shape, dim, keepdim) * conj((self - unreduce(result, self.shape, dim, keepdim)).exp()),))  # fmt: skip
+# (half_to_float is refused on CPU, so the input's dtype is the result's)
 defvjp(aten._softmax.default, lambda g, self, dim, half_to_float, *, result: (
-    result * (g - (g * result).sum(dim, keepdim=True)),))  # fmt: skip
+    aten._softmax_backward_data.default(g, result, dim, result.dtype),))  # fmt: skip
 defvjp(aten._log_softmax.default, lambda g, self, dim, half_to_float, *, result: (
-    g - result.exp() * g.sum(dim, keepdim=True),))  # fmt: skip
+    aten._log_softmax_backward_data.default(g, result, dim, result.dtype),))  # fmt: skip
+# their backward ops, differentiated in both arguments (double backward)
+defvjp(aten._softmax_backward_data.default, lambda gg, grad_output, output, dim, input_dtype: (
+    output * (gg - (gg * output).sum(dim, keepdim=True)),
+    gg * (grad_output - (grad_output * output).sum(dim, keepdim=True))
+    - grad_output * (gg * output).sum(dim, keepdim=True)))  # fmt: skip
+defvjp(aten._log_softmax_backward_data.default, lambda gg, grad_output, output, dim, input_dtype: (
+    gg - (gg * output.exp()).sum(dim, keepdim=True),
+    -gg * output.exp() * grad_output.sum(dim, keepdim=True)))  # fmt: skip
 defvjp(
     aten.cumsum.default, lambda g, self, dim, *, dtype=None: (g.flip(dim).cumsum(dim).flip(dim),)
 )

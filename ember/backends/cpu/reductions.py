@@ -27,6 +27,7 @@ from ember.ops.native.reductions import (
     check_topk,
     mean_dtype,
     reduction_axes,
+    softmax_backward_dtype,
     softmax_dtype,
     sum_dtype,
     var_dtype,
@@ -319,6 +320,37 @@ def _softmax_kernel(name: str, log: bool) -> Any:
 
 impl(aten._softmax.default, CPU, _softmax_kernel("softmax", log=False))
 impl(aten._log_softmax.default, CPU, _softmax_kernel("log_softmax", log=True))
+
+
+def _softmax_backward_kernel(name: str, log: bool) -> Any:
+    """``g - exp(out) * sum(g)`` (log_softmax) or ``out * (g - sum(g * out))`` (softmax)
+    along ``dim``, in one kernel, computed in float32 for half tensors."""
+
+    def kernel(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
+        g, out = grad_output._data, output._data
+        res = softmax_backward_dtype(
+            grad_output.dtype, output.dtype, (g.shape, out.shape), input_dtype, name
+        ).np
+        axis = wrap_dim(dim, g.ndim, name)
+        if g.size == 0:
+            return wrap(np.empty(g.shape, res))
+        g, out = _moveaxis_1d(g).astype(_acc(res), copy=False), _moveaxis_1d(out)
+        out = out.astype(g.dtype, copy=False)
+        with quiet_block():
+            if log:
+                r = g - np.exp(out) * _add_reduce(g, axis, None, None, True)
+            else:
+                r = out * (g - _add_reduce(g * out, axis, None, None, True))
+        return _out(r.reshape(grad_output._data.shape), res)
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten._softmax_backward_data.default, CPU,
+     _softmax_backward_kernel("_softmax_backward_data", log=False))  # fmt: skip
+impl(aten._log_softmax_backward_data.default, CPU,
+     _softmax_backward_kernel("_log_softmax_backward_data", log=True))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- all, any

@@ -22,6 +22,7 @@ from ember.ops.native.reductions import (
     mean_dtype,
     reduced_shape,
     reduction_axes,
+    softmax_backward_dtype,
     softmax_dtype,
     sum_dtype,
     var_dtype,
@@ -158,6 +159,21 @@ def _softmax(name: str) -> Any:
 
 impl(aten._softmax.default, Meta, _softmax("softmax"))
 impl(aten._log_softmax.default, Meta, _softmax("log_softmax"))
+
+
+def _softmax_backward(name: str) -> Any:
+    def rule(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
+        shapes = (tuple(grad_output.shape), tuple(output.shape))
+        d = softmax_backward_dtype(grad_output.dtype, output.dtype, shapes, input_dtype, name)
+        wrap_dim(dim, grad_output.ndim, name)
+        return _new(shapes[0], d)
+
+    return rule
+
+
+impl(aten._softmax_backward_data.default, Meta, _softmax_backward("_softmax_backward_data"))
+impl(aten._log_softmax_backward_data.default, Meta,
+     _softmax_backward("_log_softmax_backward_data"))  # fmt: skip
 
 
 def _logical(name: str) -> tuple[Any, Any, Any]:

@@ -28,11 +28,13 @@ def define(
     inplace: bool = False,
     out: bool = False,
     out_overload: str = "out",
+    out_arg: str = "out",
 ) -> OpOverload:
-    """Declare ``schema`` in ``aten``; with ``inplace``/``out``, declare those variants too."""
+    """Declare ``schema`` in ``aten``; with ``inplace``/``out``, declare those variants too
+    (``out_arg``: the out argument's name, ``grad_input`` for some backward ops)."""
     op = define_op(schema, "aten", tags, variants)
     ip = define_op(inplace_schema(schema), "aten", tags, ("method",)) if inplace else None
-    o = define_op(out_schema(schema, out_overload), "aten", tags, ()) if out else None
+    o = define_op(out_schema(schema, out_overload, out_arg), "aten", tags, ()) if out else None
     if ip is not None or o is not None:
         VARIANTS_OF[op] = (ip, o)
     for v in (ip, o):
@@ -61,7 +63,7 @@ def inplace_schema(schema: str) -> str:
     return f"{name}_{'.' + overload if overload else ''}({args}) -> Tensor(a!)"
 
 
-def out_schema(schema: str, overload: str = "out") -> str:
+def out_schema(schema: str, overload: str = "out", out_arg: str = "out") -> str:
     """``add.Tensor(...) -> Tensor`` → ``add.out(..., *, Tensor(a!) out) -> Tensor(a!)``;
     several returns get one ``out`` argument each, named after them (``values``, ``indices``)."""
     name, _, args, ret = _split(schema)
@@ -73,4 +75,4 @@ def out_schema(schema: str, overload: str = "out") -> str:
         outs = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
         rets = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
         return f"{name}.{overload}({args}{sep}{outs}) -> ({rets})"
-    return f"{name}.{overload}({args}{sep}Tensor(a!) out) -> Tensor(a!)"
+    return f"{name}.{overload}({args}{sep}Tensor(a!) {out_arg}) -> Tensor(a!)"

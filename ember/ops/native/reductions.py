@@ -10,6 +10,7 @@ nothing); a dim named twice is a RuntimeError, as in PyTorch.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -87,6 +88,12 @@ define("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
        out=True, out_overload="int_out")
 define("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", out=True)
 define("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", out=True)
+# their backward ops: one kernel each, as PyTorch dispatches them (not the four ops of the
+# formula); differentiable themselves (double backward)
+for _name, _out_arg in (("_softmax_backward_data", "grad_input"),
+                        ("_log_softmax_backward_data", "out")):  # fmt: skip
+    define(f"{_name}(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+           out=True, out_arg=_out_arg)  # fmt: skip
 
 # all, any
 for _name in ("all", "any"):
@@ -294,6 +301,33 @@ def softmax_dtype(self_dtype: dtype, half_to_float: bool, op: str, numel: int) -
     if self_dtype.category != FLOATING and numel:
         raise NotImplementedError(f"\"{op}\" not implemented for '{self_dtype._short}'")
     return self_dtype
+
+
+def softmax_backward_dtype(
+    grad: dtype, output: dtype, shapes: tuple[Any, Any], input_dtype: dtype, op: str
+) -> dtype:
+    numel = math.prod(shapes[0])
+    """``_softmax_backward_data``/``_log_softmax_backward_data``: floating gradient and
+    output of one shape and dtype; the result has the gradient's dtype. A float gradient for
+    a half input would be half-to-float softmax, which CPU kernels don't do."""
+    if grad.category != FLOATING and numel:  # an empty one runs no kernel, as in PyTorch
+        raise NotImplementedError(f"\"{op}\" not implemented for '{grad._short}'")
+    if output is not grad:
+        raise RuntimeError(
+            f"{op}: expected scalar type {grad._short} but found {output._short} (grad_output "
+            "and output must have one dtype)"
+        )
+    if tuple(shapes[0]) != tuple(shapes[1]):
+        raise RuntimeError(
+            f"{op}: grad_output of shape {list(shapes[0])} does not match output of shape "
+            f"{list(shapes[1])}"
+        )
+    if grad is dtypes.float32 and input_dtype is dtypes.float16:
+        raise RuntimeError(
+            f"{op}: expected scalar type Float but found Half: a half-to-float softmax "
+            "backward is not supported on CPU"
+        )
+    return grad
 
 
 def check_sortable(self_dtype: dtype, op: str) -> None:

@@ -210,6 +210,20 @@ def softmax_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), noncontiguous=True), 1, False)
 
 
+@samples("_softmax_backward_data.default", "_log_softmax_backward_data.default",
+         dtypes=ALL_DTYPES)  # fmt: skip
+def softmax_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """A gradient and a softmax output (or a log_softmax one: any values do) of one shape."""
+    g, out = make((3, 4), low=-2, high=2), make((3, 4), low=-2, high=2)
+    yield SampleInput(g, out, 1, dtype)  # raises for non-floating dtypes, as PyTorch does
+    yield SampleInput(g, out, 0, dtype)
+    yield SampleInput(g, out, -1, ember.float64, name="another input_dtype")
+    yield SampleInput(g, out, 1, ember.float16, name="half input_dtype")  # float32 raises
+    yield SampleInput(make(()), make(()), 0, dtype)
+    yield SampleInput(make((0, 3)), make((0, 3)), 0, dtype)
+    yield SampleInput(make((3, 4), noncontiguous=True), make((3, 4), noncontiguous=True), 1, dtype)
+
+
 @samples("softmax.int", "log_softmax.int", dtypes=ALL_DTYPES)
 def softmax_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     x = make((3, 4), low=-3, high=3)
