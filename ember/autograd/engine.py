@@ -151,7 +151,8 @@ def run_backward(
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
                 continue
-            if grads.count(None) == len(grads):
+            # (not grads.count(None): that compares with ==, which Tensor overloads)
+            if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
                 results: Sequence[Any] = [None] * len(node.next_functions)
             else:
                 if len(grads) != 1:  # one gradient: not all None, so present
