@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -147,6 +148,23 @@ def test_graphs_hold_no_reference_cycles() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_the_graph_keeps_only_what_formulas_read() -> None:
+    """relu's backward reads its result, not its input: the input is freed at once, as in
+    PyTorch (NOTE [generated recorders]); an in-place op's node doesn't hold its output."""
+    x = leaf([1.0, -2.0, 3.0])
+    h = x * 2
+    y = h.relu()
+    ref = weakref.ref(h)
+    del h
+    assert ref() is None
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 2.0]
+    z = x * 1
+    z.add_(1)  # add_'s formula reads nothing of self
+    assert z.grad_fn.name() == "AddBackward0"
+    assert all(a is None or not isinstance(a, ember.Tensor) for a in z.grad_fn.ctx[1][:1])
 
 
 def test_unsaved_input_may_be_modified() -> None:

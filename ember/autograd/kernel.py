@@ -22,6 +22,7 @@ from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor
+from ember.autograd.recorder import make_recorder
 from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
@@ -126,8 +127,8 @@ class _OpInfo:
     (inputs, which need grad) or None when none does, and its derivative entry."""
 
     __slots__ = (
-        "params", "gather", "vjp", "is_out", "inplace", "has_list", "saved", "unread",
-        "saved_for",
+        "params", "gather", "vjp", "is_out", "inplace", "has_list", "simple", "record",
+        "saved", "unread", "saved_for",
     )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
@@ -137,6 +138,9 @@ class _OpInfo:
         self.inplace = op._schema.is_inplace
         self.vjp = _lookup_vjp(op)
         self.has_list = any(p[2] for p in self.params)
+        #: no Tensor[], not in place, not out=: a generated recorder can record it
+        self.simple = not (self.has_list or self.inplace or self.is_out)
+        self.record: tuple[Any, VJP] | None = None  # (recorder, the entry it was made for)
         self.saved: tuple[int, ...] = ()  # Tensor parameters the formula reads
         self.unread: tuple[int, ...] = ()  # positions of those it never reads
         self.saved_for: VJP | None = None
@@ -201,6 +205,9 @@ def autograd_fallback(
         return op.redispatch(ks & BELOW, *args, **kwargs)
     if op in NONDIFFERENTIABLE:
         return _below(op, ks, args, kwargs)
+    record = info.record
+    if record is not None and record[1] is DERIVATIVES.get(op):  # NOTE [generated recorders]
+        return record[0](op, ks, args, kwargs)
     found = info.gather(args, kwargs)
     if found is None:
         return op.redispatch(ks & BELOW, *args, **kwargs)
@@ -214,6 +221,10 @@ def autograd_fallback(
     vjp = info.vjp
     if vjp is None:
         vjp = info.vjp = _lookup_vjp(op)  # registered since the first call, or still none
+    if vjp is not None and info.simple and DERIVATIVES.get(op) is vjp:
+        rec = make_recorder(info.params, vjp, BELOW, gradient_edge, _attach, _run_formula)
+        info.record = (rec, vjp)
+        return rec(op, ks, args, kwargs)
     inplace = info.inplace
     if inplace:
         _check_inplace(op, args[0])
