@@ -9,8 +9,22 @@ like ``b`` (``empty_strided`` + ``copy_``), takes the region ``v`` covers
 op's formula on that region's gradient, writes the result for ``v``'s old value back into the
 region and hands the rest to the op's other inputs. The view itself gets a fresh ``grad_fn``
 that is ``as_strided`` of the new base history, so later uses of ``v`` see the change too.
-Other views of ``b`` taken before the write keep their old history, as they would on PyTorch
-until regenerated: PyTorch regenerates them lazily; ember does not yet.
+
+Every step is an ember op, so with ``create_graph=True`` the backward records its own graph
+and can be differentiated again: the copies are in-place ops on fresh tensors (recorded as
+``CopyBackwards``), the region is an ``as_strided`` view (recorded), and the write into the
+region is an in-place op on a view, so it gets a CopySlices node of its own. Only one thing
+changes when recording: the formula's graph holds the first copy (``as_strided`` saves its
+input, with its version), so the write goes into a second copy instead of the first.
+Second derivatives also flow through what the formula reads. The copy of ``v``'s old value
+(``g * self`` for ``mul_``) gets the history of ``v``'s region of the base *before* the write
+(``as_strided`` of the old base edge), not ``v``'s own old history, whose view nodes saved
+the base at its old version. The op's result is ``v`` itself: its history is the fresh
+``as_strided`` one, which ``record`` returns so a saved result can be relinked to it.
+
+Other views of ``b`` taken before the write keep their old history. PyTorch regenerates
+them lazily (when ``grad_fn`` is read and the version moved on); ember does not yet, since
+that needs the tensor's ``grad_fn`` (and its Autograd key) to be computed on access.
 """
 
 from __future__ import annotations
@@ -19,14 +33,23 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.graph import Edge, Node
+from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.ops.registry import ops
+
+_EMPTY_STRIDED = ops.aten.empty_strided.default
+
+#: the base's size, strides and dtype
+Geometry = tuple[tuple[int, ...], tuple[int, ...], Any]
+#: the view's size, strides and storage offset, relative to the base's
+Region = tuple[tuple[int, ...], tuple[int, ...], int]
 
 
-def _layout_like_base(g: Any, base_geom: tuple[Any, ...]) -> Any:
-    import ember
-
-    shape, stride, dtype = base_geom
-    out = ember.empty_strided(shape, stride, dtype=dtype)
+def _like_base(g: Tensor, base: Geometry) -> Tensor:
+    """A fresh tensor laid out as the base, holding ``g`` (``as_strided`` reads its strides).
+    An in-place copy into a new tensor, not a view: recorded when ``g`` requires grad."""
+    shape, stride, dtype = base
+    out = _EMPTY_STRIDED(list(shape), list(stride), dtype=dtype, device=g.device)
     out.copy_(g)
     return out
 
@@ -36,31 +59,28 @@ def record(
     view: Tensor,
     op_node: Node,
     base_edge: Edge,
-) -> None:
-    """Give ``base`` a CopySlices grad_fn for the in-place op ``op_node`` ran on ``view``."""
-    base_geom = (tuple(base.shape), base.stride(), base.dtype)
-    region = (tuple(view.shape), view.stride(), view.storage_offset() - base.storage_offset())
+) -> Node:
+    """Give ``base`` a CopySlices grad_fn for the in-place op ``op_node`` ran on ``view``;
+    returns the view's new grad_fn (where a saved result of the op must be relinked to)."""
+    geometry: Geometry = (tuple(base.shape), tuple(base.stride()), base.dtype)
+    region: Region = (
+        tuple(view.shape),
+        tuple(view.stride()),
+        view.storage_offset() - base.storage_offset(),
+    )
 
     def backward(node: Node, grads: Any) -> Any:
-        import ember
-
-        if ember.is_grad_enabled():
-            raise NotImplementedError(
-                "double backward through an in-place op on a view (CopySlices) is not "
-                "supported yet; compute the result out of place to differentiate twice"
-            )
-        full = _layout_like_base(grads[0], base_geom)
-        part = full.as_strided(*region)
-        op_grads = list(op_node.apply([part.clone()]))
-        part.zero_()
+        full = _like_base(grads[0], geometry)
+        if state.local.grad_enabled:  # create_graph: NOTE [in-place on a view]
+            op_grads = op_node.apply([full.as_strided(*region)])
+            full = _like_base(full, geometry)
+        else:  # the formula may hand its input on (copy_ gives it to src): write elsewhere
+            op_grads = op_node.apply([full.as_strided(*region).clone()])
         g_view = op_grads[0]
-        if g_view is not None:
-            meta = op_node.input_meta[0]
-            if meta is not None and tuple(g_view.shape) != meta[0]:
-                from ember.autograd.engine import _sum_to
-
-                g_view = _sum_to(g_view, meta[0], meta[1])
-            part.copy_(g_view)
+        if g_view is None:
+            full.as_strided(*region).zero_()
+        else:
+            full.as_strided(*region).copy_(g_view)  # casts, if the formula widened the dtype
         return (full, *op_grads[1:])
 
     node = Node(
@@ -73,23 +93,30 @@ def record(
     base.grad_fn = node
     base._keys |= AUTOGRAD_BIT
     base._output_nr = 0
-    _regenerate_view(view, node, base_geom, region)
+    view_node = _region_of((node, 0), geometry, region)
+    _set_history(view, view_node)
+    old_self = op_node.ctx[1][0]  # the kernel's ctx: (vjp, formula args, kwargs)
+    if isinstance(old_self, Tensor) and old_self is not view and base_edge is not None:
+        # the copy of the view's old value the formula reads: the region of the old base
+        _set_history(old_self, _region_of(base_edge, geometry, region))
+    return view_node
 
 
-def _regenerate_view(
-    view: Tensor, base_node: Node, base_geom: tuple[Any, ...], region: tuple[Any, ...]
-) -> None:
-    """``view``'s new history: ``as_strided`` of the base's (AsStridedBackward0)."""
+def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
+    """The node of ``region`` of a base whose gradient goes to ``base``: an ``as_strided``
+    of it (AsStridedBackward0)."""
 
     def backward(node: Node, grads: Any) -> Any:
-        import ember
-
-        shape, stride, dtype = base_geom
-        full = ember.empty_strided(shape, stride, dtype=dtype).zero_()
-        full.as_strided(*region).copy_(grads[0])
+        g = grads[0]
+        shape, stride, dtype = geometry
+        full = _EMPTY_STRIDED(list(shape), list(stride), dtype=dtype, device=g.device).zero_()
+        full.as_strided(*region).copy_(g)  # recorded as a CopySlices under create_graph
         return (full,)
 
-    node = Node("AsStridedBackward0", backward, ((base_node, 0),), (None,))
-    view.grad_fn = node
-    view._keys |= AUTOGRAD_BIT
-    view._output_nr = 0
+    return Node("AsStridedBackward0", backward, (base,), (None,))
+
+
+def _set_history(t: Tensor, node: Node) -> None:
+    t.grad_fn = node
+    t._keys |= AUTOGRAD_BIT
+    t._output_nr = 0

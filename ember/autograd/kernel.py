@@ -239,8 +239,9 @@ def autograd_fallback(
         return out
     formula_args = args
     if inplace and "self" in vjp.reads:
-        with below_autograd():  # the formula reads self as it was before the mutation
-            formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
+        # the formula reads self as it was before the write: a copy, recorded, so a
+        # create_graph backward differentiates through it too
+        formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
     base = args[0]._base if inplace else None
     base_edge = gradient_edge(base) if base is not None and base.requires_grad else None
     loc = state.local  # _below, inlined: this runs for every recorded op
@@ -255,7 +256,9 @@ def autograd_fallback(
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out, inplace)
     if base is not None:
-        copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
+        view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
+        if vjp.wants_result:  # the result's history is the view's new one, not the op's node
+            node.metadata["result_node"] = view_node
     return out
 
 
@@ -329,7 +332,8 @@ def _make_node(
         node.metadata["trace"] = forward_trace()
     saved = node.saved
     for i in saved_indices:
-        x = inputs[i]
+        # an in-place op's formula reads the copy of self taken before the write: save that
+        x = args[0] if i == 0 and info.inplace else inputs[i]
         if x is None:
             continue
         for t in x if info.params[i][2] else (x,):
@@ -412,7 +416,9 @@ def _relinked(node: Node, result: Any) -> Any:
     meta = node.metadata["out_meta"]
     if isinstance(result, Tensor):
         m = meta[0]
-        return relink(result, node, 0) if m is not None and m[1].category >= 2 else result
+        if m is None or m[1].category < 2:
+            return result
+        return relink(result, node.metadata.get("result_node", node), 0)
     outs = [
         relink(r, node, i) if isinstance(r, Tensor) and meta[i] is not None else r
         for i, r in enumerate(result)
