@@ -39,6 +39,10 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
         if grad._data.shape != shape:
             grad = _VIEW(grad, shape)
     if grad.dtype is not dtype:
+        if grad._data.dtype.kind == "c" and not dtype.is_complex:
+            # a real input of a complex-valued op: the real part, as PyTorch takes it (a cast
+            # would warn that it discards the imaginary part)
+            grad = ops.aten.real.default(grad)
         grad = grad.to(dtype)  # type: ignore[attr-defined]
     return grad
 
@@ -237,7 +241,27 @@ def _route(
                 if not n:
                     ready.append(nxt)
                 continue
-            _deliver(edge, grad, meta, buffers, deps, ready, _fresh(grad, results, incoming), owned)
+            # _deliver, inlined for the common case (one tensor input, one gradient)
+            own = _fresh(grad, results, incoming)
+            d = grad._data
+            if meta is not None and (meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape):
+                grad = _sum_to(grad, meta[0], meta[1])
+                own = True
+            nr = edge[1]
+            buf = buffers.get(nxt)
+            if buf is None:
+                buf = buffers[nxt] = [None] * nxt.n_outputs
+            old = buf[nr]
+            if old is not None:
+                grad = old + grad
+                own = True
+            buf[nr] = grad
+            if own:
+                owned[id(grad)] = grad  # keeps it alive, so its id can't be reused meanwhile
+            n = deps[nxt] - 1
+            deps[nxt] = n
+            if not n:
+                ready.append(nxt)
         else:  # a Tensor[] input: one edge, gradient and meta per element
             gl = grad if grad is not None else (None,) * len(edge)
             ml = meta or (None,) * len(edge)

@@ -119,10 +119,11 @@ class Node:
 
     def release(self) -> None:
         """Free saved tensors after backward (unless the graph is retained)."""
-        for s in self.saved:
-            s.tensor = None  # type: ignore[assignment]
+        saved = self.saved
         self._freed = True
-        if self.saved:
+        if saved:
+            for s in saved:
+                s.tensor = None  # type: ignore[assignment]
             self.ctx = None  # nothing can run this node again: unpacking a saved tensor raises
 
     def apply(self, grads: Sequence[Any]) -> Sequence[Any]:
