@@ -1,10 +1,10 @@
 """Tensor methods that convert dtype or device, and the Python bindings PyTorch writes by
-hand rather than generating from a schema: ``Tensor.to``'s argument parser and
-``nonzero(as_tuple=...)``.
+hand rather than generating from a schema: ``Tensor.to``'s argument parser,
+``nonzero(as_tuple=...)`` and the ``real``/``imag`` properties.
 
 None of these is an aten op (neither are PyTorch's): each one picks an aten overload and calls
-it, so ``__torch_dispatch__`` code sees ``to.dtype`` / ``_to_copy`` / ``nonzero`` as it would
-on PyTorch. ``ember/__init__.py`` imports this module once, after the generated bindings.
+it, so ``__torch_dispatch__`` code sees ``to.dtype`` / ``_to_copy`` / ``nonzero`` / ``real`` as
+it would on PyTorch. ``ember/__init__.py`` imports this module once, after the generated bindings.
 """
 
 from __future__ import annotations
@@ -174,7 +174,47 @@ def _wrap_nonzero(generated: Any, method: bool) -> Any:
     return nonzero
 
 
+def _real(self: Tensor) -> Tensor:
+    """The real part: for a complex tensor a view in the real dtype (writes reach this
+    tensor), for a real one the tensor itself. Assigning to it writes into that view.
+
+    >>> z = ember.tensor([1 + 2j]); z.real = ember.tensor([5.0]); z
+    tensor([5.+2.j])
+    """
+    return aten.real.default(self)  # type: ignore[no-any-return]
+
+
+def _write(part: Tensor, value: Any) -> None:
+    """``t.real = value``: a tensor is copied in (broadcast, cast), a number fills."""
+    if isinstance(value, Tensor):
+        part.copy_(value)  # type: ignore[attr-defined]
+    elif isinstance(value, (bool, int, float, complex)):
+        part.fill_(value)  # type: ignore[attr-defined]
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a {_type_name(part)}")
+
+
+def _set_real(self: Tensor, value: Any) -> None:
+    _write(aten.real.default(self), value)
+
+
+def _imag(self: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor, as a view in the real dtype (writes reach this
+    tensor); real tensors raise. Assigning to it writes into that view.
+
+    >>> z = ember.tensor([1 + 2j]); z.imag = 0; z
+    tensor([1.+0.j])
+    """
+    return aten.imag.default(self)  # type: ignore[no-any-return]
+
+
+def _set_imag(self: Tensor, value: Any) -> None:
+    _write(aten.imag.default(self), value)
+
+
 def _attach() -> None:
+    Tensor.real = property(_real, _set_real, doc=_real.__doc__)  # type: ignore[attr-defined]
+    Tensor.imag = property(_imag, _set_imag, doc=_imag.__doc__)  # type: ignore[attr-defined]
     Tensor.to = _to  # type: ignore[method-assign]
     for name, d in _CONVERSIONS.items():
         setattr(Tensor, name, _as(d, name))

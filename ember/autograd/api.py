@@ -33,6 +33,10 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                     f"grad can be implicitly created only for scalar outputs (got shape "
                     f"{list(t.shape)}); pass gradient= with the shape of the output"
                 )
+            if not t.dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
             g = _ONES_LIKE(t)  # the op itself: dispatched like any, minus the Python binding
         elif not isinstance(g, Tensor):
             g = ember.tensor(g, dtype=t.dtype)

@@ -15,7 +15,6 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.autograd.function import Function
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.dtypes import COMPLEX
 from ember.ops.registry import ops
@@ -56,43 +55,16 @@ def _nz(g: Any) -> Any:
 # ``g * conj(result)``, ``mm``: ``g @ mat2.mH``), and, for ops with a real output (``abs``,
 # ``var``, ``linalg_vector_norm``), the formulas of PyTorch's derivatives.yaml (``abs``:
 # ``g * sgn(z)``). Ops linear over the complex numbers (``add``, ``sum``, views, indexing)
-# need nothing. A real input of a complex-valued op takes the real part of its gradient.
-# ``conj`` returns a real tensor or scalar itself, so real training pays one dtype check per
-# conjugated factor. ember has no conj/real ops yet: both are Functions whose forward reads
-# the complex tensor as (real, imaginary) pairs through ``view(dtype)``, and whose backward
-# is ``conj`` again / the cast back, so they differentiate to any order.
+# need nothing. A real input of a complex-valued op takes the real part of its gradient
+# (the engine's ``_sum_to`` does it, as PyTorch's does).
+# ``conj`` and ``real`` below return a real tensor or scalar itself, so real training pays one
+# dtype check per conjugated factor; for complex tensors they are the ops ``_conj_physical``
+# (what ``conj_physical`` runs for complex inputs) and ``real`` (a view, NOTE [complex views]
+# in ``ember/ops/native/views.py``), which have derivatives of their own, so formulas using
+# them differentiate to any order.
 
-
-def _pairs(z: Any) -> Any:
-    """A complex tensor as a real (numel, 2) tensor of (real, imaginary) parts, in row-major
-    order (a copy when ``z`` is not contiguous)."""
-    return z.contiguous().reshape(-1).view(z.dtype.to_real()).reshape(-1, 2)
-
-
-class _Conj(Function):
-    """The complex conjugate of a complex tensor (NOTE [complex gradients])."""
-
-    @staticmethod
-    def forward(ctx: Any, z: Any) -> Any:
-        pairs = _pairs(z)
-        flipped = E.stack([pairs.select(1, 0), pairs.select(1, 1).neg()], 1)
-        return flipped.reshape(-1).view(z.dtype).reshape(z.shape)
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        return conj(g)
-
-
-class _Real(Function):
-    """The real part of a complex tensor, as a real tensor (NOTE [complex gradients])."""
-
-    @staticmethod
-    def forward(ctx: Any, z: Any) -> Any:
-        return _pairs(z).select(1, 0).reshape(z.shape).clone()
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        return g  # real: the engine casts it to the input's complex dtype
+_CONJ = aten._conj_physical.default
+_REAL = aten.real.default
 
 
 def conj(t: Any) -> Any:
@@ -102,18 +74,18 @@ def conj(t: Any) -> Any:
     (tensor([1.-2.j]), (2+1j))
     """
     if isinstance(t, Tensor):
-        return _Conj.apply(t) if t._data.dtype.kind == "c" else t  # the array's: no dtype lookup
+        return _CONJ(t) if t._data.dtype.kind == "c" else t  # the array's: no dtype lookup
     return t.conjugate() if type(t) is complex else t
 
 
 def real(t: Any) -> Any:
-    """The real part of ``t`` (a real tensor of the matching precision); a real tensor is
-    returned itself. Unlike ``t.to(float64)`` it does not warn.
+    """The real part of ``t`` (a real view, of the matching precision, of a complex tensor); a
+    real tensor is returned itself. Unlike ``t.to(float64)`` it does not warn.
 
     >>> real(ember.tensor([1 + 2j]))
-    tensor([1.], dtype=ember.float64)
+    tensor([1.])
     """
-    return _Real.apply(t) if t._data.dtype.kind == "c" else t
+    return _REAL(t) if t._data.dtype.kind == "c" else t
 
 
 def _sgn(x: Any) -> Any:
@@ -244,6 +216,14 @@ defvjp(aten.clamp_max.Tensor, lambda g, self, max: (
     E.where(self <= max, g, 0.0), E.where(self > max, g, 0.0)))  # fmt: skip
 defvjp(aten.nan_to_num.default, lambda g, self, nan=None, posinf=None, neginf=None: (
     E.where(self.isfinite(), g, 0.0),))  # fmt: skip
+
+# complex numbers: conjugation is its own derivative (conj_physical decomposes into
+# _conj_physical; its line serves conj_physical_, which takes its functional op's formula);
+# view_as_real's gradient puts the pairs back together, ``g[..., 0] + 1j * g[..., 1]``, so
+# ``real``'s (a select of it) is ``g`` and ``imag``'s ``1j * g``
+defvjp(aten._conj_physical.default, lambda g, self: (conj(g),))
+defvjp(aten.conj_physical.default, lambda g, self: (conj(g),))
+defvjp(aten.view_as_real.default, lambda g, self: (g.select(-1, 0) + g.select(-1, 1) * 1j,))
 
 
 def _gelu(g: Any, self: Any, approximate: str = "none") -> tuple[Any]:

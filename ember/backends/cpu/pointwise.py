@@ -707,6 +707,14 @@ for _n, (_fn, _q) in _UNARY.items():
     impl(getattr(aten, _n).default, CPU, unary(f"{_n}.default", _fn, quiet_fp=_q))
 
 
+def _conjugate(x: Any) -> Any:
+    """The complex conjugate; a copy of a real array (NumPy's turns bool into int)."""
+    return np.conjugate(x) if x.dtype.kind == "c" else x.copy()
+
+
+impl(aten._conj_physical.default, CPU, unary("_conj_physical.default", _conjugate, quiet_fp=False))
+
+
 _SQRT_2, _SQRT_2_OVER_PI = math.sqrt(2.0), math.sqrt(2.0 / math.pi)
 
 
@@ -765,3 +773,13 @@ def positive(self: Tensor) -> Tensor:
     """``+x``: ``x`` itself (bool tensors refuse, as in PyTorch)."""
     POSITIVE_CHECK("positive.default", self.dtype, (self,), {})
     return self
+
+
+@impl(aten.conj_physical.default, "CompositeImplicitAutograd")
+def conj_physical(self: Tensor) -> Tensor:
+    """The complex conjugate as a new tensor; a real tensor is returned itself, as in PyTorch.
+
+    >>> ember.conj_physical(ember.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return aten._conj_physical.default(self) if self.dtype.is_complex else self

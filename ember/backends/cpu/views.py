@@ -21,6 +21,7 @@ from ember.backends.cpu._util import Tensor, wrap, wrap_view
 from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -328,3 +329,19 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
     d = S.split_dim(self._data.ndim, dim)
     S.check_split_with_sizes(self._data.shape[d], split_sizes)
     return _split(self, split_sizes, d)
+
+
+# --------------------------------------------------------------------------- complex numbers
+
+
+@impl(aten.view_as_real.default, CPU)
+def view_as_real(self: Tensor) -> Tensor:
+    """A complex tensor's (real, imaginary) pairs along a new last dim, in the real dtype, over
+    the same memory (NOTE [complex views] in ``ember/ops/native/views.py``)."""
+    arr = self._data
+    shape, strides, _ = view_as_real_layout(layout(self), self.dtype)
+    parts = arr.real  # the real dtype, and arr's writeability, for the new array
+    item = parts.itemsize
+    root = _root(arr)
+    start = _address(arr) - _address(root) if math.prod(shape) else 0
+    return wrap_view(self, _from_root(parts, root, shape, tuple(s * item for s in strides), start))

@@ -13,6 +13,7 @@ from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.backends import strides as S
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -150,3 +151,9 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
     d = S.split_dim(self.ndim, dim)
     S.check_split_with_sizes(self.shape[d], split_sizes)
     return _split(self, split_sizes, d)
+
+
+@impl(aten.view_as_real.default, Meta)
+def view_as_real(self: Tensor) -> Tensor:
+    lay = view_as_real_layout(layout(self), self.dtype)
+    return wrap_view(self, _array(self, lay, self.dtype.to_real().np))

@@ -14,7 +14,13 @@ from typing import Any
 
 from ember import dtypes
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
-from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, inplace_schema, out_schema
+from ember.ops.native._define import (
+    FUNCTIONAL_OF,
+    VARIANTS_OF,
+    define,
+    inplace_schema,
+    out_schema,
+)
 from ember.ops.native.promotion import (
     POINTWISE,
     PROMOTION,
@@ -369,6 +375,13 @@ pointwise("bitwise_not(Tensor self) -> Tensor", unsupported=ONLY_INTEGRAL)
 pointwise(
     "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"
 )
+# the complex conjugate as a new tensor: ``_conj_physical`` computes it (a copy for real
+# inputs); ``conj_physical`` returns a real input itself and is ``_conj_physical`` otherwise,
+# so, like ``positive``, it has one CompositeImplicitAutograd kernel (in
+# ember/backends/cpu/pointwise.py) and no elementwise one; its in-place and out= variants are
+# derived from that kernel
+pointwise("_conj_physical(Tensor self) -> Tensor", inplace=False)
+define("conj_physical(Tensor self) -> Tensor", inplace=True, out=True)
 
 # positive returns its input itself (an alias), so it is not an elementwise kernel: it has one
 # CompositeImplicitAutograd kernel (ember/backends/cpu/pointwise.py) and no variants.

@@ -59,6 +59,17 @@ define("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tens
 define("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
 define("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
 
+# complex numbers (NOTE [complex views]): view_as_real has kernels; the others are
+# compositions, as in PyTorch
+F = ("function",)
+define("view_as_real(Tensor(a) self) -> Tensor(a)", variants=F)
+define("real(Tensor(a) self) -> Tensor(a)", variants=F)  # Tensor.real is a property
+define("imag(Tensor(a) self) -> Tensor(a)", variants=F)  # Tensor.imag is a property
+define("conj(Tensor(a) self) -> Tensor(a)")
+define("resolve_conj(Tensor(a) self) -> Tensor(a)")
+define("is_conj(Tensor self) -> bool")
+define("is_complex(Tensor self) -> bool")
+
 
 # --------------------------------------------------------------------------- compositions
 
@@ -150,3 +161,85 @@ def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
     if split_size == 0 and size == 0:
         return aten.split_with_sizes.default(self, [0] * chunks, dim)
     return aten.split.Tensor(self, split_size, dim)
+
+
+# --------------------------------------------------------------------------- complex numbers
+# NOTE [complex views]
+# ``view_as_real(z)`` reads a complex tensor as real (real, imaginary) pairs along a new last
+# dim of size 2: a view, strides doubled, in the real dtype. ``real`` and ``imag`` are its
+# ``select(-1, 0)`` and ``select(-1, 1)``, so they are views too (writes through ``z.real``
+# reach ``z``) and their gradients come from view_as_real's and select's formulas, as in
+# PyTorch. ``real`` of a real tensor is the tensor itself; ``imag`` of one raises.
+# PyTorch's ``conj`` is a view that sets a lazy conjugate bit, which ``resolve_conj`` and the
+# kernels act on later. ember has no conjugate bit: ``conj`` of a complex tensor is
+# ``conj_physical``, a new tensor, so a write into it does not reach the original (the one
+# behaviour that differs); ``is_conj`` is always False and ``resolve_conj`` returns its input.
+
+
+def view_as_real_layout(layout: S.Layout, dtype: Any) -> S.Layout:
+    """Layout of ``view_as_real`` in real elements (shared by the CPU kernel and the Meta
+    rule): a last dim of 2 with stride 1, the other strides and the offset doubled."""
+    if not dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    shape, strides, offset = layout
+    return (*shape, 2), (*(2 * s for s in strides), 1), 2 * offset
+
+
+@impl(aten.real.default, IMPLICIT)
+def real(self: Any) -> Any:
+    """The real part of a complex tensor, as a view in the real dtype; a real tensor itself.
+
+    >>> z = ember.tensor([1 + 2j]); ember.real(z)
+    tensor([1.])
+    """
+    if not self.dtype.is_complex:
+        return self
+    return aten.select.int(aten.view_as_real.default(self), -1, 0)
+
+
+@impl(aten.imag.default, IMPLICIT)
+def imag(self: Any) -> Any:
+    """The imaginary part of a complex tensor, as a view in the real dtype.
+
+    >>> z = ember.tensor([1 + 2j]); ember.imag(z)
+    tensor([2.])
+    """
+    if not self.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return aten.select.int(aten.view_as_real.default(self), -1, 1)
+
+
+@impl(aten.conj.default, IMPLICIT)
+def conj(self: Any) -> Any:
+    """The complex conjugate; a real tensor is returned itself.
+
+    Unlike PyTorch's, the conjugate of a complex tensor is a new tensor (``conj_physical``),
+    not a view with a lazy conjugate bit: writes into it do not reach ``self``
+    (NOTE [complex views]).
+
+    >>> ember.conj(ember.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return aten.conj_physical.default(self) if self.dtype.is_complex else self
+
+
+@impl(aten.resolve_conj.default, IMPLICIT)
+def resolve_conj(self: Any) -> Any:
+    """``self``: ember never sets a conjugate bit, so there is none to resolve."""
+    return self
+
+
+@impl(aten.is_conj.default, IMPLICIT)
+def is_conj(self: Any) -> bool:
+    """False: ember has no lazy conjugate bit (NOTE [complex views])."""
+    return False
+
+
+@impl(aten.is_complex.default, IMPLICIT)
+def is_complex(self: Any) -> bool:
+    """Whether the tensor's dtype is complex.
+
+    >>> ember.is_complex(ember.tensor([1j]))
+    True
+    """
+    return bool(self.dtype.is_complex)

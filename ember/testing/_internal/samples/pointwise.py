@@ -371,6 +371,12 @@ def unary_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((5,), low=0, high=1), name="unit interval")
 
 
+@samples("_conj_physical.default", "conj_physical.default", dtypes=ALL_DTYPES)
+def conj_physical_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from unary_samples(make, dtype)
+    yield SampleInput(make((4, 3)).t(), name="transposed")
+
+
 @samples("gelu.default", dtypes=ALL_DTYPES)
 def gelu_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), low=-4, high=4))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import ember
 from ember import dtypes
 from ember.testing._internal.opinfo import ALL_DTYPES, ErrorInput, SampleInput, errors, samples
 
@@ -306,6 +307,52 @@ def chunk_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((4, 6), noncontiguous=True), 2, -1, name="noncontiguous")
     yield S(make((5, 4)), 0, name="0 chunks raise")
     yield S(make(()), 1, name="0-dim raises")
+
+
+# --------------------------------------------------------------------------- complex numbers
+
+COMPLEX_DTYPES = (dtypes.complex64, dtypes.complex128)
+
+
+def _complex_views(make: Any) -> Iterator[SampleInput]:
+    """Inputs for the views of complex tensors as real ones: contiguous, every other element,
+    transposed, an offset row, 0-dim and empty."""
+    yield S(make((2, 3)))
+    yield S(make((3, 4), noncontiguous=True), name="noncontiguous")
+    yield S(_t(make, (2, 3)), name="transposed")
+    yield S(make((3, 4))[1], name="offset row")
+    yield S(make(()), name="0-dim")
+    yield S(make((0, 3)), name="empty")
+
+
+@samples("view_as_real.default", dtypes=COMPLEX_DTYPES)
+def view_as_real_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from _complex_views(make)
+
+
+@samples("real.default", "imag.default", "resolve_conj.default", "is_conj.default",
+         "is_complex.default", dtypes=ALL_DTYPES)  # fmt: skip
+def complex_view_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """Real dtypes too: ``real`` returns the tensor itself, ``imag`` raises."""
+    yield from _complex_views(make)
+
+
+# PyTorch's conj of a complex tensor is a view with the conjugate bit set, whose values
+# numpy() refuses to read: compared with conj_physical, which ember's conj is (a copy, NOTE
+# [complex views] in ember/ops/native/views.py), so strides are those of a new tensor
+samples("conj.default", dtypes=ALL_DTYPES, torch_name="conj_physical.default",
+        check_strides=False)(complex_view_samples)  # fmt: skip
+
+
+@errors("view_as_real.default")
+def view_as_real_errors() -> Iterator[ErrorInput]:
+    for d in (dtypes.float32, dtypes.int64, dtypes.bool_):
+        yield ErrorInput(S(ember.zeros(3, dtype=d)), RuntimeError, "only supported for complex")
+
+
+@errors("imag.default")
+def imag_errors() -> Iterator[ErrorInput]:
+    yield ErrorInput(S(ember.zeros(3)), RuntimeError, "non-complex dtypes")
 
 
 @errors("view.default")
