@@ -167,6 +167,29 @@ def test_the_graph_keeps_only_what_formulas_read() -> None:
     assert all(a is None or not isinstance(a, ember.Tensor) for a in z.grad_fn.ctx[1][:1])
 
 
+@requires_torch
+def test_views_and_reductions_save_sizes_not_tensors() -> None:
+    """select/view/sum gradients need only their input's sizes (NOTE [shape-only
+    arguments]): writing to the input afterwards doesn't fail the version check, as in
+    PyTorch, and the input is not kept alive."""
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+        b = x * 1
+        y = b[0] + b[:, 1].view(3, 1).sum() + b.sum(0)
+        b[1].add_(1)
+        b.mul_(2)
+        y.sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+    h = ember.randn(3, requires_grad=True) * 2
+    s = h.sum()
+    ref = weakref.ref(h)
+    del h
+    assert ref() is None
+    s.backward()
+
+
 def test_unsaved_input_may_be_modified() -> None:
     x = leaf([1.0, 2.0])
     y = x * 1

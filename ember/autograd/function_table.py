@@ -37,6 +37,10 @@ class VJP:
     #: whether that input wants a gradient, to skip the work for those that don't (as
     #: PyTorch's ``grad_input_mask``); formulas without it compute every gradient
     wants_needs: bool = False
+    #: (argument position, Tensor-parameter index) of the tensors the formula reads only
+    #: the ``shape``/``ndim``/``dtype`` of: neither saved nor version-checked; the formula
+    #: gets a ``TensorMeta`` of the input instead (NOTE [shape-only arguments])
+    meta_args: tuple[tuple[int, int], ...] = ()
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
@@ -82,10 +86,57 @@ def defvjp(
     if op in DERIVATIVES:
         raise ValueError(f"{op} already has a derivative formula")
     params = inspect.signature(formula).parameters
+    meta_only = _shape_only_reads(formula, op)
     DERIVATIVES[op] = VJP(
-        op, formula, name or node_name(op), _reads(formula) - {"needs"}, "result" in params,
-        outputs, "needs" in params,
+        op, formula, name or node_name(op), _reads(formula) - {"needs"} - meta_only,
+        "result" in params, outputs, "needs" in params, _meta_args(op, meta_only),
     )  # fmt: skip
+
+
+_META_ATTRS = frozenset({"shape", "ndim", "dtype"})
+
+
+def _shape_only_reads(fn: Callable[..., Any], op: OpOverload) -> frozenset[str]:
+    """The (non-list) Tensor parameters ``fn`` reads only as ``p.shape``/``p.ndim``/``p.dtype``.
+
+    # NOTE [shape-only arguments]
+    A view's or a reduction's gradient needs its input's sizes, not its values
+    (``g.reshape(self.shape)``). Saving the tensor for that would keep it alive and make any
+    later in-place write to it (or to its base) fail the version check at backward, where
+    PyTorch saves only the sizes. So such parameters are found in the formula's bytecode
+    (every load followed by one of those attributes), left out of the saved tensors, and
+    given to the formula as a ``TensorMeta`` built from the node's input metadata.
+    """
+    if any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values()):
+        return frozenset()
+    tensors = {
+        a.name for a in op._schema.arguments if a.type.base == "Tensor" and not a.type.is_list
+    }
+    ins = list(dis.get_instructions(fn))
+    meta: set[str] = set()
+    other: set[str] = set()
+    for i, ins_ in enumerate(ins):
+        if ins_.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK"):
+            name = ins_.argval
+            nxt = ins[i + 1] if i + 1 < len(ins) else None
+            if nxt is not None and nxt.opname == "LOAD_ATTR" and nxt.argval in _META_ATTRS:
+                meta.add(name)
+            else:
+                other.add(name)
+    return frozenset((meta - other) & tensors)
+
+
+def _meta_args(op: OpOverload, names: frozenset[str]) -> tuple[tuple[int, int], ...]:
+    out = []
+    pos = tidx = 0
+    for a in op._schema.arguments:
+        if a.type.base == "Tensor":
+            if a.name in names and not a.kwarg_only:
+                out.append((pos, tidx))
+            tidx += 1
+        if not a.kwarg_only:
+            pos += 1
+    return tuple(out)
 
 
 def nondifferentiable(*overloads: OpOverload) -> None:

@@ -57,6 +57,23 @@ class SavedTensor:
         return t
 
 
+class TensorMeta:
+    """What a formula reads of an input it doesn't save: ``shape``, ``ndim``, ``dtype``
+    (NOTE [shape-only arguments] in ``function_table.py``)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        from ember._tensor import Size
+
+        self.shape = Size(shape)
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
 class Node:
     """One recorded op of the backward graph (what ``tensor.grad_fn`` is).
 

@@ -21,7 +21,7 @@ from ember.autograd import copy_slices
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
-from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor
+from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
 from ember.autograd.recorder import make_recorder
 from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
@@ -400,6 +400,8 @@ def _run_formula(node: Node, grads: Any) -> Any:
     vjp, args, kwargs = node.ctx
     for s in node.saved:
         s.unpack()  # raises if freed or modified in place (NOTE [saved tensor versions])
+    if vjp.meta_args:  # NOTE [shape-only arguments]
+        args = _with_meta(args, vjp.meta_args, node.input_meta)
     md = node.metadata
     g = tuple(grads) if "sequence" in md else grads[0]
     if vjp.wants_needs:
@@ -410,6 +412,16 @@ def _run_formula(node: Node, grads: Any) -> Any:
             result = _relinked(node, result)
         return vjp.formula(g, *args, result=result, **kwargs)
     return vjp.formula(g, *args, **kwargs)
+
+
+def _with_meta(
+    args: tuple[Any, ...], where: tuple[tuple[int, int], ...], metas: tuple[Any, ...]
+) -> tuple[Any, ...]:
+    out = list(args)
+    for pos, i in where:
+        if pos < len(out) and out[pos] is None and i < len(metas) and metas[i] is not None:
+            out[pos] = TensorMeta(*metas[i])
+    return tuple(out)
 
 
 def _relinked(node: Node, result: Any) -> Any:
