@@ -75,7 +75,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     fast_get = fast.get
     kw_routes: dict[tuple[int, tuple[str, ...]], list[Any]] = {}
 
-    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:  # ember.<name> itself: no extra frame
         if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
             packed = (*args[:at], args[at:])
             if not kwargs:
@@ -137,15 +137,11 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                     except TypeError:
                         _check_types(packet, (self, *args))
                         raise
-            return call((self, *args), kwargs)
+            return call(self, *args, **kwargs)
 
         fn = bound
     else:
-
-        def function(*args: Any, **kwargs: Any) -> Any:
-            return call(args, kwargs)
-
-        fn = function
+        fn = call
     if _takes_requires_grad(packet):
         fn = _with_requires_grad(fn)
     fn.__name__ = fn.__qualname__ = packet.__name__

@@ -57,7 +57,7 @@ def _mm2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for that layout is 15-25% slower on layer-sized matrices than the row-major one, so
     compute ``(W @ x.t()).t()`` and copy it to row-major: the copy costs less than it saves.
     """
-    if b.flags.f_contiguous and not b.flags.c_contiguous and a.shape[0] * b.size > 65536:
+    if a.shape[0] * b.size > 65536 and b.flags.f_contiguous and not b.flags.c_contiguous:
         return np.ascontiguousarray(_matmul(b.T, a.T).T)
     return _matmul(a, b)
 
@@ -71,7 +71,7 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if d is b.dtype and (d is _F32 or d in _DIRECT) and a.ndim == 2 == b.ndim:
         try:
             t = _new(Tensor)  # wrap(), inlined: this is the whole of a small matmul's cost
-            t._data = _mm2(a, b)
+            t._data = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
         except ValueError:
             pass
         else:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu._util import Tensor, quiet, quiet_block, wrap
+from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet, quiet_block, wrap
 from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
@@ -100,7 +100,12 @@ def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
         x = _cast_input(x, dtype)
         res = dtype.np
         acc = _acc(res)
-    return _out(quiet(_add_reduce, x, None, acc), res)  # inf + -inf: nan, silently
+    token = ERRSTATE.set(IGNORE)  # inf + -inf: nan, silently (quiet(), inlined)
+    try:
+        r = _add_reduce(x, None, acc)
+    finally:
+        ERRSTATE.reset(token)
+    return _out(r, res)
 
 
 @impl(aten.sum.dim_IntList, CPU)
