@@ -29,7 +29,16 @@ from ember.autograd.function_table import DERIVATIVES
 from ember.dispatch.keys import DispatchKey
 from ember.ops.registry import OpOverload
 from ember.testing._internal import opinfo
-from ember.testing._internal.opinfo import SampleInput, generate, samples_for, to_torch, torch_op
+from ember.testing._internal.opinfo import (
+    SampleInput,
+    generate,
+    grad_leaves,
+    samples_for,
+    to_torch,
+    torch_grad_leaves,
+    torch_leaves,
+    torch_op,
+)
 
 from .conftest import requires_torch, torch
 
@@ -72,30 +81,6 @@ def _with_grad(x: Any) -> Any:
     return x
 
 
-def _leaves(x: Any) -> list[ember.Tensor]:
-    if isinstance(x, ember.Tensor):
-        return [x] if x.requires_grad else []
-    if isinstance(x, (list, tuple)):
-        return [t for e in x for t in _leaves(e)]
-    return []
-
-
-def _torch_leaves(x: Any) -> Any:
-    if isinstance(x, ember.Tensor) and x.requires_grad:
-        return to_torch(x.detach()).requires_grad_()
-    if isinstance(x, list):
-        return [_torch_leaves(e) for e in x]
-    return to_torch(x)
-
-
-def _torch_flat(x: Any) -> list[Any]:
-    if isinstance(x, torch.Tensor):
-        return [x] if x.requires_grad else []
-    if isinstance(x, (list, tuple)):
-        return [t for e in x for t in _torch_flat(e)]
-    return []
-
-
 def _outputs(out: Any) -> list[ember.Tensor]:
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [o for o in outs if isinstance(o, ember.Tensor) and o.requires_grad]
@@ -112,7 +97,7 @@ def _run(op: OpOverload, sample: SampleInput) -> tuple[Any, list[Any], list[Any]
     """(args with leaves, ember outputs, cotangents), or None when ember refuses the sample
     or no output carries a gradient."""
     args = tuple(_with_grad(a) for a in sample.args)
-    if not _leaves(args):
+    if not grad_leaves(args):
         return None
     try:
         with warnings.catch_warnings():
@@ -161,7 +146,7 @@ def test_complex_gradients_match_torch(op: OpOverload) -> None:
         if run is None:
             continue
         args, outs, cots = run
-        t_args = tuple(_torch_leaves(a) for a in args)
+        t_args = tuple(torch_leaves(a) for a in args)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -169,14 +154,14 @@ def test_complex_gradients_match_torch(op: OpOverload) -> None:
             t_outs = [o for o in (t_out if isinstance(t_out, (list, tuple)) else [t_out])
                       if isinstance(o, torch.Tensor) and o.requires_grad]  # fmt: skip
             t_grads = torch.autograd.grad(
-                t_outs, _torch_flat(t_args), [torch.from_numpy(c) for c in cots],
+                t_outs, torch_grad_leaves(t_args), [torch.from_numpy(c) for c in cots],
                 allow_unused=True,
             )  # fmt: skip
         except RuntimeError:
             refused += 1  # PyTorch has no complex kernel or no complex derivative here
             continue
         e_grads = ember.autograd.grad(
-            outs, _leaves(args), [ember.from_numpy(c) for c in cots], allow_unused=True
+            outs, grad_leaves(args), [ember.from_numpy(c) for c in cots], allow_unused=True
         )
         for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
             where = f"{op} {sample} grad of input {i}"
@@ -234,7 +219,7 @@ def _numerical(
 
 
 def _finite(args: Any) -> bool:
-    return all(np.isfinite(t.detach().numpy()).all() for t in _leaves(args))
+    return all(np.isfinite(t.detach().numpy()).all() for t in grad_leaves(args))
 
 
 @pytest.mark.parametrize("op", OPS, ids=str)
@@ -247,7 +232,7 @@ def test_complex_gradients_match_finite_differences(op: OpOverload) -> None:
         if run is None:
             continue
         args, outs, cots = run
-        leaves = _leaves(args)
+        leaves = grad_leaves(args)
         if sum(t.numel() for t in leaves) > MAX_ELEMENTS or not _finite(args):
             continue
         if any(t.dtype not in DOUBLE for t in (*leaves, *outs)):

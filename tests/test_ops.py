@@ -23,9 +23,12 @@ from ember.testing._internal.opinfo import (
     assert_same,
     clone_args,
     generate,
+    grad_leaves,
     samples_for,
     to_meta,
     to_torch,
+    torch_grad_leaves,
+    torch_leaves,
     torch_op,
 )
 
@@ -194,30 +197,6 @@ def _with_grad(x: Any) -> Any:
     return x
 
 
-def _grad_leaves(x: Any) -> list[Any]:
-    if isinstance(x, ember.Tensor):
-        return [x] if x.requires_grad else []
-    if isinstance(x, (list, tuple)):
-        return [t for e in x for t in _grad_leaves(e)]
-    return []
-
-
-def _torch_leaves(x: Any) -> Any:
-    if isinstance(x, ember.Tensor) and x.requires_grad:
-        return to_torch(x.detach()).requires_grad_()
-    if isinstance(x, list):
-        return [_torch_leaves(e) for e in x]
-    return to_torch(x)
-
-
-def _torch_flat(x: Any) -> list[Any]:
-    if isinstance(x, torch.Tensor):
-        return [x] if x.requires_grad else []
-    if isinstance(x, (list, tuple)):
-        return [t for e in x for t in _torch_flat(e)]
-    return []
-
-
 #: samples where PyTorch's gradient is wrong (its own gradcheck fails), so it is no oracle;
 #: tests/test_gradcheck.py checks ember's against finite differences instead
 TORCH_GRADIENT_WRONG: dict[str, tuple[Callable[[opinfo.SampleInput], bool], str]] = {
@@ -234,7 +213,7 @@ def _without_refused(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     names = [a.name for a in op._schema.arguments]
     for _ in args:  # at most one refusal per argument
         try:
-            torch_op(op, samples_for(op))(*_torch_leaves(list(args)), **to_torch(kwargs))
+            torch_op(op, samples_for(op))(*torch_leaves(list(args)), **to_torch(kwargs))
             return args
         except RuntimeError as e:
             found = re.search(r"with respect to argument '(\w+)'", str(e))
@@ -259,7 +238,7 @@ def test_gradients_match_torch(op: Any) -> None:
         if wrong is not None and wrong[0](sample):
             continue  # PyTorch's gradient is wrong here; tests/test_gradcheck.py checks ember's
         args = _without_refused(op, tuple(_with_grad(a) for a in sample.args), sample.kwargs)
-        leaves = _grad_leaves(args)
+        leaves = grad_leaves(args)
         if not leaves:
             continue
         try:
@@ -275,11 +254,11 @@ def test_gradients_match_torch(op: Any) -> None:
         e_grads = ember.autograd.grad(
             outs, leaves, [ember.from_numpy(c) for c in cots], allow_unused=True
         )
-        t_args = tuple(_torch_leaves(a) for a in args)
+        t_args = tuple(torch_leaves(a) for a in args)
         t_out = torch_op(op, samples_for(op))(*t_args, **to_torch(sample.kwargs))
         t_outs = [o for o in (t_out if isinstance(t_out, (list, tuple)) else [t_out])
                   if isinstance(o, torch.Tensor) and o.requires_grad]  # fmt: skip
-        t_leaves = _torch_flat(t_args)
+        t_leaves = torch_grad_leaves(t_args)
         try:
             t_grads = torch.autograd.grad(
                 t_outs, t_leaves, [torch.from_numpy(c) for c in cots], allow_unused=True

@@ -279,6 +279,35 @@ def to_torch(x: Any) -> Any:
     return x
 
 
+def grad_leaves(x: Any) -> list[Tensor]:
+    """The ember tensors in ``x`` (nested lists and tuples) that require grad, in order."""
+    if isinstance(x, Tensor):
+        return [x] if x.requires_grad else []
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in grad_leaves(e)]
+    return []
+
+
+def torch_leaves(x: Any) -> Any:
+    """``x`` for PyTorch: tensors that require grad become torch leaves that require grad."""
+    if isinstance(x, Tensor) and x.requires_grad:
+        return to_torch(x.detach()).requires_grad_()
+    if isinstance(x, list):
+        return [torch_leaves(e) for e in x]
+    return to_torch(x)
+
+
+def torch_grad_leaves(x: Any) -> list[Any]:
+    """The torch tensors in ``x`` (nested lists and tuples) that require grad, in order."""
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return [x] if x.requires_grad else []
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in torch_grad_leaves(e)]
+    return []
+
+
 def torch_op(op: OpOverload, info: OpSamples | None) -> Any:
     import torch
 
