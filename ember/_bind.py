@@ -6,6 +6,7 @@ and ``Tensor.<name>`` with no other edit. The only hand-written table is ``DUNDE
 Python operator means which op, which no schema can say.
 
 # NOTE [binding fast paths]
+A method of an op that takes nothing but ``self`` is its dispatch function, called directly.
 A call with no keywords whose argument count picks exactly one overload skips resolution
 (``fast``); when several overloads take that many arguments, matchers generated from their
 schemas (``make_matcher``) pick the first that fits, in definition order. Int-list varargs
@@ -122,7 +123,9 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         op, args, kwargs = resolve(packet, args, kwargs)
         return op(*args, **kwargs)
 
-    if method:
+    if method and _self_only(packet):
+        fn = _self_only_method(packet)
+    elif method:
 
         def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
             # the two commonest calls, without building the argument tuple twice:
@@ -147,6 +150,25 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     fn.__name__ = fn.__qualname__ = packet.__name__
     fn.__doc__ = _doc(packet)
     return fn
+
+
+def _self_only(packet: OpOverloadPacket) -> bool:
+    """One functional overload taking nothing but ``self`` (``t``, ``relu``, ``exp``)."""
+    ops_ = [op for op in packet._overloads.values() if not op._schema.is_out]
+    if len(ops_) != 1:
+        return False
+    args = ops_[0]._schema.arguments
+    return len(args) == 1 and args[0].name == "self" and args[0].type.is_tensor
+
+
+def _self_only_method(packet: OpOverloadPacket) -> Callable[..., Any]:
+    """``Tensor.<name>`` of a self-only op: the op's dispatch, called with nothing to
+    resolve (NOTE [binding fast paths]); extra arguments are Python's TypeError."""
+    op = next(o for o in packet._overloads.values() if not o._schema.is_out)
+    name = packet.__name__
+    scope: dict[str, Any] = {"dispatch": op._dispatch}
+    exec(f"def {name}(self):\n    return dispatch(self)", scope)  # noqa: S102 - an op name
+    return scope[name]  # type: ignore[no-any-return]
 
 
 def _takes_requires_grad(packet: OpOverloadPacket) -> bool:
