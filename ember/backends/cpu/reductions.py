@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet, quiet_block, wrap
+from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
@@ -110,10 +110,20 @@ def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
 
 @impl(aten.sum.dim_IntList, CPU)
 def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
-    x = _cast_input(self._data, dtype)
-    res = sum_dtype(self.dtype, dtype).np
+    x = self._data
+    if dtype is None:
+        acc, res = _SUM_PLAN[x.dtype]
+    else:
+        x = _cast_input(x, dtype)
+        res = dtype.np
+        acc = _acc(res)
     axes = reduction_axes(x.shape, dim, "sum")
-    return _out(quiet(_add_reduce, x, axes, _acc(res), None, keepdim), res)
+    token = ERRSTATE.set(IGNORE)  # inf + -inf: nan, silently (quiet(), inlined)
+    try:
+        r = _add_reduce(x, axes, acc, None, keepdim)
+    finally:
+        ERRSTATE.reset(token)
+    return _out(r, res)
 
 
 def _mean(self: Tensor, dim: Any, keepdim: bool, dtype: dtype | None) -> Tensor:

@@ -145,6 +145,9 @@ def reduction_axes(
         return (d,) if ndim else ()
     if not dim:
         return tuple(range(ndim)) if empty_means_all else ()
+    if len(dim) == 1:  # the common list: one dim (a bias gradient's sum)
+        d = wrap_dim(int(dim[0]), ndim, op)
+        return (d,) if ndim else ()
     axes = tuple(wrap_dim(int(d), ndim, op) for d in dim)
     if len(set(axes)) != len(axes):
         seen: set[int] = set()
