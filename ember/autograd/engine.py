@@ -161,7 +161,9 @@ def run_backward(
             else:
                 if len(grads) != 1:  # one gradient: not all None, so present
                     grads = _materialize(node, grads)
-                results = node.apply(grads)
+                if node._freed and node.saved:  # Node.apply, inlined
+                    node.saved[0].unpack()  # raises the second-backward error
+                results = node.backward_fn(node, grads)
                 if not isinstance(results, (tuple, list)):
                     results = (results,)
                 if anomaly:

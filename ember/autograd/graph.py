@@ -144,6 +144,8 @@ class Node:
             self.ctx = None  # nothing can run this node again: unpacking a saved tensor raises
 
     def apply(self, grads: Sequence[Any]) -> Sequence[Any]:
+        """Run the backward function (the engine inlines this: subclass ``backward_fn``,
+        not ``apply``)."""
         if self._freed and self.saved:
             self.saved[0].unpack()  # raises the second-backward error
         return self.backward_fn(self, grads)
