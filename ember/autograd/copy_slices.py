@@ -22,6 +22,12 @@ Second derivatives also flow through what the formula reads. The copy of ``v``'s
 the base at its old version. The op's result is ``v`` itself: its history is the fresh
 ``as_strided`` one, which ``record`` returns so a saved result can be relinked to it.
 
+A real view of a complex base (``z.real``, ``z.imag``: ``select`` of ``view_as_real``, NOTE
+[complex views] in ``ember/ops/native/views.py``) counts its strides and offset in real
+elements, two per complex one. Its region is then located in ``view_as_real`` of the
+base-shaped gradient, whose units are the view's, and written through that view, so the
+complex gradient holds the result without being turned back.
+
 Other views of ``b`` taken before the write keep their old history. PyTorch regenerates
 them lazily (when ``grad_fn`` is read and the version moved on); ember does not yet, since
 that needs the tensor's ``grad_fn`` (and its Autograd key) to be computed on access.
@@ -38,11 +44,13 @@ from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.ops.registry import ops
 
 _EMPTY_STRIDED = ops.aten.empty_strided.default
+_VIEW_AS_REAL = ops.aten.view_as_real.default
 
 #: the base's size, strides and dtype
 Geometry = tuple[tuple[int, ...], tuple[int, ...], Any]
-#: the view's size, strides and storage offset, relative to the base's
-Region = tuple[tuple[int, ...], tuple[int, ...], int]
+#: the view's size, strides and storage offset, relative to the base's, and whether they
+#: count real elements of a complex base (``z.real``, ``z.imag``)
+Region = tuple[tuple[int, ...], tuple[int, ...], int, bool]
 
 
 def _like_base(g: Tensor, base: Geometry) -> Tensor:
@@ -54,6 +62,13 @@ def _like_base(g: Tensor, base: Geometry) -> Tensor:
     return out
 
 
+def _in(full: Tensor, region: Region) -> Tensor:
+    """``region`` of a base-shaped ``full``: an ``as_strided`` view, of ``view_as_real(full)``
+    for a real view of a complex base (NOTE [in-place on a view])."""
+    size, stride, offset, parts = region
+    return (_VIEW_AS_REAL(full) if parts else full).as_strided(size, stride, offset)
+
+
 def record(
     base: Tensor,
     view: Tensor,
@@ -63,24 +78,26 @@ def record(
     """Give ``base`` a CopySlices grad_fn for the in-place op ``op_node`` ran on ``view``;
     returns the view's new grad_fn (where a saved result of the op must be relinked to)."""
     geometry: Geometry = (tuple(base.shape), tuple(base.stride()), base.dtype)
+    parts = base.dtype.is_complex and not view.dtype.is_complex  # counts real elements
     region: Region = (
         tuple(view.shape),
         tuple(view.stride()),
-        view.storage_offset() - base.storage_offset(),
+        view.storage_offset() - base.storage_offset() * (2 if parts else 1),
+        parts,
     )
 
     def backward(node: Node, grads: Any) -> Any:
         full = _like_base(grads[0], geometry)
         if state.local.grad_enabled:  # create_graph: NOTE [in-place on a view]
-            op_grads = op_node.apply([full.as_strided(*region)])
+            op_grads = op_node.apply([_in(full, region)])
             full = _like_base(full, geometry)
         else:  # the formula may hand its input on (copy_ gives it to src): write elsewhere
-            op_grads = op_node.apply([full.as_strided(*region).clone()])
+            op_grads = op_node.apply([_in(full, region).clone()])
         g_view = op_grads[0]
         if g_view is None:
-            full.as_strided(*region).zero_()
+            _in(full, region).zero_()
         else:
-            full.as_strided(*region).copy_(g_view)  # casts, if the formula widened the dtype
+            _in(full, region).copy_(g_view)  # casts, if the formula widened the dtype
         return (full, *op_grads[1:])
 
     node = Node(
@@ -110,7 +127,7 @@ def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
         g = grads[0]
         shape, stride, dtype = geometry
         full = _EMPTY_STRIDED(list(shape), list(stride), dtype=dtype, device=g.device).zero_()
-        full.as_strided(*region).copy_(g)  # recorded as a CopySlices under create_graph
+        _in(full, region).copy_(g)  # recorded as a CopySlices under create_graph
         return (full,)
 
     return Node("AsStridedBackward0", backward, (base,), (None,))
