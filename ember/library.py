@@ -102,7 +102,8 @@ class Library:
         self.dispatch_key = dispatch_key
         self._defined: list[OpOverload] = []
         self._impls: list[tuple[OpOverload, DispatchKey, dispatcher.Kernel | None]] = []
-        self._fallbacks: list[tuple[DispatchKey, dispatcher.Kernel | None]] = []
+        #: (key, the fallback and its specializer before this library's registration)
+        self._fallbacks: list[tuple[DispatchKey, dispatcher.Kernel | None, Any]] = []
 
     def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
         """Declare an op by its schema string; returns its qualified name."""
@@ -140,7 +141,8 @@ class Library:
     ) -> None:
         """Register a boxed fallback ``fn(op, keyset, args, kwargs)`` for every op on a key."""
         key = dispatch_key_of(dispatch_key or self.dispatch_key)
-        self._fallbacks.append((key, dispatcher.fallbacks.get(key)))
+        old = (key, dispatcher.fallbacks.get(key), dispatcher.specializers.get(key))
+        self._fallbacks.append(old)
         if fn is fallthrough_kernel:
             dispatcher.set_fallthrough(key)
         else:
@@ -150,11 +152,15 @@ class Library:
         """Undo every definition and registration this library made, newest first."""
         for op, key, old in reversed(self._impls):
             dispatcher.set_kernel(op, key, old[0] if old else None, old[1] if old else 0)
-        for key, old_fb in reversed(self._fallbacks):
+        for key, old_fb, old_special in reversed(self._fallbacks):
             if old_fb is None:
                 dispatcher.set_fallback(key, None)
             else:
                 dispatcher.fallbacks[key] = old_fb
+                if old_special is None:
+                    dispatcher.specializers.pop(key, None)
+                else:
+                    dispatcher.specializers[key] = old_special
                 dispatcher.invalidate()
         for op in reversed(self._defined):
             registry.undefine_op(op)

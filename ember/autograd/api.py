@@ -145,8 +145,10 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Ha
     if node is None:
         hooks = self.__dict__.setdefault("_leaf_hooks", [])
     else:
-        per = node.metadata.setdefault("tensor_hooks", {})
-        hooks = per.setdefault(self._output_nr, [])
+        if node._tensor_hooks is None:
+            node._tensor_hooks = {}
+        node._watched = True
+        hooks = node._tensor_hooks.setdefault(self._output_nr, [])
     hooks.append(hook)
     return _Handle(hooks, hook)
 
@@ -158,7 +160,10 @@ def _retain_grad(self: Tensor) -> None:
     node = self.grad_fn
     if node is None:
         return  # leaves keep their gradient anyway
-    node.metadata.setdefault("retain", {})[self._output_nr] = weakref.ref(self)
+    if node._retain is None:
+        node._retain = {}
+    node._watched = True
+    node._retain[self._output_nr] = weakref.ref(self)
     self._retains_grad = True
 
 

@@ -57,30 +57,34 @@ def _add(a: Any, b: Any) -> Any:
 
 def _collect(roots: Sequence[Node]) -> dict[Node, int]:
     """Every node reachable from ``roots``, with how many edges point at it."""
-    deps: dict[Node, int] = dict.fromkeys(roots, 0)
-    seen: set[Node] = set()
-    stack = list(roots)
+    deps: dict[Node, int] = {}
+    stack: list[Node] = []
+    for r in roots:
+        if r not in deps:
+            deps[r] = 0
+            stack.append(r)
     get = deps.get
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for e in node.next_functions:
+        for e in stack.pop().next_functions:
             if not e:  # no gradient flows, or an empty Tensor[]
                 continue
             nxt = e[0]
-            if isinstance(nxt, Node):
-                deps[nxt] = get(nxt, 0) + 1
-                if nxt not in seen:
-                    stack.append(nxt)
-            else:  # a Tensor[] input: a tuple of edges
+            cls = type(nxt)
+            if cls is not Node and cls is not AccumulateGrad and not isinstance(nxt, Node):
+                # a Tensor[] input: a tuple of edges (None where no gradient flows)
                 for x in e:
                     if x is not None:
-                        nxt = x[0]
-                        deps[nxt] = get(nxt, 0) + 1
-                        if nxt not in seen:
-                            stack.append(nxt)
+                        n = get(x[0])
+                        deps[x[0]] = 1 if n is None else n + 1
+                        if n is None:
+                            stack.append(x[0])
+                continue
+            n = get(nxt)
+            if n is None:  # found for the first time
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = n + 1
     return deps
 
 
@@ -122,7 +126,7 @@ def run_backward(
     for node, nr, g in roots:
         buf = buffers.setdefault(node, [None] * node.n_outputs)
         buf[nr] = _add(buf[nr], g)
-    ready = [n for n, d in deps.items() if d == 0]
+    ready = [n for n in dict.fromkeys(r[0] for r in roots) if not deps[n]]
     loc = state.local
     anomaly = is_anomaly_enabled()
     prev = loc.grad_enabled
@@ -142,15 +146,10 @@ def run_backward(
                     key = (id(node), i)
                     if key in capture and g is not None:
                         captured[capture[key]] = _add(captured[capture[key]], g)
-            if node._pre_hooks:
-                for hook in node._pre_hooks:
-                    new = hook(tuple(grads))
-                    if new is not None:
-                        grads = list(new)
-            md = node.metadata
-            if "tensor_hooks" in md or "retain" in md:
-                grads = _tensor_hooks(node, grads)
-            if type(node) is AccumulateGrad or isinstance(node, AccumulateGrad):
+            if node._watched:  # pre-hooks, tensor hooks, retain_grad
+                grads = _before(node, grads)
+            cls = type(node)
+            if cls is not Node and (cls is AccumulateGrad or isinstance(node, AccumulateGrad)):
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
@@ -171,9 +170,58 @@ def run_backward(
             if node._hooks:
                 for hook in node._hooks:
                     hook(tuple(results), tuple(grads))
-            if not retain_graph:
-                node.release()
-            _route(node, results, grads, buffers, deps, ready, owned)
+            if not retain_graph:  # Node.release, inlined
+                node._freed = True
+                if node.saved:
+                    for st in node.saved:
+                        st.tensor = None  # type: ignore[assignment]
+                    node.ctx = node.result = None
+            edges = node.next_functions
+            if len(results) != len(edges):
+                raise RuntimeError(
+                    f"function {node.name()} returned an incorrect number of gradients "
+                    f"(expected {len(edges)}, got {len(results)})"
+                )
+            metas = node.input_meta
+            if len(metas) != len(edges):
+                metas = (None,) * len(edges)
+            for edge, grad, meta in zip(edges, results, metas, strict=True):
+                if not edge:
+                    continue
+                nxt = edge[0]
+                cls = type(nxt)
+                if cls is not Node and cls is not AccumulateGrad and not isinstance(nxt, Node):
+                    # a Tensor[] input: a tuple of edges (None where no gradient flows)
+                    gl = grad if grad is not None else (None,) * len(edge)
+                    ml = meta or (None,) * len(edge)
+                    for e, g, m in zip(edge, gl, ml, strict=True):
+                        if e is not None:
+                            _deliver(e, g, m, buffers, deps, ready, False, owned)
+                    continue
+                if grad is not None:  # _deliver, inlined for the common case
+                    d = grad._data
+                    resized = meta is not None and (
+                        meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape
+                    )
+                    if resized:
+                        grad = _sum_to(grad, meta[0], meta[1])
+                    nr = edge[1]
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                    old = buf[nr]
+                    if old is not None:
+                        grad = old + grad
+                    buf[nr] = grad
+                    # only a leaf's accumulator steals its gradient: NOTE [stealing gradients]
+                    if cls is AccumulateGrad and (
+                        resized or old is not None or _fresh(grad, results, grads)
+                    ):
+                        owned[id(grad)] = grad  # alive, so its id can't be reused meanwhile
+                n = deps[nxt] - 1  # without a gradient, only the dependency count moves
+                deps[nxt] = n
+                if not n:
+                    ready.append(nxt)
     finally:
         loc.grad_enabled = prev
         loc.exclude = prev_exclude
@@ -187,7 +235,7 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
         return grads
     import ember
 
-    meta = node.metadata.get("out_meta", ())
+    meta = node.out_meta
     return [
         g if g is not None or i >= len(meta) or meta[i] is None
         else ember.zeros(meta[i][0], dtype=meta[i][1])  # type: ignore[attr-defined]
@@ -195,81 +243,27 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     ]  # fmt: skip
 
 
-def _tensor_hooks(node: Node, grads: list[Any]) -> list[Any]:
-    hooks = node.metadata.get("tensor_hooks")
-    retain = node.metadata.get("retain")
-    if hooks:
-        for nr, fns in hooks.items():
+def _before(node: Node, grads: list[Any]) -> list[Any]:
+    """What a watched node's gradients go through before it runs: its pre-hooks, then the
+    hooks registered on its output tensors, then ``retain_grad``."""
+    for hook in node._pre_hooks:
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    if node._tensor_hooks:
+        for nr, fns in node._tensor_hooks.items():
             for fn in fns:
                 if grads[nr] is not None:
                     new = fn(grads[nr])
                     if new is not None:
                         grads[nr] = new
-    if retain:
-        for nr, ref in retain.items():
+    if node._retain:
+        for nr, ref in node._retain.items():
             t = ref()
             if t is not None and grads[nr] is not None:
                 g = grads[nr] if t.grad is None else t.grad + grads[nr]
                 t.grad = g.detach() if not state.local.grad_enabled else g  # type: ignore[attr-defined]
     return grads
-
-
-def _route(
-    node: Node,
-    results: Sequence[Any],
-    incoming: Sequence[Any],
-    buffers: dict[Node, list[Any]],
-    deps: dict[Node, int],
-    ready: list[Node],
-    owned: dict[int, Any],
-) -> None:
-    edges = node.next_functions
-    if len(results) != len(edges):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(edges)}, got {len(results)})"
-        )
-    metas = node.input_meta
-    if len(metas) != len(edges):
-        metas = (None,) * len(edges)
-    for edge, grad, meta in zip(edges, results, metas, strict=True):
-        if not edge:
-            continue
-        nxt = edge[0]
-        if isinstance(nxt, Node):
-            if grad is None:  # no gradient: only the dependency count moves
-                n = deps[nxt] - 1
-                deps[nxt] = n
-                if not n:
-                    ready.append(nxt)
-                continue
-            # _deliver, inlined for the common case (one tensor input, one gradient)
-            own = _fresh(grad, results, incoming)
-            d = grad._data
-            if meta is not None and (meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape):
-                grad = _sum_to(grad, meta[0], meta[1])
-                own = True
-            nr = edge[1]
-            buf = buffers.get(nxt)
-            if buf is None:
-                buf = buffers[nxt] = [None] * nxt.n_outputs
-            old = buf[nr]
-            if old is not None:
-                grad = old + grad
-                own = True
-            buf[nr] = grad
-            if own:
-                owned[id(grad)] = grad  # keeps it alive, so its id can't be reused meanwhile
-            n = deps[nxt] - 1
-            deps[nxt] = n
-            if not n:
-                ready.append(nxt)
-        else:  # a Tensor[] input: one edge, gradient and meta per element
-            gl = grad if grad is not None else (None,) * len(edge)
-            ml = meta or (None,) * len(edge)
-            for e, g, m in zip(edge, gl, ml, strict=True):
-                if e is not None:
-                    _deliver(e, g, m, buffers, deps, ready, False, owned)
 
 
 def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:

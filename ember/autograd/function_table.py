@@ -23,7 +23,7 @@ from typing import Any
 from ember.ops.registry import OpOverload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per op
 class VJP:
     op: OpOverload
     formula: Callable[..., Any]
@@ -91,6 +91,7 @@ def defvjp(
         op, formula, name or node_name(op), _reads(formula) - {"needs"} - meta_only,
         "result" in params, outputs, "needs" in params, _meta_args(op, meta_only),
     )  # fmt: skip
+    op._table = None  # its Autograd kernel is made from the entry (NOTE [generated recorders])
 
 
 _META_ATTRS = frozenset({"shape", "ndim", "dtype"})
@@ -142,3 +143,5 @@ def _meta_args(op: OpOverload, names: frozenset[str]) -> tuple[tuple[int, int], 
 def nondifferentiable(*overloads: OpOverload) -> None:
     """Declare ops whose outputs never require grad, whatever their inputs."""
     NONDIFFERENTIABLE.update(overloads)
+    for op in overloads:
+        op._table = None

@@ -81,23 +81,26 @@ class Node:
     gradient goes (``None`` for inputs that need none), as PyTorch does.
     """
 
-    # Hooks, the freed flag and metadata are rare: class-level defaults, instance values only
-    # once set (the per-op cost of recording is creating this object).
+    # What every recorded op sets lives in slots. What few nodes have (hooks, the freed flag,
+    # a multi-output formula, user metadata) is a class-level default, set on the instance
+    # only when it applies: creating this object is most of the per-op cost of recording.
     __slots__ = (
-        "_name",
-        "backward_fn",
-        "next_functions",
-        "saved",
-        "input_meta",
-        "ctx",
-        "metadata",
-        "n_outputs",
-        "__dict__",
-        "__weakref__",
-    )  # noqa: E501
+        "_name", "backward_fn", "next_functions", "input_meta", "ctx", "saved", "out_meta",
+        "result", "n_outputs", "_freed", "__dict__", "__weakref__",
+    )  # fmt: skip
     _hooks: list[Callable[..., Any]] | tuple[()] = ()
     _pre_hooks: list[Callable[..., Any]] | tuple[()] = ()
-    _freed = False
+    #: hooks, tensor hooks or retain_grad on some output: the engine's slower path
+    _watched = False
+    #: the formula gets a tuple of output gradients (an op with several outputs)
+    _sequence = False
+    #: ``{output_nr: [hook, ...]}`` of ``Tensor.register_hook`` on non-leaf outputs
+    _tensor_hooks: dict[int, list[Callable[..., Any]]] | None = None
+    #: ``{output_nr: weakref to the tensor}`` of ``retain_grad``
+    _retain: dict[int, Any] | None = None
+    #: where a saved result's history is under create_graph when it is not this node (an
+    #: in-place op on a view: the view's new CopySlices history)
+    _result_node: Node | None = None
 
     def __init__(
         self,
@@ -106,15 +109,27 @@ class Node:
         next_functions: tuple[Edge, ...],
         input_meta: tuple[Any, ...] = (),
         ctx: Any = None,
+        saved: list[SavedTensor] | None = None,
     ) -> None:
         self._name = name
         self.backward_fn = backward_fn
         self.next_functions = next_functions
         self.input_meta = input_meta  # per input: (shape, dtype) to reduce broadcast grads to
-        self.saved: list[SavedTensor] = []
         self.ctx = ctx
-        self.metadata: dict[str, Any] = {}
+        self.saved: list[SavedTensor] = [] if saved is None else saved
+        #: per output, (shape, dtype) to fill a missing gradient with zeros, or None
+        self.out_meta: tuple[Any, ...] = ()
+        self.result: Any = None  # the op's output(s), as saved for a formula that reads them
         self.n_outputs = 1  # how many outputs the op had (how many gradients it receives)
+        self._freed = False  # backward ran and released what it saved (no retain_graph)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A dict for whatever a user (or anomaly mode) wants to keep on the node."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     def name(self) -> str:
         return self._name
@@ -123,12 +138,14 @@ class Node:
         return f"<{self._name} object at {hex(id(self))}>"
 
     def register_hook(self, fn: Callable[..., Any]) -> Any:
+        self._watched = True
         if not self._hooks:
             self._hooks = []
         self._hooks.append(fn)  # type: ignore[union-attr]
         return _Handle(self._hooks, fn)  # type: ignore[arg-type]
 
     def register_prehook(self, fn: Callable[..., Any]) -> Any:
+        self._watched = True
         if not self._pre_hooks:
             self._pre_hooks = []
         self._pre_hooks.append(fn)  # type: ignore[union-attr]
@@ -142,6 +159,7 @@ class Node:
             for s in saved:
                 s.tensor = None  # type: ignore[assignment]
             self.ctx = None  # nothing can run this node again: unpacking a saved tensor raises
+            self.result = None
 
     def apply(self, grads: Sequence[Any]) -> Sequence[Any]:
         """Run the backward function (the engine inlines this: subclass ``backward_fn``,

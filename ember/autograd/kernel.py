@@ -22,9 +22,9 @@ from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
-from ember.autograd.recorder import make_recorder
+from ember.autograd.recorder import Runner, make_passthrough, make_recorder, make_runner
 from ember.dispatch import state
-from ember.dispatch.dispatcher import set_fallback
+from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.native._define import FUNCTIONAL_OF
@@ -127,8 +127,8 @@ class _OpInfo:
     (inputs, which need grad) or None when none does, and its derivative entry."""
 
     __slots__ = (
-        "params", "gather", "vjp", "is_out", "inplace", "has_list", "simple", "record",
-        "saved", "unread", "saved_for",
+        "params", "gather", "vjp", "is_out", "inplace", "has_list", "simple", "saved",
+        "unread", "saved_for", "kernel",
     )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
@@ -140,7 +140,9 @@ class _OpInfo:
         self.has_list = any(p[2] for p in self.params)
         #: no Tensor[], not in place, not out=: a generated recorder can record it
         self.simple = not (self.has_list or self.inplace or self.is_out)
-        self.record: tuple[Any, VJP] | None = None  # (recorder, the entry it was made for)
+        #: the op's specialized Autograd kernel and what it was made for (NOTE [generated
+        #: recorders]): (kernel, derivative entry, nondifferentiable)
+        self.kernel: tuple[Kernel, VJP | None, bool] | None = None
         self.saved: tuple[int, ...] = ()  # Tensor parameters the formula reads
         self.unread: tuple[int, ...] = ()  # positions of those it never reads
         self.saved_for: VJP | None = None
@@ -205,9 +207,6 @@ def autograd_fallback(
         return op.redispatch(ks & BELOW, *args, **kwargs)
     if op in NONDIFFERENTIABLE:
         return _below(op, ks, args, kwargs)
-    record = info.record
-    if record is not None and record[1] is DERIVATIVES.get(op):  # NOTE [generated recorders]
-        return record[0](op, ks, args, kwargs)
     found = info.gather(args, kwargs)
     if found is None:
         return op.redispatch(ks & BELOW, *args, **kwargs)
@@ -221,10 +220,6 @@ def autograd_fallback(
     vjp = info.vjp
     if vjp is None:
         vjp = info.vjp = _lookup_vjp(op)  # registered since the first call, or still none
-    if vjp is not None and info.simple and DERIVATIVES.get(op) is vjp:
-        rec = make_recorder(info.params, vjp, BELOW, gradient_edge, _attach, _run_formula)
-        info.record = (rec, vjp)
-        return rec(op, ks, args, kwargs)
     inplace = info.inplace
     if inplace:
         _check_inplace(op, args[0])
@@ -258,7 +253,7 @@ def autograd_fallback(
     if base is not None:
         view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
         if vjp.wants_result:  # the result's history is the view's new one, not the op's node
-            node.metadata["result_node"] = view_node
+            node._result_node = view_node
     return out
 
 
@@ -327,7 +322,7 @@ def _make_node(
             if i < len(kept):
                 kept[i] = None
         args = tuple(kept)
-    node = Node(vjp.name, _run_formula, edges, meta, ctx=(vjp, args, kwargs))
+    node = Node(vjp.name, runner(vjp), edges, meta, ctx=(vjp, args, kwargs))
     if ANOMALY[0] and is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
     saved = node.saved
@@ -353,29 +348,30 @@ def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
 
 
 def _attach(node: Node, out: Any, inplace: bool) -> None:
+    """Give the op's differentiable outputs their history (``node``) and keep what the
+    formula reads of them (NOTE [saved outputs])."""
     vjp: VJP = node.ctx[0]
-    md = node.metadata
     if not isinstance(out, (tuple, list)):  # one output: the common case
         if isinstance(out, Tensor):
             d = out._data
             dt = _FROM_NP[d.dtype]
-            md["out_meta"] = ((d.shape, dt),)
+            node.out_meta = ((d.shape, dt),)
             if dt.category >= 2:
                 out._keys |= AUTOGRAD_BIT
                 out.grad_fn = node
                 if out._output_nr:
                     out._output_nr = 0
             if vjp.wants_result:
-                kept = md["result"] = saved_output(out)
+                kept = node.result = saved_output(out)
                 node.saved.append(SavedTensor(kept, vjp.name, 0, is_output=True))
         else:
-            md["out_meta"] = (None,)
+            node.out_meta = (None,)
             if vjp.wants_result:
-                md["result"] = out
+                node.result = out
         return
     outs = list(out)
     node.n_outputs = len(outs)
-    md["sequence"] = True  # the formula gets a tuple of gradients, even for one output
+    node._sequence = True  # the formula gets a tuple of gradients, even for one output
     flags = vjp.outputs
     # out_meta: what the engine fills a missing gradient with (None: no gradient, no zeros)
     out_meta: list[Any] = []
@@ -387,31 +383,24 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
             out_meta.append((o.shape, o.dtype))
         else:
             out_meta.append(None)
-    md["out_meta"] = tuple(out_meta)
+    node.out_meta = tuple(out_meta)
     if vjp.wants_result:
         kept_outs = [saved_output(o) if isinstance(o, Tensor) else o for o in outs]
-        md["result"] = _same_sequence(out, kept_outs)
+        node.result = _same_sequence(out, kept_outs)
         for i, o in enumerate(kept_outs):
             if isinstance(o, Tensor):
                 node.saved.append(SavedTensor(o, vjp.name, i, is_output=True))
 
 
-def _run_formula(node: Node, grads: Any) -> Any:
-    vjp, args, kwargs = node.ctx
-    for s in node.saved:
-        s.unpack()  # raises if freed or modified in place (NOTE [saved tensor versions])
-    if vjp.meta_args:  # NOTE [shape-only arguments]
-        args = _with_meta(args, vjp.meta_args, node.input_meta)
-    md = node.metadata
-    g = tuple(grads) if "sequence" in md else grads[0]
-    if vjp.wants_needs:
-        kwargs = {**kwargs, "needs": tuple(e is not None for e in node.next_functions)}
-    if vjp.wants_result:
-        result = md["result"]
-        if state.local.grad_enabled:  # create_graph: the result is differentiable again
-            result = _relinked(node, result)
-        return vjp.formula(g, *args, result=result, **kwargs)
-    return vjp.formula(g, *args, **kwargs)
+_RUNNERS: dict[VJP, Runner] = {}
+
+
+def runner(vjp: VJP) -> Runner:
+    """The backward function of ``vjp``'s nodes (NOTE [generated recorders]), made once."""
+    run = _RUNNERS.get(vjp)
+    if run is None:
+        run = _RUNNERS[vjp] = make_runner(vjp, _with_meta, _relinked)
+    return run
 
 
 def _with_meta(
@@ -425,12 +414,13 @@ def _with_meta(
 
 
 def _relinked(node: Node, result: Any) -> Any:
-    meta = node.metadata["out_meta"]
+    meta = node.out_meta
     if isinstance(result, Tensor):
         m = meta[0]
         if m is None or m[1].category < 2:
             return result
-        return relink(result, node.metadata.get("result_node", node), 0)
+        rn = node._result_node
+        return relink(result, node if rn is None else rn, 0)
     outs = [
         relink(r, node, i) if isinstance(r, Tensor) and meta[i] is not None else r
         for i, r in enumerate(result)
@@ -446,5 +436,28 @@ def _same_sequence(like: Any, items: list[Any]) -> Any:
     return make(items) if make is not None else tuple(items)
 
 
+def specialize(op: OpOverload) -> Kernel:
+    """The Autograd kernel of ``op``, when its kernel table is built (NOTE [specialized
+    fallbacks]): a generated recorder for an op with a formula and plain Tensor parameters,
+    otherwise a pass-through that runs it below at once in no-grad mode (NOTE [generated
+    recorders])."""
+    info = _INFO.get(op)
+    if info is None:
+        info = _INFO[op] = _OpInfo(op)
+    vjp = DERIVATIVES.get(op)
+    nondiff = op in NONDIFFERENTIABLE
+    made = info.kernel
+    if made is not None and made[1] is vjp and made[2] == nondiff:
+        return made[0]
+    if vjp is not None and info.simple and not nondiff:
+        fn = make_recorder(
+            op, info.params, vjp, BELOW, gradient_edge, _attach, runner(vjp), saved_output
+        )
+    else:
+        fn = make_passthrough(op, BELOW, autograd_fallback)
+    info.kernel = (fn, KIND_KEYSET), vjp, nondiff
+    return info.kernel[0]
+
+
 def install() -> None:
-    set_fallback(DispatchKey.Autograd, autograd_fallback)
+    set_fallback(DispatchKey.Autograd, autograd_fallback, specialize=specialize)

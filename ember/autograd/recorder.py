@@ -1,19 +1,31 @@
-"""Straight-line recording code, generated per op, for the Autograd key's common case.
+"""Straight-line autograd code, generated per op and per derivative entry.
 
 # NOTE [generated recorders]
-Most recorded calls are a functional op with plain Tensor parameters (``mm``, ``relu``,
-``addmm``): no ``Tensor[]``, no in-place write, no ``out=``. For such an op with a derivative
-entry, ``make_recorder`` writes one function from its schema and entry, as PyTorch's
-VariableType is generated from derivatives.yaml: it reads each Tensor argument once, checks
-which require grad, runs the op below the Autograd key, and builds the node with its edges,
-input shapes, the arguments the formula reads (unread ones are dropped, so the graph doesn't
-keep them alive) and its saved tensors, with no loop over the schema and no helper call per
-input. Everything else (in-place ops, lists, ops with no formula, ``out=`` errors) takes the
-general path in ``kernel.py``; both build the same node.
+The Autograd key's fallback (``kernel.py``) handles every op, but most recorded calls are a
+functional op with plain Tensor parameters (``mm``, ``relu``, ``addmm``): no ``Tensor[]``,
+no in-place write, no ``out=``. When an op's kernel table is built, the fallback specializes
+itself for that op (NOTE [specialized fallbacks] in ``ember/dispatch/dispatcher.py``), as
+PyTorch's VariableType kernels are generated per op from derivatives.yaml:
+
+- ``make_recorder`` writes, from the op's schema and its derivative entry, the op's own
+  Autograd kernel. It reads each Tensor argument once, checks grad mode and which inputs
+  require grad, runs the op below the Autograd key, and builds the node: its edges, input
+  shapes, the arguments the formula reads (unread ones are dropped, so the graph doesn't
+  keep them alive), its saved tensors and, for a single Tensor output, the output's
+  history. No loop over the schema, no helper call per input.
+- ``make_passthrough`` is every other op's Autograd kernel: with grad mode off it runs the
+  op below at once; otherwise it hands the call to the general fallback (in-place ops,
+  lists, ops with no formula, the ``out=`` error).
+- ``make_runner`` writes a derivative entry's backward function (a node's ``backward_fn``):
+  version checks of the saved tensors, shape-only arguments, the ``needs`` mask and the
+  saved result, only where the entry uses them.
+
+Both paths build the same node; tests compare them (``tests/test_autograd.py``).
 """
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable
 from typing import Any
 
@@ -26,20 +38,65 @@ from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
 
-Recorder = Callable[[Any, int, tuple[Any, ...], dict[str, Any]], Any]
+Kernel = Callable[..., Any]
+Runner = Callable[[Node, Any], Any]
+
+#: the call of the kernel found below the Autograd key (``op.redispatch``, inlined)
+_CALL_BELOW = (
+    "fn(*args, **kwargs) if kind == 0 else fn(below, *args, **kwargs) if kind == 1 "
+    "else fn(op, below, args, kwargs)"
+)
+
+_HEAD = [
+    "def kernel(ks, *args, **kwargs):",
+    "    below = ks & BELOW",
+    "    if not below:",
+    "        return op.redispatch(below, *args, **kwargs)  # raises: no kernel below",
+    "    fn, kind = (op._table or op._build_table())[below.bit_length() - 1]",
+]
+
+
+def _scope(op: Any, below: int, **more: Any) -> dict[str, Any]:
+    return {"op": op, "BELOW": below, "local": state.local, **more}
+
+
+def _compile(lines: list[str], scope: dict[str, Any], name: str, where: str) -> Any:
+    """Define the function ``name`` from ``lines``; its source is registered with linecache
+    under ``where``, so tracebacks and profilers show the generated code."""
+    src = "\n".join(lines) + "\n"
+    filename = f"<generated {where}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), scope)  # noqa: S102 - generated from a parsed schema
+    return scope[name]
+
+
+def make_passthrough(op: Any, below: int, fallback: Kernel) -> Kernel:
+    """The Autograd kernel of an op the recorder doesn't cover: grad mode off runs it below
+    straight away; grad mode on goes to the boxed ``fallback(op, keyset, args, kwargs)``."""
+    lines = [
+        *_HEAD,
+        "    if not local.grad_enabled:",
+        f"        return {_CALL_BELOW}",
+        "    return FALLBACK(op, ks, args, kwargs)",
+    ]
+    return _compile(lines, _scope(op, below, FALLBACK=fallback), "kernel", f"autograd {op}")
 
 
 def make_recorder(
+    op: Any,
     params: list[tuple[int, str, bool]],
     vjp: VJP,
     below: int,
     gradient_edge: Callable[[Any], Any],
     attach: Callable[[Node, Any, bool], None],
-    run_formula: Callable[..., Any],
-) -> Recorder:
-    """``record(op, keyset, args, kwargs)`` for an op whose Tensor parameters are ``params``
-    ((position or -1, name, is_list) each, none a list) and whose entry is ``vjp``."""
-    lines = ["def record(op, ks, args, kwargs):", "    n = len(args)"]
+    runner: Runner,
+    saved_output: Callable[[Tensor], Tensor],
+) -> Kernel:
+    """``kernel(keyset, *args, **kwargs)``, the Autograd kernel of ``op``, whose Tensor
+    parameters are ``params`` ((position or -1, name, is_list) each, none a list) and whose
+    derivative entry is ``vjp`` (NOTE [generated recorders])."""
+    lines = [*_HEAD, "    if not local.grad_enabled:", f"        return {_CALL_BELOW}"]
+    lines.append("    n = len(args)")
     k = len(params)
     for i, (pos, name, _) in enumerate(params):
         if pos < 0:
@@ -50,22 +107,13 @@ def make_recorder(
     any_ = " or ".join(f"r{i}" for i in range(k)) or "False"
     lines += [
         f"    if not ({any_}):",
-        "        return op.redispatch(ks & BELOW, *args, **kwargs)",
+        f"        return {_CALL_BELOW}",
         "    loc = local",
         "    old = loc.exclude",
         "    loc.exclude = old | AB",
         "    ACTIVE[0] += 1",
-        "    try:",  # op.redispatch, inlined
-        "        below = ks & BELOW",
-        "        if not below:",
-        "            op.redispatch(below, *args, **kwargs)  # raises: no kernel below",
-        "        fn, kind = (op._table or op._build_table())[below.bit_length() - 1]",
-        "        if kind == 0:",
-        "            out = fn(*args, **kwargs)",
-        "        elif kind == 1:",
-        "            out = fn(below, *args, **kwargs)",
-        "        else:",
-        "            out = fn(op, below, args, kwargs)",
+        "    try:",
+        f"        out = {_CALL_BELOW}",
         "    finally:",
         "        loc.exclude = old",
         "        ACTIVE[0] -= 1",
@@ -88,23 +136,83 @@ def make_recorder(
     for pos in unread:  # the formula never reads them: the node doesn't keep them alive
         lines.append(f"    if n > {pos}:")
         lines.append(f"        cargs = (*cargs[:{pos}], None, *cargs[{pos + 1}:])")
+    saved = [i for i, (_, name, _) in enumerate(params) if name in vjp.reads]
     edges = "".join(f"e{i}, " for i in range(k))
     metas = "".join(f"m{i}, " for i in range(k))
+    lines.append("    saved = []")
+    for i in saved:
+        lines += [f"    if m{i} is not None:", f"        saved.append(Saved(x{i}, NAME))"]
     lines += [
-        f"    node = Node(NAME, RUN, ({edges}), ({metas}), (VJP, cargs, kwargs))",
+        f"    node = Node(NAME, RUN, ({edges}), ({metas}), (VJP, cargs, kwargs), saved)",
         "    if ANOMALY[0] and is_anomaly_enabled():",
         "        node.metadata['trace'] = forward_trace()",
     ]
-    for i, (_, name, _) in enumerate(params):
-        if name in vjp.reads:
-            lines += [f"    if m{i} is not None:", f"        node.saved.append(Saved(x{i}, NAME))"]
-    lines += ["    attach(node, out, False)", "    return out"]
-    scope: dict[str, Any] = {
-        "T": Tensor, "AB": AUTOGRAD_BIT, "BELOW": below, "local": state.local,
-        "ACTIVE": state.ACTIVE, "EDGE": gradient_edge, "FROM_NP": FROM_NUMPY, "Node": Node,
-        "NAME": vjp.name, "RUN": run_formula, "VJP": vjp, "ANOMALY": ANOMALY,
-        "is_anomaly_enabled": is_anomaly_enabled, "forward_trace": forward_trace,
-        "Saved": SavedTensor, "attach": attach,
+    returns = op._schema.returns
+    if len(returns) == 1 and returns[0].type.base == "Tensor" and not returns[0].type.is_list:
+        # one Tensor output: its history, inline (``attach``'s common case)
+        lines += [
+            "    if type(out) is not T:",
+            "        attach(node, out, False)",
+            "        return out",
+            "    d = out._data",
+            "    dt = FROM_NP[d.dtype]",
+            "    node.out_meta = ((d.shape, dt),)",
+            "    if dt.category >= 2:",
+            "        out._keys |= AB",
+            "        out.grad_fn = node",
+            "        if out._output_nr:",
+            "            out._output_nr = 0",
+        ]
+        if vjp.wants_result:
+            lines += [
+                "    kept = node.result = SAVED_OUTPUT(out)",
+                "    saved.append(Saved(kept, NAME, 0, True))",
+            ]
+        lines.append("    return out")
+    else:
+        lines += ["    attach(node, out, False)", "    return out"]
+    scope = _scope(
+        op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
+        FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
+        is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
+        attach=attach, SAVED_OUTPUT=saved_output,
+    )  # fmt: skip
+    return _compile(lines, scope, "kernel", f"autograd recorder {op}")
+
+
+def make_runner(
+    vjp: VJP,
+    with_meta: Callable[..., tuple[Any, ...]],
+    relinked: Callable[[Node, Any], Any],
+) -> Runner:
+    """``backward_fn(node, grads)`` for nodes of the derivative entry ``vjp``: checks the
+    saved tensors' versions (NOTE [saved tensor versions]) and calls the formula with what
+    it asks for."""
+    lines = [
+        "def run(node, grads):",
+        "    _, args, kwargs = node.ctx",
+        "    for s in node.saved:",  # SavedTensor.unpack, inlined: it raises on a mismatch
+        "        t = s.tensor",
+        "        if t is None or (0 if (vc := t._vc) is None else vc[0]) != s.version:",
+        "            s.unpack()",
+    ]
+    if vjp.meta_args:  # NOTE [shape-only arguments]
+        lines.append("    args = WITH_META(args, META_ARGS, node.input_meta)")
+    lines.append("    g = tuple(grads) if node._sequence else grads[0]")
+    extra = ""
+    if vjp.wants_needs:
+        lines.append("    needs = tuple([e is not None for e in node.next_functions])")
+        extra += "needs=needs, "
+    if vjp.wants_result:
+        lines += [
+            "    result = node.result",
+            "    if local.grad_enabled:  # create_graph: the result is differentiable again",
+            "        result = RELINKED(node, result)",
+        ]
+        extra += "result=result, "
+    lines.append(f"    return FORMULA(g, *args, {extra}**kwargs)")
+    scope = {
+        "WITH_META": with_meta, "META_ARGS": vjp.meta_args, "RELINKED": relinked,
+        "FORMULA": vjp.formula, "local": state.local,
     }  # fmt: skip
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
-    return scope["record"]  # type: ignore[no-any-return]
+    return _compile(lines, scope, "run", f"backward of {vjp.name}")  # type: ignore[no-any-return]

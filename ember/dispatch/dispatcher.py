@@ -15,6 +15,15 @@ what ``__torch_dispatch__`` code written for PyTorch expects.
 Kernels come in three calling conventions (``KIND_*``): plain (the op's own arguments),
 with-keyset (the key set first, to redispatch below itself), and boxed
 (``fn(op, keyset, args, kwargs)``, one function for every op: fallbacks).
+
+# NOTE [specialized fallbacks]
+A boxed fallback pays for its generality on every call: it finds the op's Tensor arguments
+and what to do with them at run time. A fallback may come with a ``specialize(op)`` that,
+when an op's table is built, returns a kernel made for that op (any calling convention) to
+stand in the fallback's place. It must behave as the fallback would; it only does it
+faster. The Autograd key uses it for PyTorch's generated per-op autograd kernels (NOTE
+[generated recorders] in ``ember/autograd/recorder.py``). Registering a fallback without
+one drops the old specializer, so a user's fallback is never bypassed.
 """
 
 from __future__ import annotations
@@ -40,6 +49,9 @@ KIND_PLAIN, KIND_KEYSET, KIND_BOXED = 0, 1, 2
 Kernel = tuple[Callable[..., Any], int]
 
 fallbacks: dict[DispatchKey, Kernel] = {}
+#: per key, ``specialize(op) -> Kernel`` standing in for the fallback (NOTE [specialized
+#: fallbacks])
+specializers: dict[DispatchKey, Callable[[OpOverload], Kernel]] = {}
 all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 _DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
@@ -75,7 +87,8 @@ def entry(op: OpOverload, key: int) -> Kernel:
         return implicit
     fallback = fallbacks.get(dkey)
     if fallback is not None:
-        return fallback
+        special = specializers.get(dkey)
+        return fallback if special is None else special(op)
     return missing_entry(op, key)
 
 
@@ -110,18 +123,30 @@ def set_kernel(op: OpOverload, key: DispatchKey, fn: Callable[..., Any] | None, 
     invalidate()
 
 
-def set_fallback(key: DispatchKey, fn: Callable[..., Any] | None, kind: int = KIND_BOXED) -> None:
-    """Register (or with ``None`` remove) the boxed fallback ``fn(op, keyset, args, kwargs)``."""
+def set_fallback(
+    key: DispatchKey,
+    fn: Callable[..., Any] | None,
+    kind: int = KIND_BOXED,
+    specialize: Callable[[OpOverload], Kernel] | None = None,
+) -> None:
+    """Register (or with ``None`` remove) the boxed fallback ``fn(op, keyset, args, kwargs)``,
+    with an optional ``specialize(op)`` making per-op kernels that stand in for it (NOTE
+    [specialized fallbacks])."""
     if fn is None:
         fallbacks.pop(key, None)
     else:
         fallbacks[key] = (fn, kind)
+    if specialize is None:
+        specializers.pop(key, None)
+    else:
+        specializers[key] = specialize
     invalidate()
 
 
 def set_fallthrough(key: DispatchKey) -> None:
     """Make ``key`` transparent: ops with no kernel for it go straight to the next key."""
     fallbacks[key] = fallthrough_entry(key)
+    specializers.pop(key, None)
     invalidate()
 
 

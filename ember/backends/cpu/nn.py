@@ -563,20 +563,35 @@ _I64 = np.dtype(np.int64)
 _asarray = np.asarray
 
 
+_U64 = np.dtype(np.uint64)
+_ROWS: dict[int, np.ndarray] = {}  # np.arange(n) per batch size: the row of each target
+
+
+def _rows(n: int) -> np.ndarray:
+    r = _ROWS.get(n)
+    if r is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        r = _ROWS[n] = np.arange(n)
+        r.flags.writeable = False
+    return r
+
+
 def _plain_targets(self: Tensor, target: Tensor, weight: Any, ignore_index: int) -> Any:
     """The common classification batch: float (n, c) input, int64 (n,) targets all in
-    range and none ignored, no class weights. Returns (x, t), or None for the general path
-    (which checks and raises)."""
+    range and none ignored, no class weights. Returns (x, rows, t), or None for the general
+    path (which checks and raises)."""
     x, t = self._data, target._data
     if weight is not None or x.ndim != 2 or t.ndim != 1 or t.dtype is not _I64:
         return None
     n, c = x.shape
     if t.shape[0] != n or n == 0 or x.dtype.kind != "f":
         return None
-    lo, hi = int(t.min()), int(t.max())
-    if lo < 0 or hi >= c or (lo <= ignore_index <= hi and bool((t == ignore_index).any())):
+    if t.view(_U64).max() >= c:  # one pass: a negative target is a huge unsigned one
         return None
-    return x, t
+    if 0 <= ignore_index < c and bool((t == ignore_index).any()):
+        return None
+    return x, _rows(n), t
 
 
 @impl(aten.nll_loss_forward.default, CPU)
@@ -585,9 +600,9 @@ def nll_loss_forward(
 ) -> tuple[Tensor, Tensor]:
     plain = _plain_targets(self, target, weight, ignore_index) if reduction != NONE else None
     if plain is not None:  # every sample counts once: total_weight is the batch size
-        x, t = plain
+        x, rows, t = plain
         n = x.shape[0]
-        s = -x[np.arange(n), t].sum(dtype=x.dtype)
+        s = -x[rows, t].sum(dtype=x.dtype)
         dt = x.dtype.type
         return wrap(_asarray(s / dt(n) if reduction == MEAN else s)), wrap(_asarray(dt(n)))
     check_nll(self, target, weight, reduction)
@@ -618,14 +633,13 @@ def nll_loss_backward(
 ) -> Tensor:
     plain = _plain_targets(self, target, weight, ignore_index) if reduction != NONE else None
     if plain is not None and grad_output._data.ndim == 0:
-        x, t = plain
-        n = x.shape[0]
+        x, rows, t = plain
         coef = -grad_output._data.astype(x.dtype)
         if reduction == MEAN:
             with quiet_block():
                 coef = coef / total_weight._data.astype(x.dtype)
         res = np.zeros(x.shape, x.dtype)
-        res[np.arange(n), t] = coef
+        res[rows, t] = coef
         return wrap(res)
     check_nll(self, target, weight, reduction)
     x, safe, w, keep = _nll_pick(self, target, weight, ignore_index)

@@ -523,13 +523,21 @@ def cross_entropy_loss(
         raise RuntimeError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
-    class_dim = 0 if self.ndim == 1 else 1
-    logp = self.log_softmax(class_dim)
+    ndim = self.ndim
+    class_dim = 0 if ndim == 1 else 1
+    # The parts, called as ops, not as methods: a composite's inner calls dispatch below
+    # __torch_function__, as PyTorch's C++ composites do (and faster).
+    logp = aten._log_softmax.default(self, class_dim, False)
+    floating = target.dtype.is_floating_point
+    if not floating and label_smoothing <= 0:  # class indices: the common case
+        if 1 <= ndim <= 2:
+            return aten.nll_loss_forward.default(logp, target, weight, reduction, ignore_index)[0]
+        return aten.nll_loss_nd.default(logp, target, weight, reduction, ignore_index)
     c = self.shape[class_dim]
-    wshape = [1] * self.ndim
+    wshape = [1] * ndim
     wshape[class_dim] = c
     w = None if weight is None else weight.reshape(wshape)
-    if target.dtype.is_floating_point:  # class probabilities
+    if floating:  # class probabilities
         if tuple(target.shape) != tuple(self.shape):
             raise RuntimeError(
                 f"cross_entropy: Expected target of shape {list(self.shape)} for "
@@ -543,8 +551,6 @@ def cross_entropy_loss(
             return loss.sum() / (self.numel() // c) if self.numel() else loss.sum() / 0.0
         return reduce_loss(loss, reduction)
     nll = aten.nll_loss_nd.default(logp, target, weight, reduction, ignore_index)
-    if label_smoothing <= 0:
-        return nll
     smooth = -(logp if w is None else logp * w).sum(class_dim)
     ignored = target == ignore_index
     smooth = smooth.masked_fill(ignored, 0.0)
