@@ -26,8 +26,9 @@ _SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per g
 _VIEW = ops.aten.view.default
 
 
-def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
-    """Reduce a broadcast gradient to ``shape`` and cast it to ``dtype``."""
+def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
+    """Reduce a broadcast gradient to ``shape`` and cast it to the ember dtype of the NumPy
+    dtype ``np_dtype``."""
     gshape = grad._data.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
@@ -38,7 +39,8 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], dtype: Any) -> Tensor:
             grad = _SUM(grad, list(range(lead)), False)
         if grad._data.shape != shape:
             grad = _VIEW(grad, shape)
-    if grad.dtype is not dtype:
+    if grad._data.dtype != np_dtype:
+        dtype = _FROM_NP[np_dtype]
         if grad._data.dtype.kind == "c" and not dtype.is_complex:
             # a real input of a complex-valued op: the real part, as PyTorch takes it (a cast
             # would warn that it discards the imaginary part)
@@ -160,8 +162,8 @@ def run_backward(
             else:
                 if len(grads) != 1:  # one gradient: not all None, so present
                     grads = _materialize(node, grads)
-                if node._freed and node.saved:  # Node.apply, inlined
-                    node.saved[0].unpack()  # raises the second-backward error
+                # (a released node's formula raises the second-backward error itself, when
+                # it reads what was saved)
                 results = node.backward_fn(node, grads)
                 if not isinstance(results, (tuple, list)):
                     results = (results,)
@@ -170,12 +172,12 @@ def run_backward(
             if node._hooks:
                 for hook in node._hooks:
                     hook(tuple(results), tuple(grads))
-            if not retain_graph:  # Node.release, inlined
-                node._freed = True
-                if node.saved:
-                    for st in node.saved:
-                        st.tensor = None  # type: ignore[assignment]
-                    node.ctx = node.result = None
+            if not retain_graph and node.saved:  # Node.release, inlined
+                for st in node.saved:
+                    st.tensor = None  # type: ignore[assignment]
+                node.ctx = None
+                if node.result is not None:
+                    node.result = None
             edges = node.next_functions
             if len(results) != len(edges):
                 raise RuntimeError(
@@ -200,11 +202,11 @@ def run_backward(
                     continue
                 if grad is not None:  # _deliver, inlined for the common case
                     d = grad._data
-                    resized = meta is not None and (
-                        meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape
-                    )
+                    resized = meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape)
                     if resized:
-                        grad = _sum_to(grad, meta[0], meta[1])
+                        new = _sum_to(grad, meta[0], meta[1])
+                        resized = new is not grad  # a new tensor: only this edge holds it
+                        grad = new
                     nr = edge[1]
                     buf = buffers.get(nxt)
                     if buf is None:
@@ -297,9 +299,10 @@ def _deliver(
     nxt, nr = edge
     if g is not None:
         d = g._data  # shape and dtype straight from the array: no Size, no dtype property
-        if meta is not None and (meta[1] is not _FROM_NP[d.dtype] or meta[0] != d.shape):
-            g = _sum_to(g, meta[0], meta[1])
-            own = True
+        if meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape):
+            new = _sum_to(g, meta[0], meta[1])
+            own = own or new is not g
+            g = new
         buf = buffers.get(nxt)
         if buf is None:
             buf = buffers[nxt] = [None] * nxt.n_outputs

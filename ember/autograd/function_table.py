@@ -41,6 +41,9 @@ class VJP:
     #: the ``shape``/``ndim``/``dtype`` of: neither saved nor version-checked; the formula
     #: gets a ``TensorMeta`` of the input instead (NOTE [shape-only arguments])
     meta_args: tuple[tuple[int, int], ...] = ()
+    #: for an op with several outputs, the ones the formula reads as ``result[i]`` (only
+    #: those are kept); None when it reads ``result`` some other way (all are kept)
+    result_reads: frozenset[int] | None = None
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
@@ -74,6 +77,28 @@ def _reads(fn: Callable[..., Any]) -> frozenset[str]:
     return frozenset(used & params)
 
 
+def _result_reads(fn: Callable[..., Any]) -> frozenset[int] | None:
+    """The constant indices ``i`` of every ``result[i]`` in ``fn``, or None if ``result`` is
+    used any other way (or not a parameter)."""
+    if "result" not in inspect.signature(fn).parameters:
+        return None
+    ins = list(dis.get_instructions(fn))
+    found: set[int] = set()
+    for i, x in enumerate(ins):
+        if x.opname.startswith("LOAD_") and x.argval == "result" and x.opname != "LOAD_CONST":
+            nxt = ins[i + 1 : i + 3]
+            if (
+                len(nxt) == 2
+                and nxt[0].opname == "LOAD_CONST"
+                and type(nxt[0].argval) is int
+                and nxt[1].opname == "BINARY_SUBSCR"
+            ):
+                found.add(nxt[0].argval)
+            else:
+                return None
+    return frozenset(found)
+
+
 def defvjp(
     op: OpOverload,
     formula: Callable[..., Any],
@@ -90,6 +115,7 @@ def defvjp(
     DERIVATIVES[op] = VJP(
         op, formula, name or node_name(op), _reads(formula) - {"needs"} - meta_only,
         "result" in params, outputs, "needs" in params, _meta_args(op, meta_only),
+        _result_reads(formula),
     )  # fmt: skip
     op._table = None  # its Autograd kernel is made from the entry (NOTE [generated recorders])
 

@@ -63,11 +63,12 @@ class TensorMeta:
 
     __slots__ = ("shape", "dtype")
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+    def __init__(self, shape: tuple[int, ...], np_dtype: Any) -> None:
         from ember._tensor import Size
+        from ember.dtypes import FROM_NUMPY
 
         self.shape = Size(shape)
-        self.dtype = dtype
+        self.dtype = FROM_NUMPY[np_dtype]
 
     @property
     def ndim(self) -> int:
@@ -81,13 +82,20 @@ class Node:
     gradient goes (``None`` for inputs that need none), as PyTorch does.
     """
 
-    # What every recorded op sets lives in slots. What few nodes have (hooks, the freed flag,
-    # a multi-output formula, user metadata) is a class-level default, set on the instance
-    # only when it applies: creating this object is most of the per-op cost of recording.
+    # What every recorded op sets lives in slots. What few nodes have (several outputs, a
+    # saved result, hooks, user metadata) is a class-level default, set on the instance only
+    # when it applies: creating this object is most of the per-op cost of recording.
     __slots__ = (
-        "_name", "backward_fn", "next_functions", "input_meta", "ctx", "saved", "out_meta",
-        "result", "n_outputs", "_freed", "__dict__", "__weakref__",
+        "_name", "backward_fn", "next_functions", "input_meta", "ctx", "saved", "__dict__",
+        "__weakref__",
     )  # fmt: skip
+    #: how many outputs the op had (how many gradients the node receives)
+    n_outputs = 1
+    #: per output, (shape, dtype) to fill a missing gradient with zeros, or None (set for
+    #: nodes with several outputs: a single one never misses its gradient)
+    out_meta: tuple[Any, ...] = ()
+    #: the op's output(s), as saved for a formula that reads them (NOTE [saved outputs])
+    result: Any = None
     _hooks: list[Callable[..., Any]] | tuple[()] = ()
     _pre_hooks: list[Callable[..., Any]] | tuple[()] = ()
     #: hooks, tensor hooks or retain_grad on some output: the engine's slower path
@@ -109,19 +117,16 @@ class Node:
         next_functions: tuple[Edge, ...],
         input_meta: tuple[Any, ...] = (),
         ctx: Any = None,
-        saved: list[SavedTensor] | None = None,
+        saved: list[SavedTensor] | tuple[()] | None = None,
     ) -> None:
         self._name = name
         self.backward_fn = backward_fn
         self.next_functions = next_functions
-        self.input_meta = input_meta  # per input: (shape, dtype) to reduce broadcast grads to
+        #: per input: (shape, NumPy dtype) to reduce broadcast gradients to
+        self.input_meta = input_meta
         self.ctx = ctx
-        self.saved: list[SavedTensor] = [] if saved is None else saved
-        #: per output, (shape, dtype) to fill a missing gradient with zeros, or None
-        self.out_meta: tuple[Any, ...] = ()
-        self.result: Any = None  # the op's output(s), as saved for a formula that reads them
-        self.n_outputs = 1  # how many outputs the op had (how many gradients it receives)
-        self._freed = False  # backward ran and released what it saved (no retain_graph)
+        #: what the formula reads, with versions; released after backward
+        self.saved: list[SavedTensor] | tuple[()] = [] if saved is None else saved
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -152,35 +157,45 @@ class Node:
         return _Handle(self._pre_hooks, fn)  # type: ignore[arg-type]
 
     def release(self) -> None:
-        """Free saved tensors after backward (unless the graph is retained)."""
+        """Free saved tensors after backward (unless the graph is retained); a formula that
+        reads one afterwards raises the second-backward error. Nodes that saved nothing can
+        run again, as in PyTorch."""
         saved = self.saved
-        self._freed = True
         if saved:
             for s in saved:
                 s.tensor = None  # type: ignore[assignment]
-            self.ctx = None  # nothing can run this node again: unpacking a saved tensor raises
-            self.result = None
+            self.ctx = None
+            if self.result is not None:
+                self.result = None
 
     def apply(self, grads: Sequence[Any]) -> Sequence[Any]:
-        """Run the backward function (the engine inlines this: subclass ``backward_fn``,
-        not ``apply``)."""
-        if self._freed and self.saved:
-            self.saved[0].unpack()  # raises the second-backward error
+        """Run the backward function (the engine calls ``backward_fn`` itself)."""
         return self.backward_fn(self, grads)
-
-
-class AccumulateGrad(Node):
-    """The sink of a leaf tensor: adds incoming gradients into ``leaf.grad``."""
-
-    __slots__ = ("variable",)
-
-    def __init__(self, variable: Tensor) -> None:
-        super().__init__("AccumulateGrad", _accumulate, ())
-        self.variable = variable
 
 
 def _accumulate(node: Node, grads: Sequence[Any]) -> Sequence[Any]:
     raise AssertionError("the engine accumulates leaf gradients itself")
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: adds incoming gradients into ``leaf.grad``.
+
+    A leaf holds its accumulator weakly, so one is made again for every graph that uses a
+    leaf after the last one died (a training step's parameters, every step): what is the
+    same for all of them is a class attribute, standing in for Node's slots, and creating
+    one sets a single field.
+    """
+
+    __slots__ = ("variable",)
+    _name = "AccumulateGrad"
+    backward_fn = staticmethod(_accumulate)
+    next_functions: tuple[Edge, ...] = ()
+    input_meta: tuple[Any, ...] = ()
+    ctx = None
+    saved: tuple[()] = ()
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
 
 
 class _Handle:

@@ -294,9 +294,7 @@ def _make_node(
             for x, need, (_, _, is_list) in zip(inputs, needs, info.params, strict=True)
         )
         meta: tuple[Any, ...] = tuple(
-            tuple((t.shape, t.dtype) if isinstance(t, Tensor) else None for t in x or ())
-            if is_list
-            else ((x.shape, x.dtype) if isinstance(x, Tensor) else None)
+            tuple(_meta_of(t) for t in x or ()) if is_list else _meta_of(x)
             for x, (_, _, is_list) in zip(inputs, info.params, strict=True)
         )
     else:  # the common case, unrolled: no generators, no Size objects
@@ -310,7 +308,7 @@ def _make_node(
                 e_list.append(None)
             if isinstance(x, Tensor):
                 d = x._data
-                m_list.append((d.shape, _FROM_NP[d.dtype]))
+                m_list.append((d.shape, d.dtype))
             else:
                 m_list.append(None)
         edges, meta = tuple(e_list), tuple(m_list)
@@ -337,6 +335,11 @@ def _make_node(
     return node
 
 
+def _meta_of(t: Any) -> tuple[tuple[int, ...], Any] | None:
+    """An input's entry of ``input_meta``: its shape and NumPy dtype."""
+    return (t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None
+
+
 def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
     """Which Tensor parameters the formula reads (saved and version-checked), cached."""
     if info.saved_for is not vjp:
@@ -353,10 +356,7 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
     vjp: VJP = node.ctx[0]
     if not isinstance(out, (tuple, list)):  # one output: the common case
         if isinstance(out, Tensor):
-            d = out._data
-            dt = _FROM_NP[d.dtype]
-            node.out_meta = ((d.shape, dt),)
-            if dt.category >= 2:
+            if _FROM_NP[out._data.dtype].category >= 2:
                 out._keys |= AUTOGRAD_BIT
                 out.grad_fn = node
                 if out._output_nr:
@@ -364,10 +364,8 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
             if vjp.wants_result:
                 kept = node.result = saved_output(out)
                 node.saved.append(SavedTensor(kept, vjp.name, 0, is_output=True))
-        else:
-            node.out_meta = (None,)
-            if vjp.wants_result:
-                node.result = out
+        elif vjp.wants_result:
+            node.result = out
         return
     outs = list(out)
     node.n_outputs = len(outs)
@@ -385,7 +383,12 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
             out_meta.append(None)
     node.out_meta = tuple(out_meta)
     if vjp.wants_result:
-        kept_outs = [saved_output(o) if isinstance(o, Tensor) else o for o in outs]
+        reads = vjp.result_reads  # the formula's result[i]: only those are kept
+        kept_outs = [
+            None if reads is not None and i not in reads
+            else saved_output(o) if isinstance(o, Tensor) else o
+            for i, o in enumerate(outs)
+        ]  # fmt: skip
         node.result = _same_sequence(out, kept_outs)
         for i, o in enumerate(kept_outs):
             if isinstance(o, Tensor):
@@ -414,13 +417,13 @@ def _with_meta(
 
 
 def _relinked(node: Node, result: Any) -> Any:
-    meta = node.out_meta
-    if isinstance(result, Tensor):
-        m = meta[0]
-        if m is None or m[1].category < 2:
+    """The saved result(s) as differentiable outputs of ``node`` again (create_graph)."""
+    if isinstance(result, Tensor):  # one output: differentiable if floating
+        if _FROM_NP[result._data.dtype].category < 2:
             return result
         rn = node._result_node
         return relink(result, node if rn is None else rn, 0)
+    meta = node.out_meta
     outs = [
         relink(r, node, i) if isinstance(r, Tensor) and meta[i] is not None else r
         for i, r in enumerate(result)

@@ -127,7 +127,7 @@ def make_recorder(
             f"        e{i} = None",
             f"    if isinstance(x{i}, T):",
             f"        d = x{i}._data",
-            f"        m{i} = (d.shape, FROM_NP[d.dtype])",
+            f"        m{i} = (d.shape, d.dtype)",
             "    else:",
             f"        m{i} = None",
         ]
@@ -135,29 +135,36 @@ def make_recorder(
     lines.append("    cargs = args")
     for pos in unread:  # the formula never reads them: the node doesn't keep them alive
         lines.append(f"    if n > {pos}:")
-        lines.append(f"        cargs = (*cargs[:{pos}], None, *cargs[{pos + 1}:])")
+        lines.append(f"        cargs = cargs[:{pos}] + (None,) + cargs[{pos + 1}:]")
     saved = [i for i, (_, name, _) in enumerate(params) if name in vjp.reads]
     edges = "".join(f"e{i}, " for i in range(k))
     metas = "".join(f"m{i}, " for i in range(k))
-    lines.append("    saved = []")
+    single = (
+        len(op._schema.returns) == 1
+        and op._schema.returns[0].type.base == "Tensor"
+        and not op._schema.returns[0].type.is_list
+    )
+    # a node that saves nothing shares one empty tuple (the general path appends to a list)
+    lines.append("    saved = []" if saved or vjp.wants_result or not single else "    saved = ()")
     for i in saved:
         lines += [f"    if m{i} is not None:", f"        saved.append(Saved(x{i}, NAME))"]
     lines += [
-        f"    node = Node(NAME, RUN, ({edges}), ({metas}), (VJP, cargs, kwargs), saved)",
+        "    node = NEW(Node)",  # Node.__init__, inlined
+        "    node._name = NAME",
+        "    node.backward_fn = RUN",
+        f"    node.next_functions = ({edges})",
+        f"    node.input_meta = ({metas})",
+        "    node.ctx = (VJP, cargs, kwargs)",
+        "    node.saved = saved",
         "    if ANOMALY[0] and is_anomaly_enabled():",
         "        node.metadata['trace'] = forward_trace()",
     ]
-    returns = op._schema.returns
-    if len(returns) == 1 and returns[0].type.base == "Tensor" and not returns[0].type.is_list:
-        # one Tensor output: its history, inline (``attach``'s common case)
+    if single:  # one Tensor output: its history, inline (``attach``'s common case)
         lines += [
             "    if type(out) is not T:",
             "        attach(node, out, False)",
             "        return out",
-            "    d = out._data",
-            "    dt = FROM_NP[d.dtype]",
-            "    node.out_meta = ((d.shape, dt),)",
-            "    if dt.category >= 2:",
+            "    if FROM_NP[out._data.dtype].category >= 2:",
             "        out._keys |= AB",
             "        out.grad_fn = node",
             "        if out._output_nr:",
@@ -169,15 +176,70 @@ def make_recorder(
                 "    saved.append(Saved(kept, NAME, 0, True))",
             ]
         lines.append("    return out")
+    elif _fixed_tensors(op._schema.returns):  # several Tensor outputs, inline too
+        lines += _attach_outputs(len(op._schema.returns), vjp)
     else:
         lines += ["    attach(node, out, False)", "    return out"]
     scope = _scope(
         op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
         FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
-        attach=attach, SAVED_OUTPUT=saved_output,
+        attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__,
     )  # fmt: skip
     return _compile(lines, scope, "kernel", f"autograd recorder {op}")
+
+
+def _fixed_tensors(returns: Any) -> bool:
+    """A fixed tuple of several plain Tensor returns (``nll_loss_forward``, ``max.dim``)."""
+    return len(returns) > 1 and all(
+        r.type.base == "Tensor" and not r.type.is_list and not r.type.optional for r in returns
+    )
+
+
+def _attach_outputs(k: int, vjp: VJP) -> list[str]:
+    """Lines giving each of ``k`` outputs its history (``attach`` for a tuple, unrolled):
+    differentiable ones (floating, and marked so in the entry) get the node; ``out_meta``
+    says what to fill a missing gradient with; only the outputs the formula reads are kept."""
+    lines = [
+        f"    if type(out) is not tuple or len(out) != {k}:",  # a return_types tuple, ...
+        "        attach(node, out, False)",
+        "        return out",
+    ]
+    flags = vjp.outputs or (True,) * k
+    for i in range(k):
+        if flags[i]:
+            lines += [
+                f"    o = out[{i}]",  # (None where a backward op skipped an output)
+                "    if isinstance(o, T) and (dt := FROM_NP[o._data.dtype]).category >= 2:",
+                "        o._keys |= AB",
+                "        o.grad_fn = node",
+                f"        o._output_nr = {i}",
+                f"        om{i} = (o._data.shape, dt)",
+                "    else:",
+                f"        om{i} = None",
+            ]
+        else:
+            lines.append(f"    om{i} = None")
+    metas = "".join(f"om{i}, " for i in range(k))
+    lines += [
+        f"    node.n_outputs = {k}",
+        "    node._sequence = True",
+        f"    node.out_meta = ({metas})",
+    ]
+    if vjp.wants_result:
+        reads = vjp.result_reads
+        kept = [i for i in range(k) if reads is None or i in reads]
+        for i in kept:
+            lines += [
+                f"    r{i} = out[{i}]",
+                f"    if isinstance(r{i}, T):",
+                f"        r{i} = SAVED_OUTPUT(r{i})",
+                f"        saved.append(Saved(r{i}, NAME, {i}, True))",
+            ]
+        items = "".join(f"r{i}, " if i in kept else "None, " for i in range(k))
+        lines.append(f"    node.result = ({items})")
+    lines.append("    return out")
+    return lines
 
 
 def make_runner(
@@ -190,11 +252,11 @@ def make_runner(
     it asks for."""
     lines = [
         "def run(node, grads):",
-        "    _, args, kwargs = node.ctx",
         "    for s in node.saved:",  # SavedTensor.unpack, inlined: it raises on a mismatch
-        "        t = s.tensor",
+        "        t = s.tensor",  # (None once released: the second-backward error)
         "        if t is None or (0 if (vc := t._vc) is None else vc[0]) != s.version:",
         "            s.unpack()",
+        "    _, args, kwargs = node.ctx",
     ]
     if vjp.meta_args:  # NOTE [shape-only arguments]
         lines.append("    args = WITH_META(args, META_ARGS, node.input_meta)")
