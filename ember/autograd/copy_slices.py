@@ -113,7 +113,7 @@ def record(
     view_node = _region_of((node, 0), geometry, region)
     _set_history(view, view_node)
     old_self = op_node.ctx[1][0]  # the kernel's ctx: (vjp, formula args, kwargs)
-    if isinstance(old_self, Tensor) and old_self is not view and base_edge is not None:
+    if isinstance(old_self, Tensor) and old_self is not view and base_edge[0] is not None:
         # the copy of the view's old value the formula reads: the region of the old base
         _set_history(old_self, _region_of(base_edge, geometry, region))
     return view_node
@@ -130,7 +130,7 @@ def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
         _in(full, region).copy_(g)  # recorded as a CopySlices under create_graph
         return (full,)
 
-    return Node("AsStridedBackward0", backward, (base,), (None,))
+    return Node("AsStridedBackward0", backward, (base,))
 
 
 def _set_history(t: Tensor, node: Node) -> None:

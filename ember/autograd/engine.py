@@ -67,19 +67,8 @@ def _collect(roots: Sequence[Node]) -> dict[Node, int]:
             stack.append(r)
     get = deps.get
     while stack:
-        for e in stack.pop().next_functions:
-            if not e:  # no gradient flows, or an empty Tensor[]
-                continue
-            nxt = e[0]
-            cls = type(nxt)
-            if cls is not Node and cls is not AccumulateGrad and not isinstance(nxt, Node):
-                # a Tensor[] input: a tuple of edges (None where no gradient flows)
-                for x in e:
-                    if x is not None:
-                        n = get(x[0])
-                        deps[x[0]] = 1 if n is None else n + 1
-                        if n is None:
-                            stack.append(x[0])
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:  # no gradient flows there
                 continue
             n = get(nxt)
             if n is None:  # found for the first time
@@ -140,36 +129,44 @@ def run_backward(
         loc.exclude = prev_exclude | AUTOGRAD_BIT
     state.ACTIVE[0] += 1
     try:
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None) or [None] * node.n_outputs
+        node: Node | None = None  # made ready by the node before: runs next, off the queue
+        grads: list[Any] = []
+        while True:
+            if node is None:
+                if not ready:
+                    break
+                node = ready.pop()
+                grads = buffers.pop(node, None) or [None] * node.n_outputs
             if capture:
                 for i, g in enumerate(grads):
                     key = (id(node), i)
                     if key in capture and g is not None:
                         captured[capture[key]] = _add(captured[capture[key]], g)
-            if node._watched:  # pre-hooks, tensor hooks, retain_grad
+            watched = node._watched
+            if watched:  # pre-hooks, tensor hooks, retain_grad
                 grads = _before(node, grads)
             cls = type(node)
             if cls is not Node and (cls is AccumulateGrad or isinstance(node, AccumulateGrad)):
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
+                node = None
                 continue
+            edges = node.next_functions
             # (not grads.count(None): that compares with ==, which Tensor overloads)
             if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
-                results: Sequence[Any] = [None] * len(node.next_functions)
+                results: Sequence[Any] = [None] * len(edges)
             else:
                 if len(grads) != 1:  # one gradient: not all None, so present
                     grads = _materialize(node, grads)
                 # (a released node's formula raises the second-backward error itself, when
                 # it reads what was saved)
                 results = node.backward_fn(node, grads)
-                if not isinstance(results, (tuple, list)):
+                if type(results) is not tuple and not isinstance(results, (tuple, list)):
                     results = (results,)
                 if anomaly:
                     check_results(node, results)
-            if node._hooks:
+            if watched and node._hooks:
                 for hook in node._hooks:
                     hook(tuple(results), tuple(grads))
             if not retain_graph and node.saved:  # Node.release, inlined
@@ -178,57 +175,60 @@ def run_backward(
                 node.ctx = None
                 if node.result is not None:
                     node.result = None
-            edges = node.next_functions
             if len(results) != len(edges):
-                raise RuntimeError(
-                    f"function {node.name()} returned an incorrect number of gradients "
-                    f"(expected {len(edges)}, got {len(results)})"
-                )
-            metas = node.input_meta
-            if len(metas) != len(edges):
-                metas = (None,) * len(edges)
-            for edge, grad, meta in zip(edges, results, metas, strict=True):
-                if not edge:
+                _wrong_count(node, results)
+            follow: Node | None = None
+            for (nxt, nr), grad, meta in zip(edges, results, node.input_meta, strict=True):
+                if nxt is None:
                     continue
-                nxt = edge[0]
-                cls = type(nxt)
-                if cls is not Node and cls is not AccumulateGrad and not isinstance(nxt, Node):
-                    # a Tensor[] input: a tuple of edges (None where no gradient flows)
-                    gl = grad if grad is not None else (None,) * len(edge)
-                    ml = meta or (None,) * len(edge)
-                    for e, g, m in zip(edge, gl, ml, strict=True):
-                        if e is not None:
-                            _deliver(e, g, m, buffers, deps, ready, False, owned)
-                    continue
-                if grad is not None:  # _deliver, inlined for the common case
+                n = deps[nxt] - 1  # without a gradient, only the dependency count moves
+                deps[nxt] = n
+                if grad is not None:
                     d = grad._data
                     resized = meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape)
                     if resized:
                         new = _sum_to(grad, meta[0], meta[1])
                         resized = new is not grad  # a new tensor: only this edge holds it
                         grad = new
-                    nr = edge[1]
                     buf = buffers.get(nxt)
+                    old = None
                     if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                    old = buf[nr]
-                    if old is not None:
-                        grad = old + grad
-                    buf[nr] = grad
+                        if not n and follow is None and nxt.n_outputs == 1:
+                            # its one gradient, complete: it runs next, with no buffer
+                            follow, follow_grads = nxt, [grad]
+                        else:
+                            buf = buffers[nxt] = [None] * nxt.n_outputs
+                            buf[nr] = grad
+                    else:
+                        old = buf[nr]
+                        if old is not None:
+                            grad = old + grad
+                        buf[nr] = grad
                     # only a leaf's accumulator steals its gradient: NOTE [stealing gradients]
-                    if cls is AccumulateGrad and (
+                    if type(nxt) is AccumulateGrad and (
                         resized or old is not None or _fresh(grad, results, grads)
                     ):
                         owned[id(grad)] = grad  # alive, so its id can't be reused meanwhile
-                n = deps[nxt] - 1  # without a gradient, only the dependency count moves
-                deps[nxt] = n
+                    if nxt is follow:
+                        continue
                 if not n:
                     ready.append(nxt)
+            node = follow
+            if follow is not None:
+                grads = follow_grads
     finally:
         loc.grad_enabled = prev
         loc.exclude = prev_exclude
         state.ACTIVE[0] -= 1
     return captured
+
+
+def _wrong_count(node: Node, results: Sequence[Any]) -> None:
+    n = len(node.next_functions)
+    raise RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients (expected {n}, "
+        f"got {len(results)})"
+    )
 
 
 def _materialize(node: Node, grads: list[Any]) -> list[Any]:
@@ -282,41 +282,6 @@ def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:
         if g is grad:
             return False
     return True
-
-
-def _deliver(
-    edge: tuple[Node, int],
-    g: Any,
-    meta: Any,
-    buffers: dict[Node, list[Any]],
-    deps: dict[Node, int],
-    ready: list[Node],
-    own: bool,
-    owned: dict[int, Any],
-) -> None:
-    """Add ``g`` (reduced to the input's shape and dtype) into the buffer of ``edge``;
-    record in ``owned`` the buffers no one else holds (NOTE [stealing gradients])."""
-    nxt, nr = edge
-    if g is not None:
-        d = g._data  # shape and dtype straight from the array: no Size, no dtype property
-        if meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape):
-            new = _sum_to(g, meta[0], meta[1])
-            own = own or new is not g
-            g = new
-        buf = buffers.get(nxt)
-        if buf is None:
-            buf = buffers[nxt] = [None] * nxt.n_outputs
-        old = buf[nr]
-        if old is not None:
-            g = old + g
-            own = True
-        buf[nr] = g
-        if own:
-            owned[id(g)] = g  # keeps g alive, so its id cannot be reused by another tensor
-    n = deps[nxt] - 1
-    deps[nxt] = n
-    if not n:
-        ready.append(nxt)
 
 
 _ADD_ = ops.aten.add_.Tensor._dispatch

@@ -19,7 +19,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
-from ember.autograd.graph import Node, SavedTensor
+from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
@@ -99,7 +99,7 @@ class Function:
         for t in ctx._dirty:
             _check_inplace_function(cls, t)
         edges = tuple(
-            gradient_edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args
+            gradient_edge(a) if isinstance(a, Tensor) and a.requires_grad else NO_EDGE for a in args
         )
         node = Node(ctx._name, _make_backward(cls, ctx), edges, ctx=ctx)
         node.saved = ctx._saved

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ember._tensor import Tensor
 
-Edge = tuple["Node", int] | None  # (node, which of its inputs) or None: no gradient flows
+#: (node, which of its inputs); ``(None, 0)`` where no gradient flows, as in PyTorch
+Edge = tuple["Node | None", int]
+NO_EDGE: Edge = (None, 0)
 
 
 class SavedTensor:
@@ -78,8 +80,9 @@ class TensorMeta:
 class Node:
     """One recorded op of the backward graph (what ``tensor.grad_fn`` is).
 
-    ``next_functions`` lists, per differentiable input, ``(node, input_nr)`` of where its
-    gradient goes (``None`` for inputs that need none), as PyTorch does.
+    ``next_functions`` lists, per Tensor input (each element of a ``Tensor[]`` one, as in
+    PyTorch), ``(node, input_nr)`` of where its gradient goes, ``(None, 0)`` for inputs that
+    need none; the backward function returns one gradient per entry.
     """
 
     # What every recorded op sets lives in slots. What few nodes have (several outputs, a
@@ -109,21 +112,25 @@ class Node:
     #: where a saved result's history is under create_graph when it is not this node (an
     #: in-place op on a view: the view's new CopySlices history)
     _result_node: Node | None = None
+    #: for an op with a ``Tensor[]`` parameter: per Tensor parameter, how many entries of
+    #: ``next_functions`` it has (-1: a single Tensor), to flatten the formula's gradients
+    _sizes: tuple[int, ...] | None = None
 
     def __init__(
         self,
         name: str,
         backward_fn: Callable[..., Sequence[Any]],
         next_functions: tuple[Edge, ...],
-        input_meta: tuple[Any, ...] = (),
+        input_meta: tuple[Any, ...] | None = None,
         ctx: Any = None,
         saved: list[SavedTensor] | tuple[()] | None = None,
     ) -> None:
         self._name = name
         self.backward_fn = backward_fn
         self.next_functions = next_functions
-        #: per input: (shape, NumPy dtype) to reduce broadcast gradients to
-        self.input_meta = input_meta
+        #: per entry of next_functions: (shape, NumPy dtype) to reduce a broadcast gradient
+        #: to, or None to take it as it comes
+        self.input_meta = (None,) * len(next_functions) if input_meta is None else input_meta
         self.ctx = ctx
         #: what the formula reads, with versions; released after backward
         self.saved: list[SavedTensor] | tuple[()] = [] if saved is None else saved

@@ -21,7 +21,7 @@ from ember.autograd import copy_slices
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
-from ember.autograd.graph import AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
+from ember.autograd.graph import NO_EDGE, AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
 from ember.autograd.recorder import Runner, make_passthrough, make_recorder, make_runner
 from ember.dispatch import state
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
@@ -238,7 +238,7 @@ def autograd_fallback(
         # create_graph backward differentiates through it too
         formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
     base = args[0]._base if inplace else None
-    base_edge = gradient_edge(base) if base is not None and base.requires_grad else None
+    base_edge = gradient_edge(base) if base is not None and base.requires_grad else NO_EDGE
     loc = state.local  # _below, inlined: this runs for every recorded op
     old = loc.exclude
     loc.exclude = old | AUTOGRAD_BIT
@@ -286,26 +286,32 @@ def _make_node(
     kwargs: dict[str, Any],
     out: Any,
 ) -> Node:
-    if info.has_list:
-        edges: tuple[Any, ...] = tuple(
-            tuple(gradient_edge(t) if n else None for t, n in zip(x or (), need, strict=True))
-            if is_list
-            else (gradient_edge(x) if need else None)
-            for x, need, (_, _, is_list) in zip(inputs, needs, info.params, strict=True)
-        )
-        meta: tuple[Any, ...] = tuple(
-            tuple(_meta_of(t) for t in x or ()) if is_list else _meta_of(x)
-            for x, (_, _, is_list) in zip(inputs, info.params, strict=True)
-        )
-    else:  # the common case, unrolled: no generators, no Size objects
+    sizes = None
+    if info.has_list:  # flat, as PyTorch's: one edge per element of a Tensor[]
         e_list: list[Any] = []
         m_list: list[Any] = []
+        size_list = []
+        for x, need, (_, _, is_list) in zip(inputs, needs, info.params, strict=True):
+            if is_list:
+                items = list(x or ())
+                size_list.append(len(items))
+                for t, n in zip(items, need, strict=True):
+                    e_list.append(gradient_edge(t) if n else NO_EDGE)
+                    m_list.append(_meta_of(t))
+            else:
+                size_list.append(-1)
+                e_list.append(gradient_edge(x) if need else NO_EDGE)
+                m_list.append(_meta_of(x))
+        edges, meta, sizes = tuple(e_list), tuple(m_list), tuple(size_list)
+    else:  # the common case, unrolled: no generators, no Size objects
+        e_list = []
+        m_list = []
         for x, n in zip(inputs, needs, strict=True):
             if n:
                 fn = x.grad_fn
                 e_list.append((fn, x._output_nr) if fn is not None else gradient_edge(x))
             else:
-                e_list.append(None)
+                e_list.append(NO_EDGE)
             if isinstance(x, Tensor):
                 d = x._data
                 m_list.append((d.shape, d.dtype))
@@ -321,6 +327,8 @@ def _make_node(
                 kept[i] = None
         args = tuple(kept)
     node = Node(vjp.name, runner(vjp), edges, meta, ctx=(vjp, args, kwargs))
+    if sizes is not None:
+        node._sizes = sizes
     if ANOMALY[0] and is_anomaly_enabled():
         node.metadata["trace"] = forward_trace()
     saved = node.saved
@@ -402,18 +410,40 @@ def runner(vjp: VJP) -> Runner:
     """The backward function of ``vjp``'s nodes (NOTE [generated recorders]), made once."""
     run = _RUNNERS.get(vjp)
     if run is None:
-        run = _RUNNERS[vjp] = make_runner(vjp, _with_meta, _relinked)
+        run = _RUNNERS[vjp] = make_runner(vjp, _with_meta, _relinked, flatten)
     return run
 
 
-def _with_meta(
-    args: tuple[Any, ...], where: tuple[tuple[int, int], ...], metas: tuple[Any, ...]
-) -> tuple[Any, ...]:
+def _with_meta(args: tuple[Any, ...], where: tuple[tuple[int, int], ...], node: Node) -> Any:
+    """The formula's arguments with a ``TensorMeta`` for each shape-only one (NOTE
+    [shape-only arguments]): ``where`` holds (argument position, Tensor-parameter index)."""
     out = list(args)
+    metas = node.input_meta
+    sizes = node._sizes
     for pos, i in where:
+        if sizes is not None:  # entries of next_functions before parameter i
+            i = sum(1 if n < 0 else n for n in sizes[:i])
         if pos < len(out) and out[pos] is None and i < len(metas) and metas[i] is not None:
             out[pos] = TensorMeta(*metas[i])
     return tuple(out)
+
+
+def flatten(grads: Any, sizes: tuple[int, ...]) -> list[Any]:
+    """A formula's gradients (a list per ``Tensor[]`` parameter) as one per entry of
+    ``next_functions``."""
+    out: list[Any] = []
+    for g, n in zip(grads, sizes, strict=True):
+        if n < 0:
+            out.append(g)
+        elif g is None:
+            out += [None] * n
+        else:
+            if len(g) != n:
+                raise RuntimeError(
+                    f"a backward formula returned {len(g)} gradients for a list of {n} tensors"
+                )
+            out += g
+    return out
 
 
 def _relinked(node: Node, result: Any) -> Any:

@@ -33,7 +33,7 @@ from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
-from ember.autograd.graph import Node, SavedTensor
+from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
@@ -124,7 +124,7 @@ def make_recorder(
             f"        fn = x{i}.grad_fn",
             f"        e{i} = (fn, x{i}._output_nr) if fn is not None else EDGE(x{i})",
             "    else:",
-            f"        e{i} = None",
+            f"        e{i} = NO_EDGE",
             f"    if isinstance(x{i}, T):",
             f"        d = x{i}._data",
             f"        m{i} = (d.shape, d.dtype)",
@@ -184,7 +184,7 @@ def make_recorder(
         op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
         FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
-        attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__,
+        attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
     )  # fmt: skip
     return _compile(lines, scope, "kernel", f"autograd recorder {op}")
 
@@ -246,6 +246,7 @@ def make_runner(
     vjp: VJP,
     with_meta: Callable[..., tuple[Any, ...]],
     relinked: Callable[[Node, Any], Any],
+    flatten: Callable[[Any, tuple[int, ...]], list[Any]],
 ) -> Runner:
     """``backward_fn(node, grads)`` for nodes of the derivative entry ``vjp``: checks the
     saved tensors' versions (NOTE [saved tensor versions]) and calls the formula with what
@@ -259,11 +260,11 @@ def make_runner(
         "    _, args, kwargs = node.ctx",
     ]
     if vjp.meta_args:  # NOTE [shape-only arguments]
-        lines.append("    args = WITH_META(args, META_ARGS, node.input_meta)")
+        lines.append("    args = WITH_META(args, META_ARGS, node)")
     lines.append("    g = tuple(grads) if node._sequence else grads[0]")
     extra = ""
     if vjp.wants_needs:
-        lines.append("    needs = tuple([e is not None for e in node.next_functions])")
+        lines.append("    needs = tuple([e[0] is not None for e in node.next_functions])")
         extra += "needs=needs, "
     if vjp.wants_result:
         lines += [
@@ -272,9 +273,14 @@ def make_runner(
             "        result = RELINKED(node, result)",
         ]
         extra += "result=result, "
-    lines.append(f"    return FORMULA(g, *args, {extra}**kwargs)")
+    call = f"FORMULA(g, *args, {extra}**kwargs)"
+    if any(a.type.base == "Tensor" and a.type.is_list for a in vjp.op._schema.arguments):
+        # one gradient per entry of next_functions: a Tensor[] parameter's list, flattened
+        lines.append(f"    return FLATTEN({call}, node._sizes)")
+    else:
+        lines.append(f"    return {call}")
     scope = {
         "WITH_META": with_meta, "META_ARGS": vjp.meta_args, "RELINKED": relinked,
-        "FORMULA": vjp.formula, "local": state.local,
+        "FORMULA": vjp.formula, "local": state.local, "FLATTEN": flatten,
     }  # fmt: skip
     return _compile(lines, scope, "run", f"backward of {vjp.name}")  # type: ignore[no-any-return]
