@@ -28,12 +28,12 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
     for i, t in enumerate(tensors):
         g = grads[i] if i < len(grads) else None
         if g is None:
-            if t.numel() != 1:
+            if t._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (got shape "
                     f"{list(t.shape)}); pass gradient= with the shape of the output"
                 )
-            if not t.dtype.is_floating_point:
+            if t._data.dtype.kind != "f":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
@@ -45,7 +45,7 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                 f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
                 f"output[{i}] has a shape of {list(t.shape)}."
             )
-        if g.dtype is not t.dtype:
+        if g._data.dtype != t._data.dtype:
             g = g.to(t.dtype)  # as PyTorch's validate_outputs does
         out.append(g)
     return out

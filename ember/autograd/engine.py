@@ -22,8 +22,8 @@ from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.registry import ops
 
-_SUM = ops.aten.sum.dim_IntList  # called directly: no overload resolution per gradient
-_VIEW = ops.aten.view.default
+_SUM = ops.aten.sum.dim_IntList._dispatch  # the ops' dispatch, called directly: no resolution
+_VIEW = ops.aten.view.default._dispatch
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
@@ -32,13 +32,16 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
     gshape = grad._data.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
-        kept = [lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1]
-        if kept:
-            grad = _SUM(grad, list(range(lead)) + kept, True)
-        elif lead > 0:  # only leading dims to drop (a bias's gradient): no view after
-            grad = _SUM(grad, list(range(lead)), False)
+        dims = list(range(lead))  # leading dims broadcasting added: summed away
+        kept = False
+        for i, n in enumerate(shape):  # size-1 dims broadcasting stretched: summed, kept
+            if n == 1 and gshape[lead + i] != 1:
+                dims.append(lead + i)
+                kept = True
+        if dims:
+            grad = _SUM(grad, dims, kept)
         if grad._data.shape != shape:
-            grad = _VIEW(grad, shape)
+            grad = _VIEW(grad, list(shape))
     if grad._data.dtype != np_dtype:
         dtype = _FROM_NP[np_dtype]
         if grad._data.dtype.kind == "c" and not dtype.is_complex:

@@ -22,7 +22,13 @@ from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import NO_EDGE, AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
-from ember.autograd.recorder import Runner, make_passthrough, make_recorder, make_runner
+from ember.autograd.recorder import (
+    Runner,
+    make_nondifferentiable,
+    make_passthrough,
+    make_recorder,
+    make_runner,
+)
 from ember.dispatch import state
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
@@ -482,7 +488,9 @@ def specialize(op: OpOverload) -> Kernel:
     made = info.kernel
     if made is not None and made[1] is vjp and made[2] == nondiff:
         return made[0]
-    if vjp is not None and info.simple and not nondiff:
+    if nondiff:
+        fn = make_nondifferentiable(op, BELOW)
+    elif vjp is not None and info.simple:
         fn = make_recorder(
             op, info.params, vjp, BELOW, gradient_edge, _attach, runner(vjp), saved_output
         )

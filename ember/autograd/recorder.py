@@ -13,9 +13,10 @@ PyTorch's VariableType kernels are generated per op from derivatives.yaml:
   shapes, the arguments the formula reads (unread ones are dropped, so the graph doesn't
   keep them alive), its saved tensors and, for a single Tensor output, the output's
   history. No loop over the schema, no helper call per input.
-- ``make_passthrough`` is every other op's Autograd kernel: with grad mode off it runs the
-  op below at once; otherwise it hands the call to the general fallback (in-place ops,
-  lists, ops with no formula, the ``out=`` error).
+- ``make_nondifferentiable`` runs an op whose outputs never require grad below the
+  Autograd key; ``make_passthrough`` is every other op's Autograd kernel: with grad mode off
+  it runs the op below at once; otherwise it hands the call to the general fallback
+  (in-place ops, lists, ops with no formula, the ``out=`` error).
 - ``make_runner`` writes a derivative entry's backward function (a node's ``backward_fn``):
   version checks of the saved tensors, shape-only arguments, the ``needs`` mask and the
   saved result, only where the entry uses them.
@@ -80,6 +81,27 @@ def make_passthrough(op: Any, below: int, fallback: Kernel) -> Kernel:
         "    return FALLBACK(op, ks, args, kwargs)",
     ]
     return _compile(lines, _scope(op, below, FALLBACK=fallback), "kernel", f"autograd {op}")
+
+
+def make_nondifferentiable(op: Any, below: int) -> Kernel:
+    """The Autograd kernel of an op whose outputs never require grad (``ones_like``,
+    ``argmax``): it runs below the Autograd key, so nothing nested records either."""
+    lines = [
+        *_HEAD,
+        "    if not local.grad_enabled:",
+        f"        return {_CALL_BELOW}",
+        "    loc = local",
+        "    old = loc.exclude",
+        "    loc.exclude = old | AB",
+        "    ACTIVE[0] += 1",
+        "    try:",
+        f"        return {_CALL_BELOW}",
+        "    finally:",
+        "        loc.exclude = old",
+        "        ACTIVE[0] -= 1",
+    ]
+    scope = _scope(op, below, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE)
+    return _compile(lines, scope, "kernel", f"autograd {op}")  # type: ignore[no-any-return]
 
 
 def make_recorder(

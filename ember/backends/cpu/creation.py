@@ -136,7 +136,14 @@ def _like_fast(general: Callable[..., Tensor], fill: Callable[..., Any]) -> Call
     return kernel
 
 
-_FAST_LIKE = {ops.aten.zeros_like.default: np.zeros, ops.aten.ones_like.default: np.ones}
+def _ones(shape: tuple[int, ...], dt: np.dtype[Any]) -> np.ndarray:
+    """``np.ones`` in two C calls (``np.ones`` itself is Python: empty, then copyto)."""
+    a = np.empty(shape, dt)
+    a.fill(1)
+    return a
+
+
+_FAST_LIKE = {ops.aten.zeros_like.default: np.zeros, ops.aten.ones_like.default: _ones}
 
 for _op, _plan in PLANS.items():
     _kernel = kernel_of(_op, _plan, _make)

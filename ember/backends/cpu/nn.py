@@ -561,6 +561,7 @@ def _nll_pick(
 
 _I64 = np.dtype(np.int64)
 _asarray = np.asarray
+_add_reduce, _max_reduce = np.add.reduce, np.maximum.reduce
 
 
 _U64 = np.dtype(np.uint64)
@@ -587,7 +588,7 @@ def _plain_targets(self: Tensor, target: Tensor, weight: Any, ignore_index: int)
     n, c = x.shape
     if t.shape[0] != n or n == 0 or x.dtype.kind != "f":
         return None
-    if t.view(_U64).max() >= c:  # one pass: a negative target is a huge unsigned one
+    if _max_reduce(t.view(_U64)) >= c:  # one pass: a negative target is a huge unsigned one
         return None
     if 0 <= ignore_index < c and bool((t == ignore_index).any()):
         return None
@@ -602,9 +603,9 @@ def nll_loss_forward(
     if plain is not None:  # every sample counts once: total_weight is the batch size
         x, rows, t = plain
         n = x.shape[0]
-        s = -x[rows, t].sum(dtype=x.dtype)
-        dt = x.dtype.type
-        return wrap(_asarray(s / dt(n) if reduction == MEAN else s)), wrap(_asarray(dt(n)))
+        s = -_add_reduce(x[rows, t])  # a NumPy scalar of x's dtype
+        total = _asarray(n, x.dtype)
+        return wrap(_asarray(s / total if reduction == MEAN else s)), wrap(total)
     check_nll(self, target, weight, reduction)
     x, safe, w, _ = _nll_pick(self, target, weight, ignore_index)
     picked = -x[np.arange(x.shape[0]), safe] * w
@@ -634,10 +635,10 @@ def nll_loss_backward(
     plain = _plain_targets(self, target, weight, ignore_index) if reduction != NONE else None
     if plain is not None and grad_output._data.ndim == 0:
         x, rows, t = plain
-        coef = -grad_output._data.astype(x.dtype)
-        if reduction == MEAN:
-            with quiet_block():
-                coef = coef / total_weight._data.astype(x.dtype)
+        go = grad_output._data
+        coef = -go if go.dtype is x.dtype else -go.astype(x.dtype)
+        if reduction == MEAN:  # total_weight is n here, never 0
+            coef = coef / total_weight._data.astype(x.dtype, copy=False)
         res = np.zeros(x.shape, x.dtype)
         res[rows, t] = coef
         return wrap(res)

@@ -311,9 +311,27 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     )
 
 
+_SOFTMAX_FAST = frozenset({_F32, np.dtype(np.float64)})  # dtypes computed in place, unwidened
+_exp, _log, _subtract, _multiply = np.exp, np.log, np.subtract, np.multiply
+
+
 def _softmax_kernel(name: str, log: bool) -> Any:
     def kernel(self: Tensor, dim: int, half_to_float: bool) -> Tensor:
         x = self._data
+        if (
+            type(x) is _nd and x.dtype in _SOFTMAX_FAST and not half_to_float
+            and x.size and type(dim) is int and -x.ndim <= dim < x.ndim
+        ):  # fmt: skip
+            token = ERRSTATE.set(IGNORE)  # inf - inf: nan, silently (quiet(), inlined)
+            try:  # the common case: four ufunc calls, the buffers reused
+                z = _subtract(x, _max_reduce(x, dim, None, None, True))
+                e = _exp(z)
+                s = _add_reduce(e, dim, None, None, True)
+                if log:
+                    return wrap(_subtract(z, _log(s, out=s), out=z))
+                return wrap(np.divide(e, s, out=e))
+            finally:
+                ERRSTATE.reset(token)
         res = softmax_dtype(self.dtype, half_to_float, name, x.size).np
         axis = wrap_dim(dim, x.ndim, name)
         if x.size == 0:
@@ -343,6 +361,22 @@ def _softmax_backward_kernel(name: str, log: bool) -> Any:
 
     def kernel(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
         g, out = grad_output._data, output._data
+        if (
+            type(g) is _nd and type(out) is _nd and g.dtype in _SOFTMAX_FAST
+            and out.dtype is g.dtype and g.shape == out.shape and g.size
+            and input_dtype.np is g.dtype and type(dim) is int and -g.ndim <= dim < g.ndim
+        ):  # fmt: skip
+            token = ERRSTATE.set(IGNORE)
+            try:  # the common case, in three or four ufunc calls
+                if log:
+                    r = _exp(out)
+                    _multiply(r, _add_reduce(g, dim, None, None, True), out=r)
+                    return wrap(_subtract(g, r, out=r))
+                r = _multiply(g, out)
+                r = _subtract(g, _add_reduce(r, dim, None, None, True), out=r)
+                return wrap(_multiply(out, r, out=r))
+            finally:
+                ERRSTATE.reset(token)
         res = softmax_backward_dtype(
             grad_output.dtype, output.dtype, (g.shape, out.shape), input_dtype, name
         ).np
