@@ -82,6 +82,14 @@ def _collect(roots: Sequence[Node]) -> dict[Node, int]:
     return deps
 
 
+# NOTE [leaves inline]
+# A leaf's AccumulateGrad node does nothing but add its gradient into ``.grad``. When the
+# last edge into it delivers, the engine does that on the spot instead of queueing the node
+# and running it as a node: a model's parameters are a third of its graph. It queues it
+# as any node when something must see it run: ``inputs=`` capture, hooks on it, or
+# ``autograd.grad`` (which accumulates nothing).
+
+
 def run_backward(
     tensors: Sequence[Tensor],
     grad_tensors: Sequence[Tensor],
@@ -131,6 +139,9 @@ def run_backward(
         # leave it out of the whole pass (hooks see the same: nothing records)
         loc.exclude = prev_exclude | AUTOGRAD_BIT
     state.ACTIVE[0] += 1
+    # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
+    # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
+    leaves_inline = accumulate and not capture
     try:
         node: Node | None = None  # made ready by the node before: runs next, off the queue
         grads: list[Any] = []
@@ -148,27 +159,23 @@ def run_backward(
             watched = node._watched
             if watched:  # pre-hooks, tensor hooks, retain_grad
                 grads = _before(node, grads)
-            cls = type(node)
-            if cls is not Node and (cls is AccumulateGrad or isinstance(node, AccumulateGrad)):
+            if type(node) is not Node and isinstance(node, AccumulateGrad):
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
                 node = None
                 continue
             edges = node.next_functions
-            # (not grads.count(None): that compares with ==, which Tensor overloads)
-            if grads[0] is None if len(grads) == 1 else all(g is None for g in grads):
-                results: Sequence[Any] = [None] * len(edges)
-            else:
-                if len(grads) != 1:  # one gradient: not all None, so present
-                    grads = _materialize(node, grads)
-                # (a released node's formula raises the second-backward error itself, when
-                # it reads what was saved)
+            if len(grads) == 1 and grads[0] is not None:  # the common case
                 results = node.backward_fn(node, grads)
-                if type(results) is not tuple and not isinstance(results, (tuple, list)):
-                    results = (results,)
-                if anomaly:
-                    check_results(node, results)
+            elif all(g is None for g in grads):  # (not count(None): Tensor overloads ==)
+                results = [None] * len(edges)
+            else:
+                results = node.backward_fn(node, _materialize(node, grads))
+            if type(results) is not tuple and not isinstance(results, (tuple, list)):
+                results = (results,)
+            if anomaly:
+                check_results(node, results)
             if watched and node._hooks:
                 for hook in node._hooks:
                     hook(tuple(results), tuple(grads))
@@ -194,26 +201,44 @@ def run_backward(
                         resized = new is not grad  # a new tensor: only this edge holds it
                         grad = new
                     buf = buffers.get(nxt)
-                    old = None
-                    if buf is None:
+                    if type(nxt) is AccumulateGrad:
+                        # NOTE [stealing gradients]: only a leaf's accumulator may keep the
+                        # tensor itself as .grad, when no one else holds it
+                        if buf is not None:
+                            old = buf[0]
+                            if old is not None:
+                                grad = old + grad
+                                resized = True
+                        own = resized or _fresh(grad, results, grads)
+                        if not n and leaves_inline and not nxt._watched:
+                            if buf is not None:
+                                del buffers[nxt]
+                            _accumulate_leaf(nxt.variable, grad, create_graph, own)
+                            continue
+                        if own:
+                            owned[id(grad)] = grad  # alive, so its id can't be reused
+                        if buf is None:
+                            buffers[nxt] = [grad]
+                        else:
+                            buf[0] = grad
+                    elif buf is None:
                         if not n and follow is None and nxt.n_outputs == 1:
                             # its one gradient, complete: it runs next, with no buffer
                             follow, follow_grads = nxt, [grad]
-                        else:
-                            buf = buffers[nxt] = [None] * nxt.n_outputs
-                            buf[nr] = grad
+                            continue
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                        buf[nr] = grad
                     else:
                         old = buf[nr]
-                        if old is not None:
-                            grad = old + grad
-                        buf[nr] = grad
-                    # only a leaf's accumulator steals its gradient: NOTE [stealing gradients]
-                    if type(nxt) is AccumulateGrad and (
-                        resized or old is not None or _fresh(grad, results, grads)
-                    ):
-                        owned[id(grad)] = grad  # alive, so its id can't be reused meanwhile
-                    if nxt is follow:
-                        continue
+                        buf[nr] = grad if old is None else old + grad
+                elif (
+                    not n and type(nxt) is AccumulateGrad and leaves_inline and not nxt._watched
+                ):  # its last input brought no gradient: what the others brought, if any
+                    buf = buffers.pop(nxt, None)
+                    if buf is not None and buf[0] is not None:
+                        g0 = buf[0]
+                        _accumulate_leaf(nxt.variable, g0, create_graph, owned.get(id(g0)) is g0)
+                    continue
                 if not n:
                     ready.append(nxt)
             node = follow

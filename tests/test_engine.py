@@ -1,0 +1,176 @@
+"""The backward engine and the graph it walks: next_functions as PyTorch lays them out, and
+the engine's shortcuts (a node run straight after its only input, leaves accumulated on the
+spot, gradients stolen as .grad) agreeing with the general path and with PyTorch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import Function
+
+from .conftest import requires_torch, torch
+
+
+def _layout(fn: Any) -> list[tuple[str | None, int]]:
+    """A grad_fn's next_functions as (node name or None, input_nr)."""
+    return [
+        (None if n is None else n.name().removeprefix("torch::autograd::"), nr)
+        for n, nr in fn.next_functions
+    ]
+
+
+def _pair(values: list[float], grad: bool) -> tuple[Any, Any]:
+    return (
+        ember.tensor(values, dtype=ember.float64, requires_grad=grad),
+        torch.tensor(values, dtype=torch.float64, requires_grad=grad),
+    )
+
+
+# ------------------------------------------------------------------------- next_functions
+
+#: graphs whose grad_fn layout must equal PyTorch's: (a, b) require grad, c does not
+LAYOUTS: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
+    "mul_by_constant": lambda m, a, b, c: a * c,
+    "cat_with_a_constant": lambda m, a, b, c: m.cat([a, c, b]),
+    "addmm_constant_bias": lambda m, a, b, c: m.addmm(c[:2], a.view(2, 1), b.view(1, 2)),
+    "chain": lambda m, a, b, c: (a * b).exp().sum(),
+}
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_next_functions_are_laid_out_as_in_torch(name: str) -> None:
+    """One entry per Tensor input (per element of a Tensor[]), ``(None, 0)`` where no
+    gradient flows."""
+    (ea, ta), (eb, tb), (ec, tc) = (
+        _pair([1.0, 2.0], True),
+        _pair([3.0, 4.0], True),
+        _pair([5.0, 6.0], False),
+    )
+    got = _layout(LAYOUTS[name](ember, ea, eb, ec).grad_fn)
+    want = _layout(LAYOUTS[name](torch, ta, tb, tc).grad_fn)
+    assert got == want
+
+
+# ------------------------------------------------------------------------- engine paths
+
+
+class _Dropped(Function):
+    """Passes x on but returns no gradient for it: the edge to x's leaf carries None."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return x * 1
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        return None
+
+
+class _TorchDropped(torch.autograd.Function if torch is not None else object):  # type: ignore[misc]
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return x * 1
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        return None
+
+
+#: graphs exercising the engine's paths; each gets leaves (a, b) and returns a scalar
+GRAPHS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    # a leaf reached twice: its two gradients are summed before .grad is set
+    "leaf_used_twice": lambda m, a, b: (a * a * b).sum(),
+    # a diamond: one node's output feeds two branches that meet again
+    "diamond": lambda m, a, b: ((a * b).exp() * (a * b).sin()).sum(),
+    # the last edge into a leaf brings no gradient, the other one does (both orders)
+    "none_edge_last": lambda m, a, b: (_drop(m, a) + a * 2).sum() * b.sum(),
+    "none_edge_first": lambda m, a, b: (a * 2 + _drop(m, a)).sum() * b.sum(),
+    # a node with several outputs, one of which gets no gradient
+    "unused_output": lambda m, a, b: m.max(m.stack([a, b]), 0)[0].sum(),
+    # broadcasting: the gradient reaching b is reduced to its shape
+    "broadcast": lambda m, a, b: (a.view(2, 1) * b).sum(),
+    # a gradient handed through unchanged to two leaves (no leaf may alias another's .grad)
+    "identity_to_two_leaves": lambda m, a, b: (a + b).sum(),
+}
+
+
+def _drop(m: Any, x: Any) -> Any:
+    return (_Dropped if m is ember else _TorchDropped).apply(x)
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_engine_paths_match_torch(name: str) -> None:
+    (ea, ta), (eb, tb) = _pair([0.5, -1.5], True), _pair([2.0, 0.25], True)
+    GRAPHS[name](ember, ea, eb).backward()
+    GRAPHS[name](torch, ta, tb).backward()
+    for e, t in ((ea, ta), (eb, tb)):
+        assert (e.grad is None) == (t.grad is None)
+        if t.grad is not None:
+            np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    if ea.grad is not None and eb.grad is not None:  # each leaf owns its .grad
+        ea.grad.add_(100)
+        assert not np.any(eb.grad.numpy() >= 100)
+
+
+@requires_torch
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_queued_leaves_match_inline_ones(name: str) -> None:
+    """A pre-hook on a leaf's accumulator makes the engine queue it as a node (NOTE [leaves
+    inline]); ``autograd.grad`` captures instead of accumulating. Both give the same
+    gradients as the inline path."""
+    (ea, _), (eb, _) = _pair([0.5, -1.5], True), _pair([2.0, 0.25], True)
+    GRAPHS[name](ember, ea, eb).backward()
+    inline = [ea.grad, eb.grad]
+
+    (qa, _), (qb, _) = _pair([0.5, -1.5], True), _pair([2.0, 0.25], True)
+    out = GRAPHS[name](ember, qa, qb)
+    seen: list[Any] = []
+    for leaf in (qa, qb):
+        acc = _accumulator(out.grad_fn, leaf)
+        if acc is not None:
+            acc.register_prehook(lambda grads: seen.append(grads) and None)
+    out.backward()
+    assert seen, "the hooked accumulators ran"
+
+    (ga, _), (gb, _) = _pair([0.5, -1.5], True), _pair([2.0, 0.25], True)
+    captured = ember.autograd.grad(GRAPHS[name](ember, ga, gb), [ga, gb], allow_unused=True)
+    for want, queued, grad in zip(inline, (qa.grad, qb.grad), captured, strict=True):
+        for got in (queued, grad):
+            assert (want is None) == (got is None)
+            if want is not None:
+                np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _accumulator(fn: Any, leaf: Any) -> Any:
+    """The AccumulateGrad node of ``leaf`` in the graph under ``fn``."""
+    stack, seen = [fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.name() == "AccumulateGrad" and node.variable is leaf:
+            return node
+        stack += [n for n, _ in node.next_functions]
+    return None
+
+
+def test_a_user_gradient_is_never_kept_as_grad() -> None:
+    """The engine keeps a formula's fresh gradient as .grad without a copy (NOTE [stealing
+    gradients]), never one the user passed in or one still held elsewhere."""
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    seed = ember.tensor([3.0, 4.0])
+    (x * 1).backward(seed)  # MulBackward0 returns a new tensor: stolen
+    x.grad.add_(1)
+    assert seed.tolist() == [3.0, 4.0]
+    y = ember.tensor([1.0, 2.0], requires_grad=True)
+    y.backward(seed)  # the seed itself reaches the leaf: copied
+    y.grad.add_(1)
+    assert seed.tolist() == [3.0, 4.0]
