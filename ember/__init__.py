@@ -37,6 +37,7 @@ from ember._tensor import Size, Tensor
 from ember import backends as _backends  # noqa: F401
 from ember.backends import cpu as _cpu  # noqa: F401  (registers CPU kernels)
 from ember.backends import meta as _meta  # noqa: F401  (registers Meta rules)
+from ember.backends import foreach as _foreach  # noqa: F401  (the foreach ops, every key)
 from ember._factory import as_tensor, from_numpy, tensor
 from ember import functional as _functional
 from ember.functional import *  # noqa: F403

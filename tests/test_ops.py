@@ -52,8 +52,11 @@ def _out_tensors(op: Any, result: Any) -> dict[str, Any]:
 
 
 def _run_pair(
-    op: Any, sample: opinfo.SampleInput, info: Any
+    op: Any, sample: opinfo.SampleInput, info: Any, written: list[Any] | None = None
 ) -> tuple[Any, Any, BaseException | None, BaseException | None]:
+    """Run ``op`` on the sample in ember and in PyTorch: (results, exceptions). ``written``,
+    if given, receives (ember, torch) pairs of the arguments the op writes (``Tensor(a!)``
+    positional ones), after the call."""
     e_args, e_kwargs = clone_args(sample.args), clone_args(sample.kwargs)
     t_args, t_kwargs = to_torch(sample.args), to_torch(sample.kwargs)
     if op._schema.is_out:
@@ -77,6 +80,10 @@ def _run_pair(
         e_res = op(*e_args, **e_kwargs)
     except Exception as exc:  # noqa: BLE001
         e_exc = exc
+    if written is not None:
+        for i, a in enumerate(op._schema.positional):
+            if a.is_write and i < len(e_args):
+                written.append((e_args[i], t_args[i]))
     return e_res, t_res, e_exc, t_exc
 
 
@@ -91,7 +98,8 @@ def test_cpu_matches_torch(op: Any) -> None:
     for dtype in info.dtypes:
         for sample in generate(op, dtype):
             where = f"{op} {dtype.name} {sample}"
-            e_res, t_res, e_exc, t_exc = _run_pair(op, sample, info)
+            written: list[Any] = []
+            e_res, t_res, e_exc, t_exc = _run_pair(op, sample, info, written)
             if t_exc is not None:
                 assert e_exc is not None, f"{where}: torch raised {t_exc!r}, ember returned"
                 assert isinstance(e_exc, _builtin_base(type(t_exc))), (
@@ -108,6 +116,8 @@ def test_cpu_matches_torch(op: Any) -> None:
                 info=info,
                 where=where,
             )
+            for e_arg, t_arg in written:  # what an in-place op wrote (foreach ops return ())
+                assert_same(e_arg, t_arg, check_strides=False, info=info, where=f"{where} (self)")
             checked += 1
     assert checked or op._schema.is_mutable, f"{op}: no sample ran without error"
 

@@ -52,12 +52,25 @@ CONFIGS = {
 }
 
 
+@pytest.mark.parametrize("foreach", [False, True])
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_trajectory_matches_torch(name: str) -> None:
-    mine = _run(CONFIGS[name], ember)
-    theirs = _run(CONFIGS[name], torch)
+def test_trajectory_matches_torch(name: str, foreach: bool) -> None:
+    """Both update forms (NOTE [foreach updates]) follow PyTorch's; ember's two forms agree
+    bit for bit."""
+
+    def make(lib, ps):
+        opt = CONFIGS[name](lib, ps)
+        for group in opt.param_groups:
+            group["foreach"] = foreach
+        return opt
+
+    mine = _run(make, ember)
+    theirs = _run(make, torch)
     for a, b in zip(mine, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    if foreach:
+        for a, b in zip(mine, _run(CONFIGS[name], ember), strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_param_groups_with_own_options_match_torch() -> None:

@@ -376,9 +376,9 @@ defvjp(aten.mv.default, lambda g, self, vec: (
     g.unsqueeze(1) * conj(vec).unsqueeze(0), conj(self).t().mv(g)))  # fmt: skip
 defvjp(aten.dot.default, lambda g, self, tensor: (g * conj(tensor), g * conj(self)))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
-    (g if beta == 1 else g * conj(beta)) if needs[0] else None,
-    _times(_grad_mat1(g, mat2, mat1), conj(alpha)) if needs[1] else None,
-    _times(_grad_mat2(g, mat1, mat2), conj(alpha)) if needs[2] else None))  # fmt: skip
+    _times(g, beta) if needs[0] else None,
+    _times(_grad_mat1(g, mat2, mat1), alpha) if needs[1] else None,
+    _times(_grad_mat2(g, mat1, mat2), alpha) if needs[2] else None))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -442,7 +442,8 @@ defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repe
 
 
 def _times(x: Any, alpha: Any) -> Any:
-    return x if alpha == 1 else x * alpha
+    """``x * conj(alpha)``: the gradient through a scaling by the scalar ``alpha``."""
+    return x if alpha == 1 else x * conj(alpha)
 
 
 def _transposed(t: Any) -> bool:
@@ -454,18 +455,22 @@ def _transposed(t: Any) -> bool:
 
 def _grad_mat1(g: Any, mat2: Any, mat1: Any) -> Any:
     """``g @ mat2ᴴ``, laid out like ``mat1``."""
+    if mat2._data.dtype.kind == "c":
+        mat2 = conj(mat2)
     if _transposed(mat1):
-        return conj(mat2).mm(g.t()).t()
-    return g.mm(conj(mat2).t())
+        return mat2.mm(g.t()).t()
+    return g.mm(mat2.t())
 
 
 def _grad_mat2(g: Any, mat1: Any, mat2: Any) -> Any:
     """``mat1ᴴ @ g``, laid out like ``mat2``: for a transposed ``mat2``, such as a Linear
     weight used as ``W.t()``, ``(gᵀ conj(mat1))ᵀ``, so the gradient that reaches ``W`` is
     contiguous (and can be kept as ``W.grad`` without a copy), in two transposes."""
+    if mat1._data.dtype.kind == "c":
+        mat1 = conj(mat1)
     if _transposed(mat2):
-        return g.t().mm(conj(mat1)).t()
-    return conj(mat1).t().mm(g)
+        return g.t().mm(mat1).t()
+    return mat1.t().mm(g)
 
 
 def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:

@@ -158,7 +158,7 @@ class FunctionSchema:
                 parts.append("*")
                 star = True
             parts.append(str(a))
-        if len(self.returns) == 1 and not self.returns[0].name:
+        if len(self.returns) == 1:  # named or not, as c10 prints it: -> Tensor[] self_out
             ret = str(self.returns[0])
         else:
             ret = "(" + ", ".join(str(r) for r in self.returns) + ")"

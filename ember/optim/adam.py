@@ -9,7 +9,10 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.optim.optimizer import Optimizer
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, by_device
+
+aten = ops.aten
 
 __all__ = ["Adam"]
 
@@ -72,10 +75,49 @@ class Adam(Optimizer):
         loss = self._eval_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
                 for p in group["params"]:
                     if p.grad is not None:
                         self._update(p, group)
         return loss
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        states = [self._init_state(p, amsgrad) for p in params]
+        for ps, sts in by_device(params, states):
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            steps = [st["step"] for st in sts]
+            aten._foreach_add_.Scalar(steps, 1)
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
+                else:
+                    grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            exp_avgs = [st["exp_avg"] for st in sts]
+            exp_avg_sqs = [st["exp_avg_sq"] for st in sts]
+            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
+            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
+            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            counts = [s.item() for s in steps]
+            step_sizes = [-lr / (1 - beta1**n) for n in counts]
+            bias_correction2_sqrt = [math.sqrt(1 - beta2**n) for n in counts]
+            second = exp_avg_sqs
+            if amsgrad:
+                second = [st["max_exp_avg_sq"] for st in sts]
+                aten._foreach_maximum_.List(second, exp_avg_sqs)
+            denom = aten._foreach_sqrt.default(second)
+            aten._foreach_div_.ScalarList(denom, bias_correction2_sqrt)
+            aten._foreach_add_.Scalar(denom, eps)
+            aten._foreach_addcdiv_.ScalarList(ps, exp_avgs, denom, step_sizes)
 
     def _init_state(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]

@@ -1,12 +1,14 @@
 """``Optimizer``: parameter groups, per-parameter state, and their ``state_dict`` in
 PyTorch's layout.
 
-# NOTE [optimizer state_dict layout]
-``{"state": {index: {name: value}}, "param_groups": [{option: value, ..., "params": [index]}]}``
-where ``index`` numbers the parameters 0, 1, ... across the groups in order, so a state dict
-saved from one model loads into another built the same way. ``load_state_dict`` maps the
-indices back to this optimizer's parameters, casting floating state tensors (all but
-``"step"``) to the parameter's dtype and device.
+# NOTE [foreach updates]
+PyTorch's optimizers update parameters one tensor at a time, or, with ``foreach=True``,
+with one foreach op per step of the update for all of them (``_foreach_add_``: NOTE
+[foreach ops] in ``ember/ops/native/foreach.py``). ember does the same, with PyTorch's
+default for a CPU tensor: ``foreach=None`` is the single-tensor form. The values are the
+same either way; what differs is what ``__torch_dispatch__`` and the Python key see. (In
+ember the foreach form saves the dispatch per parameter, a few microseconds each, which a
+training step of a small model does not notice next to the arithmetic.)
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.dispatch.keys import BACKEND_MASK
 from ember.nn.modules.module import _reset_grad, _typename
 
 __all__ = ["Optimizer", "required"]
@@ -181,6 +184,20 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def by_device(params: list[Tensor], *lists: list[Any]) -> list[tuple[list[Any], ...]]:
+    """``params`` and the lists that go with them (gradients, state), split by device, in
+    order: a foreach op runs on the tensors of one device."""
+    if len({p._keys & BACKEND_MASK for p in params}) <= 1:
+        return [(params, *lists)]
+    groups: dict[int, tuple[list[Any], ...]] = {}
+    for i, p in enumerate(params):
+        g = groups.setdefault(p._keys & BACKEND_MASK, tuple([] for _ in range(len(lists) + 1)))
+        g[0].append(p)
+        for dst, src in zip(g[1:], lists, strict=True):
+            dst.append(src[i])
+    return list(groups.values())
 
 
 def _cast_state(p: Tensor, key: str, value: Any) -> Any:

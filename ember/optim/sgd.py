@@ -7,9 +7,13 @@ from typing import Any
 
 import ember
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, by_device
 
 _ADD_ = ops.aten.add_.Tensor
+_foreach_neg = ops.aten._foreach_neg.default
+_foreach_add_list = ops.aten._foreach_add.List
+_foreach_add_list_ = ops.aten._foreach_add_.List
+_foreach_mul_ = ops.aten._foreach_mul_.Scalar
 
 __all__ = ["SGD"]
 
@@ -49,7 +53,7 @@ class SGD(Optimizer):
         if differentiable or fused:
             raise NotImplementedError(
                 "SGD: differentiable=True and fused=True are not supported by ember; leave them "
-                "unset (the default single-tensor update gives the same values)"
+                "unset (the default update gives the same values)"
             )
         defaults = dict(
             lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
@@ -67,8 +71,40 @@ class SGD(Optimizer):
         loss = self._eval_closure(closure)
         with ember.no_grad():
             for group in self.param_groups:
-                self._update_group(group)
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_group_foreach(group)
+                else:
+                    self._update_group(group)
         return loss
+
+    def _update_group_foreach(self, group: dict[str, Any]) -> None:
+        """The update of ``_update_group`` with one foreach op per step for all parameters."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+        states = [self.state[p] for p in params] if momentum != 0 else []
+        for ps, sts in by_device(params, states or [None] * len(params)):
+            steps = [p.grad for p in ps]
+            if group["maximize"]:
+                steps = _foreach_neg(steps)
+            if weight_decay != 0:
+                steps = _foreach_add_list(steps, ps, alpha=weight_decay)
+            if momentum != 0:
+                bufs = [st.get("momentum_buffer") for st in sts]
+                if all(b is not None for b in bufs):
+                    _foreach_mul_(bufs, momentum)
+                    _foreach_add_list_(bufs, steps, alpha=1 - dampening)
+                else:  # the first step: each buffer starts at its gradient
+                    for i, (b, st) in enumerate(zip(bufs, sts, strict=True)):
+                        if b is None:
+                            bufs[i] = st["momentum_buffer"] = steps[i].clone()
+                        else:
+                            b.mul_(momentum).add_(steps[i], alpha=1 - dampening)
+                # (PyTorch's foreach form adds into the gradients here; this leaves .grad be)
+                steps = _foreach_add_list(steps, bufs, alpha=momentum) if nesterov else bufs
+            _foreach_add_list_(ps, steps, alpha=-lr)
 
     def _update_group(self, group: dict[str, Any]) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
