@@ -22,6 +22,16 @@ PyTorch's VariableType kernels are generated per op from derivatives.yaml:
   saved result, only where the entry uses them.
 
 Both paths build the same node; tests compare them (``tests/test_autograd.py``).
+
+# NOTE [plain kernels below]
+The recorded op runs below the Autograd key with the key excluded, so that ops the kernel
+below dispatches on the inputs (which carry the key) record nothing. A boxed kernel there
+(the Python key's ``__torch_dispatch__``, the lazy device) may well dispatch such ops. A
+plain kernel is a backend's own (CPU, Meta: NumPy on arrays) or a CompositeExplicit one;
+ember's dispatch no ops on their inputs, and if a user's did, the nested ops would record nodes
+the result's history replaces at once: work wasted, no gradient changed (a functional op
+writes no input). So the recorder excludes the key only around a kernel that is not plain,
+and saves the thread-local round trip on every common call.
 """
 
 from __future__ import annotations
@@ -130,15 +140,18 @@ def make_recorder(
     lines += [
         f"    if not ({any_}):",
         f"        return {_CALL_BELOW}",
-        "    loc = local",
-        "    old = loc.exclude",
-        "    loc.exclude = old | AB",
-        "    ACTIVE[0] += 1",
-        "    try:",
-        f"        out = {_CALL_BELOW}",
-        "    finally:",
-        "        loc.exclude = old",
-        "        ACTIVE[0] -= 1",
+        "    if kind == 0:  # a plain kernel: nothing to exclude (NOTE [plain kernels below])",
+        "        out = fn(*args, **kwargs)",
+        "    else:",
+        "        loc = local",
+        "        old = loc.exclude",
+        "        loc.exclude = old | AB",
+        "        ACTIVE[0] += 1",
+        "        try:",
+        f"            out = {_CALL_BELOW}",
+        "        finally:",
+        "            loc.exclude = old",
+        "            ACTIVE[0] -= 1",
     ]
     for i in range(k):
         lines += [
