@@ -28,13 +28,20 @@ elements, two per complex one. Its region is then located in ``view_as_real`` of
 base-shaped gradient, whose units are the view's, and written through that view, so the
 complex gradient holds the result without being turned back.
 
-Other views of ``b`` taken before the write keep their old history. PyTorch regenerates
-them lazily (when ``grad_fn`` is read and the version moved on); ember does not yet, since
-that needs the tensor's ``grad_fn`` (and its Autograd key) to be computed on access.
+# NOTE [views of a rewritten base]
+Other views of ``b`` taken before the write (or before an in-place op on ``b`` itself) hold
+a history of ``b`` as it was: ``v1 = b[0]; v2 = b[0]; v2.mul_(2)`` must give ``v1`` the
+multiplication too. PyTorch regenerates a view's ``grad_fn`` lazily, when it is read after
+the shared version counter moved on. ember does it eagerly, so reading ``grad_fn`` stays a
+plain attribute read on the hot path: a base whose views may need it (a non-leaf that
+requires grad: in-place writes through views of a leaf are refused) keeps them weakly
+(``track``), and when an in-place op rewrites the base's history, each live view gets the
+``as_strided`` history of the new base, as the written view does (``regenerate``).
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ember._tensor import Tensor
@@ -69,6 +76,45 @@ def _in(full: Tensor, region: Region) -> Tensor:
     return (_VIEW_AS_REAL(full) if parts else full).as_strided(size, stride, offset)
 
 
+def _geometry(base: Tensor) -> Geometry:
+    return (tuple(base.shape), tuple(base.stride()), base.dtype)
+
+
+def _region(base: Tensor, view: Tensor) -> Region:
+    parts = base.dtype.is_complex and not view.dtype.is_complex  # counts real elements
+    return (
+        tuple(view.shape),
+        tuple(view.stride()),
+        view.storage_offset() - base.storage_offset() * (2 if parts else 1),
+        parts,
+    )
+
+
+def track(view: Tensor) -> None:
+    """Remember ``view`` in its base, if a write could rewrite the base's history (NOTE
+    [views of a rewritten base])."""
+    base = view._base
+    if base is not None and base.grad_fn is not None:
+        views = base.__dict__.get("_views")
+        if views is None:
+            views = base.__dict__["_views"] = weakref.WeakSet()
+        views.add(view)
+
+
+def regenerate(base: Tensor, written: Tensor | None) -> None:
+    """Give every live tracked view of ``base`` but ``written`` the ``as_strided`` history
+    of the base's new one (NOTE [views of a rewritten base])."""
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    fn = base.grad_fn
+    geometry = _geometry(base)
+    for v in list(views):
+        if v is written or not v.requires_grad:
+            continue
+        _set_history(v, _region_of((fn, base._output_nr), geometry, _region(base, v)))
+
+
 def record(
     base: Tensor,
     view: Tensor,
@@ -77,14 +123,8 @@ def record(
 ) -> Node:
     """Give ``base`` a CopySlices grad_fn for the in-place op ``op_node`` ran on ``view``;
     returns the view's new grad_fn (where a saved result of the op must be relinked to)."""
-    geometry: Geometry = (tuple(base.shape), tuple(base.stride()), base.dtype)
-    parts = base.dtype.is_complex and not view.dtype.is_complex  # counts real elements
-    region: Region = (
-        tuple(view.shape),
-        tuple(view.stride()),
-        view.storage_offset() - base.storage_offset() * (2 if parts else 1),
-        parts,
-    )
+    geometry = _geometry(base)
+    region = _region(base, view)
 
     def backward(node: Node, grads: Any) -> Any:
         full = _like_base(grads[0], geometry)
@@ -112,6 +152,7 @@ def record(
     base._output_nr = 0
     view_node = _region_of((node, 0), geometry, region)
     _set_history(view, view_node)
+    regenerate(base, view)
     old_self = op_node.ctx[1][0]  # the kernel's ctx: (vjp, formula args, kwargs)
     if isinstance(old_self, Tensor) and old_self is not view and base_edge[0] is not None:
         # the copy of the view's old value the formula reads: the region of the old base

@@ -260,6 +260,12 @@ def autograd_fallback(
         view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
         if vjp.wants_result:  # the result's history is the view's new one, not the op's node
             node._result_node = view_node
+    elif inplace and isinstance(args[0], Tensor):  # NOTE [views of a rewritten base]
+        copy_slices.regenerate(args[0], None)
+    elif op.is_view:
+        for o in _flat_outputs(out):
+            if isinstance(o, Tensor) and o._base is not None:
+                copy_slices.track(o)
     return out
 
 
@@ -492,7 +498,15 @@ def specialize(op: OpOverload) -> Kernel:
         fn = make_nondifferentiable(op, BELOW)
     elif vjp is not None and info.simple:
         fn = make_recorder(
-            op, info.params, vjp, BELOW, gradient_edge, _attach, runner(vjp), saved_output
+            op,
+            info.params,
+            vjp,
+            BELOW,
+            gradient_edge,
+            _attach,
+            runner(vjp),
+            saved_output,
+            copy_slices.track,
         )
     else:
         fn = make_passthrough(op, BELOW, autograd_fallback)

@@ -123,6 +123,7 @@ def make_recorder(
     attach: Callable[[Node, Any, bool], None],
     runner: Runner,
     saved_output: Callable[[Tensor], Tensor],
+    track: Callable[[Tensor], None],
 ) -> Kernel:
     """``kernel(keyset, *args, **kwargs)``, the Autograd kernel of ``op``, whose Tensor
     parameters are ``params`` ((position or -1, name, is_list) each, none a list) and whose
@@ -210,16 +211,26 @@ def make_recorder(
                 "    kept = node.result = SAVED_OUTPUT(out)",
                 "    saved.append(Saved(kept, NAME, 0, True))",
             ]
+        if op.is_view:  # NOTE [views of a rewritten base]
+            lines += ["    if out._base is not None:", "        TRACK(out)"]
         lines.append("    return out")
     elif _fixed_tensors(op._schema.returns):  # several Tensor outputs, inline too
         lines += _attach_outputs(len(op._schema.returns), vjp)
     else:
-        lines += ["    attach(node, out, False)", "    return out"]
+        lines.append("    attach(node, out, False)")
+        if op.is_view:  # (split, unbind: a list of views) NOTE [views of a rewritten base]
+            lines += [
+                "    for o in out:",
+                "        if isinstance(o, T) and o._base is not None:",
+                "            TRACK(o)",
+            ]
+        lines.append("    return out")
     scope = _scope(
         op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
         FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
+        TRACK=track,
     )  # fmt: skip
     return _compile(lines, scope, "kernel", f"autograd recorder {op}")
 
