@@ -158,7 +158,12 @@ def make_recorder(
         lines += [
             f"    if r{i}:",
             f"        fn = x{i}.grad_fn",
-            f"        e{i} = (fn, x{i}._output_nr) if fn is not None else EDGE(x{i})",
+            "        if fn is not None:",
+            f"            e{i} = (fn, x{i}._output_nr)",
+            "        else:",  # a leaf: its live accumulator, else gradient_edge makes one
+            f"            ref = x{i}.__dict__.get('_grad_accumulator')",
+            "            acc = ref() if ref is not None else None",
+            f"            e{i} = (acc, 0) if acc is not None else EDGE(x{i})",
             "    else:",
             f"        e{i} = NO_EDGE",
             f"    if isinstance(x{i}, T):",
@@ -168,10 +173,22 @@ def make_recorder(
             f"        m{i} = None",
         ]
     unread = [pos for pos, name, _ in params if pos >= 0 and name not in vjp.reads]
-    lines.append("    cargs = args")
-    for pos in unread:  # the formula never reads them: the node doesn't keep them alive
-        lines.append(f"    if n > {pos}:")
-        lines.append(f"        cargs = cargs[:{pos}] + (None,) + cargs[{pos + 1}:]")
+    # the formula never reads them: the node doesn't keep them alive
+    if unread:
+        n_pos = len(op._schema.positional)
+        var = {pos: f"x{i}" for i, (pos, _, _) in enumerate(params) if pos >= 0}
+        items = [
+            "None" if j in unread else var.get(j, f"args[{j}]") for j in range(n_pos)
+        ]  # fmt: skip
+        lines.append(f"    if n == {n_pos}:  # every positional argument given: built at once")
+        lines.append(f"        cargs = ({', '.join(items)},)")
+        lines.append("    else:")
+        lines.append("        cargs = args")
+        for pos in unread:
+            lines.append(f"        if n > {pos}:")
+            lines.append(f"            cargs = cargs[:{pos}] + (None,) + cargs[{pos + 1}:]")
+    else:
+        lines.append("    cargs = args")
     saved = [i for i, (_, name, _) in enumerate(params) if name in vjp.reads]
     edges = "".join(f"e{i}, " for i in range(k))
     metas = "".join(f"m{i}, " for i in range(k))
