@@ -134,6 +134,11 @@ def _backward(
     >>> x = ember.ones(2, requires_grad=True); (x * 2).sum().backward(); x.grad
     tensor([2., 2.])
     """
+    if gradient is None and inputs is None and not create_graph:  # loss.backward()
+        ts = [self]
+        gs = _default_grads(ts, ())
+        run_backward(ts, gs, retain_graph=bool(retain_graph), create_graph=False)
+        return
     backward(self, gradient, retain_graph, create_graph, inputs)
 
 

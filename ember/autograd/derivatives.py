@@ -64,6 +64,8 @@ def _nz(g: Any) -> Any:
 # them differentiate to any order.
 
 _CONJ = aten._conj_physical.default
+_T = aten.t.default._dispatch  # the ops' dispatch, called directly (formulas run hot)
+_MM = aten.mm.default._dispatch
 _REAL = aten.real.default
 
 
@@ -376,9 +378,11 @@ defvjp(aten.mv.default, lambda g, self, vec: (
     g.unsqueeze(1) * conj(vec).unsqueeze(0), conj(self).t().mv(g)))  # fmt: skip
 defvjp(aten.dot.default, lambda g, self, tensor: (g * conj(tensor), g * conj(self)))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
-    _times(g, beta) if needs[0] else None,
-    _times(_grad_mat1(g, mat2, mat1), alpha) if needs[1] else None,
-    _times(_grad_mat2(g, mat1, mat2), alpha) if needs[2] else None))  # fmt: skip
+    (g if beta == 1 else g * conj(beta)) if needs[0] else None,
+    (_grad_mat1(g, mat2, mat1) if alpha == 1 else _grad_mat1(g, mat2, mat1) * conj(alpha))
+    if needs[1] else None,
+    (_grad_mat2(g, mat1, mat2) if alpha == 1 else _grad_mat2(g, mat1, mat2) * conj(alpha))
+    if needs[2] else None))  # fmt: skip
 
 # ----------------------------------------------------------------------- shapes and views
 defvjp(aten.view.default, lambda g, self, size: (g.reshape(self.shape),))
@@ -441,25 +445,14 @@ defvjp(aten.zero.default, lambda g, self: (_nz(g),))
 defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repeats),))
 
 
-def _times(x: Any, alpha: Any) -> Any:
-    """``x * conj(alpha)``: the gradient through a scaling by the scalar ``alpha``."""
-    return x if alpha == 1 else x * conj(alpha)
-
-
-def _transposed(t: Any) -> bool:
-    """A column-major matrix (``W.t()`` of a row-major ``W``): read from the array's strides,
-    since ``Tensor.stride()`` builds a tuple in elements."""
-    d = t._data
-    return d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize
-
-
 def _grad_mat1(g: Any, mat2: Any, mat1: Any) -> Any:
     """``g @ mat2ᴴ``, laid out like ``mat1``."""
     if mat2._data.dtype.kind == "c":
         mat2 = conj(mat2)
-    if _transposed(mat1):
-        return mat2.mm(g.t()).t()
-    return g.mm(mat2.t())
+    d = mat1._data  # _transposed(mat1), inlined: this runs for every Linear layer
+    if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
+        return _T(_MM(mat2, _T(g)))
+    return _MM(g, _T(mat2))
 
 
 def _grad_mat2(g: Any, mat1: Any, mat2: Any) -> Any:
@@ -468,9 +461,10 @@ def _grad_mat2(g: Any, mat1: Any, mat2: Any) -> Any:
     contiguous (and can be kept as ``W.grad`` without a copy), in two transposes."""
     if mat1._data.dtype.kind == "c":
         mat1 = conj(mat1)
-    if _transposed(mat2):
-        return g.t().mm(mat1).t()
-    return mat1.t().mm(g)
+    d = mat2._data
+    if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
+        return _T(_MM(_T(g), mat1))
+    return _MM(_T(mat1), g)
 
 
 def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:
