@@ -21,17 +21,21 @@ NO_EDGE: Edge = (None, 0)
 
 
 class SavedTensor:
-    """A tensor a formula needs, with its version at save time (NOTE [saved tensor versions])."""
+    """A tensor a formula needs, with its version at save time (NOTE [saved tensor versions]):
+    an input of the node (``SavedOutput``: one of its outputs)."""
 
-    __slots__ = ("tensor", "version", "node_name", "output_nr", "is_output")
+    __slots__ = ("tensor", "version", "node_name")
+    output_nr: int | None = None  # which output of the node it is (None: an input)
 
-    def __init__(self, tensor: Tensor, node_name: str, output_nr: int = 0, is_output: bool = False):
+    def __init__(self, tensor: Tensor, node_name: str) -> None:
         self.tensor = tensor
         vc = tensor._vc  # the counter itself: ``_version`` is a property call
         self.version = 0 if vc is None else vc[0]
         self.node_name = node_name
-        self.output_nr = output_nr
-        self.is_output = is_output
+
+    @property
+    def is_output(self) -> bool:
+        return self.output_nr is not None
 
     def unpack(self) -> Tensor:
         t = self.tensor
@@ -57,6 +61,19 @@ class SavedTensor:
                 "before modifying, or modify a copy."
             )
         return t
+
+
+class SavedOutput(SavedTensor):
+    """An output of the node a formula reads (NOTE [saved outputs] in ``kernel.py``)."""
+
+    __slots__ = ("output_nr",)
+
+    def __init__(self, tensor: Tensor, node_name: str, output_nr: int) -> None:
+        self.tensor = tensor
+        vc = tensor._vc
+        self.version = 0 if vc is None else vc[0]
+        self.node_name = node_name
+        self.output_nr = output_nr
 
 
 class TensorMeta:

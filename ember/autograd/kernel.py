@@ -21,7 +21,15 @@ from ember.autograd import copy_slices
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
-from ember.autograd.graph import NO_EDGE, AccumulateGrad, Edge, Node, SavedTensor, TensorMeta
+from ember.autograd.graph import (
+    NO_EDGE,
+    AccumulateGrad,
+    Edge,
+    Node,
+    SavedOutput,
+    SavedTensor,
+    TensorMeta,
+)
 from ember.autograd.recorder import (
     Runner,
     make_nondifferentiable,
@@ -383,7 +391,7 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
                     out._output_nr = 0
             if vjp.wants_result:
                 kept = node.result = saved_output(out)
-                node.saved.append(SavedTensor(kept, vjp.name, 0, is_output=True))
+                node.saved.append(SavedOutput(kept, vjp.name, 0))
         elif vjp.wants_result:
             node.result = out
         return
@@ -412,7 +420,7 @@ def _attach(node: Node, out: Any, inplace: bool) -> None:
         node.result = _same_sequence(out, kept_outs)
         for i, o in enumerate(kept_outs):
             if isinstance(o, Tensor):
-                node.saved.append(SavedTensor(o, vjp.name, i, is_output=True))
+                node.saved.append(SavedOutput(o, vjp.name, i))
 
 
 _RUNNERS: dict[VJP, Runner] = {}

@@ -44,7 +44,7 @@ from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
-from ember.autograd.graph import NO_EDGE, Node, SavedTensor
+from ember.autograd.graph import NO_EDGE, Node, SavedOutput, SavedTensor
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
@@ -226,7 +226,7 @@ def make_recorder(
         if vjp.wants_result:
             lines += [
                 "    kept = node.result = SAVED_OUTPUT(out)",
-                "    saved.append(Saved(kept, NAME, 0, True))",
+                "    saved.append(SavedOut(kept, NAME, 0))",
             ]
         if op.is_view:  # NOTE [views of a rewritten base]
             lines += ["    if out._base is not None:", "        TRACK(out)"]
@@ -246,6 +246,7 @@ def make_recorder(
         op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
         FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
+        SavedOut=SavedOutput,
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
         TRACK=track,
     )  # fmt: skip
@@ -297,7 +298,7 @@ def _attach_outputs(k: int, vjp: VJP) -> list[str]:
                 f"    r{i} = out[{i}]",
                 f"    if isinstance(r{i}, T):",
                 f"        r{i} = SAVED_OUTPUT(r{i})",
-                f"        saved.append(Saved(r{i}, NAME, {i}, True))",
+                f"        saved.append(SavedOut(r{i}, NAME, {i}))",
             ]
         items = "".join(f"r{i}, " if i in kept else "None, " for i in range(k))
         lines.append(f"    node.result = ({items})")

@@ -9,7 +9,7 @@ import ember
 from ember.ops.registry import ops
 from ember.optim.optimizer import Optimizer, by_device
 
-_ADD_ = ops.aten.add_.Tensor
+_ADD_ = ops.aten.add_.Tensor._dispatch  # the op's dispatch: no resolution per parameter
 _foreach_neg = ops.aten._foreach_neg.default
 _foreach_add_list = ops.aten._foreach_add.List
 _foreach_add_list_ = ops.aten._foreach_add_.List
@@ -113,6 +113,7 @@ class SGD(Optimizer):
             group["nesterov"],
             group["maximize"],
         )
+        neg_lr = -lr
         for p in group["params"]:
             grad = p.grad
             if grad is None:
@@ -128,4 +129,4 @@ class SGD(Optimizer):
                 else:
                     buf.mul_(momentum).add_(step, alpha=1 - dampening)
                 step = step.add(buf, alpha=momentum) if nesterov else buf
-            _ADD_(p, step, alpha=-lr)  # the op itself: no overload resolution per parameter
+            _ADD_(p, step, alpha=neg_lr)
