@@ -60,26 +60,25 @@ def test_next_functions_are_laid_out_as_in_torch(name: str) -> None:
 # ------------------------------------------------------------------------- engine paths
 
 
-class _Dropped(Function):
-    """Passes x on but returns no gradient for it: the edge to x's leaf carries None."""
+def _dropping(base: type) -> type:
+    """A Function that passes x on but returns no gradient for it: the edge to x's leaf
+    carries None."""
 
-    @staticmethod
-    def forward(ctx: Any, x: Any) -> Any:
-        return x * 1
+    class Dropped(base):  # type: ignore[valid-type,misc]
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 1
 
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        return None
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return None
+
+    return Dropped
 
 
-class _TorchDropped(torch.autograd.Function if torch is not None else object):  # type: ignore[misc]
-    @staticmethod
-    def forward(ctx: Any, x: Any) -> Any:
-        return x * 1
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        return None
+_DROPPED = {ember: _dropping(Function)}
+if torch is not None:
+    _DROPPED[torch] = _dropping(torch.autograd.Function)
 
 
 #: graphs exercising the engine's paths; each gets leaves (a, b) and returns a scalar
@@ -101,7 +100,7 @@ GRAPHS: dict[str, Callable[[Any, Any, Any], Any]] = {
 
 
 def _drop(m: Any, x: Any) -> Any:
-    return (_Dropped if m is ember else _TorchDropped).apply(x)
+    return _DROPPED[m].apply(x)
 
 
 @requires_torch

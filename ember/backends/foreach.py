@@ -88,29 +88,24 @@ def _backend_kernel(op: OpOverload, spec: Foreach, key: DispatchKey) -> Callable
     call = _element_call(op, spec, items)
     loop = f"for {', '.join(items.values())}, in zip({', '.join(lists)}):"
     pos_args = ", ".join(a.name for a in positional)
+    after = [f"CALL(COPY, KEY, ({items[lists[0]]}, r), {{}})"] if write else []
+    after += [] if spec.inplace else ["out.append(r)"]
+
+    def loop_with(callee: str) -> list[str]:
+        body = [f"r = {callee}({call})", *after]
+        return [f"        {loop}", *(f"            {b}" for b in body)]
+
     lines = [
         f"def kernel({params}):",
         f"    CHECK(OP, SPEC, ({pos_args},))",
         "    fn, kind = (EL._table or EL._build_table())[KEY]",
         "    out = []",
         "    if kind == 0:",  # a plain kernel: called straight
-        f"        {loop}",
-        f"            r = fn({call})",
-    ]
-    if write:
-        lines.append(f"            CALL(COPY, KEY, ({items[lists[0]]}, r), {{}})")
-    if not spec.inplace:
-        lines.append("            out.append(r)")
-    lines += [
+        *loop_with("fn"),
         "    else:",  # any other calling convention, through _call
-        f"        {loop}",
-        f"            r = ELEMENT({call})",
+        *loop_with("ELEMENT"),
+        "    return None" if spec.inplace else "    return out",
     ]
-    if write:
-        lines.append(f"            CALL(COPY, KEY, ({items[lists[0]]}, r), {{}})")
-    if not spec.inplace:
-        lines.append("            out.append(r)")
-    lines.append("    return None" if spec.inplace else "    return out")
     src = "\n".join(lines) + "\n"
     scope: dict[str, Any] = {
         "CHECK": check_lists, "OP": op, "SPEC": spec, "EL": element, "KEY": int(key),
