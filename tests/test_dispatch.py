@@ -139,6 +139,31 @@ def test_fallthrough_key_is_transparent(lib: Library) -> None:
         assert ember.ops.dtest.ft(t(1)) == "cpu"
 
 
+def test_a_specialized_fallback_stands_in_per_op_and_yields_to_a_users() -> None:
+    """NOTE [specialized fallbacks]: the Autograd fallback installs a kernel made for each
+    op; a user's fallback for the key replaces both, and removing it brings them back."""
+    from ember.autograd.kernel import autograd_fallback
+
+    x = ember.ones(2, requires_grad=True)
+    relu = ember.ops.aten.relu.default
+    assert relu(x).grad_fn.name() == "ReluBackward0"
+    fn, _ = relu._table[DispatchKey.Autograd]
+    assert fn is not autograd_fallback and "recorder" in fn.__code__.co_filename
+    seen: list[str] = []
+
+    def mine(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        seen.append(str(op))
+        return op.redispatch(ks & below(DispatchKey.Autograd), *args, **kwargs)
+
+    user = Library("aten", "IMPL")
+    user.fallback(mine, "Autograd")
+    try:
+        assert relu(x).grad_fn is None and seen == ["aten.relu.default"]
+    finally:
+        user._destroy()
+    assert relu(x).grad_fn.name() == "ReluBackward0" and len(seen) == 1
+
+
 def test_missing_kernel_error_names_op_key_and_available_keys(lib: Library) -> None:
     lib.define("only_cpu(Tensor x) -> Tensor")
     lib.impl("only_cpu", lambda x: x, "CPU")
