@@ -21,7 +21,7 @@ PyTorch's VariableType kernels are generated per op from derivatives.yaml:
   version checks of the saved tensors, shape-only arguments, the ``needs`` mask and the
   saved result, only where the entry uses them.
 
-Both paths build the same node; tests compare them (``tests/test_autograd.py``).
+Both paths build the same node; ``tests/test_engine.py`` compares them.
 
 # NOTE [plain kernels below]
 The recorded op runs below the Autograd key with the key excluded, so that ops the kernel
