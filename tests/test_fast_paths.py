@@ -190,6 +190,31 @@ def test_relu_backward_passes_the_gradient_where_the_input_is_nan() -> None:
         _same(e, t)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+def test_relu_backward_by_bits_is_exact(dtype: str, layout: str) -> None:
+    """Large arrays are masked by bits (NOTE [masking by bits]): bit for bit what PyTorch
+    gives, NaN and inf in either input included, for any layout."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((96, 128)).astype(dtype)
+    g = rng.standard_normal((96, 128)).astype(dtype)
+    x.flat[:4] = [np.nan, -1.0, 0.0, -np.nan]
+    g.flat[:4] = [np.inf, np.inf, np.nan, 2.0]
+    arrays = [x, g]
+    if layout == "transposed":
+        arrays = [a.T for a in arrays]
+    elif layout == "strided":
+        arrays = [a[:, ::2] for a in arrays]
+    e = ember.ops.aten.threshold_backward.default(
+        ember.from_numpy(arrays[1]), ember.from_numpy(arrays[0]), 0.25
+    )
+    t = torch.ops.aten.threshold_backward.default(
+        torch.from_numpy(arrays[1].copy()), torch.from_numpy(arrays[0].copy()), 0.25
+    )
+    assert e.dtype.name == dtype and e._data.size >= 4096
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("targets", [[0, 3, 1, 3], [0, -100, 1, 3], [2, 2, 2, 2]], ids=str)
 def test_cross_entropy_forward_and_backward_match_torch(reduction: str, targets: list[int]) -> None:

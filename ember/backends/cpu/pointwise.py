@@ -143,6 +143,9 @@ def binary(
 
 _TB = POINTWISE["threshold_backward.default"]
 _ZERO = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
+#: the integer type of a float's bits, for masking by bits (NOTE [masking by bits])
+_BITS = {np.dtype(f): np.dtype(i) for f, i in ((np.float16, np.int16), (np.float32, np.int32),
+                                               (np.float64, np.int64))}  # fmt: skip
 
 
 @impl(aten.threshold_backward.default, CPU)
@@ -154,7 +157,9 @@ def threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Tensor:
         type(g) is _nd and type(x) is _nd and g.dtype is x.dtype and g.dtype.kind == "f"
         and g.shape == x.shape and (type(threshold) is int or type(threshold) is float)
     ):  # fmt: skip
-        return wrap(np.where(x <= threshold, _ZERO[g.dtype], g))
+        if g.size < 4096:
+            return wrap(np.where(x <= threshold, _ZERO[g.dtype], g))
+        return wrap(_zero_where(x <= threshold, g))
     cdt, rdt = pointwise_dtypes("threshold_backward.default", _TB, (grad_output, self))
     g, x = arg(grad_output, cdt.np), arg(self, cdt.np)
     try:
@@ -163,6 +168,24 @@ def threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Tensor:
         broadcast_error("threshold_backward.default", grad_output, self)
         raise
     return result(r, rdt.np)
+
+
+def _zero_where(mask: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``np.where(mask, 0, g)``, by bits.
+
+    # NOTE [masking by bits]
+    ``np.where`` picks element by element, with a branch NumPy does not vectorize: on a
+    layer's activations (32k floats) it takes three times what PyTorch's relu backward
+    does. The same result comes from four vectorized passes over the bits: the mask as 0/1
+    integers of the float's width, minus 1 (all bits clear where masked, all set elsewhere),
+    ANDed with the float's bits. Exact for every value, NaN and inf included; for small
+    arrays the extra calls cost more than the pass saves.
+    """
+    ib = _BITS[g.dtype]
+    keep = mask.view(np.uint8).astype(ib)
+    np.subtract(keep, 1, out=keep)
+    g = np.ascontiguousarray(g)
+    return np.bitwise_and(g.view(ib), keep, out=keep).view(g.dtype).reshape(g.shape)
 
 
 # --------------------------------------------------------------------------- add, sub, mul, div
