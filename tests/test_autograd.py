@@ -414,3 +414,55 @@ def test_inplace_on_view_of_leaf_raises() -> None:
     a = leaf([[1.0, 2.0], [3.0, 4.0]])
     with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
         a[0].mul_(2)
+
+
+#: ops whose PyTorch node is not the op's own: PyTorch decomposes einsum (its node is the
+#: last part's); the others it does not differentiate (ember does: docs/autograd.md)
+_NAMED_OTHERWISE = {
+    "aten.einsum.default", "aten.copy.default", "aten.floor_divide.default",
+    "aten.floor_divide.Scalar", "aten.remainder.Scalar_Tensor", "aten.scatter.reduce",
+    "aten.scatter.value_reduce",
+}  # fmt: skip
+
+
+@requires_torch
+def test_grad_fn_names_are_pytorchs() -> None:
+    """Every differentiable op's node is named as PyTorch names it (``SumBackward0`` for
+    ``sum()``, ``SumBackward1`` for ``sum(dim)``, ``Log1PBackward0``), on its first sample
+    PyTorch differentiates."""
+    import warnings
+
+    import ember.testing._internal.samples  # noqa: F401  (registers the samples)
+    from ember.autograd.function_table import DERIVATIVES
+    from ember.testing._internal import opinfo
+
+    def leaves(a: object) -> object:
+        if isinstance(a, torch.Tensor) and a.dtype.is_floating_point:
+            return a.detach().requires_grad_()
+        return [leaves(x) for x in a] if isinstance(a, list) else a
+
+    wrong, checked = [], 0
+    for op in opinfo.tested_overloads():
+        info = opinfo.samples_for(op)
+        if op not in DERIVATIVES or str(op) in _NAMED_OTHERWISE or info is None:
+            continue
+        if ember.float64 not in info.dtypes:
+            continue
+        for sample in opinfo.generate(op, ember.float64):
+            args = [leaves(opinfo.to_torch(a)) for a in sample.args]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = opinfo.torch_op(op, info)(*args, **opinfo.to_torch(sample.kwargs))
+            except Exception:  # noqa: BLE001, S112 - inputs that must raise: test_ops.py's
+                continue
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            fn = next((o.grad_fn for o in outs if getattr(o, "grad_fn", None)), None)
+            if fn is None:
+                continue
+            checked += 1
+            if fn.name() != DERIVATIVES[op].name:
+                wrong.append(f"{op}: ember {DERIVATIVES[op].name}, PyTorch {fn.name()}")
+            break
+    assert checked > 150
+    assert not wrong, "\n".join(wrong)

@@ -145,13 +145,14 @@ defvjp(aten.threshold_backward.default, lambda g, grad_output, self, threshold: 
     aten.threshold_backward.default(g, self, threshold), _nz(g)))  # fmt: skip
 defvjp(aten.erf.default, lambda g, self: (g * (2 / math.sqrt(math.pi)) * (-self * self).exp(),))
 defvjp(aten.reciprocal.default, lambda g, self, *, result: (-g * conj(result * result),))
-defvjp(aten.square.default, lambda g, self: (2 * g * conj(self),))
+defvjp(aten.square.default, lambda g, self: (2 * g * conj(self),), name="PowBackward0")
 defvjp(aten.abs.default, lambda g, self: (g * _sgn(self),))
 for _op in (aten.floor.default, aten.ceil.default, aten.round.default, aten.trunc.default,
             aten.sign.default, aten.round.decimals):  # fmt: skip
     defvjp(_op, lambda g, self, *a, **k: (_nz(g),))
 defvjp(aten.pow.Tensor_Scalar, lambda g, self, exponent: (
-    _nz(g) if exponent == 0 else g * conj(exponent * self.pow(exponent - 1)),))  # fmt: skip
+    _nz(g) if exponent == 0 else g * conj(exponent * self.pow(exponent - 1)),),
+    name="PowBackward0")  # fmt: skip
 
 
 def _pow_exponent_grad(g: Any, self: Any, result: Any) -> Any:
@@ -172,7 +173,8 @@ def _pow_scalar(g: Any, self: Any, exponent: Any, result: Any) -> tuple[Any]:
 
 
 defvjp(aten.pow.Tensor_Tensor, lambda g, self, exponent, *, result: (
-    g * conj(exponent * self.pow(exponent - 1)), _pow_exponent_grad(g, self, result)))  # fmt: skip
+    g * conj(exponent * self.pow(exponent - 1)), _pow_exponent_grad(g, self, result)),
+    name="PowBackward1")  # fmt: skip
 defvjp(aten.pow.Scalar, _pow_scalar)
 defvjp(aten.maximum.default, lambda g, self, other: (
     E.where(self == other, g / 2, g).masked_fill(self < other, 0),
@@ -186,7 +188,8 @@ defvjp(aten.where.self, lambda g, condition, self, other: (
     None, E.where(condition, g, 0.0), E.where(condition, 0.0, g)))  # fmt: skip
 defvjp(aten.clamp.default, lambda g, self, min=None, max=None: (E.where(
     ((self >= min) if min is not None else E.ones_like(self, dtype=E.bool))
-    & ((self <= max) if max is not None else E.ones_like(self, dtype=E.bool)), g, 0.0),))  # fmt: skip
+    & ((self <= max) if max is not None else E.ones_like(self, dtype=E.bool)), g, 0.0),),
+    name="ClampBackward1")  # fmt: skip
 defvjp(aten.lerp.Scalar, lambda g, self, end, weight: (g * conj(1 - weight), g * conj(weight)))
 defvjp(aten.lerp.Tensor, lambda g, self, end, weight: (
     g * conj(1 - weight), g * conj(weight), g * conj(end - self)))  # fmt: skip
@@ -195,21 +198,27 @@ defvjp(aten.addcmul.default, lambda g, self, tensor1, tensor2, *, value=1: (
 defvjp(aten.addcdiv.default, lambda g, self, tensor1, tensor2, *, value=1: (
     g, g * conj(value / tensor2), -g * conj(value * tensor1 / (tensor2 * tensor2))))  # fmt: skip
 defvjp(
-    aten.remainder.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor"))
+    aten.remainder.Tensor,
+    lambda g, self, other: (g, -g * self.div(other, rounding_mode="floor")),
+    name="RemainderBackward1",
 )
-defvjp(aten.fmod.Tensor, lambda g, self, other: (g, -g * self.div(other, rounding_mode="trunc")))
-defvjp(aten.remainder.Scalar, lambda g, self, other: (g,))
+defvjp(
+    aten.fmod.Tensor,
+    lambda g, self, other: (g, -g * self.div(other, rounding_mode="trunc")),
+    name="FmodBackward1",
+)
+defvjp(aten.remainder.Scalar, lambda g, self, other: (g,), name="RemainderBackward0")
 defvjp(aten.remainder.Scalar_Tensor, lambda g, self, other: (
     -g * E.full_like(other, self).div(other, rounding_mode="floor"),))  # fmt: skip
-defvjp(aten.fmod.Scalar, lambda g, self, other: (g,))
+defvjp(aten.fmod.Scalar, lambda g, self, other: (g,), name="FmodBackward0")
 defvjp(aten.div.Scalar_mode, lambda g, self, other, *, rounding_mode: (
     g / conj(other) if rounding_mode is None else _nz(g),))  # fmt: skip
 defvjp(aten.floor_divide.default, lambda g, self, other: (_nz(g), _nz(g)))
 defvjp(aten.floor_divide.Scalar, lambda g, self, other: (_nz(g),))
 defvjp(aten.where.ScalarOther, lambda g, condition, self, other: (
-    None, E.where(condition, g, 0.0)))  # fmt: skip
+    None, E.where(condition, g, 0.0)), name="WhereBackward0")  # fmt: skip
 defvjp(aten.where.ScalarSelf, lambda g, condition, self, other: (
-    None, E.where(condition, 0.0, g)))  # fmt: skip
+    None, E.where(condition, 0.0, g)), name="WhereBackward0")  # fmt: skip
 defvjp(aten.clamp_min.default, lambda g, self, min: (E.where(self >= min, g, 0.0),))
 defvjp(aten.clamp_max.default, lambda g, self, max: (E.where(self <= max, g, 0.0),))
 defvjp(aten.clamp_min.Tensor, lambda g, self, min: (
@@ -251,9 +260,11 @@ def _silu(g: Any, self: Any) -> tuple[Any]:
 defvjp(aten.silu.default, _silu)
 
 # ----------------------------------------------------------------------- reductions
-defvjp(aten.sum.default, lambda g, self, *, dtype=None: (g.expand(self.shape),))
+defvjp(
+    aten.sum.default, lambda g, self, *, dtype=None: (g.expand(self.shape),), name="SumBackward0"
+)
 defvjp(aten.sum.dim_IntList, lambda g, self, dim, keepdim=False, *, dtype=None: (
-    unreduce(g, self.shape, dim, keepdim),))  # fmt: skip
+    unreduce(g, self.shape, dim, keepdim),), name="SumBackward1")  # fmt: skip
 defvjp(
     aten.mean.default, lambda g, self, *, dtype=None: (g.expand(self.shape) / max(self.numel(), 1),)
 )
@@ -297,11 +308,11 @@ def _evenly(
 
 
 defvjp(aten.max.dim, lambda g, self, dim, keepdim=False, *, result: (
-    _select_grad(g, self, dim, result[1], keepdim),))  # fmt: skip
+    _select_grad(g, self, dim, result[1], keepdim),), name="MaxBackward0")  # fmt: skip
 defvjp(aten.min.dim, lambda g, self, dim, keepdim=False, *, result: (
-    _select_grad(g, self, dim, result[1], keepdim),))  # fmt: skip
-defvjp(aten.max.default, lambda g, self, *, result: _evenly(g, self, result))
-defvjp(aten.min.default, lambda g, self, *, result: _evenly(g, self, result))
+    _select_grad(g, self, dim, result[1], keepdim),), name="MinBackward0")  # fmt: skip
+defvjp(aten.max.default, lambda g, self, *, result: _evenly(g, self, result), name="MaxBackward1")
+defvjp(aten.min.default, lambda g, self, *, result: _evenly(g, self, result), name="MinBackward1")
 defvjp(
     aten.amax.default,
     lambda g, self, dim=(), keepdim=False, *, result: _evenly(g, self, result, dim, keepdim, False),
@@ -336,8 +347,8 @@ def _std(
     return (unreduce(g / result, self.shape, dim, keepdim) * (self - mean) / n,)
 
 
-defvjp(aten.var.correction, _var)
-defvjp(aten.std.correction, _std)
+defvjp(aten.var.correction, _var, name="VarBackward0")
+defvjp(aten.std.correction, _std, name="StdBackward0")
 defvjp(aten.logsumexp.default, lambda g, self, dim, keepdim=False, *, result: (
     unreduce(g, self.shape, dim, keepdim) * conj((self - unreduce(result, self.shape, dim, keepdim)).exp()),))  # fmt: skip
 # (half_to_float is refused on CPU, so the input's dtype is the result's)
@@ -612,9 +623,9 @@ def _clamp_tensor(g: Any, self: Any, min: Any = None, max: Any = None) -> tuple[
 defvjp(aten.linalg_vector_norm.default, _vector_norm)
 defvjp(aten.var_mean.correction, _var_mean)
 defvjp(aten.std_mean.correction, _std_mean)
-defvjp(aten.clamp.Tensor, _clamp_tensor)
+defvjp(aten.clamp.Tensor, _clamp_tensor, name="ClampBackward0")
 defvjp(aten.lift_fresh.default, lambda g, self: (g,))
-defvjp(aten.lift_fresh_copy.default, lambda g, self: (g,))
+defvjp(aten.lift_fresh_copy.default, lambda g, self: (g,), name="LiftFreshBackward0_copy")
 
 # ----------------------------------------------------------------------- einsum
 # NOTE [einsum backward]

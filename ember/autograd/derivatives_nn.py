@@ -178,6 +178,7 @@ defvjp(
         None,
     ),
     outputs=(True, False),  # total_weight carries no gradient, as in PyTorch
+    name="NllLossBackward0",  # PyTorch's name: derivatives.yaml calls the op nll_loss
 )
 defvjp(
     aten.native_dropout.default,

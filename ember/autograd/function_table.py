@@ -54,12 +54,16 @@ NONDIFFERENTIABLE: set[OpOverload] = set()
 
 
 def _camel(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_") if part)
+    """PyTorch's CamelCase of an op name: each word title-cased, so a letter after a digit
+    is a capital too (``log1p`` → ``Log1P``, ``max_pool2d`` → ``MaxPool2D``)."""
+    return "".join(part.title() for part in name.strip("_").split("_") if part)
 
 
 def node_name(op: OpOverload) -> str:
     """PyTorch's grad_fn name: CamelCase of the op + ``Backward`` + the overload's index
-    among the packet's overloads (``add.Tensor`` → ``AddBackward0``)."""
+    among the packet's overloads (``add.Tensor`` → ``AddBackward0``). PyTorch numbers them in
+    derivatives.yaml's order, which the catalogue's need not follow: entries where the two
+    differ pass ``name=`` (``tests/test_autograd.py`` compares every name with PyTorch's)."""
     base = op.overloadpacket.__name__.rstrip("_")
     functional = [o for o in op.overloadpacket._overloads.values() if not o._schema.is_out]
     idx = functional.index(op) if op in functional else 0
