@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.dispatch.codegen import define
 from ember.ops.binding import (
     _fits_arity,
     canonical,
@@ -167,8 +168,8 @@ def _self_only_method(packet: OpOverloadPacket) -> Callable[..., Any]:
     op = next(o for o in packet._overloads.values() if not o._schema.is_out)
     name = packet.__name__
     scope: dict[str, Any] = {"dispatch": op._dispatch}
-    exec(f"def {name}(self):\n    return dispatch(self)", scope)  # noqa: S102 - an op name
-    return scope[name]  # type: ignore[no-any-return]
+    lines = [f"def {name}(self):", "    return dispatch(self)"]
+    return define(lines, scope, name, f"method Tensor.{name}")
 
 
 def _takes_requires_grad(packet: OpOverloadPacket) -> bool:

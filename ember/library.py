@@ -153,15 +153,8 @@ class Library:
         for op, key, old in reversed(self._impls):
             dispatcher.set_kernel(op, key, old[0] if old else None, old[1] if old else 0)
         for key, old_fb, old_special in reversed(self._fallbacks):
-            if old_fb is None:
-                dispatcher.set_fallback(key, None)
-            else:
-                dispatcher.fallbacks[key] = old_fb
-                if old_special is None:
-                    dispatcher.specializers.pop(key, None)
-                else:
-                    dispatcher.specializers[key] = old_special
-                dispatcher.invalidate()
+            fn, kind = old_fb if old_fb is not None else (None, KIND_BOXED)
+            dispatcher.set_fallback(key, fn, kind, specialize=old_special)
         for op in reversed(self._defined):
             registry.undefine_op(op)
         self._impls.clear()

@@ -179,12 +179,8 @@ def run_backward(
             if watched and node._hooks:
                 for hook in node._hooks:
                     hook(tuple(results), tuple(grads))
-            if not retain_graph and node.saved:  # Node.release, inlined
-                for st in node.saved:
-                    st.tensor = None  # type: ignore[assignment]
-                node.ctx = None
-                if node.result is not None:
-                    node.result = None
+            if not retain_graph and node.saved:
+                node.release()
             if len(results) != len(edges):
                 _wrong_count(node, results)
             follow: Node | None = None

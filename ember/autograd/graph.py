@@ -69,10 +69,7 @@ class SavedOutput(SavedTensor):
     __slots__ = ("output_nr",)
 
     def __init__(self, tensor: Tensor, node_name: str, output_nr: int) -> None:
-        self.tensor = tensor
-        vc = tensor._vc
-        self.version = 0 if vc is None else vc[0]
-        self.node_name = node_name
+        super().__init__(tensor, node_name)
         self.output_nr = output_nr
 
 

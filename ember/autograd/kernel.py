@@ -38,6 +38,7 @@ from ember.autograd.recorder import (
     make_runner,
 )
 from ember.dispatch import state
+from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
 from ember.dtypes import FROM_NUMPY as _FROM_NP
@@ -190,8 +191,7 @@ def _make_gather(params: list[tuple[int, str, bool]]) -> Gather:
         rs = "".join(f"r{i}, " for i in range(k))
         lines += [f"    if {any_}:", f"        return ({xs}), ({rs})", "    return None"]
     scope: dict[str, Any] = {"T": Tensor, "AB": AUTOGRAD_BIT}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
-    return scope["gather"]  # type: ignore[no-any-return]
+    return define(lines, scope, "gather", "autograd inputs")  # type: ignore[return-value]
 
 
 _INFO: dict[OpOverload, _OpInfo] = {}
@@ -263,7 +263,7 @@ def autograd_fallback(
         loc.exclude = old
         state.ACTIVE[0] -= 1
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
-    _attach(node, out, inplace)
+    _attach(node, out)
     if base is not None:
         view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
         if vjp.wants_result:  # the result's history is the view's new one, not the op's node
@@ -378,7 +378,7 @@ def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
     return info.saved
 
 
-def _attach(node: Node, out: Any, inplace: bool) -> None:
+def _attach(node: Node, out: Any) -> None:
     """Give the op's differentiable outputs their history (``node``) and keep what the
     formula reads of them (NOTE [saved outputs])."""
     vjp: VJP = node.ctx[0]

@@ -36,7 +36,6 @@ and saves the thread-local round trip on every common call.
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +45,7 @@ from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
 from ember.autograd.graph import NO_EDGE, Node, SavedOutput, SavedTensor
 from ember.dispatch import state
+from ember.dispatch.codegen import define
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
 
@@ -57,6 +57,22 @@ _CALL_BELOW = (
     "fn(*args, **kwargs) if kind == 0 else fn(below, *args, **kwargs) if kind == 1 "
     "else fn(op, below, args, kwargs)"
 )
+
+
+def _excluded(statement: str, indent: str) -> list[str]:
+    """``statement`` (a call below) with the Autograd key excluded, restored after."""
+    return [
+        f"{indent}loc = local",
+        f"{indent}old = loc.exclude",
+        f"{indent}loc.exclude = old | AB",
+        f"{indent}ACTIVE[0] += 1",
+        f"{indent}try:",
+        f"{indent}    {statement}",
+        f"{indent}finally:",
+        f"{indent}    loc.exclude = old",
+        f"{indent}    ACTIVE[0] -= 1",
+    ]
+
 
 _HEAD = [
     "def kernel(ks, *args, **kwargs):",
@@ -71,16 +87,6 @@ def _scope(op: Any, below: int, **more: Any) -> dict[str, Any]:
     return {"op": op, "BELOW": below, "local": state.local, **more}
 
 
-def _compile(lines: list[str], scope: dict[str, Any], name: str, where: str) -> Any:
-    """Define the function ``name`` from ``lines``; its source is registered with linecache
-    under ``where``, so tracebacks and profilers show the generated code."""
-    src = "\n".join(lines) + "\n"
-    filename = f"<generated {where}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), scope)  # noqa: S102 - generated from a parsed schema
-    return scope[name]
-
-
 def make_passthrough(op: Any, below: int, fallback: Kernel) -> Kernel:
     """The Autograd kernel of an op the recorder doesn't cover: grad mode off runs it below
     straight away; grad mode on goes to the boxed ``fallback(op, keyset, args, kwargs)``."""
@@ -90,7 +96,7 @@ def make_passthrough(op: Any, below: int, fallback: Kernel) -> Kernel:
         f"        return {_CALL_BELOW}",
         "    return FALLBACK(op, ks, args, kwargs)",
     ]
-    return _compile(lines, _scope(op, below, FALLBACK=fallback), "kernel", f"autograd {op}")
+    return define(lines, _scope(op, below, FALLBACK=fallback), "kernel", f"autograd {op}")
 
 
 def make_nondifferentiable(op: Any, below: int) -> Kernel:
@@ -100,18 +106,10 @@ def make_nondifferentiable(op: Any, below: int) -> Kernel:
         *_HEAD,
         "    if not local.grad_enabled:",
         f"        return {_CALL_BELOW}",
-        "    loc = local",
-        "    old = loc.exclude",
-        "    loc.exclude = old | AB",
-        "    ACTIVE[0] += 1",
-        "    try:",
-        f"        return {_CALL_BELOW}",
-        "    finally:",
-        "        loc.exclude = old",
-        "        ACTIVE[0] -= 1",
+        *_excluded(f"return {_CALL_BELOW}", "    "),
     ]
     scope = _scope(op, below, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE)
-    return _compile(lines, scope, "kernel", f"autograd {op}")  # type: ignore[no-any-return]
+    return define(lines, scope, "kernel", f"autograd {op}")  # type: ignore[no-any-return]
 
 
 def make_recorder(
@@ -120,7 +118,7 @@ def make_recorder(
     vjp: VJP,
     below: int,
     gradient_edge: Callable[[Any], Any],
-    attach: Callable[[Node, Any, bool], None],
+    attach: Callable[[Node, Any], None],
     runner: Runner,
     saved_output: Callable[[Tensor], Tensor],
     track: Callable[[Tensor], None],
@@ -144,15 +142,7 @@ def make_recorder(
         "    if kind == 0:  # a plain kernel: nothing to exclude (NOTE [plain kernels below])",
         "        out = fn(*args, **kwargs)",
         "    else:",
-        "        loc = local",
-        "        old = loc.exclude",
-        "        loc.exclude = old | AB",
-        "        ACTIVE[0] += 1",
-        "        try:",
-        f"            out = {_CALL_BELOW}",
-        "        finally:",
-        "            loc.exclude = old",
-        "            ACTIVE[0] -= 1",
+        *_excluded(f"out = {_CALL_BELOW}", "        "),
     ]
     for i in range(k):
         lines += [
@@ -215,7 +205,7 @@ def make_recorder(
     if single:  # one Tensor output: its history, inline (``attach``'s common case)
         lines += [
             "    if type(out) is not T:",
-            "        attach(node, out, False)",
+            "        attach(node, out)",
             "        return out",
             "    if FROM_NP[out._data.dtype].category >= 2:",
             "        out._keys |= AB",
@@ -234,7 +224,7 @@ def make_recorder(
     elif _fixed_tensors(op._schema.returns):  # several Tensor outputs, inline too
         lines += _attach_outputs(len(op._schema.returns), vjp)
     else:
-        lines.append("    attach(node, out, False)")
+        lines.append("    attach(node, out)")
         if op.is_view:  # (split, unbind: a list of views) NOTE [views of a rewritten base]
             lines += [
                 "    for o in out:",
@@ -250,7 +240,7 @@ def make_recorder(
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
         TRACK=track,
     )  # fmt: skip
-    return _compile(lines, scope, "kernel", f"autograd recorder {op}")
+    return define(lines, scope, "kernel", f"autograd recorder {op}")
 
 
 def _fixed_tensors(returns: Any) -> bool:
@@ -266,7 +256,7 @@ def _attach_outputs(k: int, vjp: VJP) -> list[str]:
     says what to fill a missing gradient with; only the outputs the formula reads are kept."""
     lines = [
         f"    if type(out) is not tuple or len(out) != {k}:",  # a return_types tuple, ...
-        "        attach(node, out, False)",
+        "        attach(node, out)",
         "        return out",
     ]
     flags = vjp.outputs or (True,) * k
@@ -347,4 +337,4 @@ def make_runner(
         "WITH_META": with_meta, "META_ARGS": vjp.meta_args, "RELINKED": relinked,
         "FORMULA": vjp.formula, "local": state.local, "FLATTEN": flatten,
     }  # fmt: skip
-    return _compile(lines, scope, "run", f"backward of {vjp.name}")  # type: ignore[no-any-return]
+    return define(lines, scope, "run", f"backward of {vjp.name}")  # type: ignore[no-any-return]

@@ -1,22 +1,22 @@
 """Kernels of the foreach ops for every key, derived from their element ops (NOTE [foreach
 ops] in ``ember/ops/native/foreach.py``).
 
-A backend key's kernel calls the element op's kernel for that key once per position: the
-list is dispatched once, its elements not at all. The loop is generated from the two
-schemas (the foreach op's parameters, passed on to the element op's by position, the extra
-ones by keyword), so a position costs one kernel call. The Autograd kernel passes the call
-down when no element needs a graph; otherwise it dispatches the element ops one by one, so
-each records its own node (and a leaf that requires grad refuses the in-place write).
+One loop is generated per op from the two schemas (the foreach op's parameters passed on to
+the element op's by position, the extra ones by keyword) and made twice: a backend key's
+kernel calls the element op's kernel for that key at each position (the list is dispatched
+once, its elements not at all); the Autograd kernel passes the call down when no element
+needs a graph, and otherwise runs the loop with the element op itself, dispatched, so each
+position records its own node (and a leaf that requires grad refuses the in-place write).
 """
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
 from ember.dispatch import dispatcher, state
+from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
 from ember.ops.native.foreach import FOREACH, Foreach, check_lists
@@ -27,14 +27,14 @@ _COPY_ = ops.aten.copy_.default
 _BELOW_AUTOGRAD = below(DispatchKey.Autograd)
 
 
-def _call(el: OpOverload, key: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The element op's kernel for ``key``, whatever its calling convention."""
+def _kernel_for(el: OpOverload, key: int) -> Callable[..., Any]:
+    """The element op's kernel for ``key``, callable with the op's own arguments."""
     fn, kind = (el._table or el._build_table())[key]
     if kind == KIND_PLAIN:
-        return fn(*args, **kwargs)
+        return fn  # type: ignore[no-any-return]
     if kind == KIND_KEYSET:
-        return fn(1 << key, *args, **kwargs)
-    return fn(el, 1 << key, args, kwargs)
+        return lambda *a, **k: fn(1 << key, *a, **k)
+    return lambda *a, **k: fn(el, 1 << key, a, k)
 
 
 def _signature(schema: FunctionSchema) -> str:
@@ -69,75 +69,51 @@ def _element_call(op: OpOverload, spec: Foreach, items: dict[str, str]) -> str:
     return ", ".join(out)
 
 
-def _compile(src: str, scope: dict[str, Any], where: str) -> Callable[..., Any]:
-    filename = f"<generated {where}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), scope)  # noqa: S102 - generated from parsed schemas
-    return scope["kernel"]  # type: ignore[no-any-return]
+def _loop(op: OpOverload, spec: Foreach, callee: Callable[[], Any], copy: Any) -> Any:
+    """``op`` over its lists: at each position, ``callee()``'s function on the element
+    arguments (then ``copy(self, result)`` for an in-place op with no in-place element)."""
+    positional = op._schema.positional
+    lists = [positional[i].name for i in spec.lists]
+    items = {n: f"x{i}" for i, n in enumerate(lists)}
+    lines = [
+        f"def kernel({_signature(op._schema)}):",
+        f"    CHECK(OP, SPEC, ({', '.join(a.name for a in positional)},))",
+        "    element = CALLEE()",
+        "    out = []",
+        f"    for {', '.join(items.values())}, in zip({', '.join(lists)}):",
+        f"        r = element({_element_call(op, spec, items)})",
+    ]
+    if spec.inplace and spec.inplace_element is None:  # functional, then copy_ into self
+        lines.append(f"        COPY({items[lists[0]]}, r)")
+    lines += ["    return None"] if spec.inplace else ["        out.append(r)", "    return out"]
+    defaults = {a.name: a.default_value for a in op._schema.arguments if a.has_default_value()}
+    scope = {"CHECK": check_lists, "OP": op, "SPEC": spec, "CALLEE": callee, "COPY": copy,
+             "D": defaults}  # fmt: skip
+    return define(lines, scope, "kernel", f"{op} loop")
+
+
+def _element(spec: Foreach) -> OpOverload:
+    return spec.inplace_element if spec.inplace and spec.inplace_element else spec.element
 
 
 def _backend_kernel(op: OpOverload, spec: Foreach, key: DispatchKey) -> Callable[..., Any]:
     """``op``'s kernel for backend ``key``: the element op's kernel for ``key``, per
-    position, in a loop generated for ``op``."""
-    element = spec.inplace_element if spec.inplace and spec.inplace_element else spec.element
-    write = spec.inplace and spec.inplace_element is None  # functional, then copy_ into self
-    params = _signature(op._schema)
-    positional = op._schema.positional
-    lists = [positional[i].name for i in spec.lists]
-    items = {n: f"x{i}" for i, n in enumerate(lists)}
-    call = _element_call(op, spec, items)
-    loop = f"for {', '.join(items.values())}, in zip({', '.join(lists)}):"
-    pos_args = ", ".join(a.name for a in positional)
-    after = [f"CALL(COPY, KEY, ({items[lists[0]]}, r), {{}})"] if write else []
-    after += [] if spec.inplace else ["out.append(r)"]
-
-    def loop_with(callee: str) -> list[str]:
-        body = [f"r = {callee}({call})", *after]
-        return [f"        {loop}", *(f"            {b}" for b in body)]
-
-    lines = [
-        f"def kernel({params}):",
-        f"    CHECK(OP, SPEC, ({pos_args},))",
-        "    fn, kind = (EL._table or EL._build_table())[KEY]",
-        "    out = []",
-        "    if kind == 0:",  # a plain kernel: called straight
-        *loop_with("fn"),
-        "    else:",  # any other calling convention, through _call
-        *loop_with("ELEMENT"),
-        "    return None" if spec.inplace else "    return out",
-    ]
-    src = "\n".join(lines) + "\n"
-    scope: dict[str, Any] = {
-        "CHECK": check_lists, "OP": op, "SPEC": spec, "EL": element, "KEY": int(key),
-        "CALL": _call, "COPY": _COPY_, "D": _defaults(op._schema),
-        "ELEMENT": lambda *a, **k: _call(element, int(key), a, k),
-    }  # fmt: skip
-    return _compile(src, scope, f"{op} {key.name}")
-
-
-def _defaults(schema: FunctionSchema) -> dict[str, Any]:
-    return {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
+    position."""
+    element, k = _element(spec), int(key)
+    copy = lambda d, r: _kernel_for(_COPY_, k)(d, r)  # noqa: E731 - looked up when it runs
+    return _loop(op, spec, lambda: _kernel_for(element, k), copy)  # type: ignore[no-any-return]
 
 
 def _autograd_kernel(op: OpOverload, spec: Foreach) -> Callable[..., Any]:
     """``op``'s Autograd kernel: below at once unless an element requires grad in grad
     mode; then the element ops, dispatched one by one, record a node each."""
-    element = spec.inplace_element if spec.inplace and spec.inplace_element else spec.element
-    write = spec.inplace and spec.inplace_element is None
-    tensor_lists = tuple(i for i in spec.lists if op._schema.positional[i].type.base == "Tensor")
+    dispatch = _element(spec)._dispatch
+    per_element = _loop(op, spec, lambda: dispatch, _COPY_._dispatch)
+    lists = tuple(i for i in spec.lists if op._schema.positional[i].type.base == "Tensor")
 
     def kernel(ks: int, *args: Any, **kwargs: Any) -> Any:
-        if state.local.grad_enabled and _any_requires_grad(args, tensor_lists):
-            n = check_lists(op, spec, args)
-            out = []
-            for i in range(n):
-                ea = tuple(a[i] if j in spec.lists else a for j, a in enumerate(args))
-                ea, ekw = spec.adapt(*ea, **kwargs)
-                r = element(*ea, **ekw)
-                if write:
-                    _COPY_(ea[0], r)
-                out.append(r)
-            return None if spec.inplace else out
+        if state.local.grad_enabled and _any_requires_grad(args, lists):
+            return per_element(*args, **kwargs)
         return op.redispatch(ks & _BELOW_AUTOGRAD, *args, **kwargs)
 
     kernel.__name__ = kernel.__qualname__ = f"{op.overloadpacket.__name__}_Autograd"

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ember.dispatch.codegen import define
 from ember.dispatch.keys import (
     BACKEND_KEYS,
     CPU_BIT,
@@ -229,8 +230,8 @@ def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[...,
         "build_table": build_table,
         "T": TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
     }  # fmt: skip
-    exec(src, scope)  # noqa: S102 - generated from a parsed schema
-    return scope["dispatch"], scope["keyset"]
+    dispatch = define(src.split("\n"), scope, "dispatch", f"dispatch {op}")
+    return dispatch, scope["keyset"]
 
 
 def bind_tensor_type(tensor_type: type) -> None:

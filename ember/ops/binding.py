@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ember.dispatch.codegen import define
 from ember.ops.registry import TENSOR_TYPE, OpOverload, OpOverloadPacket
 from ember.ops.schema import NO_DEFAULT, Argument, FunctionSchema, SchemaType
 
@@ -263,8 +264,7 @@ def make_matcher(op: OpOverload) -> Any:
             test = f"{x} is None or {test}"
         lines.append(f"    if n > {i} and not ({test}): return False")
     lines.append("    return True")
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from a parsed schema
-    return scope["match"]
+    return define(lines, scope, "match", f"overload match {op}")
 
 
 def keyword_route(

@@ -1,6 +1,13 @@
 """``Optimizer``: parameter groups, per-parameter state, and their ``state_dict`` in
 PyTorch's layout.
 
+# NOTE [optimizer state_dict layout]
+``{"state": {index: {name: value}}, "param_groups": [{option: value, ..., "params": [index]}]}``
+where ``index`` numbers the parameters 0, 1, ... across the groups in order, so a state dict
+saved from one model loads into another built the same way. ``load_state_dict`` maps the
+indices back to this optimizer's parameters, casting floating state tensors (all but
+``"step"``) to the parameter's dtype and device.
+
 # NOTE [foreach updates]
 PyTorch's optimizers update parameters one tensor at a time, or, with ``foreach=True``,
 with one foreach op per step of the update for all of them (``_foreach_add_``: NOTE

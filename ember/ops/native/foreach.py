@@ -15,27 +15,24 @@ form, or its functional form then ``copy_`` where there is none (``_foreach_maxi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ember.ops.native import copies, pointwise  # noqa: F401  (declare the element ops)
-from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF
 from ember.ops.registry import OpOverload, define_op, ops
 
 aten = ops.aten
 
-#: (element args, element kwargs) for one position, from that position's foreach arguments
-Adapter = Callable[..., tuple[tuple[Any, ...], dict[str, Any]]]
-
 
 @dataclass(frozen=True)
 class Foreach:
-    """How a foreach op maps onto its element op."""
+    """How a foreach op maps onto its element op. The arguments at one position go to the
+    element op by position, the extra ones to its keyword-only parameters, in order
+    (``ember/backends/foreach.py`` reads that off the two schemas)."""
 
     element: OpOverload  # the functional element op (add.Tensor)
     inplace_element: OpOverload | None  # its in-place form (add_.Tensor); None: copy_ after
-    adapt: Adapter  # foreach arguments at one position -> the element op's arguments
     lists: tuple[int, ...]  # positions of the Tensor[] and Scalar[] arguments
     inplace: bool  # this overload writes its first list and returns nothing
 
@@ -43,72 +40,47 @@ class Foreach:
 FOREACH: dict[OpOverload, Foreach] = {}
 
 
-def _define(
-    name: str,
-    params: str,
-    element: str,
-    inplace_element: str | None,
-    adapt: Adapter,
-    returns: str = "Tensor[]",
-) -> None:
-    """Declare ``_foreach_<name>(params) -> Tensor[]`` and ``_foreach_<name>_(...) -> ()``."""
+def _define(name: str, params: str, element: OpOverload, returns: str = "Tensor[]") -> None:
+    """Declare ``_foreach_<name>(params) -> Tensor[]`` and ``_foreach_<name>_(...) -> ()``
+    over ``element`` (whose in-place form, if it has one, the in-place overload writes
+    through)."""
     base, _, overload = name.partition(".")
     suffix = f".{overload}" if overload else ""
     fn = define_op(f"_foreach_{base}{suffix}({params}) -> {returns}", "aten", (), ("function",))
     ip_params = params.replace("Tensor[] self", "Tensor(a!)[] self", 1)
     ip = define_op(f"_foreach_{base}_{suffix}({ip_params}) -> ()", "aten", (), ("function",))
-    el_base, _, el_over = element.partition(".")
-    el = getattr(getattr(aten, el_base), el_over or "default")
-    ip_el = None
-    if inplace_element is not None:
-        b, _, o = inplace_element.partition(".")
-        ip_el = getattr(getattr(aten, b), o or "default")
+    ip_el = VARIANTS_OF.get(element, (None, None))[0]
     lists = tuple(
         i for i, a in enumerate(fn._schema.positional) if a.type.is_list and a.type.base != "int"
     )
-    FOREACH[fn] = Foreach(el, ip_el, adapt, lists, False)
-    FOREACH[ip] = Foreach(el, ip_el, adapt, lists, True)
+    FOREACH[fn] = Foreach(element, ip_el, lists, False)
+    FOREACH[ip] = Foreach(element, ip_el, lists, True)
     FUNCTIONAL_OF[ip] = fn  # the in-place form shares the functional one's samples
 
 
-def _pos(*args: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The element op takes the foreach op's arguments as they are."""
-    return args, kwargs
-
-
-def _value(s: Any, t1: Any, t2: Any, value: Any = 1) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``addcmul``/``addcdiv``: the scalar is positional in the foreach schema, keyword-only
-    in the element op's."""
-    return (s, t1, t2), {"value": value}
-
-
 # binary: a list of tensors with a scalar, a list of scalars, or a list of tensors
-for _name, _el in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div")):
+for _name in ("add", "sub", "mul", "div"):
+    _el = getattr(aten, _name).Tensor
     _alpha = ", *, Scalar alpha=1" if _name in ("add", "sub") else ""
-    _define(
-        f"{_name}.Scalar", "Tensor[] self, Scalar scalar", f"{_el}.Tensor", f"{_el}_.Tensor", _pos
-    )
-    _define(f"{_name}.List", f"Tensor[] self, Tensor[] other{_alpha}", f"{_el}.Tensor",
-            f"{_el}_.Tensor", _pos)  # fmt: skip
-    _define(f"{_name}.ScalarList", "Tensor[] self, Scalar[] scalars", f"{_el}.Tensor",
-            f"{_el}_.Tensor", _pos)  # fmt: skip
-_define("maximum.List", "Tensor[] self, Tensor[] other", "maximum", None, _pos)
-_define("minimum.List", "Tensor[] self, Tensor[] other", "minimum", None, _pos)
+    _define(f"{_name}.Scalar", "Tensor[] self, Scalar scalar", _el)
+    _define(f"{_name}.List", f"Tensor[] self, Tensor[] other{_alpha}", _el)
+    _define(f"{_name}.ScalarList", "Tensor[] self, Scalar[] scalars", _el)
+_define("maximum.List", "Tensor[] self, Tensor[] other", aten.maximum.default)
+_define("minimum.List", "Tensor[] self, Tensor[] other", aten.minimum.default)
 
 # unary
 for _name in ("neg", "sqrt", "abs", "exp"):
-    _define(_name, "Tensor[] self", _name, f"{_name}_", _pos)
-_define("zero", "Tensor[] self", "zero", "zero_", _pos, returns="Tensor[] self_out")
+    _define(_name, "Tensor[] self", getattr(aten, _name).default)
+_define("zero", "Tensor[] self", aten.zero.default, returns="Tensor[] self_out")
 
 # ternary: lerp toward a list with a scalar weight; addcmul/addcdiv with one or a list
-_define("lerp.Scalar", "Tensor[] self, Tensor[] tensors1, Scalar weight", "lerp.Scalar",
-        "lerp_.Scalar", _pos)  # fmt: skip
+_define("lerp.Scalar", "Tensor[] self, Tensor[] tensors1, Scalar weight", aten.lerp.Scalar)
 for _name in ("addcmul", "addcdiv"):
+    _el = getattr(aten, _name).default
     _define(f"{_name}.Scalar", "Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1",
-            _name, f"{_name}_", _value)  # fmt: skip
+            _el)  # fmt: skip
     _define(f"{_name}.ScalarList",
-            "Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars",
-            _name, f"{_name}_", _value)  # fmt: skip
+            "Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars", _el)  # fmt: skip
 
 
 def check_lists(op: OpOverload, spec: Foreach, args: tuple[Any, ...]) -> int:
