@@ -39,7 +39,9 @@ from ember.backends import cpu as _cpu  # noqa: F401  (registers CPU kernels)
 from ember.backends import meta as _meta  # noqa: F401  (registers Meta rules)
 from ember.backends import foreach as _foreach  # noqa: F401  (the foreach ops, every key)
 from ember._factory import as_tensor, from_numpy, tensor
+from ember import overrides
 from ember import functional as _functional
+from ember import _subclasses as _subclasses  # noqa: F401  (as_subclass, Tensor.__torch_function__)
 from ember.functional import *  # noqa: F403
 from ember import library
 from ember import _indexing as _indexing  # noqa: F401  (Tensor.__getitem__/__setitem__)
@@ -65,3 +67,6 @@ __version__ = "0.1.0"
 from ember import nn, optim, utils  # noqa: E402  (built on everything above)
 from ember.utils import data as _utils_data  # noqa: E402, F401  (ember.utils.data)
 from ember.serialization import load, save  # noqa: E402
+from ember import _C  # noqa: E402
+
+overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember._torch_function import GENERATED_MEMBERS
 from ember.dispatch.codegen import define
 from ember.ops.binding import (
     _fits_arity,
@@ -31,6 +32,9 @@ from ember.ops.binding import (
     resolve,
 )
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
+from ember.overrides import TORCH_FUNCTION as TF
+from ember.overrides import dispatch_torch_function as tf
+from ember.overrides import handle_torch_function, has_tensor_likes, has_torch_function
 
 _INT_TYPES = (int,)
 
@@ -77,55 +81,78 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     fast_get = fast.get
     kw_routes: dict[tuple[int, tuple[str, ...]], list[Any]] = {}
 
+    me: list[Any] = [None]  # the public function itself: ``func`` for __torch_function__
+
     def call(*args: Any, **kwargs: Any) -> Any:  # ember.<name> itself: no extra frame
+        # every path ends in a dispatch function, which returns TORCH_FUNCTION when an
+        # argument or a mode overrides the call (NOTE [torch function keys])
         if varargs_op is not None and len(args) > at and type(args[at]) in _INT_TYPES:
             packed = (*args[:at], args[at:])
             if not kwargs:
                 if len(args) > at + 1 or not int_there:
-                    return varargs_op(*packed)
+                    r = varargs_op(*packed)
+                    return r if r is not TF else tf(me[0], args, kwargs)
                 # one int where some overload takes an int (x.squeeze(0): squeeze.dim)
                 op = fast_get(len(args))
                 if op is not None:
-                    return op(*args)
+                    r = op(*args)
+                    return r if r is not TF else tf(me[0], args, kwargs)
                 for match, dispatch in typed.get(len(args), ()):
                     if match(args):
-                        return dispatch(*args)
-                return varargs_op(*packed)
+                        r = dispatch(*args)
+                        return r if r is not TF else tf(me[0], args, kwargs)
+                r = varargs_op(*packed)
+                return r if r is not TF else tf(me[0], args, kwargs)
             if len(args) == at + 1 and int_there:
                 try:
                     op, a, k = resolve(packet, args, kwargs)
                 except TypeError:
                     op = varargs
                 if op is not varargs:
-                    return op(*a, **k)
-            args = packed  # keywords may pick another overload (rand.generator): resolve below
+                    r = op._dispatch(*a, **k)
+                    return r if r is not TF else tf(me[0], args, kwargs)
+            # keywords may pick another overload (rand.generator): resolve below
+            pargs = packed
+        else:
+            pargs = args
         if not kwargs:
-            op = fast_get(len(args))
+            op = fast_get(len(pargs))
             if op is not None:
                 try:
-                    return op(*args)
+                    r = op(*pargs)
                 except TypeError:
-                    _check_types(packet, args)  # a clearer error if the types don't fit
+                    _check_types(packet, pargs)  # a clearer error if the types don't fit
                     raise
-            for match, dispatch in typed.get(len(args), ()):
-                if match(args):
-                    return dispatch(*args)
+                return r if r is not TF else tf(me[0], args, kwargs)
+            for match, dispatch in typed.get(len(pargs), ()):
+                if match(pargs):
+                    r = dispatch(*pargs)
+                    return r if r is not TF else tf(me[0], args, kwargs)
         else:
-            route = kw_routes.get((len(args), tuple(kwargs)))
+            route = kw_routes.get((len(pargs), tuple(kwargs)))
             if route is None:
-                route = kw_routes[(len(args), tuple(kwargs))] = keyword_route(
-                    packet, len(args), tuple(kwargs)
+                route = kw_routes[(len(pargs), tuple(kwargs))] = keyword_route(
+                    packet, len(pargs), tuple(kwargs)
                 )
             for match, op, canon in route:
-                if match(args, kwargs):
+                if match(pargs, kwargs):
                     if canon:
-                        args, kwargs = canonical(op, args, kwargs)
-                    return op._dispatch(*args, **kwargs)
-        op, args, kwargs = resolve(packet, args, kwargs)
-        return op(*args, **kwargs)
+                        ca, ck = canonical(op, pargs, kwargs)
+                        r = op._dispatch(*ca, **ck)
+                    else:
+                        r = op._dispatch(*pargs, **kwargs)
+                    return r if r is not TF else tf(me[0], args, kwargs)
+        try:
+            op, a, k = resolve(packet, pargs, kwargs)
+        except TypeError:
+            if has_tensor_likes(args, kwargs):  # a tensor-like no overload names
+                return tf(me[0], args, kwargs)
+            raise
+        r = op._dispatch(*a, **k)
+        return r if r is not TF else tf(me[0], args, kwargs)
 
     if method and _self_only(packet):
-        fn = _self_only_method(packet)
+        fn = _self_only_method(packet, me)
     elif method:
 
         def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -133,14 +160,16 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             # x.view(2, 3) (int varargs) and x.sum() (one overload takes this many arguments)
             if not kwargs:
                 if varargs_op is not None and len(args) > 1 and type(args[0]) is int:
-                    return varargs_op(self, args)
+                    r = varargs_op(self, args)
+                    return r if r is not TF else tf(me[0], (self, *args), kwargs)
                 op = fast_get(len(args) + 1)
                 if op is not None and (varargs_op is None or not args or type(args[0]) is not int):
                     try:
-                        return op(self, *args)
+                        r = op(self, *args)
                     except TypeError:
                         _check_types(packet, (self, *args))
                         raise
+                    return r if r is not TF else tf(me[0], (self, *args), kwargs)
             return call(self, *args, **kwargs)
 
         fn = bound
@@ -150,6 +179,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         fn = _with_requires_grad(fn)
     fn.__name__ = fn.__qualname__ = packet.__name__
     fn.__doc__ = _doc(packet)
+    me[0] = fn
     return fn
 
 
@@ -162,13 +192,17 @@ def _self_only(packet: OpOverloadPacket) -> bool:
     return len(args) == 1 and args[0].name == "self" and args[0].type.is_tensor
 
 
-def _self_only_method(packet: OpOverloadPacket) -> Callable[..., Any]:
+def _self_only_method(packet: OpOverloadPacket, me: list[Any]) -> Callable[..., Any]:
     """``Tensor.<name>`` of a self-only op: the op's dispatch, called with nothing to
     resolve (NOTE [binding fast paths]); extra arguments are Python's TypeError."""
     op = next(o for o in packet._overloads.values() if not o._schema.is_out)
     name = packet.__name__
-    scope: dict[str, Any] = {"dispatch": op._dispatch}
-    lines = [f"def {name}(self):", "    return dispatch(self)"]
+    scope: dict[str, Any] = {"dispatch": op._dispatch, "TF": TF, "tf": tf, "me": me}
+    lines = [
+        f"def {name}(self):",
+        "    r = dispatch(self)",
+        "    return r if r is not TF else tf(me[0], (self,), {})",
+    ]
     return define(lines, scope, name, f"method Tensor.{name}")
 
 
@@ -209,37 +243,72 @@ _SCALARS = (int, float, bool, complex)
 
 
 def binary_dunder(
-    tensor_op: OpOverload, scalar_op: OpOverload, reflected: bool, scalar_swapped: bool
+    tensor_op: OpOverload,
+    scalar_op: OpOverload,
+    reflected: bool,
+    scalar_swapped: bool,
+    reported: list[Any],
 ) -> Callable[[Any, Any], Any]:
     """``Tensor.__add__`` and friends: ``tensor_op`` for a tensor operand, ``scalar_op`` for a
-    Python number (argument order as PyTorch passes them); NotImplemented otherwise."""
+    Python number (argument order as PyTorch passes them); NotImplemented otherwise, and when
+    every ``__torch_function__`` handler declines (so Python tries the reflected operator).
+    ``reported[0]`` is the ``func`` handlers see (``Tensor.add`` for ``a + b``, as PyTorch)."""
     t_op = tensor_op._dispatch
     s_op = scalar_op._dispatch
 
     def dunder(self: Any, other: Any) -> Any:
         if type(other) in _SCALARS:
-            return s_op(other, self) if scalar_swapped else s_op(self, other)
-        if isinstance(other, Tensor):
-            return t_op(other, self) if reflected else t_op(self, other)
-        return NotImplemented
+            r = s_op(other, self) if scalar_swapped else s_op(self, other)
+        elif isinstance(other, Tensor) or has_tensor_likes((other,), {}):
+            r = t_op(other, self) if reflected else t_op(self, other)
+        else:
+            return NotImplemented
+        if r is not TF:
+            return r
+        try:
+            return tf(reported[0], (self, other), {})
+        except TypeError:
+            return NotImplemented
 
     return dunder
 
 
-def unary_dunder(overload: OpOverload) -> Callable[[Any], Any]:
+def unary_dunder(overload: OpOverload, reported: list[Any]) -> Callable[[Any], Any]:
     op = overload._dispatch
 
     def dunder(self: Any) -> Any:
-        return op(self)
+        r = op(self)
+        return r if r is not TF else tf(reported[0], (self,), {})
 
     return dunder
 
 
 def _rtruediv(self: Any, other: Any) -> Any:
     """``number / tensor``: PyTorch computes ``reciprocal(tensor) * number``."""
+    if has_torch_function((self, other)):
+        return _reflected_handler(_rtruediv, self, other)
     if type(other) in _SCALARS or isinstance(other, Tensor):
         return ops.aten.mul.Tensor(ops.aten.reciprocal.default(self), other)
     return NotImplemented
+
+
+def _reflected_handler(fn: Any, self: Any, other: Any) -> Any:
+    """A Python-written operator's ``__torch_function__`` call (it reports itself, as in
+    PyTorch); NotImplemented when every handler declines."""
+    try:
+        return handle_torch_function(fn, (self, other), self, other)
+    except TypeError:
+        return NotImplemented
+
+
+#: operators that PyTorch writes in Python or binds under their own name, so
+#: ``__torch_function__`` sees ``Tensor.__pow__``; the rest report the method they call
+#: (``a + b`` is ``Tensor.add``). Checked against PyTorch by tests/test_overrides.py.
+REPORT_THEMSELVES = frozenset(
+    "__floordiv__ __rfloordiv__ __rmod__ __pow__ __rpow__ __ipow__ __rmatmul__ __and__ "
+    "__iand__ __or__ __ior__ __xor__ __ixor__ __lshift__ __rlshift__ __ilshift__ __rshift__ "
+    "__rrshift__ __irshift__ __eq__ __invert__".split()
+)
 
 
 # Python operator -> (packet, overload for a Tensor operand, overload for a Python number,
@@ -291,11 +360,17 @@ DUNDERS: dict[str, tuple[str, str, str, str]] = {
 
 def _rsub(self: Any, other: Any) -> Any:
     """``number - tensor`` is ``rsub.Scalar(tensor, number)``, as in PyTorch."""
+    if has_torch_function((self, other)):
+        return _reflected_handler(_rsub, self, other)
     if type(other) in _SCALARS:
         return ops.aten.rsub.Scalar(self, other)
     if isinstance(other, Tensor):
         return ops.aten.sub.Tensor(other, self)
     return NotImplemented
+
+
+_rsub.__name__ = _rsub.__qualname__ = "__rsub__"
+_rtruediv.__name__ = _rtruediv.__qualname__ = "__rtruediv__"
 
 
 def bind_all(namespace: dict[str, Any]) -> list[str]:
@@ -306,19 +381,24 @@ def bind_all(namespace: dict[str, Any]) -> list[str]:
         name = packet.__name__
         if "method" in packet._variants and name not in Tensor.__dict__:
             setattr(Tensor, name, make_public(packet, method=True))
+            GENERATED_MEMBERS.add(name)
         if "function" in packet._variants:
             namespace[name] = make_public(packet, method=False)
             names.append(name)
     for dunder, (pname, t_name, s_name, kind) in DUNDERS.items():
         packet = getattr(ops.aten, pname)
+        reported: list[Any] = [None]
         if kind == "u":
-            fn = unary_dunder(getattr(packet, t_name))
+            fn = unary_dunder(getattr(packet, t_name), reported)
         else:
             t_op, s_op = getattr(packet, t_name), getattr(packet, s_name)
-            fn = binary_dunder(t_op, s_op, reflected=kind != "b", scalar_swapped=kind == "rs")
-        fn.__name__ = dunder
+            fn = binary_dunder(t_op, s_op, kind != "b", kind == "rs", reported)
+        fn.__name__ = fn.__qualname__ = dunder
         setattr(Tensor, dunder, fn)
+        GENERATED_MEMBERS.add(dunder)
+        reported[0] = fn if dunder in REPORT_THEMSELVES else getattr(Tensor, pname)
     Tensor.__rsub__ = _rsub  # type: ignore[attr-defined]
     Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
+    GENERATED_MEMBERS.update(("__rsub__", "__rtruediv__"))
     Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
     return names

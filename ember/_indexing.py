@@ -20,8 +20,16 @@ import numpy as np
 
 from ember import dtypes
 from ember._tensor import Tensor, wrap
+from ember._torch_function import GENERATED_MEMBERS
 from ember.backends.strides import INT64_MAX
+from ember.dispatch.keys import TORCH_FUNCTION_BIT
+from ember.dispatch.state import ACTIVE
 from ember.ops.registry import ops
+from ember.overrides import (
+    _is_torch_function_mode_enabled,
+    dispatch_torch_function,
+    has_tensor_likes,
+)
 
 aten = ops.aten
 _select = aten.select.int._dispatch
@@ -185,6 +193,8 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     >>> ember.arange(6).view(2, 3)[1, ::2]
     tensor([3, 5])
     """
+    if (self._keys >= TORCH_FUNCTION_BIT or ACTIVE[0]) and _overridden((self, index)):
+        return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     t = type(index)
     if t is int:
         return _select(self, 0, index)
@@ -200,6 +210,8 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
         return _unsqueeze(self, 0)
     if index is Ellipsis:
         return _alias(self)
+    if has_tensor_likes((index,), {}):  # an index's class takes the call over
+        return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     result, entries = _apply(self, _items(index))
     if entries is not None:
         return _index(result, entries)
@@ -235,6 +247,14 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
     >>> x = ember.zeros(3); x[1:] = 2.0; x
     tensor([0., 2., 2.])
     """
+    if (
+        self._keys >= TORCH_FUNCTION_BIT
+        or ACTIVE[0]
+        or (type(index) is not int and has_tensor_likes((index, value), {}))
+        or (type(value) is not Tensor and has_tensor_likes((value,), {}))
+    ) and _overridden((self, index, value)):
+        dispatch_torch_function(Tensor.__setitem__, (self, index, value), {})
+        return
     src = _value_tensor(self, value)
     if type(index) is int:
         _copy_to(_select(self, 0, index), src)
@@ -246,5 +266,11 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
         _copy_to(result, src)
 
 
+def _overridden(args: tuple[Any, ...]) -> bool:
+    """Whether a mode or the class of the tensor, an index or the value takes the call."""
+    return _is_torch_function_mode_enabled() or has_tensor_likes(args, {})
+
+
 Tensor.__getitem__ = __getitem__  # type: ignore[method-assign]
 Tensor.__setitem__ = __setitem__  # type: ignore[method-assign]
+GENERATED_MEMBERS.update(("__getitem__", "__setitem__"))  # they check the protocol inline

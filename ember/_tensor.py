@@ -22,6 +22,7 @@ import numpy as np
 
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
+from ember._torch_function import PLAIN_TYPES, classify, disabled_torch_function_impl
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, CPU_BIT, META_BIT, format_keyset
@@ -65,7 +66,6 @@ class Tensor:
     # Defaults kept on the class so creating a result sets two slots only.
     _vc: list[int] | None = None
     _base: Tensor | None = None
-    grad: Tensor | None = None
     grad_fn: Any = None
     _retains_grad: bool = False
     _output_nr: int = 0  # which output of its grad_fn this tensor is
@@ -94,8 +94,25 @@ class Tensor:
             )
         t = object.__new__(cls)
         t._data = np.empty((0,), np.float32)
-        t._keys = CPU_BIT
+        t._keys = CPU_BIT | classify(cls)  # NOTE [torch function keys]
         return t
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass that defines only __torch_dispatch__ opts out of __torch_function__,
+        # as PyTorch's Tensor metaclass arranges.
+        super().__init_subclass__(**kwargs)
+        if "__torch_dispatch__" in cls.__dict__ and "__torch_function__" not in cls.__dict__:
+            cls.__torch_function__ = disabled_torch_function_impl  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ gradient
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward()`` accumulated into this leaf, or None."""
+        return self.__dict__.get("grad")
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self.__dict__["grad"] = value
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -237,7 +254,7 @@ class Tensor:
         if not isinstance(new, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(new).__name__}")
         self._data = new._data
-        self._keys = (new._keys & BACKEND_MASK) | (self._keys & AUTOGRAD_BIT)
+        self._keys = (new._keys & BACKEND_MASK) | (self._keys & ~BACKEND_MASK)
 
     @property
     def _version(self) -> int:
@@ -468,3 +485,4 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
 
 
 dispatcher.bind_tensor_type(Tensor)
+PLAIN_TYPES.add(Tensor)

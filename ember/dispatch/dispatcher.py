@@ -154,6 +154,21 @@ def set_fallthrough(key: DispatchKey) -> None:
 # --------------------------------------------------------------------------- key sets
 
 
+class _ArgumentKeys(dict[type, int]):
+    """The keys a non-Tensor object passed where the schema takes a Tensor adds to a call:
+    ``TorchFunction`` for a tensor-like (its class overrides ``__torch_function__``), else 0.
+    Computed once per type by ``classify`` (set by ``ember.overrides``)."""
+
+    classify: Callable[[type], int] = staticmethod(lambda t: 0)  # type: ignore[assignment]
+
+    def __missing__(self, t: type) -> int:
+        keys = self[t] = self.classify(t)
+        return keys
+
+
+ARGUMENT_KEYS = _ArgumentKeys()
+
+
 class _TensorCheck:
     """Stands in for ``Tensor`` in generated code until the class exists (then rebound)."""
 
@@ -177,9 +192,13 @@ def _keyset_lines(schema: FunctionSchema) -> list[str]:
                     "    if a is not None:",
                     "        for t in a:",
                     "            if isinstance(t, T): ks |= t._keys",
+                    "            elif t is not None: ks |= OTHER[type(t)]",
                 ]
             else:
-                lines.append("    if isinstance(a, T): ks |= a._keys")
+                lines += [
+                    "    if isinstance(a, T): ks |= a._keys",
+                    "    elif a is not None: ks |= OTHER[type(a)]",
+                ]
         if not a.kwarg_only:
             pos += 1
     if any(a.name == "device" and a.type.base == "Device" for a in schema.arguments):
@@ -227,7 +246,7 @@ def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[...,
     )
     scope: dict[str, Any] = {
         "CPU": CPU_BIT, "BITS": _DEVICE_BITS, "ACTIVE": ACTIVE, "local": local, "op": op,
-        "build_table": build_table,
+        "build_table": build_table, "OTHER": ARGUMENT_KEYS,
         "T": TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
     }  # fmt: skip
     dispatch = define(src.split("\n"), scope, "dispatch", f"dispatch {op}")

@@ -26,6 +26,10 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     Autograd = 16
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
+    # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
+    # key runs (NOTE [torch function keys] in ember/overrides.py).
+    TorchFunction = 22  # an argument's class overrides __torch_function__
+    TorchFunctionMode = 24  # a TorchFunctionMode is on
 
     # Alias keys: registration targets only, never in a runtime key set.
     CompositeImplicitAutograd = 40
@@ -33,7 +37,7 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
 
 
 #: the number of runtime keys a per-op kernel table holds
-NUM_RUNTIME_KEYS = DispatchKey.PythonDispatcher + 1
+NUM_RUNTIME_KEYS = DispatchKey.TorchFunctionMode + 1
 
 CPU_BIT = 1 << DispatchKey.CPU
 META_BIT = 1 << DispatchKey.Meta
@@ -41,6 +45,8 @@ LAZY_BIT = 1 << DispatchKey.Lazy
 PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
+TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
+TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
 #: keys that name where data lives; a tensor has exactly one of them
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)

@@ -84,3 +84,49 @@ def set_keys(include: int, exclude: int) -> Iterator[None]:
 def dispatch_below(key: DispatchKey) -> Any:
     """Exclude ``key`` and everything above it: ops in the block start below ``key``."""
     return exclude_keys(~below(key) & ((1 << 32) - 1))
+
+
+# ------------------------------------------------------------ __torch_function__ state
+# NOTE [torch function state]
+# PyTorch keeps three states: enabled, subclasses disabled, all disabled. ember keeps them as
+# the two torch-function keys in this thread's exclude set (TorchFunction excluded: subclass
+# handlers off; both excluded: modes off too), and the mode stack's being non-empty as the
+# TorchFunctionMode key in its include set, so the generated dispatch functions test all of
+# it with the key-set arithmetic they already do.
+
+TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode)
+
+
+@contextmanager
+def torch_function_state(exclude: int) -> Iterator[None]:
+    """Set which torch-function keys this thread excludes for the block (0: enabled,
+    TorchFunction: subclasses disabled, both: all disabled)."""
+    old = local.exclude
+    local.exclude = (old & ~TF_BITS) | exclude
+    ACTIVE[0] += 1
+    try:
+        yield
+    finally:
+        local.exclude = old
+        ACTIVE[0] -= 1
+
+
+def push_function_mode(mode: Any) -> None:
+    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
+    stack = local.function_modes
+    if not stack:
+        local.include |= 1 << DispatchKey.TorchFunctionMode
+        ACTIVE[0] += 1
+    stack.append(mode)
+
+
+def pop_function_mode() -> Any:
+    """Pop this thread's top TorchFunctionMode."""
+    stack = local.function_modes
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty TorchFunctionMode stack")
+    mode = stack.pop()
+    if not stack:
+        local.include &= ~(1 << DispatchKey.TorchFunctionMode)
+        ACTIVE[0] -= 1
+    return mode

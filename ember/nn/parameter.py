@@ -6,6 +6,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember._torch_function import PLAIN_TYPES
 from ember.dispatch.keys import BACKEND_MASK
 
 __all__ = ["Parameter"]
@@ -58,6 +59,9 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild_parameter, (self._values("pickle").copy(), self.requires_grad))
+
+
+PLAIN_TYPES.add(Parameter)  # exactly Parameter stays out of __torch_function__, as Tensor
 
 
 def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:

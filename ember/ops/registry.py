@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ember._torch_function import TORCH_FUNCTION, TORCH_FUNCTION_HANDLER
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN, TENSOR_TYPE, Kernel
 from ember.dispatch.keys import DispatchKey
@@ -70,7 +71,9 @@ class OpOverload:
 
     # ---------------------------------------------------------------- calling
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        return self._dispatch(*args, **kwargs)  # generated per op: NOTE [kernel lookup]
+        r = self._dispatch(*args, **kwargs)  # generated per op: NOTE [kernel lookup]
+        # NOTE [torch function keys]: an argument or a mode takes the call over
+        return r if r is not TORCH_FUNCTION else TORCH_FUNCTION_HANDLER[0](self, args, kwargs)
 
     def redispatch(self, keyset: int, /, *args: Any, **kwargs: Any) -> Any:
         """Run the kernel of the highest key in ``keyset`` (a kernel passes its own key set

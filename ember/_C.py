@@ -1,0 +1,45 @@
+"""Names PyTorch keeps in ``torch._C`` that subclass and mode code imports: the
+``__torch_function__`` state guards and queries.
+
+>>> with ember._C.DisableTorchFunctionSubclass():
+...     ember._C._is_torch_function_enabled()
+False
+"""
+
+from __future__ import annotations
+
+from ember._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
+from ember.overrides import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _EnableTorchFunction,
+    _get_current_function_mode_stack,
+    _is_torch_function_all_disabled,
+    _is_torch_function_enabled,
+    _is_torch_function_mode_enabled,
+    _len_torch_function_stack,
+)
+from ember.overrides import (
+    _pop_mode as _pop_torch_function_stack,
+)
+from ember.overrides import (
+    _push_mode as _push_on_torch_function_stack,
+)
+
+__all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_EnableTorchFunction",
+    "_disabled_torch_function_impl",
+    "_is_torch_function_all_disabled",
+    "_is_torch_function_enabled",
+    "_is_torch_function_mode_enabled",
+    "_len_torch_function_stack",
+    "_pop_torch_function_stack",
+    "_push_on_torch_function_stack",
+]
+
+
+def _get_function_stack_at(i: int) -> object:
+    """The mode at position ``i`` of this thread's TorchFunctionMode stack."""
+    return _get_current_function_mode_stack()[i]

@@ -1,0 +1,221 @@
+"""The protocol's lists, generated from the registry, the bindings and the Tensor class (no
+hand-kept list): what can be overridden, what cannot, and a dummy per overridable function.
+
+# NOTE [generated override lists]
+An overridable function is any public callable of ``ember``, ``ember.nn.functional``,
+``ember.linalg``, ``ember.fft`` and ``ember.special`` (where they exist) that goes through the
+protocol, and every Tensor method and property. A callable there that does not (dtype and
+state helpers, factories that build from Python data) is listed by ``get_ignored_functions``;
+``tests/test_overrides.py`` fails for a public callable in neither list. Dummies for
+``get_testing_overrides`` take their signature from the op's schema (first functional
+overload) or from the Python function itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types as _types
+from collections.abc import Callable
+from typing import Any
+
+from ember._tensor import Tensor
+from ember._torch_function import GENERATED_MEMBERS
+from ember.ops.registry import OpOverload, OpOverloadPacket, ops
+
+#: namespaces searched, in ``resolve_name`` order
+NAMESPACES = ("ember", "ember.nn.functional", "ember.linalg", "ember.fft", "ember.special")
+
+#: public callables in those namespaces that stay out of the protocol, by name: types,
+#: dtype and state helpers, and builders from Python data (as PyTorch ignores them)
+IGNORED_NAMES = frozenset(
+    """
+    Tensor Size dtype device DispatchKey can_cast promote_types result_type get_default_dtype
+    set_default_dtype set_printoptions is_grad_enabled is_inference_mode_enabled no_grad
+    enable_grad set_grad_enabled inference_mode manual_seed seed initial_seed get_rng_state
+    set_rng_state Generator default_generator load save tensor as_tensor from_numpy
+    is_tensor compile
+    """.split()
+)
+
+
+def _is_public_callable(name: str, obj: Any) -> bool:
+    return (
+        not name.startswith("_")
+        and callable(obj)
+        and not isinstance(obj, _types.ModuleType)
+        and not (isinstance(obj, type) and not issubclass(obj, Tensor))
+    )
+
+
+def _namespace_items() -> list[tuple[Any, str, Any]]:
+    out = []
+    for mod_name in NAMESPACES:
+        mod = sys.modules.get(mod_name)
+        if mod is None:
+            continue
+        names = getattr(mod, "__all__", None) or dir(mod)
+        for name in names:
+            obj = getattr(mod, name, None)
+            if _is_public_callable(name, obj):
+                out.append((mod, name, obj))
+    return out
+
+
+def _tensor_members() -> list[tuple[str, Any]]:
+    """(name, func) for every overridable Tensor method and property (``__get__``)."""
+    out = []
+    for name, member in Tensor.__dict__.items():
+        if name not in GENERATED_MEMBERS and not is_overridable_member(name):
+            continue
+        if True:
+            if isinstance(member, property):
+                out.append((name, getattr(Tensor, name).__get__))
+            elif callable(member) and not isinstance(member, (type, staticmethod, classmethod)):
+                out.append((name, getattr(Tensor, name)))
+    return out
+
+
+#: Tensor members written in Python that stay out of the protocol: object plumbing and
+#: subclass construction, as in PyTorch
+NOT_OVERRIDABLE = frozenset(
+    "__new__ __init__ __init_subclass__ __torch_function__ __hash__ __class__ __getattr__ __iter__ "
+    "__setattr__ __delattr__ __dir__ __sizeof__ __reduce__ __getstate__ __setstate__ "
+    "__weakref__ __dict__ __slots__ __module__ __doc__ __annotations__ __copy__ as_subclass "
+    "_make_subclass".split()
+)
+#: the Python protocol methods of Tensor that PyTorch makes overridable
+OVERRIDABLE_DUNDERS = frozenset(
+    "__getitem__ __setitem__ __len__ __iter__ __reversed__ __contains__ __repr__ __format__ "
+    "__bool__ __float__ __int__ __complex__ __index__ __array__ __reduce_ex__ "
+    "__deepcopy__".split()
+)
+
+
+def is_overridable_member(name: str) -> bool:
+    """Whether the Tensor member ``name``, written in Python, takes part in the protocol."""
+    if name in NOT_OVERRIDABLE:
+        return False
+    if name.startswith("__"):
+        return name in OVERRIDABLE_DUNDERS
+    return not name.startswith("_")
+
+
+@functools.cache
+def _lists() -> tuple[dict[Any, list[Callable[..., Any]]], dict[Any, str], set[Any]]:
+    overridable: dict[Any, list[Callable[..., Any]]] = {}
+    names: dict[Any, str] = {}
+    ignored: set[Any] = set()
+    for mod, name, obj in _namespace_items():
+        if name in IGNORED_NAMES or (isinstance(obj, type)):
+            ignored.add(obj)
+            continue
+        overridable.setdefault(mod, []).append(obj)
+        names.setdefault(obj, f"{mod.__name__}.{name}")
+    tensor_list = overridable.setdefault(Tensor, [])
+    for name, func in _tensor_members():
+        tensor_list.append(func)
+        suffix = ".__get__" if isinstance(inspect.getattr_static(Tensor, name), property) else ""
+        names.setdefault(func, f"ember.Tensor.{name}{suffix}")
+    return overridable, names, ignored
+
+
+def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
+    """Every overridable function, by namespace (a module, or ``ember.Tensor``)."""
+    return {k: list(v) for k, v in _lists()[0].items()}
+
+
+def get_ignored_functions() -> set[Any]:
+    """Public callables that cannot be overridden (types, state helpers, data builders)."""
+    return set(_lists()[2])
+
+
+def resolve_name(f: Any) -> str | None:
+    """A name that evaluates back to ``f`` (with ``ember`` imported): ``"ember.add"``,
+    ``"ember.Tensor.add"``, ``"ember.ops.aten.add.Tensor"``; None for an unknown callable.
+
+    >>> resolve_name(ember.add)
+    'ember.add'
+    """
+    if isinstance(f, OpOverload):
+        return f"ember.ops.{f.namespace}.{f.overloadpacket.__name__}.{f._overloadname}"
+    if isinstance(f, OpOverloadPacket):
+        return f"ember.ops.{f.namespace}.{f.__name__}"
+    try:
+        return _lists()[1].get(f)
+    except TypeError:  # unhashable
+        return None
+
+
+@functools.cache
+def _tensor_methods() -> frozenset[Any]:
+    return frozenset(_lists()[0][Tensor])
+
+
+def is_tensor_method_or_property(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` (as a handler receives it) is a Tensor method or a property's
+    ``__get__``.
+
+    >>> is_tensor_method_or_property(ember.Tensor.add), is_tensor_method_or_property(ember.add)
+    (True, False)
+    """
+    return func in _tensor_methods() or getattr(func, "__name__", "") == "__get__"
+
+
+@functools.cache
+def _nowrap() -> frozenset[Any]:
+    return frozenset({Tensor.grad.__get__})  # type: ignore[attr-defined]
+
+
+def get_default_nowrap_functions() -> frozenset[Any]:
+    """Functions whose results the default handler returns as they are (no subclass
+    conversion): the ``grad`` getter, so identity is kept."""
+    return _nowrap()
+
+
+def get_testing_overrides() -> dict[Callable[..., Any], Callable[..., Any]]:
+    """A dummy returning -1, with the function's signature, for every overridable
+    function: a test calls each function with tensor-likes and checks the handler."""
+    out: dict[Callable[..., Any], Callable[..., Any]] = {}
+    for funcs in _lists()[0].values():
+        for f in funcs:
+            out[f] = _dummy(f)
+    return out
+
+
+def _dummy(f: Callable[..., Any]) -> Callable[..., Any]:
+    def dummy(*args: Any, **kwargs: Any) -> int:
+        return -1
+
+    dummy.__name__ = getattr(f, "__name__", "dummy")
+    sig = _signature(f)
+    if sig is not None:
+        dummy.__signature__ = sig  # type: ignore[attr-defined]
+    return dummy
+
+
+def _signature(f: Callable[..., Any]) -> inspect.Signature | None:
+    """The Python signature of ``f``: from its op's schema when it is generated from the
+    registry (parameters annotated with the schema's type strings), else its own."""
+    name = getattr(f, "__name__", "")
+    packet = getattr(ops.aten, name, None) if name and not name.startswith("__") else None
+    if packet is not None and getattr(f, "__doc__", "") and str(packet) in (f.__doc__ or ""):
+        op = next((o for o in packet._overloads.values() if not o._schema.is_out), None)
+        if op is not None:
+            params = []
+            for a in op._schema.arguments:
+                kind = (
+                    inspect.Parameter.KEYWORD_ONLY
+                    if a.kwarg_only
+                    else inspect.Parameter.POSITIONAL_OR_KEYWORD
+                )
+                default = a.default_value if a.has_default_value() else inspect.Parameter.empty
+                params.append(
+                    inspect.Parameter(a.name, kind, default=default, annotation=str(a.type))
+                )
+            return inspect.Signature(params)
+    try:
+        return inspect.signature(f)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,95 @@
+"""Tensor subclasses: making instances (``as_subclass``, ``_make_subclass``) and the default
+``Tensor.__torch_function__``, which keeps results in the subclass.
+
+>>> class Sub(ember.Tensor):
+...     pass
+>>> type(ember.ones(2).as_subclass(Sub) + 1).__name__
+'Sub'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._tensor import Tensor
+from ember._torch_function import classify
+from ember.dispatch.keys import AUTOGRAD_BIT, TORCH_FUNCTION_BIT, DispatchKey, below
+from ember.ops.registry import ops
+from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+
+_BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
+_alias = ops.aten.alias.default
+_detach = ops.aten.detach.default
+
+
+def _retype(t: Tensor, cls: type) -> Any:
+    """Make ``t`` (a fresh object nobody else holds) an instance of ``cls``."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
+    t.__class__ = cls
+    t._keys = (t._keys & ~TORCH_FUNCTION_BIT) | classify(cls)
+    return t
+
+
+def as_subclass(self: Tensor, cls: type) -> Any:
+    """This tensor as an instance of ``cls``: the same storage, the same autograd history
+    (the result is an alias whose gradient flows back to ``self``).
+
+    >>> class Sub(ember.Tensor): ...
+    >>> type(ember.ones(2).as_subclass(Sub)).__name__
+    'Sub'
+    """
+    return _retype(_alias.redispatch(self._keys & _BELOW_TF, self), cls)
+
+
+def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **_: Any) -> Any:
+    """A new leaf of class ``cls`` over ``data``'s storage (``Parameter`` is built this way).
+
+    >>> class Sub(ember.Tensor): ...
+    >>> ember.Tensor._make_subclass(Sub, ember.ones(2), True).requires_grad
+    True
+    """
+    if not isinstance(data, Tensor):
+        raise TypeError(f"_make_subclass(): data must be a Tensor, got {type(data).__name__}")
+    out = _detach.redispatch(data._keys & _BELOW_TF & ~AUTOGRAD_BIT, data)
+    out = _retype(out, cls)
+    if require_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _convert(ret: Any, cls: type) -> Any:
+    """``ret`` with every Tensor in it (also in tuples, lists and named tuples) an instance of
+    ``cls``."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor):
+        return ret if isinstance(ret, cls) else as_subclass(ret, cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        if hasattr(ret, "_fields"):  # a named tuple
+            return type(ret)(*items)
+        return type(ret)(items)
+    return ret
+
+
+def default_torch_function(
+    cls: type, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+) -> Any:
+    """``Tensor.__torch_function__``: run ``func`` with subclass handling off and return its
+    Tensor results as instances of ``cls`` (the most derived class among the arguments, as
+    handlers run subclasses first); NotImplemented when some type is not a superclass of
+    ``cls`` (a sibling subclass, a tensor-like)."""
+    for t in types:
+        if not issubclass(cls, t):
+            return NotImplemented
+    with DisableTorchFunctionSubclass():
+        ret = func(*args, **(kwargs or {}))
+    if func in get_default_nowrap_functions():
+        return ret
+    return _convert(ret, cls)
+
+
+Tensor.as_subclass = as_subclass  # type: ignore[attr-defined]
+Tensor._make_subclass = staticmethod(_make_subclass)  # type: ignore[attr-defined]
+Tensor.__torch_function__ = classmethod(default_torch_function)  # type: ignore[attr-defined]

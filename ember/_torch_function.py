@@ -1,0 +1,97 @@
+"""The lowest layer of the ``__torch_function__`` protocol: which objects take part, and
+the sentinel a dispatch function returns when they do. ``ember.overrides`` builds the
+protocol on top; this module imports nothing of ember's but the key numbers, so the Tensor
+class and the dispatcher can use it.
+
+# NOTE [torch function keys]
+PyTorch's Python argument parser asks, before any dispatch key runs, whether an argument's
+type overrides ``__torch_function__`` or a ``TorchFunctionMode`` is on. ember asks the same
+question with the key-set arithmetic every generated dispatch function already does, so a
+call on plain tensors pays nothing for it:
+
+- an instance of a Tensor subclass that overrides ``__torch_function__`` carries the
+  ``TorchFunction`` key in its ``_keys`` (set when the instance is made, from its class);
+- a tensor-like that is not a Tensor at all adds the key through ``ARGUMENT_KEYS`` (one
+  dict lookup per type, only for non-Tensor objects in Tensor slots);
+- a non-empty mode stack puts ``TorchFunctionMode`` in the thread's include set, and
+  ``DisableTorchFunctionSubclass`` / ``DisableTorchFunction`` put one or both keys in the
+  exclude set (NOTE [torch function state] in ``ember/dispatch/state.py``).
+
+The two keys sit above every real key, so when either survives the include/exclude step
+the op's table entry is ``request``, which returns ``TORCH_FUNCTION`` at once. The public
+function, method or operator that called the dispatch function sees the sentinel and hands
+the call to ``ember.overrides`` with *itself* as ``func`` (only it knows whether the user
+wrote ``ember.add``, ``x.add`` or ``x + y``). A kernel below never sees the keys: every
+redispatch masks them away with the keys above it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.dispatch import state
+from ember.dispatch.keys import TORCH_FUNCTION_BIT
+
+
+class _Request:
+    """The value a dispatch function returns when ``__torch_function__`` must run."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<ember torch function request>"
+
+
+TORCH_FUNCTION: Any = _Request()
+
+
+def request(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The boxed fallback of the two torch-function keys (NOTE [torch function keys])."""
+    return TORCH_FUNCTION
+
+
+class _DisabledTorchFunctionImpl:
+    """``ember._C._disabled_torch_function_impl``: as a class's ``__torch_function__`` it
+    opts the class out of the protocol; called directly, it runs ``func`` with subclass
+    handling off and converts nothing. An instance, not a function, so that as a class
+    attribute it is never bound as a method (PyTorch's is a builtin, for the same reason)."""
+
+    __slots__ = ()
+    __name__ = __qualname__ = "_disabled_torch_function_impl"
+
+    def __call__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        with state.torch_function_state(state.local.exclude & state.TF_BITS | TORCH_FUNCTION_BIT):
+            return func(*args, **(kwargs or {}))
+
+    def __repr__(self) -> str:
+        return "<built-in function _disabled_torch_function_impl>"
+
+
+disabled_torch_function_impl: Any = _DisabledTorchFunctionImpl()
+
+#: classes whose instances never take part although they have ``__torch_function__``
+#: (exactly ``Tensor`` and ``nn.Parameter``, as in PyTorch; each adds itself)
+PLAIN_TYPES: set[type] = set()
+
+#: ``handler(func, args, kwargs)`` for callers below ``ember.overrides`` (the op registry);
+#: set by ``ember.overrides``
+TORCH_FUNCTION_HANDLER: list[Any] = [None]
+
+#: names of the Tensor members ``ember._bind`` generates (they check the protocol inline)
+GENERATED_MEMBERS: set[str] = set()
+
+_BUILTIN_MODULE = "builtins"
+
+
+def classify(cls: type) -> int:
+    """``TorchFunction``'s bit if instances of ``cls`` take part in the protocol, else 0:
+    the class is not exactly Tensor or Parameter, not a builtin, and has a
+    ``__torch_function__`` that is not the disabled one."""
+    if cls in PLAIN_TYPES or cls.__module__ == _BUILTIN_MODULE:
+        return 0
+    tf = getattr(cls, "__torch_function__", None)
+    if tf is None or tf is disabled_torch_function_impl:
+        return 0
+    return TORCH_FUNCTION_BIT

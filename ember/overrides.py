@@ -1,0 +1,457 @@
+"""``__torch_function__``: PyTorch's public-API override protocol (NumPy's NEP 18, with modes).
+
+Every public function, Tensor method, property and operator can be taken over by the
+arguments' classes (``__torch_function__`` on a Tensor subclass or on any tensor-like) and by
+``TorchFunctionMode`` s, as in ``torch.overrides``.
+
+# NOTE [two routes]
+PyTorch reaches this protocol by two routes. Ops bound in C++ (``torch.add``, ``Tensor.add``,
+``a + b``) collect only arguments whose type is not exactly ``Tensor`` or ``Parameter``, so
+with a mode on and plain tensors the mode sees ``types == ()``. Functions written in Python
+call ``has_torch_function`` / ``handle_torch_function`` themselves, which count plain tensors
+too (``types == (Tensor,)``). ember's registry ops take the first route
+(``dispatch_torch_function``, reached through NOTE [torch function keys] in
+``ember/_torch_function.py``); functions written in Python, in ember or by users, take the
+second (``handle_torch_function``).
+
+# NOTE [handler order]
+Overloaded arguments are unique by type, a subclass before its superclasses, otherwise left
+to right. The top mode runs first, with itself popped off the stack for the duration (so the
+API calls it makes go to the next mode, or to the arguments); if it returns NotImplemented,
+each overloaded argument's handler runs in order, and the first result that is not
+NotImplemented is returned as it is. When all decline, ``TypeError`` names the function and
+the types.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ember._tensor import Tensor
+from ember._torch_function import (
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    TORCH_FUNCTION,
+    TORCH_FUNCTION_HANDLER,
+    classify,
+    disabled_torch_function_impl,
+    request,
+)
+from ember.dispatch import dispatcher, state
+from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
+
+__all__ = [
+    "BaseTorchFunctionMode",
+    "TorchFunctionMode",
+    "get_ignored_functions",
+    "get_overridable_functions",
+    "get_testing_overrides",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "is_tensor_method_or_property",
+    "resolve_name",
+    "wrap_torch_function",
+]
+
+_local = state.local
+_BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
+
+dispatcher.ARGUMENT_KEYS.classify = classify  # type: ignore[method-assign]
+dispatcher.set_fallback(DispatchKey.TorchFunction, request)
+dispatcher.set_fallback(DispatchKey.TorchFunctionMode, request)
+
+
+# ------------------------------------------------------------------------------ state
+
+
+def _is_torch_function_enabled() -> bool:
+    """Whether subclass and tensor-like handlers run (``torch._C._is_torch_function_enabled``)."""
+    return not _local.exclude & TORCH_FUNCTION_BIT
+
+
+def _is_torch_function_all_disabled() -> bool:
+    """Whether modes are off too (``DisableTorchFunction``)."""
+    return bool(_local.exclude & TORCH_FUNCTION_MODE_BIT)
+
+
+def _is_torch_function_mode_enabled() -> bool:
+    """Whether a TorchFunctionMode would run now."""
+    return bool(_local.function_modes) and not _local.exclude & TORCH_FUNCTION_MODE_BIT
+
+
+class _StateGuard:
+    """A with-block that sets which torch-function keys this thread excludes."""
+
+    _excluded: Callable[[int], int]
+
+    def __enter__(self) -> None:
+        self._ctx = state.torch_function_state(type(self)._excluded(_local.exclude & _BOTH))
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ctx.__exit__(*exc)
+
+
+class DisableTorchFunctionSubclass(_StateGuard):
+    """Subclass and tensor-like handlers are off in the block; modes still run.
+
+    >>> with ember._C.DisableTorchFunctionSubclass():
+    ...     ember._C._is_torch_function_enabled()
+    False
+    """
+
+    _excluded = staticmethod(lambda old: old | TORCH_FUNCTION_BIT)
+
+
+class DisableTorchFunction(_StateGuard):
+    """Every ``__torch_function__`` handler and mode is off in the block."""
+
+    _excluded = staticmethod(lambda old: _BOTH)
+
+
+class _EnableTorchFunction(_StateGuard):
+    """Handlers and modes are on again in the block."""
+
+    _excluded = staticmethod(lambda old: 0)
+
+
+def _enable_torch_function() -> Any:
+    """``torch.overrides._enable_torch_function``: a with-block with the protocol enabled."""
+    return _EnableTorchFunction()
+
+
+# ------------------------------------------------------------------------------- modes
+
+
+class TorchFunctionMode:
+    """Overrides every overridable call in a dynamic scope: ``with MyMode(): ...``.
+
+    Modes form a stack; only the top one is asked, with itself off inside its own handler
+    (``with self:`` turns it back on). Returning NotImplemented passes the call on to the
+    arguments' handlers.
+
+    >>> class Log(TorchFunctionMode):
+    ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         print(func.__name__)
+    ...         return func(*args, **(kwargs or {}))
+    >>> with Log():
+    ...     _ = ember.ones(2) + 1
+    ones
+    add
+    """
+
+    inner: TorchFunctionMode
+
+    def __init__(self) -> None:
+        pass
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> Any:
+        _push_mode(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args: Any, **kwargs: Any) -> TorchFunctionMode:
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode that runs every call unchanged (a base for modes that override a few)."""
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        return func(*args, **(kwargs or {}))
+
+
+def _push_mode(mode: Any) -> None:
+    handler = type(mode).__dict__.get("__torch_function__")
+    for klass in type(mode).__mro__:
+        if "__torch_function__" in klass.__dict__:
+            handler = klass.__dict__["__torch_function__"]
+            break
+    if isinstance(handler, classmethod):
+        raise RuntimeError(
+            f"{type(mode).__name__}.__torch_function__ is a classmethod; a TorchFunctionMode's "
+            "handler must be a plain method (it gets the mode instance as self)"
+        )
+    state.push_function_mode(mode)
+
+
+def _pop_mode() -> Any:
+    return state.pop_function_mode()
+
+
+def _get_current_function_mode() -> Any:
+    stack = _local.function_modes
+    return stack[-1] if stack else None
+
+
+def _get_current_function_mode_stack() -> list[Any]:
+    return list(_local.function_modes)
+
+
+def _len_torch_function_stack() -> int:
+    return len(_local.function_modes)
+
+
+@contextmanager
+def _pop_mode_temporarily() -> Iterator[Any]:
+    mode = state.pop_function_mode()
+    try:
+        yield mode
+    finally:
+        state.push_function_mode(mode)
+
+
+# ------------------------------------------------------------------- the protocol
+
+
+def _add_overloaded(found: list[Any], x: Any, plain_counts: bool) -> None:
+    t = type(x)
+    if not (classify(t) or (plain_counts and t in PLAIN_TYPES)):
+        return
+    for f in found:
+        if type(f) is t:
+            return
+    for i, f in enumerate(found):
+        if issubclass(t, type(f)):
+            found.insert(i, x)  # NOTE [handler order]: subclasses first
+            return
+    found.append(x)
+
+
+def _overloaded_args(
+    values: Iterable[Any], plain_counts: bool = False, lists: bool = True
+) -> list[Any]:
+    """The arguments whose handlers run, in order (NOTE [handler order]); elements of lists
+    and tuples count, one level down."""
+    if _local.exclude & TORCH_FUNCTION_BIT:
+        return []
+    found: list[Any] = []
+    for a in values:
+        if lists and type(a) in (list, tuple):
+            for e in a:
+                _add_overloaded(found, e, plain_counts)
+        else:
+            _add_overloaded(found, a, plain_counts)
+    return found
+
+
+def _run_handlers(
+    func: Any, overloaded: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    types = tuple(type(a) for a in overloaded)
+    if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
+        with _pop_mode_temporarily() as mode:
+            result = mode.__torch_function__(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    for a in overloaded:
+        result = a.__torch_function__(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    name = resolve_name(func) or getattr(func, "__qualname__", repr(func))
+    raise TypeError(
+        f"no implementation found for '{name}' on types that implement __torch_function__: "
+        f"{list(types)}"
+    )
+
+
+def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The C++ route (NOTE [two routes]): a registry op's public function, method or
+    operator, whose dispatch function returned TORCH_FUNCTION."""
+    overloaded = _overloaded_args((*args, *kwargs.values()))
+    if not overloaded and not _is_torch_function_mode_enabled():
+        # the keys asked for a handler but none applies here (a tensor-like reached a
+        # kernel's inner call): run the function with subclass handling off
+        with DisableTorchFunctionSubclass():
+            return func(*args, **kwargs)
+    return _run_handlers(func, overloaded, args, kwargs)
+
+
+TORCH_FUNCTION_HANDLER[0] = dispatch_torch_function
+
+
+def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether an argument (or an element of a list or tuple argument) is a tensor-like whose
+    handler would run now."""
+    if _local.exclude & TORCH_FUNCTION_BIT:
+        return False
+    for a in (*args, *kwargs.values()):
+        if type(a) in (list, tuple):
+            if any(classify(type(e)) for e in a):
+                return True
+        elif classify(type(a)):
+            return True
+    return False
+
+
+def has_torch_function(relevant_args: Any) -> bool:
+    """Whether ``handle_torch_function`` must run for these arguments: a mode is on (and the
+    sequence is not empty), or an argument's class overrides ``__torch_function__``.
+
+    >>> has_torch_function((ember.ones(1),))
+    False
+    """
+    if type(relevant_args) not in (tuple, list):
+        if not isinstance(relevant_args, (tuple, list)):
+            raise TypeError(
+                f"has_torch_function(): expected a tuple or list of arguments, got "
+                f"{type(relevant_args).__name__}"
+            )
+    excluded = _local.exclude
+    if excluded & TORCH_FUNCTION_MODE_BIT:
+        return False
+    if _local.function_modes and relevant_args:
+        return True
+    if excluded & TORCH_FUNCTION_BIT:
+        return False
+    for a in relevant_args:
+        if classify(type(a)):
+            return True
+    return False
+
+
+def has_torch_function_unary(arg: Any) -> bool:
+    """``has_torch_function((arg,))``, for one argument."""
+    return has_torch_function((arg,))
+
+
+def has_torch_function_variadic(*args: Any) -> bool:
+    """``has_torch_function(args)``, with the arguments spread."""
+    return has_torch_function(args)
+
+
+def handle_torch_function(
+    public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any, **kwargs: Any
+) -> Any:
+    """Run the handlers for a function written in Python (NOTE [two routes]): plain tensors
+    among ``relevant_args`` count, so a mode sees ``types == (Tensor,)``.
+
+    >>> def double(a):
+    ...     if has_torch_function_unary(a):
+    ...         return handle_torch_function(double, (a,), a)
+    ...     return a * 2
+    """
+    overloaded = _overloaded_args(relevant_args, plain_counts=True, lists=False)
+    return _run_handlers(public_api, overloaded, args, kwargs)
+
+
+def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[..., Any]:
+    """Make a Python function overridable: ``dispatcher(*args, **kwargs)`` names the
+    arguments that count.
+
+    >>> @wrap_torch_function(lambda a, b: (a, b))
+    ... def plus(a, b):
+    ...     return a + b
+    """
+
+    def inner(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            relevant = tuple(dispatcher(*args, **kwargs))
+            if has_torch_function(relevant):
+                return handle_torch_function(wrapped, relevant, *args, **kwargs)
+            return func(*args, **kwargs)
+
+        return wrapped
+
+    return inner
+
+
+def is_tensor_like(inp: Any) -> bool:
+    """Whether ``inp`` is a Tensor or has ``__torch_function__``.
+
+    >>> is_tensor_like(ember.ones(1)), is_tensor_like(6)
+    (True, False)
+    """
+    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
+
+
+# ------------------------------------------------- hand-written Tensor members
+
+_ACTIVE = state.ACTIVE
+
+
+def _guarded_method(fn: Callable[..., Any], report: list[Any]) -> Callable[..., Any]:
+    """``fn`` (a Tensor method written in Python) behind the protocol's check: a plain
+    tensor with no with-block active pays one key test (NOTE [torch function keys])."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, args, kwargs):
+            return dispatch_torch_function(report[0], (self, *args), kwargs)
+        return fn(self, *args, **kwargs)
+
+    functools.update_wrapper(method, fn)
+    return method
+
+
+def _wants(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    if _is_torch_function_mode_enabled():
+        return True
+    return has_tensor_likes((self, *args), kwargs)
+
+
+def _guarded_property(prop: property, name: str) -> property:
+    """A property whose get and set go through the protocol (``func`` is
+    ``Tensor.<name>.__get__`` / ``__set__``, as in PyTorch)."""
+    fget, fset = prop.fget, prop.fset
+
+    def get(self: Any) -> Any:
+        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, (), {}):
+            return dispatch_torch_function(getattr(Tensor, name).__get__, (self,), {})
+        return fget(self)  # type: ignore[misc]
+
+    def set_(self: Any, value: Any) -> None:
+        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, (value,), {}):
+            dispatch_torch_function(getattr(Tensor, name).__set__, (self, value), {})
+            return
+        fset(self, value)  # type: ignore[misc]
+
+    return property(get, set_ if fset is not None else None, prop.fdel, prop.__doc__)
+
+
+def guard_tensor_members() -> None:
+    """Put every Tensor method and property written in Python behind the protocol; the
+    generated ones (``GENERATED_MEMBERS``) check it themselves. Called once, by ``ember``,
+    after every module has attached its members."""
+    for name, member in list(Tensor.__dict__.items()):
+        if name in GENERATED_MEMBERS or not is_overridable_member(name):
+            continue
+        if isinstance(member, property):
+            setattr(Tensor, name, _guarded_property(member, name))
+        elif callable(member) and not isinstance(member, (type, staticmethod, classmethod)):
+            report: list[Any] = [None]
+            wrapped = _guarded_method(member, report)
+            setattr(Tensor, name, wrapped)
+            report[0] = wrapped
+
+
+# The generated lists (get_overridable_functions, get_testing_overrides, ...) live in
+# ember/_override_lists.py and are re-exported here.
+from ember._override_lists import (  # noqa: E402
+    get_default_nowrap_functions,
+    get_ignored_functions,
+    get_overridable_functions,
+    get_testing_overrides,
+    is_overridable_member,
+    is_tensor_method_or_property,
+    resolve_name,
+)
+
+__all__ += ["get_default_nowrap_functions"]
+_ = (disabled_torch_function_impl, TORCH_FUNCTION)
