@@ -82,6 +82,49 @@ def tiny_cases() -> list[Case]:
     ]  # fmt: skip
 
 
+def _override_thunks(lib: Any) -> dict[str, Thunk]:
+    """The four calls of issue 8's table, built the same way for either library (in the
+    style of PyTorch's benchmarks/overrides_benchmark/bench.py)."""
+    overrides = __import__(f"{lib.__name__}.overrides", fromlist=["TorchFunctionMode"])
+    vals = [1.0, 2.0, 3.0, 4.0]
+    a, b = lib.tensor(vals), lib.tensor(vals[::-1])
+
+    class SubTensor(lib.Tensor):  # passes every call through to the default handler
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Constant:  # a duck type whose handler answers at once
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            return -1
+
+    class Forward(overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    sa, sb, duck, mode = a.as_subclass(SubTensor), b.as_subclass(SubTensor), Constant(), Forward()
+
+    def in_mode() -> Any:
+        with mode:
+            return lib.add(a, b)
+
+    return {
+        "plain add": lambda: lib.add(a, b),
+        "subclass add": lambda: lib.add(sa, sb),
+        "duck add": lambda: lib.add(duck, b),
+        "mode add": in_mode,
+    }
+
+
+def override_cases() -> list[Case]:
+    """``__torch_function__`` overhead: ember's protocol against PyTorch's C++ one."""
+    e = _override_thunks(ember)
+    t = _override_thunks(torch) if torch is not None else {}
+    goals = {"plain add": 1.5, "subclass add": 0.5, "duck add": 1.0, "mode add": 1.0}
+    return [Case("override", k, e[k], None, t.get(k), ("torch", g)) for k, g in goals.items()]
+
+
 def large_cases(quick: bool) -> list[Case]:
     rng = np.random.default_rng(0)
     sizes = (10**5, 10**6) if quick else (10**6, 10**7)
@@ -223,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
-    cases = tiny_cases() + large_cases(args.quick) + train_cases()
+    cases = tiny_cases() + override_cases() + large_cases(args.quick) + train_cases()
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ember._tensor import Tensor
@@ -20,6 +21,9 @@ from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_fun
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
+_refcount = sys.getrefcount
+_FRESH = 2  # references to an object held only by one local name (and getrefcount's argument)
+_NOWRAP: list[frozenset[Any]] = []  # get_default_nowrap_functions(), once Tensor is complete
 
 
 def _retype(t: Tensor, cls: type) -> Any:
@@ -84,9 +88,18 @@ def default_torch_function(
         if not issubclass(cls, t):
             return NotImplemented
     with DisableTorchFunctionSubclass():
-        ret = func(*args, **(kwargs or {}))
-    if func in get_default_nowrap_functions():
+        ret = func(*args, **kwargs) if kwargs else func(*args)
+    if cls is Tensor:
         return ret
+    if not _NOWRAP:
+        _NOWRAP.append(get_default_nowrap_functions())
+    if func in _NOWRAP[0]:
+        return ret
+    if type(ret) is Tensor and ret.grad_fn is None and _refcount(ret) == _FRESH:
+        # NOTE [converting fresh results]: nothing else holds this new result, so it
+        # becomes the subclass itself instead of an alias of it (the alias's only other
+        # trace would be a _base and, with autograd, an AliasBackward0 node)
+        return _retype(ret, cls)
     return _convert(ret, cls)
 
 

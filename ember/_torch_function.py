@@ -62,7 +62,7 @@ class _DisabledTorchFunctionImpl:
     def __call__(
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
-        with state.torch_function_state(state.local.exclude & state.TF_BITS | TORCH_FUNCTION_BIT):
+        with state.TorchFunctionGuard(state.TF_BITS, TORCH_FUNCTION_BIT):
             return func(*args, **(kwargs or {}))
 
     def __repr__(self) -> str:

@@ -85,20 +85,7 @@ def _is_torch_function_mode_enabled() -> bool:
     return bool(_local.function_modes) and not _local.exclude & TORCH_FUNCTION_MODE_BIT
 
 
-class _StateGuard:
-    """A with-block that sets which torch-function keys this thread excludes."""
-
-    _excluded: Callable[[int], int]
-
-    def __enter__(self) -> None:
-        self._ctx = state.torch_function_state(type(self)._excluded(_local.exclude & _BOTH))
-        self._ctx.__enter__()
-
-    def __exit__(self, *exc: Any) -> None:
-        self._ctx.__exit__(*exc)
-
-
-class DisableTorchFunctionSubclass(_StateGuard):
+class DisableTorchFunctionSubclass(state.TorchFunctionGuard):
     """Subclass and tensor-like handlers are off in the block; modes still run.
 
     >>> with ember._C.DisableTorchFunctionSubclass():
@@ -106,19 +93,28 @@ class DisableTorchFunctionSubclass(_StateGuard):
     False
     """
 
-    _excluded = staticmethod(lambda old: old | TORCH_FUNCTION_BIT)
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(_BOTH, TORCH_FUNCTION_BIT)
 
 
-class DisableTorchFunction(_StateGuard):
+class DisableTorchFunction(state.TorchFunctionGuard):
     """Every ``__torch_function__`` handler and mode is off in the block."""
 
-    _excluded = staticmethod(lambda old: _BOTH)
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0, _BOTH)
 
 
-class _EnableTorchFunction(_StateGuard):
+class _EnableTorchFunction(state.TorchFunctionGuard):
     """Handlers and modes are on again in the block."""
 
-    _excluded = staticmethod(lambda old: 0)
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(0, 0)
 
 
 def _enable_torch_function() -> Any:
@@ -177,18 +173,28 @@ class BaseTorchFunctionMode(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+_CHECKED_MODE_TYPES: set[type] = set()
+
+
 def _push_mode(mode: Any) -> None:
-    handler = type(mode).__dict__.get("__torch_function__")
-    for klass in type(mode).__mro__:
+    cls = type(mode)
+    if cls not in _CHECKED_MODE_TYPES:
+        _check_mode_type(cls)
+        _CHECKED_MODE_TYPES.add(cls)
+    state.push_function_mode(mode)
+
+
+def _check_mode_type(cls: type) -> None:
+    handler = None
+    for klass in cls.__mro__:
         if "__torch_function__" in klass.__dict__:
             handler = klass.__dict__["__torch_function__"]
             break
     if isinstance(handler, classmethod):
         raise RuntimeError(
-            f"{type(mode).__name__}.__torch_function__ is a classmethod; a TorchFunctionMode's "
+            f"{cls.__name__}.__torch_function__ is a classmethod; a TorchFunctionMode's "
             "handler must be a plain method (it gets the mode instance as self)"
         )
-    state.push_function_mode(mode)
 
 
 def _pop_mode() -> Any:
@@ -220,9 +226,12 @@ def _pop_mode_temporarily() -> Iterator[Any]:
 # ------------------------------------------------------------------- the protocol
 
 
+_KEYS_OF_TYPE = dispatcher.ARGUMENT_KEYS  # type -> TorchFunction's bit or 0, computed once
+
+
 def _add_overloaded(found: list[Any], x: Any, plain_counts: bool) -> None:
     t = type(x)
-    if not (classify(t) or (plain_counts and t in PLAIN_TYPES)):
+    if not (_KEYS_OF_TYPE[t] or (plain_counts and t in PLAIN_TYPES)):
         return
     for f in found:
         if type(f) is t:
@@ -254,10 +263,13 @@ def _overloaded_args(
 def _run_handlers(
     func: Any, overloaded: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    types = tuple(type(a) for a in overloaded)
+    types = tuple([type(a) for a in overloaded])
     if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
-        with _pop_mode_temporarily() as mode:
+        mode = state.pop_function_mode()  # off inside its own handler
+        try:
             result = mode.__torch_function__(func, types, args, kwargs)
+        finally:
+            state.push_function_mode(mode)
         if result is not NotImplemented:
             return result
     for a in overloaded:
@@ -274,7 +286,7 @@ def _run_handlers(
 def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The C++ route (NOTE [two routes]): a registry op's public function, method or
     operator, whose dispatch function returned TORCH_FUNCTION."""
-    overloaded = _overloaded_args((*args, *kwargs.values()))
+    overloaded = _overloaded_args((*args, *kwargs.values()) if kwargs else args)
     if not overloaded and not _is_torch_function_mode_enabled():
         # the keys asked for a handler but none applies here (a tensor-like reached a
         # kernel's inner call): run the function with subclass handling off
@@ -293,9 +305,9 @@ def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         return False
     for a in (*args, *kwargs.values()):
         if type(a) in (list, tuple):
-            if any(classify(type(e)) for e in a):
+            if any(_KEYS_OF_TYPE[type(e)] for e in a):
                 return True
-        elif classify(type(a)):
+        elif _KEYS_OF_TYPE[type(a)]:
             return True
     return False
 
@@ -321,7 +333,7 @@ def has_torch_function(relevant_args: Any) -> bool:
     if excluded & TORCH_FUNCTION_BIT:
         return False
     for a in relevant_args:
-        if classify(type(a)):
+        if _KEYS_OF_TYPE[type(a)]:
             return True
     return False
 

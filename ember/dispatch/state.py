@@ -97,20 +97,6 @@ def dispatch_below(key: DispatchKey) -> Any:
 TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode)
 
 
-@contextmanager
-def torch_function_state(exclude: int) -> Iterator[None]:
-    """Set which torch-function keys this thread excludes for the block (0: enabled,
-    TorchFunction: subclasses disabled, both: all disabled)."""
-    old = local.exclude
-    local.exclude = (old & ~TF_BITS) | exclude
-    ACTIVE[0] += 1
-    try:
-        yield
-    finally:
-        local.exclude = old
-        ACTIVE[0] -= 1
-
-
 def push_function_mode(mode: Any) -> None:
     """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
     stack = local.function_modes
@@ -130,3 +116,25 @@ def pop_function_mode() -> Any:
         local.include &= ~(1 << DispatchKey.TorchFunctionMode)
         ACTIVE[0] -= 1
     return mode
+
+
+class TorchFunctionGuard:
+    """A with-block setting which torch-function keys this thread excludes: ``add`` joins
+    the ones already excluded, ``keep`` masks them first (``keep=0, add=0``: all enabled).
+    A class, not a generator, because the default ``__torch_function__`` enters one per
+    call (NOTE [torch function state])."""
+
+    __slots__ = ("_old", "_keep", "_add")
+
+    def __init__(self, keep: int, add: int) -> None:
+        self._keep = keep | ~TF_BITS
+        self._add = add
+
+    def __enter__(self) -> None:
+        old = self._old = local.exclude
+        local.exclude = (old & self._keep) | self._add
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        local.exclude = self._old
+        ACTIVE[0] -= 1

@@ -202,7 +202,7 @@ def _fast(fn: Callable[[Any, Any], Any], self: Any, other: Any) -> Tensor | None
     if dt.kind != "f":
         return None
     to = type(other)
-    if to is Tensor:
+    if to is Tensor or (to is not float and to is not int and isinstance(other, Tensor)):
         b = other._data
         if b.dtype is not dt:
             return None
@@ -238,7 +238,7 @@ def _scaled(name: str, info: Any, fn: Callable[[Any, Any], Any], self: Any, othe
 
 @impl(aten.add.Tensor, CPU)
 def add(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(self) is Tensor and type(alpha) is int:
+    if alpha == 1 and type(alpha) is int and (type(self) is Tensor or isinstance(self, Tensor)):
         r = _fast(_add, self, other)
         if r is not None:
             return r
@@ -254,7 +254,7 @@ def add_scalar(self: Any, other: Any, alpha: Any = 1) -> Tensor:
 
 @impl(aten.sub.Tensor, CPU)
 def sub(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if alpha == 1 and type(self) is Tensor and type(alpha) is int:
+    if alpha == 1 and type(alpha) is int and (type(self) is Tensor or isinstance(self, Tensor)):
         r = _fast(_subtract, self, other)
         if r is not None:
             return r
@@ -286,7 +286,7 @@ _mul_general = binary("mul.Tensor", _multiply)
 
 @impl(aten.mul.Tensor, CPU)
 def mul(self: Any, other: Any) -> Tensor:
-    if type(self) is Tensor:
+    if type(self) is Tensor or isinstance(self, Tensor):
         r = _fast(_multiply, self, other)
         if r is not None:
             return r
@@ -298,7 +298,7 @@ _div_general = binary("div.Tensor", _true_divide)
 
 @impl(aten.div.Tensor, CPU)
 def div(self: Any, other: Any) -> Tensor:
-    if type(self) is Tensor:
+    if type(self) is Tensor or isinstance(self, Tensor):
         r = _fast(_true_divide, self, other)
         if r is not None:
             return r
