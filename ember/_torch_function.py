@@ -82,14 +82,14 @@ TORCH_FUNCTION_HANDLER: list[Any] = [None]
 #: names of the Tensor members ``ember._bind`` generates (they check the protocol inline)
 GENERATED_MEMBERS: set[str] = set()
 
-_BUILTIN_MODULE = "builtins"
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: set for classes made by a class statement
 
 
 def classify(cls: type) -> int:
     """``TorchFunction``'s bit if instances of ``cls`` take part in the protocol, else 0:
     the class is not exactly Tensor or Parameter, not a builtin, and has a
     ``__torch_function__`` that is not the disabled one."""
-    if cls in PLAIN_TYPES or cls.__module__ == _BUILTIN_MODULE:
+    if cls in PLAIN_TYPES or not cls.__flags__ & _HEAP_TYPE:  # a builtin type (int, list)
         return 0
     tf = getattr(cls, "__torch_function__", None)
     if tf is None or tf is disabled_torch_function_impl:
