@@ -66,9 +66,9 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             if not op._schema.is_out and _fits_arity(op._schema, n, ())
         ]  # fmt: skip
         if len(cands) == 1:
-            fast[n] = cands[0]._dispatch
+            fast[n] = cands[0]._public
         elif cands:
-            typed[n] = [(make_matcher(op), op._dispatch) for op in cands]
+            typed[n] = [(make_matcher(op), op._public) for op in cands]
     at, varargs = _varargs(packet, method)
     # does any overload take a plain int where the varargs start? (squeeze.dim does; view not)
     int_there = varargs is not None and any(
@@ -77,7 +77,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         and not op._schema.positional[at].type.is_list
         for op in packet._overloads.values()
     )
-    varargs_op = varargs._dispatch if varargs is not None else None
+    varargs_op = varargs._public if varargs is not None else None
     fast_get = fast.get
     kw_routes: dict[tuple[int, tuple[str, ...]], list[Any]] = {}
 
@@ -109,7 +109,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                 except TypeError:
                     op = varargs
                 if op is not varargs:
-                    r = op._dispatch(*a, **k)
+                    r = op._public(*a, **k)
                     return r if r is not TF else tf(me[0], args, kwargs)
             # keywords may pick another overload (rand.generator): resolve below
             pargs = packed
@@ -138,9 +138,9 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                 if match(pargs, kwargs):
                     if canon:
                         ca, ck = canonical(op, pargs, kwargs)
-                        r = op._dispatch(*ca, **ck)
+                        r = op._public(*ca, **ck)
                     else:
-                        r = op._dispatch(*pargs, **kwargs)
+                        r = op._public(*pargs, **kwargs)
                     return r if r is not TF else tf(me[0], args, kwargs)
         try:
             op, a, k = resolve(packet, pargs, kwargs)
@@ -148,7 +148,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             if has_tensor_likes(args, kwargs):  # a tensor-like no overload names
                 return tf(me[0], args, kwargs)
             raise
-        r = op._dispatch(*a, **k)
+        r = op._public(*a, **k)
         return r if r is not TF else tf(me[0], args, kwargs)
 
     if method and _self_only(packet):
@@ -197,7 +197,7 @@ def _self_only_method(packet: OpOverloadPacket, me: list[Any]) -> Callable[..., 
     resolve (NOTE [binding fast paths]); extra arguments are Python's TypeError."""
     op = next(o for o in packet._overloads.values() if not o._schema.is_out)
     name = packet.__name__
-    scope: dict[str, Any] = {"dispatch": op._dispatch, "TF": TF, "tf": tf, "me": me}
+    scope: dict[str, Any] = {"dispatch": op._public, "TF": TF, "tf": tf, "me": me}
     lines = [
         f"def {name}(self):",
         "    r = dispatch(self)",
@@ -253,8 +253,8 @@ def binary_dunder(
     Python number (argument order as PyTorch passes them); NotImplemented otherwise, and when
     every ``__torch_function__`` handler declines (so Python tries the reflected operator).
     ``reported[0]`` is the ``func`` handlers see (``Tensor.add`` for ``a + b``, as PyTorch)."""
-    t_op = tensor_op._dispatch
-    s_op = scalar_op._dispatch
+    t_op = tensor_op._public
+    s_op = scalar_op._public
 
     def dunder(self: Any, other: Any) -> Any:
         if type(other) in _SCALARS:
@@ -274,7 +274,7 @@ def binary_dunder(
 
 
 def unary_dunder(overload: OpOverload, reported: list[Any]) -> Callable[[Any], Any]:
-    op = overload._dispatch
+    op = overload._public
 
     def dunder(self: Any) -> Any:
         r = op(self)

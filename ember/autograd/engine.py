@@ -134,10 +134,13 @@ def run_backward(
     prev = loc.grad_enabled
     prev_exclude = loc.exclude
     loc.grad_enabled = create_graph
+    # Formulas are ember's own code, as PyTorch's are C++: no __torch_function__ handler or
+    # mode sees their ops (a Function's backward, user code, turns it back on: function.py)
+    loc.exclude = prev_exclude | state.TF_BITS
     if not create_graph:
         # grad mode is off: the Autograd key would only pass every formula op through, so
         # leave it out of the whole pass (hooks see the same: nothing records)
-        loc.exclude = prev_exclude | AUTOGRAD_BIT
+        loc.exclude |= AUTOGRAD_BIT
     state.ACTIVE[0] += 1
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]

@@ -132,7 +132,8 @@ def _make_backward(cls: type[Function], ctx: FunctionCtx) -> Any:
     def backward(node: Node, grads: Any) -> Any:
         for s in node.saved:
             s.unpack()
-        result = cls.backward(ctx, *grads)
+        with state.TorchFunctionGuard(0, 0):  # user code: __torch_function__ applies again
+            result = cls.backward(ctx, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(node.next_functions)

@@ -227,16 +227,31 @@ _DISPATCH_TAIL = """
 """
 
 
-def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[..., int]]:
+_INTERNAL_TAIL = _DISPATCH_TAIL.replace(
+    "    table = op._table\n", "    ks &= REAL\n    table = op._table\n", 1
+)
+
+
+def make_dispatch_fns(
+    op: OpOverload,
+) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., int]]:
     """Generate, from the op's schema, ``dispatch(*args, **kwargs)`` (the whole hot path:
-    key set of the arguments, thread-local include/exclude, table lookup, call) and
-    ``keyset(args, kwargs)``. See NOTE [kernel lookup]."""
+    key set of the arguments, thread-local include/exclude, table lookup, call),
+    ``public(*args, **kwargs)`` and ``keyset(args, kwargs)``. See NOTE [kernel lookup].
+
+    ``public`` is what the public API calls: it may return TORCH_FUNCTION (NOTE [torch
+    function keys] in ``ember/_torch_function.py``). ``dispatch`` is for ember's own calls
+    from below the public API (formulas, kernels, the optimizers' fast paths): it masks the
+    torch-function keys away, as PyTorch's C++ calls never reach Python handlers."""
     from ember.dispatch.state import ACTIVE, local
 
     body = _keyset_lines(op._schema)
     src = "\n".join(
         [
             "def dispatch(*args, **kwargs):",
+            *body,
+            _INTERNAL_TAIL,
+            "def public(*args, **kwargs):",
             *body,
             _DISPATCH_TAIL,
             "def keyset(args, kwargs):",
@@ -247,10 +262,11 @@ def make_dispatch_fns(op: OpOverload) -> tuple[Callable[..., Any], Callable[...,
     scope: dict[str, Any] = {
         "CPU": CPU_BIT, "BITS": _DEVICE_BITS, "ACTIVE": ACTIVE, "local": local, "op": op,
         "build_table": build_table, "OTHER": ARGUMENT_KEYS,
+        "REAL": below(DispatchKey.TorchFunction),
         "T": TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
     }  # fmt: skip
     dispatch = define(src.split("\n"), scope, "dispatch", f"dispatch {op}")
-    return dispatch, scope["keyset"]
+    return dispatch, scope["public"], scope["keyset"]
 
 
 def bind_tensor_type(tensor_type: type) -> None:

@@ -26,8 +26,8 @@ class OpOverload:
 
     __slots__ = (
         "_schema", "_name", "_overloadname", "overloadpacket", "namespace", "tags",
-        "_kernels", "_table", "_keyset", "_dispatch", "__name__", "__qualname__", "_qualname",
-        "py_kernels", "__weakref__",
+        "_kernels", "_table", "_keyset", "_dispatch", "_public", "__name__", "__qualname__",
+        "_qualname", "py_kernels", "__weakref__",
     )  # fmt: skip
 
     def __init__(self, packet: OpOverloadPacket, schema: FunctionSchema, tags: tuple[str, ...]):
@@ -42,7 +42,7 @@ class OpOverload:
         self.tags = tags
         self._kernels: dict[DispatchKey, Kernel] = {}
         self._table: list[Kernel] | None = None
-        self._dispatch, self._keyset = dispatcher.make_dispatch_fns(self)
+        self._dispatch, self._public, self._keyset = dispatcher.make_dispatch_fns(self)
         self.py_kernels: dict[Any, Callable[..., Any]] = {}
         dispatcher.all_ops.append(self)
 
@@ -71,7 +71,7 @@ class OpOverload:
 
     # ---------------------------------------------------------------- calling
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        r = self._dispatch(*args, **kwargs)  # generated per op: NOTE [kernel lookup]
+        r = self._public(*args, **kwargs)  # generated per op: NOTE [kernel lookup]
         # NOTE [torch function keys]: an argument or a mode takes the call over
         return r if r is not TORCH_FUNCTION else TORCH_FUNCTION_HANDLER[0](self, args, kwargs)
 
