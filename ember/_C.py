@@ -8,7 +8,10 @@ False
 
 from __future__ import annotations
 
+from ember._torch_function import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl
 from ember._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
+from ember.dispatch.keys import PYTHON_BIT as _PYTHON_BIT
+from ember.dispatch.state import KeyGuard as _KeyGuard
 from ember.overrides import (
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
@@ -27,6 +30,8 @@ from ember.overrides import (
 )
 
 __all__ = [
+    "_DisableTorchDispatch",
+    "_disabled_torch_dispatch_impl",
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
     "_EnableTorchFunction",
@@ -43,3 +48,12 @@ __all__ = [
 def _get_function_stack_at(i: int) -> object:
     """The mode at position ``i`` of this thread's TorchFunctionMode stack."""
     return _get_current_function_mode_stack()[i]
+
+
+class _DisableTorchDispatch(_KeyGuard):
+    """No TorchDispatchMode nor ``__torch_dispatch__`` runs in the block."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(exclude=_PYTHON_BIT)

@@ -12,12 +12,25 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
 from ember._torch_function import classify
-from ember.dispatch.keys import AUTOGRAD_BIT, TORCH_FUNCTION_BIT, DispatchKey, below
+from ember.device import device as _device
+from ember.dispatch.keys import (
+    AUTOGRAD_BIT,
+    CPU_BIT,
+    LAZY_BIT,
+    META_BIT,
+    PYTHON_BIT,
+    TORCH_FUNCTION_BIT,
+    DispatchKey,
+    below,
+)
 from ember.ops.registry import ops
 from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
 
+_DEVICE_KEYS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
@@ -60,6 +73,52 @@ def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **_: Any
     if require_grad:
         out.requires_grad_(True)
     return out
+
+
+def _make_wrapper_subclass(
+    cls: type,
+    size: Any,
+    strides: Any = None,
+    storage_offset: int | None = None,
+    memory_format: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Any:
+    """A ``cls`` instance with the given metadata and no storage: what users and autograd
+    see of a wrapper subclass, whose ``__torch_dispatch__`` computes on what it wraps.
+
+    >>> class W(ember.Tensor):
+    ...     @classmethod
+    ...     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+    ...         return NotImplemented
+    >>> w = ember.Tensor._make_wrapper_subclass(W, (10**6, 10**6))
+    >>> w.shape, w.dtype
+    (ember.Size([1000000, 1000000]), ember.float32)
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"_make_wrapper_subclass(): {cls!r} is not a subclass of ember.Tensor")
+    keys = classify(cls)
+    if not keys & PYTHON_BIT:
+        raise TypeError(
+            f"_make_wrapper_subclass(): {cls.__name__} must define __torch_dispatch__: a "
+            "wrapper has no storage, so only its handler can run ops on it"
+        )
+    d = dtypes.get_default_dtype() if dtype is None else dtype
+    dev = _device("cpu") if device is None else _device(device)
+    shape = tuple(int(n) for n in size)
+    arr = ShapeOnlyArray(
+        shape, d.np, None if strides is None else tuple(strides), storage_offset or 0, dev
+    )
+    t = object.__new__(cls)
+    t._data = arr
+    t._keys = _DEVICE_KEYS[dev.type] | keys
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _convert(ret: Any, cls: type) -> Any:
@@ -105,4 +164,5 @@ def default_torch_function(
 
 Tensor.as_subclass = as_subclass  # type: ignore[attr-defined]
 Tensor._make_subclass = staticmethod(_make_subclass)  # type: ignore[attr-defined]
+Tensor._make_wrapper_subclass = staticmethod(_make_wrapper_subclass)  # type: ignore[attr-defined]
 Tensor.__torch_function__ = classmethod(default_torch_function)  # type: ignore[attr-defined]

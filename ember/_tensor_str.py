@@ -279,6 +279,11 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
         if d is not default:
             suffixes.append(f"dtype={d!r}")
         body = "..." if tensor_contents is None else tensor_contents
+    elif tensor_contents is not None and type(data) is not np.ndarray:
+        # a wrapper subclass (no storage) printing what it wraps
+        if d is not default:
+            suffixes.append(f"dtype={d!r}")
+        body = tensor_contents
     else:
         if type(data) is not np.ndarray:
             data = t.to("cpu")._data  # lazy tensors materialize to print

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.dispatch import state
-from ember.dispatch.keys import TORCH_FUNCTION_BIT
+from ember.dispatch.keys import PYTHON_BIT, TORCH_FUNCTION_BIT, DispatchKey
 
 
 class _Request:
@@ -71,6 +71,33 @@ class _DisabledTorchFunctionImpl:
 
 disabled_torch_function_impl: Any = _DisabledTorchFunctionImpl()
 
+_BELOW_PYTHON = (1 << DispatchKey.Python) - 1
+
+
+class _DisabledTorchDispatchImpl:
+    """``Tensor.__torch_dispatch__`` (``ember._C._disabled_torch_dispatch_impl``): as a
+    class's handler it opts the class out of the Python key; called (also as
+    ``super().__torch_dispatch__``) it runs the op below the Python key: the real kernel, on
+    the tensors' own storage."""
+
+    __slots__ = ()
+    __name__ = __qualname__ = "_disabled_torch_dispatch_impl"
+
+    def __call__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        ks = func._keyset(args, kwargs)
+        if state.ACTIVE[0]:
+            ks = (ks | state.local.include) & ~state.local.exclude
+        return func.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<built-in function _disabled_torch_dispatch_impl>"
+
+
+disabled_torch_dispatch_impl: Any = _DisabledTorchDispatchImpl()
+
 #: classes whose instances never take part although they have ``__torch_function__``
 #: (exactly ``Tensor`` and ``nn.Parameter``, as in PyTorch; each adds itself)
 PLAIN_TYPES: set[type] = set()
@@ -86,12 +113,17 @@ _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: set for classes made by a class stat
 
 
 def classify(cls: type) -> int:
-    """``TorchFunction``'s bit if instances of ``cls`` take part in the protocol, else 0:
-    the class is not exactly Tensor or Parameter, not a builtin, and has a
-    ``__torch_function__`` that is not the disabled one."""
+    """The keys instances of ``cls`` carry for the two Python protocols: ``TorchFunction``
+    if the class is not exactly Tensor or Parameter, not a builtin, and has a
+    ``__torch_function__`` that is not the disabled one; ``Python`` if it also has a
+    ``__torch_dispatch__`` that is not (NOTE [python key] in ``ember/_python_key.py``)."""
     if cls in PLAIN_TYPES or not cls.__flags__ & _HEAP_TYPE:  # a builtin type (int, list)
         return 0
+    keys = 0
     tf = getattr(cls, "__torch_function__", None)
-    if tf is None or tf is disabled_torch_function_impl:
-        return 0
-    return TORCH_FUNCTION_BIT
+    if tf is not None and tf is not disabled_torch_function_impl:
+        keys |= TORCH_FUNCTION_BIT
+    td = getattr(cls, "__torch_dispatch__", None)
+    if td is not None and td is not disabled_torch_dispatch_impl:
+        keys |= PYTHON_BIT
+    return keys

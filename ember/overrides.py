@@ -62,7 +62,8 @@ __all__ = [
 _local = state.local
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
 
-dispatcher.ARGUMENT_KEYS.classify = classify  # type: ignore[method-assign]
+# an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
+dispatcher.ARGUMENT_KEYS.classify = lambda t: classify(t) & TORCH_FUNCTION_BIT  # type: ignore[method-assign]
 dispatcher.set_fallback(DispatchKey.TorchFunction, request)
 dispatcher.set_fallback(DispatchKey.TorchFunctionMode, request)
 
@@ -231,7 +232,7 @@ _KEYS_OF_TYPE = dispatcher.ARGUMENT_KEYS  # type -> TorchFunction's bit or 0, co
 
 def _add_overloaded(found: list[Any], x: Any, plain_counts: bool) -> None:
     t = type(x)
-    if not (_KEYS_OF_TYPE[t] or (plain_counts and t in PLAIN_TYPES)):
+    if not (_KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT or (plain_counts and t in PLAIN_TYPES)):
         return
     for f in found:
         if type(f) is t:
@@ -305,9 +306,9 @@ def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         return False
     for a in (*args, *kwargs.values()):
         if type(a) in (list, tuple):
-            if any(_KEYS_OF_TYPE[type(e)] for e in a):
+            if any(_KEYS_OF_TYPE[type(e)] & TORCH_FUNCTION_BIT for e in a):
                 return True
-        elif _KEYS_OF_TYPE[type(a)]:
+        elif _KEYS_OF_TYPE[type(a)] & TORCH_FUNCTION_BIT:
             return True
     return False
 
@@ -333,7 +334,7 @@ def has_torch_function(relevant_args: Any) -> bool:
     if excluded & TORCH_FUNCTION_BIT:
         return False
     for a in relevant_args:
-        if _KEYS_OF_TYPE[type(a)]:
+        if _KEYS_OF_TYPE[type(a)] & TORCH_FUNCTION_BIT:
             return True
     return False
 
@@ -383,6 +384,12 @@ def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[..
         return wrapped
 
     return inner
+
+
+def enable_reentrant_dispatch() -> Any:
+    """A with-block in which ops a ``__torch_dispatch__`` handler runs are recorded by
+    autograd (by default the Autograd key is off below it)."""
+    return state.KeyGuard(allow=1 << DispatchKey.Autograd)
 
 
 def is_tensor_like(inp: Any) -> bool:

@@ -138,3 +138,47 @@ class TorchFunctionGuard:
     def __exit__(self, *exc: object) -> None:
         local.exclude = self._old
         ACTIVE[0] -= 1
+
+
+# ------------------------------------------------------------ __torch_dispatch__ state
+
+
+def push_dispatch_mode(mode: Any) -> None:
+    """Push ``mode`` on this thread's TorchDispatchMode stack; a non-empty stack puts the
+    Python key in the include set (NOTE [python key] in ``ember/_python_key.py``)."""
+    stack = local.dispatch_modes
+    if not stack:
+        local.include |= 1 << DispatchKey.Python
+        ACTIVE[0] += 1
+    stack.append(mode)
+
+
+def pop_dispatch_mode() -> Any:
+    """Pop this thread's top TorchDispatchMode."""
+    stack = local.dispatch_modes
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty TorchDispatchMode stack")
+    mode = stack.pop()
+    if not stack:
+        local.include &= ~(1 << DispatchKey.Python)
+        ACTIVE[0] -= 1
+    return mode
+
+
+class KeyGuard:
+    """A with-block that adds ``exclude`` to, and removes ``allow`` from, this thread's
+    exclude set (``_DisableTorchDispatch``, ``enable_reentrant_dispatch``)."""
+
+    __slots__ = ("_old", "_exclude", "_allow")
+
+    def __init__(self, exclude: int = 0, allow: int = 0) -> None:
+        self._exclude, self._allow = exclude, allow
+
+    def __enter__(self) -> None:
+        old = self._old = local.exclude
+        local.exclude = (old | self._exclude) & ~self._allow
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        local.exclude = self._old
+        ACTIVE[0] -= 1

@@ -1,0 +1,125 @@
+"""The Python dispatch key: ``TorchDispatchMode`` s and ``__torch_dispatch__`` of Tensor
+subclasses, below Autograd and above the backends.
+
+# NOTE [python key]
+A tensor whose class overrides ``__torch_dispatch__`` carries the Python key in ``_keys``
+(set when it is made, as the TorchFunction key is: ``classify`` in
+``ember/_torch_function.py``); a non-empty dispatch-mode stack puts the key in the thread's
+include set. Either way the op's table entry for the key is ``python_fallback``, one boxed
+function for every op (kernel lookup step 4), so handlers see the parts of composite ops, and
+backward ops too, since formulas dispatch like any other call. The fallback:
+
+1. strips the arguments that equal their defaults (``strip_defaults``: what PyTorch's
+   handlers receive; ``ember.fx.operator_schemas.normalize_function`` puts them back);
+2. asks the top mode, popped for the duration (its own calls go to the next mode, or to the
+   arguments' classes), then each overloaded argument's class, subclasses first; the first
+   result that is not NotImplemented is checked against the schema's returns and returned;
+3. with no mode and no overloaded argument (the key was included by other means), runs the
+   op below the key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._tensor import Tensor
+from ember._torch_function import disabled_torch_dispatch_impl
+from ember.dispatch import dispatcher, state
+from ember.dispatch.keys import PYTHON_BIT, DispatchKey, below
+from ember.ops.binding import strip_defaults
+from ember.ops.registry import OpOverload
+
+_BELOW_PYTHON = below(DispatchKey.Python)
+_local = state.local
+
+
+def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The tensor arguments (and elements of Tensor[] arguments), in schema order, whose
+    class handles ``__torch_dispatch__``: unique by type, subclasses first."""
+    found: list[Any] = []
+    pos = 0
+    for a in op._schema.arguments:
+        if a.kwarg_only:
+            x = kwargs.get(a.name)
+        else:
+            x = args[pos] if pos < len(args) else kwargs.get(a.name)
+            pos += 1
+        if a.type.base != "Tensor" or x is None:
+            continue
+        for t in x if a.type.is_list else (x,):
+            if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
+                _add(found, t)
+    return found
+
+
+def _add(found: list[Any], x: Any) -> None:
+    t = type(x)
+    for f in found:
+        if type(f) is t:
+            return
+    for i, f in enumerate(found):
+        if issubclass(t, type(f)):
+            found.insert(i, x)
+            return
+    found.append(x)
+
+
+def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The Python key's kernel for every op (NOTE [python key])."""
+    overloaded = overloaded_tensors(op, args, kwargs)
+    stack = _local.dispatch_modes
+    if not stack and not overloaded:
+        return op.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
+    sargs, skwargs = strip_defaults(op, args, kwargs)
+    types = tuple([type(t) for t in overloaded])
+    if stack:
+        mode = state.pop_dispatch_mode()  # off inside its own handler
+        try:
+            result = mode.__torch_dispatch__(op, types, sargs, skwargs)
+        finally:
+            state.push_dispatch_mode(mode)
+        if result is not NotImplemented:
+            return check_returns(op, result)
+    for t in overloaded:
+        result = t.__torch_dispatch__(op, types, sargs, skwargs)
+        if result is not NotImplemented:
+            return check_returns(op, result)
+    raise TypeError(
+        f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers returned "
+        f"NotImplemented:\n\n  - tensor subclasses: {list(types)}\n\nFor more information, "
+        "try re-running with TORCH_LOGS=not_implemented"
+        if not stack
+        else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
+        f"handler returned NotImplemented (types {list(types)})"
+    )
+
+
+def check_returns(op: OpOverload, result: Any) -> Any:
+    """``result`` if it fits the schema's returns, else a RuntimeError naming the op."""
+    returns = op._schema.returns
+    if not returns:
+        if result is not None:
+            raise RuntimeError(
+                f"{op}: __torch_dispatch__ returned {type(result).__name__}, but the op returns "
+                "nothing; return None"
+            )
+        return result
+    if len(returns) == 1:
+        want = returns[0].type
+        if want.base == "Tensor" and not want.is_list and not want.optional:
+            if not isinstance(result, Tensor):
+                raise RuntimeError(
+                    f"{op}: __torch_dispatch__ returned {type(result).__name__}, but the op "
+                    "returns a Tensor"
+                )
+        return result
+    if not isinstance(result, (tuple, list)) or len(result) != len(returns):
+        raise RuntimeError(
+            f"{op}: __torch_dispatch__ returned {type(result).__name__}, but the op returns "
+            f"{len(returns)} values; return a tuple of {len(returns)}"
+        )
+    return result
+
+
+Tensor.__torch_dispatch__ = disabled_torch_dispatch_impl  # type: ignore[attr-defined]
+dispatcher.set_fallback(DispatchKey.Python, python_fallback)

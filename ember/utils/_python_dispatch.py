@@ -1,0 +1,173 @@
+"""``TorchDispatchMode`` and the helpers of ``torch.utils._python_dispatch``.
+
+A mode sees every op that reaches the Python key while it is on: forward, backward and
+factories, each as an ``OpOverload`` with its default arguments stripped (NOTE [python key]
+in ``ember/_python_key.py``).
+
+>>> class Log(TorchDispatchMode):
+...     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+...         print(func)
+...         return func(*args, **(kwargs or {}))
+>>> with Log():
+...     _ = ember.ones(2) * 2
+aten.ones.default
+aten.mul.Tensor
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.dispatch import state
+from ember.utils._pytree import tree_map_only
+
+__all__ = [
+    "TorchDispatchMode",
+    "is_in_torch_dispatch_mode",
+    "is_traceable_wrapper_subclass",
+    "return_and_correct_aliasing",
+    "transform_subclass",
+]
+
+_local = state.local
+_CHECKED: set[type] = set()
+
+
+class TorchDispatchMode:
+    """Overrides every op below autograd in a dynamic scope: ``with MyMode(): ...``.
+
+    Modes form a stack; only the top one is asked, with itself off inside its own handler
+    (``with self:`` turns it back on); modes run before subclasses' ``__torch_dispatch__``,
+    and NotImplemented passes the op on to them.
+    """
+
+    def __init__(self, _dispatch_key: Any = None) -> None:
+        pass
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> Any:
+        _push_mode(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args: Any, **kwargs: Any) -> TorchDispatchMode:
+        return cls(*args, **kwargs)
+
+    @classmethod
+    def is_infra_mode(cls) -> bool:
+        return False
+
+
+def _push_mode(mode: Any) -> None:
+    cls = type(mode)
+    if cls not in _CHECKED:
+        for klass in cls.__mro__:
+            if "__torch_dispatch__" in klass.__dict__:
+                if isinstance(klass.__dict__["__torch_dispatch__"], classmethod):
+                    raise RuntimeError(
+                        f"{cls.__name__}.__torch_dispatch__ is a classmethod; a "
+                        "TorchDispatchMode's handler must be a plain method"
+                    )
+                break
+        _CHECKED.add(cls)
+    state.push_dispatch_mode(mode)
+
+
+def _pop_mode(k: Any = None) -> Any:
+    return state.pop_dispatch_mode()
+
+
+def _get_current_dispatch_mode() -> Any:
+    """The top TorchDispatchMode, or None."""
+    stack = _local.dispatch_modes
+    return stack[-1] if stack else None
+
+
+def _get_current_dispatch_mode_stack() -> list[Any]:
+    """This thread's TorchDispatchMode stack, bottom first."""
+    return list(_local.dispatch_modes)
+
+
+def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
+    """Whether a TorchDispatchMode is on."""
+    return bool(_local.dispatch_modes)
+
+
+@contextmanager
+def _disable_current_modes() -> Iterator[list[Any]]:
+    """Every TorchDispatchMode off for the block (yields them, bottom first)."""
+    popped = []
+    while _local.dispatch_modes:
+        popped.append(state.pop_dispatch_mode())
+    try:
+        yield list(reversed(popped))
+    finally:
+        for mode in reversed(popped):
+            state.push_dispatch_mode(mode)
+
+
+def is_traceable_wrapper_subclass(t: Any) -> bool:
+    """Whether ``t`` is a Tensor subclass with ``__tensor_flatten__`` and
+    ``__tensor_unflatten__`` (the ahead-of-time tracer can see through it)."""
+    return (
+        isinstance(t, Tensor)
+        and type(t) is not Tensor
+        and hasattr(t, "__tensor_flatten__")
+        and hasattr(t, "__tensor_unflatten__")
+    )
+
+
+def transform_subclass(
+    t: Any, callback: Any, outer_size: Any = None, outer_stride: Any = None
+) -> Any:
+    """A new instance of ``t``'s traceable subclass whose inner tensors are
+    ``callback(name, inner)``."""
+    attrs, ctx = t.__tensor_flatten__()
+    inner = {name: callback(name, getattr(t, name)) for name in attrs}
+    outer_size = t.size() if outer_size is None else outer_size
+    outer_stride = t.stride() if outer_stride is None else outer_stride
+    return type(t).__tensor_unflatten__(inner, ctx, outer_size, outer_stride)
+
+
+def return_and_correct_aliasing(func: Any, args: Any, kwargs: Any, out: Any) -> Any:
+    """``out`` corrected to the aliasing the schema promises: an in-place or ``out=`` op
+    returns the input object it wrote, and a view shares the input wrapper's version
+    counter and records it as ``_base``."""
+    schema = func._schema
+    kwargs = kwargs or {}
+    if schema.is_mutable or schema.is_out:
+        first = _mutated_argument(func, args, kwargs)
+        if first is not None and len(schema.returns) == 1:
+            return first
+    if schema.view_of is not None and isinstance(out, Tensor) and len(args) > schema.view_of:
+        base = args[schema.view_of]
+        if isinstance(base, Tensor):
+            if base._vc is None:
+                base._vc = [0]
+            out._vc = base._vc
+            out._base = base if base._base is None else base._base
+    return out
+
+
+def _mutated_argument(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+    pos = 0
+    for a in func._schema.arguments:
+        x = kwargs.get(a.name) if a.kwarg_only else (args[pos] if pos < len(args) else None)
+        if not a.kwarg_only:
+            pos += 1
+        if a.is_write:
+            return x
+    return None
+
+
+_ = tree_map_only

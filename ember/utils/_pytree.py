@@ -1,0 +1,231 @@
+"""Nested containers as trees of leaves, as ``torch.utils._pytree``: ``__torch_dispatch__``
+handlers use ``tree_map`` to unwrap and rewrap the tensors in an op's arguments.
+
+Nodes are tuples, lists, dicts (in insertion order), ``OrderedDict``, ``defaultdict``,
+``deque``, named tuples and anything ``register_pytree_node`` adds; everything else, ``None``
+included (as in PyTorch 2.13), is a leaf.
+
+>>> leaves, spec = tree_flatten([1, (2, None), {"a": 3}])
+>>> leaves
+[1, 2, None, 3]
+>>> tree_unflatten([x * 10 for x in leaves if x is not None] + [None], spec)
+[10, (20, 30), {'a': None}]
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+__all__ = [
+    "LeafSpec",
+    "TreeSpec",
+    "register_pytree_node",
+    "tree_flatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_map_only",
+    "tree_structure",
+    "tree_unflatten",
+]
+
+FlattenFn = Callable[[Any], tuple[list[Any], Any]]
+UnflattenFn = Callable[[Iterable[Any], Any], Any]
+
+
+class NodeDef(NamedTuple):
+    type: type
+    flatten: FlattenFn
+    unflatten: UnflattenFn
+
+
+SUPPORTED_NODES: dict[type, NodeDef] = {}
+
+
+def register_pytree_node(
+    cls: type,
+    flatten_fn: FlattenFn,
+    unflatten_fn: UnflattenFn,
+    *,
+    serialized_type_name: str | None = None,
+    **_: Any,
+) -> None:
+    """Make instances of ``cls`` tree nodes: ``flatten_fn(x) -> (children, context)`` and
+    ``unflatten_fn(children, context) -> x``."""
+    if cls in SUPPORTED_NODES:
+        raise ValueError(f"{cls} is already registered as a pytree node")
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn)
+
+
+register_pytree_node(tuple, lambda t: (list(t), None), lambda v, _: tuple(v))
+register_pytree_node(list, lambda x: (list(x), None), lambda v, _: list(v))
+register_pytree_node(
+    dict, lambda d: (list(d.values()), list(d)), lambda v, keys: dict(zip(keys, v, strict=True))
+)
+register_pytree_node(
+    OrderedDict,
+    lambda d: (list(d.values()), list(d)),
+    lambda v, keys: OrderedDict(zip(keys, v, strict=True)),
+)
+register_pytree_node(
+    defaultdict,
+    lambda d: (list(d.values()), (d.default_factory, list(d))),
+    lambda v, c: defaultdict(c[0], zip(c[1], v, strict=True)),
+)
+register_pytree_node(
+    deque, lambda d: (list(d), d.maxlen), lambda v, maxlen: deque(v, maxlen=maxlen)
+)
+
+
+def _is_namedtuple(t: type) -> bool:
+    return issubclass(t, tuple) and hasattr(t, "_fields")
+
+
+def _node_of(x: Any) -> tuple[type, NodeDef] | None:
+    t = type(x)
+    node = SUPPORTED_NODES.get(t)
+    if node is not None:
+        return t, node
+    if _is_namedtuple(t):
+        return t, _NAMEDTUPLE
+    return None
+
+
+_NAMEDTUPLE = NodeDef(
+    tuple, lambda t: (list(t), type(t)), lambda v, cls: cls(*v)
+)  # context: the class
+
+
+@dataclass(frozen=True)
+class TreeSpec:
+    """The shape of a tree: a node's type, its context (dict keys, a named tuple's class) and
+    its children's specs; a leaf is ``LeafSpec()``."""
+
+    type: Any
+    context: Any
+    children_specs: list[TreeSpec] = field(default_factory=list)
+
+    @property
+    def num_leaves(self) -> int:
+        return sum(c.num_leaves for c in self.children_specs)
+
+    @property
+    def num_children(self) -> int:
+        return len(self.children_specs)
+
+    def is_leaf(self) -> bool:
+        return False
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        return tree_unflatten(leaves, self)
+
+    def __repr__(self) -> str:
+        name = self.type.__name__ if isinstance(self.type, type) else str(self.type)
+        if self.type is tuple and isinstance(self.context, type):
+            name = "namedtuple"
+        return f"TreeSpec({name}, {self.context!r}, {self.children_specs!r})"
+
+
+class LeafSpec(TreeSpec):
+    """The spec of a leaf."""
+
+    def __init__(self) -> None:
+        super().__init__(None, None, [])
+
+    @property
+    def num_leaves(self) -> int:
+        return 1
+
+    def is_leaf(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+_LEAF = LeafSpec()
+
+
+def tree_flatten(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[Any], TreeSpec]:
+    """The leaves of ``tree``, left to right, and its spec."""
+    leaves: list[Any] = []
+    spec = _flatten(tree, leaves, is_leaf)
+    return leaves, spec
+
+
+def _flatten(tree: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None) -> TreeSpec:
+    found = None if is_leaf is not None and is_leaf(tree) else _node_of(tree)
+    if found is None:
+        leaves.append(tree)
+        return _LEAF
+    t, node = found
+    children, context = node.flatten(tree)
+    specs = [_flatten(c, leaves, is_leaf) for c in children]
+    return TreeSpec(t if node is not _NAMEDTUPLE else tuple, context, specs)
+
+
+def tree_unflatten(leaves: Iterable[Any], treespec: TreeSpec) -> Any:
+    """The tree of shape ``treespec`` holding ``leaves``."""
+    values = list(leaves)
+    if len(values) != treespec.num_leaves:
+        raise ValueError(
+            f"tree_unflatten(leaves, treespec): treespec has {treespec.num_leaves} leaves, "
+            f"but {len(values)} were given"
+        )
+    it = iter(values)
+    return _build(treespec, it)
+
+
+def _build(spec: TreeSpec, it: Any) -> Any:
+    if spec.is_leaf():
+        return next(it)
+    children = [_build(c, it) for c in spec.children_specs]
+    if spec.type is tuple and isinstance(spec.context, type):
+        return _NAMEDTUPLE.unflatten(children, spec.context)
+    return SUPPORTED_NODES[spec.type].unflatten(children, spec.context)
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
+    """The leaves of ``tree``, left to right."""
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> TreeSpec:
+    """The spec of ``tree``."""
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(
+    func: Callable[..., Any],
+    tree: Any,
+    *rests: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """``tree`` with ``func`` applied to every leaf (with the matching leaves of ``rests``).
+
+    >>> tree_map(lambda x: x + 1, {"a": [1, 2], "b": (3,)})
+    {'a': [2, 3], 'b': (4,)}
+    """
+    leaves, spec = tree_flatten(tree, is_leaf)
+    if not rests:
+        return tree_unflatten([func(x) for x in leaves], spec)
+    others = [tree_flatten(r, is_leaf)[0] for r in rests]
+    return tree_unflatten([func(*xs) for xs in zip(leaves, *others, strict=True)], spec)
+
+
+def tree_map_only(
+    type_or_types: type | tuple[type, ...],
+    func: Callable[[Any], Any],
+    tree: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """``tree`` with ``func`` applied to the leaves that are instances of ``type_or_types``.
+
+    >>> tree_map_only(int, lambda x: -x, [1, "s", 2.0])
+    [-1, 's', 2.0]
+    """
+    return tree_map(lambda x: func(x) if isinstance(x, type_or_types) else x, tree, is_leaf=is_leaf)
