@@ -69,5 +69,6 @@ from ember import nn, optim, utils  # noqa: E402  (built on everything above)
 from ember.utils import data as _utils_data  # noqa: E402, F401  (ember.utils.data)
 from ember.serialization import load, save  # noqa: E402
 from ember import _C  # noqa: E402
+from ember import fx  # noqa: E402
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])
