@@ -10,7 +10,8 @@ function for every op (kernel lookup step 4), so handlers see the parts of compo
 backward ops too, since formulas dispatch like any other call. The fallback:
 
 1. strips the arguments that equal their defaults (``strip_defaults``: what PyTorch's
-   handlers receive; ``ember.fx.operator_schemas.normalize_function`` puts them back);
+   handlers receive; ``ember.fx.operator_schemas.normalize_function`` puts them back) and
+   types the rest as PyTorch's parser does (``dim=1`` for an ``int[]`` is ``[1]``);
 2. asks the top mode, popped for the duration (its own calls go to the next mode, or to the
    arguments' classes), then each overloaded argument's class, subclasses first; the first
    result that is not NotImplemented is checked against the schema's returns and returned;
@@ -24,6 +25,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember._torch_function import disabled_torch_dispatch_impl
+from ember.device import device
 from ember.dispatch import dispatcher, state
 from ember.dispatch.keys import PYTHON_BIT, DispatchKey, below
 from ember.ops.binding import strip_defaults
@@ -70,7 +72,7 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     stack = _local.dispatch_modes
     if not stack and not overloaded:
         return op.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
-    sargs, skwargs = strip_defaults(op, args, kwargs)
+    sargs, skwargs = typed_arguments(op, *strip_defaults(op, args, kwargs))
     types = tuple([type(t) for t in overloaded])
     if stack:
         mode = state.pop_dispatch_mode()  # off inside its own handler
@@ -92,6 +94,52 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
         f"handler returned NotImplemented (types {list(types)})"
     )
+
+
+def _int_list(x: Any) -> Any:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return [x]
+    return list(x) if isinstance(x, tuple) else x
+
+
+def _device_arg(x: Any) -> Any:
+    return device(x) if isinstance(x, (str, int)) and not isinstance(x, bool) else x
+
+
+_CONVERTERS: dict[OpOverload, tuple[dict[int, Any], dict[str, Any]]] = {}
+
+
+def typed_arguments(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Arguments as PyTorch's parser hands them on: an int list is a list (``dim=1`` is
+    ``[1]``), a device is a ``device``."""
+    found = _CONVERTERS.get(op)
+    if found is None:
+        pos: dict[int, Any] = {}
+        kw: dict[str, Any] = {}
+        i = 0
+        for a in op._schema.arguments:
+            t = a.type
+            conv = None
+            if t.is_list and t.base in ("int", "SymInt"):
+                conv = _int_list
+            elif t.base == "Device":
+                conv = _device_arg
+            if conv is not None:
+                if a.kwarg_only:
+                    kw[a.name] = conv
+                else:
+                    pos[i] = conv
+            if not a.kwarg_only:
+                i += 1
+        found = _CONVERTERS[op] = (pos, kw)
+    pos, kw = found
+    if pos:
+        args = tuple(pos[i](x) if i in pos and x is not None else x for i, x in enumerate(args))
+    if kw and kwargs:
+        kwargs = {k: kw[k](v) if k in kw and v is not None else v for k, v in kwargs.items()}
+    return args, kwargs
 
 
 def check_returns(op: OpOverload, result: Any) -> Any:

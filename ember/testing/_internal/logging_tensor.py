@@ -33,7 +33,7 @@ __all__ = [
     "log_input",
 ]
 
-_log = logging.getLogger("LoggingTensor")
+_log = logging.getLogger("ember.LoggingTensor")
 
 
 class LoggingTensor(Tensor):
@@ -67,7 +67,7 @@ class LoggingTensor(Tensor):
             return e.elem if isinstance(e, cls) else e
 
         def wrap(e: Any) -> Any:
-            return cls(e) if isinstance(e, Tensor) and not isinstance(e, cls) else e
+            return cls(e) if isinstance(e, Tensor) else e
 
         with cls.context():
             out = func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {}))
