@@ -125,6 +125,52 @@ def override_cases() -> list[Case]:
     return [Case("override", k, e[k], None, t.get(k), ("torch", g)) for k, g in goals.items()]
 
 
+def _python_key_thunks(lib: Any) -> dict[str, Thunk]:
+    """Issue 9's calls: a wrapper subclass that unwraps with tree_map, runs the op and
+    rewraps; a pass-through TorchDispatchMode."""
+    pd = __import__(f"{lib.__name__}.utils._python_dispatch", fromlist=["TorchDispatchMode"])
+    pytree = __import__(f"{lib.__name__}.utils._pytree", fromlist=["tree_map"])
+    a, b = lib.tensor([1.0, 2.0, 3.0, 4.0]), lib.tensor([4.0, 3.0, 2.0, 1.0])
+
+    class Wrapper(lib.Tensor):
+        @staticmethod
+        def __new__(cls, elem):  # noqa: ANN001, ANN205
+            r = lib.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype)
+            r.elem = elem
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            def unwrap(x):  # noqa: ANN001, ANN202
+                return x.elem if isinstance(x, Wrapper) else x
+
+            def wrap(x):  # noqa: ANN001, ANN202
+                return Wrapper(x) if isinstance(x, lib.Tensor) else x
+
+            out = func(*pytree.tree_map(unwrap, args), **pytree.tree_map(unwrap, kwargs or {}))
+            return pytree.tree_map(wrap, out)
+
+    class Forward(pd.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            return func(*args, **(kwargs or {}))
+
+    wa, wb, mode = Wrapper(a), Wrapper(b), Forward()
+
+    def in_mode() -> Any:
+        with mode:
+            return lib.add(a, b)
+
+    return {"wrapper add": lambda: lib.add(wa, wb), "dispatch mode add": in_mode}
+
+
+def python_key_cases() -> list[Case]:
+    """``__torch_dispatch__`` overhead: ember's Python key against PyTorch's."""
+    e = _python_key_thunks(ember)
+    t = _python_key_thunks(torch) if torch is not None else {}
+    goals = {"wrapper add": 0.25, "dispatch mode add": 0.5}
+    return [Case("dispatch", k, e[k], None, t.get(k), ("torch", g)) for k, g in goals.items()]
+
+
 def large_cases(quick: bool) -> list[Case]:
     rng = np.random.default_rng(0)
     sizes = (10**5, 10**6) if quick else (10**6, 10**7)
@@ -266,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
-    cases = tiny_cases() + override_cases() + large_cases(args.quick) + train_cases()
+    cases = tiny_cases() + override_cases() + python_key_cases()
+    cases += large_cases(args.quick) + train_cases()
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"

@@ -35,22 +35,50 @@ _BELOW_PYTHON = below(DispatchKey.Python)
 _local = state.local
 
 
+class _Plan:
+    """What the fallback needs of an op's schema, worked out once per op."""
+
+    __slots__ = ("slots", "required", "converters")
+
+    def __init__(self, op: OpOverload) -> None:
+        #: (position or -1, name, is a list) of each Tensor parameter, in schema order
+        self.slots: list[tuple[int, str, bool]] = []
+        pos = 0
+        for a in op._schema.arguments:
+            if a.type.base == "Tensor":
+                self.slots.append((-1 if a.kwarg_only else pos, a.name, a.type.is_list))
+            if not a.kwarg_only:
+                pos += 1
+        #: positional parameters without a default: a call giving no more has none to strip
+        self.required = sum(1 for a in op._schema.positional if not a.has_default_value())
+        self.converters = _converters(op)
+
+
+_PLANS: dict[OpOverload, _Plan] = {}
+
+
+def _plan(op: OpOverload) -> _Plan:
+    plan = _PLANS.get(op)
+    if plan is None:
+        plan = _PLANS[op] = _Plan(op)
+    return plan
+
+
 def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """The tensor arguments (and elements of Tensor[] arguments), in schema order, whose
     class handles ``__torch_dispatch__``: unique by type, subclasses first."""
     found: list[Any] = []
-    pos = 0
-    for a in op._schema.arguments:
-        if a.kwarg_only:
-            x = kwargs.get(a.name)
-        else:
-            x = args[pos] if pos < len(args) else kwargs.get(a.name)
-            pos += 1
-        if a.type.base != "Tensor" or x is None:
+    n = len(args)
+    for pos, name, is_list in _plan(op).slots:
+        x = args[pos] if 0 <= pos < n else kwargs.get(name)
+        if x is None:
             continue
-        for t in x if a.type.is_list else (x,):
-            if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
-                _add(found, t)
+        if is_list:
+            for t in x:
+                if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
+                    _add(found, t)
+        elif isinstance(x, Tensor) and x._keys & PYTHON_BIT:
+            _add(found, x)
     return found
 
 
@@ -72,7 +100,13 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     stack = _local.dispatch_modes
     if not stack and not overloaded:
         return op.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
-    sargs, skwargs = typed_arguments(op, *strip_defaults(op, args, kwargs))
+    plan = _plan(op)
+    if kwargs or len(args) > plan.required:
+        sargs, skwargs = strip_defaults(op, args, kwargs)
+    else:
+        sargs, skwargs = args, kwargs
+    if plan.converters is not None:
+        sargs, skwargs = typed_arguments(op, sargs, skwargs)
     types = tuple([type(t) for t in overloaded])
     if stack:
         mode = state.pop_dispatch_mode()  # off inside its own handler
@@ -106,7 +140,27 @@ def _device_arg(x: Any) -> Any:
     return device(x) if isinstance(x, (str, int)) and not isinstance(x, bool) else x
 
 
-_CONVERTERS: dict[OpOverload, tuple[dict[int, Any], dict[str, Any]]] = {}
+def _converters(op: OpOverload) -> tuple[dict[int, Any], dict[str, Any]] | None:
+    """Per position and per keyword, the conversion ``typed_arguments`` applies; None when
+    the op has no parameter that needs one."""
+    pos: dict[int, Any] = {}
+    kw: dict[str, Any] = {}
+    i = 0
+    for a in op._schema.arguments:
+        t = a.type
+        conv = None
+        if t.is_list and t.base in ("int", "SymInt"):
+            conv = _int_list
+        elif t.base == "Device":
+            conv = _device_arg
+        if conv is not None:
+            if a.kwarg_only:
+                kw[a.name] = conv
+            else:
+                pos[i] = conv
+        if not a.kwarg_only:
+            i += 1
+    return (pos, kw) if pos or kw else None
 
 
 def typed_arguments(
@@ -114,26 +168,9 @@ def typed_arguments(
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Arguments as PyTorch's parser hands them on: an int list is a list (``dim=1`` is
     ``[1]``), a device is a ``device``."""
-    found = _CONVERTERS.get(op)
+    found = _plan(op).converters
     if found is None:
-        pos: dict[int, Any] = {}
-        kw: dict[str, Any] = {}
-        i = 0
-        for a in op._schema.arguments:
-            t = a.type
-            conv = None
-            if t.is_list and t.base in ("int", "SymInt"):
-                conv = _int_list
-            elif t.base == "Device":
-                conv = _device_arg
-            if conv is not None:
-                if a.kwarg_only:
-                    kw[a.name] = conv
-                else:
-                    pos[i] = conv
-            if not a.kwarg_only:
-                i += 1
-        found = _CONVERTERS[op] = (pos, kw)
+        return args, kwargs
     pos, kw = found
     if pos:
         args = tuple(pos[i](x) if i in pos and x is not None else x for i, x in enumerate(args))

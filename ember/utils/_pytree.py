@@ -210,11 +210,30 @@ def tree_map(
     >>> tree_map(lambda x: x + 1, {"a": [1, 2], "b": (3,)})
     {'a': [2, 3], 'b': (4,)}
     """
+    if not rests and is_leaf is None:
+        return _map(func, tree)
     leaves, spec = tree_flatten(tree, is_leaf)
     if not rests:
         return tree_unflatten([func(x) for x in leaves], spec)
     others = [tree_flatten(r, is_leaf)[0] for r in rests]
     return tree_unflatten([func(*xs) for xs in zip(leaves, *others, strict=True)], spec)
+
+
+def _map(func: Callable[[Any], Any], x: Any) -> Any:
+    """``tree_map`` of one tree, without building a spec (handlers call it on every op)."""
+    t = type(x)
+    if t is tuple:
+        return tuple([_map(func, e) for e in x])
+    if t is list:
+        return [_map(func, e) for e in x]
+    if t is dict:
+        return {k: _map(func, v) for k, v in x.items()}
+    found = _node_of(x)
+    if found is None:
+        return func(x)
+    _, node = found
+    children, context = node.flatten(x)
+    return node.unflatten([_map(func, c) for c in children], context)
 
 
 def tree_map_only(
