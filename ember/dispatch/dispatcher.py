@@ -55,6 +55,8 @@ fallbacks: dict[DispatchKey, Kernel] = {}
 specializers: dict[DispatchKey, Callable[[OpOverload], Kernel]] = {}
 all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
+#: keys whose fallback comes before an op's decompositions
+_ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
 _DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
 TENSOR_TYPE: list[type[Any]] = [object]
@@ -79,6 +81,12 @@ def entry(op: OpOverload, key: int) -> Kernel:
     own = op._kernels.get(dkey)
     if own is not None:
         return own
+    if dkey in _ABOVE_OPS:
+        # __torch_function__ asks before an op runs at all, so a decomposition never
+        # stands in for its request (NOTE [torch function keys])
+        fallback = fallbacks.get(dkey)
+        if fallback is not None:
+            return fallback
     if dkey in BACKEND_KEYS:
         explicit = op._kernels.get(DispatchKey.CompositeExplicitAutograd)
         if explicit is not None:
