@@ -54,6 +54,20 @@ class Size(tuple[int, ...]):
         return Size(out) if isinstance(item, slice) else out
 
 
+def _legacy_data(args: tuple[Any, ...]) -> Any:
+    """The array of PyTorch's legacy constructor on a subclass: ``Sub(2, 3)`` is uninitialised
+    data of that shape, ``Sub([1, 2])`` the values in the default dtype, ``Sub(t)`` ``t``'s
+    storage."""
+    np_dtype = dtypes.get_default_dtype().np
+    if all(type(a) is int for a in args):
+        return np.empty(args, np_dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]._data
+    if len(args) == 1:
+        return np.array(args[0], np_dtype)
+    raise TypeError(f"Tensor subclass(): expected sizes or one sequence of data, got {args!r}")
+
+
 class Tensor:
     """A multi-dimensional array with PyTorch's semantics.
 
@@ -93,7 +107,7 @@ class Tensor:
                 "ember.empty(size)"
             )
         t = object.__new__(cls)
-        t._data = np.empty((0,), np.float32)
+        t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
         t._keys = CPU_BIT | classify(cls)  # NOTE [torch function keys]
         return t
 
