@@ -12,7 +12,17 @@ from ember.dispatch.keys import BACKEND_MASK
 __all__ = ["Parameter"]
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """``isinstance(t, Parameter)`` also holds for an instance of another Tensor subclass
+    made a parameter by ``Parameter(t)`` (it keeps its own class), as in PyTorch."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Parameter and getattr(instance, "_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that requires grad by default and that ``Module.__setattr__`` registers.
 
     It shares its values (and version counter) with the tensor it is built from.
@@ -30,6 +40,17 @@ class Parameter(Tensor):
                 f"Parameter(): expected a Tensor for data, got {type(data).__name__}; wrap "
                 "values with ember.tensor(...) first"
             )
+        if type(data) not in (Tensor, Parameter):
+            # another subclass stays itself, marked as a parameter (PyTorch's custom path)
+            t = data.detach().requires_grad_(requires_grad)  # type: ignore[attr-defined]
+            if type(t) is not type(data):
+                raise RuntimeError(
+                    f"Parameter(): detach() of a {type(data).__name__} returned a "
+                    f"{type(t).__name__}; a subclass must keep its class under detach() to "
+                    "be a parameter"
+                )
+            t._is_param = True
+            return t  # type: ignore[no-any-return]
         p = object.__new__(cls)
         p._data = data._data
         p._keys = data._keys & BACKEND_MASK
