@@ -16,6 +16,7 @@ from ember import dtypes
 from ember._tensor import Tensor
 from ember.device import device as _device
 from ember.ops.registry import ops
+from ember.overrides import guard_function
 
 aten = ops.aten
 _to_dtype = aten.to.dtype
@@ -225,7 +226,7 @@ def _attach() -> None:
     for module_name in ("ember", "ember.functional"):
         module = sys.modules.get(module_name)
         if module is not None and hasattr(module, "nonzero"):
-            module.nonzero = _wrap_nonzero(module.nonzero, method=False)
+            module.nonzero = guard_function(_wrap_nonzero(module.nonzero, method=False))
 
 
 _attach()

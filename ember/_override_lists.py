@@ -116,8 +116,11 @@ def _lists() -> tuple[dict[Any, list[Callable[..., Any]]], dict[Any, str], set[A
     tensor_list = overridable.setdefault(Tensor, [])
     for name, func in _tensor_members():
         tensor_list.append(func)
-        suffix = ".__get__" if isinstance(inspect.getattr_static(Tensor, name), property) else ""
+        static = inspect.getattr_static(Tensor, name)
+        suffix = ".__get__" if isinstance(static, property) else ""
         names.setdefault(func, f"ember.Tensor.{name}{suffix}")
+        if isinstance(static, property) and static.fset is not None:
+            names.setdefault(static.__set__, f"ember.Tensor.{name}.__set__")
     return overridable, names, ignored
 
 

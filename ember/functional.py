@@ -7,17 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from ember._bind import bind_all
+from ember.overrides import handle_torch_function, has_torch_function
 
 __all__ = bind_all(globals())
 _einsum_op = globals()["einsum"]
 
 
 def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
-    """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, as in PyTorch.
+    """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, as in PyTorch
+    (also its ``__torch_function__`` route: the operands count, plain tensors too).
 
     >>> ember.einsum("ij,j->i", ember.ones(2, 3), ember.ones(3))
     tensor([3., 3.])
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if has_torch_function(operands):
+        return handle_torch_function(einsum, operands, equation, *operands, **kwargs)
     return _einsum_op(equation, list(operands), **kwargs)

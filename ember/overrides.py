@@ -26,6 +26,7 @@ the types.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -60,6 +61,7 @@ __all__ = [
 ]
 
 _local = state.local
+_ACTIVE = state.ACTIVE
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
 
 # an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
@@ -386,6 +388,67 @@ def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[..
     return inner
 
 
+def guard_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (a public function written in Python where PyTorch's is bound in C++, such as
+    ``ember.nonzero``) behind the protocol, by the C++ route (NOTE [two routes])."""
+
+    @functools.wraps(fn)
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if (_ACTIVE[0] or has_tensor_likes(args, kwargs)) and _wants_any(args, kwargs):
+            return dispatch_torch_function(function, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return function
+
+
+def python_route(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make a public function written in Python overridable by the Python route (NOTE [two
+    routes]), as PyTorch's Python functions are: the parameters ``names`` (by default those
+    annotated ``Tensor``) count, plain tensors too, and a handler sees the decorated function
+    as ``func``.
+
+    >>> @python_route("input")
+    ... def double(input):
+    ...     return input * 2
+    """
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        params = list(inspect.signature(fn).parameters.values())
+        where = []
+        counted = names or [p.name for p in params if str(p.annotation).startswith("Tensor")]
+        for n in counted:
+            p = next(p for p in params if p.name == n)
+            star = p.kind is inspect.Parameter.VAR_POSITIONAL
+            pos = -1 if p.kind is inspect.Parameter.KEYWORD_ONLY else params.index(p)
+            where.append((pos, n, star))
+
+        def relevant(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+            out: list[Any] = []
+            for pos, n, star in where:
+                if star:
+                    out.extend(args[pos:])
+                elif 0 <= pos < len(args):
+                    out.append(args[pos])
+                elif n in kwargs:
+                    out.append(kwargs[n])
+            return tuple(out)
+
+        @functools.wraps(fn)
+        def function(*args: Any, **kwargs: Any) -> Any:
+            rel = relevant(args, kwargs)
+            if has_torch_function(rel):
+                return handle_torch_function(function, rel, *args, **kwargs)
+            return fn(*args, **kwargs)
+
+        return function
+
+    return decorate
+
+
+def _wants_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return _is_torch_function_mode_enabled() or has_tensor_likes(args, kwargs)
+
+
 def enable_reentrant_dispatch() -> Any:
     """A with-block in which ops a ``__torch_dispatch__`` handler runs are recorded by
     autograd (by default the Autograd key is off below it)."""
@@ -402,8 +465,6 @@ def is_tensor_like(inp: Any) -> bool:
 
 
 # ------------------------------------------------- hand-written Tensor members
-
-_ACTIVE = state.ACTIVE
 
 
 def _guarded_method(fn: Callable[..., Any], report: list[Any]) -> Callable[..., Any]:
@@ -444,12 +505,19 @@ def _guarded_property(prop: property, name: str) -> property:
     return property(get, set_ if fset is not None else None, prop.fdel, prop.__doc__)
 
 
+#: modules whose Tensor members check the protocol themselves (None: made by codegen)
+_CHECKS_ITSELF = frozenset({None, "ember._bind", "ember._indexing"})
+
+
 def guard_tensor_members() -> None:
     """Put every Tensor method and property written in Python behind the protocol; the
-    generated ones (``GENERATED_MEMBERS``) check it themselves. Called once, by ``ember``,
-    after every module has attached its members."""
+    generated ones (``GENERATED_MEMBERS``) check it themselves, unless a Python function
+    has replaced them since (``Tensor.to``). Called once, by ``ember``, after every module
+    has attached its members."""
     for name, member in list(Tensor.__dict__.items()):
-        if name in GENERATED_MEMBERS or not is_overridable_member(name):
+        if not is_overridable_member(name):
+            continue
+        if name in GENERATED_MEMBERS and getattr(member, "__module__", None) in _CHECKS_ITSELF:
             continue
         if isinstance(member, property):
             setattr(Tensor, name, _guarded_property(member, name))

@@ -1,7 +1,10 @@
 """``ember.nn.functional``: PyTorch's functional layer API, each a thin front over aten ops.
 
-Names, signatures and defaults are PyTorch's; ``reduction`` strings map to the aten enum
-(``"none"`` 0, ``"mean"`` 1, ``"sum"`` 2).
+Names, signatures and defaults are PyTorch's, and so is the ``__torch_function__`` route of
+each: ``@python_route()`` for the functions PyTorch writes in Python (tensor arguments count,
+plain ones too), ``@guard_function`` for those it binds in C++ (NOTE [two routes] in
+``ember/overrides.py``). ``reduction`` strings map to the aten enum (``"none"`` 0,
+``"mean"`` 1, ``"sum"`` 2).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from ember._tensor import Tensor
 from ember.dtypes import bool_
 from ember.ops.native.nn import reduce_loss
 from ember.ops.registry import ops
+from ember.overrides import guard_function, python_route
 
 aten = ops.aten
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -65,6 +69,7 @@ def _pair(v: _IntOrPair) -> list[int]:
 # --------------------------------------------------------------------------- layers
 
 
+@guard_function
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``.
 
@@ -74,6 +79,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return aten.linear.default(input, weight, bias)
 
 
+@guard_function
 def conv2d(
     input: Tensor,
     weight: Tensor,
@@ -118,6 +124,7 @@ def conv2d(
     )
 
 
+@python_route()
 def max_pool2d(
     input: Tensor,
     kernel_size: _IntOrPair,
@@ -139,6 +146,7 @@ def max_pool2d(
     return (out[0], out[1]) if return_indices else out[0]
 
 
+@guard_function
 def avg_pool2d(
     input: Tensor,
     kernel_size: _IntOrPair,
@@ -159,6 +167,7 @@ def avg_pool2d(
     )
 
 
+@python_route()
 def layer_norm(
     input: Tensor,
     normalized_shape: Sequence[int],
@@ -174,6 +183,7 @@ def layer_norm(
     return aten.layer_norm.default(input, list(normalized_shape), weight, bias, eps)
 
 
+@python_route()
 def batch_norm(
     input: Tensor,
     running_mean: Tensor | None,
@@ -203,6 +213,7 @@ def batch_norm(
     )
 
 
+@python_route()
 def embedding(
     input: Tensor,
     weight: Tensor,
@@ -230,6 +241,7 @@ def embedding(
     return aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
+@python_route()
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
@@ -244,6 +256,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return out
 
 
+@guard_function
 def pad(
     input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
 ) -> Tensor:
@@ -255,6 +268,7 @@ def pad(
     return aten.pad.default(input, list(pad), mode, value)
 
 
+@guard_function
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of ``num_classes``.
 
@@ -268,6 +282,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # --------------------------------------------------------------------------- activations
 
 
+@python_route()
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(input, 0)``.
 
@@ -277,6 +292,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else input.relu()
 
 
+@python_route()
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit (``approximate="tanh"`` for the tanh form).
 
@@ -286,6 +302,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return aten.gelu.default(input, approximate=approximate)
 
 
+@python_route()
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``input * sigmoid(input)``.
 
@@ -295,6 +312,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.silu_() if inplace else input.silu()
 
 
+@python_route()
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent.
 
@@ -304,6 +322,7 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
+@python_route()
 def sigmoid(input: Tensor) -> Tensor:
     """Logistic sigmoid.
 
@@ -317,6 +336,7 @@ def _softmax_dim(ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@python_route()
 def softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
@@ -328,6 +348,7 @@ def softmax(
     return aten.softmax.int(input, _softmax_dim(input.ndim) if dim is None else dim, dtype)
 
 
+@python_route()
 def log_softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
@@ -350,6 +371,7 @@ def _legacy(size_average: Any, reduce: Any, reduction: str) -> str:
     return "none" if not reduce else ("mean" if size_average else "sum")
 
 
+@python_route()
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -368,6 +390,7 @@ def nll_loss(
     return aten.nll_loss_nd.default(input, target, weight, r, ignore_index)
 
 
+@python_route()
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -387,6 +410,7 @@ def cross_entropy(
     return aten.cross_entropy_loss.default(input, target, weight, r, ignore_index, label_smoothing)
 
 
+@python_route()
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -404,6 +428,7 @@ def mse_loss(
     return _pointwise_loss("mse_loss", input, target, r, weight)
 
 
+@python_route()
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -439,6 +464,7 @@ def _pointwise_loss(
     return reduce_loss(loss, r)
 
 
+@python_route()
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -465,6 +491,7 @@ def binary_cross_entropy_with_logits(
 # --------------------------------------------------------------------------- attention
 
 
+@guard_function
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -486,6 +513,7 @@ def scaled_dot_product_attention(
     )
 
 
+@python_route()
 def multi_head_attention_forward(
     query: Tensor,
     key: Tensor,
