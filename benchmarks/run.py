@@ -160,14 +160,26 @@ def _python_key_thunks(lib: Any) -> dict[str, Thunk]:
         with mode:
             return lib.add(a, b)
 
-    return {"wrapper add": lambda: lib.add(wa, wb), "dispatch mode add": in_mode}
+    fake_module = "_fake_tensor" if lib is ember else "_subclasses.fake_tensor"
+    fake_mode = __import__(f"{lib.__name__}.{fake_module}", fromlist=["x"]).FakeTensorMode()
+    fa, fb = fake_mode.from_tensor(a), fake_mode.from_tensor(b)
+
+    def in_fake_mode() -> Any:
+        with fake_mode:
+            return lib.add(fa, fb)
+
+    return {
+        "wrapper add": lambda: lib.add(wa, wb),
+        "dispatch mode add": in_mode,
+        "fake add": in_fake_mode,
+    }
 
 
 def python_key_cases() -> list[Case]:
     """``__torch_dispatch__`` overhead: ember's Python key against PyTorch's."""
     e = _python_key_thunks(ember)
     t = _python_key_thunks(torch) if torch is not None else {}
-    goals = {"wrapper add": 0.25, "dispatch mode add": 0.5}
+    goals = {"wrapper add": 0.25, "dispatch mode add": 0.5, "fake add": 0.5}
     return [Case("dispatch", k, e[k], None, t.get(k), ("torch", g)) for k, g in goals.items()]
 
 
