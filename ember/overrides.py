@@ -467,12 +467,23 @@ def is_tensor_like(inp: Any) -> bool:
 # ------------------------------------------------- hand-written Tensor members
 
 
-def _guarded_method(fn: Callable[..., Any], report: list[Any]) -> Callable[..., Any]:
+#: Tensor members PyTorch writes in Python (torch/_tensor.py): they take the Python route
+#: (NOTE [two routes]), so a mode sees ``types == (Tensor,)`` for a plain tensor
+PYTHON_MEMBERS = frozenset(
+    "__repr__ __format__ __len__ __iter__ __reversed__ __contains__ __array__ __deepcopy__ "
+    "__reduce_ex__ backward register_hook split unique norm".split()
+)
+
+
+def _guarded_method(fn: Callable[..., Any], report: list[Any], python: bool) -> Callable[..., Any]:
     """``fn`` (a Tensor method written in Python) behind the protocol's check: a plain
-    tensor with no with-block active pays one key test (NOTE [torch function keys])."""
+    tensor with no with-block active pays one key test (NOTE [torch function keys]).
+    With ``python``, the handlers run by the Python route (``self`` counts even if plain)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, args, kwargs):
+            if python:
+                return handle_torch_function(report[0], (self,), self, *args, **kwargs)
             return dispatch_torch_function(report[0], (self, *args), kwargs)
         return fn(self, *args, **kwargs)
 
@@ -523,7 +534,7 @@ def guard_tensor_members() -> None:
             setattr(Tensor, name, _guarded_property(member, name))
         elif callable(member) and not isinstance(member, (type, staticmethod, classmethod)):
             report: list[Any] = [None]
-            wrapped = _guarded_method(member, report)
+            wrapped = _guarded_method(member, report, name in PYTHON_MEMBERS)
             setattr(Tensor, name, wrapped)
             report[0] = wrapped
 
