@@ -10,6 +10,7 @@ from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
 from ember.ops.registry import ops
+from ember.overrides import handle_torch_function, has_torch_function
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -64,6 +65,11 @@ def backward(
     tensor([3., 3.])
     """
     ts = _as_list(tensors)
+    relevant = (*ts, *(_as_list(inputs) or ()))
+    if has_torch_function(relevant):  # the Python route (NOTE [two routes])
+        return handle_torch_function(  # type: ignore[no-any-return]
+            backward, relevant, tensors, grad_tensors, retain_graph, create_graph, inputs=inputs
+        )
     gs = _default_grads(ts, _as_list(grad_tensors))
     retain = create_graph if retain_graph is None else retain_graph
     ins = _as_list(inputs) or None
@@ -98,6 +104,19 @@ def grad(
     """
     outs = _as_list(outputs)
     ins = _as_list(inputs)
+    relevant = (*outs, *ins)
+    if has_torch_function(relevant):  # the Python route (NOTE [two routes])
+        return handle_torch_function(  # type: ignore[no-any-return]
+            grad,
+            relevant,
+            outputs,
+            inputs,
+            grad_outputs=grad_outputs,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )
     gs = _default_grads(outs, _as_list(grad_outputs))
     retain = create_graph if retain_graph is None else retain_graph
     res = run_backward(
