@@ -21,3 +21,20 @@ requires_torch = pytest.mark.skipif(
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--programs",
+        type=int,
+        default=None,
+        help="random programs tests/test_random_programs.py runs against PyTorch "
+        "(default: $EMBER_PROGRAMS, else 300)",
+    )
+
+
+@pytest.fixture(scope="session")
+def program_count(request: pytest.FixtureRequest) -> int:
+    """How many random programs to check (``--programs N`` or ``EMBER_PROGRAMS=N``)."""
+    given = request.config.getoption("--programs")
+    return int(given if given is not None else os.environ.get("EMBER_PROGRAMS", 300))

@@ -1,0 +1,1487 @@
+"""Random programs of everyday tensor code, run by two libraries and compared.
+
+A :class:`Program` is a list of input tensors and a list of :class:`Step` s, each one or two
+lines of ordinary PyTorch code (``v3 = torch.sum(v1, dim=0, keepdim=True)``) naming the op it
+exercises, the values it reads and the values it defines. The same text is what runs and what
+a failure prints, so a report can be pasted after ``import ember as torch``:
+
+    program = hypothesis_example(programs())
+    mismatches = check_program(program, ember, torch)     # values, dtypes, shapes, gradients
+    print(format_failure(program, mismatches))
+
+``Program.run(lib, device=...)`` runs it against any module with PyTorch's API (``ember``,
+``torch``), on any device, so the lazy device can check itself against eager with the same
+programs. The hypothesis strategy :func:`programs` builds programs of 5 to 15 steps over a
+vocabulary of pointwise ops, reductions, views, in-place writes through views, indexing,
+matmul and einsum, ``nn.functional``, casts and mixed dtypes.
+
+NOTE [stable steps]: an op whose result jumps at a threshold (floor, comparisons, argmax,
+fmod, a cast to int) or whose derivative jumps at a kink (relu, abs, max) would make two
+correct libraries disagree whenever an input sits on the threshold up to rounding. While it
+builds a program, the strategy runs each candidate step with the oracle in float64 on its
+inputs and on the inputs nudged by ±1e-5 of their scale; a step whose outputs (or, for ops
+with kinks, whose input gradients) move by more than a few times the nudge is ill-conditioned
+there, and is dropped: it is never part of the program, so it neither passes nor fails. The
+same test drops catastrophic cancellation and division by almost zero, where the two
+libraries' rounding would be amplified past any tolerance. Steps the oracle rejects (shape
+errors, dtype errors, non-finite results) are dropped the same way. The comparison tolerance
+(1e-3 of a value's scale for anything computed in float32) is larger than what a stable step
+may amplify the nudge to, so rounding differences never fail a program.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+FLOATS = ("float32", "float64")
+INTS = ("int64", "int32", "int16", "int8", "uint8")
+TOLERANCE = {"float32": 1e-3, "float64": 1e-8}
+NUDGE = 1e-5  # relative size of the perturbation in the stability test
+AMPLIFICATION = 30.0  # how much a stable step may amplify the nudge
+MAX_NUMEL = 400
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _scale(a: np.ndarray) -> np.ndarray:
+    """Elementwise magnitude a difference is measured against: the value, a tenth of the
+    tensor's largest finite magnitude, and a small floor."""
+    mag = np.abs(a)
+    finite = mag[np.isfinite(mag)]
+    return np.asarray(mag + 0.1 * (finite.max() if finite.size else 0.0) + 1e-3)
+
+
+def close(actual: np.ndarray, expected: np.ndarray, tol: float) -> np.ndarray:
+    """Elementwise: ``actual`` equals ``expected`` up to ``tol`` of the scale (NaN equals NaN,
+    an infinity only itself)."""
+    a = actual.astype(np.float64)
+    e = expected.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = (np.abs(a - e) <= tol * _scale(e)) & np.isfinite(a) & np.isfinite(e)
+    return ok | (a == e) | (np.isnan(a) & np.isnan(e))
+
+
+# --------------------------------------------------------------------------------------------
+# The representation
+
+
+@dataclass(eq=False)
+class Input:
+    """An input tensor: its data, dtype, layout (a view making it non-contiguous) and whether
+    it requires grad. ``data`` holds the base tensor the layout views."""
+
+    name: str
+    data: np.ndarray
+    dtype: str
+    layout: str = ""  # "", ".transpose(0, -1)", "[::2]" or "[..., ::2]"
+    requires_grad: bool = False
+    _code: Any = field(default=None, repr=False)
+
+    def expression(self, device: bool = False) -> str:
+        """The Python expression building this input (``torch`` the library)."""
+        where = ", device=device" if device else ""
+        grad = ".requires_grad_()" if self.requires_grad else ""
+        literal = repr(self.data.tolist())
+        return f"torch.tensor({literal}, dtype=torch.{self.dtype}{where}){self.layout}{grad}"
+
+    def make(self, lib: ModuleType, device: Any = None) -> Any:
+        """This input as a tensor of ``lib`` on ``device`` (the library's default if None)."""
+        if self._code is None:
+            self._code = compile(self.expression(device=True), f"<input {self.name}>", "eval")
+        return eval(self._code, {"torch": lib, "device": device})
+
+
+@dataclass(eq=False)
+class Step:
+    """One step: ``code`` (statements in terms of ``torch``, ``F`` and earlier values) runs
+    ``op`` on the values ``args`` and defines the values ``outputs``."""
+
+    op: str
+    args: tuple[str, ...]
+    outputs: tuple[str, ...]
+    code: str
+    _compiled: Any = field(default=None, repr=False)
+
+    def execute(self, lib: ModuleType, values: dict[str, Any]) -> list[Any]:
+        """Run the step with ``lib``; ``values`` maps names to tensors. Returns the outputs."""
+        if self._compiled is None:
+            self._compiled = compile(self.code, f"<step {self.op}>", "exec")
+        namespace = {"torch": lib, "F": lib.nn.functional}
+        namespace.update((name, values[name]) for name in self.args)
+        exec(self._compiled, namespace)
+        return [namespace[name] for name in self.outputs]
+
+
+@dataclass
+class Run:
+    """What one library computed: every value, the gradients of the inputs that require grad
+    (None where the library gives none), and the error that stopped the run, if any."""
+
+    values: dict[str, Any]
+    grads: dict[str, Any]
+    error: str | None = None
+
+
+def _weights(lib: ModuleType, v: Any) -> Any:
+    return lib.arange(v.numel(), dtype=v.dtype, device=v.device).mul(0.7).cos().reshape(v.shape)
+
+
+@dataclass(eq=False)
+class Program:
+    """Inputs, steps, the float values whose weighted sum is the loss, and each value's
+    comparison tolerance (0 for exact; ``"grad"`` for the input gradients)."""
+
+    inputs: list[Input]
+    steps: list[Step]
+    loss: tuple[str, ...]
+    tolerances: dict[str, float]
+    dropped: int = 0
+
+    def run(self, lib: ModuleType, device: Any = None, backward: bool = True) -> Run:
+        """Run the program with ``lib`` on ``device``; then, if ``backward``, backpropagate
+        the loss ``sum((v * weights(v)).sum() for v in loss)`` into the inputs."""
+        values: dict[str, Any] = {}
+        run = Run(values, {})
+        for inp in self.inputs:
+            values[inp.name] = inp.make(lib, device)
+        for i, step in enumerate(self.steps):
+            try:
+                outs = step.execute(lib, values)
+            except Exception as exc:  # noqa: BLE001 - the error is the finding
+                run.error = f"step {i} `{step.code}` raised {type(exc).__name__}: {exc}"
+                return run
+            values.update(zip(step.outputs, outs, strict=True))
+        if not backward or not self.loss:
+            return run
+        try:
+            loss = sum((values[n] * _weights(lib, values[n])).sum() for n in self.loss)
+            loss.backward()
+        except Exception as exc:  # noqa: BLE001
+            run.error = f"backward raised {type(exc).__name__}: {exc}"
+            return run
+        for inp in self.inputs:
+            if inp.requires_grad:
+                run.grads[inp.name] = values[inp.name].grad
+        return run
+
+    def __repr__(self) -> str:
+        return f"Program(dropped={self.dropped}):\n{self.to_source()}"
+
+    def to_source(self, module: str = "ember") -> str:
+        """The program as Python to paste: imports, inputs, steps, loss and backward, and a
+        line printing the results and gradients."""
+        lines = [f"import {module} as torch", "F = torch.nn.functional"]
+        lines += [f"{inp.name} = {inp.expression()}" for inp in self.inputs]
+        lines += [step.code for step in self.steps]
+        if self.loss:
+            lines.append(
+                "w = lambda v: torch.arange(v.numel(), dtype=v.dtype)"
+                ".mul(0.7).cos().reshape(v.shape)"
+            )
+            lines.append("loss = " + " + ".join(f"({n} * w({n})).sum()" for n in self.loss))
+            lines.append("loss.backward()")
+        shown = [o for step in self.steps for o in step.outputs][-3:]
+        lines.append(f"print({', '.join(shown)})")
+        grads = [f"{inp.name}.grad" for inp in self.inputs if inp.requires_grad]
+        if grads and self.loss:
+            lines.append(f"print({', '.join(grads)})")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing two runs
+
+
+def _numpy(t: Any) -> np.ndarray:
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _describe(t: Any) -> str:
+    try:
+        return f"{_dtype_name(t.dtype)}{list(t.shape)} {_numpy(t).tolist()}"
+    except Exception as exc:  # noqa: BLE001
+        return f"<{type(t).__name__} that cannot be read: {type(exc).__name__}: {exc}>"
+
+
+def _compare_tensor(what: str, actual: Any, expected: Any, tol: float) -> str | None:
+    if expected is None or actual is None:
+        if expected is None and actual is None:
+            return None
+        return f"{what}: got {_describe(actual) if actual is not None else None}, " + (
+            f"expected {_describe(expected) if expected is not None else None}"
+        )
+    try:
+        a = _numpy(actual)
+        a_dtype, a_shape = _dtype_name(actual.dtype), tuple(actual.shape)
+    except Exception as exc:  # noqa: BLE001
+        return f"{what}: cannot be read ({type(exc).__name__}: {exc}); expected " + _describe(
+            expected
+        )
+    e = _numpy(expected)
+    e_dtype, e_shape = _dtype_name(expected.dtype), tuple(expected.shape)
+    if a_dtype != e_dtype or a_shape != e_shape or a.shape != e_shape:
+        return (
+            f"{what}: got {a_dtype}{list(a_shape)} (data {a.shape}), "
+            f"expected {e_dtype}{list(e_shape)}"
+        )
+    if e_dtype in FLOATS and tol > 0:
+        ok = close(a, e, tol)
+    else:
+        ok = (a == e) | (np.isnan(a) & np.isnan(e)) if e_dtype in FLOATS else a == e
+    if not np.all(ok):
+        return f"{what}: got {a.tolist()}, expected {e.tolist()}"
+    if bool(getattr(actual, "requires_grad", False)) != bool(expected.requires_grad):
+        return f"{what}: requires_grad {actual.requires_grad}, expected {expected.requires_grad}"
+    return None
+
+
+def compare(program: Program, actual: Run, expected: Run) -> list[str]:
+    """The differences of ``actual`` from ``expected``: errors, then every value (dtype,
+    shape, values to the program's tolerance, requires_grad), then the input gradients."""
+    problems = []
+    if actual.error != expected.error:
+        problems.append(f"error: got {actual.error}, expected {expected.error}")
+    for name, exp in expected.values.items():
+        if name in actual.values:
+            found = _compare_tensor(name, actual.values[name], exp, program.tolerances[name])
+            if found:
+                problems.append(found)
+    for name, exp in expected.grads.items():
+        found = _compare_tensor(
+            f"{name}.grad", actual.grads.get(name), exp, program.tolerances["grad"]
+        )
+        if found:
+            problems.append(found)
+    return problems
+
+
+def check_program(program: Program, lib: ModuleType, oracle: ModuleType) -> list[str]:
+    """Run ``program`` with ``lib`` and with ``oracle``; return the mismatches (empty if
+    they agree)."""
+    return compare(program, program.run(lib), program.run(oracle))
+
+
+def format_failure(program: Program, mismatches: Sequence[str], module: str = "ember") -> str:
+    """A report: the program as pasteable Python, then each mismatch (got = ``module``)."""
+    return (
+        "A random program gives a different answer than PyTorch:\n\n"
+        + program.to_source(module)
+        + "\n\n"
+        + "\n".join(f"- {m}" for m in mismatches)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Building programs
+
+
+class _Reject(Exception):
+    """A candidate step the oracle rejects or that is not stable (NOTE [stable steps])."""
+
+
+class Builder:
+    """Builds a program step by step, running each candidate with the oracle to learn its
+    outputs' shapes and dtypes and to keep only stable steps."""
+
+    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any], oracle: ModuleType):
+        self.draw = draw
+        self.torch = oracle
+        self.inputs: list[Input] = []
+        self.steps: list[Step] = []
+        self.values: dict[str, Any] = {}  # name -> the oracle's tensor (detached)
+        self.tolerances: dict[str, float] = {}
+        self.pending: list[Input] = []
+        self.dropped = 0
+        self.counter = 0
+
+    # drawing ----------------------------------------------------------------------------
+    def choice(self, options: Sequence[Any]) -> Any:
+        return self.draw(st.sampled_from(options))
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def flag(self) -> bool:
+        return self.draw(st.booleans())
+
+    def pick(self, *preds: Callable[[Any], bool]) -> str:
+        names = [n for n, v in self.values.items() if all(p(v) for p in preds)]
+        if not names:
+            raise _Reject("no value fits")
+        return self.choice(names)
+
+    def t(self, name: str) -> Any:
+        return self.values[name]
+
+    def dim(self, name: str) -> int:
+        n = max(self.values[name].dim(), 1)
+        return self.integer(-n, n - 1)
+
+    def dims(self, name: str) -> tuple[int, ...]:
+        n = self.values[name].dim()
+        if n == 0:
+            return ()
+        chosen = self.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+        return tuple(d - n if self.flag() else d for d in chosen)
+
+    def scalar(self, kind: str = "any") -> str:
+        if kind == "int" or (kind == "any" and self.flag()):
+            return repr(self.choice([2, -1, 3, 1, 0, -2]))
+        if kind == "bool":
+            return repr(self.flag())
+        return repr(self.choice([0.5, -1.5, 2.0, 0.25, 3.0, -0.75, 1.0]))
+
+    # inputs ------------------------------------------------------------------------------
+    def new_input(
+        self,
+        shape: Sequence[int],
+        dtype: str,
+        *,
+        requires_grad: bool | None = None,
+        low: int | None = None,
+        high: int | None = None,
+        unique_along: int | None = None,
+        layout: bool = True,
+    ) -> str:
+        """Add an input (committed with the step that asks for it) and return its name.
+        Integer data lies in ``[low, high)``; ``unique_along`` draws a dimension's entries
+        from a permutation (scatter targets without duplicates)."""
+        seed = self.integer(0, 2**16)
+        rng = np.random.default_rng(seed)
+        shape = tuple(shape)
+        if dtype in FLOATS:
+            mode = self.choice(["normal", "normal", "zeros", "constant", "integral"])
+            data = np.round(rng.uniform(-3, 3, shape), 3)
+            if mode == "zeros":
+                data = np.where(rng.random(shape) < 0.4, 0.0, data)
+            elif mode == "constant":
+                data = np.full(shape, float(data.flat[0]) if data.size else 1.0)
+            elif mode == "integral":
+                data = np.round(data)
+            data = data + 0.0  # no negative zeros in the printed literal
+        elif dtype == "bool":
+            data = rng.random(shape) < 0.5
+        else:
+            lo = low if low is not None else (0 if dtype == "uint8" else -4)
+            hi = high if high is not None else 6
+            if unique_along is not None:
+                moved = list(shape)
+                moved.append(moved.pop(unique_along))
+                if moved[-1] > hi:
+                    raise _Skip()
+                flat = [rng.permutation(hi)[: moved[-1]] for _ in range(math.prod(moved[:-1]))]
+                data = np.moveaxis(np.array(flat, dtype=np.int64).reshape(moved), -1, unique_along)
+            else:
+                data = rng.integers(lo, hi, shape)
+        view = ""
+        if layout and len(shape) >= 1 and all(s > 0 for s in shape):
+            view = self.choice(["", "", "", ".transpose(0, -1)", "[::2]", "[..., ::2]"])
+            if view == ".transpose(0, -1)":
+                if len(shape) < 2 or shape[0] == shape[-1] == 1:
+                    view = ""
+                else:
+                    data = np.swapaxes(data, 0, -1)
+            elif view:
+                axis = 0 if view == "[::2]" else -1
+                n = data.shape[axis]
+                data = np.repeat(data, 2, axis=axis).take(np.arange(2 * n - 1), axis=axis)
+        if requires_grad is None:
+            requires_grad = dtype in FLOATS and self.draw(st.integers(0, 3)) > 0
+        name = f"x{len(self.inputs) + len(self.pending)}"
+        inp = Input(name, np.array(data), dtype, view, requires_grad)
+        self.pending.append(inp)
+        return name
+
+    def random_shape(self) -> tuple[int, ...]:
+        ndim = self.choice([0, 1, 1, 2, 2, 2, 3, 3, 4])
+        return tuple(
+            self.choice([1, 2, 3, 4, 2, 3, 0] if i == 0 else [1, 2, 3, 4]) for i in range(ndim)
+        )
+
+    # steps -------------------------------------------------------------------------------
+    def outputs(self, n: int = 1) -> list[str]:
+        return [f"v{self.counter + i}" for i in range(n)]
+
+    def emit(
+        self,
+        op: str,
+        args: Sequence[str],
+        code: str,
+        n_out: int = 1,
+        *,
+        kinks: bool = False,
+    ) -> None:
+        """Try a step: run it with the oracle, test its stability, keep it if it passes."""
+        names = self.outputs(n_out)
+        reads = tuple(dict.fromkeys([*args, *(p.name for p in self.pending)]))
+        step = Step(op, reads, tuple(names), code)
+        values = dict(self.values)
+        for p in self.pending:
+            values[p.name] = p.make(self.torch)
+        try:
+            outs = self._check(step, values, kinks)
+        except _Reject:
+            self.dropped += 1
+            return
+        finally:
+            new_inputs, self.pending = self.pending, []
+        self.commit_inputs(new_inputs, values)
+        tol = max([self.tolerances[a] for a in reads] + [0.0])
+        for name, out in zip(names, outs, strict=True):
+            kind = _dtype_name(out.dtype)
+            self.values[name] = out
+            self.tolerances[name] = max(tol, TOLERANCE[kind]) if kind in FLOATS else 0.0
+        self.steps.append(step)
+        self.counter += n_out
+
+    def commit_inputs(
+        self, inputs: list[Input] | None = None, values: dict[str, Any] | None = None
+    ) -> None:
+        """Make inputs (by default the pending ones) part of the program."""
+        if inputs is None:
+            inputs, self.pending = self.pending, []
+        for p in inputs:
+            self.inputs.append(p)
+            value = values[p.name] if values else p.make(self.torch)
+            self.values[p.name] = value
+            self.tolerances[p.name] = TOLERANCE.get(p.dtype, 0.0)
+
+    def _run(self, step: Step, values: dict[str, Any]) -> list[Any]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outs = step.execute(self.torch, values)
+        except Exception as exc:  # noqa: BLE001 - any error rejects the candidate
+            raise _Reject(str(exc)) from exc
+        for out in outs:
+            if not isinstance(out, self.torch.Tensor):
+                raise _Reject("not a tensor")
+        return outs
+
+    def _check(self, step: Step, values: dict[str, Any], kinks: bool) -> list[Any]:
+        T = self.torch
+        outs = self._run(step, values)
+        for out in outs:
+            if out.numel() > MAX_NUMEL:
+                raise _Reject("too large")
+            if out.is_floating_point() and not bool(T.isfinite(out).all()):
+                raise _Reject("not finite")
+            if _dtype_name(out.dtype) not in (*FLOATS, *INTS, "bool"):
+                raise _Reject("dtype outside the vocabulary")
+        wide = {
+            n: (v.detach().double() if v.is_floating_point() else v.detach())
+            for n, v in values.items()
+        }
+        floats = [n for n in step.args if wide[n].is_floating_point()]
+        rng = np.random.default_rng(len(self.steps))
+        signs = {
+            n: T.from_numpy(np.asarray(rng.choice([-1.0, 1.0], tuple(wide[n].shape))))
+            for n in floats
+        }
+        nudged = []
+        for sign in (1.0, -1.0):
+            moved = dict(wide)
+            for n in floats:
+                scale = T.from_numpy(_scale(wide[n].numpy()))
+                moved[n] = wide[n] + sign * NUDGE * signs[n] * scale
+            nudged.append(moved)
+        base = self._run(step, wide)
+        for moved in nudged:
+            self._same(base, self._run(step, moved))
+        if kinks and floats:
+            cot = [T.from_numpy(np.asarray(rng.uniform(-1, 1, tuple(o.shape)))) for o in base]
+            g0 = self._vjp(step, wide, floats, cot)
+            for moved in nudged:
+                self._same(g0, self._vjp(step, moved, floats, cot))
+        return outs
+
+    def _same(self, base: Sequence[Any], moved: Sequence[Any]) -> None:
+        for b, m in zip(base, moved, strict=True):
+            if (b is None) != (m is None):
+                raise _Reject("gradient appears")
+            if b is None:
+                continue
+            if b.dtype != m.dtype or b.shape != m.shape:
+                raise _Reject("shape moved")
+            bn, mn = b.detach().numpy(), m.detach().numpy()
+            if b.is_floating_point():
+                if not np.all(close(mn, bn, AMPLIFICATION * NUDGE)):
+                    raise _Reject("unstable")
+            elif not np.array_equal(bn, mn):
+                raise _Reject("unstable")
+
+    def _vjp(
+        self, step: Step, values: dict[str, Any], floats: list[str], cot: list[Any]
+    ) -> list[Any]:
+        T = self.torch
+        values = dict(values)
+        leaves = [values[n].detach().clone().requires_grad_() for n in floats]
+        values.update(zip(floats, leaves, strict=True))
+        outs = self._run(step, values)
+        terms = [(o.double() * c).sum() for o, c in zip(outs, cot, strict=True) if o.requires_grad]
+        if not terms:
+            return [None] * len(leaves)
+        try:
+            return list(T.autograd.grad(sum(terms), leaves, allow_unused=True))
+        except Exception as exc:  # noqa: BLE001 - a backward the oracle cannot do
+            raise _Reject(str(exc)) from exc
+
+    def program(self) -> Program:
+        """The program built so far; the loss takes each float value that requires grad
+        with probability 3/4 (so some outputs stay unused)."""
+        prog = Program(list(self.inputs), list(self.steps), (), dict(self.tolerances))
+        ran = prog.run(self.torch, backward=False)
+        for step in self.steps:
+            for n in step.outputs:
+                if (
+                    n in ran.values
+                    and ran.values[n].requires_grad
+                    and self.draw(st.integers(0, 3)) > 0
+                ):
+                    prog.loss += (n,)
+        prog.tolerances["grad"] = max([*self.tolerances.values(), 0.0])
+        if prog.loss and prog.run(self.torch).error:
+            prog.loss = ()  # a derivative the oracle does not implement (floor_divide)
+        prog.dropped = self.dropped
+        return prog
+
+
+# --------------------------------------------------------------------------------------------
+# The vocabulary: one generator per family; each draws its operands and emits one step.
+
+
+def _is_float(v: Any) -> bool:
+    return bool(v.is_floating_point())
+
+
+def _is_int(v: Any) -> bool:
+    return not v.is_floating_point() and _dtype_name(v.dtype) != "bool"
+
+
+def _is_intlike(v: Any) -> bool:
+    return not v.is_floating_point()
+
+
+def _nonempty(v: Any) -> bool:
+    return v.numel() > 0
+
+
+def _ndim(k: int) -> Callable[[Any], bool]:
+    return lambda v: v.dim() >= k
+
+
+def _call(b: Builder, fn: str, x: str, rest: str = "") -> str:
+    """``torch.fn(x, rest)`` or ``x.fn(rest)``, drawn."""
+    if b.flag():
+        return f"{x}.{fn}({rest})"
+    return f"torch.{fn}({x}{', ' + rest if rest else ''})"
+
+
+# unary ops on floats: (name, code template, kinks)
+_UNARY = [
+    ("abs", "{call}", True),
+    ("neg", "{call}", False),
+    ("exp", "{call}", False),
+    ("sin", "{call}", False),
+    ("cos", "{call}", False),
+    ("tan", "{call}", False),
+    ("tanh", "{call}", False),
+    ("sigmoid", "{call}", False),
+    ("relu", "{call}", True),
+    ("erf", "{call}", False),
+    ("square", "{call}", False),
+    ("expm1", "{call}", False),
+    ("reciprocal", "{call}", False),
+    ("positive", "{call}", False),
+    ("sign", "{call}", False),
+    ("floor", "{call}", False),
+    ("ceil", "{call}", False),
+    ("round", "{call}", False),
+    ("trunc", "{call}", False),
+    ("log", "torch.log({x}.square() + 0.5)", False),
+    ("log", "{call}", False),
+    ("log1p", "torch.log1p({x}.square())", False),
+    ("log2", "({x}.square() + 1).log2()", False),
+    ("sqrt", "({x}.square() + 0.25).sqrt()", False),
+    ("sqrt", "{call}", False),
+    ("rsqrt", "({x}.square() + 0.5).rsqrt()", False),
+    ("pow", "({x}.square() + 0.5).pow({p})", False),
+    ("pow", "{x} ** 2", False),
+    ("pow", "{x}.pow(3)", False),
+    ("round", "torch.round({x}, decimals=1)", False),
+    ("clamp", "{x}.clamp({lo}, {hi})", True),
+    ("clamp", "torch.clamp({x}, min={lo})", True),
+    ("clamp_max", "{x}.clamp_max({hi})", True),
+    ("nan_to_num", "torch.nan_to_num({x})", False),
+    ("silu", "F.silu({x})", False),
+    ("gelu", "F.gelu({x})", False),
+    ("gelu", "F.gelu({x}, approximate='tanh')", False),
+    ("neg", "-{x}", False),
+]
+
+
+def unary(b: Builder) -> None:
+    """A float pointwise op (some behind a domain guard such as ``x.square() + 0.5``)."""
+    x = b.pick(_is_float)
+    name, template, kinks = b.choice(_UNARY)
+    lo = b.choice([-1.0, -0.5, 0.0])
+    code = template.format(
+        call=_call(b, name, x), x=x, p=b.choice([0.5, 2, -1, 1.5]), lo=lo, hi=lo + b.choice([1, 2])
+    )
+    [o] = b.outputs()
+    b.emit(name, [x], f"{o} = {code}", kinks=kinks)
+
+
+_INT_UNARY = [
+    ("abs", "{x}.abs()"),
+    ("neg", "torch.neg({x})"),
+    ("sign", "{x}.sign()"),
+    ("square", "{x}.square()"),
+    ("bitwise_not", "torch.bitwise_not({x})"),
+    ("bitwise_not", "~{x}"),
+    ("logical_not", "{x}.logical_not()"),
+    ("clamp", "{x}.clamp(-1, 2)"),
+    ("clamp", "torch.clamp({x}, max=1)"),
+]
+
+
+def int_unary(b: Builder) -> None:
+    """A pointwise op on an integer or bool tensor."""
+    x = b.pick(_is_intlike)
+    name, template = b.choice(_INT_UNARY)
+    [o] = b.outputs()
+    b.emit(name, [x], f"{o} = {template.format(x=x)}")
+
+
+# binary ops: (name, function form, operator or None, kinks)
+_BINARY = [
+    ("add", "torch.add", "+", False),
+    ("sub", "torch.sub", "-", False),
+    ("mul", "torch.mul", "*", False),
+    ("div", "torch.div", "/", False),
+    ("floor_divide", "torch.floor_divide", "//", False),
+    ("remainder", "torch.remainder", "%", False),
+    ("fmod", "torch.fmod", None, False),
+    ("pow", "torch.pow", "**", False),
+    ("maximum", "torch.maximum", None, True),
+    ("minimum", "torch.minimum", None, True),
+    ("atan2", "torch.atan2", None, False),
+    ("eq", "torch.eq", "==", False),
+    ("ne", "torch.ne", "!=", False),
+    ("lt", "torch.lt", "<", False),
+    ("le", "torch.le", "<=", False),
+    ("gt", "torch.gt", ">", False),
+    ("ge", "torch.ge", ">=", False),
+    ("logical_and", "torch.logical_and", None, False),
+    ("logical_or", "torch.logical_or", None, False),
+    ("logical_xor", "torch.logical_xor", None, False),
+    ("bitwise_and", "torch.bitwise_and", "&", False),
+    ("bitwise_or", "torch.bitwise_or", "|", False),
+    ("bitwise_xor", "torch.bitwise_xor", "^", False),
+]
+_SCALAR_OK = {
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "pow",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+}
+
+
+def _broadcastable(b: Builder, x: str) -> str:
+    shape = tuple(b.t(x).shape)
+    names = []
+    for n, v in b.values.items():
+        try:
+            b.torch.broadcast_shapes(shape, tuple(v.shape))
+        except RuntimeError:
+            continue
+        names.append(n)
+    return b.choice(names)
+
+
+def binary(b: Builder) -> None:
+    """A binary pointwise op: tensor-tensor with broadcasting and promotion, or with a Python
+    scalar on either side; function, method or operator form."""
+    name, fn, sym, kinks = b.choice(_BINARY)
+    x = b.pick()
+    form = b.choice(["tensor", "tensor", "scalar", "rscalar"])
+    if name not in _SCALAR_OK:
+        form = "tensor"
+    if name == "pow" and b.t(x).is_floating_point():
+        x_src = f"({x}.square() + 0.5)"
+    else:
+        x_src = x
+    [o] = b.outputs()
+    if form == "tensor":
+        y = _broadcastable(b, x)
+        args = [x, y]
+        style = b.choice(["fn", "method", "op"])
+        if style == "op" and sym:
+            code = f"{x_src} {sym} {y}"
+        elif style == "method":
+            code = f"{x_src}.{name}({y})"
+        else:
+            code = f"{fn}({x_src}, {y})"
+        if name in ("add", "sub") and b.integer(0, 3) == 0:
+            code = f"{fn}({x_src}, {y}, alpha={b.scalar('int' if _is_intlike(b.t(y)) else 'any')})"
+        if name == "div" and b.integer(0, 2) == 0:
+            code = f"torch.div({x}, {y}, rounding_mode={b.choice(['trunc', 'floor'])!r})"
+    else:
+        args = [x]
+        s = b.scalar("float" if name == "pow" and form == "rscalar" else "any")
+        if name == "pow" and form == "scalar":
+            s = b.choice(["2", "3", "0.5", "-1", "2.5"])
+        if form == "scalar":
+            code = f"{x_src} {sym} {s}" if b.flag() else f"{fn}({x_src}, {s})"
+        else:
+            if name == "pow":
+                s = b.choice(["2.0", "0.5", "1.5"])
+            code = f"{s} {sym} {x_src}"
+    b.emit(name, args, f"{o} = {code}", kinks=kinks)
+
+
+def ternary(b: Builder) -> None:
+    """``where``, ``lerp``, ``addcmul``, ``addcdiv`` and ``clamp`` with tensor bounds."""
+    kind = b.choice(["where", "where_scalar", "lerp", "lerp_tensor", "addcmul", "addcdiv", "clamp"])
+    [o] = b.outputs()
+    x = b.pick()
+    y = _broadcastable(b, x)
+    if kind in ("where", "where_scalar"):
+        c = _broadcastable(b, y)
+        cond = c if _dtype_name(b.t(c).dtype) == "bool" else f"{c} > 0"
+        other = b.scalar() if kind == "where_scalar" else y
+        code = f"{o} = torch.where({cond}, {x}, {other})"
+        b.emit("where", [c, x, y], code)
+    elif kind == "lerp":
+        b.emit("lerp", [x, y], f"{o} = torch.lerp({x}, {y}, {b.scalar('float')})")
+    elif kind == "lerp_tensor":
+        w = _broadcastable(b, y)
+        b.emit("lerp", [x, y, w], f"{o} = {x}.lerp({y}, {w})")
+    elif kind in ("addcmul", "addcdiv"):
+        z = _broadcastable(b, y)
+        den = f"({z}.square() + 1)" if kind == "addcdiv" else z
+        value = f", value={b.scalar('float')}" if b.flag() else ""
+        b.emit(kind, [x, y, z], f"{o} = torch.{kind}({x}, {y}, {den}{value})")
+    else:
+        z = _broadcastable(b, y)
+        b.emit("clamp", [x, y, z], f"{o} = {x}.clamp({y}, {y} + {z}.abs())", kinks=True)
+
+
+def reduction(b: Builder) -> None:
+    """A reduction with one of its dim/keepdim forms (or a scan, softmax or sort)."""
+    kind = b.choice(
+        [
+            "sum",
+            "mean",
+            "prod",
+            "amax",
+            "amin",
+            "max",
+            "min",
+            "max_dim",
+            "min_dim",
+            "argmax",
+            "argmin",
+            "std",
+            "var",
+            "var_mean",
+            "std_mean",
+            "logsumexp",
+            "cumsum",
+            "cumprod",
+            "norm",
+            "all",
+            "any",
+            "softmax",
+            "log_softmax",
+            "sort",
+            "argsort",
+            "topk",
+            "sum_dtype",
+        ]
+    )
+    x = b.pick(_is_float) if kind not in ("sum", "prod", "all", "any", "sum_dtype") else b.pick()
+    keep = b.flag()
+    kd = f", keepdim={keep}" if keep or b.flag() else ""
+    outs = b.outputs(2)
+    o = outs[0]
+    form = b.integer(0, 2)  # 0: no dim, 1: one dim, 2: a tuple of dims
+    if kind in ("sum", "mean", "prod", "amax", "amin", "logsumexp", "std", "var"):
+        if kind == "prod" or (kind == "logsumexp" and form == 0):
+            form = max(form, 0 if kind == "prod" else 1)
+        if kind == "prod" and form == 2:
+            form = 1
+        if form == 0 and kind in ("amax", "amin") and b.flag():
+            code = _call(b, kind, x)
+        elif form == 0:
+            code = _call(b, kind, x)
+        else:
+            d = b.dim(x) if form == 1 else b.dims(x)
+            rest = f"dim={d}{kd}" if b.flag() else f"{d}{kd}"
+            if kind in ("std", "var") and b.flag():
+                rest += f", correction={b.choice([0, 1, 2])}"
+            elif kind in ("std", "var") and b.flag():
+                rest = f"{d}, unbiased={b.flag()}{kd}"
+            code = _call(b, kind, x, rest)
+        kinks = kind in ("amax", "amin")
+        b.emit(kind, [x], f"{o} = {code}", kinks=kinks)
+    elif kind == "sum_dtype":
+        dt = b.choice(["float64", "int64", "float32"])
+        code = f"{o} = torch.sum({x}, {b.dims(x) or 0}, dtype=torch.{dt})"
+        if b.flag():
+            code = f"{o} = {x}.sum(dtype=torch.{dt})"
+        b.emit("sum", [x], code)
+    elif kind in ("max", "min"):
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x)}", kinks=True)
+    elif kind in ("max_dim", "min_dim"):
+        fn = kind[:3]
+        rest = f"{b.dim(x)}{kd}" if b.flag() else f"dim={b.dim(x)}{kd}"
+        if b.flag():
+            code = f"{outs[0]}, {outs[1]} = {_call(b, fn, x, rest)}"
+            b.emit(fn, [x], code, 2, kinks=True)
+        else:
+            field_ = b.choice(["values", "indices"])
+            b.emit(fn, [x], f"{o} = {_call(b, fn, x, rest)}.{field_}", kinks=True)
+    elif kind in ("argmax", "argmin"):
+        rest = "" if form == 0 else f"dim={b.dim(x)}{kd}"
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x, rest)}")
+    elif kind in ("var_mean", "std_mean"):
+        rest = "" if form == 0 else f"{b.dims(x) if form == 2 else b.dim(x)}{kd}"
+        if b.flag():
+            rest += (", " if rest else "") + f"correction={b.choice([0, 1])}"
+        b.emit(
+            kind, [x], f"{outs[0]}, {outs[1]} = torch.{kind}({x}{', ' + rest if rest else ''})", 2
+        )
+    elif kind in ("cumsum", "cumprod"):
+        dt = f", dtype=torch.{b.choice(['float64', 'float32'])}" if b.integer(0, 3) == 0 else ""
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x, f'{b.dim(x)}{dt}')}")
+    elif kind == "norm":
+        p = b.choice([2, 1, "float('inf')", 3])
+        if form == 0:
+            code = f"{o} = {x}.norm({p if b.flag() else ''})"
+        else:
+            code = f"{o} = torch.norm({x}, {p}, dim={b.dims(x) if form == 2 else b.dim(x)}{kd})"
+        b.emit("norm", [x], code, kinks=True)
+    elif kind in ("all", "any"):
+        rest = "" if form == 0 else f"{b.dim(x)}{kd}"
+        src = x if not b.t(x).is_floating_point() else f"({x} > 0)"
+        b.emit(kind, [x], f"{o} = {src}.{kind}({rest})")
+    elif kind in ("softmax", "log_softmax"):
+        call = f"F.{kind}({x}, dim={b.dim(x)})" if b.flag() else f"{x}.{kind}({b.dim(x)})"
+        b.emit(kind, [x], f"{o} = {call}")
+    elif kind in ("sort", "argsort"):
+        desc = f", descending={b.flag()}" if b.flag() else ""
+        if kind == "argsort":
+            b.emit(kind, [x], f"{o} = {x}.argsort({b.dim(x)}{desc})")
+        else:
+            code = f"{outs[0]}, {outs[1]} = torch.sort({x}, {b.dim(x)}{desc})"
+            b.emit(kind, [x], code, 2, kinks=True)
+    else:  # topk
+        d = b.dim(x)
+        size = b.t(x).shape[d] if b.t(x).dim() else 1
+        k = b.integer(0, max(size, 0))
+        largest = f", largest={b.flag()}" if b.flag() else ""
+        code = f"{outs[0]}, {outs[1]} = {x}.topk({k}, dim={d}{largest})"
+        b.emit("topk", [x], code, 2, kinks=True)
+
+
+def _slice_index(b: Builder, x: str) -> str:
+    parts = []
+    for size in b.t(x).shape:
+        kind = b.choice(["all", "range", "step", "int", "none", "neg"])
+        if kind == "all":
+            parts.append(":")
+        elif kind == "range":
+            lo = b.integer(0, max(size - 1, 0))
+            parts.append(f"{lo}:{b.integer(lo, size)}")
+        elif kind == "step":
+            parts.append(f"{b.integer(0, 1)}::{b.integer(2, 3)}")
+        elif kind == "int" and size > 0:
+            parts.append(str(b.integer(-size, size - 1)))
+        elif kind == "none":
+            parts.extend(["None", ":"])
+        else:
+            parts.append(f"-{b.integer(1, max(size, 1))}:")
+    if b.integer(0, 3) == 0:
+        parts = (parts[:1] if parts else []) + ["..."]
+    return ", ".join(parts) or "..."
+
+
+def view(b: Builder) -> None:
+    """A view or shape op: transpose, permute, slicing with steps, select, narrow, expand,
+    reshape/view, (un)squeeze, flatten, t, movedim, diagonal, split, flip, cat/stack..."""
+    x = b.pick()
+    t = b.t(x)
+    n = t.dim()
+    shape = tuple(t.shape)
+    kind = b.choice(
+        [
+            "transpose",
+            "permute",
+            "t",
+            "slice",
+            "select",
+            "narrow",
+            "expand",
+            "reshape",
+            "view",
+            "unsqueeze",
+            "squeeze",
+            "flatten",
+            "mT",
+            "movedim",
+            "unflatten",
+            "diagonal",
+            "broadcast_to",
+            "split",
+            "chunk",
+            "unbind",
+            "flip",
+            "roll",
+            "tril",
+            "triu",
+            "repeat",
+            "contiguous",
+            "clone",
+            "cat",
+            "stack",
+            "T",
+        ]
+    )
+    [o] = b.outputs()
+    if kind == "transpose":
+        code = f"{x}.transpose({b.dim(x)}, {b.dim(x)})"
+    elif kind == "permute":
+        perm = b.draw(st.permutations(range(n))) if n else []
+        code = (
+            f"{x}.permute({', '.join(map(str, perm))})"
+            if b.flag()
+            else f"torch.permute({x}, {tuple(perm)})"
+        )
+    elif kind == "t":
+        code = f"{x}.t()" if b.flag() else f"torch.t({x})"
+    elif kind == "mT":
+        code = f"{x}.mT"
+    elif kind == "T":
+        code = f"{x}.T" if n <= 2 else f"{x}.mT"
+    elif kind == "slice":
+        code = f"{x}[{_slice_index(b, x)}]"
+    elif kind == "select":
+        d = b.dim(x)
+        size = shape[d] if n else 1
+        i = b.integer(-size, max(size - 1, -size))
+        code = (
+            f"{x}.select({d}, {i})"
+            if b.flag()
+            else f"{x}[{', '.join([':'] * (d % max(n, 1)) + [str(i)])}]"
+        )
+    elif kind == "narrow":
+        d = b.dim(x)
+        size = shape[d] if n else 0
+        start = b.integer(0, max(size - 1, 0))
+        code = f"{x}.narrow({d}, {start}, {b.integer(0, size - start)})"
+    elif kind in ("expand", "broadcast_to"):
+        target = [s if s != 1 else b.choice([1, 2, 3]) for s in shape]
+        target = [b.choice([2, 3])] * b.integer(0, 1) + target
+        if kind == "expand" and target and b.flag():
+            target[-1] = -1
+        code = (
+            f"{x}.expand({', '.join(map(str, target))})"
+            if kind == "expand" and target
+            else (f"{x}.broadcast_to({tuple(target)})")
+        )
+    elif kind in ("reshape", "view"):
+        numel = t.numel()
+        options = [(numel,), (-1,), (1, numel), (numel, 1), shape[::-1]]
+        if numel % 2 == 0 and numel > 0:
+            options += [(2, -1), (-1, 2, 1)]
+        target = b.choice(options)
+        code = f"{x}.{kind}({', '.join(map(str, target))})" if target else f"{x}.{kind}(())"
+    elif kind == "unsqueeze":
+        code = _call(b, "unsqueeze", x, str(b.integer(-n - 1, n)))
+    elif kind == "squeeze":
+        code = _call(b, "squeeze", x, str(b.dim(x)) if b.flag() else "")
+    elif kind == "flatten":
+        code = f"{x}.flatten()" if b.flag() or n == 0 else f"torch.flatten({x}, {b.dim(x)})"
+    elif kind == "movedim":
+        code = f"{x}.movedim({b.dim(x)}, {b.dim(x)})"
+    elif kind == "unflatten":
+        d = b.dim(x)
+        size = shape[d] if n else 1
+        sizes = (1, size) if size % 2 else (2, size // 2)
+        code = f"{x}.unflatten({d}, {sizes if b.flag() else sizes[::-1]})"
+    elif kind == "diagonal":
+        code = (
+            f"{x}.diagonal({b.integer(-1, 1)})"
+            if b.flag()
+            else f"torch.diagonal({x}, 0, {b.dim(x)}, {b.dim(x)})"
+        )
+    elif kind in ("split", "chunk"):
+        d = b.dim(x)
+        code = f"{x}.{kind}({b.integer(1, 3)}, {d})[{b.integer(-1, 0)}]"
+    elif kind == "unbind":
+        code = f"{x}.unbind({b.dim(x)})[0]"
+    elif kind == "flip":
+        code = f"{x}.flip({b.dims(x) or (0,)})"
+    elif kind == "roll":
+        code = f"{x}.roll({b.integer(-2, 3)}, {b.dim(x)})"
+    elif kind in ("tril", "triu"):
+        code = _call(b, kind, x, str(b.integer(-1, 1)) if b.flag() else "")
+    elif kind == "repeat":
+        reps = [b.integer(1, 2) for _ in range(n + b.integer(0, 1))]
+        code = f"{x}.repeat({', '.join(map(str, reps))})" if reps else f"{x}.repeat(())"
+    elif kind == "contiguous":
+        code = f"{x}.contiguous()"
+    elif kind == "clone":
+        code = f"{x}.clone()"
+    else:  # cat / stack
+        y = b.pick()
+        d = b.dim(x)
+        fn = kind
+        b.emit(fn, [x, y], f"{o} = torch.{fn}([{x}, {y}], {d})")
+        return
+    b.emit(kind, [x], f"{o} = {code}")
+
+
+_INPLACE = [
+    ("add_", "{v}.add_({s})", False),
+    ("mul_", "{v}.mul_({s})", False),
+    ("sub_", "{v}.sub_({y})", False),
+    ("div_", "{v}.div_(2)", False),
+    ("mul_", "{v}.mul_({y})", False),
+    ("add_", "{v} += {y}", False),
+    ("clamp_", "{v}.clamp_(-1, 1)", True),
+    ("fill_", "{v}.fill_({s})", False),
+    ("zero_", "{v}.zero_()", False),
+    ("copy_", "{v}.copy_({y})", False),
+    ("relu_", "{v}.relu_()", True),
+    ("exp_", "{v}.exp_()", False),
+    ("neg_", "{v}.neg_()", False),
+    ("sigmoid_", "{v}.sigmoid_()", False),
+    ("pow_", "{v}.pow_(2)", False),
+    ("masked_fill_", "{v}.masked_fill_({v} > 0, {s})", False),
+    ("addcmul_", "{v}.addcmul_({y}, {y}, value=0.5)", False),
+    ("lerp_", "{v}.lerp_({y}, 0.25)", False),
+    ("floor_", "{v}.floor_()", False),
+    ("setitem", "{v}[...] = {s}", False),
+]
+
+
+def inplace(b: Builder) -> None:
+    """An in-place op on a clone, directly or through a view of it (``y = x.clone();
+    y[1:].mul_(2)``); the clone, and sometimes the view, are the step's outputs."""
+    x = b.pick()
+    n = b.t(x).dim()
+    through = b.choice(
+        [
+            "",
+            f"[{_slice_index(b, x)}]",
+            ".t()" if n <= 2 else ".mT",
+            f".transpose(0, {n - 1})" if n else "",
+            f".select({b.dim(x)}, 0)",
+            f".narrow({b.dim(x)}, 0, 1)",
+            ".diagonal()" if n >= 2 else "",
+            ".view(-1)",
+            "[..., :1]",
+        ]
+    )
+    name, template, kinks = b.choice(_INPLACE)
+    y = b.pick()
+    outs = b.outputs(2)
+    keep_view = through != "" and b.flag()
+    target = outs[1] if keep_view else f"{outs[0]}{through}"
+    scalar = b.scalar("float" if b.t(x).is_floating_point() else "int")
+    op = template.format(v=target, y=y, s=scalar)
+    lines = [f"{outs[0]} = {x}.clone()"]
+    if keep_view:
+        lines.append(f"{outs[1]} = {outs[0]}{through}")
+    lines.append(op)
+    b.emit(name, [x, y], "\n".join(lines), 2 if keep_view else 1, kinks=kinks)
+
+
+def indexing(b: Builder) -> None:
+    """Advanced indexing, index_select, gather, scatter, scatter_add, masked_fill, index_put
+    and assignment through indices."""
+    kind = b.choice(
+        [
+            "adv",
+            "list",
+            "mask",
+            "index_select",
+            "gather",
+            "scatter",
+            "scatter_value",
+            "scatter_add",
+            "masked_fill",
+            "index_put",
+            "setitem",
+            "setitem_mask",
+            "nonzero",
+        ]
+    )
+    x = b.pick(_ndim(1))
+    t = b.t(x)
+    shape = tuple(t.shape)
+    d = b.dim(x)
+    size = shape[d]
+    [o] = b.outputs()
+    if kind == "adv":
+        idx = b.new_input([b.integer(0, 4)], "int64", low=-size, high=max(size, 1), layout=False)
+        pre = ":, " * (d % t.dim())
+        b.emit("index", [x], f"{o} = {x}[{pre}{idx}]")
+    elif kind == "list":
+        picks = (
+            [b.integer(-shape[0], shape[0] - 1) for _ in range(b.integer(1, 3))]
+            if shape[0]
+            else [0]
+        )
+        if t.dim() >= 2 and shape[1] and b.flag():
+            second = [b.integer(0, shape[1] - 1) for _ in picks]
+            b.emit("index", [x], f"{o} = {x}[{picks}, {second}]")
+        else:
+            b.emit("index", [x], f"{o} = {x}[{picks}]")
+    elif kind == "mask":
+        src = f"{x} > 0" if t.is_floating_point() else f"{x} != 0"
+        b.emit("index", [x], f"{o} = {x}[{src}]")
+    elif kind == "index_select":
+        idx = b.new_input([b.integer(0, 4)], "int64", low=0, high=max(size, 1), layout=False)
+        b.emit("index_select", [x], f"{o} = {_call(b, 'index_select', x, f'{d}, {idx}')}")
+    elif kind == "gather":
+        ishape = [b.integer(1, s) if s else 0 for s in shape]
+        ishape[d] = b.integer(0, 4)
+        idx = b.new_input(ishape, "int64", low=0, high=max(size, 1))
+        b.emit("gather", [x], f"{o} = {_call(b, 'gather', x, f'{d}, {idx}')}")
+    elif kind in ("scatter", "scatter_value", "scatter_add"):
+        ishape = [b.integer(1, s) if s else 0 for s in shape]
+        ishape[d] = b.integer(0, size)
+        unique = d % t.dim() if kind != "scatter_add" else None
+        idx = b.new_input(ishape, "int64", low=0, high=max(size, 1), unique_along=unique)
+        if kind == "scatter_value":
+            b.emit("scatter", [x], f"{o} = {x}.scatter({d}, {idx}, {b.scalar()})")
+            return
+        src = b.new_input(ishape, _dtype_name(t.dtype))
+        fn = "scatter" if kind == "scatter" else "scatter_add"
+        b.emit(fn, [x], f"{o} = {_call(b, fn, x, f'{d}, {idx}, {src}')}")
+    elif kind == "masked_fill":
+        m = _broadcastable(b, x)
+        cond = m if _dtype_name(b.t(m).dtype) == "bool" else f"{m} > 0"
+        value = b.scalar("float" if t.is_floating_point() else "int")
+        b.emit("masked_fill", [x, m], f"{o} = {_call(b, 'masked_fill', x, f'{cond}, {value}')}")
+    elif kind in ("index_put", "setitem"):
+        idx = b.new_input([b.integer(1, 3)], "int64", low=0, high=max(size, 1), unique_along=0)
+        vals = b.new_input([1], _dtype_name(t.dtype))
+        if kind == "index_put":
+            acc = b.flag()
+            code = f"{o} = {x}.index_put(({idx},), {vals}, accumulate={acc})"
+            b.emit("index_put", [x], code)
+        else:
+            code = f"{o} = {x}.clone()\n{o}[{':, ' * (d % t.dim())}{idx}] = {vals}"
+            b.emit("index_put_", [x], code)
+    elif kind == "setitem_mask":
+        src = f"{o} > 0" if t.is_floating_point() else f"{o} != 0"
+        value = b.scalar("float" if t.is_floating_point() else "int")
+        code = f"{o} = {x}.clone()\n{o}[{src}] = {value}"
+        b.emit("index_put_", [x], code)
+    else:
+        b.emit("nonzero", [x], f"{o} = {x}.nonzero()")
+
+
+def linalg(b: Builder) -> None:
+    """matmul (1-D to 3-D operands), mm, bmm, mv, dot, outer, addmm and einsum, with new
+    weight inputs of matching shape (and sometimes another dtype)."""
+    kind = b.choice(["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "@"])
+    x = b.pick(_is_float)
+    t = b.t(x)
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    if b.integer(0, 4) == 0:
+        dt2 = b.choice(FLOATS)  # type promotion where the op allows it
+    else:
+        dt2 = dt
+    [o] = b.outputs()
+    k = shape[-1] if shape else 1
+    if kind in ("matmul", "@"):
+        if not shape:
+            raise _Skip()
+        w_shape = b.choice([(k,), (k, b.integer(1, 3)), (b.integer(1, 2), k, 2)])
+        w = b.new_input(w_shape, dt2)
+        code = f"{x} @ {w}" if kind == "@" else f"torch.matmul({x}, {w})"
+        b.emit("matmul", [x], f"{o} = {code}")
+    elif kind == "mm":
+        w = b.new_input((k, b.integer(1, 3)), dt)
+        b.emit("mm", [x], f"{o} = {_call(b, 'mm', x, w)}")
+    elif kind == "bmm":
+        w = b.new_input((shape[0] if shape else 1, shape[-1] if len(shape) == 3 else 1, 2), dt)
+        b.emit("bmm", [x], f"{o} = {_call(b, 'bmm', x, w)}")
+    elif kind == "mv":
+        w = b.new_input((k,), dt)
+        b.emit("mv", [x], f"{o} = {_call(b, 'mv', x, w)}")
+    elif kind == "dot":
+        w = b.new_input((k,), dt)
+        b.emit("dot", [x], f"{o} = {_call(b, 'dot', x, w)}")
+    elif kind == "outer":
+        w = b.new_input((b.integer(1, 3),), dt)
+        b.emit("outer", [x], f"{o} = {_call(b, 'outer', x, w)}")
+    elif kind == "addmm":
+        m = b.integer(1, 3)
+        w = b.new_input((k, m), dt)
+        c = b.new_input(b.choice([(m,), (shape[0] if shape else 1, m), (1, m)]), dt)
+        extra = f", beta={b.scalar('float')}, alpha={b.scalar('float')}" if b.flag() else ""
+        b.emit("addmm", [x], f"{o} = torch.addmm({c}, {x}, {w}{extra})")
+    else:
+        n = t.dim()
+        letters = "abcd"[:n]
+        eq_kind = b.choice(["contract", "transpose", "sum", "diag", "batch"])
+        if eq_kind == "contract" and n >= 1:
+            w = b.new_input((k, 2), dt2)
+            eq = f"{letters},{letters[-1]}z->{letters[:-1]}z"
+            b.emit("einsum", [x], f"{o} = torch.einsum({eq!r}, {x}, {w})")
+            return
+        if eq_kind == "batch" and n == 3:
+            w = b.new_input((shape[0], shape[2], 2), dt2)
+            b.emit("einsum", [x], f"{o} = torch.einsum('bij,bjk->bik', {x}, {w})")
+            return
+        if eq_kind == "diag" and n == 2 and shape[0] == shape[1]:
+            b.emit("einsum", [x], f"{o} = torch.einsum('ii->i', {x})")
+            return
+        if eq_kind == "sum":
+            b.emit("einsum", [x], f"{o} = torch.einsum('{letters}->', {x})")
+            return
+        b.emit("einsum", [x], f"{o} = torch.einsum('{letters}->{letters[::-1]}', {x})")
+
+
+class _Skip(Exception):
+    """A family drew operands it has no form for; the builder draws again."""
+
+
+def functional(b: Builder) -> None:
+    """``nn.functional``: softmax/log_softmax, layer_norm, linear, cross_entropy, nll_loss,
+    mse_loss, l1_loss, BCE with logits, dropout with p=0, conv2d, pooling, pad, one_hot,
+    embedding, batch_norm."""
+    kind = b.choice(
+        [
+            "layer_norm",
+            "linear",
+            "cross_entropy",
+            "nll_loss",
+            "mse_loss",
+            "l1_loss",
+            "bce_logits",
+            "dropout",
+            "conv2d",
+            "max_pool2d",
+            "avg_pool2d",
+            "pad",
+            "one_hot",
+            "embedding",
+            "batch_norm",
+            "relu",
+            "sigmoid",
+            "tanh",
+        ]
+    )
+    [o] = b.outputs()
+    reduction = b.choice(["mean", "sum", "none"])
+    red = f", reduction={reduction!r}" if reduction != "mean" or b.flag() else ""
+    if kind == "one_hot":
+        n = b.integer(1, 4)
+        idx = b.new_input([b.integer(0, 3)] * b.integer(1, 2), "int64", low=0, high=n)
+        b.emit("one_hot", [], f"{o} = F.one_hot({idx}, {n})")
+        return
+    if kind == "embedding":
+        w = b.new_input((b.integer(1, 4), b.integer(1, 3)), b.choice(FLOATS))
+        n = b.pending[-1].data.shape[0]
+        idx = b.new_input([b.integer(0, 3)] * b.integer(1, 2), "int64", low=0, high=n)
+        b.emit("embedding", [], f"{o} = F.embedding({idx}, {w})")
+        return
+    x = b.pick(_is_float)
+    t = b.t(x)
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    if kind in ("relu", "sigmoid", "tanh"):
+        b.emit(kind, [x], f"{o} = F.{kind}({x})", kinks=kind == "relu")
+    elif kind == "layer_norm":
+        if not shape:
+            raise _Skip()
+        k = b.integer(1, len(shape))
+        ns = shape[-k:]
+        extra = ""
+        if b.flag():
+            w = b.new_input(ns, dt)
+            bias = b.new_input(ns, dt) if b.flag() else "None"
+            extra = f", {w}, {bias}"
+        b.emit("layer_norm", [x], f"{o} = F.layer_norm({x}, {list(ns)}{extra})")
+    elif kind == "linear":
+        k = shape[-1] if shape else 1
+        if not shape:
+            raise _Skip()
+        m = b.integer(1, 3)
+        w = b.new_input((m, k), dt)
+        bias = f", {b.new_input((m,), dt)}" if b.flag() else ""
+        b.emit("linear", [x], f"{o} = F.linear({x}, {w}{bias})")
+    elif kind in ("cross_entropy", "nll_loss"):
+        if not 1 <= len(shape) <= 3 or 0 in shape:
+            raise _Skip()
+        c = shape[1] if len(shape) >= 2 else shape[0]
+        tshape = (shape[0], *shape[2:]) if len(shape) >= 2 else ()
+        if kind == "cross_entropy" and b.flag():
+            target = b.new_input(shape, dt, requires_grad=False)
+            target_src = f"{target}.softmax({1 if len(shape) >= 2 else 0})"
+        else:
+            target_src = b.new_input(tshape, "int64", low=0, high=c)
+        ls = (
+            f", label_smoothing={b.choice([0.1, 0.0])}"
+            if kind == "cross_entropy" and b.flag()
+            else ""
+        )
+        b.emit(kind, [x], f"{o} = F.{kind}({x}, {target_src}{red}{ls})")
+    elif kind in ("mse_loss", "l1_loss", "bce_logits"):
+        y = b.new_input(shape, dt, requires_grad=b.flag())
+        fn = "binary_cross_entropy_with_logits" if kind == "bce_logits" else kind
+        target = f"{y}.sigmoid()" if kind == "bce_logits" else y
+        b.emit(fn, [x], f"{o} = F.{fn}({x}, {target}{red})", kinks=kind == "l1_loss")
+    elif kind == "dropout":
+        b.emit("dropout", [x], f"{o} = F.dropout({x}, p=0.0, training={b.flag()})")
+    elif kind in ("conv2d", "max_pool2d", "avg_pool2d"):
+        if len(shape) < 2 or 0 in shape:
+            raise _Skip()
+        src = x if len(shape) in (3, 4) else f"{x}.reshape(1, 1, {shape[-2]}, {shape[-1]})"
+        h, w_ = shape[-2:]
+        c = shape[-3] if len(shape) >= 3 else 1
+        if kind != "conv2d":
+            ks = b.integer(1, min(h, w_, 2))
+            stride = f", stride={b.integer(1, 2)}" if b.flag() else ""
+            b.emit(kind, [x], f"{o} = F.{kind}({src}, {ks}{stride})", kinks=kind == "max_pool2d")
+            return
+        groups = c if c > 1 and b.flag() else 1
+        oc = groups * b.integer(1, 2)
+        kh, kw = b.integer(1, min(h, 2)), b.integer(1, min(w_, 2))
+        weight = b.new_input((oc, c // groups, kh, kw), dt)
+        opts = ""
+        if b.flag():
+            opts += f", {b.new_input((oc,), dt)}"
+        if b.flag():
+            opts += f", stride={b.integer(1, 2)}, padding={b.integer(0, 1)}"
+        if groups > 1:
+            opts += f", groups={groups}"
+        b.emit("conv2d", [x], f"{o} = F.conv2d({src}, {weight}{opts})")
+    elif kind == "pad":
+        pads = [b.integer(0, 2) for _ in range(2 * b.integer(1, max(min(len(shape), 2), 1)))]
+        value = f", value={b.scalar('float')}" if b.flag() else ""
+        b.emit("pad", [x], f"{o} = F.pad({x}, {pads}{value})")
+    else:  # batch_norm
+        if len(shape) < 2 or 0 in shape:
+            raise _Skip()
+        c = shape[1]
+        w = b.new_input((c,), dt)
+        bias = b.new_input((c,), dt)
+        if b.flag():
+            rm = b.new_input((c,), dt, requires_grad=False, layout=False)
+            rv = b.new_input((c,), dt, requires_grad=False, layout=False)
+            code = f"{o} = F.batch_norm({x}, {rm}, {rv}.abs() + 0.5, {w}, {bias}, training=False)"
+        else:
+            code = f"{o} = F.batch_norm({x}, None, None, {w}, {bias}, training=True)"
+        b.emit("batch_norm", [x], code)
+
+
+def cast(b: Builder) -> None:
+    """A cast: ``.to(dtype)``, ``.float()``, ``.double()``, ``.long()``, ``.int()``,
+    ``.bool()``, ``type_as``; float to integer or bool casts are threshold ops."""
+    x = b.pick()
+    kind = b.choice(["to", "float", "double", "long", "int", "bool", "type_as", "to_other"])
+    [o] = b.outputs()
+    if kind == "to":
+        target = b.choice([*FLOATS, "int64", "int32", "bool", "int16", "uint8", "int8"])
+        code = f"{x}.to(torch.{target})" if b.flag() else f"{x}.to(dtype=torch.{target})"
+    elif kind in ("type_as", "to_other"):
+        y = b.pick()
+        target = _dtype_name(b.t(y).dtype)
+        code = f"{x}.type_as({y})" if kind == "type_as" else f"{x}.to({y}.dtype)"
+        b.emit(kind, [x, y], f"{o} = {code}")
+        return
+    else:
+        target = {"float": "float32", "double": "float64", "long": "int64", "int": "int32"}.get(
+            kind, "bool"
+        )
+        code = f"{x}.{kind}()"
+    if target == "uint8" and b.t(x).is_floating_point():
+        code = f"{x}.abs().to(torch.uint8)"  # negative floats to uint8 are undefined
+    b.emit("to", [x], f"{o} = {code}")
+
+
+VOCABULARY: list[Callable[[Builder], None]] = [
+    unary,
+    unary,
+    unary,
+    int_unary,
+    binary,
+    binary,
+    binary,
+    ternary,
+    reduction,
+    reduction,
+    reduction,
+    view,
+    view,
+    view,
+    inplace,
+    inplace,
+    indexing,
+    indexing,
+    linalg,
+    functional,
+    functional,
+    cast,
+]
+
+
+@st.composite
+def programs(
+    draw: Callable[[st.SearchStrategy[Any]], Any],
+    min_steps: int = 5,
+    max_steps: int = 15,
+    oracle: ModuleType | None = None,
+) -> Program:
+    """A hypothesis strategy for random programs of ``min_steps`` to ``max_steps`` steps,
+    stable under a nudge of their inputs as run by ``oracle`` (PyTorch by default)."""
+    b = Builder(draw, oracle or importlib.import_module("torch"))
+    for _ in range(draw(st.integers(1, 3))):
+        dtype = b.choice(["float32"] * 6 + ["float64"] * 2 + ["int64", "int32", "bool", "uint8"])
+        b.new_input(b.random_shape(), dtype)
+        b.commit_inputs()
+    target = draw(st.integers(min_steps, max_steps))
+    attempts = 0
+    while len(b.steps) < target and attempts < 4 * max_steps:
+        attempts += 1
+        family = b.choice(VOCABULARY)
+        b.pending = []
+        try:
+            family(b)
+        except (_Reject, _Skip):
+            b.pending = []
+            b.dropped += 1
+    return b.program()
