@@ -23,7 +23,7 @@ from ember._tensor import Tensor, wrap
 from ember._torch_function import GENERATED_MEMBERS
 from ember.backends.strides import INT64_MAX
 from ember.dispatch.keys import TORCH_FUNCTION_BIT
-from ember.dispatch.state import ACTIVE
+from ember.dispatch.state import FUNCTION_MODES
 from ember.ops.registry import ops
 from ember.overrides import (
     _is_torch_function_mode_enabled,
@@ -193,7 +193,7 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     >>> ember.arange(6).view(2, 3)[1, ::2]
     tensor([3, 5])
     """
-    if (self._keys >= TORCH_FUNCTION_BIT or ACTIVE[0]) and _overridden((self, index)):
+    if (self._keys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
         return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     t = type(index)
     if t is int:
@@ -249,7 +249,7 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
     """
     if (
         self._keys >= TORCH_FUNCTION_BIT
-        or ACTIVE[0]
+        or FUNCTION_MODES[0]
         or (type(index) is not int and has_tensor_likes((index, value), {}))
         or (type(value) is not Tensor and has_tensor_likes((value,), {}))
     ) and _overridden((self, index, value)):

@@ -22,12 +22,28 @@ import numpy as np
 
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import PLAIN_TYPES, classify, disabled_torch_function_impl
+from ember._torch_function import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
+)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
-from ember.dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, CPU_BIT, META_BIT, format_keyset
+from ember.dispatch.keys import (
+    AUTOGRAD_BIT,
+    BACKEND_MASK,
+    CPU_BIT,
+    META_BIT,
+    TORCH_FUNCTION_BIT,
+    format_keyset,
+)
+from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
 _FROM_NP = dtypes.FROM_NUMPY
+_TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
 
 
@@ -119,13 +135,22 @@ class Tensor:
             cls.__torch_function__ = disabled_torch_function_impl  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ gradient
+    # grad is read and written on every step: it checks __torch_function__ inline (as the
+    # generated members do) instead of through overrides.guard_tensor_members's wrapper
     @property
     def grad(self) -> Tensor | None:
         """The gradient ``backward()`` accumulated into this leaf, or None."""
+        if self._keys >= _TF_BIT or _FUNCTION_MODES[0]:
+            r = PROPERTY_HOOK[0]("grad", self, None, False)
+            if r is not DECLINED:
+                return r  # type: ignore[no-any-return]
         return self.__dict__.get("grad")
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if self._keys >= _TF_BIT or _FUNCTION_MODES[0]:
+            if PROPERTY_HOOK[0]("grad", self, value, True) is not DECLINED:
+                return
         self.__dict__["grad"] = value
 
     # ------------------------------------------------------------------ metadata
@@ -500,3 +525,4 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
 
 dispatcher.bind_tensor_type(Tensor)
 PLAIN_TYPES.add(Tensor)
+GENERATED_MEMBERS.add("grad")  # checks the protocol inline

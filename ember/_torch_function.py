@@ -106,6 +106,11 @@ PLAIN_TYPES: set[type] = set()
 #: set by ``ember.overrides``
 TORCH_FUNCTION_HANDLER: list[Any] = [None]
 
+#: ``hook(name, self, value, setter) -> result or DECLINED``: the protocol for a property
+#: that ``ember._tensor`` checks inline (``grad``); set by ``ember.overrides``
+PROPERTY_HOOK: list[Any] = [None]
+DECLINED: Any = _Request()
+
 #: names of the Tensor members ``ember._bind`` generates (they check the protocol inline)
 GENERATED_MEMBERS: set[str] = set()
 

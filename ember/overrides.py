@@ -33,8 +33,10 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember._torch_function import (
+    DECLINED,
     GENERATED_MEMBERS,
     PLAIN_TYPES,
+    PROPERTY_HOOK,
     TORCH_FUNCTION,
     TORCH_FUNCTION_HANDLER,
     classify,
@@ -61,7 +63,7 @@ __all__ = [
 ]
 
 _local = state.local
-_ACTIVE = state.ACTIVE
+_MODES = state.FUNCTION_MODES  # NOTE [torch function state]
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
 
 # an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
@@ -394,7 +396,7 @@ def guard_function(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def function(*args: Any, **kwargs: Any) -> Any:
-        if (_ACTIVE[0] or has_tensor_likes(args, kwargs)) and _wants_any(args, kwargs):
+        if _may_override(args, kwargs) and _wants_any(args, kwargs):
             return dispatch_torch_function(function, args, kwargs)
         return fn(*args, **kwargs)
 
@@ -435,14 +437,34 @@ def python_route(*names: str) -> Callable[[Callable[..., Any]], Callable[..., An
 
         @functools.wraps(fn)
         def function(*args: Any, **kwargs: Any) -> Any:
-            rel = relevant(args, kwargs)
-            if has_torch_function(rel):
-                return handle_torch_function(function, rel, *args, **kwargs)
+            if _may_override(args, kwargs):
+                rel = relevant(args, kwargs)
+                if has_torch_function(rel):
+                    return handle_torch_function(function, rel, *args, **kwargs)
             return fn(*args, **kwargs)
 
         return function
 
     return decorate
+
+
+def _may_override(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """A cheap first test for Python-written functions: a mode was pushed somewhere, or an
+    argument (or an element of a list or tuple argument) is of a class that takes part.
+    False means the protocol has nothing to do; True means ``has_torch_function`` decides."""
+    if _MODES[0]:
+        return True
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        t = type(a)
+        if t is Tensor:
+            continue
+        if t is list or t is tuple:
+            for e in a:
+                if type(e) is not Tensor and _KEYS_OF_TYPE[type(e)] & TORCH_FUNCTION_BIT:
+                    return True
+        elif _KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT:
+            return True
+    return False
 
 
 def _wants_any(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -481,7 +503,7 @@ def _guarded_method(fn: Callable[..., Any], report: list[Any], python: bool) -> 
     With ``python``, the handlers run by the Python route (``self`` counts even if plain)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, args, kwargs):
+        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, args, kwargs):
             if python:
                 return handle_torch_function(report[0], (self,), self, *args, **kwargs)
             return dispatch_torch_function(report[0], (self, *args), kwargs)
@@ -503,12 +525,12 @@ def _guarded_property(prop: property, name: str) -> property:
     fget, fset = prop.fget, prop.fset
 
     def get(self: Any) -> Any:
-        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, (), {}):
+        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (), {}):
             return dispatch_torch_function(getattr(Tensor, name).__get__, (self,), {})
         return fget(self)  # type: ignore[misc]
 
     def set_(self: Any, value: Any) -> None:
-        if (self._keys >= TORCH_FUNCTION_BIT or _ACTIVE[0]) and _wants(self, (value,), {}):
+        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (value,), {}):
             dispatch_torch_function(getattr(Tensor, name).__set__, (self, value), {})
             return
         fset(self, value)  # type: ignore[misc]
@@ -518,6 +540,20 @@ def _guarded_property(prop: property, name: str) -> property:
 
 #: modules whose Tensor members check the protocol themselves (None: made by codegen)
 _CHECKS_ITSELF = frozenset({None, "ember._bind", "ember._indexing"})
+
+
+def _property_hook(name: str, self: Any, value: Any, setter: bool) -> Any:
+    """The protocol for a property ``ember._tensor`` checks inline (``grad``)."""
+    if not _wants(self, (value,) if setter else (), {}):
+        return DECLINED
+    prop = getattr(Tensor, name)
+    if setter:
+        dispatch_torch_function(prop.__set__, (self, value), {})
+        return None
+    return dispatch_torch_function(prop.__get__, (self,), {})
+
+
+PROPERTY_HOOK[0] = _property_hook
 
 
 def guard_tensor_members() -> None:

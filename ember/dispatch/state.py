@@ -97,9 +97,15 @@ def dispatch_below(key: DispatchKey) -> Any:
 TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode)
 
 
+#: TorchFunctionModes pushed, in any thread: while 0, Tensor members written in Python skip
+#: the protocol's check for plain tensors (a global count, so it errs towards checking)
+FUNCTION_MODES = [0]
+
+
 def push_function_mode(mode: Any) -> None:
     """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
     stack = local.function_modes
+    FUNCTION_MODES[0] += 1
     if not stack:
         local.include |= 1 << DispatchKey.TorchFunctionMode
         ACTIVE[0] += 1
@@ -112,6 +118,7 @@ def pop_function_mode() -> Any:
     if not stack:
         raise RuntimeError("Trying to pop from an empty TorchFunctionMode stack")
     mode = stack.pop()
+    FUNCTION_MODES[0] -= 1
     if not stack:
         local.include &= ~(1 << DispatchKey.TorchFunctionMode)
         ACTIVE[0] -= 1
