@@ -160,8 +160,9 @@ def _python_key_thunks(lib: Any) -> dict[str, Thunk]:
         with mode:
             return lib.add(a, b)
 
-    fake_module = "_fake_tensor" if lib is ember else "_subclasses.fake_tensor"
-    fake_mode = __import__(f"{lib.__name__}.{fake_module}", fromlist=["x"]).FakeTensorMode()
+    fake_mode = __import__(
+        f"{lib.__name__}._subclasses.fake_tensor", fromlist=["FakeTensorMode"]
+    ).FakeTensorMode()
     fa, fb = fake_mode.from_tensor(a), fake_mode.from_tensor(b)
 
     def in_fake_mode() -> Any:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ember import library
-from ember._fake_tensor import FakeTensorMode
+from ember._subclasses.fake_tensor import FakeTensorMode
 from ember._tensor import Tensor
 from ember.autograd.function import Function
 from ember.dispatch import dispatcher

@@ -31,8 +31,7 @@ def fresh(name: str) -> str:
 
 
 def fake_mode(lib: Any) -> Any:
-    path = "_fake_tensor" if lib is ember else "_subclasses.fake_tensor"
-    return importlib.import_module(f"{lib.__name__}.{path}").FakeTensorMode()
+    return importlib.import_module(f"{lib.__name__}._subclasses.fake_tensor").FakeTensorMode()
 
 
 def test_schema_is_inferred_from_type_hints(lib: Any) -> None:

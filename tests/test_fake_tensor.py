@@ -13,7 +13,7 @@ import pytest
 
 import ember
 import ember.testing._internal.samples  # noqa: F401  (registers the samples)
-from ember._fake_tensor import (
+from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
     DynamicOutputShapeException,
     FakeTensor,
