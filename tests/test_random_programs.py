@@ -24,6 +24,7 @@ from ember.testing._internal.programs import (
     check_program,
     close,
     format_failure,
+    minimize,
     programs,
 )
 
@@ -39,7 +40,14 @@ def test_programs_agree_with_pytorch(program_count: int) -> None:
     @given(programs())
     def check(program: Program) -> None:
         mismatches = check_program(program, ember, torch)
-        assert not mismatches, format_failure(program, mismatches)
+        if mismatches:
+            kind = mismatches[0].split(":")[0]
+            smallest = minimize(
+                program,
+                lambda p: any(m.split(":")[0] == kind for m in check_program(p, ember, torch)),
+            )
+            mismatches = check_program(smallest, ember, torch)
+            raise AssertionError(format_failure(smallest, mismatches))
 
     check()
 
@@ -198,6 +206,12 @@ def test_close_scales_by_the_tensor_and_equates_nans() -> None:
     assert not close(np.array([1000.0, 1.0, 0.0, np.inf]), expected, 1e-3)[2]
     assert not close(np.array([1000.0, 1.0, np.nan, -np.inf]), expected, 1e-3)[3]
     assert not close(np.array([1002.0, 1.0, np.nan, np.inf]), expected, 1e-3)[0]
+
+
+def test_minimize_keeps_only_what_the_failure_needs() -> None:
+    small = minimize(_example(), lambda p: any(s.op == "sum" for s in p.steps))
+    assert [s.code for s in small.steps] == ["v0 = x0 * 2", "v1 = v0.sum(dim=1, keepdim=True)"]
+    assert small.loss == () and [i.name for i in small.inputs] == ["x0"]
 
 
 @pytest.mark.parametrize("module", ["ember", "torch"])

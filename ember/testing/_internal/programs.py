@@ -178,6 +178,9 @@ class Program:
     def __repr__(self) -> str:
         return f"Program(dropped={self.dropped}):\n{self.to_source()}"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis shows a falsifying program as its source
+
     def to_source(self, module: str = "ember") -> str:
         """The program as Python to paste: imports, inputs, steps, loss and backward, and a
         line printing the results and gradients."""
@@ -270,6 +273,40 @@ def check_program(program: Program, lib: ModuleType, oracle: ModuleType) -> list
     """Run ``program`` with ``lib`` and with ``oracle``; return the mismatches (empty if
     they agree)."""
     return compare(program, program.run(lib), program.run(oracle))
+
+
+def _pruned(program: Program, steps: list[Step], loss: tuple[str, ...]) -> Program:
+    defined = {n for s in steps for n in s.outputs}
+    read = {a for s in steps for a in s.args}
+    inputs = [i for i in program.inputs if i.name in read]
+    kept = tuple(n for n in loss if n in defined)
+    return Program(inputs, steps, kept, program.tolerances, program.dropped)
+
+
+def minimize(program: Program, fails: Callable[[Program], bool]) -> Program:
+    """The smallest program found by deleting steps (with the steps that read them) and loss
+    terms while ``fails`` still holds; hypothesis shrinks values, this shrinks structure."""
+    changed = True
+    while changed:
+        changed = False
+        candidates = []
+        for i in reversed(range(len(program.steps))):
+            gone = set(program.steps[i].outputs)
+            keep = []
+            for j, step in enumerate(program.steps):
+                if j == i or gone & set(step.args):
+                    gone |= set(step.outputs)
+                else:
+                    keep.append(step)
+            candidates.append(_pruned(program, keep, program.loss))
+        for n in program.loss:
+            loss = tuple(m for m in program.loss if m != n)
+            candidates.append(_pruned(program, program.steps, loss))
+        for smaller in candidates:
+            if fails(smaller):
+                program, changed = smaller, True
+                break
+    return program
 
 
 def format_failure(program: Program, mismatches: Sequence[str], module: str = "ember") -> str:
@@ -472,6 +509,10 @@ class Builder:
     def _check(self, step: Step, values: dict[str, Any], kinks: bool) -> list[Any]:
         T = self.torch
         outs = self._run(step, values)
+        for out, again in zip(outs, self._run(step, values), strict=True):
+            first, second = out.detach().numpy(), again.detach().numpy()
+            if not np.array_equal(first, second, equal_nan=first.dtype.kind == "f"):
+                raise _Reject("the oracle reads uninitialized memory")
         for out in outs:
             if out.numel() > MAX_NUMEL:
                 raise _Reject("too large")
@@ -984,10 +1025,11 @@ def view(b: Builder) -> None:
         )
     elif kind == "t":
         code = f"{x}.t()" if b.flag() else f"torch.t({x})"
-    elif kind == "mT":
+    elif kind == "mT" and n >= 2:  # mT of fewer dims is deprecated
         code = f"{x}.mT"
-    elif kind == "T":
-        code = f"{x}.T" if n <= 2 else f"{x}.mT"
+    elif kind in ("T", "mT"):
+        # .T of other than 2 dims and .mT of fewer are deprecated (PyTorch warns once)
+        code = f"{x}.T" if n == 2 else f"{x}.mT" if n > 2 else f"{x}.t()"
     elif kind == "slice":
         code = f"{x}[{_slice_index(b, x)}]"
     elif kind == "select":
