@@ -490,10 +490,44 @@ def _wrap_dim(dim: int, ndim: int, what: str) -> int:
 # ---------------------------------------------------------------------- construction
 
 _new = object.__new__
+_generic = np.generic
+_asarray = np.asarray
+
+
+def _kernel_data(arr: Any, view: bool) -> Any:
+    """``arr`` as a tensor's data, for the rare result that is not exactly an ndarray.
+
+    # NOTE [kernel results are arrays]
+    NumPy gives a NumPy scalar (``np.int64``, ``np.float32``), not a 0-d array, for a full
+    reduction of a 1-D array, for indexing that picks one element, and for many ``np.*``
+    functions of 0-d input. A tensor holding one has no buffer, shape or strides: its repr,
+    ``item()`` and ``numpy()`` fail. ``wrap`` is the one place kernel results become
+    tensors, so it turns a NumPy scalar into a 0-d array (a copy: it is a new result anyway)
+    and an ndarray subclass into a plain ndarray over the same memory; anything else is a
+    kernel bug, reported at once instead of as a broken tensor later. ``wrap_view`` refuses
+    a NumPy scalar too: a scalar is a copy, so a "view" of it would not see writes to its
+    base (a view kernel must index with ``...`` to keep a 0-d view). The test is one
+    ``type(arr) is ndarray`` on the hot path; this function runs only when it fails.
+    """
+    if isinstance(arr, _ndarray):
+        return arr.view(_ndarray)
+    if isinstance(arr, _generic) and not view:
+        return _asarray(arr)
+    if view and isinstance(arr, ShapeOnlyArray):
+        return arr
+    what = "a view of a NumPy scalar (a copy, not a view)" if view else type(arr).__name__
+    raise TypeError(
+        f"internal error: a kernel returned {what} where a tensor's data must be a NumPy "
+        "ndarray; please report it with the op that produced it (NOTE [kernel results are "
+        "arrays] in ember/_tensor.py)"
+    )
 
 
 def wrap(arr: np.ndarray) -> Tensor:
-    """A new base tensor over ``arr`` (the ndarray is not copied)."""
+    """A new base tensor over ``arr`` (the ndarray is not copied; a NumPy scalar becomes a
+    0-d array: NOTE [kernel results are arrays])."""
+    if type(arr) is not _ndarray:
+        arr = _kernel_data(arr, False)
     t = _new(Tensor)
     t._data = arr
     t._keys = CPU_BIT
@@ -503,6 +537,8 @@ def wrap(arr: np.ndarray) -> Tensor:
 def wrap_view(src: Tensor, arr: Any) -> Tensor:
     """A view of ``src`` over ``arr`` (an ndarray view of ``src._data``, or a ShapeOnlyArray):
     shares the version counter, records the base. See NOTE [views and versions]."""
+    if type(arr) is not _ndarray:
+        arr = _kernel_data(arr, True)
     t = _new(Tensor)
     t._data = arr
     t._keys = src._keys & BACKEND_MASK

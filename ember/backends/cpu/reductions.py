@@ -188,7 +188,7 @@ def _extreme_dim(name: str, reduce: Any, arg: Any, result: Any) -> Any:
             return result(wrap(x.copy()), wrap(np.zeros((), _I64)))
         a = axes[0]
         values = reduce(x, a, None, None, keepdim)
-        indices = arg(x, axis=a, keepdims=keepdim).astype(_I64, copy=False)
+        indices = _asarray(arg(x, axis=a, keepdims=keepdim), _I64)  # (a scalar for 1-D x)
         return result(_out(values, x.dtype), wrap(indices))
 
     kernel.__name__ = name
@@ -231,7 +231,7 @@ def _argext(name: str, arg: Any) -> Any:
             return wrap(r.reshape((1,) * x.ndim) if keepdim else r)
         if not axes:
             return wrap(np.zeros((), _I64))
-        return wrap(arg(x, axis=axes[0], keepdims=keepdim).astype(_I64, copy=False))
+        return wrap(_asarray(arg(x, axis=axes[0], keepdims=keepdim), _I64))  # (1-D x: a scalar)
 
     kernel.__name__ = name
     return kernel
