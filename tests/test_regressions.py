@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,8 @@ import ember
 from ember._tensor import wrap, wrap_view
 
 from .conftest import requires_torch, torch
+
+INF, NAN = math.inf, math.nan
 
 # --------------------------------------------------------------------------- NumPy scalars
 
@@ -95,3 +98,151 @@ def test_wrap_takes_an_ndarray_subclass_as_a_plain_array_over_the_same_memory() 
     assert type(t._data) is np.ndarray
     arr[0] = 1.0
     assert t.tolist() == [1.0, 0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- gradients
+
+
+def _grads(module: Any, fn: Callable[..., Any], inputs: list[Any], which: int | None) -> list[Any]:
+    leaves = [module.tensor(x, dtype=module.float64, requires_grad=True) for x in inputs]
+    out = fn(module, *leaves)
+    if isinstance(out, (tuple, list)):
+        out = out[which if which is not None else 0]
+    out.sum().backward()
+    return [None if x.grad is None else x.grad.detach().numpy() for x in leaves]
+
+
+def _vector_norm(m: Any, x: Any, p: float, dim: Any = None, keepdim: bool = False) -> Any:
+    if m is torch:
+        return torch.linalg.vector_norm(x, p, dim, keepdim)
+    return ember.ops.aten.linalg_vector_norm.default(x, p, dim, keepdim)
+
+
+def _pow_scalar(m: Any, base: float, exponent: Any) -> Any:
+    return (torch if m is torch else ember).ops.aten.pow.Scalar(base, exponent)
+
+
+#: (name, fn(module, *inputs), inputs, which output to use)
+GRADIENT_CASES: list[tuple[str, Callable[..., Any], list[Any], int | None]] = [
+    ("prod one zero", lambda m, x: x.prod(), [[0.0, 2.0, 3.0]], None),
+    ("prod two zeros", lambda m, x: x.prod(), [[0.0, 2.0, 0.0]], None),
+    ("prod negative zero", lambda m, x: x.prod(), [[-0.0, 2.0, 3.0]], None),
+    ("prod inf and zero", lambda m, x: x.prod(), [[INF, 0.0, 3.0]], None),
+    ("prod 0-dim zero", lambda m, x: x.prod(), [0.0], None),
+    ("prod dim", lambda m, x: x.prod(1), [[[0.0, 2.0, 3.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3]]], None),
+    ("prod dim keepdim", lambda m, x: x.prod(0, keepdim=True), [[[0.0, 2.0], [0.0, 0.0]]], None),
+    ("prod dim of 0-dim", lambda m, x: x.prod(0), [0.0], None),
+    ("prod dtype", lambda m, x: x.prod(dtype=m.float32), [[0.0, 2.0, 3.0]], None),
+    ("cumprod one zero", lambda m, x: x.cumprod(0), [[0.0, 2.0, 3.0]], None),
+    ("cumprod two zeros", lambda m, x: x.cumprod(0), [[2.0, 0.0, 3.0, 0.0, 5.0]], None),
+    ("cumprod 2-D", lambda m, x: x.cumprod(1), [[[0.0, 2.0, 3.0], [1.0, 0.0, 0.0]]], None),
+    ("cumprod 0-dim zero", lambda m, x: x.cumprod(0), [0.0], None),
+    ("std constant", lambda m, x: x.std(), [[2.0, 2.0, 2.0]], None),
+    ("std dim constant row", lambda m, x: x.std(1), [[[2.0, 2.0], [1.0, 3.0]]], None),
+    ("std one element, correction 0", lambda m, x: x.std(correction=0), [[2.0]], None),
+    ("std one element, correction 1", lambda m, x: x.std(), [[2.0]], None),
+    ("var no degrees of freedom", lambda m, x: x.var(correction=2), [[2.0, 3.0]], None),
+    ("std_mean constant, both used", lambda m, x: sum(m.std_mean(x, 1)), [[[1.0, 1.0]]], None),
+    ("norm 2 at zero", lambda m, x: _vector_norm(m, x, 2), [[0.0, -0.0]], None),
+    ("norm 2 dim at zero", lambda m, x: _vector_norm(m, x, 2, 1), [[[0.0, 0.0], [3.0, 4.0]]], None),
+    ("norm 3 at zero", lambda m, x: _vector_norm(m, x, 3), [[0.0, 0.0]], None),
+    ("norm 1.5 at zero", lambda m, x: _vector_norm(m, x, 1.5), [[-0.0, 0.0]], None),
+    ("norm 0.5 with a zero", lambda m, x: _vector_norm(m, x, 0.5), [[0.0, 1.0]], None),
+    ("norm -1 with a zero", lambda m, x: _vector_norm(m, x, -1), [[0.0, 1.0]], None),
+    ("norm inf at zero", lambda m, x: _vector_norm(m, x, INF), [[0.0, 0.0]], None),
+    ("norm inf with nan", lambda m, x: _vector_norm(m, x, INF), [[NAN, 1.0]], None),
+    ("pow tensor exponent at 0", lambda m, x, y: x.pow(y),
+     [[0.0, 0.0, 0.0, -1.0, 2.0, 0.0], [0.0, 2.0, -1.0, 0.5, 0.0, 0.5]], None),
+    ("pow ** 0 at 0", lambda m, x: x**0, [[0.0, -0.0, 4.0]], None),
+    ("pow ** 0.5 at -0", lambda m, x: x**0.5, [[0.0, -0.0, 4.0]], None),
+    ("pow.Scalar base 0", lambda m, y: _pow_scalar(m, 0.0, y), [[0.0, 2.0, -1.0, 0.5]], None),
+    ("atan2 at the origin", lambda m, x, y: m.atan2(x, y), [[0.0, 1.0, 0.0], [0.0, 0.0, -0.0]],
+     None),
+    ("atan2 underflow", lambda m, x, y: m.atan2(x, y), [[1e-170], [1e-170]], None),
+    ("var_mean, only the mean", lambda m, x: m.var_mean(x, 1), [[[1.0], [2.0]]], 1),
+    ("std_mean, only the mean", lambda m, x: m.std_mean(x, 1), [[[1.0], [2.0]]], 1),
+    ("std_mean keepdim, only the mean", lambda m, x: m.std_mean(x, 1, keepdim=True),
+     [[[1.0], [2.0]]], 1),
+    ("var_mean, only the variance", lambda m, x: m.var_mean(x, 1), [[[1.0, 2.0], [2.0, 2.0]]], 0),
+    ("std_mean, only the std", lambda m, x: m.std_mean(x, 1), [[[1.0, 1.0], [2.0, 3.0]]], 0),
+    ("split, one piece used", lambda m, x: m.split(x, 2, 1), [[[1.0, 1.0, 3.0]]], 1),
+    ("split_with_sizes, one piece", lambda m, x: m.split(x, [1, 2], 1), [[[1.0, 1.0, 3.0]]], 0),
+    ("unbind, one slice used", lambda m, x: m.unbind(x, 1), [[[1.0, 1.0, 3.0]]], 2),
+    ("chunk, one piece used", lambda m, x: m.chunk(x, 3, 1), [[[1.0, 1.0, 3.0]]], 1),
+    ("max.dim of 1-D", lambda m, x: m.max(x, 0), [[2.0, 3.0]], 0),
+    ("min.dim of 0-dim", lambda m, x: m.min(x, 0), [2.0], 0),
+]  # fmt: skip
+
+
+@requires_torch
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PyTorch's "degrees of freedom is <= 0"
+@pytest.mark.parametrize(
+    "name, fn, inputs, which", GRADIENT_CASES, ids=[c[0] for c in GRADIENT_CASES]
+)
+def test_gradient_matches_torch(
+    name: str, fn: Callable[..., Any], inputs: list[Any], which: int | None
+) -> None:
+    expected = _grads(torch, fn, inputs, which)
+    actual = _grads(ember, fn, inputs, which)
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert a is not None, f"{name}: no gradient for input {i}"
+        np.testing.assert_allclose(a, e, rtol=1e-6, atol=1e-12, equal_nan=True, err_msg=name)
+
+
+def _second(module: Any, fn: Callable[[Any], Any], x: Any) -> tuple[Any, Any]:
+    """A weighted first derivative and the gradient of its square (double backward)."""
+    t = module.tensor(x, dtype=module.float64, requires_grad=True)
+    y = fn(t)
+    w = module.tensor(np.arange(1.0, y.numel() + 1).reshape(tuple(y.shape)), dtype=module.float64)
+    (g,) = module.autograd.grad((y * w).sum(), [t], create_graph=True)
+    (h,) = module.autograd.grad((g * g).sum(), [t])
+    return g.detach().numpy(), h.detach().numpy()
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "x", [[0.0, 2.0, 3.0], [0.0, 0.0, 3.0], [[2.0, 0.0, 3.0], [0.0, 1.0, 0.0]]]
+)
+@pytest.mark.parametrize(
+    "fn",
+    [lambda t: t.prod(), lambda t: t.prod(-1), lambda t: t.cumprod(-1), lambda t: t.cumprod(0)],
+    ids=["prod", "prod(-1)", "cumprod(-1)", "cumprod(0)"],
+)
+def test_double_backward_at_zeros_matches_torch(fn: Callable[[Any], Any], x: Any) -> None:
+    for a, e in zip(_second(ember, fn, x), _second(torch, fn, x), strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-10, atol=1e-12)
+
+
+def test_custom_function_still_gets_zeros_for_an_unused_output() -> None:
+    seen: list[Any] = []
+
+    class Two(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+            seen.append((ga, gb))
+            return ga * 2 + gb * 3
+
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    a, _ = Two.apply(x)
+    a.sum().backward()
+    assert seen[0][1] is not None and seen[0][1].tolist() == [0.0, 0.0]
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+@requires_torch
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_scatter_with_an_empty_index_does_not_check_the_value(device: str) -> None:
+    # PyTorch runs no kernel for an empty index, so a value the dtype can't hold passes
+    x = ember.tensor([5], dtype=ember.uint8).to(device)
+    out = x.scatter(0, ember.tensor([], dtype=ember.int64).to(device), -1.5)
+    assert out.shape == (1,) and out.dtype is ember.uint8
+    if device == "cpu":
+        assert out.tolist() == [5]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        x.scatter(0, ember.tensor([0]).to(device), -1.5)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.tensor([5], dtype=torch.uint8).scatter(0, torch.tensor([0]), -1.5)

@@ -13,6 +13,8 @@ import math
 import sys
 from typing import Any
 
+import numpy as np
+
 import ember
 from ember._tensor import Tensor
 from ember.autograd.function_table import defvjp, nondifferentiable
@@ -150,17 +152,39 @@ defvjp(aten.abs.default, lambda g, self: (g * _sgn(self),))
 for _op in (aten.floor.default, aten.ceil.default, aten.round.default, aten.trunc.default,
             aten.sign.default, aten.round.decimals):  # fmt: skip
     defvjp(_op, lambda g, self, *a, **k: (_nz(g),))
-defvjp(aten.pow.Tensor_Scalar, lambda g, self, exponent: (
-    _nz(g) if exponent == 0 else g * conj(exponent * self.pow(exponent - 1)),),
-    name="PowBackward0")  # fmt: skip
+defvjp(aten.pow.Tensor_Scalar, lambda g, self, exponent: (_pow_self_grad(g, self, exponent),),
+       name="PowBackward0")  # fmt: skip
 
 
-def _pow_exponent_grad(g: Any, self: Any, result: Any) -> Any:
+def _nonnegative(exponent: Any) -> Any:
+    """Where a real or complex exponent (a tensor or a number) is a real number >= 0
+    (``z == |z|``; NaN is not)."""
+    return exponent == abs(exponent)
+
+
+_POW_SCALAR = aten.pow.Tensor_Scalar
+
+
+def _pow_self_grad(g: Any, self: Any, exponent: Any) -> Any:
+    """``pow(self, exponent)``'s gradient for ``self``: ``g * conj(exponent * self **
+    (exponent - 1))``, and 0 where the exponent is 0 (``0 ** -1`` would make it NaN), as in
+    PyTorch (NOTE [derivatives at zeros]). A number exponent takes ``pow.Tensor_Scalar``,
+    as PyTorch's does (``(-0.0) ** -0.5`` is ``-inf`` there)."""
+    if not isinstance(exponent, Tensor):
+        if exponent == 0:
+            return _nz(g)
+        return g * conj(exponent * _POW_SCALAR(self, exponent - 1))
+    return E.where(exponent == 0, 0.0, g * conj(exponent * self.pow(exponent - 1)))
+
+
+def _pow_exponent_grad(g: Any, self: Any, exponent: Any, result: Any) -> Any:
     """``pow(self, exponent)``'s gradient for a tensor exponent: ``g * conj(result *
-    log(self))``, 0 where ``self`` is 0; the log in the result's dtype (complex for a real
+    log(self))``, 0 where ``self`` is 0 and the exponent a real number >= 0 (a negative one
+    keeps ``inf * -inf``, as in PyTorch); the log in the result's dtype (complex for a real
     base and a complex exponent)."""
     base = self if self.dtype is result.dtype else self.to(result.dtype)
-    return g * E.where(self == 0, 0.0, conj(result * E.where(self == 0, 1.0, base).log()))
+    zero = (self == 0) & _nonnegative(exponent)
+    return g * E.where(zero, 0.0, conj(result * E.where(zero, 1.0, base).log()))
 
 
 def _pow_scalar(g: Any, self: Any, exponent: Any, result: Any) -> tuple[Any]:
@@ -168,12 +192,12 @@ def _pow_scalar(g: Any, self: Any, exponent: Any, result: Any) -> tuple[Any]:
     0 where the exponent is real and non-negative (``z == |z|``), as in PyTorch."""
     grad = g * conj(result * _scalar_log(self, result.dtype.is_complex))
     if self == 0:
-        grad = E.where(exponent == exponent.abs(), 0.0, grad)
+        grad = E.where(_nonnegative(exponent), 0.0, grad)
     return (grad,)
 
 
 defvjp(aten.pow.Tensor_Tensor, lambda g, self, exponent, *, result: (
-    g * conj(exponent * self.pow(exponent - 1)), _pow_exponent_grad(g, self, result)),
+    _pow_self_grad(g, self, exponent), _pow_exponent_grad(g, self, exponent, result)),
     name="PowBackward1")  # fmt: skip
 defvjp(aten.pow.Scalar, _pow_scalar)
 defvjp(aten.maximum.default, lambda g, self, other: (
@@ -182,8 +206,17 @@ defvjp(aten.maximum.default, lambda g, self, other: (
 defvjp(aten.minimum.default, lambda g, self, other: (
     E.where(self == other, g / 2, g).masked_fill(self > other, 0),
     E.where(self == other, g / 2, g).masked_fill(self < other, 0)))  # fmt: skip
-defvjp(aten.atan2.default, lambda g, self, other: (
-    g * other / (self * self + other * other), -g * self / (self * self + other * other)))  # fmt: skip
+
+
+def _atan2(g: Any, self: Any, other: Any) -> tuple[Any, Any]:
+    """``d atan2(y, x) = (x dy - y dx) / (x² + y²)``, 0 where ``1 / (x² + y²)`` is inf (at
+    the origin, or where the squares underflow), as in PyTorch."""
+    recip = (self * self + other * other).reciprocal()
+    recip = recip.masked_fill(recip.isinf(), 0)
+    return g * other * recip, -g * self * recip
+
+
+defvjp(aten.atan2.default, _atan2)
 defvjp(aten.where.self, lambda g, condition, self, other: (
     None, E.where(condition, g, 0.0), E.where(condition, 0.0, g)))  # fmt: skip
 defvjp(aten.clamp.default, lambda g, self, min=None, max=None: (E.where(
@@ -280,11 +313,103 @@ def _like(self: Any, result: Any) -> Any:
     return (real(self) if not result.dtype.is_complex else self).to(result.dtype)
 
 
-defvjp(aten.prod.default, lambda g, self, *, dtype=None, result: (
-    g * conj(result / _like(self, result)),))  # fmt: skip
-defvjp(aten.prod.dim_int, lambda g, self, dim, keepdim=False, *, dtype=None, result: (
-    unreduce(g, self.shape, dim, keepdim)
-    * conj(unreduce(result, self.shape, dim, keepdim) / _like(self, result)),))  # fmt: skip
+# NOTE [derivatives at zeros]
+# A formula that divides by an input or an output (``prod``'s ``result / x``, ``cumprod``'s,
+# ``std``'s ``1 / std``, ``atan2``'s ``1 / (x² + y²)``) is NaN or inf exactly where that
+# input or output is 0, though the derivative is finite there. Each follows PyTorch's
+# FunctionsManual.cpp: ``prod`` takes the product of the other elements (two exclusive
+# cumulative products) when its input has a zero, ``cumprod`` splits each slice at its first
+# zero, ``std`` and ``vector_norm`` give 0 where the result is 0, ``pow`` gives 0 for an
+# exponent of 0, ``atan2`` 0 at the origin. Whether an input has a zero is read from the
+# data, as PyTorch does (``_has_zero``); the fast formula runs otherwise. Everything stays in
+# ember ops, so double backward works through the zero-safe paths too.
+
+
+def _has_zero(x: Any) -> bool:
+    """Whether ``x`` has an element equal to 0 (True for a tensor without data, such as a
+    meta one: the zero-safe path is right for any value)."""
+    d = x._data
+    return type(d) is not np.ndarray or bool((d == 0).any())
+
+
+def _exclusive_prod(x: Any, dim: int) -> Any:
+    """Per element of ``x``, the product of the others along ``dim`` (no division)."""
+    n = x.shape[dim]
+    ones = E.ones_like(x.narrow(dim, 0, 1))
+    before = E.cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    after = E.cat([ones, x.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return before * after
+
+
+def _prod(g: Any, self: Any, *, dtype: Any = None, result: Any) -> tuple[Any]:
+    """NOTE [derivatives at zeros]: ``g * result / self`` without zeros; otherwise the
+    product of the others, or (two zeros, no double backward) 0, as PyTorch."""
+    x = _like(self, result)
+    if self.ndim == 0:
+        return (g.expand(self.shape),)
+    if not _has_zero(self):
+        return (g * conj(result / x),)
+    if not E.is_grad_enabled() and int((self == 0).sum()) > 1:
+        return (E.zeros_like(x),)
+    return ((g * conj(_exclusive_prod(x.reshape(-1), 0))).reshape(self.shape),)
+
+
+def _prod_dim(
+    g: Any, self: Any, dim: int, keepdim: bool = False, *, dtype: Any = None, result: Any
+) -> tuple[Any]:
+    """``prod(dim)``'s gradient (NOTE [derivatives at zeros])."""
+    x = _like(self, result)
+    if self.ndim == 0:
+        return (g.expand(self.shape),)
+    gu = unreduce(g, self.shape, dim, keepdim)
+    if not _has_zero(self) or self.numel() == 0:
+        return (gu * conj(unreduce(result, self.shape, dim, keepdim) / x),)
+    return (gu * conj(_exclusive_prod(x, dim % self.ndim)),)
+
+
+def _reverse_cumsum(x: Any, dim: int) -> Any:
+    return x.flip(dim).cumsum(dim).flip(dim)
+
+
+def _cumprod(g: Any, self: Any, dim: int, *, dtype: Any = None, result: Any) -> tuple[Any]:
+    """``cumprod``'s gradient, ``grad_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i``
+    (NOTE [derivatives at zeros]). Without zeros, ``reverse_cumsum(g * result) / x``. With
+    zeros, per slice: before the first zero that formula still holds (``x_k != 0``); at the
+    first zero the products skip it, so they are the cumulative products of ``x`` with that
+    zero set to 1 (a later zero makes them 0 by itself); after it every product has the zero."""
+    x = _like(self, result)
+    if self.ndim == 0:
+        return (g,)
+    if not _has_zero(self):
+        return (_reverse_cumsum(g * conj(result), dim) / conj(x),)
+    if E.is_grad_enabled():  # create_graph: every dependence kept, so it differentiates
+        return (_cumprod_pairs(g, x, dim),)
+    zero = self == 0
+    count = zero.cumsum(dim)
+    before, first = count == 0, zero & (count == 1)
+    head = _reverse_cumsum((g * conj(result)).masked_fill(~before, 0), dim)
+    head = head / conj(x.masked_fill(~before, 1))
+    at_zero = _reverse_cumsum(g * conj(x.masked_fill(first, 1).cumprod(dim)), dim)
+    return (E.where(before, head, E.where(first, at_zero, 0.0)),)
+
+
+def _cumprod_pairs(g: Any, x: Any, dim: int) -> Any:
+    """``cumprod``'s gradient as the sum over ``j >= k`` of ``g_j`` times the cumulative
+    product of ``x`` with ``x_k`` set to 1: quadratic in the length of ``dim``, but made of
+    differentiable ops only (the linear-time path masks some dependences away), as
+    PyTorch's under create_graph."""
+    xt = x.transpose(dim, -1)
+    n = xt.shape[-1]
+    k = E.arange(n, device=x.device)
+    later = k.unsqueeze(0) >= k.unsqueeze(1)  # [k, j]: j >= k
+    prods = xt.unsqueeze(-2).expand([*xt.shape[:-1], n, n]).masked_fill(later & later.t(), 1)
+    terms = g.transpose(dim, -1).unsqueeze(-2) * conj(prods.cumprod(-1))
+    terms = terms.masked_fill(~later, 0)
+    return terms.sum(-1).transpose(dim, -1)
+
+
+defvjp(aten.prod.default, _prod)
+defvjp(aten.prod.dim_int, _prod_dim)
 
 
 def _select_grad(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> Any:
@@ -342,9 +467,10 @@ def _std(
     keepdim: bool = False,
     result: Any,
 ) -> tuple[Any]:
-    n = max(0, _count(self.shape, dim) - (1 if correction is None else correction))
-    mean = self.mean(_dims(dim, self.ndim), keepdim=True)
-    return (unreduce(g / result, self.shape, dim, keepdim) * (self - mean) / n,)
+    # d std = d var / (2 std), 0 where std is 0 (a constant slice), as PyTorch
+    # (NOTE [derivatives at zeros])
+    half = E.where(result == 0, 0.0, g / (2 * result))
+    return _var(half, self, dim, correction=correction, keepdim=keepdim)
 
 
 defvjp(aten.var.correction, _var, name="VarBackward0")
@@ -367,8 +493,7 @@ defvjp(aten._log_softmax_backward_data.default, lambda gg, grad_output, output, 
 defvjp(
     aten.cumsum.default, lambda g, self, dim, *, dtype=None: (g.flip(dim).cumsum(dim).flip(dim),)
 )
-defvjp(aten.cumprod.default, lambda g, self, dim, *, dtype=None, result: (
-    (g * conj(result)).flip(dim).cumsum(dim).flip(dim) / conj(_like(self, result)),))  # fmt: skip
+defvjp(aten.cumprod.default, _cumprod)
 defvjp(aten.sort.default, lambda g, self, dim=-1, descending=False, *, result: (
     E.zeros_like(self).scatter(dim, result[1], g[0]) if self.ndim else g[0],))  # fmt: skip
 defvjp(aten.sort.stable, lambda g, self, *, stable, dim=-1, descending=False, result: (
@@ -414,11 +539,12 @@ defvjp(aten.slice.Tensor, lambda g, self, dim=0, start=None, end=None, step=1: (
                               sys.maxsize if end is None else end, step),))  # fmt: skip
 defvjp(aten.diagonal.default, lambda g, self, offset=0, dim1=0, dim2=1: (
     E.ops.aten.diagonal_backward(g, self.shape, offset, dim1, dim2),))  # fmt: skip
-defvjp(aten.unbind.int, lambda g, self, dim=0: (E.stack(_grad_list(g), dim),))
-defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (_cat_or_zeros(g, self, dim),))
+defvjp(aten.unbind.int, lambda g, self, dim=0: (_unbind_grad(g, self, dim),))
+defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (
+    _cat_or_zeros(g, self, dim, _split_sizes(self.shape[dim], split_size)),))  # fmt: skip
 defvjp(
     aten.split_with_sizes.default,
-    lambda g, self, split_sizes, dim=0: (_cat_or_zeros(g, self, dim),),
+    lambda g, self, split_sizes, dim=0: (_cat_or_zeros(g, self, dim, split_sizes),),
 )
 defvjp(aten.cat.default, lambda g, tensors, dim=0: (_cat_grad(g, tensors, dim),))
 defvjp(aten.flip.default, lambda g, self, dims: (g.flip(dims),))
@@ -494,9 +620,37 @@ def _grad_list(g: Any) -> list[Any]:
     return [g] if isinstance(g, E.Tensor) else list(g)
 
 
-def _cat_or_zeros(g: Any, self: Any, dim: int) -> Any:
+def _split_sizes(n: int, split_size: int) -> list[int]:
+    """The sizes of ``split(split_size)``'s pieces of a dim of size ``n``."""
+    if n == 0:
+        return [0]
+    return [min(split_size, n - i) for i in range(0, n, split_size)]
+
+
+def _cat_or_zeros(g: Any, self: Any, dim: int, sizes: Any) -> Any:
+    """Split's gradient: the pieces' gradients side by side, zeros for a piece that got none
+    (NOTE [undefined output gradients] in engine.py)."""
     gs = _grad_list(g)
-    return E.cat(gs, dim) if gs else E.zeros_like(self)
+    if not gs:
+        return E.zeros_like(self)
+    if any(p is None for p in gs):
+        d = dim % self.ndim
+        like = next(p for p in gs if p is not None)
+        shape = list(self.shape)
+        gs = [
+            like.new_zeros(shape[:d] + [n] + shape[d + 1 :]) if p is None else p
+            for p, n in zip(gs, sizes, strict=True)
+        ]
+    return E.cat(gs, dim)
+
+
+def _unbind_grad(g: Any, self: Any, dim: int) -> Any:
+    """Unbind's gradient: the slices' gradients stacked, zeros for a slice that got none."""
+    gs = _grad_list(g)
+    if any(p is None for p in gs):
+        like = next(p for p in gs if p is not None)
+        gs = [like.new_zeros(like.shape) if p is None else p for p in gs]
+    return E.stack(gs, dim)
 
 
 def _pad_to(g: Any, shape: Any) -> Any:
@@ -573,20 +727,28 @@ def _vector_norm(
         return (E.zeros_like(self),)
     if p == 1:
         return (gu * _sgn(self),)
-    if math.isinf(p):  # shared equally by the elements whose magnitude is the norm
-        mask = self.abs() == r
+    if math.isinf(p):  # shared equally by the elements whose magnitude is the norm (or NaN)
+        a = self.abs()
+        mask = (a == r) | a.isnan()
         count = mask.sum(_dims(dim, self.ndim), keepdim=True) if self.ndim else mask.sum()
-        return (gu * _sgn(self) * mask / count,)
-    scale = self / r if p == 2 else _sgn(self) * (self.abs() / r).pow(p - 1)
-    return (E.where(r == 0, 0.0, gu * scale),)
+        return (_sgn(self) * (gu / count * mask),)
+    # NOTE [derivatives at zeros]: PyTorch's cases; 0 where the norm is 0, and for p < 1
+    # (|x|^(p-1) is inf at 0) 0 where x is 0
+    if p < 1:
+        scaled = _sgn(self) * self.abs().pow(p - 1).masked_fill(self == 0, 0)
+        return (scaled * gu * r.pow(1 - p),)
+    scaled = self if p == 2 else _sgn(self) * self.abs().pow(p - 1) if p < 2 else (
+        self * self.abs().pow(p - 2))  # fmt: skip
+    scale = gu / (r if p == 2 else r.pow(p - 1))
+    return (scaled * scale.masked_fill(r == 0, 0),)
 
 
 def _var_mean(
     g: Any, self: Any, dim: Any = None, *, correction: Any = None, keepdim: bool = False
 ) -> tuple[Any]:
-    gv, gm = g
-    (grad,) = _var(gv, self, dim, correction=correction, keepdim=keepdim)
-    return (grad + unreduce(gm, self.shape, dim, keepdim) / _count(self.shape, dim),)
+    gv, gm = g  # either may be None (NOTE [undefined output gradients] in engine.py)
+    grad = None if gv is None else _var(gv, self, dim, correction=correction, keepdim=keepdim)[0]
+    return (_plus(grad, _mean_grad(gm, self, dim, keepdim)),)
 
 
 def _std_mean(
@@ -598,9 +760,22 @@ def _std_mean(
     keepdim: bool = False,
     result: Any,
 ) -> tuple[Any]:
-    gs, gm = g
-    (grad,) = _std(gs, self, dim, correction=correction, keepdim=keepdim, result=result[0])
-    return (grad + unreduce(gm, self.shape, dim, keepdim) / _count(self.shape, dim),)
+    gs, gm = g  # either may be None (NOTE [undefined output gradients] in engine.py)
+    grad = (
+        None if gs is None
+        else _std(gs, self, dim, correction=correction, keepdim=keepdim, result=result[0])[0]
+    )  # fmt: skip
+    return (_plus(grad, _mean_grad(gm, self, dim, keepdim)),)
+
+
+def _mean_grad(g: Any, self: Any, dim: Any, keepdim: bool) -> Any:
+    """``mean``'s gradient (None for None)."""
+    return None if g is None else unreduce(g, self.shape, dim, keepdim) / _count(self.shape, dim)
+
+
+def _plus(a: Any, b: Any) -> Any:
+    """``a + b`` of two gradient terms, either of which may be None (absent)."""
+    return b if a is None else a if b is None else a + b
 
 
 def _clamp_tensor(g: Any, self: Any, min: Any = None, max: Any = None) -> tuple[Any, Any, Any]:  # noqa: A002

@@ -173,8 +173,10 @@ def run_backward(
                 results = node.backward_fn(node, grads)
             elif all(g is None for g in grads):  # (not count(None): Tensor overloads ==)
                 results = [None] * len(edges)
-            else:
+            elif node.materialize_grads:  # a custom Function's: zeros for the missing ones
                 results = node.backward_fn(node, _materialize(node, grads))
+            else:  # NOTE [undefined output gradients]: None for the missing ones
+                results = node.backward_fn(node, grads)
             if type(results) is not tuple and not isinstance(results, (tuple, list)):
                 results = (results,)
             if anomaly:
@@ -258,8 +260,21 @@ def _wrong_count(node: Node, results: Sequence[Any]) -> None:
     )
 
 
+# NOTE [undefined output gradients]
+# When some outputs of a multi-output op got a gradient and others did not (``v, m =
+# var_mean(x, 1)`` and only ``m`` is used), a derivative formula gets None for the others,
+# as PyTorch's get an undefined tensor, and leaves their terms out. Zeros would not do: a
+# zero times an intermediate that is inf or NaN where the unused output is degenerate (the
+# variance of one element divides by n - 1 = 0) is NaN, which then poisons the gradient
+# of the used output. So every formula of an op with several differentiable outputs takes
+# None for any of them (``_var_mean``, ``_cat_or_zeros``, the nn backward ops' double
+# backward). A custom ``Function`` gets zeros unless its ``ctx.set_materialize_grads(False)``
+# says otherwise, as in PyTorch (``Node.materialize_grads``).
+
+
 def _materialize(node: Node, grads: list[Any]) -> list[Any]:
-    """Zeros for the outputs no gradient reached (formulas get a full tuple)."""
+    """Zeros for the outputs no gradient reached (a custom Function's backward gets a full
+    tuple: NOTE [undefined output gradients])."""
     if all(g is not None for g in grads):
         return grads
     import ember

@@ -105,6 +105,7 @@ class Function:
         node.saved = ctx._saved
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         node.n_outputs = len(outs)
+        node.materialize_grads = True  # out_meta is None where ctx said not to
         node.out_meta = tuple(
             (tuple(o.shape), o.dtype) if isinstance(o, Tensor) and ctx.materialize_grads else None
             for o in outs

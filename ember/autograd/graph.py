@@ -108,9 +108,14 @@ class Node:
     )  # fmt: skip
     #: how many outputs the op had (how many gradients the node receives)
     n_outputs = 1
-    #: per output, (shape, dtype) to fill a missing gradient with zeros, or None (set for
-    #: nodes with several outputs: a single one never misses its gradient)
+    #: per output, (shape, dtype) of a differentiable output, or None (set for nodes with
+    #: several outputs: a single one never misses its gradient)
     out_meta: tuple[Any, ...] = ()
+    #: give the backward function zeros (of ``out_meta``) for the outputs no gradient
+    #: reached, rather than None: only a custom ``Function`` asks for it (its
+    #: ``ctx.set_materialize_grads``); derivative formulas get None (NOTE [undefined
+    #: output gradients] in ``engine.py``)
+    materialize_grads = False
     #: the op's output(s), as saved for a formula that reads them (NOTE [saved outputs])
     result: Any = None
     _hooks: list[Callable[..., Any]] | tuple[()] = ()

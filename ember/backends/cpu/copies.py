@@ -296,12 +296,12 @@ def _scatter(
     if reduce is not None:
         check_reduce(reduce)
     data = self._data
-    if not isinstance(src, Tensor):  # the value is converted to self's dtype first
-        src = cast(np.asarray(check_scalar(src, self.dtype, op)), data.dtype)
     out = np.array(data, order="K")
     idx = index._data
-    if idx.size == 0:
+    if idx.size == 0:  # PyTorch runs no kernel: the value is not even checked
         return wrap(out)
+    if not isinstance(src, Tensor):  # the value is converted to self's dtype first
+        src = cast(np.asarray(check_scalar(src, self.dtype, op)), data.dtype)
     flat = out.reshape(1) if out.ndim == 0 else out
     _check_bounds(idx, flat.shape[d], d, op)
     where = _full_index(idx.reshape(1) if idx.ndim == 0 else idx, d)

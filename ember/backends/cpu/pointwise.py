@@ -487,8 +487,17 @@ def _power(a: Any, b: Any) -> Any:
     return np.where(neg, special, r).astype(dt)
 
 
-for _n in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"):
+def _power_scalar(a: Any, b: Any) -> Any:
+    """``a ** b`` for a Python exponent: ``-0.5`` is ``1 / sqrt(a)``, as PyTorch computes
+    it, so ``(-0.0) ** -0.5`` is ``-inf`` (``np.power`` gives ``inf``)."""
+    if b == -0.5 and type(a) is _nd and a.dtype.kind in "fc":
+        return np.reciprocal(np.sqrt(a))
+    return _power(a, b)
+
+
+for _n in ("Tensor_Tensor", "Scalar"):
     impl(getattr(aten.pow, _n), CPU, binary(f"pow.{_n}", _power))
+impl(aten.pow.Tensor_Scalar, CPU, binary("pow.Tensor_Scalar", _power_scalar))
 
 for _n, _fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
                 ("gt", np.greater), ("ge", np.greater_equal)):  # fmt: skip
