@@ -1371,6 +1371,8 @@ def functional(b: Builder) -> None:
             raise _Skip()
         k = b.integer(1, len(shape))
         ns = shape[-k:]
+        if math.prod(ns) < 2:  # normalizing one element amplifies rounding by 1/sqrt(eps)
+            raise _Skip()
         extra = ""
         if b.flag():
             w = b.new_input(ns, dt)
@@ -1445,8 +1447,10 @@ def functional(b: Builder) -> None:
             rm = b.new_input((c,), dt, requires_grad=False, layout=False)
             rv = b.new_input((c,), dt, requires_grad=False, layout=False)
             code = f"{o} = F.batch_norm({x}, {rm}, {rv}.abs() + 0.5, {w}, {bias}, training=False)"
-        else:
+        elif t.numel() >= 2 * c:  # one element per channel: as layer_norm of one element
             code = f"{o} = F.batch_norm({x}, None, None, {w}, {bias}, training=True)"
+        else:
+            raise _Skip()
         b.emit("batch_norm", [x], code)
 
 
