@@ -246,3 +246,66 @@ def test_scatter_with_an_empty_index_does_not_check_the_value(device: str) -> No
         x.scatter(0, ember.tensor([0]).to(device), -1.5)
     with pytest.raises(RuntimeError, match="without overflow"):
         torch.tensor([5], dtype=torch.uint8).scatter(0, torch.tensor([0]), -1.5)
+
+
+# --------------------------------------------------------------------------- einsum dtypes
+
+EINSUM_FORMS = [
+    ("i,i->i", [(3,), (3,)]),
+    ("i,j->ij", [(3,), (2,)]),
+    ("i,i->", [(3,), (3,)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk->ik", [(2, 1), (1, 4)]),  # size-1 contraction: summed, not bmm
+    ("ij,jk->ik", [(2, 0), (0, 4)]),  # empty contraction
+    ("ij,j->j", [(2, 3), (3,)]),
+    ("i,j->", [(2,), (3,)]),
+    ("...i,...i", [(2, 3), (1, 3)]),
+    ("i,i,i->i", [(3,), (3,), (3,)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 3), (3, 2)]),
+    ("ij->", [(2, 3)]),
+]
+EINSUM_DTYPES = ["float32", "float64", "int32", "int64", "bool", "complex64", "uint8"]
+
+
+@requires_torch
+@pytest.mark.parametrize("equation, shapes", EINSUM_FORMS, ids=[f[0] for f in EINSUM_FORMS])
+def test_einsum_promotes_as_torch_form_by_form(equation: str, shapes: list[Any]) -> None:
+    import itertools
+
+    for names in itertools.product(EINSUM_DTYPES, repeat=len(shapes)):
+        t_ops = [torch.ones(s, dtype=getattr(torch, n)) for s, n in zip(shapes, names, strict=True)]
+        e_ops = [ember.ones(s, dtype=getattr(ember, n)) for s, n in zip(shapes, names, strict=True)]
+        where = f"einsum({equation!r}) of {names}"
+        try:
+            expected = torch.einsum(equation, *t_ops)
+        except Exception as exc:  # noqa: BLE001 - ember must raise the same type
+            for ops in (e_ops, [e.to("meta") for e in e_ops]):
+                with pytest.raises(type(exc)):
+                    ember.einsum(equation, *ops)
+            continue
+        actual = ember.einsum(equation, *e_ops)
+        assert actual.dtype.name == str(expected.dtype).removeprefix("torch."), where
+        assert ember.einsum(equation, *[e.to("meta") for e in e_ops]).dtype is actual.dtype
+        np.testing.assert_allclose(actual.numpy(), expected.numpy(), err_msg=where)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "equation, shapes", [("i,j->ij", [(3,), (2,)]), ("ij,j->ij", [(2, 3), (3,)])]
+)
+def test_einsum_of_mixed_float_dtypes_differentiates(equation: str, shapes: list[Any]) -> None:
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    grads = []
+    for m in (torch, ember):
+        xs = [
+            m.tensor(a, dtype=d, requires_grad=True)
+            for a, d in zip(arrays, (m.float32, m.float64), strict=True)
+        ]
+        y = m.einsum(equation, *xs)
+        assert y.dtype is m.float64
+        (y * y).sum().backward()
+        grads.append([(str(x.grad.dtype).split(".")[-1], x.grad.detach().numpy()) for x in xs])
+    for (ed, eg), (td, tg) in zip(grads[1], grads[0], strict=True):
+        assert ed == td
+        np.testing.assert_allclose(eg, tg, rtol=1e-5)

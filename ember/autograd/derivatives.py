@@ -843,6 +843,10 @@ def _einsum_labels(equation: str, ndims: list[int]) -> tuple[list[str], str, lis
     return labels, out, fresh
 
 
+def _in_dtype(x: Any, d: Any) -> Any:
+    return x if x.dtype is d else x.to(d)
+
+
 def _einsum_grad(g: Any, equation: str, tensors: Any) -> list[Any]:
     """Each operand's gradient (NOTE [einsum backward])."""
     labels, out, fresh = _einsum_labels(equation, [t.ndim for t in tensors])
@@ -858,7 +862,9 @@ def _einsum_grad(g: Any, equation: str, tensors: Any) -> list[Any]:
     grads = []
     for k, (lab, t) in enumerate(zip(labels, tensors, strict=True)):
         terms = [out] + [x for j, x in enumerate(labels) if j != k]
-        operands = [g] + [conj(x) for j, x in enumerate(full) if j != k]
+        # (operands of mixed dtypes, which only a contraction-free forward takes, in g's
+        # dtype: the gradient's einsum may contract; NOTE [einsum dtypes])
+        operands = [g] + [_in_dtype(conj(x), g.dtype) for j, x in enumerate(full) if j != k]
         spare = iter(fresh)
         kept: list[str] = []  # the gradient einsum's output letters
         summed: list[int] = []  # operand k's broadcast size-1 dims

@@ -141,10 +141,10 @@ def _addmm_fast(s: Any, a: Any, b: Any) -> np.ndarray | None:
 def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     dts = [t.dtype for t in tensors]
     einsum_shape(equation, [t.shape for t in tensors], dts)
-    res = einsum_dtype(equation, dts).np
+    res = einsum_dtype(equation, [t.shape for t in tensors], dts).np  # NOTE [einsum dtypes]
     arrays = [t._data for t in tensors]
-    if res is _F16 or res is not arrays[0].dtype:
-        arrays = [a.astype(_F32 if res is _F16 else res) for a in arrays]
+    work = _F32 if res is _F16 else res
+    arrays = [a if a.dtype is work else a.astype(work) for a in arrays]
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     dropped = 0  # ellipsis dims the output leaves out: summed, as in PyTorch (NumPy refuses)

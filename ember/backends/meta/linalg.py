@@ -48,4 +48,5 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
 def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     dts = [t.dtype for t in tensors]
     shape = einsum_shape(equation, [tuple(t.shape) for t in tensors], dts)
-    return wrap_shape_only(ShapeOnlyArray(shape, einsum_dtype(equation, dts).np))
+    res = einsum_dtype(equation, [tuple(t.shape) for t in tensors], dts)
+    return wrap_shape_only(ShapeOnlyArray(shape, res.np))

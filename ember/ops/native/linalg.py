@@ -21,7 +21,7 @@ from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.dispatch.state import ACTIVE
-from ember.dtypes import BOOL, INTEGRAL, dtype, int64
+from ember.dtypes import BOOL, INTEGRAL, dtype, int64, promote_types
 from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.registry import ops
@@ -152,17 +152,102 @@ def addmm_shape(
 _TERM = re.compile(r"^(?:[A-Za-z]|\.\.\.)*$")
 
 
-def einsum_dtype(equation: str, dtypes: Sequence[dtype]) -> dtype:
-    """The operands' dtype, except that summing away a label of a single bool or integer
-    operand gives int64 (PyTorch sums with ``sum``, which promotes)."""
-    d = dtypes[0]
-    if len(dtypes) == 1 and d.category <= INTEGRAL:
-        eq = equation.replace(" ", "").replace("...", "")
-        lhs, arrow, rhs = eq.partition("->")
-        kept = set(rhs) if arrow else {c for c in lhs if lhs.count(c) == 1}
-        if set(lhs) - kept:
-            return int64
-    return d
+def _einsum_labels(
+    equation: str, shapes: Sequence[Sequence[int]]
+) -> tuple[list[dict[str, int]], set[str]]:
+    """Per operand, ``{label: size}`` (an ellipsis dim is the label ``.k``, ``k`` counted
+    from the right; a repeated label is its diagonal, one dim), and the output's labels."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    operands: list[dict[str, int]] = []
+    for term, shape in zip(lhs.split(","), shapes, strict=True):
+        head, dots, tail = term.partition("...")
+        n_ell = len(shape) - len(head) - len(tail) if dots else 0
+        names = list(head) + [f".{n_ell - j}" for j in range(n_ell)] + list(tail)
+        operands.append(dict(zip(names, shape, strict=False)))
+    if arrow:
+        out = set(rhs.replace("...", ""))
+        if "..." in rhs:
+            out |= {name for op in operands for name in op if name.startswith(".")}
+    else:
+        letters = lhs.replace("...", "").replace(",", "")
+        out = {c for c in letters if letters.count(c) == 1}
+        out |= {name for op in operands for name in op if name.startswith(".")}
+    return operands, out
+
+
+def _summed(d: dtype) -> dtype:
+    """The dtype of ``sum`` of a tensor of dtype ``d`` (bool and integers: int64)."""
+    return int64 if d.category <= INTEGRAL else d
+
+
+def einsum_dtype(equation: str, shapes: Sequence[Sequence[int]], dtypes: Sequence[dtype]) -> dtype:
+    """The result dtype of ``einsum``, or PyTorch's error for operands it cannot combine.
+
+    # NOTE [einsum dtypes]
+    PyTorch (without opt_einsum, as here) combines the operands left to right: a label no
+    later operand and not the output has is summed away first (``sum``: bool and integers
+    become int64), or squeezed where its size is 1; a pair with no label left to contract is
+    multiplied (``mul``: promoted, so float32 with float64 gives float64); a pair with one
+    runs ``bmm``, which takes no mixed dtypes ("expected scalar type Float but found
+    Double") and no bool. So ``einsum('i,i->i', f32, f64)`` and ``'i,j->ij'`` are float64
+    while ``'i,i->'`` and ``'ij,jk->ik'`` raise. This follows that sequence on dtypes and
+    sizes only, so the CPU kernel and the Meta rule agree.
+
+    >>> einsum_dtype("i,j->ij", [(2,), (3,)], [ember.float32, ember.float64])
+    ember.float64
+    """
+    operands, out = _einsum_labels(equation, shapes)
+    last = {name: i for i, op in enumerate(operands) for name in op if name not in out}
+    result = dict(operands[0])
+    dt = dtypes[0]
+    for name in [n for n in result if last.get(n) == 0]:
+        if result.pop(name) != 1:
+            dt = _summed(dt)
+    for i in range(1, len(operands)):
+        operand, odt = dict(operands[i]), dtypes[i]
+        contracted = False
+        for name, size in list(operand.items()):
+            if last.get(name) != i:
+                continue
+            if result.get(name, 1) == 1:  # not (or size 1) in the result: summed here
+                result.pop(name, None)
+                operand.pop(name)
+                if size != 1:  # (size 1 in both: squeezed)
+                    odt = _summed(odt)
+            elif size == 1:  # size 1 here: summed in the result
+                result.pop(name)
+                operand.pop(name)
+                dt = _summed(dt)
+            else:
+                contracted = True
+        empty = contracted and any(
+            operand[n] == 0 for n in operand if last.get(n) == i and result.get(n, 1) != 1
+        )
+        if empty:  # nothing to contract: zeros, in the later operand's dtype (as PyTorch)
+            dt = odt
+            for name in [n for n in operand if last.get(n) == i]:
+                result.pop(name, None)
+                operand.pop(name)
+        elif contracted:  # bmm
+            if dt.category == BOOL:
+                raise NotImplementedError(
+                    "einsum(): \"bmm\" not implemented for 'Bool': a contraction of bool "
+                    "operands; convert them with .int() or .float()"
+                )
+            if odt is not dt:
+                raise RuntimeError(
+                    f"einsum(): expected scalar type {dt._short} but found {odt._short}: a "
+                    "contraction (bmm) takes operands of one dtype; cast them with .to()"
+                )
+            for name in [n for n in operand if last.get(n) == i]:
+                result.pop(name, None)
+                operand.pop(name)
+        else:
+            dt = promote_types(dt, odt)
+        for name, size in operand.items():
+            result[name] = size if result.get(name, 1) == 1 else result[name]
+    return dt
 
 
 def einsum_shape(
@@ -181,12 +266,6 @@ def einsum_shape(
         raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
     if len(terms) < len(shapes):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    for d in dtypes[1:]:
-        if d is not dtypes[0]:
-            raise RuntimeError(
-                f"einsum(): expected scalar type {dtypes[0]._short} but found {d._short}; "
-                "give every operand the same dtype"
-            )
     sizes: dict[str, int] = {}
     counts: dict[str, int] = {}
     ellipsis: tuple[int, ...] | None = None
