@@ -30,6 +30,7 @@ from ember.ops.binding import (
     make_matcher,
     matches,
     resolve,
+    tensors_first,
 )
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 from ember.overrides import TORCH_FUNCTION as TF
@@ -61,10 +62,10 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
     fast: dict[int, Callable[..., Any]] = {}
     typed: dict[int, list[tuple[Callable[..., bool], Callable[..., Any]]]] = {}
     for n in range(max_args + 1):
-        cands = [
+        cands = tensors_first([
             op for op in packet._overloads.values()
             if not op._schema.is_out and _fits_arity(op._schema, n, ())
-        ]  # fmt: skip
+        ])  # fmt: skip
         if len(cands) == 1:
             fast[n] = cands[0]._public
         elif cands:

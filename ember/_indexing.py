@@ -222,7 +222,17 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, _SCALARS):
-        return _lift_fresh(wrap(np.array(value, dtype=self.dtype.np)))
+        npdt = self.dtype.np
+        if type(value) is int and npdt.kind in "iu":
+            info = np.iinfo(npdt)
+            if npdt == np.uint8 and -256 <= value < 0:
+                value %= 256  # PyTorch lets a negative int wrap into uint8 (-2 stores 254)
+            elif not info.min <= value <= info.max:
+                raise RuntimeError(
+                    f"value cannot be converted to type {npdt.name}_t without overflow: {value} "
+                    f"is outside [{info.min}, {info.max}]"
+                )
+        return _lift_fresh(wrap(np.array(value, dtype=npdt)))
     raise TypeError(
         f"can't assign a {type(value).__name__} to a tensor of dtype {self.dtype}; assign a "
         "number or an ember.Tensor (ember.tensor(value))"

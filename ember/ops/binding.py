@@ -94,16 +94,54 @@ def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> b
     return all(a.name in given or a.has_default_value() for a in schema.arguments)
 
 
+def _scalar_version(b: OpOverload, a: OpOverload) -> bool:
+    """Whether ``b`` is ``a`` with a Scalar where ``a`` takes a Tensor (and else the same
+    parameter types): PyTorch's parser tries ``a`` first."""
+    pa, pb = a._schema.positional, b._schema.positional
+    if len(pa) != len(pb):
+        return False
+    differs = False
+    for x, y in zip(pa, pb, strict=True):
+        if x.type.base == y.type.base:
+            continue
+        if x.type.base == "Tensor" and y.type.base == "Scalar":
+            differs = True
+            continue
+        return False
+    return differs
+
+
+def tensors_first(ops_: list[OpOverload]) -> list[OpOverload]:
+    """``ops_`` with each overload taking a Scalar where another takes a Tensor moved after
+    that one, as PyTorch's parser orders them (so a 0-dim tensor binds as a Tensor:
+    ``x.clamp(t0, t1)`` is ``clamp.Tensor`` and keeps autograd and type promotion)."""
+    out = list(ops_)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                if _scalar_version(out[i], out[j]):
+                    out.insert(i, out.pop(j))
+                    changed = True
+                    break
+            if changed:
+                break
+    return out
+
+
 def _candidates(packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]) -> list[OpOverload]:
     key = (id(packet), nargs, names)
     found = _cache.get(key)
     if found is None:
         want_out = "out" in names
-        found = [
-            op
-            for op in packet._overloads.values()
-            if op._schema.is_out == want_out and _fits_arity(op._schema, nargs, names)
-        ]
+        found = tensors_first(
+            [
+                op
+                for op in packet._overloads.values()
+                if op._schema.is_out == want_out and _fits_arity(op._schema, nargs, names)
+            ]
+        )
         _cache[key] = found
     return found
 
