@@ -315,3 +315,14 @@ def test_decompose_runs_the_composite_kernel_in_its_convention(lib: Library) -> 
     assert ember.ops.dtest.inc2.default.decompose(t(1)).tolist() == [2]  # CPU key: bit_length 1
     lib.define("plain(Tensor x) -> Tensor")
     assert ember.ops.dtest.plain.default.decompose(t(1)) is NotImplemented
+
+
+def test_zero_dim_tensor_binds_to_the_tensor_overload() -> None:
+    """PyTorch's parser tries an overload taking a Tensor before the one taking a Scalar
+    there: a 0-dim tensor keeps its autograd history and promotes as a tensor."""
+    x0 = ember.tensor(0.574, requires_grad=True)
+    out = ember.tensor([2, 4, 2], dtype=ember.uint8).clamp(x0, x0 + 1)
+    assert out.requires_grad and out.grad_fn.name() == "ClampBackward0"
+    assert out.dtype == ember.float32
+    out.sum().backward()
+    assert x0.grad is not None

@@ -268,3 +268,29 @@ def test_index_put_accumulate_and_version() -> None:
     y = ember.ops.aten.index_put.default(x, [i], v)
     np.testing.assert_array_equal(y.numpy(), [1, 0, 0, 1])
     np.testing.assert_array_equal(x.numpy(), [2, 0, 0, 1])  # the functional form copies
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value"),
+    [
+        ("uint8", -2),
+        ("uint8", -129),
+        ("uint8", 300),
+        ("int8", 200),
+        ("int8", -129),
+        ("int16", 40000),
+    ],
+)
+def test_assigning_an_int_out_of_range_matches_torch(dtype: str, value: int) -> None:
+    import torch
+
+    t = torch.zeros(2, dtype=getattr(torch, dtype))
+    e = ember.zeros(2, dtype=getattr(ember, dtype))
+    try:
+        t[0] = value
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="without overflow"):
+            e[0] = value
+        return
+    e[0] = value
+    assert e.tolist() == t.tolist()
