@@ -40,12 +40,13 @@ from ember.autograd.recorder import (
 from ember.dispatch import state
 from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
-from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
+from ember.dispatch.keys import AUTOGRAD_BIT, PYTHON_BIT, DispatchKey, below
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.native._define import FUNCTIONAL_OF
-from ember.ops.registry import OpOverload
+from ember.ops.registry import OpOverload, ops
 
 BELOW = below(DispatchKey.Autograd)
+_DETACH = ops.aten.detach.default
 _new = object.__new__
 
 
@@ -91,6 +92,10 @@ def saved_output(t: Tensor) -> Tensor:
     gradient is differentiable through the result too.
     """
     if type(t) is not Tensor:
+        if t._keys & PYTHON_BIT:
+            # a __torch_dispatch__ subclass makes its own alias, as PyTorch's SavedVariable
+            # asks it to: one aten.detach.default per saved output
+            return _DETACH(t)
         return t  # a subclass keeps its own state: save the output itself
     vc = t._vc
     if vc is None:
