@@ -407,3 +407,12 @@ def test_return_and_correct_aliasing_in_place(lib: Any) -> None:
     other = lib.zeros(2)
     out = pd.return_and_correct_aliasing(lib.ops.aten.add_.Tensor, (x, x), {}, other)
     assert out is x
+
+
+def test_saving_an_output_for_backward_dispatches_detach(lib: Any) -> None:
+    lt = sub(lib, "testing._internal.logging_tensor")
+    x = lt.LoggingTensor(lib.ones(2), requires_grad=True)
+    with lt.capture_logs() as logs:
+        x.exp()
+    ops = [line.split(" = ")[1].split("(")[0].rsplit("aten.", 1)[-1] for line in logs]
+    assert ops == ["exp.default", "detach.default"]
