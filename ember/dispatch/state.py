@@ -102,26 +102,35 @@ TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode
 FUNCTION_MODES = [0]
 
 
-def push_function_mode(mode: Any) -> None:
-    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
-    stack = local.function_modes
-    FUNCTION_MODES[0] += 1
+def _push_mode(stack: list[Any], key: DispatchKey, mode: Any) -> None:
+    """Push ``mode``; the first one puts ``key`` in this thread's include set."""
     if not stack:
-        local.include |= 1 << DispatchKey.TorchFunctionMode
+        local.include |= 1 << key
         ACTIVE[0] += 1
     stack.append(mode)
 
 
+def _pop_mode(stack: list[Any], key: DispatchKey, what: str) -> Any:
+    """Pop the top mode; the last one takes ``key`` out of this thread's include set."""
+    if not stack:
+        raise RuntimeError(f"Trying to pop from an empty {what} stack")
+    mode = stack.pop()
+    if not stack:
+        local.include &= ~(1 << key)
+        ACTIVE[0] -= 1
+    return mode
+
+
+def push_function_mode(mode: Any) -> None:
+    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
+    FUNCTION_MODES[0] += 1
+    _push_mode(local.function_modes, DispatchKey.TorchFunctionMode, mode)
+
+
 def pop_function_mode() -> Any:
     """Pop this thread's top TorchFunctionMode."""
-    stack = local.function_modes
-    if not stack:
-        raise RuntimeError("Trying to pop from an empty TorchFunctionMode stack")
-    mode = stack.pop()
+    mode = _pop_mode(local.function_modes, DispatchKey.TorchFunctionMode, "TorchFunctionMode")
     FUNCTION_MODES[0] -= 1
-    if not stack:
-        local.include &= ~(1 << DispatchKey.TorchFunctionMode)
-        ACTIVE[0] -= 1
     return mode
 
 
@@ -153,23 +162,12 @@ class TorchFunctionGuard:
 def push_dispatch_mode(mode: Any) -> None:
     """Push ``mode`` on this thread's TorchDispatchMode stack; a non-empty stack puts the
     Python key in the include set (NOTE [python key] in ``ember/_python_key.py``)."""
-    stack = local.dispatch_modes
-    if not stack:
-        local.include |= 1 << DispatchKey.Python
-        ACTIVE[0] += 1
-    stack.append(mode)
+    _push_mode(local.dispatch_modes, DispatchKey.Python, mode)
 
 
 def pop_dispatch_mode() -> Any:
     """Pop this thread's top TorchDispatchMode."""
-    stack = local.dispatch_modes
-    if not stack:
-        raise RuntimeError("Trying to pop from an empty TorchDispatchMode stack")
-    mode = stack.pop()
-    if not stack:
-        local.include &= ~(1 << DispatchKey.Python)
-        ACTIVE[0] -= 1
-    return mode
+    return _pop_mode(local.dispatch_modes, DispatchKey.Python, "TorchDispatchMode")
 
 
 class KeyGuard:
