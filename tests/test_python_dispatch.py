@@ -416,3 +416,14 @@ def test_saving_an_output_for_backward_dispatches_detach(lib: Any) -> None:
         x.exp()
     ops = [line.split(" = ")[1].split("(")[0].rsplit("aten.", 1)[-1] for line in logs]
     assert ops == ["exp.default", "detach.default"]
+
+
+def test_schema_normalize_fills_defaults_and_moves_keywords() -> None:
+    schema = ember.ops.aten.sum.dim_IntList._schema
+    x = ember.ones(2)
+    args, kwargs = schema.normalize((x,), {"dim": [0], "keepdim": True})
+    assert args[0] is x and list(args[1]) == [0] and kwargs == {"keepdim": True, "dtype": None}
+    args, kwargs = schema.normalize((x, [0]), {}, normalize_to_only_use_kwargs=True)
+    assert args == () and list(kwargs) == ["input", "dim", "keepdim", "dtype"]
+    with pytest.raises(TypeError, match="unexpected"):
+        schema.normalize((x, [0]), {"bogus": 1})

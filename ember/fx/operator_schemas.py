@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ember.ops.binding import canonical
 from ember.ops.registry import OpOverload
 
 __all__ = ["ArgsKwargsPair", "normalize_function"]
@@ -42,32 +41,5 @@ def normalize_function(
     """
     if not isinstance(target, OpOverload):
         return None
-    a, k = canonical(target, tuple(args), dict(kwargs or {}))
-    schema = target._schema
-    out_args: list[Any] = []
-    out_kwargs: dict[str, Any] = {}
-    for i, p in enumerate(schema.positional):
-        if i < len(a):
-            value = a[i]
-        elif p.has_default_value():
-            value = p.default_value
-        else:
-            raise TypeError(f"{target}: missing required argument '{p.name}'")
-        name = "input" if p.name == "self" else p.name
-        if normalize_to_only_use_kwargs or p.has_default_value():
-            out_kwargs[name] = _plain(value)
-        else:
-            out_args.append(value)
-    for p in schema.kwarg_only:
-        if p.name in k:
-            out_kwargs[p.name] = k[p.name]
-        elif p.has_default_value():
-            out_kwargs[p.name] = _plain(p.default_value)
-        elif p.type.optional:
-            out_kwargs[p.name] = None
-    return ArgsKwargsPair(tuple(out_args), out_kwargs)
-
-
-def _plain(value: Any) -> Any:
-    """Schema defaults are kept as tuples; a list default reads as PyTorch's."""
-    return list(value) if type(value) is tuple else value
+    a, k = target._schema.normalize(tuple(args), dict(kwargs or {}), normalize_to_only_use_kwargs)
+    return ArgsKwargsPair(a, k)

@@ -164,6 +164,55 @@ class FunctionSchema:
             ret = "(" + ", ".join(str(r) for r in self.returns) + ")"
         return f"{name}({', '.join(parts)}) -> {ret}"
 
+    def normalize(
+        self,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        normalize_to_only_use_kwargs: bool = False,
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The call's arguments with every default filled in: parameters without a default
+        positional, the rest keywords (all keywords with ``normalize_to_only_use_kwargs``,
+        ``self`` spelled ``input``), as ``torch.fx.operator_schemas`` arranges them.
+
+        >>> s = parse_schema("aten::sum.dim_IntList(Tensor self, int[1]? dim, "
+        ...                  "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+        >>> s.normalize(("x", [0]), {})
+        (('x', [0]), {'keepdim': False, 'dtype': None})
+        """
+        given = dict(kwargs)
+        if "input" in given and all(a.name != "input" for a in self.arguments):
+            given["self"] = given.pop("input")
+        out_args: list[Any] = []
+        out_kwargs: dict[str, Any] = {}
+        for i, p in enumerate(self.positional):
+            if i < len(args):
+                value = args[i]
+            elif p.name in given:
+                value = given.pop(p.name)
+            elif p.has_default_value():
+                value = _as_python(p.default_value)
+            else:
+                raise TypeError(f"{self.name}: missing required argument '{p.name}'")
+            if normalize_to_only_use_kwargs or p.has_default_value():
+                out_kwargs["input" if p.name == "self" else p.name] = value
+            else:
+                out_args.append(value)
+        for p in self.kwarg_only:
+            if p.name in given:
+                out_kwargs[p.name] = given.pop(p.name)
+            elif p.has_default_value():
+                out_kwargs[p.name] = _as_python(p.default_value)
+            elif p.type.optional:
+                out_kwargs[p.name] = None
+        if given:
+            raise TypeError(f"{self.name}: unexpected keyword argument(s) {sorted(given)}")
+        return tuple(out_args), out_kwargs
+
+
+def _as_python(default: Any) -> Any:
+    """A schema default as a caller writes it (int-list defaults are kept as tuples)."""
+    return list(default) if type(default) is tuple else default
+
 
 # --------------------------------------------------------------------------- parsing
 
