@@ -27,7 +27,7 @@ from ember._tensor import Tensor
 from ember._torch_function import disabled_torch_dispatch_impl
 from ember.device import device
 from ember.dispatch import dispatcher, state
-from ember.dispatch.keys import PYTHON_BIT, DispatchKey, below
+from ember.dispatch.keys import AUTOGRAD_BIT, PYTHON_BIT, DispatchKey, below
 from ember.ops.binding import strip_defaults
 from ember.ops.registry import OpOverload
 
@@ -108,18 +108,20 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     if plan.converters is not None:
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
     types = tuple([type(t) for t in overloaded])
-    if stack:
-        mode = state.pop_dispatch_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_dispatch__(op, types, sargs, skwargs)
-        finally:
-            state.push_dispatch_mode(mode)
-        if result is not NotImplemented:
-            return check_returns(op, result)
-    for t in overloaded:
-        result = t.__torch_dispatch__(op, types, sargs, skwargs)
-        if result is not NotImplemented:
-            return check_returns(op, result)
+    # handlers run below autograd: the ops they run are not recorded (unless they enable
+    # re-entrant dispatch), whether or not the call itself came through the Autograd key
+    old = _local.exclude
+    if not old & AUTOGRAD_BIT:
+        _local.exclude = old | AUTOGRAD_BIT
+        state.ACTIVE[0] += 1
+    try:
+        result = _handle(op, stack, overloaded, types, sargs, skwargs)
+    finally:
+        if not old & AUTOGRAD_BIT:
+            _local.exclude = old
+            state.ACTIVE[0] -= 1
+    if result is not NotImplemented:
+        return check_returns(op, result)
     raise TypeError(
         f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers returned "
         f"NotImplemented:\n\n  - tensor subclasses: {list(types)}\n\nFor more information, "
@@ -128,6 +130,30 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
         f"handler returned NotImplemented (types {list(types)})"
     )
+
+
+def _handle(
+    op: OpOverload,
+    stack: list[Any],
+    overloaded: list[Any],
+    types: tuple[type, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """The top mode's result, else the first overloaded class's that is not NotImplemented."""
+    if stack:
+        mode = state.pop_dispatch_mode()  # off inside its own handler
+        try:
+            result = mode.__torch_dispatch__(op, types, args, kwargs)
+        finally:
+            state.push_dispatch_mode(mode)
+        if result is not NotImplemented:
+            return result
+    for t in overloaded:
+        result = t.__torch_dispatch__(op, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    return NotImplemented
 
 
 def _int_list(x: Any) -> Any:

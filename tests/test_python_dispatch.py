@@ -427,3 +427,25 @@ def test_schema_normalize_fills_defaults_and_moves_keywords() -> None:
     assert args == () and list(kwargs) == ["input", "dim", "keepdim", "dtype"]
     with pytest.raises(TypeError, match="unexpected"):
         schema.normalize((x, [0]), {"bogus": 1})
+
+
+def test_handler_ops_are_not_recorded_unless_reentrant(lib: Any) -> None:
+    reentrant = sub(lib, "overrides").enable_reentrant_dispatch
+    seen: list[bool] = []
+
+    class W(lib.Tensor):
+        @staticmethod
+        def __new__(cls, e):  # noqa: ANN001, ANN205
+            return lib.Tensor._make_wrapper_subclass(cls, e.shape, dtype=e.dtype)
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            inner = lib.ones(2, requires_grad=True)
+            seen.append((inner * 2).requires_grad)
+            with reentrant():
+                seen.append((inner * 2).requires_grad)
+            return lib.zeros(2)
+
+    lib.ops.aten.neg.default(W(lib.ones(2)))
+    lib.ops.aten.neg.default(W(lib.ones(2)).requires_grad_())
+    assert seen == [False, True, False, True]
