@@ -38,15 +38,19 @@ _local = state.local
 class _Plan:
     """What the fallback needs of an op's schema, worked out once per op."""
 
-    __slots__ = ("slots", "required", "converters")
+    __slots__ = ("slots", "required", "converters", "written")
 
     def __init__(self, op: OpOverload) -> None:
         #: (position or -1, name, is a list) of each Tensor parameter, in schema order
         self.slots: list[tuple[int, str, bool]] = []
+        #: (position or -1, name) of each Tensor parameter the op writes
+        self.written: list[tuple[int, str]] = []
         pos = 0
         for a in op._schema.arguments:
             if a.type.base == "Tensor":
                 self.slots.append((-1 if a.kwarg_only else pos, a.name, a.type.is_list))
+                if a.is_write and not a.type.is_list:
+                    self.written.append((-1 if a.kwarg_only else pos, a.name))
             if not a.kwarg_only:
                 pos += 1
         #: positional parameters without a default: a call giving no more has none to strip
@@ -114,6 +118,7 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     if not old & AUTOGRAD_BIT:
         _local.exclude = old | AUTOGRAD_BIT
         state.ACTIVE[0] += 1
+    versions = _versions(plan, args, kwargs) if plan.written else None
     try:
         result = _handle(op, stack, overloaded, types, sargs, skwargs)
     finally:
@@ -121,6 +126,12 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
             _local.exclude = old
             state.ACTIVE[0] -= 1
     if result is not NotImplemented:
+        if versions:
+            # a handler that wrote through an inner tensor left the wrapper's counter as
+            # it was: bump it, as PyTorch's ADInplaceOrView key does above the Python key
+            for t, v in versions:
+                if t._version == v:
+                    t._bump_version()
         return check_returns(op, result)
     raise TypeError(
         f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers returned "
@@ -130,6 +141,17 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
         f"handler returned NotImplemented (types {list(types)})"
     )
+
+
+def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, int]]:
+    """(tensor, version) of each argument the op writes that a handler may write around."""
+    out = []
+    n = len(args)
+    for pos, name in plan.written:
+        t = args[pos] if 0 <= pos < n else kwargs.get(name)
+        if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
+            out.append((t, t._version))
+    return out
 
 
 def _handle(

@@ -449,3 +449,19 @@ def test_handler_ops_are_not_recorded_unless_reentrant(lib: Any) -> None:
     lib.ops.aten.neg.default(W(lib.ones(2)))
     lib.ops.aten.neg.default(W(lib.ones(2)).requires_grad_())
     assert seen == [False, True, False, True]
+
+
+def test_wrapper_version_counter_data_and_set(lib: Any) -> None:
+    tt = sub(lib, "testing._internal.two_tensor")
+    x = tt.TwoTensor(lib.ones(2), lib.zeros(2))
+    v = x._version
+    x.add_(1)  # the handler writes the inner tensors; the wrapper's counter moves too
+    assert x._version == v + 1
+    assert type(x.data) is tt.TwoTensor
+    y = x.view(2)
+    y.mul_(2)
+    assert y._version == x._version
+    z = lib.zeros(2)
+    assert z.set_(lib.ones(3)) is z and z.tolist() == [1.0, 1.0, 1.0] and z._version == 1
+    with pytest.raises(RuntimeError, match="in-place"):
+        lib.zeros(2, requires_grad=True).set_(lib.ones(2))

@@ -38,6 +38,7 @@ from ember.backends.meta.copies import (
     repeat_shape,
     result_strides,
     roll_args,
+    set_,
 )
 from ember.backends.shapes import wrap_dim
 from ember.device import as_device
@@ -208,6 +209,7 @@ def detach(self: Tensor) -> Tensor:
 
 
 impl(aten.detach_.default, CPU, detach_)
+impl(aten.set_.source_Tensor, CPU, set_)
 
 
 # --------------------------------------------------------------------------- writing values

@@ -32,6 +32,7 @@ from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
 from ember.library import impl
 from ember.ops.native.copies import MEMORY_FORMATS, memory_format, to_copy_options
 from ember.ops.registry import ops
@@ -467,6 +468,28 @@ def detach_(self: Tensor) -> Tensor:
     return self
 
 
+def set_(self: Tensor, source: Tensor) -> Tensor:
+    """``set_`` on every backend: ``self`` takes ``source``'s storage, sizes and strides (a
+    write that PyTorch does not differentiate: a leaf that requires grad refuses it)."""
+    if self.dtype != source.dtype:
+        raise RuntimeError(
+            f"set_: Could not set tensor of type {source.dtype} to a tensor of type "
+            f"{self.dtype}; convert the source with .to({self.dtype}) first"
+        )
+    if self.requires_grad and self.grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if self._keys & BACKEND_KEYS_MASK != source._keys & BACKEND_KEYS_MASK:
+        raise RuntimeError(
+            f"set_: source is on {source.device} but the tensor on {self.device}; move one "
+            "with .to(device)"
+        )
+    self._data = source._data
+    self._bump_version()
+    return self
+
+
 def no_meta_data(op: str) -> NotImplementedError:
     return NotImplementedError(
         f"{op}: Cannot copy out of meta tensor; no data! A meta tensor has only a shape and a "
@@ -521,6 +544,7 @@ impl(aten.detach.default, Meta, _alias)
 
 
 impl(aten.detach_.default, Meta, detach_)
+impl(aten.set_.source_Tensor, Meta, set_)
 
 
 @impl(aten.copy.default, Meta)

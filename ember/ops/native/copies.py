@@ -99,6 +99,7 @@ define(
 )
 define("detach(Tensor(a) self) -> Tensor(a)")
 define("detach_(Tensor(a!) self) -> Tensor(a!)")
+define("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", variants=METHOD)
 define("lift_fresh(Tensor(a) self) -> Tensor(a)", variants=())
 define("lift_fresh_copy(Tensor self) -> Tensor", variants=(), out=True)
 

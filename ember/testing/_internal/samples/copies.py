@@ -321,3 +321,10 @@ def copy_errors() -> Iterator[ErrorInput]:
 # The harness hands PyTorch every tensor as an ``as_strided`` view, and PyTorch refuses to
 # detach views in place; tests/test_copies.py compares detach_ with PyTorch instead.
 samples("detach_.default", dtypes=ALL_DTYPES, compare_torch=False)(one_tensor_samples)
+
+
+@samples("set_.source_Tensor", dtypes=ALL_DTYPES)
+def set_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2,)), make((3, 2)))
+    yield SampleInput(make((3, 4)), make((3, 4), noncontiguous=True), name="noncontiguous")
+    yield SampleInput(make(()), make((0, 3)), name="0-dim to empty")
