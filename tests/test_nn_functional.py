@@ -248,3 +248,10 @@ def test_weighted_pointwise_losses_match_torch(fn: str, reduction: str) -> None:
         getattr(ember.nn.functional, fn)(
             ember.tensor(x), ember.tensor(y), weight=ember.tensor(w[0])
         )
+
+
+def test_embedding_backward_with_an_empty_index() -> None:
+    """Random programs found it: the weight's gradient is zeros (was a reshape error)."""
+    w = ember.ones(4, 3, requires_grad=True)
+    ember.nn.functional.embedding(ember.tensor([], dtype=ember.int64), w).sum().backward()
+    assert w.grad.tolist() == [[0.0] * 3] * 4

@@ -7,6 +7,7 @@ A failure prints the shrunk program as Python to paste after ``import ember as t
 
 from __future__ import annotations
 
+import os
 import types
 from typing import Any
 
@@ -35,8 +36,17 @@ pytestmark = requires_torch
 UNHEALTHY = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
-def test_programs_agree_with_pytorch(program_count: int) -> None:
-    @settings(max_examples=program_count, suppress_health_check=UNHEALTHY)
+def test_programs_agree_with_pytorch(program_count: int, pytestconfig: Any) -> None:
+    # The default run checks the same programs every time (a repeatable CI); asking for a
+    # count (--programs N or EMBER_PROGRAMS) explores new ones on each run.
+    explore = pytestconfig.getoption("--programs") is not None or "EMBER_PROGRAMS" in os.environ
+
+    @settings(
+        max_examples=program_count,
+        suppress_health_check=UNHEALTHY,
+        derandomize=not explore,
+        database=None if not explore else settings.default.database,
+    )
     @given(programs())
     def check(program: Program) -> None:
         mismatches = check_program(program, ember, torch)

@@ -524,8 +524,8 @@ def embedding_dense_backward(
     check_indices(indices, "embedding_dense_backward")
     g = grad_output._data
     idx = indices._data.reshape(-1)
-    rows = g.reshape(idx.size, -1)
     dim = g.shape[-1] if g.ndim else 1
+    rows = g.reshape(idx.size, dim)  # not -1: an empty index has no rows to infer it from
     if scale_grad_by_freq:
         counts = np.bincount(idx, minlength=num_weights)
         rows = rows / counts[idx][:, None].astype(g.dtype)
