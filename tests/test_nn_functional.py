@@ -255,3 +255,24 @@ def test_embedding_backward_with_an_empty_index() -> None:
     w = ember.ones(4, 3, requires_grad=True)
     ember.nn.functional.embedding(ember.tensor([], dtype=ember.int64), w).sum().backward()
     assert w.grad.tolist() == [[0.0] * 3] * 4
+
+
+@pytest.mark.parametrize("target", [[0], 0, [0, 1]], ids=["(1,)", "()", "(2,)"])
+@pytest.mark.parametrize("reduction", ["sum", "none", "mean"])
+def test_nll_loss_of_one_sample_matches_torch(target: Any, reduction: str) -> None:
+    """A 1-D input is one sample: its target is () or (1,) (was refused with a message
+    contradicting itself; found by the random programs)."""
+    import torch
+
+    x = [0.1, 0.2, 0.3, 0.4]
+    t_args = (torch.tensor(x), torch.tensor(target))
+    e_args = (ember.tensor(x), ember.tensor(target))
+    try:
+        want = torch.nn.functional.nll_loss(*t_args, reduction=reduction)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match="must have size 1"):
+            ember.nn.functional.nll_loss(*e_args, reduction=reduction)
+        assert "must have size 1" in str(exc)
+        return
+    got = ember.nn.functional.nll_loss(*e_args, reduction=reduction)
+    assert tuple(got.shape) == tuple(want.shape) and got.item() == pytest.approx(want.item())

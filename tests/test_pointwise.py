@@ -99,3 +99,14 @@ def test_meta_raises_what_cpu_raises() -> None:
     with pytest.raises(NotImplementedError):
         ember.empty(2, device="meta").bitwise_and(ember.empty(2, device="meta"))
     assert (ember.empty(2, 1, dtype=ember.int32, device="meta") / 2).shape == (2, 1)
+
+
+def test_integer_division_of_an_empty_tensor_by_zero_is_empty() -> None:
+    """Nothing is divided, so nothing is divided by zero (was a ZeroDivisionError; found by
+    the random programs); a real zero divisor still raises."""
+    empty, zero = ember.tensor([], dtype=ember.int64), ember.tensor([0])
+    assert ember.floor_divide(empty, zero).tolist() == []
+    assert ember.remainder(empty, zero).tolist() == []
+    assert ember.div(empty, zero, rounding_mode="floor").tolist() == []
+    with pytest.raises(RuntimeError, match="division by zero"):
+        ember.floor_divide(ember.tensor([1]), zero)

@@ -83,9 +83,10 @@ def _opmath(npdt: np.dtype[Any]) -> np.dtype[Any]:
     return np.dtype(np.float32) if npdt == np.float16 else npdt
 
 
-def _check_int_divisor(name: str, cnp: np.dtype[Any], b: Any) -> None:
-    """Integer division by zero is an error in PyTorch (floats give inf/nan)."""
-    if cnp.kind in "iub" and np.any(np.equal(b, 0)):
+def _check_int_divisor(name: str, cnp: np.dtype[Any], a: Any, b: Any) -> None:
+    """Integer division by zero is an error in PyTorch (floats give inf/nan), where a
+    division happens: an empty result divides nothing."""
+    if cnp.kind in "iub" and np.broadcast(a, b).size and np.any(np.equal(b, 0)):
         raise RuntimeError(f"{name}: ZeroDivisionError (integer division by zero)")
 
 
@@ -129,7 +130,7 @@ def binary(
         cnp = cdt.np
         a, b = arg(self, cnp), arg(other, cnp)
         if int_divide:
-            _check_int_divisor(name, cnp, b)
+            _check_int_divisor(name, cnp, a, b)
         try:
             r = quiet(fn, a, b) if quiet_fp else fn(a, b)
         except ValueError:
@@ -341,7 +342,7 @@ def _div_mode(name: str) -> Callable[..., Tensor]:
         cdt, rdt = pointwise_dtypes(name, info, (self, other))
         cnp = cdt.np
         a, b = arg(self, cnp), arg(other, cnp)
-        _check_int_divisor(name, cnp, b)
+        _check_int_divisor(name, cnp, a, b)
         try:
             r = quiet(_ROUNDING[rounding_mode], a, b)
         except ValueError:
@@ -392,7 +393,7 @@ def _inplace(
         a = dst if dst.dtype is cdt.np else dst.astype(cdt.np)
         b = arg(other, cdt.np)
         if int_divide:
-            _check_int_divisor(name, cdt.np, b)
+            _check_int_divisor(name, cdt.np, a, b)
         try:
             quiet(lambda: fn(a, b, out=dst, casting="unsafe"))
         except ValueError:

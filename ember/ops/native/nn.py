@@ -331,11 +331,15 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
             f"{op}: expected scalar type Long but found {target.dtype}; pass class "
             "indices as int64 (target.long())"
         )
-    n = self.shape[0] if self.ndim == 2 else 1
-    if (self.ndim == 1 and target.ndim != 0) or (self.ndim == 2 and target.shape[0] != n):
+    if self.ndim == 1:
+        if target.ndim == 1 and target.shape[0] != 1:  # one sample: target () or (1,)
+            raise ValueError(
+                f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            )
+    elif target.ndim != 1 or target.shape[0] != self.shape[0]:
         raise RuntimeError(
-            f"{op}: Expected input batch_size ({n}) to match target batch_size "
-            f"({target.shape[0] if target.ndim else 1})"
+            f"{op}: Expected input batch_size ({self.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.ndim else 'a 0-dim target'})"
         )
     c = self.shape[-1]
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
