@@ -294,3 +294,13 @@ def test_assigning_an_int_out_of_range_matches_torch(dtype: str, value: int) -> 
         return
     e[0] = value
     assert e.tolist() == t.tolist()
+
+
+def test_advanced_index_results_are_contiguous_as_in_pytorch() -> None:
+    """x[:, idx] is laid out index-dims first by NumPy; PyTorch's result is contiguous, so
+    it can be viewed (found by the random programs)."""
+    x = ember.tensor([[[[1], [1]]]])
+    v = x[:, :, :, ember.tensor([0, 0, -1])]
+    assert v.stride() == (6, 6, 3, 1) and tuple(v.view(-1).shape) == (6,)
+    y = ember.zeros(3, 4, 5)
+    assert y[:, ember.tensor([[0, 1], [1, 2]])].stride() == (20, 10, 5, 1)

@@ -60,6 +60,10 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
         raise _bounds_error(e, "index") from None
     if all(t is None for t in indices):
         out = np.array(out)  # basic indexing gives a view; index always copies
+    elif type(out) is np.ndarray and not out.flags.c_contiguous:
+        # NumPy lays out x[:, idx] with an index after a slice index-dims first; PyTorch's
+        # result is contiguous (x[:, idx].view(-1) works there): copy into that layout
+        out = np.ascontiguousarray(out)
     return wrap(as_array(out))
 
 
