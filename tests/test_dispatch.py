@@ -326,3 +326,15 @@ def test_zero_dim_tensor_binds_to_the_tensor_overload() -> None:
     assert out.dtype == ember.float32
     out.sum().backward()
     assert x0.grad is not None
+
+
+def test_lerp_with_a_one_element_weight_differentiates_the_weight() -> None:
+    """A 1-element tensor weight binds to lerp.Tensor, so the weight gets its gradient
+    (was lerp.Scalar: none; found by the random programs). Values are PyTorch's."""
+    x = ember.tensor([0.822], requires_grad=True)
+    w = ember.tensor([0.3], requires_grad=True)
+    x.lerp(ember.tensor([2.0]), w).backward(ember.ones(1))
+    assert w.grad.item() == pytest.approx(1.178)
+    x = ember.tensor([0.822], requires_grad=True)
+    x.lerp(x * x, x).backward(ember.ones(1))
+    assert x.grad.item() == pytest.approx(1.383052, rel=1e-5)
