@@ -270,3 +270,12 @@ def test_writes_after_a_write_that_reads_self() -> None:
         grads.append((x.grad.numpy(), w.grad.numpy()))
     for ours, theirs in zip(grads[0], grads[1], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_an_integer_tensor_written_through_a_view_gets_no_history() -> None:
+    """Integer tensors cannot require grad, even when a value that does is copied into a
+    view of one (found by the random programs)."""
+    x = ember.tensor(0.822, requires_grad=True)
+    v = ember.tensor([0]).clone()
+    v[:, ...].copy_(x)
+    assert not v.requires_grad and v.grad_fn is None and v.tolist() == [0]

@@ -256,7 +256,9 @@ def autograd_fallback(
         # the formula reads self as it was before the write: a copy, recorded, so a
         # create_graph backward differentiates through it too
         formula_args = (args[0].clone(), *args[1:])  # type: ignore[attr-defined]
-    base = args[0]._base if inplace else None
+    # an integer or bool tensor written in place never gets a history (it cannot require
+    # grad), even when what was written into it does
+    base = args[0]._base if inplace and _differentiable(args[0]) else None
     base_edge = gradient_edge(base) if base is not None and base.requires_grad else NO_EDGE
     loc = state.local  # _below, inlined: this runs for every recorded op
     old = loc.exclude
@@ -273,7 +275,7 @@ def autograd_fallback(
         view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
         if vjp.wants_result:  # the result's history is the view's new one, not the op's node
             node._result_node = view_node
-    elif inplace and isinstance(args[0], Tensor):  # NOTE [views of a rewritten base]
+    elif inplace and _differentiable(args[0]):  # NOTE [views of a rewritten base]
         copy_slices.regenerate(args[0], None)
     elif op.is_view:
         for o in _flat_outputs(out):
