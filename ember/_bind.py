@@ -21,6 +21,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember._torch_function import GENERATED_MEMBERS
+from ember._torch_function import TORCH_FUNCTION as TF
 from ember.dispatch.codegen import define
 from ember.ops.binding import (
     _fits_arity,
@@ -33,7 +34,6 @@ from ember.ops.binding import (
     tensors_first,
 )
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
-from ember.overrides import TORCH_FUNCTION as TF
 from ember.overrides import dispatch_torch_function as tf
 from ember.overrides import handle_torch_function, has_tensor_likes, has_torch_function
 

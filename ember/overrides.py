@@ -37,10 +37,8 @@ from ember._torch_function import (
     GENERATED_MEMBERS,
     PLAIN_TYPES,
     PROPERTY_HOOK,
-    TORCH_FUNCTION,
     TORCH_FUNCTION_HANDLER,
     classify,
-    disabled_torch_function_impl,
     request,
 )
 from ember.dispatch import dispatcher, state
@@ -588,4 +586,3 @@ from ember._override_lists import (  # noqa: E402
 )
 
 __all__ += ["get_default_nowrap_functions"]
-_ = (disabled_torch_function_impl, TORCH_FUNCTION)

@@ -22,7 +22,6 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.dispatch import state
-from ember.utils._pytree import tree_map_only
 
 __all__ = [
     "TorchDispatchMode",
@@ -168,6 +167,3 @@ def _mutated_argument(func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         if a.is_write:
             return x
     return None
-
-
-_ = tree_map_only
