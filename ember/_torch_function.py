@@ -132,3 +132,23 @@ def classify(cls: type) -> int:
     if td is not None and td is not disabled_torch_dispatch_impl:
         keys |= PYTHON_BIT
     return keys
+
+
+_CHECKED_MODE_TYPES: set[tuple[type, str]] = set()
+
+
+def check_mode_handler(cls: type, handler: str) -> None:
+    """Refuse a mode class whose ``handler`` (``__torch_function__`` or
+    ``__torch_dispatch__``) is a classmethod: a mode's handler gets the mode as ``self``.
+    Checked once per class, when an instance is first pushed."""
+    if (cls, handler) in _CHECKED_MODE_TYPES:
+        return
+    for klass in cls.__mro__:
+        if handler in klass.__dict__:
+            if isinstance(klass.__dict__[handler], classmethod):
+                raise RuntimeError(
+                    f"{cls.__name__}.{handler} is a classmethod; a mode's handler must be a "
+                    "plain method (it gets the mode instance as self)"
+                )
+            break
+    _CHECKED_MODE_TYPES.add((cls, handler))

@@ -38,6 +38,7 @@ from ember._torch_function import (
     PLAIN_TYPES,
     PROPERTY_HOOK,
     TORCH_FUNCTION_HANDLER,
+    check_mode_handler,
     classify,
     request,
 )
@@ -176,28 +177,9 @@ class BaseTorchFunctionMode(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-_CHECKED_MODE_TYPES: set[type] = set()
-
-
 def _push_mode(mode: Any) -> None:
-    cls = type(mode)
-    if cls not in _CHECKED_MODE_TYPES:
-        _check_mode_type(cls)
-        _CHECKED_MODE_TYPES.add(cls)
+    check_mode_handler(type(mode), "__torch_function__")
     state.push_function_mode(mode)
-
-
-def _check_mode_type(cls: type) -> None:
-    handler = None
-    for klass in cls.__mro__:
-        if "__torch_function__" in klass.__dict__:
-            handler = klass.__dict__["__torch_function__"]
-            break
-    if isinstance(handler, classmethod):
-        raise RuntimeError(
-            f"{cls.__name__}.__torch_function__ is a classmethod; a TorchFunctionMode's "
-            "handler must be a plain method (it gets the mode instance as self)"
-        )
 
 
 def _pop_mode() -> Any:

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ember._tensor import Tensor
+from ember._torch_function import check_mode_handler
 from ember.dispatch import state
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
 ]
 
 _local = state.local
-_CHECKED: set[type] = set()
 
 
 class TorchDispatchMode:
@@ -68,17 +68,7 @@ class TorchDispatchMode:
 
 
 def _push_mode(mode: Any) -> None:
-    cls = type(mode)
-    if cls not in _CHECKED:
-        for klass in cls.__mro__:
-            if "__torch_dispatch__" in klass.__dict__:
-                if isinstance(klass.__dict__["__torch_dispatch__"], classmethod):
-                    raise RuntimeError(
-                        f"{cls.__name__}.__torch_dispatch__ is a classmethod; a "
-                        "TorchDispatchMode's handler must be a plain method"
-                    )
-                break
-        _CHECKED.add(cls)
+    check_mode_handler(type(mode), "__torch_dispatch__")
     state.push_dispatch_mode(mode)
 
 
