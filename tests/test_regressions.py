@@ -309,3 +309,73 @@ def test_einsum_of_mixed_float_dtypes_differentiates(equation: str, shapes: list
     for (ed, eg), (td, tg) in zip(grads[1], grads[0], strict=True):
         assert ed == td
         np.testing.assert_allclose(eg, tg, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- lerp, errors
+
+
+@requires_torch
+@pytest.mark.parametrize("dtype, weight", [("int64", 0.5), ("uint8", 0.25), ("int32", -1.5)])
+def test_lerp_of_integers_with_a_0dim_float_weight_is_float(dtype: str, weight: float) -> None:
+    # The weight tensor takes part in promotion (found by the random programs: ember raised
+    # "not implemented for 'Long'"); a gradient reaches the weight.
+    values = ([1, 3, 0], [3, 7, 1])
+    results = []
+    for m in (torch, ember):
+        d = getattr(m, dtype)
+        w = m.tensor(weight, requires_grad=True)
+        y = m.tensor(values[0], dtype=d).lerp(m.tensor(values[1], dtype=d), w)
+        (y * y).sum().backward()
+        results.append((str(y.dtype).split(".")[-1], y.detach().numpy(), w.grad.numpy()))
+    (td, ty, tg), (ed, ey, eg) = results
+    assert ed == td == "float32"
+    np.testing.assert_allclose(ey, ty)
+    np.testing.assert_allclose(eg, tg, rtol=1e-6)
+
+
+@requires_torch
+def test_lerp_of_bools_with_a_0dim_float_weight_is_float() -> None:
+    # (PyTorch's backward subtracts bools, which it refuses, so values only)
+    b = [True, False, True]
+    e = ember.tensor(b).lerp(ember.tensor(b[::-1]), ember.tensor(2.9))
+    t = torch.tensor(b).lerp(torch.tensor(b[::-1]), torch.tensor(2.9))
+    assert e.dtype is ember.float32
+    np.testing.assert_allclose(e.numpy(), t.numpy())
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        # lerp: the weight's dtype is checked before the missing integer kernel
+        lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor([0.5, 0.5])),
+        lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5),
+        lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(1)),
+        lambda m: m.maximum(m.tensor([1 + 1j]), m.tensor([2 + 0j])),
+        lambda m: m.minimum(m.tensor([1 + 1j]), m.tensor([2 + 0j])),
+        lambda m: m.bmm(m.ones(1, 2, 2, dtype=m.bool), m.ones(1, 2, 2)),
+        lambda m: m.bmm(m.ones(1, 2, 2), m.ones(1, 2, 2, dtype=m.bool)),
+        lambda m: m.addmm(m.tensor([[True]]), m.tensor([[True]]), m.tensor([[True]])),
+        lambda m: m.nn.functional.mse_loss(m.tensor([1, 2]), m.tensor([1, 2])),
+        lambda m: m.nn.functional.mse_loss(m.tensor([1j, 2]), m.tensor([1j, 2])),
+    ],
+)
+def test_refusals_raise_pytorchs_exception_type(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(Exception) as expected:
+        call(torch)
+    with pytest.raises(Exception) as actual:
+        call(ember)
+    assert actual.type is expected.type, (actual.value, expected.value)
+
+
+@requires_torch
+def test_atan2_gradient_with_a_uint8_operand_is_the_derivative() -> None:
+    # PyTorch negates the uint8 operand in uint8 in atan2's backward (-5 wraps to 251), so
+    # its gradient differs; ember's equals the gradient with the operand cast to float.
+    grads = []
+    for m, cast in ((ember, False), (torch, True)):
+        a = m.tensor([[5, 3], [1, 0]], dtype=m.uint8)
+        b = m.tensor(0.8, requires_grad=True)
+        m.atan2(a.float() if cast else a, b).sum().backward()
+        grads.append(b.grad.item())
+    assert grads[0] == pytest.approx(grads[1], rel=1e-6)

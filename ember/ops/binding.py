@@ -111,6 +111,60 @@ def _scalar_version(b: OpOverload, a: OpOverload) -> bool:
     return differs
 
 
+# PyTorch's parser lets a Python number fill a Tensor parameter only for these operators
+# (python_arg_parser's allow-list); elsewhere a number binds the Scalar twin when there is one
+# (``lerp(a, b, 0.5)`` is ``lerp.Scalar``, ``x.pow(2.)`` is ``pow.Tensor_Scalar``).
+_NUMBERS_AS_TENSORS = frozenset(
+    f"{name}{suffix}"
+    for name in (
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "true_divide",
+        "floor_divide",
+        "remainder",
+        "fmod",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_left_shift",
+        "bitwise_right_shift",
+        "__and__",
+        "__or__",
+        "__xor__",
+        "__lshift__",
+        "__rshift__",
+        "__iand__",
+        "__ior__",
+        "__ixor__",
+        "__ilshift__",
+        "__irshift__",
+    )
+    for suffix in ("", "_")
+)
+
+
+def numbers_as_tensors(op: OpOverload) -> bool:
+    """Whether a Python number may fill ``op``'s Tensor parameters: a pointwise op in
+    PyTorch's allow-list, or one with no overload taking a Scalar there instead."""
+    if "pointwise" not in op.tags:
+        return False
+    packet = op.overloadpacket
+    if packet.__name__ in _NUMBERS_AS_TENSORS:
+        return True
+    return not any(_scalar_version(o, op) for o in packet._overloads.values())
+
+
 def tensors_first(ops_: list[OpOverload]) -> list[OpOverload]:
     """``ops_`` with each overload taking a Scalar where another takes a Tensor moved after
     that one, as PyTorch's parser orders them (so a 0-dim tensor binds as a Tensor:
@@ -148,7 +202,7 @@ def _candidates(packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]) ->
 
 def matches(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     schema = op._schema
-    pointwise = "pointwise" in op.tags
+    pointwise = numbers_as_tensors(op)
     for a, x in zip(schema.positional, args, strict=False):
         if not type_matches(a.type, x, pointwise):
             return False
@@ -274,7 +328,7 @@ def make_matcher(op: OpOverload) -> Any:
     """Generate ``match(args) -> bool`` for positional-only calls: ``matches`` unrolled from
     the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths])."""
     schema = op._schema
-    pointwise = "pointwise" in op.tags
+    pointwise = numbers_as_tensors(op)
     lines = ["def match(args):", "    n = len(args)"]
     scope: dict[str, Any] = {
         "T": TENSOR_TYPE[0], "NUMS": frozenset(_NUMBER_TYPES), "is_tensor": _is_tensor,
@@ -323,7 +377,7 @@ def keyword_route(
 
 def _keyword_matcher(op: OpOverload, names: tuple[str, ...], params: dict[str, Argument]) -> Any:
     positional = make_matcher(op)
-    pointwise = "pointwise" in op.tags
+    pointwise = numbers_as_tensors(op)
     kw = tuple((n, params[n].type) for n in names)
 
     def match(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:

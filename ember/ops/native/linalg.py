@@ -90,9 +90,9 @@ def bmm_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple
             f"bmm: Expected size for first two dimensions of batch2 tensor to be: "
             f"[{a[0]}, {a[2]}] but got: [{b[0]}, {b[1]}] (batch1 has shape {list(a)})."
         )
+    _no_bool(da, "bmm", a, b)  # before the dtype match, as PyTorch: a bool batch1 has no kernel
     if da is not db:
         raise RuntimeError(f"bmm: expected scalar type {da._short} but found {db._short}")
-    _no_bool(da, "bmm", a, b)
     return (a[0], a[1], b[2])
 
 

@@ -352,10 +352,13 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
 
 
 def loss_dtype(self: Tensor, target: Tensor, op: str) -> dtype:
-    """The promoted dtype of a pointwise loss; integral dtypes raise as on PyTorch."""
+    """The promoted dtype of a pointwise loss; integral and complex dtypes raise PyTorch's
+    NotImplementedError."""
     d = promote_types(self.dtype, target.dtype)
     if not d.is_floating_point:
-        raise RuntimeError(f"{op}: \"{op}_out\" not implemented for '{d}'; pass floating tensors")
+        raise NotImplementedError(
+            f"{op}_loss: \"{op}_cpu\" not implemented for '{d._short}'; pass floating tensors"
+        )
     return d
 
 

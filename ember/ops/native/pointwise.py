@@ -72,11 +72,14 @@ def pointwise(
     unsupported: frozenset[dtype] = frozenset(),
     check: Check | None = None,
     variants: tuple[str, ...] = _FUNCTION_AND_METHOD,
+    operands: tuple[str, ...] | None = None,
 ) -> OpOverload:
     """Declare a pointwise op with its in-place and out= variants, promotion rule and dtypes.
 
     ``inplace``/``out`` are True (PyTorch's usual names: ``add_.Tensor``, ``add.out``), False
     (none), or the overload name PyTorch gives the variant (``"Tensor"``, ``"Tensor_out"``).
+    ``operands`` names the arguments that take part in promotion when they are not all the
+    Tensor and Scalar arguments but ``alpha``, ``value`` and ``weight``.
     """
     tags = ("pointwise",)
     op = define_op(schema, "aten", tags, variants)
@@ -91,11 +94,15 @@ def pointwise(
     if ip is not None or o is not None:
         VARIANTS_OF[op] = (ip, o)
     positional = op._schema.positional
-    operands = tuple(
-        i for i, a in enumerate(positional)
-        if a.type.base in ("Tensor", "Scalar") and a.name not in _NOT_OPERANDS
+    if operands is None:
+        operands = tuple(
+            a.name for a in positional
+            if a.type.base in ("Tensor", "Scalar") and a.name not in _NOT_OPERANDS
+        )  # fmt: skip
+    info = PointwiseInfo(
+        promotion, tuple(i for i, a in enumerate(positional) if a.name in operands), unsupported,
+        check,
     )  # fmt: skip
-    info = PointwiseInfo(promotion, operands, unsupported, check)
     for v in (op, ip, o):
         if v is not None:
             POINTWISE[v.__name__] = info
@@ -197,10 +204,22 @@ def lerp_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, A
     for arg_name, x in (("end", args[1]), ("weight", args[2])):
         d = getattr(x, "dtype", None)
         if d is not None and d is not want and (arg_name == "end" or x.ndim):
+            fix = (
+                f"convert it with .to({want})"
+                if want.is_floating_point or want.is_complex
+                else "lerp takes floating tensors: convert self and end with .float()"
+            )
             raise RuntimeError(
                 f"{name}: expected dtype {want._short.lower()} for `{arg_name}` but got dtype "
-                f"{d._short.lower()}; convert it with .to({want})"
+                f"{d._short.lower()}; {fix}"
             )
+
+
+def extremum_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """maximum and minimum refuse complex operands with PyTorch's RuntimeError."""
+    if cdt.category == dtypes.COMPLEX:
+        op = name.split(".")[0]
+        raise RuntimeError(f"{op} not implemented for complex tensors; compare .real or .abs()")
 
 
 def addcdiv_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -276,8 +295,10 @@ pointwise("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", B2L, inpl
           out="Tensor_Scalar_out", unsupported=NO_BOOL, check=pow_check)  # fmt: skip
 pointwise("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", B2L,
           inplace=False, out="Scalar_out", unsupported=NO_BOOL)  # fmt: skip
-pointwise("maximum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX)
-pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX)
+pointwise("maximum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX,
+          check=extremum_check)  # fmt: skip
+pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX,
+          check=extremum_check)  # fmt: skip
 pointwise("atan2(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
 
 # --------------------------------------------------------------------------- comparisons
@@ -340,8 +361,11 @@ for _name in ("clamp_min", "clamp_max"):
 
 pointwise("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
           out="Scalar_out", unsupported=ONLY_INEXACT, check=lerp_check)  # fmt: skip
+# A weight tensor takes part in promotion (lerp_check has made sure it is 0-dim or of self's
+# dtype): PyTorch's lerp of int tensors with a 0-dim float weight is a float result.
 pointwise("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
-          out="Tensor_out", unsupported=ONLY_INEXACT, check=lerp_check)  # fmt: skip
+          out="Tensor_out", unsupported=ONLY_INEXACT, check=lerp_check,
+          operands=("self", "end", "weight"))  # fmt: skip
 pointwise("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
           unsupported=NO_BOOL)  # fmt: skip
 pointwise("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",

@@ -111,10 +111,12 @@ def pointwise_dtypes(
     (ember.float32, ember.float32)
     """
     cdt, rdt = compute_dtype(info.kind if kind is None else kind, operand_values(info, args))
-    if cdt in info.unsupported:
-        raise not_implemented(name, cdt)
+    # The op's own argument checks come first, as PyTorch's run before it looks for a kernel
+    # (lerp with an int self and a float weight is a dtype mismatch, not a missing kernel).
     if info.check is not None:
         info.check(name, cdt, args, kwargs)
+    if cdt in info.unsupported:
+        raise not_implemented(name, cdt)
     return cdt, rdt
 
 
