@@ -87,6 +87,27 @@ def _run_pair(
     return e_res, t_res, e_exc, t_exc
 
 
+def _compare_with_torch(op: Any, sample: opinfo.SampleInput, info: Any, where: str) -> bool:
+    """Run one sample in ember and PyTorch and compare; False when both raised alike."""
+    written: list[Any] = []
+    e_res, t_res, e_exc, t_exc = _run_pair(op, sample, info, written)
+    if t_exc is not None:
+        assert e_exc is not None, f"{where}: torch raised {t_exc!r}, ember returned"
+        assert isinstance(e_exc, _builtin_base(type(t_exc))), (
+            f"{where}: ember raised {type(e_exc).__name__}({e_exc}), torch "
+            f"{type(t_exc).__name__}({t_exc})"
+        )
+        return False
+    if e_exc is not None:
+        raise AssertionError(f"{where}: ember raised, torch did not") from e_exc
+    assert_same(
+        e_res, t_res, check_strides=info.check_strides and op.is_view, info=info, where=where
+    )
+    for e_arg, t_arg in written:  # what an in-place op wrote (foreach ops return ())
+        assert_same(e_arg, t_arg, check_strides=False, info=info, where=f"{where} (self)")
+    return True
+
+
 @requires_torch
 @pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
 def test_cpu_matches_torch(op: Any) -> None:
@@ -97,29 +118,24 @@ def test_cpu_matches_torch(op: Any) -> None:
     checked = 0
     for dtype in info.dtypes:
         for sample in generate(op, dtype):
-            where = f"{op} {dtype.name} {sample}"
-            written: list[Any] = []
-            e_res, t_res, e_exc, t_exc = _run_pair(op, sample, info, written)
-            if t_exc is not None:
-                assert e_exc is not None, f"{where}: torch raised {t_exc!r}, ember returned"
-                assert isinstance(e_exc, _builtin_base(type(t_exc))), (
-                    f"{where}: ember raised {type(e_exc).__name__}({e_exc}), torch "
-                    f"{type(t_exc).__name__}({t_exc})"
-                )
-                continue
-            if e_exc is not None:
-                raise AssertionError(f"{where}: ember raised, torch did not") from e_exc
-            assert_same(
-                e_res,
-                t_res,
-                check_strides=info.check_strides and op.is_view,
-                info=info,
-                where=where,
-            )
-            for e_arg, t_arg in written:  # what an in-place op wrote (foreach ops return ())
-                assert_same(e_arg, t_arg, check_strides=False, info=info, where=f"{where} (self)")
-            checked += 1
+            checked += _compare_with_torch(op, sample, info, f"{op} {dtype.name} {sample}")
     assert checked or op._schema.is_mutable, f"{op}: no sample ran without error"
+
+
+@requires_torch
+@pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
+def test_edges_match_torch(op: Any) -> None:
+    """0, -0, ±inf and NaN values, 0-dim and size-1 shapes, 1-D inputs with a dim
+    (NOTE [edge samples]): the same values, or the same exception type, as PyTorch."""
+    info = samples_for(op)
+    assert info is not None
+    if not info.compare_torch:
+        pytest.skip(f"{op}: values are defined differently from PyTorch's (see its samples)")
+    for dtype in info.dtypes:
+        if dtype.name not in ("float32", "float64", "int64"):
+            continue  # the edges are about values and shapes, not about each dtype
+        for sample in opinfo.edge_samples(op, dtype):
+            _compare_with_torch(op, sample, info, f"{op} {dtype.name} {sample}")
 
 
 def _meta_kwargs(op: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -236,15 +252,14 @@ def _without_refused(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return args
 
 
-@requires_torch
-@pytest.mark.parametrize("op", _differentiable_ops(), ids=str)
-def test_gradients_match_torch(op: Any) -> None:
-    """Backward through each differentiable op equals PyTorch's, for a random cotangent."""
+def _gradients_agree(op: Any, samples: list[opinfo.SampleInput]) -> tuple[int, int]:
+    """Backward through ``op`` on each sample equals PyTorch's, for a random cotangent:
+    (samples compared, samples PyTorch refused to differentiate)."""
     import numpy as np
 
     ran = refused = 0
     wrong = TORCH_GRADIENT_WRONG.get(str(op))
-    for sample in _float64_samples(op):
+    for sample in samples:
         if wrong is not None and wrong[0](sample):
             continue  # PyTorch's gradient is wrong here; tests/test_gradcheck.py checks ember's
         args = _without_refused(op, tuple(_with_grad(a) for a in sample.args), sample.kwargs)
@@ -282,9 +297,34 @@ def test_gradients_match_torch(op: Any) -> None:
                 assert eg is None or not eg.numpy().any(), where
                 continue
             assert eg is not None, f"{where}: ember gave no gradient"
-            np.testing.assert_allclose(eg.numpy(), tg.numpy(), rtol=1e-6, atol=1e-8, err_msg=where)
+            np.testing.assert_allclose(
+                eg.numpy(), tg.numpy(), rtol=1e-6, atol=1e-8, equal_nan=True, err_msg=where
+            )
         ran += 1
+    return ran, refused
+
+
+@requires_torch
+@pytest.mark.parametrize("op", _differentiable_ops(), ids=str)
+def test_gradients_match_torch(op: Any) -> None:
+    """Backward through each differentiable op equals PyTorch's, for a random cotangent."""
+    ran, refused = _gradients_agree(op, _float64_samples(op))
     if not ran and refused:
         pytest.skip(f"{op}: PyTorch computes no gradient for any of its samples to compare with")
     if not ran:
         pytest.skip(f"{op}: no float64 sample with a differentiable input")
+
+
+@requires_torch
+@pytest.mark.parametrize("op", _differentiable_ops(), ids=str)
+def test_edge_gradients_match_torch(op: Any) -> None:
+    """Gradients at exact zeros (both signs), for 0-dim and size-1 shapes and 1-D inputs with
+    a dim (NOTE [edge samples]; inf and NaN inputs are left to the value test)."""
+    info = samples_for(op)
+    assert info is not None
+    if ember.float64 not in info.dtypes:
+        pytest.skip(f"{op}: no float64 samples")
+    edges = [s for s in opinfo.edge_samples(op, ember.float64) if s.name != "special"]
+    ran, refused = _gradients_agree(op, edges)
+    if not ran:
+        pytest.skip(f"{op}: no edge sample PyTorch differentiates ({refused} refused)")

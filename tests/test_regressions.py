@@ -379,3 +379,20 @@ def test_atan2_gradient_with_a_uint8_operand_is_the_derivative() -> None:
         m.atan2(a.float() if cast else a, b).sum().backward()
         grads.append(b.grad.item())
     assert grads[0] == pytest.approx(grads[1], rel=1e-6)
+
+
+@requires_torch
+def test_batch_norm_gradient_with_a_strided_weight_is_the_contiguous_ones() -> None:
+    # Found by the random programs: PyTorch 2.13's eval-mode batch_norm backward misreads a
+    # strided weight (its input gradient differs from its own with .contiguous()); ember's
+    # equals PyTorch's for the contiguous weight.
+    def grads(m: Any, strided: bool) -> np.ndarray:
+        x = m.tensor(np.arange(12.0).reshape(3, 4) / 7, dtype=m.float32, requires_grad=True)
+        wb = m.tensor([-1.6, -1.6, 0.9, 0.9, 1.4, 1.4, 1.1], dtype=m.float32)
+        w = (wb[::2] if strided else wb[::2].contiguous()).requires_grad_()
+        y = m.nn.functional.batch_norm(x, m.zeros(4), m.ones(4), w, m.zeros(4), training=False)
+        cot = m.arange(12, dtype=m.float32).reshape(3, 4).cos()
+        return m.autograd.grad((y * cot).sum(), x)[0].numpy()
+
+    np.testing.assert_allclose(grads(ember, True), grads(torch, False), rtol=1e-6)
+    np.testing.assert_allclose(grads(ember, False), grads(torch, False), rtol=1e-6)

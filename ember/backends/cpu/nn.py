@@ -229,6 +229,11 @@ def max_pool2d_with_indices(
     win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
     flat = win.reshape(*win.shape[:4], k[0] * k[1])
     arg = flat.argmax(axis=-1)
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        if nan.any():  # PyTorch's scan takes every NaN it meets: the window's last one wins
+            last = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+            arg = np.where(nan.any(axis=-1), last, arg)
     vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     ki, kj = np.divmod(arg, k[1])
     rows = np.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
@@ -607,8 +612,9 @@ def nll_loss_forward(
         total = _asarray(n, x.dtype)
         return wrap(_asarray(s / total if reduction == MEAN else s)), wrap(total)
     check_nll(self, target, weight, reduction)
-    x, safe, w, _ = _nll_pick(self, target, weight, ignore_index)
-    picked = -x[np.arange(x.shape[0]), safe] * w
+    x, safe, w, keep = _nll_pick(self, target, weight, ignore_index)
+    with quiet_block():  # an ignored sample's input is never read, even when it is NaN
+        picked = np.where(keep, -x[np.arange(x.shape[0]), safe] * w, 0).astype(x.dtype)
     dt = x.dtype
     if reduction == NONE:
         out = picked.reshape(target.shape) if self.ndim == 2 else picked.reshape(())

@@ -383,3 +383,161 @@ def assert_meta_matches(meta: Any, real: Any, where: str) -> None:
         assert isinstance(meta, (list, tuple)) and len(meta) == len(real), where
         for i, (m, r) in enumerate(zip(meta, real, strict=True)):
             assert_meta_matches(m, r, f"{where}[{i}]")
+
+
+# --------------------------------------------------------------------------- edge samples
+#
+# NOTE [edge samples]: every op's hand-written samples use ordinary values and shapes; the
+# edges are derived from them, for every op alike, so no family can forget them:
+# - "special": each floating tensor filled with 0, -0, ±inf, NaN and ordinary values;
+# - "zeros": each floating tensor filled with exact zeros (both signs) among small values,
+#   where derivatives that divide by an input or an output break (NOTE [derivatives at
+#   zeros] in ember/autograd/derivatives.py);
+# - "0-dim" and "size-1" (pointwise ops): every tensor argument a 0-dim tensor, or of its
+#   rank with every size 1;
+# - "1-D dim" and "size-1 dim" (ops with a ``dim``): ``self`` 1-D or (1, n), with each dim.
+# A derived call may be invalid (a size no longer fits); PyTorch then raises and ember must
+# raise the same type, which is also a check.
+
+#: op packet -> (edge sample names it skips, why): where PyTorch's value is an artifact of its
+#: kernel rather than a definition, and ember keeps the mathematical one
+EDGE_DIFFERENCES: dict[str, tuple[frozenset[str], str]] = {
+    "gelu": (frozenset({"special"}), "PyTorch's gelu(±inf) is NaN; ember's is the limit"),
+    "convolution": (
+        frozenset({"special"}),
+        "ember's im2col multiplies padding zeros by an inf weight (NaN); PyTorch's kernel "
+        "skips padding",
+    ),
+    "var_mean": (
+        frozenset({"special"}),
+        "PyTorch's Welford mean is NaN beside an inf; ember's is the mean",
+    ),
+    "std_mean": (
+        frozenset({"special"}),
+        "PyTorch's Welford mean is NaN beside an inf; ember's is the mean",
+    ),
+    "index_select": (
+        frozenset({"size-1 dim", "1-D dim"}),
+        "for an index out of range PyTorch raises IndexError or RuntimeError by dtype",
+    ),
+    "topk": (
+        frozenset({"special", "zeros"}),
+        "0 and -0 tie; which index comes first is unspecified",
+    ),
+}
+
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-30])
+ZEROS = np.array([0.0, 1.5, -0.0, -1.0, 0.0, 0.5, 2.0, -0.0, -2.5])
+
+
+def _is_float_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.dtype.category >= dtypes.FLOATING
+
+
+def _filled(x: Any, pattern: np.ndarray) -> Any:
+    """``x`` with every floating tensor's values replaced by ``pattern``, tiled (strides kept)."""
+    if _is_float_tensor(x):
+        y = clone_args(x)
+        n = y._data.size
+        values = np.resize(pattern, n).reshape(y._data.shape) if n else y._data
+        y._data[...] = values.astype(y._data.dtype)
+        return y
+    if isinstance(x, (list, tuple)):
+        return type(x)(_filled(e, pattern) for e in x)
+    if isinstance(x, dict):
+        return {k: _filled(v, pattern) for k, v in x.items()}
+    return x
+
+
+def _filled_first(args: tuple[Any, ...], pattern: np.ndarray) -> tuple[Any, ...]:
+    """``args`` with the first floating tensor (or tensor list) filled with ``pattern``."""
+    for i, a in enumerate(args):
+        if _any_float(a):
+            return (*args[:i], _filled(a, pattern), *args[i + 1 :])
+    return args
+
+
+def _any_float(x: Any) -> bool:
+    if _is_float_tensor(x):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_any_float(e) for e in x)
+    if isinstance(x, dict):
+        return any(_any_float(v) for v in x.values())
+    return False
+
+
+def _reshaped(x: Any, shape_of: Callable[[Tensor], tuple[int, ...]]) -> Any:
+    if isinstance(x, Tensor):
+        flat = np.ascontiguousarray(x._data).reshape(-1)
+        shape = shape_of(x)
+        n = math.prod(shape)
+        if flat.size < n:
+            return x
+        return ember.from_numpy(flat[:n].reshape(shape).copy())
+    if isinstance(x, (list, tuple)):
+        return type(x)(_reshaped(e, shape_of) for e in x)
+    return x
+
+
+def _dim_argument(op: OpOverload) -> tuple[int, Any] | None:
+    """(position, argument) of ``op``'s ``dim`` parameter when it takes one int or int list."""
+    for i, a in enumerate(op._schema.arguments):
+        if a.name == "dim" and a.type.base in ("int", "SymInt"):
+            return i, a
+    return None
+
+
+def edge_samples(op: OpOverload, dtype: dtypes.dtype) -> Iterator[SampleInput]:
+    """The edge cases derived from ``op``'s samples (NOTE [edge samples])."""
+    if "backward" in op.__name__:
+        return  # internal ops whose arguments must agree; their forward ops' edges cover them
+    base = list(generate(op, dtype))
+    skip = EDGE_DIFFERENCES.get(op.overloadpacket.__name__.rstrip("_"), (frozenset(), ""))[0]
+    pointwise = "pointwise" in op.tags
+    for s in base:
+        if not (_any_float(s.args) or _any_float(s.kwargs)):
+            continue
+        if "special" not in skip:
+            # inf and NaN in every operand of a pointwise op, else in the input only (an inf
+            # class weight or eps is not an edge PyTorch defines)
+            args = _filled(s.args, SPECIAL) if pointwise else _filled_first(s.args, SPECIAL)
+            kwargs = _filled(s.kwargs, SPECIAL) if pointwise else s.kwargs
+            yield SampleInput(*args, name="special", **kwargs)
+        if "zeros" not in skip:
+            yield SampleInput(*_filled(s.args, ZEROS), name="zeros", **_filled(s.kwargs, ZEROS))
+    if "pointwise" in op.tags:
+        for s in base[:2]:
+            yield SampleInput(*_reshaped(s.args, lambda t: ()), name="0-dim", **s.kwargs)
+            yield SampleInput(
+                *_reshaped(s.args, lambda t: (1,) * t.ndim), name="size-1", **s.kwargs
+            )
+    found = _dim_argument(op)
+    if (
+        found is None
+        or "1-D dim" in skip
+        or not base
+        or not isinstance(base[0].args[:1] and base[0].args[0], Tensor)
+    ):
+        return
+    i, arg = found
+    positional = i < len(op._schema.positional)
+    for s in base[:1]:
+        self = s.args[0]
+        if self.numel() < 3:
+            continue
+        for shape, dims in (((3,), (0, -1)), ((1, 3), (0, 1, -2))):
+            t = _reshaped(self, lambda _t, shape=shape: shape)
+            for d in dims:
+                value: Any = [d] if arg.type.is_list else d
+                args = list(s.args)
+                args[0] = t
+                kwargs = dict(s.kwargs)
+                if positional and i < len(args):
+                    args[i] = value
+                elif positional and i == len(args):
+                    args.append(value)
+                else:
+                    kwargs[arg.name] = value
+                label = "1-D dim" if len(shape) == 1 else "size-1 dim"
+                yield SampleInput(*args, name=f"{label}={d}", **kwargs)

@@ -946,6 +946,9 @@ def reduction(b: Builder) -> None:
             code = f"{outs[0]}, {outs[1]} = torch.sort({x}, {b.dim(x)}{desc})"
             b.emit(kind, [x], code, 2, kinks=True)
     else:  # topk
+        values = b.t(x).detach().numpy()
+        if np.unique(values).size < values.size:
+            raise _Skip()  # which of tied values topk returns first is unspecified
         d = b.dim(x)
         size = b.t(x).shape[d] if b.t(x).dim() else 1
         k = b.integer(0, max(size, 0))
@@ -1445,8 +1448,10 @@ def functional(b: Builder) -> None:
         if len(shape) < 2 or 0 in shape:
             raise _Skip()
         c = shape[1]
-        w = b.new_input((c,), dt)
-        bias = b.new_input((c,), dt)
+        # contiguous weight and bias: PyTorch's batch_norm backward misreads a strided weight
+        # (its input gradient differs from the one with .contiguous(); ember's equals that)
+        w = b.new_input((c,), dt, layout=False)
+        bias = b.new_input((c,), dt, layout=False)
         if b.flag():
             rm = b.new_input((c,), dt, requires_grad=False, layout=False)
             rv = b.new_input((c,), dt, requires_grad=False, layout=False)
