@@ -16,6 +16,11 @@ import numpy as np
 from ember.device import device
 
 
+class DataDependentShapeError(RuntimeError):
+    """A Meta rule cannot give the result's shape: it depends on values (a boolean mask
+    index). Devices that record instead of computing (lazy) run such an op eagerly."""
+
+
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major strides in elements (PyTorch's: size-1 and empty dims still get a stride)."""
     strides = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ember._shape_only import DataDependentShapeError
 from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.dtypes import dtype
 
@@ -495,7 +496,7 @@ def index_shape(shape: Shape, entries: Sequence[IndexEntry], op: str = "index.Te
     shape replaces the indexed dims, in place if they are adjacent, else in front (NumPy's rule)."""
     check_indices(shape, entries)
     if any(e is not None and e[0] for e in entries):
-        raise RuntimeError(
+        raise DataDependentShapeError(
             f"{op}: boolean mask indices give a shape that depends on the mask's values, which "
             "a tensor without data does not have; index with integer tensors (mask.nonzero()) "
             "or run on the cpu device"

@@ -298,7 +298,7 @@ def _scatter(
     if reduce is not None:
         check_reduce(reduce)
     data = self._data
-    out = np.array(data, order="K")
+    out = np.array(data, order="C")  # PyTorch's out-of-place scatter is contiguous
     idx = index._data
     if idx.size == 0:  # PyTorch runs no kernel: the value is not even checked
         return wrap(out)

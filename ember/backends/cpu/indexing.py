@@ -10,6 +10,7 @@ import numpy as np
 
 from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, as_array, data, wrap
+from ember.backends.cpu.copies import copy_into, empty_like
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.registry import ops
@@ -100,6 +101,7 @@ def index_put_(
 def index_put(
     self: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = False
 ) -> Tensor:
-    out = self._data.copy()
+    out = empty_like(self, op="index_put")  # laid out as self, as PyTorch's clone
+    copy_into(out, self._data)
     put(out, self, indices, values, accumulate)
     return wrap(out)

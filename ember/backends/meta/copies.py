@@ -601,7 +601,7 @@ def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
 def _scatter(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     check_no_cpu(op, self, index, src)
     check_scatter(self, dim, index, src, op)
-    return meta_like(self, op=op)
+    return meta_new(tuple(self.shape), self._data.dtype)  # contiguous, as the cpu kernel
 
 
 @impl(aten.scatter.src, Meta)
@@ -615,7 +615,7 @@ def scatter_value(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     check_scatter(self, dim, index, None, "scatter")
     if math.prod(index.shape):  # an empty index runs no kernel: the value is not checked
         check_scalar(value, self.dtype, "scatter")
-    return meta_like(self, op="scatter")
+    return meta_new(tuple(self.shape), self._data.dtype)
 
 
 @impl(aten.scatter.reduce, Meta)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends import strides as S
+from ember.backends.meta.copies import meta_like
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.registry import ops
@@ -56,4 +57,4 @@ def index_put(
                 f"index_put_: shape mismatch: value tensor of shape {list(values.shape)} cannot "
                 f"be broadcast to indexing result of shape {list(target)}"
             ) from None
-    return _like(self, tuple(self.shape))
+    return meta_like(self, op="index_put")  # laid out as self, as the cpu kernel
