@@ -323,6 +323,9 @@ class Tensor:
     def _values(self, what: str) -> np.ndarray:
         data = self._data
         if type(data) is not _ndarray:
+            materialize = getattr(data, "materialize", None)
+            if materialize is not None:  # a lazy tensor computes its values now
+                return materialize(what)
             raise RuntimeError(
                 f"Tensor.{what}(): tensor on '{self.device}' (shape {tuple(data.shape)}) has no "
                 "data; compute on the cpu device to read values"

@@ -347,7 +347,7 @@ def _prod(g: Any, self: Any, *, dtype: Any = None, result: Any) -> tuple[Any]:
     x = _like(self, result)
     if self.ndim == 0:
         return (g.expand(self.shape),)
-    if not _has_zero(self):
+    if self.numel() == 0 or not _has_zero(self):
         return (g * conj(result / x),)
     if not E.is_grad_enabled() and int((self == 0).sum()) > 1:
         return (E.zeros_like(x),)

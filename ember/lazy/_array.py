@@ -1,0 +1,71 @@
+"""``LazyArray``: what a lazy tensor holds in place of an ndarray.
+
+A lazy tensor is an ordinary ``Tensor`` whose ``_data`` is a ``LazyArray``: shape, strides,
+storage offset and dtype (from the op's Meta rule, as a meta tensor has them) plus how to
+get the values:
+
+- a **base** tensor (not a view) holds either ``value`` (an ndarray laid out with the
+  declared strides, once computed) or ``node`` (the IR value that computes it);
+- a **view** keeps its ``base``'s array and computes nothing of its own: its IR value is
+  re-derived from the base's current one whenever it is used, and its values are the view,
+  by its own strides and offset, of the base's storage; so a write through any view or
+  through the base is seen by all of them, as on the cpu device (NOTE [lazy views] in
+  ``ember/lazy/recorder.py``).
+
+Everything that reads values (``numpy()``, ``item()``, ``repr``, ``bool()``...) goes through
+``Tensor._values``, which calls ``materialize``: the only way a value leaves the graph.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember._shape_only import ShapeOnlyArray
+from ember.device import device
+
+if TYPE_CHECKING:
+    from ember.lazy.ir import Value
+
+LAZY = device("lazy")
+_SEQ = itertools.count()
+
+
+class LazyArray(ShapeOnlyArray):
+    """Metadata of a lazy tensor, and its IR value or its computed ndarray."""
+
+    __slots__ = ("node", "value", "base", "source", "seq")
+
+    def __init__(
+        self,
+        shape: tuple[int, ...],
+        dtype: np.dtype[Any],
+        strides: tuple[int, ...] | None = None,
+        offset: int = 0,
+        *,
+        node: Value | None = None,
+        value: np.ndarray | None = None,
+        base: LazyArray | None = None,
+    ) -> None:
+        super().__init__(shape, dtype, strides, offset, LAZY)
+        self.node = node  # a base's pending IR value; a view's last derived one
+        self.value = value  # a base's computed values (declared strides), or None
+        self.base = base  # a view's base array; None for a base
+        self.source: Value | None = None  # the base value a view's node was derived from
+        self.seq = next(_SEQ)  # creation order: a sync of many arrays takes them in it, so
+        # the same program gives the same graph (and its compiled plan) every time
+
+    def materialize(self, what: str) -> np.ndarray:
+        """The values (computing them and everything they need now; NOTE [lazy sync])."""
+        from ember.lazy.executor import values_of
+
+        return values_of(self, what)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.materialize("__array__")
+
+    def __repr__(self) -> str:
+        state = "computed" if self.value is not None else "pending"
+        return f"LazyArray(shape={self.shape}, dtype={self.dtype}, {state})"

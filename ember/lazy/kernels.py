@@ -1,0 +1,33 @@
+"""Lazy kernels of the few ops the boxed fallback cannot serve: copies off the device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._tensor import Tensor, wrap
+from ember.dispatch.keys import CPU_BIT, LAZY_BIT, DispatchKey
+from ember.lazy.executor import values_of
+from ember.lazy.recorder import is_lazy, lazy_fallback, to_lazy
+from ember.library import impl
+from ember.ops.native.copies import to_copy_options
+from ember.ops.registry import ops
+
+aten = ops.aten
+
+
+@impl(aten._to_copy.default, DispatchKey.Lazy)
+def _to_copy(self: Tensor, **options: Any) -> Tensor:
+    """To the cpu (or meta) device: compute and copy; on the device: record."""
+    dtype, kind, memory_format = to_copy_options(**options)
+    if not is_lazy(self):  # a cpu tensor moving to the device
+        cpu = aten._to_copy.default.redispatch(
+            CPU_BIT, self, dtype=dtype, memory_format=memory_format
+        )
+        return to_lazy(cpu)
+    if kind is not None and kind != "lazy":
+        cpu = wrap(values_of(self._data, "to"))
+        rest = {k: v for k, v in options.items() if k != "device"}
+        return aten._to_copy.default.redispatch(
+            CPU_BIT, cpu, **{**rest, "device": options["device"]} if kind == "meta" else rest
+        )
+    return lazy_fallback(aten._to_copy.default, LAZY_BIT, (self,), options)

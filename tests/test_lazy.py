@@ -1,0 +1,385 @@
+"""The lazy device (issue 10): every op lazily equals eagerly, forward and backward; random
+programs agree; nothing runs before a value is needed, nor twice; training recompiles
+nothing after warm-up; views, mutation, cpu fallbacks, graph cuts, threads, errors."""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import ember
+import ember.testing._internal.samples  # noqa: F401  (registers the samples)
+from ember import nn
+from ember._tensor import root_array, wrap
+from ember.lazy import metrics
+from ember.lazy import recorder as lazy_recorder
+from ember.lazy.recorder import to_lazy
+from ember.testing._internal import opinfo
+from ember.testing._internal.opinfo import clone_args, generate, samples_for
+from ember.testing._internal.programs import compare, programs
+
+LAZY_OPS = [
+    op
+    for op in opinfo.tested_overloads()
+    if (info := samples_for(op)) is not None and info.compare_torch and not op._schema.is_out
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_metrics() -> None:
+    metrics.reset()
+
+
+def lazy(x: Any) -> Any:
+    """``x`` on the lazy device with the same storage layout (a view stays a view)."""
+    if isinstance(x, ember.Tensor):
+        if x._base is None:
+            return to_lazy(wrap(np.array(x._data, copy=True, order="K")))
+        base = to_lazy(wrap(np.array(root_array(x._data), copy=True, order="K")))
+        return base.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
+    if isinstance(x, list):
+        return [lazy(e) for e in x]
+    if isinstance(x, tuple):
+        return tuple(lazy(e) for e in x)
+    if isinstance(x, dict):
+        return {k: lazy(v) for k, v in x.items()}
+    if isinstance(x, ember.device) and x.type == "cpu":
+        return ember.device("lazy")
+    return x
+
+
+def eager(x: Any) -> Any:
+    if isinstance(x, ember.Tensor):
+        return x.to("cpu")
+    if isinstance(x, list):
+        return [eager(e) for e in x]
+    if isinstance(x, tuple):
+        return tuple(eager(e) for e in x)
+    return x
+
+
+def assert_same(actual: Any, expected: Any, where: str) -> None:
+    if isinstance(expected, ember.Tensor):
+        assert isinstance(actual, ember.Tensor), where
+        assert actual.device.type == "cpu", where
+        assert actual.dtype is expected.dtype, f"{where}: {actual.dtype} != {expected.dtype}"
+        assert tuple(actual.shape) == tuple(expected.shape), where
+        np.testing.assert_allclose(
+            actual.numpy(force=True), expected.numpy(force=True), rtol=1e-6, atol=1e-7,
+            equal_nan=True, err_msg=where,
+        )  # fmt: skip
+    elif isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_same(a, e, f"{where}[{i}]")
+    elif isinstance(expected, float) and expected != expected:
+        assert actual != actual, where
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
+
+
+# --------------------------------------------------------------------------- every op
+
+
+@pytest.mark.parametrize("op", LAZY_OPS, ids=str)
+def test_op_lazily_equals_eagerly(op: Any) -> None:
+    """Each sample of each op, on the lazy device: the same values, dtypes and shapes as on
+    the cpu, the same writes to written arguments, or the same exception type."""
+    info = samples_for(op)
+    assert info is not None
+    ran = 0
+    for dtype in info.dtypes:
+        for sample in generate(op, dtype):
+            where = f"{op} {dtype.name} {sample}"
+            args, kwargs = clone_args(sample.args), clone_args(sample.kwargs)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    expected = op(*args, **kwargs)
+                except Exception as exc:  # noqa: BLE001 - the lazy run must raise too
+                    with pytest.raises(type(exc)):
+                        eager(op(*lazy(clone_args(sample.args)), **lazy(sample.kwargs)))
+                    continue
+                largs, lkwargs = lazy(clone_args(sample.args)), lazy(sample.kwargs)
+                actual = eager(op(*largs, **lkwargs))
+            assert_same(actual, expected, where)
+            for i, a in enumerate(op._schema.positional):  # what an in-place op wrote
+                if a.is_write and i < len(args) and isinstance(args[i], ember.Tensor):
+                    assert_same(eager(largs[i]), args[i], f"{where} (argument {a.name})")
+            ran += 1
+    assert ran or op._schema.is_mutable, f"{op}: no sample ran"
+
+
+def _differentiable() -> list[Any]:
+    from ember.autograd.function_table import DERIVATIVES
+
+    return [op for op in LAZY_OPS if op in DERIVATIVES]
+
+
+@pytest.mark.parametrize("op", _differentiable(), ids=str)
+def test_op_gradients_lazily_equal_eagerly(op: Any) -> None:
+    info = samples_for(op)
+    assert info is not None
+    if ember.float64 not in info.dtypes:
+        pytest.skip(f"{op}: no float64 samples")
+    ran = 0
+    for sample in generate(op, ember.float64):
+        grads = []
+        for move in (lambda x: x, lazy):
+            args = [
+                move(clone_args(a)).requires_grad_()
+                if isinstance(a, ember.Tensor) and a.dtype.is_floating_point
+                else move(clone_args(a))
+                for a in sample.args
+            ]
+            leaves = [a for a in args if isinstance(a, ember.Tensor) and a.requires_grad]
+            try:
+                out = op(*args, **move(sample.kwargs))
+            except Exception:  # noqa: BLE001 - errors are the forward test's business
+                break
+            outs = [o for o in (out if isinstance(out, (list, tuple)) else [out])
+                    if isinstance(o, ember.Tensor) and o.requires_grad]  # fmt: skip
+            if not outs or not leaves:
+                break
+            cots = [ember.ones(o.shape, dtype=o.dtype, device=o.device) for o in outs]
+            g = ember.autograd.grad(outs, leaves, cots, allow_unused=True)
+            grads.append([None if x is None else x.to("cpu") for x in g])
+        if len(grads) != 2:
+            continue
+        for i, (e, lz) in enumerate(zip(*grads, strict=True)):
+            if e is None:
+                assert lz is None or not lz.numpy().any(), f"{op} {sample} grad {i}"
+                continue
+            assert_same(lz, e, f"{op} {sample} grad {i}")
+        ran += 1
+    if not ran:
+        pytest.skip(f"{op}: no float64 sample with a differentiable input")
+
+
+# --------------------------------------------------------------------------- random programs
+
+
+def test_random_programs_lazily_equal_eagerly() -> None:
+    """The random programs of tests/test_random_programs.py, lazily against eagerly (values,
+    dtypes, shapes, input gradients). ``EMBER_LAZY_PROGRAMS`` sets how many (default 100)."""
+    pytest.importorskip("torch")  # the generator runs candidate steps with PyTorch
+
+    @settings(
+        max_examples=int(os.environ.get("EMBER_LAZY_PROGRAMS", 100)),
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(programs())
+    def check(program: Any) -> None:
+        problems = compare(program, program.run(ember, device="lazy"), program.run(ember))
+        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
+
+    check()
+
+
+# --------------------------------------------------------------------------- behaviour
+
+
+def test_nothing_runs_until_a_value_is_needed_and_nothing_runs_twice() -> None:
+    x = ember.arange(6.0).to("lazy")
+    y = (x * 2 + 1).exp().sum()
+    assert y.device == ember.device("lazy")
+    assert metrics.counter_value("ops_recorded") >= 4
+    assert metrics.counter_value("graphs_executed") == 0
+    value = y.item()
+    assert value == pytest.approx(float(np.exp(np.arange(6.0) * 2 + 1).sum()))
+    assert metrics.counter_value("graphs_executed") == 1
+    assert metrics.counter_value("sync::item") == 1
+    assert y.item() == value and float(y) == value and y.tolist() == value
+    assert metrics.counter_value("graphs_executed") == 1  # the value was kept
+
+
+def test_sync_computes_only_what_is_asked() -> None:
+    x = ember.ones(3, device="lazy")
+    a, b = x + 1, x * 5
+    ember.lazy.sync(a)
+    assert a._data.value is not None
+    assert b._data.value is None and b._data.node is not None
+    assert metrics.counter_value("nodes_executed") == 2  # ones and add; not mul
+    ember.lazy.mark_step()
+    assert b._data.value is not None
+    np.testing.assert_array_equal(b.to("cpu").numpy(), [5.0, 5.0, 5.0])
+
+
+def test_intermediates_of_a_synced_value_are_not_recomputed() -> None:
+    x = ember.arange(4.0).to("lazy")
+    a = x.exp()
+    b = a.sum()
+    b.item()
+    executed = metrics.counter_value("nodes_executed")
+    c = a + 1  # a's node already ran: only the add runs
+    c.tolist()
+    assert metrics.counter_value("nodes_executed") == executed + 1
+
+
+def test_views_and_in_place_writes_behave_as_on_the_cpu() -> None:
+    for dev in ("cpu", "lazy"):
+        base = ember.arange(12.0).reshape(3, 4).to(dev)
+        v = base[1:, ::2]
+        w = base.t()
+        v.mul_(10)
+        base.add_(1)
+        w[0].zero_()
+        out = (base, v, w, base.sum(0))
+        if dev == "cpu":
+            expected = [o.clone() for o in out]
+        else:
+            for o, e in zip(out, expected, strict=True):
+                assert o.device.type == "lazy"
+                np.testing.assert_array_equal(o.to("cpu").numpy(), e.numpy())
+
+
+def test_version_counters_catch_a_saved_tensor_written_in_place() -> None:
+    x = ember.ones(3, device="lazy", requires_grad=True)
+    y = x.exp()
+    z = y * y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_data_dependent_ops_fall_back_to_the_cpu_and_are_counted() -> None:
+    x = ember.tensor([0.0, 2.0, -1.0, 3.0]).to("lazy")
+    nz = x.nonzero()
+    picked = x[x > 0]
+    assert nz.device.type == "lazy" and picked.device.type == "lazy"
+    np.testing.assert_array_equal(nz.to("cpu").numpy(), [[1], [2], [3]])
+    np.testing.assert_array_equal((picked * 2).to("cpu").numpy(), [4.0, 6.0])
+    names = metrics.counter_names()
+    assert "cpu_fallback::aten.nonzero.default" in names
+    assert any(n.startswith("cpu_fallback::aten.index") for n in names)
+
+
+def test_mixing_devices_names_both() -> None:
+    x = ember.ones(2, 2, device="lazy")
+    with pytest.raises(RuntimeError, match="lazy and cpu"):
+        x + ember.ones(2, 2)
+    # a 0-dim cpu tensor is a graph input, as PyTorch lets it mix with any device
+    lr = ember.tensor(0.5)
+    y = x * lr
+    lr.fill_(100.0)  # after recording: the graph saw the value at the call
+    np.testing.assert_array_equal(y.to("cpu").numpy(), np.full((2, 2), 0.5))
+
+
+def test_changing_python_numbers_do_not_recompile() -> None:
+    x = ember.ones(4, device="lazy")
+    ember.lazy.sync(x)
+    metrics.reset()
+    for step in range(5):
+        (x * (0.1 * step) + step).sum().item()
+    assert metrics.counter_value("compile_cache_miss") == 1
+    assert metrics.counter_value("compile_cache_hit") == 4
+
+
+def test_a_training_loop_matches_eager_and_recompiles_nothing_after_warm_up() -> None:
+    def train(device: str) -> list[float]:
+        ember.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).to(device)
+        opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        rng = np.random.default_rng(0)
+        x = ember.tensor(rng.standard_normal((32, 8)).astype(np.float32)).to(device)
+        y = ember.tensor(rng.integers(0, 3, 32)).to(device)
+        losses = []
+        for step in range(6):
+            opt.param_groups[0]["lr"] = 0.1 / (1 + step)  # changes every step
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            if device == "lazy":
+                ember.lazy.mark_step()
+            losses.append(loss.item())
+        return losses
+
+    eager_losses = train("cpu")
+    metrics.reset()
+    lazy_losses = train("lazy")
+    np.testing.assert_allclose(lazy_losses, eager_losses, rtol=1e-5)
+    assert metrics.counter_value("graphs_executed") == 6  # one graph per step
+    misses = metrics.counter_value("compile_cache_miss")
+    assert misses <= 3  # first step, momentum buffers created, then steady
+    assert metrics.counter_value("compile_cache_hit") == 6 - misses
+
+
+def test_a_graph_that_grows_without_a_sync_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lazy_recorder, "GRAPH_LIMIT", 50)
+    x = ember.zeros(3, device="lazy")
+    for _ in range(200):
+        x = x + 1
+    assert metrics.counter_value("sync::graph_size") >= 3
+    np.testing.assert_array_equal(x.to("cpu").numpy(), [200.0] * 3)
+
+
+def test_two_threads_build_and_sync_their_own_graphs() -> None:
+    results: dict[int, float] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            x = ember.full((100,), float(k), device="lazy")
+            total = 0.0
+            for i in range(30):
+                x = x * 1.0 + 1
+                if i % 7 == 0:
+                    total += x.sum().item()
+            results[k] = total + x.sum().item()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in range(4):
+        xs = [k + i + 1 for i in range(30)]
+        expected = sum(100 * xs[i] for i in range(30) if i % 7 == 0) + 100 * xs[-1]
+        assert results[k] == pytest.approx(expected)
+
+
+def test_entering_and_leaving_the_device() -> None:
+    t = ember.arange(6.0).reshape(2, 3)
+    lz = t.to("lazy")
+    assert lz.device == ember.device("lazy") and lz.stride() == (3, 1)
+    back = (lz + 1).to("cpu")
+    assert back.device.type == "cpu"
+    np.testing.assert_array_equal(back.numpy(), t.numpy() + 1)
+    assert ember.zeros(2, 3, device="lazy").device.type == "lazy"
+    assert ember.randn(4, device="lazy").shape == (4,)
+    model = nn.Linear(3, 2).to("lazy")
+    assert all(p.device.type == "lazy" for p in model.parameters())
+    assert isinstance(model.weight, nn.Parameter)
+    assert "device='lazy'" in repr(lz)
+    assert lz.sum().numpy() == pytest.approx(15.0)
+
+
+def test_dump_ir_shows_the_pending_graph() -> None:
+    x = ember.ones(2, device="lazy")
+    y = (x + 1).exp()
+    text = ember.lazy.debug.dump_ir([y])
+    assert "aten.add.Tensor" in text and "aten.exp.default" in text
+    assert text.splitlines()[-1].startswith("%")
+    dot = ember.lazy.debug.dump_ir([y], fmt="dot")
+    assert dot.startswith("digraph") and "->" in dot
+    with pytest.raises(ValueError, match="fmt"):
+        ember.lazy.debug.dump_ir([y], fmt="png")
+
+
+def test_the_metrics_report_fits_80_columns() -> None:
+    (ember.ones(2, device="lazy") * 3).sum().item()
+    report = metrics.report()
+    assert "graphs_executed" in report and "execute_time_s" in report
+    assert max(len(line) for line in report.splitlines()) <= 80
