@@ -892,7 +892,9 @@ def reduction(b: Builder) -> None:
             elif kind in ("std", "var") and b.flag():
                 rest = f"{d}, unbiased={b.flag()}{kd}"
             code = _call(b, kind, x, rest)
-        kinks = kind in ("amax", "amin")
+        # std has a kink where a slice is constant (its gradient there is 0 by convention,
+        # and noise in the last bit of a constant decides it otherwise)
+        kinks = kind in ("amax", "amin", "std")
         b.emit(kind, [x], f"{o} = {code}", kinks=kinks)
     elif kind == "sum_dtype":
         dt = b.choice(["float64", "int64", "float32"])
@@ -919,7 +921,11 @@ def reduction(b: Builder) -> None:
         if b.flag():
             rest += (", " if rest else "") + f"correction={b.choice([0, 1])}"
         b.emit(
-            kind, [x], f"{outs[0]}, {outs[1]} = torch.{kind}({x}{', ' + rest if rest else ''})", 2
+            kind,
+            [x],
+            f"{outs[0]}, {outs[1]} = torch.{kind}({x}{', ' + rest if rest else ''})",
+            2,
+            kinks=kind == "std_mean",
         )
     elif kind in ("cumsum", "cumprod"):
         dt = f", dtype=torch.{b.choice(['float64', 'float32'])}" if b.integer(0, 3) == 0 else ""
