@@ -383,3 +383,134 @@ def test_the_metrics_report_fits_80_columns() -> None:
     report = metrics.report()
     assert "graphs_executed" in report and "execute_time_s" in report
     assert max(len(line) for line in report.splitlines()) <= 80
+
+
+# --------------------------------------------------------------------------- the numba tier
+
+requires_numba = pytest.mark.skipif(
+    not __import__("ember.compiler.numba_tier", fromlist=["x"]).numba_available(),
+    reason="numba is not installed (the fused tier falls back to the ops)",
+)
+
+CHAINS = {
+    "arith": lambda x, w: (x * w + 1).relu() * 0.5 + x,
+    "alpha": lambda x, w: ember.add(x, w, alpha=2.5) - ember.sub(w, x, alpha=0.5),
+    "unary": lambda x, w: (x.exp() + w.abs().sqrt() + (x.abs() + 1).log()).tanh(),
+    "trig": lambda x, w: x.sin() * w.cos() - x.neg() / (w.abs() + 1) + w.pow(2),
+    "sigmoid": lambda x, w: (x * w).sigmoid() * x,
+    "sum": lambda x, w: ((x * w + 1).relu() * 0.5 + x).sum(),
+    "mean": lambda x, w: (x - w).pow(2).mean(),
+    "scalar_tensor": lambda x, w: (x * ember.tensor(3.0, device=x.device) + w).sum(),
+}
+
+
+@requires_numba
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(CHAINS))
+def test_fused_chains_equal_eager_on_the_numba_tier(
+    name: str, dtype: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((37, 29)).astype(dtype) for _ in range(2)]
+    expected = CHAINS[name](*[ember.from_numpy(a) for a in xs])
+    actual = CHAINS[name](*[ember.from_numpy(a).to("lazy") for a in xs]).to("cpu")
+    assert actual.dtype is expected.dtype and actual.shape == expected.shape
+    np.testing.assert_allclose(actual.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+    assert metrics.counter_value("tier::numba") == 1, metrics.report()
+
+
+@requires_numba
+def test_operands_that_do_not_fit_run_op_by_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+    a, b = ember.ones(4, 1), ember.arange(3.0)
+    out = ((a.to("lazy") * b.to("lazy") + 1).exp()).to("cpu")  # broadcasting
+    np.testing.assert_allclose(out.numpy(), ((a * b + 1).exp()).numpy(), rtol=1e-6)
+    assert metrics.counter_value("tier::ops") == 1
+    small = (ember.ones(8, device="lazy") * 2 + 1).sum()  # smaller than MIN_ELEMENTS
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1 << 15)
+    assert small.item() == 24.0
+    assert metrics.counter_value("tier::ops") == 2
+
+
+def test_without_numba_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+    monkeypatch.setenv("EMBER_LAZY_NUMBA", "0")
+    x = ember.arange(100.0)
+    out = ((x.to("lazy") * 2 + 1).relu()).sum().item()
+    assert out == ((x * 2 + 1).relu()).sum().item()
+    assert metrics.counter_value("tier::numba") == 0
+
+
+@requires_numba
+def test_a_kernel_that_fails_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ember.compiler import numba_tier
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("simulated compile failure")
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(numba_tier, "_kernel", lambda source: broken)
+    x = ember.arange(50.0)
+    got = ((x.to("lazy") - 3).abs() * 2).sum().item()
+    assert got == ((x - 3).abs() * 2).sum().item()
+    assert metrics.counter_value("numba_failed") == 1
+    assert metrics.counter_value("tier::ops") == 1
+
+
+@requires_numba
+def test_kernels_are_cached_on_disk_for_the_next_process(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import ember\n"
+        "from ember.compiler import numba_tier\n"
+        "numba_tier.MIN_ELEMENTS = 1\n"
+        "x = ember.arange(64.0).to('lazy')\n"
+        "print(((x * 3 + 1).relu() * x).sum().item())\n"
+        "print(ember.lazy.metrics.counter_value('tier::numba'))\n"
+    )
+    env = {**os.environ, "EMBER_CACHE_DIR": str(tmp_path)}
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    expected = float(((ember.arange(64.0) * 3 + 1).relu() * ember.arange(64.0)).sum())
+    assert [float(outs[0][0]), float(outs[1][0])] == [expected, expected]
+    assert outs[0][1] == outs[1][1] == "1"
+    kernels = list((tmp_path / "kernels").glob("ember_kernel_*.py"))
+    assert len(kernels) == 1
+    assert "prange" in kernels[0].read_text()
+    assert list((tmp_path / "kernels").rglob("*.nbi")), "numba wrote no on-disk cache index"
+
+
+@requires_numba
+def test_random_programs_on_the_numba_tier(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random programs lazily against eagerly with every fusion group on the numba tier."""
+    pytest.importorskip("torch")
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+
+    @settings(
+        max_examples=int(os.environ.get("EMBER_NUMBA_PROGRAMS", 25)),
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(programs())
+    def check(program: Any) -> None:
+        problems = compare(program, program.run(ember, device="lazy"), program.run(ember))
+        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
+
+    check()
+    assert metrics.counter_value("tier::numba") > 0, "no program made a fusion group"

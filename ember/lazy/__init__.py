@@ -19,8 +19,8 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.backends.cpu.copies import TO_DEVICE
 from ember.lazy import debug, metrics
-from ember.lazy.executor import clear_cache, sync_arrays, sync_tensors
-from ember.lazy.recorder import LIVE, to_lazy
+from ember.lazy.executor import LIVE, clear_cache, sync_arrays, sync_tensors
+from ember.lazy.recorder import to_lazy
 
 __all__ = ["sync", "mark_step", "wait_device_ops", "metrics", "debug", "clear_cache"]
 

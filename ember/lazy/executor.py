@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -33,16 +34,25 @@ from ember.lazy._array import LazyArray
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
 
 _LOCK = threading.RLock()  # one sync at a time: graphs of two threads may share nodes
+#: bases with a pending node: what ``mark_step`` syncs, and what a fusion must keep
+LIVE: weakref.WeakSet[LazyArray] = weakref.WeakSet()
 
 Step = Callable[[list[Any], tuple[Any, ...]], list[Any]]
+#: a plan's step: run(inputs, the nodes it computes) -> their outputs
+GraphStep = Callable[[list[Any], list[Node]], list[Any]]
 
 
 class Plan:
-    """A compiled graph: per node, a step function and where its inputs are."""
+    """A compiled graph: steps, each with where its inputs are in the graph's values, the
+    nodes it computes (by index) and where their outputs go."""
 
     __slots__ = ("steps", "n_inputs")
 
-    def __init__(self, steps: list[tuple[Step, tuple[int, ...]]], n_inputs: int) -> None:
+    def __init__(
+        self,
+        steps: list[tuple[GraphStep, tuple[int, ...], tuple[int, ...], tuple[int, ...]]],
+        n_inputs: int,
+    ) -> None:
         self.steps = steps
         self.n_inputs = n_inputs
 
@@ -108,7 +118,11 @@ def sync_arrays(arrays: Iterable[LazyArray], cause: str) -> None:
             return
         metrics.count(f"sync::{cause}")
         bases = sorted(pending.values(), key=lambda a: a.seq)  # NOTE [graph keys]
-        run([a.node for a in bases])  # type: ignore[misc]
+        roots = [a.node for a in bases]
+        # nodes whose values must be kept: asked for, or held by a live tensor
+        needed = {id(n) for n, _ in roots}  # type: ignore[misc]
+        needed.update(id(a.node[0]) for a in list(LIVE) if a.node is not None)
+        run(roots, needed)  # type: ignore[arg-type]
         for a in bases:
             node, i = a.node  # type: ignore[misc]
             a.value = layout.laid_out(node.value[i], a.element_strides)
@@ -145,9 +159,12 @@ def _topo(roots: Sequence[Value]) -> list[Node]:
     return order
 
 
-def run(roots: Sequence[Value]) -> None:
-    """Compute every node the roots need (NOTE [lazy sync])."""
+def run(roots: Sequence[Value], needed: set[int] | None = None) -> None:
+    """Compute every node the roots need (NOTE [lazy sync]); ``needed``: ids of nodes
+    whose values must be kept (the others may be fused away: NOTE [fusion groups])."""
     order = _topo(roots)
+    if needed is None:
+        needed = {id(n) for n, _ in roots}
     if not order:
         return
     computing = {id(n) for n in order}
@@ -169,26 +186,32 @@ def run(roots: Sequence[Value]) -> None:
             position[(id(node), i)] = nxt
             nxt += 1
     wiring = [tuple(position[(id(n), i)] for n, i in node.inputs) for node in order]
+    kept = tuple(id(n) in needed for n in order)
     key = (
         tuple(input_keys),
         tuple((node.key, w) for node, w in zip(order, wiring, strict=True)),
+        kept,
     )
     plan = _CACHE.get(key)
     if plan is None:
         metrics.count("compile_cache_miss")
         start = time.perf_counter()
-        steps = [(_compile(node), w) for node, w in zip(order, wiring, strict=True)]
-        plan = Plan(steps, len(inputs))
+        plan = _compile_graph(order, wiring, needed, position, len(inputs))
         _CACHE[key] = plan
         metrics.sample("compile_time_s", time.perf_counter() - start)
     else:
         metrics.count("compile_cache_hit")
     start = time.perf_counter()
-    env = inputs
-    for (step, w), node in zip(plan.steps, order, strict=True):
-        outs = step([env[p] for p in w], node.params)
-        node.value = outs
-        env.extend(outs)
+    env = inputs + [None] * (nxt - len(inputs))
+    for step, w, computes, out_at in plan.steps:
+        nodes = [order[k] for k in computes]
+        outs = step([env[p] for p in w], nodes)
+        for p, v in zip(out_at, outs, strict=True):
+            env[p] = v
+        if len(nodes) == 1:
+            nodes[0].value = outs
+        else:  # a fused group: only its root has a value (NOTE [fusion groups])
+            nodes[-1].value = outs
     metrics.sample("execute_time_s", time.perf_counter() - start)
     metrics.sample("graph_nodes", len(order))
     metrics.count("graphs_executed")
@@ -196,6 +219,41 @@ def run(roots: Sequence[Value]) -> None:
 
 
 # --------------------------------------------------------------------------- steps
+
+
+def _compile_graph(
+    order: list[Node],
+    wiring: list[tuple[int, ...]],
+    needed: set[int],
+    position: dict[tuple[int, int], int],
+    n_inputs: int,
+) -> Plan:
+    """One step per node, except that each fusion group is one step (numba tier)."""
+    from ember.compiler import fusion, numba_tier
+
+    groups = fusion.find_groups(order, needed) if numba_tier.numba_available() else []
+    in_group = {k: g for g in groups for k in g}
+    steps = []
+    for k, node in enumerate(order):
+        group = in_group.get(k)
+        if group is None:
+            single = _compile(node)
+            out_at = tuple(position[(id(node), i)] for i in range(node.n_out))
+            steps.append((_one(single), wiring[k], (k,), out_at))
+        elif k == group[-1]:  # the root: the whole group runs here
+            members = [order[j] for j in group]
+            fused = numba_tier.Fused(members, [_compile(m) for m in members])
+            ext = tuple(position[key] for key in _external_keys(fused))
+            steps.append((fused, ext, tuple(group), (position[(id(node), 0)],)))
+    return Plan(steps, n_inputs)
+
+
+def _external_keys(fused: Any) -> list[tuple[int, int]]:
+    return list(fused.externals)
+
+
+def _one(step: Step) -> GraphStep:
+    return lambda ins, nodes: step(ins, nodes[0].params)
 
 
 def _compile(node: Node) -> Step:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import os
 import sys
-import weakref
 from typing import Any
 
 import numpy as np
@@ -49,7 +48,7 @@ from ember.dispatch import dispatcher
 from ember.dispatch.keys import CPU_BIT, LAZY_BIT, META_BIT, DispatchKey
 from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
-from ember.lazy.executor import current, sync_arrays, values_of, view_geometry
+from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
 from ember.ops.registry import OpOverload
 
@@ -63,8 +62,6 @@ _ACROSS_DEVICES = frozenset(
     {"copy_", "_to_copy", "_copy_from", "_copy_from_and_resize", "index", "index_put",
      "index_put_", "_index_put_impl_", "_unsafe_index", "_unsafe_index_put"}
 )  # fmt: skip
-#: bases with a pending node: what ``mark_step`` syncs
-LIVE: weakref.WeakSet[LazyArray] = weakref.WeakSet()
 
 
 def debug_enabled() -> bool:
