@@ -8,7 +8,10 @@ Tiny cases (4 floats) measure the per-call overhead of the public API and the di
 their goal is at most 1.5x PyTorch. Large cases measure kernels; their goal is at most 1.1x
 NumPy. Train cases time one eager training step (forward, cross-entropy, backward, SGD step
 with zero_grad) of an MLP, with the same initial weights in both libraries, and one tiny
-backward; their goals are relative to PyTorch.
+backward; their goals are relative to PyTorch. Lazy cases run on the lazy device (warm: the
+graph compiled and cached): the fused chain against a hand-written numba loop, the cost of
+recording one op, and the MLP steps ending with ``mark_step``; then a report of the chain's
+first compile, its disk-cache start-up in a new process, and its peak memory.
 Each time is the minimum over repeats of ``timeit`` loops, per call.
 PyTorch, NumPy and ember each run on one thread, so the ratios compare per-op work, not
 how many cores each library grabs on a shared machine.
@@ -48,12 +51,13 @@ Thunk = Callable[[], Any]
 
 @dataclass
 class Case:
-    group: str  # "tiny" or "large"
+    group: str  # "tiny", "override", "dispatch", "large", "train" or "lazy"
     name: str
     ember: Thunk
     numpy: Thunk | None
     torch: Thunk | None
-    goal: tuple[str, float]  # ("torch", 1.5): ember time <= 1.5x torch's
+    goal: tuple[str, float]  # ("torch", 1.5): ember time <= 1.5x torch's; ("us", 3): <= 3 us
+    ref: Thunk | None = None  # what a goal other than torch/numpy/us is measured against
 
 
 def tiny_cases() -> list[Case]:
@@ -216,7 +220,9 @@ def large_cases(quick: bool) -> list[Case]:
     return out
 
 
-def _mlp_step_pair(sizes: tuple[int, ...], batch: int) -> tuple[Thunk, Thunk | None]:
+def _mlp_step_pair(
+    sizes: tuple[int, ...], batch: int, device: str = "cpu"
+) -> tuple[Thunk, Thunk | None]:
     """One SGD training step of an MLP (Linear/ReLU, cross-entropy) in ember and in PyTorch,
     both starting from the same weights and data."""
     rng = np.random.default_rng(0)
@@ -239,17 +245,23 @@ def _mlp_step_pair(sizes: tuple[int, ...], batch: int) -> tuple[Thunk, Thunk | N
             layers += [lin] if i == len(weights) - 1 else [lin, lib.nn.ReLU()]
         model = lib.nn.Sequential(*layers)
         loss_fn = lib.nn.CrossEntropyLoss()
-        opt = lib.optim.SGD(model.parameters(), lr=0.01)
         xs, ys = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+        lazy = device == "lazy" and lib is ember
+        if lazy:  # ember only: the step ends with a sync, as a training loop's
+            model.to("lazy")
+            xs, ys = xs.to("lazy"), ys.to("lazy")
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
 
         def step() -> None:
             opt.zero_grad()
             loss_fn(model(xs), ys).backward()
             opt.step()
+            if lazy:
+                lib.lazy.mark_step()
 
         return step
 
-    return build(ember), build(torch) if torch is not None else None
+    return build(ember), build(torch) if torch is not None and device == "cpu" else None
 
 
 def train_cases() -> list[Case]:
@@ -276,6 +288,108 @@ def train_cases() -> list[Case]:
 
     out.append(Case("train", "(a*b).sum() bwd", et, None, tt, ("torch", 1.5)))
     return out
+
+
+def _chain(lib: Any) -> Callable[[Any, Any], Any]:
+    if lib is np:
+        return lambda x, w: (np.maximum(x * w + 1, 0) * 0.5 + x).sum()
+    return lambda x, w: ((x * w + 1).relu() * 0.5 + x).sum()
+
+
+def _numba_chain() -> Thunk | None:
+    """The chain as a hand-written numba parallel loop: the bandwidth floor to compare with."""
+    try:
+        from numba import njit, prange
+    except ImportError:
+        return None
+
+    @njit(parallel=True, cache=True)
+    def chain(x: Any, w: Any) -> Any:
+        acc = 0.0
+        for i in prange(x.size):
+            t = x[i] * w[i] + np.float32(1)
+            t = np.float32(0) if t <= 0 else t
+            acc += t * np.float32(0.5) + x[i]
+        return acc
+
+    return chain
+
+
+def lazy_cases(quick: bool) -> list[Case]:
+    rng = np.random.default_rng(0)
+    n = 10**6 if quick else 10**7
+    tag = f"1e{len(str(n)) - 1}"
+    x, w = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
+    ex, ew = ember.from_numpy(x), ember.from_numpy(w)
+    lx, lw = ex.to("lazy"), ew.to("lazy")
+    ember.lazy.mark_step()
+    tx, tw = (torch.from_numpy(x), torch.from_numpy(w)) if torch is not None else (None, None)
+    hand = _numba_chain()
+    ref = (lambda: hand(x, w)) if hand is not None else None
+    eager, lazy = _chain(ember), _chain(ember)
+    out = [
+        Case("lazy", f"chain {tag} eager", lambda: eager(ex, ew), lambda: _chain(np)(x, w),
+             (lambda: _chain(torch)(tx, tw)) if torch else None, ("numpy", 1.1)),
+        Case("lazy", f"chain {tag} lazy", lambda: lazy(lx, lw).item(), lambda: _chain(np)(x, w),
+             (lambda: _chain(torch)(tx, tw)) if torch else None, ("numba", 1.2), ref),
+    ]  # fmt: skip
+    one = ember.ones(4).to("lazy")
+    ember.lazy.mark_step()
+    out.append(Case("lazy", "record 1 op", lambda: one + 1, None, None, ("us", 3.0)))
+    for name, sizes, batch, limit in (
+        ("mlp 512 b64 lazy", (784, 512, 512, 10), 64, 0.8),
+        ("mlp 64 b8 lazy", (784, 64, 64, 10), 8, 1.0),
+    ):
+        eager_step, torch_step = _mlp_step_pair(sizes, batch)
+        lazy_step, _ = _mlp_step_pair(sizes, batch, device="lazy")
+        if limit < 1:
+            out.append(Case("lazy", name, lazy_step, None, torch_step, ("eager", limit),
+                            eager_step))  # fmt: skip
+        else:
+            out.append(Case("lazy", name, lazy_step, None, torch_step, ("torch", limit)))
+    return out
+
+
+def lazy_report(quick: bool) -> list[str]:
+    """First-compile and disk-cache latency, and peak memory, of the fused chain."""
+    import os
+    import subprocess
+    import tempfile
+    import time
+    import tracemalloc
+
+    n = 10**6 if quick else 10**7
+    script = (
+        "import time, numpy as np; t = time.perf_counter(); import ember\n"
+        f"x = ember.from_numpy(np.ones({n}, np.float32)).to('lazy'); ember.lazy.mark_step()\n"
+        "t = time.perf_counter()\n"
+        "((x * x + 1).relu() * 0.5 + x).sum().item()\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    lines = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "EMBER_CACHE_DIR": cache}
+        runs = [
+            float(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                 text=True, check=True).stdout.split()[-1])
+            for _ in range(2)
+        ]  # fmt: skip
+    lines.append(f"chain, first compile and run in a new process: {runs[0]:.2f} s (goal <= 1 s)")
+    lines.append(f"chain, a new process with the disk cache: {runs[1]:.3f} s (goal <= 0.1 s)")
+    x = ember.from_numpy(np.ones(n, np.float32)).to("lazy")
+    ember.lazy.mark_step()
+    ((x * x + 1).relu() * 0.5 + x).sum().item()  # compiled
+    tracemalloc.start()
+    start = time.perf_counter()
+    ((x * x + 1).relu() * 0.5 + x).sum().item()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    took = time.perf_counter() - start
+    lines.append(
+        f"chain, memory allocated at its peak: {peak / (4 * n):.3f}x its input "
+        f"({peak / 1e6:.2f} MB; goal: no full-size temporaries), {took * 1e3:.1f} ms traced"
+    )
+    return lines
 
 
 def measure(fn: Thunk | None, repeats: int, budget: float) -> float | None | BaseException:
@@ -307,6 +421,10 @@ def fmt_time(t: float | None | BaseException) -> str:
     return f"{t / 1e-9:.3g} ns"
 
 
+def fmt_ratio(r: float | None) -> str:
+    return "-" if r is None else f"{r:.2f}x"
+
+
 def ratio(a: Any, b: Any) -> float | None:
     return a / b if isinstance(a, float) and isinstance(b, float) else None
 
@@ -326,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
     cases = tiny_cases() + override_cases() + python_key_cases()
-    cases += large_cases(args.quick) + train_cases()
+    cases += large_cases(args.quick) + train_cases() + lazy_cases(args.quick)
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"
@@ -334,9 +452,9 @@ def _run(args: argparse.Namespace) -> int:
     print(
         f"{versions}; {'quick' if args.quick else 'full'} run, min of {repeats} repeats; {blas}\n"
     )
-    head = f"{'case':<16}{'ember':>10}{'torch':>10}{'numpy':>10}{'e/torch':>9}{'e/numpy':>9}"
-    print(head + f"{'goal':>14}  ok")
-    print("-" * (len(head) + 18))
+    head = f"{'case':<17}{'ember':>9}{'torch':>9}{'numpy':>9}{'e/torch':>8}{'e/numpy':>8}"
+    print(head + f"{'goal':>15} ok")
+    print("-" * 80)
     misses = 0
     for c in cases:
         te = measure(c.ember, repeats, budget)
@@ -344,7 +462,11 @@ def _run(args: argparse.Namespace) -> int:
         tn = measure(c.numpy, repeats, budget)
         rt, rn = ratio(te, tt), ratio(te, tn)
         ref, limit = c.goal
-        r = rt if ref == "torch" else rn
+        tr = measure(c.ref, repeats, budget) if c.ref is not None else None
+        if ref == "us":
+            r = te / 1e-6 if isinstance(te, float) else None
+        else:
+            r = {"torch": rt, "numpy": rn}.get(ref, ratio(te, tr))
         if isinstance(te, BaseException):
             mark = "ERROR"
         else:
@@ -352,11 +474,18 @@ def _run(args: argparse.Namespace) -> int:
         misses += mark in ("MISS", "ERROR")
         cells = [fmt_time(te), fmt_time(tt), fmt_time(tn)]
         rs = [f"{x:.2f}x" if x is not None else "-" for x in (rt, rn)]
-        print(f"{c.name:<16}{cells[0]:>10}{cells[1]:>10}{cells[2]:>10}{rs[0]:>9}{rs[1]:>9}"
-              f"{f'<= {limit}x {ref}':>14}  {mark}")  # fmt: skip
+        goal = f"<= {limit:g} us" if ref == "us" else f"<= {limit:g}x {ref}"
+        print(f"{c.name:<17}{cells[0]:>9}{cells[1]:>9}{cells[2]:>9}{rs[0]:>8}{rs[1]:>8}"
+              f"{goal:>15} {mark}")  # fmt: skip
+        if c.ref is not None:
+            print(f"{'':<17}({ref}: {fmt_time(tr)}, ember/{ref} {fmt_ratio(r)})")
         if isinstance(te, BaseException):
-            print(f"{'':<16}ember raised {type(te).__name__}: {te}"[:120])
+            print(f"{'':<17}ember raised {type(te).__name__}: {te}"[:80])
     print(f"\n{len(cases) - misses} of {len(cases)} cases within their goal")
+    if any(c.group == "lazy" for c in cases):
+        print()
+        for line in lazy_report(args.quick):
+            print(line)
     return 0
 
 

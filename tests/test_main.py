@@ -38,8 +38,14 @@ def test_quick_demo_reports_models_and_traced_ops() -> None:
     assert "17,226 parameters" in out and "1,898 parameters" in out
     assert "s/epoch" in out and "test acc" in out
     assert "\r" not in out  # not a terminal: one line per epoch, no redraws
-    assert out.count("epoch 1/1 [####################] 8/8") == 2
-    assert "Modes: eager (lazy and compiled modes are not built yet)" in out
+    assert out.count("epoch 1/1 [####################] 8/8") == 4  # 2 models x 2 modes
+    assert "Modes: eager, lazy (the compiled mode is not built yet)" in out
+    # the same seed and data give the same loss and accuracy eagerly and lazily
+    for model in ("mlp", "cnn"):
+        eager = re.search(rf"{model}  eager  epoch 1/1 \S+ 8/8 (loss \S+  test acc +\S+)", out)
+        lazy = re.search(rf"{model}  lazy  epoch 1/1 \S+ 8/8 (loss \S+  test acc +\S+)", out)
+        assert eager and lazy and eager[1] == lazy[1], out
+    assert re.search(r"Lazy device: [\d,]+ ops recorded, \d+ graphs run", out)
     for op in (
         "aten.addmm.default",
         "aten.mm.default",
@@ -51,6 +57,8 @@ def test_quick_demo_reports_models_and_traced_ops() -> None:
         "aten.addcdiv_.default",
     ):
         assert f"eager  {op} " in out, f"{op} missing from the trace:\n{out}"
+        if op != "aten.add_.Tensor":  # (Adam's step counter is a cpu tensor, as PyTorch's)
+            assert re.search(rf"lazy   {re.escape(op)} .* Lazy\n", out), op
     assert re.search(r"\n  1 Linear +t, addmm\n", out) and re.search(
         r"\n  0 Conv2d +convolution\n", out
     )
@@ -134,8 +142,8 @@ def test_options_pick_the_model(capsys: pytest.CaptureFixture[str]) -> None:
         cli.parse(["--epochs", "0"])
 
 
-def test_modes_are_eager_only_for_now() -> None:
-    assert list(modes.MODES) == ["eager"] and modes.PLANNED == ("lazy", "compiled")
+def test_modes_are_eager_and_lazy_for_now() -> None:
+    assert list(modes.MODES) == ["eager", "lazy"] and modes.PLANNED == ("compiled",)
 
 
 @pytest.mark.parametrize("module", [data, models, modes, text, train, trace, cli])

@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"UCI hand-written digits ({n_train} train / {n_test} test images, 8x8, scaled to [0, 1])."
     )
-    print(f"Modes: {', '.join(MODES)} ({' and '.join(PLANNED)} modes are not built yet).")
+    print(f"Modes: {', '.join(MODES)} (the {' and '.join(PLANNED)} mode is not built yet).")
 
     results: list[Result] = []
     trained: dict[tuple[str, str], tuple[nn.Module, Optimizer, int]] = {}
@@ -89,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{r.seconds_per_epoch:>8.3f} {r.accuracy:>9.1%}"
         )
 
+    if "lazy" in MODES:
+        print("\n" + _lazy_summary())
+
     for name in names:
         traces = []
         for mode in MODES:
@@ -108,6 +111,22 @@ def _print_traces(name: str, batch_size: int, traces: list[trace.Trace]) -> None
     print("\n".join("  " + line for line in trace.layer_table(traces[0])))
     print()
     print("\n".join("  " + line for line in trace.op_table(traces)))
+
+
+def _lazy_summary() -> str:
+    """What the lazy device did over the whole run (``ember.lazy.metrics``)."""
+    m = ember.lazy.metrics
+    count = m.counter_value
+    fallbacks = sum(count(n) for n in m.counter_names() if n.startswith("cpu_fallback::"))
+    hits, misses = count("compile_cache_hit"), count("compile_cache_miss")
+    lines = [
+        f"Lazy device: {count('ops_recorded'):,} ops recorded, {count('graphs_executed'):,} "
+        f"graphs run ({misses} compiled, {hits} from",
+        f"the cache), {count('tier::numba'):,} fused numba kernels run, {fallbacks} ops run "
+        "on the cpu instead. On models",
+        "this small lazy is slower than eager: recording an op costs more than running it.",
+    ]
+    return "\n".join(lines)
 
 
 def _optimizer(opt: Optimizer) -> str:

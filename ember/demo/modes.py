@@ -1,27 +1,50 @@
-"""How a model runs: each mode turns a module into the callable that training and tracing use.
+"""How a model runs: each mode prepares a module and the tensors it is given.
 
-Only eager mode exists so far; lazy and compiled modes will be added here, and every table
-the demo prints already has a mode column for them.
+- ``eager``: every op runs when it is called, on the cpu device;
+- ``lazy``: the model and its batches live on the lazy device (``ember.lazy``): a training
+  step records a graph, and ``mark_step`` at its end compiles (or finds in the cache) and
+  runs it, elementwise chains fused into numba loops.
+
+The compiled mode (ahead-of-time tracing, ``ember.compile``) is not built yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+import ember
 from ember import nn
 from ember._tensor import Tensor
 
 Runner = Callable[[Tensor], Tensor]
 
 
-def eager(model: nn.Module) -> Runner:
-    """Eager mode: every op runs as soon as it is called (the module itself).
+@dataclass(frozen=True)
+class Mode:
+    """A way of running: the device the model and its data go to, and what ends a step.
 
-    >>> m = ember.nn.Linear(2, 1); eager(m) is m
-    True
+    >>> m = ember.nn.Linear(2, 1); MODES["eager"](m)(ember.ones(1, 2)).shape
+    ember.Size([1, 1])
     """
-    return model
+
+    name: str
+    device: str
+
+    def __call__(self, model: nn.Module) -> Runner:
+        """Move ``model`` to the mode's device (in place: optimizers stay valid) and return
+        the callable that runs it on a batch from the cpu."""
+        model.to(self.device)
+        return lambda x: model(self.move(x))
+
+    def move(self, t: Tensor) -> Tensor:
+        return t.to(self.device)
+
+    def end_step(self) -> None:
+        """After an optimizer step: lazy mode computes the step's graph here."""
+        if self.device == "lazy":
+            ember.lazy.mark_step()
 
 
-MODES: dict[str, Callable[[nn.Module], Runner]] = {"eager": eager}
-PLANNED = ("lazy", "compiled")  # not built yet: the demo says so instead of faking them
+MODES: dict[str, Mode] = {"eager": Mode("eager", "cpu"), "lazy": Mode("lazy", "lazy")}
+PLANNED = ("compiled",)  # not built yet: the demo says so instead of faking it

@@ -110,13 +110,15 @@ def trace_step(
         label = f"{child} {type(layer).__name__}"
         hooks.append(layer.register_forward_pre_hook(_enter(trace, label)))
         hooks.append(layer.register_forward_hook(_leave(trace)))
-    run = MODES[mode](model)
+    how = MODES[mode]
+    run = how(model)
     try:
         with Library("aten", "IMPL") as lib:
             lib.fallback(trace.record, "Python")
             with include_keys(1 << DispatchKey.Python):
                 loss_fn = _PhasedLoss(trace, nn.CrossEntropyLoss())
-                train_step(run, loss_fn, _PhasedOptimizer(trace, opt), x, y)
+                train_step(run, loss_fn, _PhasedOptimizer(trace, opt), x, how.move(y))
+        how.end_step()
     finally:
         for h in hooks:
             h.remove()

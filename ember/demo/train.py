@@ -72,7 +72,8 @@ def accuracy(run: Runner, x: Tensor, y: Tensor) -> float:
     0.5
     """
     with ember.no_grad():
-        return (run(x).argmax(1) == y).float().mean().item()
+        logits = run(x)
+        return (logits.argmax(1) == y.to(logits.device)).float().mean().item()
 
 
 class Stepper(Protocol):
@@ -120,7 +121,8 @@ def train(
     >>> train("mlp", m, o, s, epochs=1, batch_size=32, seed=0).epoch_seconds.__len__()
     1
     """
-    run, loss_fn = MODES[mode](model), nn.CrossEntropyLoss()
+    how = MODES[mode]
+    run, loss_fn = how(model), nn.CrossEntropyLoss()
     result = Result(name, mode, count_params(model))
     for epoch in range(1, epochs + 1):
         loader = batches(data.train_x, data.train_y, batch_size, seed=seed * 1000 + epoch)
@@ -128,7 +130,9 @@ def train(
         model.train()
         start, total, seen = time.perf_counter(), 0.0, 0
         for step, (x, y) in enumerate(loader, 1):
-            loss = train_step(run, loss_fn, opt, x, y).item()
+            loss_t = train_step(run, loss_fn, opt, x, how.move(y))
+            how.end_step()
+            loss = loss_t.item()
             total, seen = total + loss * len(y), seen + len(y)
             bar.update(step, loss)
         result.epoch_seconds.append(time.perf_counter() - start)
