@@ -424,3 +424,15 @@ def test_out_of_place_writes_lay_out_results_as_pytorch(call: Callable[..., Any]
     (t_cpu, _), (e_cpu, e_meta) = results
     assert e_cpu == t_cpu
     assert e_meta == e_cpu
+
+
+@requires_torch
+@pytest.mark.parametrize("shape", [(3, 4), (5,), (), (2, 1, 3)])
+def test_nonzero_is_laid_out_as_pytorch(shape: tuple[int, ...]) -> None:
+    # Found by a 10,000-program run: PyTorch's nonzero is (n, ndim) with strides (1, n), so
+    # a clone of its transpose is contiguous and .view() works on it; ember's was C-ordered.
+    data = np.asarray(np.arange(int(np.prod(shape))).reshape(shape) % 3 != 1, np.float32)
+    t, e = torch.from_numpy(data).nonzero(), ember.from_numpy(data).nonzero()
+    assert e.stride() == t.stride()
+    assert e.t().clone().stride() == t.t().clone().stride()
+    np.testing.assert_array_equal(e.numpy(), t.numpy())

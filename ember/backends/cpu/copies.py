@@ -436,7 +436,12 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
 
 @impl(aten.nonzero.default, CPU)
 def nonzero(self: Tensor) -> Tensor:
-    return wrap(np.ascontiguousarray(np.argwhere(self._data), dtype=np.int64))
+    # laid out as PyTorch's: (n, ndim) with strides (1, n), the transpose of a contiguous
+    # (ndim, n) (a clone of its transpose is then contiguous, and .view works on it)
+    found = np.argwhere(self._data)
+    out = np.empty((found.shape[1], found.shape[0]), dtype=np.int64).T
+    out[...] = found
+    return wrap(out)
 
 
 # --------------------------------------------------------------------------- decompositions
