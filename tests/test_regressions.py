@@ -436,3 +436,23 @@ def test_nonzero_is_laid_out_as_pytorch(shape: tuple[int, ...]) -> None:
     assert e.stride() == t.stride()
     assert e.t().clone().stride() == t.t().clone().stride()
     np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: [m.ones(2, 3).t(), m.ones(2, 3).t()],  # every input transposed
+        lambda m: [m.ones(2, 3, 4, 5).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)] * 2,
+        lambda m: [
+            m.ones(2, 3, 4, 5).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+            m.ones(2, 3, 4, 5),
+        ],  # fmt: skip
+    ],
+)
+def test_cat_is_laid_out_as_pytorch(make: Callable[[Any], Any]) -> None:
+    # Found by a 10,000-program run: cat of transposed inputs kept NumPy's F order, so a
+    # later .view() failed where PyTorch's contiguous result views fine.
+    expected = torch.cat(make(torch), 1).stride()
+    assert ember.cat(make(ember), 1).stride() == expected
+    assert ember.cat([t.to("meta") for t in make(ember)], 1).stride() == expected

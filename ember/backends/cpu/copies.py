@@ -19,6 +19,7 @@ from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.backends.cpu._util import quiet_block
 from ember.backends.meta.copies import (
     cat_layout,
+    cat_strides,
     check_copy,
     check_fill_value,
     check_gather,
@@ -357,7 +358,9 @@ def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
     if not kept:
         return wrap(np.empty((0,), dt.np))
     arrays = [_array(t, "cat") for t in kept]
-    return wrap(np.concatenate(arrays, axis=d, dtype=dt.np, casting="unsafe"))
+    out = empty_strided(shape, cat_strides(kept, shape), dt.np)  # not NumPy's choice
+    np.concatenate(arrays, axis=d, out=out, casting="unsafe")
+    return wrap(out)
 
 
 @impl(aten.flip.default, CPU)

@@ -285,6 +285,16 @@ def cat_layout(
     return kept, d, (*ref[:d], total, *ref[d + 1 :]), out_dtype
 
 
+def cat_strides(kept: Sequence[Tensor], shape: Shape) -> Shape:
+    """The layout of ``cat``'s result, as PyTorch's: channels-last when every input is
+    (unambiguously) channels-last, else contiguous, whatever the inputs' strides."""
+    if len(shape) in (4, 5):
+        name = "channels_last" if len(shape) == 4 else "channels_last_3d"
+        if all(is_contiguous_as(t, name, "cat") and not t.is_contiguous() for t in kept):
+            return channels_last_strides(shape)
+    return contiguous_strides(shape)
+
+
 def check_stack(tensors: Sequence[Tensor]) -> None:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -640,8 +650,8 @@ def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 @impl(aten.cat.default, Meta)
 def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
     check_no_cpu("cat", *tensors)
-    _, _, shape, dt = cat_layout(tensors, dim)
-    return meta_new(shape, dt)
+    kept, _, shape, dt = cat_layout(tensors, dim)
+    return wrap_shape_only(ShapeOnlyArray(shape, dt.np, cat_strides(kept, shape)))
 
 
 @impl(aten.flip.default, Meta)

@@ -196,6 +196,10 @@ def native_batch_norm(
 ) -> tuple[Tensor, Tensor, Tensor]:
     c = check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
     n = c if training else 0
+    if training:  # the cpu kernel updates them in place (NOTE [undeclared writes])
+        for stat in (running_mean, running_var):
+            if stat is not None:
+                stat._bump_version()
     return _like(input), _new((n,), input.dtype), _new((n,), input.dtype)
 
 
