@@ -50,7 +50,12 @@ TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
 #: keys that name where data lives; a tensor has exactly one of them
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
-BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT
+#: the keys a tensor's data gives it, which its views, parameters and ``.data`` inherit:
+#: its backend key, and Functionalize with Lazy (NOTE [functionalize] in
+#: ``ember/lazy/functionalize.py``)
+BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT | FUNCTIONALIZE_BIT
+#: the keys of a lazy tensor
+LAZY_KEYS = LAZY_BIT | FUNCTIONALIZE_BIT
 #: the backends a CompositeExplicitAutograd kernel serves
 EXPLICIT_KEYS = BACKEND_KEYS
 

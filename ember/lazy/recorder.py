@@ -45,12 +45,13 @@ from ember._shape_only import DataDependentShapeError, ShapeOnlyArray
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.device import device
 from ember.dispatch import dispatcher
-from ember.dispatch.keys import CPU_BIT, LAZY_BIT, META_BIT, DispatchKey
+from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT, DispatchKey
 from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
 from ember.ops.registry import OpOverload
+from ember.ops.writes import written_tensors
 
 GRAPH_LIMIT = 20_000
 META = device("meta")
@@ -59,7 +60,7 @@ CPU = device("cpu")
 #: ops that take a cpu tensor of any rank beside lazy ones (a copy between devices)
 #: (and indexing, whose index tensors PyTorch takes from the cpu for any device)
 _ACROSS_DEVICES = frozenset(
-    {"copy_", "_to_copy", "_copy_from", "_copy_from_and_resize", "index", "index_put",
+    {"copy_", "copy", "_to_copy", "_copy_from", "_copy_from_and_resize", "index", "index_put",
      "index_put_", "_index_put_impl_", "_unsafe_index", "_unsafe_index_put"}
 )  # fmt: skip
 
@@ -72,7 +73,7 @@ def lazy_tensor(arr: LazyArray) -> Tensor:
     """A new lazy base tensor over ``arr``."""
     if arr.value is None:
         LIVE.add(arr)
-    return wrap_shape_only(arr, LAZY_BIT)
+    return wrap_shape_only(arr, LAZY_KEYS)
 
 
 def to_lazy(t: Tensor) -> Tensor:
@@ -186,20 +187,8 @@ class _Call:
         return tuple(margs), mkw, tuple(targs), tkw
 
     def written(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Tensor]:
-        """The lazy tensors the op writes, in schema order."""
-        out: list[Tensor] = []
-        schema = self.op._schema
-        for i in schema.mutated_indices:
-            a = schema.arguments[i]
-            if a.kwarg_only:
-                x = kwargs.get(a.name)
-            else:
-                j = schema.positional.index(a)
-                x = args[j] if j < len(args) else kwargs.get(a.name)
-            for t in x if isinstance(x, (list, tuple)) else (x,):
-                if is_lazy(t):
-                    out.append(t)
-        return out
+        """The lazy tensors the call writes, in schema order (NOTE [undeclared writes])."""
+        return [t for t in written_tensors(self.op, args, kwargs) if is_lazy(t)]
 
 
 def _base_array(arr: LazyArray) -> LazyArray:
@@ -214,8 +203,10 @@ def _numeric(a: Any) -> bool:
 def lazy_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The Lazy key's kernel for every op (NOTE [lazy views], NOTE [lazy mutation])."""
     call = _Call(op)
-    margs, mkwargs, targs, tkwargs = call.arguments(args, kwargs)
     written = call.written(args, kwargs)
+    if op._schema.is_mutable and len(written) != len(written_tensors(op, args, kwargs)):
+        return eager(op, args, kwargs, "it writes a tensor that is not on the lazy device")
+    margs, mkwargs, targs, tkwargs = call.arguments(args, kwargs)
     before = [_geometry(call.proxy_of[id(t)]) for t in written]
     try:
         result = op.redispatch(META_BIT, *margs, **mkwargs)
@@ -338,15 +329,9 @@ def eager(
     metrics.count(f"cpu_fallback::{op}")
     if debug_enabled():
         print(f"[ember.lazy] cpu fallback for {op}: {reason}", file=sys.stderr)
-    schema = op._schema
-    written_bases: set[int] = set()
-    for i in schema.mutated_indices:
-        a = schema.arguments[i]
-        j = schema.positional.index(a) if not a.kwarg_only else -1
-        x = args[j] if 0 <= j < len(args) else kwargs.get(a.name)
-        for t in x if isinstance(x, (list, tuple)) else (x,):
-            if is_lazy(t):
-                written_bases.add(id(_base_array(t._data)))
+    written_bases = {
+        id(_base_array(t._data)) for t in written_tensors(op, args, kwargs) if is_lazy(t)
+    }
     cpu_bases: dict[int, tuple[LazyArray, Tensor]] = {}
     lazy_of: dict[int, Tensor] = {}
 
@@ -386,8 +371,12 @@ def eager(
             base.value, base.node = cpu._data, None
     by_cpu_base = {id(cpu): base for base, cpu in cpu_bases.values()}
 
+    given = {id(t) for t in written_tensors(op, args, kwargs) if not is_lazy(t)}
+
     def back(r: Any) -> Any:
         if isinstance(r, Tensor):
+            if id(r) in given:  # a cpu tensor the op wrote (and returns)
+                return r
             found = lazy_of.get(id(r))
             if found is not None:
                 if is_lazy(found) and found._data.base is None:
