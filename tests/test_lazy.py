@@ -18,6 +18,7 @@ import ember.testing._internal.samples  # noqa: F401  (registers the samples)
 from ember import nn
 from ember._tensor import root_array, wrap
 from ember.lazy import metrics
+from ember.lazy import recipes as lazy_recipes
 from ember.lazy import recorder as lazy_recorder
 from ember.lazy.recorder import to_lazy
 from ember.testing._internal import opinfo
@@ -117,8 +118,13 @@ def test_op_lazily_equals_eagerly(op: Any) -> None:
                 if isinstance(a, ember.Tensor):
                     assert_same(eager(lkwargs[k]), a, f"{where} (argument {k})")
             assert_same(eager(result), expected, where)
+            # the same call again is recorded from its recipe (NOTE [recording fast path])
+            again = op(*lazy(clone_args(sample.args)), **lazy(sample.kwargs))
+            assert_same(eager(again), expected, f"{where} (from its recipe)")
             ran += 1
     assert ran or op._schema.is_mutable, f"{op}: no sample ran"
+    hits = lazy_recipes.recipe_hits(op)
+    assert not ran or hits is None or hits > 0, f"{op}: never recorded from a recipe"
 
 
 def _differentiable() -> list[Any]:
@@ -579,3 +585,29 @@ def test_functionalized_writes_raise_pytorchs_errors() -> None:
             ember.zeros(3, device=device).add_(ember.ones(2, 3, device=device))
         with pytest.raises(RuntimeError, match="can't be cast"):
             ember.zeros(3, dtype=ember.int64, device=device).add_(0.5)
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+def test_recipes_key_on_what_decides_the_result() -> None:
+    # int arguments (dims, indices) are part of the signature; Python numbers in Scalar
+    # slots are parameters, keyed by type (NOTE [recording fast path])
+    cases = [
+        lambda m, x: [x.sum(0), x.sum(1), x.sum(0), x.sum(-1)],
+        lambda m, x: [x.select(0, 1), x.select(0, 0), x.select(1, 2), x[1, 1:]],
+        lambda m, x: [x + 1, x + 2, x * 2, x * 2.5, (x > 2) + True, x.int() * 2, x.int() * 2.5],
+        lambda m, x: [x.t() @ x, x @ x.t(), x.t() @ x],
+        lambda m, x: [m.cat([x, x], 0), m.cat([x, x], 1), m.cat([x, x.t().t()], 0)],
+        lambda m, x: [x.add(x, alpha=m.tensor(2.0, device=x.device)), x.add(x, alpha=3)],
+        lambda m, x: [x.transpose(0, 1).contiguous(), x.expand(2, 2, 3), x.view(3, 2)],
+    ]
+    for case in cases:
+        x = ember.arange(6.0).reshape(2, 3)
+        expected = case(ember, x)
+        lx = x.to("lazy")
+        for _ in range(2):  # the second round is recorded from recipes
+            actual = case(ember, lx)
+            for a, e in zip(actual, expected, strict=True):
+                assert a.dtype is e.dtype and a.shape == e.shape and a.stride() == e.stride()
+                np.testing.assert_array_equal(a.to("cpu").numpy(), e.numpy())

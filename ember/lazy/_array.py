@@ -19,6 +19,8 @@ Everything that reads values (``numpy()``, ``item()``, ``repr``, ``bool()``...) 
 from __future__ import annotations
 
 import itertools
+import weakref
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +59,17 @@ class LazyArray(ShapeOnlyArray):
         self.seq = next(_SEQ)  # creation order: a sync of many arrays takes them in it, so
         # the same program gives the same graph (and its compiled plan) every time
 
+    @classmethod
+    def pending(
+        cls, shape: tuple[int, ...], dtype: np.dtype[Any], strides: tuple[int, ...], node: Value
+    ) -> LazyArray:
+        """A new base array for ``node``'s output, from metadata already normalized (strides
+        in bytes): the recording fast path's constructor (NOTE [recording fast path])."""
+        a = cls.__new__(cls)
+        a.shape, a.dtype, a.strides, a.offset, a.device = shape, dtype, strides, 0, LAZY
+        a.node, a.value, a.base, a.source, a.seq = node, None, None, None, next(_SEQ)
+        return a
+
     def materialize(self, what: str) -> np.ndarray:
         """The values (computing them and everything they need now; NOTE [lazy sync])."""
         from ember.lazy.executor import values_of
@@ -69,3 +82,33 @@ class LazyArray(ShapeOnlyArray):
     def __repr__(self) -> str:
         state = "computed" if self.value is not None else "pending"
         return f"LazyArray(shape={self.shape}, dtype={self.dtype}, {state})"
+
+
+class LiveArrays:
+    """The lazy arrays with pending work, held weakly: what ``mark_step`` syncs and what a
+    fusion must keep. A set of weak references keyed by ``id``; ``add`` is one C-level
+    weakref and a dict store, cheap enough for every recorded op (a ``WeakSet``'s ``add``
+    runs in Python). An entry whose array died is overwritten when the ``id`` is reused, and
+    dropped when the set is iterated."""
+
+    __slots__ = ("_refs",)
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.ref[LazyArray]] = {}
+
+    def add(self, arr: LazyArray) -> None:
+        self._refs[id(arr)] = weakref.ref(arr)
+
+    def __iter__(self) -> Iterator[LazyArray]:
+        refs = self._refs
+        alive = []
+        for key, ref in list(refs.items()):
+            arr = ref()
+            if arr is None:
+                refs.pop(key, None)
+            else:
+                alive.append(arr)
+        return iter(alive)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

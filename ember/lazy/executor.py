@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -30,12 +29,12 @@ import numpy as np
 from ember._tensor import Tensor, wrap
 from ember.dispatch.keys import CPU_BIT
 from ember.lazy import layout, metrics
-from ember.lazy._array import LazyArray
+from ember.lazy._array import LazyArray, LiveArrays
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
 
 _LOCK = threading.RLock()  # one sync at a time: graphs of two threads may share nodes
 #: bases with a pending node: what ``mark_step`` syncs, and what a fusion must keep
-LIVE: weakref.WeakSet[LazyArray] = weakref.WeakSet()
+LIVE = LiveArrays()
 
 Step = Callable[[list[Any], tuple[Any, ...]], list[Any]]
 #: a plan's step: run(inputs, the nodes it computes) -> their outputs

@@ -44,8 +44,7 @@ import numpy as np
 from ember._shape_only import DataDependentShapeError, ShapeOnlyArray
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.device import device
-from ember.dispatch import dispatcher
-from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT, DispatchKey
+from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT
 from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
@@ -177,12 +176,17 @@ class _Call:
         by_name = {a.name: a for a in schema.arguments}
         margs, targs = [], []
         for i, x in enumerate(args):
-            m, t = self.argument(x, i < len(positional) and _numeric(positional[i]))
+            a = positional[i] if i < len(positional) else None
+            if a is not None and is_lazy(x) and _scalar(a):
+                x = x.item()  # a tensor given for a number: its value, as PyTorch's parser
+            m, t = self.argument(x, a is not None and _numeric(a))
             margs.append(m)
             targs.append(t)
         mkw, tkw = {}, {}
         for k, x in kwargs.items():
             a = by_name.get(k)
+            if a is not None and is_lazy(x) and _scalar(a):
+                x = x.item()
             mkw[k], tkw[k] = self.argument(x, a is not None and _numeric(a))
         return tuple(margs), mkw, tuple(targs), tkw
 
@@ -195,6 +199,11 @@ def _base_array(arr: LazyArray) -> LazyArray:
     return arr if arr.base is None else arr.base
 
 
+def _scalar(a: Any) -> bool:
+    """A number argument (Scalar, float, int, bool), not a list."""
+    return a.type.base in ("Scalar", "float", "int", "SymInt", "bool") and not a.type.is_list
+
+
 def _numeric(a: Any) -> bool:
     """A Scalar or float argument, or a Tensor one given a Python number (a wrapped scalar)."""
     return a.type.base in ("Scalar", "float", "Tensor") and not a.type.is_list
@@ -202,6 +211,14 @@ def _numeric(a: Any) -> bool:
 
 def lazy_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The Lazy key's kernel for every op (NOTE [lazy views], NOTE [lazy mutation])."""
+    return record(op, args, kwargs, None)
+
+
+def record(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], learn: list[Any] | None
+) -> Any:
+    """Record one call (running its Meta rule on proxies). With ``learn``, a pure call that
+    recorded appends its recipe (NOTE [recording fast path] in ``recipes.py``)."""
     call = _Call(op)
     written = call.written(args, kwargs)
     if op._schema.is_mutable and len(written) != len(written_tensors(op, args, kwargs)):
@@ -241,6 +258,8 @@ def lazy_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[s
         p = call.proxy_of[id(t)]
         _rebind(t, (node, flat + j), p)  # type: ignore[arg-type]
     out = _rebuild(result, call, made)
+    if learn is not None and not written:
+        learn.append((node, _describe(result, call, made)))
     if node is not None and node.size > GRAPH_LIMIT:
         sync_arrays([m._data for m in made.values()] + [t._data for t in written], "graph_size")
     return out
@@ -295,6 +314,29 @@ def _rebuild(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
         rebuilt = tuple(_rebuild(r, call, made) for r in result)
         return type(result)(*rebuilt) if hasattr(result, "_fields") else rebuilt
     return result
+
+
+def _describe(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
+    """How to rebuild a Meta result from a node's outputs and the call's tensors: the
+    recipe's ``result`` (NOTE [recording fast path] in ``recipes.py``)."""
+    if isinstance(result, Tensor):
+        found = call.lazy_of.get(id(result))
+        if found is not None:
+            return ("input", call.slot_of[id(found)])
+        if id(result) in made:
+            arr = made[id(result)]._data
+            return ("fresh", arr.node[1], arr.shape, arr.strides, arr.dtype)
+        root = call.lazy_of[id(result._base)]
+        slot = next(
+            i for i, t in enumerate(call.tensors) if (t if t._base is None else t._base) is root
+        )
+        d = result._data
+        return ("view", slot, d.shape, d.element_strides, d.offset, d.dtype)
+    if isinstance(result, (list, tuple)):
+        parts = tuple(_describe(r, call, made) for r in result)
+        kind = type(result) if hasattr(result, "_fields") else type(result).__name__
+        return (kind, parts)
+    return ("value", result)
 
 
 def _rebind(t: Tensor, value: Value, proxy: Tensor) -> None:
@@ -400,6 +442,3 @@ def eager(
         return r
 
     return back(result)
-
-
-dispatcher.set_fallback(DispatchKey.Lazy, lazy_fallback)
