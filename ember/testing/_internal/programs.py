@@ -1333,6 +1333,14 @@ class _Skip(Exception):
     """A family drew operands it has no form for; the builder draws again."""
 
 
+def _spread(t: Any, dims: tuple[int, ...]) -> bool:
+    """Every slice a norm normalizes over ``dims`` has values apart: normalizing a (nearly)
+    constant slice divides rounding noise by sqrt(eps), so two correct libraries disagree
+    (found by a 10,000-program run: batch_norm of a repeated value)."""
+    var = t.detach().double().var(dim=dims, unbiased=False)
+    return bool((var > 1e-4).all())
+
+
 def functional(b: Builder) -> None:
     """``nn.functional``: softmax/log_softmax, layer_norm, linear, cross_entropy, nll_loss,
     mse_loss, l1_loss, BCE with logits, dropout with p=0, conv2d, pooling, pad, one_hot,
@@ -1385,6 +1393,8 @@ def functional(b: Builder) -> None:
         k = b.integer(1, len(shape))
         ns = shape[-k:]
         if math.prod(ns) < 2:  # normalizing one element amplifies rounding by 1/sqrt(eps)
+            raise _Skip()
+        if not _spread(t, tuple(range(len(shape) - k, len(shape)))):
             raise _Skip()
         extra = ""
         if b.flag():
@@ -1462,7 +1472,8 @@ def functional(b: Builder) -> None:
             rm = b.new_input((c,), dt, requires_grad=False, layout=False)
             rv = b.new_input((c,), dt, requires_grad=False, layout=False)
             code = f"{o} = F.batch_norm({x}, {rm}, {rv}.abs() + 0.5, {w}, {bias}, training=False)"
-        elif t.numel() >= 2 * c:  # one element per channel: as layer_norm of one element
+        elif t.numel() >= 2 * c and _spread(t, (0, *range(2, len(shape)))):
+            # one element per channel, or equal ones (a repeat): as layer_norm of one element
             code = f"{o} = F.batch_norm({x}, None, None, {w}, {bias}, training=True)"
         else:
             raise _Skip()
