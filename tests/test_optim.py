@@ -49,6 +49,48 @@ CONFIGS = {
     "adam_maximize": lambda lib, ps: lib.optim.Adam(ps, lr=0.01, maximize=True),
     "adamw": lambda lib, ps: lib.optim.AdamW(ps, lr=0.05, weight_decay=0.1),
     "adamw_amsgrad": lambda lib, ps: lib.optim.AdamW(ps, lr=0.05, amsgrad=True, eps=1e-6),
+    "rmsprop": lambda lib, ps: lib.optim.RMSprop(ps, lr=0.01),
+    "rmsprop_centered_momentum": lambda lib, ps: lib.optim.RMSprop(
+        ps, lr=0.01, alpha=0.9, momentum=0.8, centered=True, eps=1e-6
+    ),
+    "rmsprop_wd_maximize": lambda lib, ps: lib.optim.RMSprop(
+        ps, lr=0.005, weight_decay=0.1, momentum=0.5, maximize=True
+    ),
+    "rmsprop_centered": lambda lib, ps: lib.optim.RMSprop(ps, lr=0.01, centered=True),
+    "adagrad": lambda lib, ps: lib.optim.Adagrad(ps, lr=0.1),
+    "adagrad_decay_init": lambda lib, ps: lib.optim.Adagrad(
+        ps, lr=0.2, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.5, eps=1e-6
+    ),
+    "adagrad_maximize": lambda lib, ps: lib.optim.Adagrad(ps, lr=0.05, maximize=True),
+    "adadelta": lambda lib, ps: lib.optim.Adadelta(ps),
+    "adadelta_rho_wd": lambda lib, ps: lib.optim.Adadelta(
+        ps, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1
+    ),
+    "adadelta_maximize": lambda lib, ps: lib.optim.Adadelta(ps, lr=2.0, maximize=True),
+    "adamax": lambda lib, ps: lib.optim.Adamax(ps, lr=0.05),
+    "adamax_wd_betas": lambda lib, ps: lib.optim.Adamax(
+        ps, lr=0.02, betas=(0.8, 0.9), eps=1e-4, weight_decay=0.1
+    ),
+    "adamax_maximize": lambda lib, ps: lib.optim.Adamax(ps, lr=0.01, maximize=True),
+    "nadam": lambda lib, ps: lib.optim.NAdam(ps, lr=0.05),
+    "nadam_wd_momentum_decay": lambda lib, ps: lib.optim.NAdam(
+        ps, lr=0.02, betas=(0.8, 0.99), weight_decay=0.1, momentum_decay=0.05
+    ),
+    "nadam_decoupled_maximize": lambda lib, ps: lib.optim.NAdam(
+        ps, lr=0.01, weight_decay=0.2, decoupled_weight_decay=True, maximize=True
+    ),
+    "radam": lambda lib, ps: lib.optim.RAdam(ps, lr=0.05),
+    "radam_wd_betas": lambda lib, ps: lib.optim.RAdam(
+        ps, lr=0.05, betas=(0.5, 0.7), weight_decay=0.1, eps=1e-6
+    ),
+    "radam_decoupled_maximize": lambda lib, ps: lib.optim.RAdam(
+        ps,
+        lr=0.01,
+        betas=(0.9, 0.9),
+        weight_decay=0.2,
+        decoupled_weight_decay=True,
+        maximize=True,
+    ),
 }
 
 
