@@ -302,6 +302,318 @@ def test_repr_matches_torch() -> None:
     assert mine == theirs
 
 
+NEW_OPTIMIZERS = ["rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam"]
+
+
+def _steps_with_gaps(make_opt, lib, foreach: bool, steps: int = 20) -> list[np.ndarray]:
+    """Like ``_run``, but the second parameter has a gradient only every third step, so the
+    parameters' step counts differ (per-parameter scalars in the foreach form)."""
+    params = [lib.nn.Parameter(lib.tensor(w.copy())) for w in _W0]
+    opt = make_opt(lib, params)
+    for group in opt.param_groups:
+        group["foreach"] = foreach
+    for k in range(steps):
+        for i, p in enumerate(params):
+            has_grad = i == 0 or k % 3 == 0
+            p.grad = lib.tensor(_quadratic_grad(i, p.detach().numpy())) if has_grad else None
+        opt.step()
+    return [p.detach().numpy().copy() for p in params]
+
+
+@pytest.mark.parametrize("foreach", [False, True])
+@pytest.mark.parametrize(
+    "name", ["rmsprop_centered_momentum", "adagrad_decay_init", "adadelta_rho_wd",
+             "adamax_wd_betas", "nadam_wd_momentum_decay", "radam", "radam_wd_betas"],
+)  # fmt: skip
+def test_parameters_at_different_steps_match_torch(name: str, foreach: bool) -> None:
+    mine = _steps_with_gaps(CONFIGS[name], ember, foreach)
+    theirs = _steps_with_gaps(CONFIGS[name], torch, foreach)
+    for a, b in zip(mine, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["rmsprop_centered_momentum", "adagrad_decay_init", "adadelta_rho_wd",
+             "adamax_wd_betas", "nadam_wd_momentum_decay", "radam_wd_betas",
+             "radam_decoupled_maximize"],
+)  # fmt: skip
+def test_complex_parameters_match_torch(name: str) -> None:
+    """A complex parameter is updated as pairs of reals, in both forms, as PyTorch does."""
+    z0 = (_W0[0] + 1j * _W0[0][::-1]).astype(np.complex64)
+
+    def run(lib, foreach):
+        z = lib.nn.Parameter(lib.tensor(z0.copy()))
+        opt = CONFIGS[name](lib, [z])
+        opt.param_groups[0]["foreach"] = foreach
+        for _ in range(10):
+            z.grad = lib.tensor((z.detach().numpy() * (0.5 - 0.25j) + 0.1).astype(np.complex64))
+            opt.step()
+        return z.detach().numpy().copy()
+
+    for foreach in (False, True):
+        np.testing.assert_allclose(run(ember, foreach), run(torch, foreach), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["sgd_momentum", "adam_wd_amsgrad", "rmsprop_centered_momentum",
+             "adagrad_decay_init", "adadelta_rho_wd", "adamax_wd_betas",
+             "nadam_wd_momentum_decay", "radam_wd_betas"],
+)  # fmt: skip
+@pytest.mark.parametrize("foreach", [False, True])
+def test_state_dict_round_trip_continues_torch_path(name: str, foreach: bool) -> None:
+    """Saved after 10 steps and loaded into a fresh optimizer over fresh parameters, the
+    next 10 steps are those of an uninterrupted run (bit for bit) and of PyTorch's."""
+
+    def steps(lib, params, opt, n):
+        for _ in range(n):
+            for i, p in enumerate(params):
+                p.grad = lib.tensor(_quadratic_grad(i, p.detach().numpy()))
+            opt.step()
+
+    def fresh():
+        params = [nn.Parameter(ember.tensor(w.copy())) for w in _W0]
+        opt = CONFIGS[name](ember, params)
+        for group in opt.param_groups:
+            group["foreach"] = foreach
+        return params, opt
+
+    params, opt = fresh()
+    steps(ember, params, opt, 10)
+    saved = copy.deepcopy(opt.state_dict())
+    saved_values = [p.detach().clone() for p in params]
+    steps(ember, params, opt, 10)
+    params2, opt2 = fresh()
+    with ember.no_grad():
+        for p, v in zip(params2, saved_values, strict=True):
+            p.copy_(v)
+    opt2.load_state_dict(saved)
+    steps(ember, params2, opt2, 10)
+    theirs = _run(CONFIGS[name], torch, steps=20)
+    for a, b, c in zip(params2, params, theirs, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        np.testing.assert_allclose(a.detach().numpy(), c, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name", ["rmsprop_centered_momentum", "adagrad_decay_init", "adadelta_rho_wd",
+             "adamax_wd_betas", "nadam_wd_momentum_decay", "radam_wd_betas"],
+)  # fmt: skip
+def test_new_optimizers_state_dict_layout_matches_torch(name: str) -> None:
+    test_state_dict_layout_matches_torch(name)
+
+
+def test_adagrad_state_exists_before_the_first_step_as_in_torch() -> None:
+    def state(lib):
+        params = [lib.nn.Parameter(lib.tensor(w.copy())) for w in _W0]
+        return lib.optim.Adagrad(params, initial_accumulator_value=0.25).state_dict()["state"]
+
+    mine, theirs = state(ember), state(torch)
+    assert list(mine) == list(theirs) == [0, 1]
+    for i in (0, 1):
+        assert list(mine[i]) == list(theirs[i]) == ["step", "sum"]
+        np.testing.assert_array_equal(mine[i]["sum"].numpy(), theirs[i]["sum"].numpy())
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_lazy_parameters_follow_the_cpu_path(name: str) -> None:
+    """Parameters moved to the lazy device take the cpu device's steps, in both forms."""
+
+    def run(device, foreach):
+        params = [nn.Parameter(ember.tensor(w.copy()).to(device)) for w in _W0]
+        opt = CONFIGS[name](ember, params)
+        for group in opt.param_groups:
+            group["foreach"] = foreach
+        for _ in range(4):
+            for i, p in enumerate(params):
+                p.grad = ember.tensor(_quadratic_grad(i, p.detach().numpy())).to(device)
+            opt.step()
+        return [p.detach().to("cpu").numpy() for p in params]
+
+    for foreach in (False, True):
+        for a, b in zip(run("lazy", foreach), run("cpu", foreach), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+# --------------------------------------------------------------------------- LBFGS
+
+_A = _RNG.standard_normal((12, 4))
+_B = _RNG.standard_normal(12)
+_X0 = _RNG.standard_normal(4)
+
+
+def _lbfgs_run(lib, dtype, device="cpu", calls=4, **kwargs):
+    """``calls`` LBFGS steps on a least-squares problem; per call: the loss it returned,
+    the parameters, and the closure evaluations and iterations so far."""
+    w = lib.nn.Parameter(lib.tensor(_X0.astype(dtype)).to(device))
+    c = lib.nn.Parameter(lib.zeros(1, dtype=getattr(lib, dtype)).to(device))
+    a, b = lib.tensor(_A.astype(dtype)).to(device), lib.tensor(_B.astype(dtype)).to(device)
+    opt = lib.optim.LBFGS([w, c], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((a @ w + c - b) ** 2).mean()
+        loss.backward()
+        return loss
+
+    out = []
+    for _ in range(calls):
+        loss = opt.step(closure)
+        st = opt.state[w]
+        values = np.concatenate([w.detach().to("cpu").numpy(), c.detach().to("cpu").numpy()])
+        out.append((loss.item(), values, st["func_evals"], st["n_iter"]))
+    return out
+
+
+LBFGS_CONFIGS = [
+    {"max_iter": 3, "lr": 0.5},
+    {},
+    {"line_search_fn": "strong_wolfe", "max_iter": 5},
+    {"line_search_fn": "strong_wolfe", "history_size": 2, "max_iter": 4},
+    {"line_search_fn": "strong_wolfe", "max_iter": 10, "max_eval": 6},
+]
+
+
+@pytest.mark.parametrize("kwargs", LBFGS_CONFIGS, ids=str)
+def test_lbfgs_matches_torch_in_float64(kwargs: dict) -> None:
+    """Same losses, iterates and counts of evaluations and iterations as PyTorch: in
+    float64 the two take the same decisions all the way to convergence."""
+    for mine, theirs in zip(
+        _lbfgs_run(ember, "float64", **kwargs), _lbfgs_run(torch, "float64", **kwargs), strict=True
+    ):
+        assert math.isclose(mine[0], theirs[0], rel_tol=1e-12)
+        np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-10, atol=1e-12)
+        assert mine[2:] == theirs[2:]
+
+
+@pytest.mark.parametrize("kwargs", LBFGS_CONFIGS, ids=str)
+def test_lbfgs_float32_reaches_torch_solution(kwargs: dict) -> None:
+    """In float32 the first call follows PyTorch's iterates; near the minimum, rounding
+    noise decides when to stop (how many evaluations), so later calls are compared at the
+    solution."""
+    mine, theirs = _lbfgs_run(ember, "float32", **kwargs), _lbfgs_run(torch, "float32", **kwargs)
+    np.testing.assert_allclose(mine[0][1], theirs[0][1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mine[-1][1], theirs[-1][1], rtol=1e-3, atol=1e-4)
+    assert math.isclose(mine[-1][0], theirs[-1][0], rel_tol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"line_search_fn": "strong_wolfe"}], ids=str)
+def test_lbfgs_on_the_lazy_device_follows_the_cpu_path(kwargs: dict) -> None:
+    for mine, cpu in zip(
+        _lbfgs_run(ember, "float64", "lazy", calls=2, **kwargs),
+        _lbfgs_run(ember, "float64", "cpu", calls=2, **kwargs),
+        strict=True,
+    ):
+        np.testing.assert_allclose(mine[1], cpu[1], rtol=1e-12)
+        assert mine[2:] == cpu[2:]
+
+
+def test_lbfgs_state_dict_round_trip() -> None:
+    """Its state (history lists, last direction and step) saved after one call and loaded
+    into a fresh LBFGS continues the same path, which is PyTorch's."""
+
+    def fresh(lib):
+        w = lib.nn.Parameter(lib.tensor(_X0.copy()))
+        return w, lib.optim.LBFGS([w], lr=0.5, max_iter=3, max_eval=10, history_size=2)
+
+    def call(lib, w, opt, n):
+        a, b = lib.tensor(_A), lib.tensor(_B)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((a @ w - b) ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(n):
+            opt.step(closure)
+
+    w, opt = fresh(ember)
+    call(ember, w, opt, 1)
+    saved, saved_w = copy.deepcopy(opt.state_dict()), w.detach().clone()
+    call(ember, w, opt, 3)
+    w2, opt2 = fresh(ember)
+    with ember.no_grad():
+        w2.copy_(saved_w)
+    opt2.load_state_dict(saved)
+    call(ember, w2, opt2, 3)
+    tw, topt = fresh(torch)
+    call(torch, tw, topt, 4)
+    np.testing.assert_array_equal(w2.detach().numpy(), w.detach().numpy())
+    np.testing.assert_allclose(w2.detach().numpy(), tw.detach().numpy(), rtol=1e-10)
+    assert opt2.state[w2]["n_iter"] == opt.state[w]["n_iter"] == topt.state[tw]["n_iter"] == 12
+    assert len(opt2.state[w2]["old_dirs"]) == 2
+
+
+def test_lbfgs_errors_match_torch() -> None:
+    for lib in (torch, ember):
+        ps = [lib.nn.Parameter(lib.ones(1)), lib.nn.Parameter(lib.ones(1))]
+        with pytest.raises(ValueError, match=r"^LBFGS doesn't support per-parameter options"):
+            lib.optim.LBFGS([{"params": [ps[0]]}, {"params": [ps[1]]}])
+        w = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.LBFGS([w], line_search_fn="backtracking")
+
+        def closure(w=w, opt=opt):
+            opt.zero_grad()
+            loss = (w**2).sum()
+            loss.backward()
+            return loss
+
+        with pytest.raises(RuntimeError, match=r"^only 'strong_wolfe' is supported$"):
+            opt.step(closure)
+
+
+# --------------------------------------------------------------------------- argument errors
+
+OPTIMIZER_ERRORS = [
+    ("RMSprop", {"lr": -0.1}), ("RMSprop", {"eps": -1.0}), ("RMSprop", {"momentum": -0.5}),
+    ("RMSprop", {"weight_decay": -1.0}), ("RMSprop", {"alpha": -0.1}),
+    ("Adagrad", {"lr": -0.1}), ("Adagrad", {"lr_decay": -1.0}),
+    ("Adagrad", {"weight_decay": -0.5}), ("Adagrad", {"initial_accumulator_value": -1.0}),
+    ("Adagrad", {"eps": -1e-3}),
+    ("Adadelta", {"lr": -1.0}), ("Adadelta", {"rho": 1.5}), ("Adadelta", {"eps": -1.0}),
+    ("Adadelta", {"weight_decay": -1.0}),
+    ("Adamax", {"lr": -1.0}), ("Adamax", {"eps": -1.0}), ("Adamax", {"betas": (1.0, 0.9)}),
+    ("Adamax", {"betas": (0.9, 1.0)}), ("Adamax", {"weight_decay": -1.0}),
+    ("NAdam", {"lr": -1.0}), ("NAdam", {"eps": -1.0}), ("NAdam", {"betas": (-0.1, 0.9)}),
+    ("NAdam", {"betas": (0.9, 1.5)}), ("NAdam", {"weight_decay": -1.0}),
+    ("NAdam", {"momentum_decay": -1.0}),
+    ("RAdam", {"lr": -1.0}), ("RAdam", {"eps": -1.0}), ("RAdam", {"betas": (1.0, 0.9)}),
+    ("RAdam", {"betas": (0.9, -0.1)}), ("RAdam", {"weight_decay": -1.0}),
+    ("LBFGS", {"lr": -1.0}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "kwargs"), OPTIMIZER_ERRORS, ids=str)
+def test_optimizer_argument_errors_match_torch(name: str, kwargs: dict) -> None:
+    with pytest.raises(ValueError) as theirs:
+        getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(1))], **kwargs)
+    with pytest.raises(ValueError) as mine:
+        getattr(optim, name)([nn.Parameter(ember.ones(1))], **kwargs)
+    assert str(mine.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [("RMSprop", {"capturable": True}), ("Adagrad", {"fused": True}),
+     ("Adadelta", {"differentiable": True}), ("Adamax", {"capturable": True}),
+     ("NAdam", {"capturable": True}), ("RAdam", {"differentiable": True})],
+)  # fmt: skip
+def test_cuda_only_options_are_refused(name: str, kwargs: dict) -> None:
+    with pytest.raises(NotImplementedError, match=f"{name}: {next(iter(kwargs))}=True"):
+        getattr(optim, name)([nn.Parameter(ember.ones(1))], **kwargs)
+
+
+def test_optimizer_docstring_examples_run() -> None:
+    import doctest
+    import importlib
+
+    for name in ["rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam", "lbfgs",
+                 "lr_scheduler"]:  # fmt: skip
+        module = importlib.import_module(f"ember.optim.{name}")
+        result = doctest.testmod(module, extraglobs={"ember": ember})
+        assert result.failed == 0 and result.attempted > 0, name
+
+
 # --------------------------------------------------------------------------- schedulers
 
 

@@ -23,7 +23,7 @@ class NAdam(Optimizer):
     >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
     >>> ember.optim.NAdam([w], lr=0.1).step(); w
     Parameter containing:
-    tensor([0.9000, 0.9000], requires_grad=True)
+    tensor([0.8944, 0.8944], requires_grad=True)
     """
 
     def __init__(
