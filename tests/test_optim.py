@@ -334,9 +334,9 @@ def test_parameters_at_different_steps_match_torch(name: str, foreach: bool) -> 
 
 
 @pytest.mark.parametrize(
-    "name", ["rmsprop_centered_momentum", "adagrad_decay_init", "adadelta_rho_wd",
-             "adamax_wd_betas", "nadam_wd_momentum_decay", "radam_wd_betas",
-             "radam_decoupled_maximize"],
+    "name", ["sgd_nesterov_wd", "adam_wd_amsgrad", "adamw", "rmsprop_centered_momentum",
+             "adagrad_decay_init", "adadelta_rho_wd", "adamax_wd_betas",
+             "nadam_wd_momentum_decay", "radam_wd_betas", "radam_decoupled_maximize"],
 )  # fmt: skip
 def test_complex_parameters_match_torch(name: str) -> None:
     """A complex parameter is updated as pairs of reals, in both forms, as PyTorch does."""
