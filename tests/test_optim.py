@@ -545,6 +545,34 @@ def test_lbfgs_state_dict_round_trip() -> None:
     assert len(opt2.state[w2]["old_dirs"]) == 2
 
 
+def test_lbfgs_complex_parameter_matches_torch() -> None:
+    """A complex parameter enters the flat vector as real pairs, as in PyTorch."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((6, 3)) + 1j * rng.standard_normal((6, 3))
+    b = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+    z0 = rng.standard_normal(3) + 0j
+
+    def run(lib):
+        z = lib.nn.Parameter(lib.tensor(z0.copy()))
+        at, bt = lib.tensor(a), lib.tensor(b)
+        opt = lib.optim.LBFGS([z], line_search_fn="strong_wolfe", max_iter=6)
+
+        def closure():
+            opt.zero_grad()
+            r = at @ z - bt
+            loss = (r.real**2 + r.imag**2).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        return z.detach().numpy().copy(), opt.state[z]["func_evals"]
+
+    (mine, evals), (theirs, their_evals) = run(ember), run(torch)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-10)
+    assert evals == their_evals
+
+
 def test_lbfgs_errors_match_torch() -> None:
     for lib in (torch, ember):
         ps = [lib.nn.Parameter(lib.ones(1)), lib.nn.Parameter(lib.ones(1))]
