@@ -771,12 +771,7 @@ class ChainedScheduler(LRScheduler):
     def __init__(
         self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
     ) -> None:
-        if len(schedulers) < 1:
-            raise ValueError(
-                f"{type(self).__name__} expects at least one scheduler to be chained, but got "
-                "no scheduler."
-            )
-        optimizer = optimizer or schedulers[0].optimizer
+        optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
         _check_composed(self, optimizer, schedulers, "at least one scheduler to be chained")
         self._schedulers = schedulers
         self.optimizer = optimizer
@@ -798,7 +793,7 @@ class ChainedScheduler(LRScheduler):
 
 
 def _check_composed(
-    composer: LRScheduler, optimizer: Optimizer, schedulers: Sequence[Any], need: str
+    composer: LRScheduler, optimizer: Optimizer | None, schedulers: Sequence[Any], need: str
 ) -> None:
     """PyTorch's checks on the schedulers a ``SequentialLR``/``ChainedScheduler`` runs."""
     name = type(composer).__name__
