@@ -10,7 +10,7 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, by_device
+from ember.optim.optimizer import Optimizer, as_real, by_device
 
 aten = ops.aten
 
@@ -102,8 +102,9 @@ class Adam(Optimizer):
                     aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
                 else:
                     grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
-            exp_avgs = [st["exp_avg"] for st in sts]
-            exp_avg_sqs = [st["exp_avg_sq"] for st in sts]
+            ps, grads = as_real(ps), as_real(grads)  # a complex parameter as real pairs
+            exp_avgs = as_real([st["exp_avg"] for st in sts])
+            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
             aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
             aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
             aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
@@ -112,7 +113,7 @@ class Adam(Optimizer):
             bias_correction2_sqrt = [math.sqrt(1 - beta2**n) for n in counts]
             second = exp_avg_sqs
             if amsgrad:
-                second = [st["max_exp_avg_sq"] for st in sts]
+                second = as_real([st["max_exp_avg_sq"] for st in sts])
                 aten._foreach_maximum_.List(second, exp_avg_sqs)
             denom = aten._foreach_sqrt.default(second)
             aten._foreach_div_.ScalarList(denom, bias_correction2_sqrt)
@@ -141,7 +142,7 @@ class Adam(Optimizer):
                 p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
             else:
                 grad = grad.add(p, alpha=weight_decay)
-        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         step = step_t.item()
@@ -149,7 +150,7 @@ class Adam(Optimizer):
         bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         second = exp_avg_sq
         if amsgrad:
-            second = state["max_exp_avg_sq"]
+            (second,) = as_real([state["max_exp_avg_sq"]])
             second.copy_(ember.maximum(second, exp_avg_sq))
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
         p.addcdiv_(exp_avg, denom, value=-step_size)  # type: ignore[attr-defined]

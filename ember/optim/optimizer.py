@@ -215,3 +215,22 @@ def _cast_state(p: Tensor, key: str, value: Any) -> Any:
         if key != "step" and p.is_floating_point() and value.is_floating_point():
             return value.to(dtype=p.dtype, device=p.device, copy=True)  # type: ignore[attr-defined]
         return value.clone()  # type: ignore[attr-defined]
+
+
+def as_real(tensors: list[Tensor]) -> list[Tensor]:
+    """``tensors`` with each complex one replaced by its real view (``view_as_real``): as in
+    PyTorch, an optimizer updates a complex parameter as pairs of real numbers."""
+    if not any(t.is_complex() for t in tensors):
+        return tensors
+    return [ember.view_as_real(t) if t.is_complex() else t for t in tensors]
+
+
+def refuse_unsupported(optimizer: str, **options: Any) -> None:
+    """Raise ``NotImplementedError`` naming the options that were set among PyTorch's CUDA-only
+    (``capturable``, ``fused``) and differentiate-through-the-step (``differentiable``) ones."""
+    used = [name for name, value in options.items() if value]
+    if used:
+        raise NotImplementedError(
+            f"{optimizer}: {', '.join(name + '=True' for name in used)} is not supported by "
+            "ember; leave it unset (the default update gives the same values)"
+        )

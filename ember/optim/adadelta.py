@@ -1,0 +1,123 @@
+"""``Adadelta``: steps scaled by the ratio of running root mean squares of past updates and
+past gradients (Zeiler), so the units of the update match the parameter's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta, PyTorch's formulation (``delta = sqrt(acc_delta + eps) / sqrt(square_avg +
+    eps) * grad``, scaled by ``lr``).
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.Adadelta([w], rho=0.0, eps=0.25).step(); w
+    Parameter containing:
+    tensor([0.5528, 0.5528], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        refuse_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            capturable=capturable, foreach=foreach, differentiable=differentiable,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adadelta([w], weight_decay=0.1).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["square_avg"] = ember.zeros_like(p)
+            state["acc_delta"] = ember.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        state = self._init_state(p)
+        state["step"].add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        p, grad, square_avg, acc_delta = as_real([p, grad, state["square_avg"], state["acc_delta"]])
+        square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+        std = square_avg.add(eps).sqrt_()
+        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        p.add_(delta, alpha=-lr)
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        states = [self._init_state(p) for p in params]
+        for ps, sts in by_device(params, states):
+            aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if group["weight_decay"] != 0:
+                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            ps, grads = as_real(ps), as_real(grads)
+            square_avgs = as_real([st["square_avg"] for st in sts])
+            acc_deltas = as_real([st["acc_delta"] for st in sts])
+            aten._foreach_mul_.Scalar(square_avgs, rho)
+            aten._foreach_addcmul_.Scalar(square_avgs, grads, grads, 1 - rho)
+            std = aten._foreach_add.Scalar(square_avgs, eps)
+            aten._foreach_sqrt_.default(std)
+            deltas = aten._foreach_add.Scalar(acc_deltas, eps)
+            aten._foreach_sqrt_.default(deltas)
+            aten._foreach_div_.List(deltas, std)
+            aten._foreach_mul_.List(deltas, grads)
+            aten._foreach_mul_.Scalar(acc_deltas, rho)
+            aten._foreach_addcmul_.Scalar(acc_deltas, deltas, deltas, 1 - rho)
+            aten._foreach_add_.List(ps, deltas, alpha=-lr)

@@ -1,0 +1,125 @@
+"""``Adagrad``: per-coordinate step sizes from the sum of all past squared gradients
+(Duchi, Hazan & Singer), with an optional decaying learning rate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad, PyTorch's formulation: ``sum += grad**2``, ``p -= clr * grad / (sqrt(sum) +
+    eps)`` with ``clr = lr / (1 + (step - 1) * lr_decay)``. Its state is made on construction.
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.full((2,), 2.0)
+    >>> ember.optim.Adagrad([w], lr=0.5).step(); w
+    Parameter containing:
+    tensor([0.5000, 0.5000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        refuse_unsupported("Adagrad", differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, fused=fused,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            init = self.defaults["initial_accumulator_value"]
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["sum"] = ember.full_like(p, complex(init, init) if p.is_complex() else init)
+        return state
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adagrad([w], lr_decay=0.1).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        state = self._init_state(p)
+        step_t = state["step"]
+        step_t.add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step_t.item() - 1) * group["lr_decay"])
+        p, grad, state_sum = as_real([p, grad, state["sum"]])
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(group["eps"])
+        p.addcdiv_(grad, std, value=-clr)
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        states = [self._init_state(p) for p in params]
+        for ps, sts in by_device(params, states):
+            steps = [st["step"] for st in sts]
+            aten._foreach_add_.Scalar(steps, 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if group["weight_decay"] != 0:
+                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            lr, lr_decay = group["lr"], group["lr_decay"]
+            minus_clr = [-lr / (1 + (s.item() - 1) * lr_decay) for s in steps]
+            ps, grads = as_real(ps), as_real(grads)
+            sums = as_real([st["sum"] for st in sts])
+            aten._foreach_addcmul_.Scalar(sums, grads, grads, 1)
+            std = aten._foreach_sqrt.default(sums)
+            aten._foreach_add_.Scalar(std, group["eps"])
+            aten._foreach_addcdiv_.ScalarList(ps, grads, std, minus_clr)

@@ -1,0 +1,122 @@
+"""``Adamax``: Adam with the infinity norm in place of the second moment (Kingma & Ba, §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax, PyTorch's formulation (``exp_inf = max(beta2 * exp_inf, |grad| + eps)``; only
+    the first moment is bias-corrected).
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.Adamax([w], lr=0.1).step(); w
+    Parameter containing:
+    tensor([0.9000, 0.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        refuse_unsupported("Adamax", capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, capturable=capturable,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adamax([w], weight_decay=0.1).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["exp_avg"] = ember.zeros_like(p)
+            state["exp_inf"] = ember.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        state = self._init_state(p)
+        step_t = state["step"]
+        step_t.add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        p, grad, exp_avg, exp_inf = as_real([p, grad, state["exp_avg"], state["exp_inf"]])
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_inf.mul_(beta2)
+        exp_inf.copy_(ember.maximum(exp_inf, grad.abs().add_(eps)))
+        clr = lr / (1 - beta1 ** step_t.item())
+        p.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        states = [self._init_state(p) for p in params]
+        for ps, sts in by_device(params, states):
+            steps = [st["step"] for st in sts]
+            aten._foreach_add_.Scalar(steps, 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if group["weight_decay"] != 0:
+                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            ps, grads = as_real(ps), as_real(grads)
+            exp_avgs = as_real([st["exp_avg"] for st in sts])
+            exp_infs = as_real([st["exp_inf"] for st in sts])
+            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
+            aten._foreach_mul_.Scalar(exp_infs, beta2)
+            norms = aten._foreach_abs.default(grads)
+            aten._foreach_add_.Scalar(norms, eps)
+            aten._foreach_maximum_.List(exp_infs, norms)
+            minus_clr = [-(lr / (1 - beta1 ** s.item())) for s in steps]
+            aten._foreach_addcdiv_.ScalarList(ps, exp_avgs, exp_infs, minus_clr)

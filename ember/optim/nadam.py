@@ -1,0 +1,158 @@
+"""``NAdam``: Adam with Nesterov momentum (Dozat), with Keras' momentum schedule
+``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam, PyTorch's formulation: the product of the ``mu_t`` so far is kept in float32
+    state (``mu_product``), and the update mixes the gradient and the first moment.
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.NAdam([w], lr=0.1).step(); w
+    Parameter containing:
+    tensor([0.8944, 0.8944], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        refuse_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+            momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.NAdam([w], weight_decay=0.1, decoupled_weight_decay=True).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["mu_product"] = ember.tensor(1.0, dtype=ember.float32)
+            state["exp_avg"] = ember.zeros_like(p)
+            state["exp_avg_sq"] = ember.zeros_like(p)
+        return state
+
+    @staticmethod
+    def _coefficients(group: dict[str, Any], step: float, mu_product: Tensor) -> tuple[float, ...]:
+        """Update ``mu_product`` in place for step ``step``; return ``1 - beta2**step`` and the
+        coefficients of the gradient and of the first moment in the update."""
+        lr, (beta1, beta2), decay = group["lr"], group["betas"], group["momentum_decay"]
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
+        mu_product.mul_(mu)
+        product = mu_product.item()
+        grad_coef = -lr * (1.0 - mu) / (1.0 - product)
+        avg_coef = (-lr * mu_next) / (1.0 - product * mu_next)
+        return 1 - beta2**step, grad_coef, avg_coef
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        state = self._init_state(p)
+        step_t = state["step"]
+        step_t.add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        correction2, grad_coef, avg_coef = self._coefficients(
+            group, step_t.item(), state["mu_product"]
+        )
+        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = exp_avg_sq.div(correction2).sqrt_().add_(group["eps"])
+        p.addcdiv_(grad, denom, value=grad_coef)
+        p.addcdiv_(exp_avg, denom, value=avg_coef)
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        states = [self._init_state(p) for p in params]
+        for ps, sts in by_device(params, states):
+            steps = [st["step"] for st in sts]
+            aten._foreach_add_.Scalar(steps, 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
+                else:
+                    grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            coefs = [
+                self._coefficients(group, s.item(), st["mu_product"])
+                for s, st in zip(steps, sts, strict=True)
+            ]
+            corrections2, grad_coefs, avg_coefs = (list(c) for c in zip(*coefs, strict=True))
+            ps, grads = as_real(ps), as_real(grads)
+            exp_avgs = as_real([st["exp_avg"] for st in sts])
+            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
+            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
+            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
+            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            denom = aten._foreach_div.ScalarList(exp_avg_sqs, corrections2)
+            aten._foreach_sqrt_.default(denom)
+            aten._foreach_add_.Scalar(denom, group["eps"])
+            aten._foreach_addcdiv_.ScalarList(ps, grads, denom, grad_coefs)
+            aten._foreach_addcdiv_.ScalarList(ps, exp_avgs, denom, avg_coefs)

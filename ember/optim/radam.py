@@ -1,0 +1,161 @@
+"""``RAdam``: Adam whose adaptive step is switched on, and rectified, only once the variance
+of the second-moment estimate is tractable (Liu et al.); before that, SGD with momentum."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam, PyTorch's formulation: while the approximated SMA length ``rho_t`` is at most 5
+    the step is ``lr * exp_avg / (1 - beta1**t)``; after, Adam's step times the rectification.
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.RAdam([w], lr=0.1).step(); w
+    Parameter containing:
+    tensor([0.9000, 0.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        refuse_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            foreach=foreach, capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.RAdam([w], weight_decay=0.1, decoupled_weight_decay=True).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["exp_avg"] = ember.zeros_like(p)
+            state["exp_avg_sq"] = ember.zeros_like(p)
+        return state
+
+    @staticmethod
+    def _step_size(group: dict[str, Any], step: float) -> tuple[float, bool]:
+        """The coefficient of the update at step ``step`` and whether it is rectified: then
+        ``p += c * exp_avg / (sqrt(exp_avg_sq) + eps)``, else ``p += c * exp_avg``."""
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        correction1, correction2 = 1 - beta1**step, 1 - beta2**step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2**step) / correction2
+        if rho_t <= 5.0:
+            return -lr / correction1, False
+        rect = math.sqrt(
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        )
+        return -lr * rect * math.sqrt(correction2) / correction1, True
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        state = self._init_state(p)
+        step_t = state["step"]
+        step_t.add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        coef, rectified = self._step_size(group, step_t.item())
+        if rectified:
+            p.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(group["eps"]), value=coef)
+        else:
+            p.add_(exp_avg.mul(coef))
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step
+        (parameters at different steps may fall on both sides of the rectification)."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        states = [self._init_state(p) for p in params]
+        for ps, sts in by_device(params, states):
+            steps = [st["step"] for st in sts]
+            aten._foreach_add_.Scalar(steps, 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
+                else:
+                    grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            ps, grads = as_real(ps), as_real(grads)
+            exp_avgs = as_real([st["exp_avg"] for st in sts])
+            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
+            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
+            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
+            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            sizes = [self._step_size(group, s.item()) for s in steps]
+            rect = [i for i, (_, r) in enumerate(sizes) if r]
+            plain = [i for i, (_, r) in enumerate(sizes) if not r]
+            if rect:
+                denom = aten._foreach_sqrt.default([exp_avg_sqs[i] for i in rect])
+                aten._foreach_add_.Scalar(denom, group["eps"])
+                aten._foreach_addcdiv_.ScalarList(
+                    [ps[i] for i in rect], [exp_avgs[i] for i in rect], denom,
+                    [sizes[i][0] for i in rect],
+                )  # fmt: skip
+            if plain:
+                scaled = aten._foreach_mul.ScalarList(
+                    [exp_avgs[i] for i in plain], [sizes[i][0] for i in plain]
+                )
+                aten._foreach_add_.List([ps[i] for i in plain], scaled)

@@ -1,0 +1,146 @@
+"""``RMSprop``: divide the gradient by a running root mean square of recent gradients
+(Hinton's lecture 6e), optionally centered and with momentum."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ember
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+
+aten = ops.aten
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """RMSprop, PyTorch's formulation (``eps`` added after the square root; the momentum
+    buffer accumulates ``grad / avg``).
+
+    >>> w = ember.nn.Parameter(ember.ones(2)); w.grad = ember.ones(2)
+    >>> ember.optim.RMSprop([w], lr=0.01, alpha=0.75).step(); w
+    Parameter containing:
+    tensor([0.9800, 0.9800], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        refuse_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+            weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+            maximize=maximize, differentiable=differentiable,
+        )  # fmt: skip
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.RMSprop([w], momentum=0.9, centered=True).step()
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group["foreach"]:  # NOTE [foreach updates]
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = ember.tensor(0.0, dtype=ember.float32)
+            state["square_avg"] = ember.zeros_like(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = ember.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = ember.zeros_like(p)
+        return state
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        weight_decay, momentum = group["weight_decay"], group["momentum"]
+        state = self._init_state(p, group)
+        state["step"].add_(1)
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        if weight_decay != 0:
+            grad = grad.add(p, alpha=weight_decay)
+        p, grad, square_avg = as_real([p, grad, state["square_avg"]])
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            (grad_avg,) = as_real([state["grad_avg"]])
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg.add_(eps)
+        if momentum > 0:
+            (buf,) = as_real([state["momentum_buffer"]])
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            p.add_(buf, alpha=-lr)
+        else:
+            p.addcdiv_(grad, avg, value=-lr)
+
+    def _update_foreach(self, group: dict[str, Any]) -> None:
+        """``_update`` for every parameter of the group at once, one foreach op per step."""
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        weight_decay, momentum = group["weight_decay"], group["momentum"]
+        states = [self._init_state(p, group) for p in params]
+        for ps, sts in by_device(params, states):
+            aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
+            grads = [p.grad for p in ps]
+            if group["maximize"]:
+                grads = aten._foreach_neg.default(grads)
+            if weight_decay != 0:
+                grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            ps, grads = as_real(ps), as_real(grads)
+            square_avgs = as_real([st["square_avg"] for st in sts])
+            aten._foreach_mul_.Scalar(square_avgs, alpha)
+            aten._foreach_addcmul_.Scalar(square_avgs, grads, grads, 1 - alpha)
+            if group["centered"]:
+                grad_avgs = as_real([st["grad_avg"] for st in sts])
+                aten._foreach_lerp_.Scalar(grad_avgs, grads, 1 - alpha)
+                avg = aten._foreach_addcmul.Scalar(square_avgs, grad_avgs, grad_avgs, -1)
+                aten._foreach_sqrt_.default(avg)
+            else:
+                avg = aten._foreach_sqrt.default(square_avgs)
+            aten._foreach_add_.Scalar(avg, eps)
+            if momentum > 0:
+                bufs = as_real([st["momentum_buffer"] for st in sts])
+                aten._foreach_mul_.Scalar(bufs, momentum)
+                aten._foreach_addcdiv_.Scalar(bufs, grads, avg)
+                aten._foreach_add_.List(ps, bufs, alpha=-lr)
+            else:
+                aten._foreach_addcdiv_.Scalar(ps, grads, avg, -lr)
