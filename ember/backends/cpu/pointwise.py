@@ -595,8 +595,21 @@ impl(aten.clamp_max.Tensor, CPU, binary("clamp_max.Tensor", np.minimum, quiet_fp
 
 
 def _lerp_values(a: Any, b: Any, w: Any) -> Any:
-    """PyTorch's two-sided formula: exact at both ends, weight < 0.5 from ``a``, else from ``b``."""
+    """PyTorch's two-sided formula: exact at both ends, weight < 0.5 from ``a``, else from ``b``.
+    A single weight picks its side once, in the compute dtype (``1 - w`` in float32 for
+    float32, as PyTorch; a float64 ``1 - w`` made the whole side float64)."""
     diff = np.subtract(b, a)
+    if np.ndim(w) == 0:
+        w = np.asarray(w, dtype=diff.dtype)
+        if abs(w) < 0.5:
+            out = np.multiply(diff, w)
+            if type(out) is np.ndarray and out.shape == np.shape(a):
+                return np.add(a, out, out=out)
+            return np.add(a, out)
+        out = np.multiply(diff, np.subtract(1, w, dtype=diff.dtype))
+        if type(out) is np.ndarray and out.shape == np.shape(b):
+            return np.subtract(b, out, out=out)
+        return np.subtract(b, out)
     small = np.less(np.abs(w), 0.5)
     return np.where(small, a + w * diff, b - diff * (1 - np.asarray(w)))
 
@@ -631,10 +644,17 @@ def _addc(name: str, combine: Callable[[Any, Any], Any]) -> Callable[..., Tensor
         cnp = np.dtype(np.float32) if cdt.np == np.float16 else cdt.np
         a, b, c = arg(self, cnp), arg(tensor1, cnp), arg(tensor2, cnp)
         v = arg(value, cnp)
+
+        def compute() -> Any:  # one temporary, reused (was three passes with three)
+            t = combine(b, c)
+            if type(t) is not np.ndarray:
+                return np.add(a, np.multiply(v, t) if value != 1 else t)
+            if value != 1:
+                np.multiply(t, v, out=t, casting="unsafe")
+            return np.add(a, t, out=t, casting="unsafe") if t.shape == np.shape(a) else np.add(a, t)
+
         try:
-            r = quiet(
-                lambda: np.add(a, np.multiply(v, combine(b, c)) if value != 1 else combine(b, c))
-            )
+            r = quiet(compute)
         except ValueError:
             broadcast_error(name, self, tensor1, tensor2)
             raise
