@@ -74,6 +74,7 @@ from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
 from ember import testing  # noqa: E402  (assert_close, make_tensor)
+from ember import distributions  # noqa: E402
 from ember._global_settings import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,
