@@ -145,4 +145,4 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
     t2 = width.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
-    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2) - 0.5
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
