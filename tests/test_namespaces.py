@@ -345,3 +345,21 @@ def test_settings_are_ignored_by_torch_function() -> None:
     ):
         assert getattr(ember, name) in ignored
         assert getattr(torch, name) in torch.overrides.get_ignored_functions()
+
+
+def test_namespaces_guide_examples_run() -> None:
+    """The ``>>>`` examples of docs/namespaces.md print what they say."""
+    import doctest
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "namespaces.md"
+    test = doctest.DocTestParser().get_doctest(
+        doc.read_text(encoding="utf-8"), {"ember": ember}, doc.name, str(doc), 0
+    )
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    try:
+        result = runner.run(test)
+    finally:
+        ember.backends.cudnn.benchmark = False
+        ember.use_deterministic_algorithms(False)
+    assert result.attempted > 10 and result.failed == 0
