@@ -363,3 +363,14 @@ def test_namespaces_guide_examples_run() -> None:
         ember.backends.cudnn.benchmark = False
         ember.use_deterministic_algorithms(False)
     assert result.attempted > 10 and result.failed == 0
+
+
+def test_cuda_device_objects_save_and_load() -> None:
+    """A device object is data: ``cuda`` ones round-trip through save/load (as in PyTorch);
+    only tensors cannot live there."""
+    import io
+
+    buf = io.BytesIO()
+    ember.save({"device": ember.device("cuda", 1)}, buf)
+    buf.seek(0)
+    assert ember.load(buf)["device"] == ember.device("cuda:1")
