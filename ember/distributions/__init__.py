@@ -11,10 +11,12 @@ from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
 from ember.distributions.kl import kl_divergence, register_kl
+from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Normal
 from ember.distributions.uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "constraints",
+    "Bernoulli", "Categorical", "Distribution", "MultivariateNormal", "Normal", "Uniform",
+    "constraints",
     "kl_divergence", "register_kl",
 ]  # fmt: skip

@@ -13,10 +13,14 @@ from collections.abc import Callable
 from functools import total_ordering
 from typing import Any
 
+import numpy as np
+
+import ember
 from ember._tensor import Tensor
 from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
+from ember.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from ember.distributions.normal import Normal
 from ember.distributions.uniform import Uniform
 from ember.distributions.utils import softplus
@@ -146,3 +150,21 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t2 = width.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    # log det Lq - log det Lp + (tr(Sq^-1 Sp) + Mahalanobis(q, loc_p) - n) / 2
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes "
+            "cannot be computed"
+        )
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = Lq.diagonal(0, -2, -1).log().sum(-1) - Lp.diagonal(0, -2, -1).log().sum(-1)
+    n = p.event_shape[0]
+    batch = np.broadcast_shapes(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2]))
+    x = ember.linalg.solve_triangular(Lq.expand(*batch, n, n), Lp.expand(*batch, n, n), upper=False)
+    term2 = x.pow(2).sum((-2, -1))
+    term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
