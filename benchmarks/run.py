@@ -20,6 +20,7 @@ how many cores each library grabs on a shared machine.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import timeit
 from collections.abc import Callable
@@ -47,6 +48,8 @@ except ImportError:  # the bench/test extras install it; without it only NumPy i
     torch = None
 
 Thunk = Callable[[], Any]
+#: benchmark groups kept in their own modules (``benchmarks/<name>.py``, ``cases(quick)``)
+GROUP_MODULES = ("optim", "namespaces")
 
 
 @dataclass
@@ -445,7 +448,8 @@ def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
     cases = tiny_cases() + override_cases() + python_key_cases()
     cases += large_cases(args.quick) + train_cases() + lazy_cases(args.quick)
-    cases += __import__("benchmarks.optim", fromlist=["cases"]).cases(args.quick)
+    for name in GROUP_MODULES:  # imported here: each imports Case from this module
+        cases += importlib.import_module(f"benchmarks.{name}").cases(args.quick)
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"

@@ -72,5 +72,18 @@ from ember import _C  # noqa: E402
 from ember import fx  # noqa: E402
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
+from ember import linalg  # noqa: E402  (torch.linalg's functions)
+from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
+from ember import testing  # noqa: E402  (assert_close, make_tensor)
+from ember import distributions  # noqa: E402
+from ember._global_settings import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])

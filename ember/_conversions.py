@@ -21,7 +21,7 @@ from ember.overrides import guard_function
 aten = ops.aten
 _to_dtype = aten.to.dtype
 _dtype = dtypes.dtype
-_DEVICE_TYPES = (str, _device)
+_DEVICE_TYPES = (str, _device, int)  # an int is the current accelerator's index
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -104,6 +104,30 @@ def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """
     mf = {} if memory_format is None else {"memory_format": memory_format}
     return aten.to.dtype_layout(self, device=_device("cpu"), **mf)
+
+
+def _cuda(
+    self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None
+) -> Tensor:
+    """This tensor on a CUDA device: ember has none, so this raises as PyTorch's CPU-only
+    build does (NOTE [unavailable devices] in ``ember/device.py``).
+
+    >>> ember.ones(2).cuda()  # raises AssertionError: Torch not compiled with CUDA enabled
+    """
+    target = _device("cuda") if device is None else _device(device)
+    if target.type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    mf = {} if memory_format is None else {"memory_format": memory_format}
+    return aten.to.dtype_layout(self, device=target, non_blocking=non_blocking, **mf)
+
+
+def _is_cuda(self: Tensor) -> bool:
+    """Whether this tensor is on a CUDA device: never, in ember.
+
+    >>> ember.ones(2).is_cuda
+    False
+    """
+    return self.device.type == "cuda"
 
 
 #: "FloatTensor" -> float32, as ``Tensor.type()`` spells them
@@ -220,6 +244,8 @@ def _attach() -> None:
     for name, d in _CONVERSIONS.items():
         setattr(Tensor, name, _as(d, name))
     Tensor.cpu = _cpu  # type: ignore[attr-defined]
+    Tensor.cuda = _cuda  # type: ignore[attr-defined]
+    Tensor.is_cuda = property(_is_cuda, doc=_is_cuda.__doc__)  # type: ignore[attr-defined]
     Tensor.type = _type  # type: ignore[attr-defined]
     Tensor.type_as = _type_as  # type: ignore[attr-defined]
     Tensor.nonzero = _wrap_nonzero(Tensor.nonzero, method=True)  # type: ignore[attr-defined]

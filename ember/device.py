@@ -1,4 +1,13 @@
-"""Devices: ``cpu`` (NumPy arrays) and ``meta`` (shape and dtype only, no data)."""
+"""Devices: ``cpu`` (NumPy arrays) and ``meta`` (shape and dtype only, no data).
+
+# NOTE [unavailable devices]
+``cuda`` is a device type ember names but has no backend for, as PyTorch's CPU-only build:
+``ember.device("cuda")`` constructs, and comparing or printing it works, but making or
+moving a tensor there raises what that build raises (``AssertionError: Torch not compiled
+with CUDA enabled``). ``check_backend`` is the one place that decides it; the dispatcher's
+device-to-key table and ``_to_copy``'s options call it. A bare integer device means "the
+current accelerator", which a CPU-only build does not have (``RuntimeError``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,10 @@ from typing import Any
 
 __all__ = ["device"]
 
-_KNOWN = ("cpu", "meta", "lazy")
+_KNOWN = ("cpu", "meta", "lazy", "cuda")
+#: device types that are known but have no backend: what using one raises
+_UNAVAILABLE = {"cuda": "Torch not compiled with CUDA enabled"}
+_NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 
 class device:
@@ -24,6 +36,8 @@ class device:
     def __new__(cls, type: Any, index: int | None = None) -> device:  # noqa: A002
         if isinstance(type, device):
             return type
+        if isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError(_NO_ACCELERATOR)
         if not isinstance(type, str):
             raise TypeError(f"device(): expected a string like 'cpu' or 'meta', got {type!r}")
         if ":" in type:
@@ -79,3 +93,24 @@ def as_device(d: Any) -> device:
     if type(d) is device:
         return d
     return device(d)
+
+
+def check_backend(type: str) -> None:  # noqa: A002 - PyTorch's word for a device kind
+    """Raise what PyTorch's CPU-only build raises when a tensor would live on a device of
+    this type (NOTE [unavailable devices]); return for a type with a backend.
+
+    >>> check_backend("cpu")
+    """
+    message = _UNAVAILABLE.get(type)
+    if message is not None:
+        raise AssertionError(message)
+
+
+class DeviceBits(dict[str, int]):
+    """Device type -> dispatch key bit; a type with no bit raises as ``check_backend`` (or
+    ``device``'s parser, for a string that names no device) does, never ``KeyError``."""
+
+    def __missing__(self, name: str) -> int:
+        device(int(name) if name.isdigit() else name)  # unknown names raise here
+        check_backend(name)
+        raise KeyError(name)

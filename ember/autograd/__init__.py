@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from ember.autograd import api as _api
 from ember.autograd import derivatives as _derivatives  # noqa: F401  (fills the table)
+from ember.autograd import derivatives_linalg as _derivatives_linalg  # noqa: F401
 from ember.autograd import derivatives_nn as _derivatives_nn  # noqa: F401
 from ember.autograd import kernel as _kernel
-from ember.autograd.anomaly_mode import detect_anomaly, is_anomaly_enabled
+from ember.autograd.anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from ember.autograd.api import backward, grad
 from ember.autograd.function import Function, FunctionCtx
 from ember.autograd.grad_mode import (
@@ -27,8 +33,11 @@ from ember.autograd.graph import Node
 _kernel.install()
 _api.install()
 
+from ember.autograd import functional  # noqa: E402  (jacobian, hessian, vjp, jvp, hvp, vhp)
+
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
+    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly",
 ]  # fmt: skip

@@ -3,37 +3,82 @@
 from __future__ import annotations
 
 import traceback
+import warnings
 from typing import Any
 
 from ember.dispatch import state
 
-#: how many detect_anomaly blocks are open in any thread (zero: skip the thread-local read)
+#: how many threads have anomaly mode on (zero: skip the thread-local read)
 OPEN = [0]
 
 
 def is_anomaly_enabled() -> bool:
+    """Whether anomaly mode is on in this thread.
+
+    >>> ember.autograd.is_anomaly_enabled()
+    False
+    """
     return bool(OPEN[0]) and bool(getattr(state.local, "anomaly", False))
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly mode, when on, fails on NaN gradients in this thread.
+
+    >>> ember.autograd.is_anomaly_check_nan_enabled()
+    False
+    """
+    return is_anomaly_enabled() and bool(getattr(state.local, "anomaly_check_nan", True))
+
+
+def _set(mode: bool, check_nan: bool) -> tuple[bool, bool]:
+    """Switch anomaly mode in this thread; return the previous (mode, check_nan)."""
+    local = state.local
+    prev = (bool(getattr(local, "anomaly", False)), bool(getattr(local, "anomaly_check_nan", True)))
+    local.anomaly = bool(mode)  # type: ignore[attr-defined]
+    local.anomaly_check_nan = bool(check_nan)  # type: ignore[attr-defined]
+    OPEN[0] += int(bool(mode)) - int(prev[0])
+    return prev
+
+
 class detect_anomaly:
-    """In this block, nodes record the forward traceback, and a backward formula that
-    returns NaN raises an error naming the node and showing where it was created.
+    """In this block, nodes record the forward traceback, and (with ``check_nan``) a backward
+    formula that returns NaN raises an error naming the node and showing where it was created.
 
     >>> with ember.autograd.detect_anomaly(): ...
     """
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
-        self._prev: list[Any] = []
+        self._prev: list[tuple[bool, bool]] = []
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def __enter__(self) -> None:
-        self._prev.append(getattr(state.local, "anomaly", False))
-        state.local.anomaly = self.check_nan or True  # type: ignore[attr-defined]
-        OPEN[0] += 1
+        self._prev.append(_set(True, self.check_nan))
 
     def __exit__(self, *exc: Any) -> None:
-        state.local.anomaly = self._prev.pop()  # type: ignore[attr-defined]
-        OPEN[0] -= 1
+        _set(*self._prev.pop())
+
+
+class set_detect_anomaly:
+    """Switch anomaly mode on or off: from now on when called, or for a ``with`` block.
+
+    >>> with ember.autograd.set_detect_anomaly(True): ember.autograd.is_anomaly_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(*self._prev)
 
 
 def forward_trace() -> str:
@@ -44,6 +89,8 @@ def check_results(node: Any, results: Any) -> None:
     """Raise if any gradient a node returned holds NaN (anomaly mode only)."""
     import numpy as np
 
+    if not getattr(state.local, "anomaly_check_nan", True):
+        return
     for i, r in enumerate(results):
         data = getattr(r, "_data", None)
         if isinstance(data, np.ndarray) and data.dtype.kind in "fc" and np.isnan(data).any():

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ember.device import DeviceBits
 from ember.dispatch.codegen import define
 from ember.dispatch.keys import (
     BACKEND_KEYS,
@@ -57,7 +58,7 @@ all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
 _ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
-_DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
+_DEVICE_BITS = DeviceBits(cpu=CPU_BIT, meta=META_BIT, lazy=LAZY_BIT)
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
 TENSOR_TYPE: list[type[Any]] = [object]
 

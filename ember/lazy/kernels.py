@@ -7,7 +7,7 @@ from typing import Any
 from ember._tensor import Tensor, wrap
 from ember.dispatch.keys import CPU_BIT, LAZY_BIT, DispatchKey
 from ember.lazy.executor import values_of
-from ember.lazy.recorder import is_lazy, lazy_fallback, to_lazy
+from ember.lazy.recorder import eager, is_lazy, lazy_fallback, to_lazy
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.registry import ops
@@ -31,3 +31,11 @@ def _to_copy(self: Tensor, **options: Any) -> Tensor:
             CPU_BIT, cpu, **{**rest, "device": options["device"]} if kind == "meta" else rest
         )
     return lazy_fallback(aten._to_copy.default, LAZY_BIT, (self,), options)
+
+
+@impl(aten._linalg_check_errors.default, DispatchKey.Lazy)
+def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> None:
+    """Reads ``info``'s values to raise ``LinAlgError``: computed now, as on the cpu device
+    (its Meta rule checks nothing: NOTE [linalg errors])."""
+    eager(aten._linalg_check_errors.default, (info, api_name), {"is_matrix": is_matrix},
+          "it raises on the values of info")  # fmt: skip

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._global_settings import FLAGS
 from ember._shape_only import contiguous_strides
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
@@ -107,8 +108,18 @@ def normal_array(shape: tuple[int, ...], d: dtypes.dtype, rng: np.random.Generat
     return rng.standard_normal(shape, dtype=d.np)
 
 
+def _uninitialized(shape: tuple[int, ...], d: dtypes.dtype) -> np.ndarray | None:
+    """Nothing (leave memory as it is), or in deterministic mode NaN, or an integer's largest
+    value (NOTE [deterministic algorithms] in ``ember/_global_settings.py``)."""
+    if not FLAGS.deterministic:
+        return None
+    if d.category in (dtypes.FLOATING, dtypes.COMPLEX):
+        return np.full(shape, np.nan, d.np)
+    return np.full(shape, True if d is dtypes.bool_ else np.iinfo(d.np).max, d.np)
+
+
 _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
-    "empty": lambda shape, d: None,
+    "empty": _uninitialized,
     "zeros": lambda shape, d: np.zeros(shape, d.np),
     "full": lambda shape, d, value: np.full(shape, value, d.np),
     "arange": _arange,

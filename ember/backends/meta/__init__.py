@@ -5,6 +5,7 @@ from ember.backends.meta import (  # noqa: F401
     copies,
     creation,
     indexing,
+    lapack,
     linalg,
     nn,
     pointwise,

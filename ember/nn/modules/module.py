@@ -478,6 +478,15 @@ class Module:
         """Move parameters and buffers to the cpu device; returns self."""
         return self._apply(lambda t: t.to(device=_device("cpu")))  # type: ignore[attr-defined]
 
+    def cuda(self, device: Any = None) -> Module:
+        """Move parameters and buffers to a CUDA device: ember has none, so a module holding
+        any raises as PyTorch's CPU-only build does (NOTE [unavailable devices]).
+
+        >>> ember.nn.ReLU().cuda()  # no tensors to move
+        ReLU()
+        """
+        return self._apply(lambda t: t.cuda(device))  # type: ignore[attr-defined]
+
     def _cast(self, dt: _dtype) -> Module:
         return self._apply(lambda t: t.to(dtype=dt) if t.is_floating_point() else t)  # type: ignore[attr-defined]
 

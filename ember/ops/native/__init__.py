@@ -7,6 +7,7 @@ from ember.ops.native import (  # noqa: F401
     foreach,
     indexing,
     linalg,
+    linalg_composite,
     nn,
     pointwise,
     reductions,

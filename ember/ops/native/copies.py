@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember import dtypes
-from ember.device import as_device
+from ember.device import as_device, check_backend
 from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
 from ember.ops.registry import OpOverload, define_op, ops
 
@@ -165,4 +165,8 @@ def to_copy_options(
     (None, 'meta', None)
     """
     check_layout(layout, "_to_copy")
-    return dtype, None if device is None else as_device(device).type, memory_format
+    if device is None:
+        return dtype, None, memory_format
+    kind = as_device(device).type
+    check_backend(kind)  # NOTE [unavailable devices]
+    return dtype, kind, memory_format

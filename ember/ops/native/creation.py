@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
 from ember._shape_only import contiguous_strides
+from ember.device import as_device, check_backend
 from ember.ops.native._define import define
 from ember.ops.registry import OpOverload, ops
 
@@ -390,6 +391,9 @@ def kernel_of(
 def _dtype(op: str, default: dtypes.dtype | None, options: dict[str, Any]) -> dtypes.dtype:
     """The result dtype ``options`` give (``default``, else the default dtype, if absent)."""
     check_layout(options.get("layout"), op)
+    device = options.get("device")
+    if device is not None:  # *_like and new_* dispatch on self, so a device is checked here
+        check_backend(as_device(device).type)
     if default is None:
         default = dtypes.get_default_dtype()
     return dtype_of(options.get("dtype"), default)

@@ -21,7 +21,7 @@ from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.dispatch.state import ACTIVE
-from ember.dtypes import BOOL, INTEGRAL, dtype, int64, promote_types
+from ember.dtypes import BOOL, FLOATING, INTEGRAL, dtype, int64, promote_types
 from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.registry import ops
@@ -389,3 +389,375 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
 _MM = aten.mm.default
 _mm = _MM._dispatch
 _CPU_ENTRY = CPU_BIT.bit_length() - 1
+
+
+# =========================================================================== ember.linalg
+# The ops behind ``ember.linalg`` (and ``ember.cholesky``, ``ember.det``, ``ember.inverse``,
+# ...), split as PyTorch splits them: the ops with kernels (``linalg_cholesky_ex``,
+# ``linalg_inv_ex``, ``_linalg_solve_ex``, ``_linalg_det``, ``_linalg_slogdet``,
+# ``_linalg_svd``, ``linalg_qr``, ``_linalg_eigh``, ``linalg_solve_triangular``,
+# ``linalg_pinv.atol_rtol_tensor``, ``linalg_lstsq``, ``linalg_cross``, ``cholesky``), and
+# CompositeImplicitAutograd ones built on them (``linalg_inv`` is ``linalg_inv_ex`` then
+# ``_linalg_check_errors``), in ``ember/ops/native/linalg_composite.py``. Ops PyTorch puts
+# in ``torch.linalg`` (``python_module: linalg``) bind no ``ember.<name>``: ``ember/linalg.py``
+# binds them without their ``linalg_`` prefix.
+
+_LINALG = ()  # variants: bound by ember/linalg.py, not as ember.<name> or Tensor.<name>
+_FN = ("function",)
+
+# fmt: off
+define("_linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()", variants=_FN)
+define("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
+       "(Tensor L, Tensor info)", variants=_LINALG)
+define("linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", variants=_LINALG)
+define("cholesky(Tensor self, bool upper=False) -> Tensor")
+define("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, "
+       "bool unitriangular=False) -> Tensor", variants=_LINALG)
+define("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
+       variants=_LINALG)
+define("linalg_inv(Tensor A) -> Tensor", variants=_LINALG)
+define("inverse(Tensor self) -> Tensor")
+define("_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+       "(Tensor result, Tensor LU, Tensor pivots, Tensor info)", variants=_FN)
+define("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+       "(Tensor result, Tensor info)", variants=_LINALG)
+define("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", variants=_LINALG)
+define("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)", variants=_FN)
+define("linalg_det(Tensor A) -> Tensor", variants=_LINALG)
+define("det(Tensor self) -> Tensor")
+define("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)",
+       variants=_FN)
+define("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", variants=_LINALG)
+define("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)")
+define("logdet(Tensor self) -> Tensor")
+define("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
+       "str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)", variants=_FN)
+define("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+       "(Tensor U, Tensor S, Tensor Vh)", variants=_LINALG)
+define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", variants=_LINALG)
+define("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
+define("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", variants=_LINALG)
+define('_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
+       "(Tensor eigenvalues, Tensor eigenvectors)", variants=_FN)
+define('linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
+       variants=_LINALG)
+define('linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor', variants=_LINALG)
+define("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
+       "bool hermitian=False) -> Tensor", variants=_LINALG)
+define("linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
+       "bool hermitian=False) -> Tensor", variants=_LINALG)
+define("linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor", variants=_LINALG)
+define("linalg_pinv.rcond_tensor(Tensor self, Tensor rcond, bool hermitian=False) -> Tensor",
+       variants=_LINALG)
+define("pinverse(Tensor self, float rcond=1e-15) -> Tensor")
+define("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+       "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)",
+       variants=_LINALG)
+define("linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, "
+       "Tensor? rtol=None, bool hermitian=False) -> Tensor", variants=_LINALG)
+define("linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
+       "bool hermitian=False) -> Tensor", variants=_LINALG)
+define("linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor",
+       variants=_LINALG)
+define("linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor",
+       variants=_LINALG)
+define("linalg_matrix_power(Tensor self, int n) -> Tensor", variants=_LINALG)
+define("matrix_power(Tensor self, int n) -> Tensor")
+define("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", variants=_LINALG)
+define("cross(Tensor self, Tensor other, int? dim=None) -> Tensor")
+define("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor", variants=_LINALG)
+define("linalg_multi_dot(Tensor[] tensors) -> Tensor", variants=_LINALG)
+define("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
+       variants=_LINALG)
+define("linalg_matmul(Tensor self, Tensor other) -> Tensor", variants=_LINALG)
+define("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", variants=_LINALG)
+define("linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", variants=_LINALG)
+define("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
+       "ScalarType? dtype=None) -> Tensor", variants=_LINALG)
+define("linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], "
+       "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", variants=_LINALG)
+define("frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", variants=_FN)
+define("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor", variants=_FN)
+define("nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor", variants=_FN)
+# fmt: on
+
+
+# --------------------------------------------------------------------------- shared checks
+
+
+class LinAlgError(RuntimeError):
+    """A linear algebra computation failed on the values it got (a singular matrix, one
+    that is not positive-definite, no convergence): ``torch.linalg.LinAlgError``.
+
+    >>> issubclass(LinAlgError, RuntimeError)
+    True
+    """
+
+
+LinAlgError.__module__ = "ember.linalg"
+
+#: how an op refuses float16 (and other dtypes it has no kernel for): PyTorch's words differ
+#: by op. ("low", _) raises "Low precision dtypes not supported"; ("kernel", name) raises
+#: NotImplementedError '"name" not implemented for ...' as PyTorch's dispatch macros do
+Refusal = tuple[str, str]
+
+
+def matrix_check(
+    shape: Sequence[int],
+    d: dtype,
+    api: str,
+    refusal: Refusal,
+    *,
+    square: bool = True,
+    floating: bool = True,
+    name: str = "A",
+) -> None:
+    """PyTorch's checks of a (batch of) matrix input: at least 2-D, square if ``square``,
+    floating or complex if ``floating`` (else the kernel refuses integers), and float16
+    refused as ``refusal`` says.
+
+    >>> matrix_check((2, 3, 3), ember.float32, "linalg.inv", ("low", ""))
+    >>> matrix_check((3,), ember.float32, "linalg.inv", ("low", ""))
+    Traceback (most recent call last):
+    RuntimeError: linalg.inv: The input tensor A must have at least 2 dimensions.
+    """
+    if len(shape) < 2:
+        raise RuntimeError(f"{api}: The input tensor {name} must have at least 2 dimensions.")
+    if square and shape[-1] != shape[-2]:
+        raise RuntimeError(
+            f"{api}: {name} must be batches of square matrices, but they are {shape[-2]} by "
+            f"{shape[-1]} matrices"
+        )
+    check_linalg_dtype(d, api, refusal, floating=floating)
+
+
+def check_linalg_dtype(d: dtype, api: str, refusal: Refusal, *, floating: bool = True) -> None:
+    """float32, float64, complex64 and complex128 pass; others raise as PyTorch does."""
+    if d.category >= FLOATING and d.itemsize >= 4:
+        return
+    if floating and d.category < FLOATING:
+        raise RuntimeError(
+            f"{api}: Expected a floating point or complex tensor as input. Got {d._short}"
+        )
+    kind, kernel = refusal
+    if kind == "low" and d.category >= FLOATING:
+        raise RuntimeError(f"{api}: Low precision dtypes not supported. Got {d._short}")
+    raise NotImplementedError(
+        f"\"{kernel}\" not implemented for '{d._short}'; convert the input with .float() or "
+        ".double()"
+    )
+
+
+def batch_of(shape: Sequence[int]) -> tuple[int, ...]:
+    """The batch dims of a (batch of) matrix shape."""
+    return tuple(shape[:-2])
+
+
+def cholesky_plan(shape: Sequence[int], d: dtype, api: str) -> tuple[tuple[int, ...], dtype]:
+    """``linalg_cholesky_ex``/``cholesky``: the factor's shape (the input's) and dtype."""
+    floating = api != "cholesky"
+    matrix_check(shape, d, api, ("kernel", "cholesky_cpu"), floating=floating)
+    return tuple(shape), d
+
+
+def solve_triangular_plan(
+    a: Sequence[int], b: Sequence[int], da: dtype, db: dtype, left: bool
+) -> tuple[int, ...]:
+    """``linalg_solve_triangular``: the result's shape (batch dims broadcast), with PyTorch's
+    errors for non-square ``self`` and a ``B`` of the wrong size."""
+    api = "linalg.solve_triangular"
+    matrix_check(a, da, api, ("kernel", "triangular_solve_cpu"), floating=False)
+    if len(b) < 2:
+        raise RuntimeError(f"{api}: The input tensor B must have at least 2 dimensions.")
+    n = a[-1]  # (B is cast to self's dtype, the result's)
+    if (left and b[-2] != n) or (not left and b[-1] != n):
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{api}: Incompatible shapes of A and B for the equation {eq} ({a[-2]}x{a[-1]} and "
+            f"{b[-2]}x{b[-1]})"
+        )
+    batch = broadcast_shapes(batch_of(a), batch_of(b), op=api)
+    return (*batch, b[-2], b[-1])
+
+
+def inv_plan(shape: Sequence[int], d: dtype) -> tuple[int, ...]:
+    """``linalg_inv_ex``: the inverse's shape; ``info`` has the batch shape."""
+    matrix_check(shape, d, "linalg.inv", ("low", ""))
+    return tuple(shape)
+
+
+def solve_is_vector(a: Sequence[int], b: Sequence[int]) -> bool:
+    """``B`` is a (batch of) vector(s), not matrices: 1-D, or ``A``'s batch shape plus ``n``
+    (PyTorch's rule, which this shape alone decides)."""
+    return len(b) == 1 or (len(b) == len(a) - 1 and tuple(b) == tuple(a[:-1]))
+
+
+def solve_plan(
+    a: Sequence[int], b: Sequence[int], da: dtype, db: dtype, left: bool
+) -> tuple[tuple[int, ...], bool]:
+    """``_linalg_solve_ex``: the result's shape and whether ``B`` is a vector, with PyTorch's
+    errors.
+
+    >>> solve_plan((2, 3, 3), (3,), ember.float32, ember.float32, True)
+    ((2, 3), True)
+    """
+    api = "linalg.solve"
+    matrix_check(a, da, api, ("kernel", "lu_cpu"))
+    if da is not db:
+        raise RuntimeError(
+            f"{api}: Expected A and B to have the same dtype, but found A of type {da._short} "
+            f"and B of type {db._short} instead"
+        )
+    vector = solve_is_vector(a, b)
+    n = a[-1]
+    bm = (*b, 1) if vector else tuple(b)
+    if vector and len(b) == 1:
+        bm = (b[0], 1)
+    if len(bm) < 2:
+        raise RuntimeError(f"{api}: The input tensor B must have at least 1 dimensions.")
+    if (left and bm[-2] != n) or (not left and bm[-1] != n):
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{api}: Incompatible shapes of A and B for the equation {eq} ({a[-2]}x{a[-1]} and "
+            f"{bm[-2]}x{bm[-1]})"
+        )
+    batch = broadcast_shapes(batch_of(a), batch_of(bm), op=api)
+    if vector:
+        return (*batch, n), True
+    return (*batch, bm[-2], bm[-1]), False
+
+
+def det_plan(shape: Sequence[int], d: dtype, api: str) -> tuple[int, ...]:
+    """``_linalg_det`` / ``_linalg_slogdet``: the batch shape of the result."""
+    refusal = ("kernel", "lu_cpu") if api == "linalg.det" else ("low", "")
+    matrix_check(shape, d, api, refusal)
+    return batch_of(shape)
+
+
+def svd_plan(
+    shape: Sequence[int], d: dtype, full_matrices: bool, compute_uv: bool, driver: str | None
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``_linalg_svd``: the shapes of ``U``, ``S`` and ``Vh`` (empty ``(0,)`` when not
+    computed, as PyTorch returns them)."""
+    api = "linalg.svd"
+    matrix_check(shape, d, api, ("kernel", "linalg_svd_cpu"), square=False)
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+            "with cuSOLVER backend; leave it None on the cpu device"
+        )
+    *batch, m, n = shape
+    k = min(m, n)
+    s = (*batch, k)
+    if not compute_uv:
+        return (0,), s, (0,)
+    if full_matrices:
+        return (*batch, m, m), s, (*batch, n, n)
+    return (*batch, m, k), s, (*batch, k, n)
+
+
+def qr_plan(shape: Sequence[int], d: dtype, mode: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``linalg_qr``: the shapes of ``Q`` and ``R`` for ``mode`` (reduced, complete, r)."""
+    api = "linalg.qr"
+    matrix_check(shape, d, api, ("kernel", "geqrf_cpu"), square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    *batch, m, n = shape
+    k = min(m, n)
+    if mode == "r":
+        return (0,), (*batch, k, n)
+    if mode == "complete":
+        return (*batch, m, m), (*batch, m, n)
+    return (*batch, m, k), (*batch, k, n)
+
+
+def eigh_plan(shape: Sequence[int], d: dtype, uplo: str) -> tuple[int, ...]:
+    """``_linalg_eigh``: the eigenvalues' shape (the eigenvectors have the input's)."""
+    api = "linalg.eigh"
+    if uplo not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"{api}: Expected UPLO argument to be 'L' or 'U', but got {uplo}")
+    matrix_check(shape, d, api, ("kernel", "linalg_eigh_cpu"), floating=False)
+    return tuple(shape[:-1])
+
+
+def pinv_check(shape: Sequence[int], d: dtype) -> None:
+    """``linalg_pinv``: a (batch of) matrix of float32, float64, complex64 or complex128."""
+    if len(shape) < 2 or d.category < FLOATING or d.itemsize < 4:
+        raise RuntimeError(
+            f"linalg.pinv({d._short}{{{list(shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types"
+        )
+
+
+def lstsq_plan(
+    a: Sequence[int], b: Sequence[int], da: dtype, db: dtype, driver: str | None
+) -> tuple[tuple[int, ...], bool, str]:
+    """``linalg_lstsq``: the solution's shape, whether ``b`` is a vector, and the driver."""
+    api = "torch.linalg.lstsq"
+    if da.category < FLOATING or da.itemsize < 4:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if len(a) < 2:
+        raise RuntimeError(f"{api}: input must have at least 2 dimensions.")
+    if da is not db:
+        raise RuntimeError(
+            f"{api}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{da._short} and other's dtype {db._short}"
+        )
+    if driver is None:
+        driver = "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(
+            f"{api}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    vector = len(b) == len(a) - 1
+    if len(b) < 1 or (not vector and len(b) != len(a)):
+        raise RuntimeError(
+            f"{api}: input.dim() must be greater or equal to other.dim() and (input.dim() - "
+            "other.dim()) <= 1"
+        )
+    m, n = a[-2], a[-1]
+    if b[-1 if vector else -2] != m:
+        raise RuntimeError(f"{api}: input.size(-2) should match other.size({-1 if vector else -2})")
+    batch_b = tuple(b[:-1]) if vector else batch_of(b)
+    batch = broadcast_shapes(batch_of(a), batch_b, op=api)
+    if vector:
+        return (*batch, n), True, driver
+    return (*batch, n, b[-1]), False, driver
+
+
+def cross_plan(
+    a: Sequence[int], b: Sequence[int], da: dtype, db: dtype, dim: int
+) -> tuple[tuple[int, ...], int]:
+    """``linalg_cross``: the broadcast shape and the dim (wrapped), with PyTorch's errors."""
+    api = "linalg.cross"
+    if len(a) != len(b):
+        raise RuntimeError(
+            f"{api}: inputs must have the same number of dimensions, got {len(a)} and {len(b)}"
+        )
+    shape = broadcast_shapes(a, b, op=api)
+    nd = len(shape)
+    if not -nd <= dim < max(nd, 1) or nd == 0:
+        lo, hi = (-nd, nd - 1) if nd else (-1, 0)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+            if nd
+            else f"Dimension specified as {dim} but tensor has no dimensions"
+        )
+    d = dim % nd
+    if a[d] != 3 or b[d] != 3:
+        raise RuntimeError(
+            f"{api}: inputs dimension {dim} must have length 3. Got {a[d]} and {b[d]}"
+        )
+    if da is not db:
+        raise RuntimeError(
+            f"{api}: expected scalar type {da._short} but found {db._short}; cast one operand "
+            "with .to(other.dtype)"
+        )
+    if da.category == BOOL:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    return shape, d

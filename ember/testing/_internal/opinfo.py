@@ -351,7 +351,7 @@ def assert_same(
                 f"{where}: strides {actual.stride()} != torch's {expected.stride()}"
             )
         a = actual._data
-        e = expected.detach().numpy()
+        e = expected.detach().resolve_conj().resolve_neg().numpy()  # (lazy conj views)
         if actual.dtype.category >= dtypes.FLOATING:
             atol, rtol = tolerances(actual.dtype, info)
             np.testing.assert_allclose(a, e, atol=atol, rtol=rtol, equal_nan=True, err_msg=where)

@@ -11,6 +11,7 @@ import ember
 from ember import dtypes
 from ember.testing._internal.opinfo import (
     ALL_DTYPES,
+    EDGE_DIFFERENCES,
     ErrorInput,
     SampleInput,
     errors,
@@ -153,3 +154,209 @@ def matmul_errors() -> Iterator[ErrorInput]:
     a = ember.from_numpy(np.ones((2, 3), np.float32))
     b = ember.from_numpy(np.ones((4, 5), np.float32))
     yield ErrorInput(SampleInput(a, b), RuntimeError, r"cannot be multiplied \(2x3 and 4x5\)")
+
+
+# =========================================================================== ember.linalg
+# Matrices are built from the sample's random values so every dtype sees the same shapes:
+# ``_well`` adds n to the diagonal (well conditioned), ``_spd`` is ``M M^H + n I``
+# (Hermitian positive-definite). A ``.mT`` of one is the same matrix laid out column-major.
+
+LINALG = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
+
+_LAPACK_NONFINITE = (
+    frozenset({"special"}),
+    "LAPACK's pivoting and blocking over inf and NaN entries are its own (MKL's in PyTorch, "
+    "OpenBLAS's here): which entries come out NaN is not defined",
+)
+EDGE_DIFFERENCES.update({
+    name: _LAPACK_NONFINITE
+    for name in ("linalg_cholesky_ex", "_linalg_solve_ex", "linalg_solve_ex", "_linalg_det",
+                 "_linalg_slogdet", "linalg_slogdet", "slogdet")
+})  # fmt: skip
+REAL_LINALG = (dtypes.float32, dtypes.float64)
+LA_TOL = {"atol": 1e-4, "rtol": 1e-4}
+
+
+def _np(t: Any) -> np.ndarray:
+    return np.asarray(t._data)
+
+
+def _well(make: Any, shape: tuple[int, ...], dtype: Any = None) -> Any:
+    """A well-conditioned (diagonally dominant) matrix or batch of them."""
+    a = _np(make(shape, dtype=dtype, low=-1, high=1))
+    n = shape[-1]
+    return ember.from_numpy((a + n * np.eye(shape[-2], n)).astype(a.dtype))
+
+
+def _spd(make: Any, shape: tuple[int, ...], dtype: Any = None) -> Any:
+    """A Hermitian positive-definite matrix or batch of them."""
+    a = _np(make(shape, dtype=dtype, low=-1, high=1))
+    h = a @ np.swapaxes(a, -1, -2).conj() + shape[-1] * np.eye(shape[-1])
+    return ember.from_numpy(h.astype(a.dtype))
+
+
+def _bad_dtypes(make: Any, fn: Any) -> Iterator[SampleInput]:
+    """The same call with an int64, a bool and a float16 matrix: each refused."""
+    for d in (dtypes.int64, dtypes.bool_, dtypes.float16):
+        yield fn(make((3, 3), dtype=d), d)
+
+
+# the ops that raise LinAlgError read values, which their Meta rules do not have
+VALUE_ERRORS = {"meta_errors": False}
+
+
+@samples("_linalg_check_errors.default", dtypes=(dtypes.int32,), **VALUE_ERRORS)
+def linalg_check_errors_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    ok = ember.zeros(2, dtype=dtypes.int32)
+    yield SampleInput(ok, "linalg.inv", is_matrix=False)
+    yield SampleInput(ember.zeros((), dtype=dtypes.int32), "linalg.cholesky", is_matrix=True)
+    for api in ("linalg.inv", "torch.linalg.solve", "linalg.cholesky", "linalg.eigh"):
+        yield SampleInput(ember.tensor([0, 2], dtype=dtypes.int32), api, is_matrix=False,
+                          name="raises")  # fmt: skip
+    yield SampleInput(ember.tensor(3, dtype=dtypes.int32), "linalg.inv", is_matrix=True,
+                      name="raises")  # fmt: skip
+
+
+@samples("linalg_cholesky.default", "cholesky.default", dtypes=LINALG, **LA_TOL, **VALUE_ERRORS)
+def cholesky_raising_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from cholesky_samples(make, dtype)
+
+
+@samples("linalg_cholesky_ex.default", dtypes=LINALG, **LA_TOL)
+def cholesky_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(_spd(make, (3, 3)))
+    yield SampleInput(_spd(make, (2, 4, 4)), name="batched")
+    yield SampleInput(_spd(make, (3, 3)).mT, name="column-major")
+    yield SampleInput(_spd(make, (2, 3, 3)), upper=True)
+    yield SampleInput(make((0, 3, 3)), name="empty batch")
+    yield SampleInput(make((2, 0, 0)), name="empty matrices")
+    not_pd = ember.from_numpy(np.array([[4, 2, 1], [2, 1, 3], [1, 3, 5]], dtype=dtype.np))
+    yield SampleInput(not_pd, name="not positive-definite")
+    yield SampleInput(ember.stack([_spd(make, (3, 3)), not_pd]), name="batch element 1 fails")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("linalg_solve_triangular.default", dtypes=LINALG, **LA_TOL)
+def solve_triangular_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a, b = _well(make, (3, 3)), make((3, 2), low=-1, high=1)
+    yield SampleInput(a, b, upper=True)
+    yield SampleInput(a, b, upper=False)
+    yield SampleInput(a, make((2, 3), low=-1, high=1), upper=True, left=False)
+    yield SampleInput(a, b, upper=False, unitriangular=True)
+    yield SampleInput(_well(make, (2, 3, 3)), b, upper=True, name="batch broadcast")
+    yield SampleInput(a.mT, make((4, 3, 1)), upper=False, name="column-major, batched B")
+    yield SampleInput(a, make((3, 2), noncontiguous=True), upper=True, left=True)
+    yield SampleInput(make((0, 3, 3)), b, upper=True, name="empty batch")
+    yield SampleInput(make((3, 3)), make((3, 2)), upper=True, unitriangular=True)
+    yield SampleInput(a, make((4, 2)), upper=True, name="size mismatch raises")
+    yield SampleInput(a, make((3,)), upper=True, name="1-D B raises")
+    yield SampleInput(make((3, 2)), b, upper=True, name="non-square raises")
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(a, make((3, 2), dtype=other), upper=True, name="dtype mismatch raises")
+    yield SampleInput(make((3, 3), dtype=dtypes.int64), make((3, 2), dtype=dtypes.int64),
+                      upper=True, name="int64 raises")  # fmt: skip
+
+
+@samples("linalg_inv.default", "inverse.default", dtypes=LINALG, **LA_TOL, **VALUE_ERRORS)
+def inv_raising_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from inv_samples(make, dtype)
+
+
+@samples("linalg_inv_ex.default", dtypes=LINALG, **LA_TOL)
+def inv_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(_well(make, (3, 3)))
+    yield SampleInput(_well(make, (2, 2, 4, 4)), name="batched")
+    yield SampleInput(_well(make, (3, 3)).mT, name="column-major")
+    yield SampleInput(make((0, 2, 2)), name="empty batch")
+    yield SampleInput(make((0, 0)), name="empty matrix")
+    sing = np.zeros((2, 3, 3), dtype.np)
+    sing[0] = np.eye(3)
+    yield SampleInput(ember.from_numpy(sing), name="batch element 1 singular")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+def _solve_cases(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = _well(make, (3, 3))
+    yield SampleInput(a, make((3, 2), low=-1, high=1))
+    yield SampleInput(a, make((3,), low=-1, high=1), name="vector B")
+    yield SampleInput(_well(make, (2, 3, 3)), make((3,), low=-1, high=1), name="broadcast vector")
+    yield SampleInput(_well(make, (2, 3, 3)), make((2, 3), low=-1, high=1), name="batch of vectors")
+    yield SampleInput(a, make((4, 1, 3, 2), low=-1, high=1), name="batch broadcast B")
+    yield SampleInput(a, make((2, 3), low=-1, high=1), left=False)
+    yield SampleInput(a.mT, make((3, 2), noncontiguous=True), name="non-contiguous")
+    yield SampleInput(make((0, 3, 3)), make((0, 3, 1)), name="empty batch")
+    yield SampleInput(ember.zeros(2, 3, 3, dtype=dtype), make((2, 3, 1)), name="singular")
+    yield SampleInput(a, make((4,)), name="size mismatch raises")
+    yield SampleInput(a, make((3, 2)), left=False, name="left=False mismatch raises")
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(a, make((3, 2), dtype=other), name="dtype mismatch raises")
+    yield SampleInput(make((3, 2)), make((3, 2)), name="non-square raises")
+
+
+@samples("linalg_solve.default", dtypes=LINALG, **LA_TOL, **VALUE_ERRORS)
+def solve_raising_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from solve_samples(make, dtype)
+
+
+@samples("_linalg_solve_ex.default", "linalg_solve_ex.default", dtypes=LINALG, **LA_TOL)
+def solve_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from _solve_cases(make, dtype)
+    yield SampleInput(make((3, 3), dtype=dtypes.int64), make((3, 1), dtype=dtypes.int64),
+                      name="int64 raises")  # fmt: skip
+
+
+@samples("logdet.default", dtypes=LINALG, **LA_TOL)
+def logdet_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for s in det_samples(make, dtype):
+        if not (s.name == "singular" and dtype.is_complex):  # PyTorch's complex add of a
+            yield s  # real -inf gives a NaN imaginary part: log(0) + -inf is -inf+nanj
+
+
+@samples(
+    "_linalg_det.default",
+    "linalg_det.default",
+    "det.default",
+    "_linalg_slogdet.default",
+    "linalg_slogdet.default",
+    "slogdet.default",
+    dtypes=LINALG,
+    **LA_TOL,
+)
+def det_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((2, 4, 4), low=-1, high=1), name="batched")
+    yield SampleInput(make((3, 3), low=-1, high=1).mT, name="column-major")
+    yield SampleInput(_spd(make, (3, 3)), name="positive-definite")
+    yield SampleInput(make((1, 1)))
+    yield SampleInput(make((0, 0)), name="empty matrix")
+    yield SampleInput(make((2, 0, 0)), name="empty matrices")
+    yield SampleInput(ember.zeros(3, 3, dtype=dtype), name="singular")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("cross.default", dtypes=(*LINALG, dtypes.int64), **LA_TOL)
+def cross_positional_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for s in cross_samples(make, dtype):
+        yield SampleInput(*s.args, s.kwargs["dim"], name=s.name)
+    yield SampleInput(make((4, 3)), make((4, 3)), name="first dim of size 3")
+    yield SampleInput(make((4, 2)), make((4, 2)), name="no dim of size 3 raises")
+
+
+@samples("linalg_cross.default", dtypes=(*LINALG, dtypes.int64), **LA_TOL)
+def cross_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3)), make((4, 3)), dim=1)
+    yield SampleInput(make((3, 2)), make((3, 2)), dim=0)
+    yield SampleInput(make((3,)), make((3,)), dim=-1)
+    yield SampleInput(make((2, 1, 3)), make((1, 4, 3)), dim=-1, name="broadcast")
+    yield SampleInput(make((3, 4), noncontiguous=True), make((3, 4)), dim=0)
+    yield SampleInput(make((0, 3)), make((0, 3)), dim=1)
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(make((4, 3)), make((4, 3), dtype=other), dim=1, name="mixed dtypes raise")
+    yield SampleInput(make((4, 2)), make((4, 2)), dim=1, name="size 2 raises")
+    yield SampleInput(make((4, 3)), make((3,)), dim=-1, name="ndim mismatch raises")

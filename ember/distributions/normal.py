@@ -1,0 +1,87 @@
+"""``Normal(loc, scale)``: the Gaussian distribution, reparametrisable."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import ember
+from ember._tensor import Size, Tensor
+from ember.distributions import constraints
+from ember.distributions.distribution import Distribution
+from ember.distributions.utils import EMPTY, broadcast_all, standard_normal
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``.
+
+    >>> ember.distributions.Normal(0.0, 1.0).log_prob(ember.tensor(0.0))
+    tensor(-0.9189)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
+            batch_shape = Size()
+        else:
+            batch_shape = self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
+        new = self._get_checked_instance(Normal, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return self.stddev.pow(2)
+
+    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
+        with ember.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
+        """``loc + eps * scale`` with standard normal ``eps``: differentiable in both."""
+        shape = self._extended_shape(sample_shape)
+        eps = standard_normal(shape, self.loc.dtype, self.loc.device)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale**2
+        log_scale = (
+            math.log(self.scale) if isinstance(self.scale, numbers.Real) else self.scale.log()
+        )
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ember.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def entropy(self) -> Tensor:
+        return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)

@@ -1,0 +1,113 @@
+"""Helpers shared by the distributions: broadcasting parameters, converting between
+probabilities and logits, and lazily computed parameters."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+import ember
+from ember._tensor import Size, Tensor
+from ember.overrides import is_tensor_like
+
+__all__ = [
+    "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
+]  # fmt: skip
+
+T = TypeVar("T")
+EMPTY = Size()  #: the default sample and batch shape
+
+
+def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
+    """``values`` as tensors of one broadcast shape: numbers become tensors of the first
+    tensor's dtype (the default dtype if all are numbers).
+
+    >>> [t.shape for t in broadcast_all(ember.zeros(2, 1), 1.0, ember.ones(3))]
+    [ember.Size([2, 3]), ember.Size([2, 3]), ember.Size([2, 3])]
+    """
+    if not all(is_tensor_like(v) or isinstance(v, numbers.Number) for v in values):
+        raise ValueError(
+            "Input arguments must all be instances of Number, ember.Tensor or objects "
+            "implementing __torch_function__."
+        )
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    dtype = ember.get_default_dtype() if first is None else first.dtype
+    tensors = [v if is_tensor_like(v) else ember.tensor(v, dtype=dtype) for v in values]
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def _tiny_step(dtype: Any) -> float:
+    return float(np.finfo(dtype.np).eps)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """Probabilities pulled into ``[eps, 1 - eps]`` of their dtype, so logs stay finite.
+
+    >>> clamp_probs(ember.tensor([0.0, 1.0]))
+    tensor([1.1921e-07, 1.0000e+00])
+    """
+    eps = _tiny_step(probs.dtype)
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """Logits of probabilities: ``log(p)`` for categories, ``log(p) - log(1 - p)`` for a
+    binary event.
+
+    >>> probs_to_logits(ember.tensor([0.5]), is_binary=True)
+    tensor([0.])
+    """
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return ember.log(clamped) - ember.log1p(-clamped)
+    return ember.log(clamped)
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """Probabilities of logits: a sigmoid for a binary event, a softmax over the last
+    dimension for categories.
+
+    >>> logits_to_probs(ember.tensor([0.0]), is_binary=True)
+    tensor([0.5000])
+    """
+    if is_binary:
+        return ember.sigmoid(logits)
+    return ember.softmax(logits, -1)
+
+
+def softplus(x: Tensor) -> Tensor:
+    """``log(1 + exp(x))``, stable for large ``|x|``, with gradient ``sigmoid(x)``.
+
+    >>> softplus(ember.tensor([0.0]))
+    tensor([0.6931])
+    """
+    # binary cross-entropy with target 0 is exactly softplus, computed stably
+    return ember.nn.functional.binary_cross_entropy_with_logits(
+        x, ember.zeros_like(x), reduction="none"
+    )
+
+
+def standard_normal(shape: tuple[int, ...], dtype: Any, device: Any) -> Tensor:
+    return ember.randn(shape, dtype=dtype, device=device)
+
+
+class lazy_property(Generic[T]):
+    """A parameter computed from another on first use (``probs`` from ``logits`` or back),
+    then stored on the instance; computed with grad enabled, so it stays differentiable."""
+
+    def __init__(self, wrapped: Callable[[Any], T]) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance: Any, obj_type: Any = None) -> Any:
+        if instance is None:
+            return self
+        with ember.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
