@@ -35,7 +35,8 @@ from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel
 from ember.dispatch.keys import META_BIT, DispatchKey, below
 from ember.lazy.executor import current
-from ember.lazy.recorder import _Call, _geometry, _rebind, _rebuild
+from ember.lazy.recipes import MAX_RECIPES, Signature, _build
+from ember.lazy.recorder import _Call, _describe, _geometry, _rebind, _rebuild
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
 from ember.ops.writes import UNDECLARED_WRITES, written_tensors
@@ -44,33 +45,82 @@ BELOW = below(DispatchKey.Functionalize)
 _to_copy = ops.aten._to_copy.default
 
 
-def functionalize(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The Functionalize key's kernel for an op that writes (NOTE [functionalize])."""
-    functional = FUNCTIONAL_OF[op]
-    call = _Call(op)
-    written = call.written(args, kwargs)
-    if not written or len(written) != len(written_tensors(op, args, kwargs)):
-        # a write to a tensor that is not lazy: the Lazy key runs it on the cpu
-        return op.redispatch(ks & BELOW, *args, **kwargs)
-    margs, mkwargs, _, _ = call.arguments(args, kwargs)
-    before = [_geometry(call.proxy_of[id(t)]) for t in written]
-    result = op.redispatch(META_BIT, *margs, **mkwargs)  # step 1: errors, versions
-    schema = op._schema
-    if schema.is_out:
-        outs = {a.name for a in schema.kwarg_only if a.is_write}
-        fkwargs = {k: v for k, v in kwargs.items() if k not in outs}
-        new = functional.redispatch(ks & BELOW, *args, **fkwargs)  # step 2
-    else:
-        new = functional.redispatch(ks & BELOW, *args, **kwargs)
-    values = _tensors(new)
-    for t, v, old in zip(written, values, before, strict=True):  # step 3
-        proxy = call.proxy_of[id(t)]
-        if v.dtype is not t.dtype:
-            v = _to_copy.redispatch(ks & BELOW, v, dtype=t.dtype)
-        if not schema.is_out and _geometry(proxy) != old:
+class Functionalizer:
+    """The Functionalize key's kernel for one op that writes (NOTE [functionalize]). Step 1
+    (the Meta rule's checks) is kept per call signature, as recipes are (NOTE [recording
+    fast path]): a signature that passed once passes again, and its version bumps and
+    result structure are replayed."""
+
+    __slots__ = ("op", "functional", "signature", "checked")
+
+    def __init__(self, op: OpOverload) -> None:
+        self.op = op
+        self.functional = FUNCTIONAL_OF[op]
+        self.signature = Signature(op)
+        #: signature -> (slots of the written tensors, version bumps per slot, result)
+        self.checked: dict[Any, tuple[tuple[int, ...], tuple[int, ...], Any]] = {}
+
+    def __call__(
+        self, op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        try:
+            sig, tensors, _, _ = self.signature.of(args, kwargs)
+            known = self.checked.get(sig)
+        except TypeError:
+            sig, known = None, None
+        if known is None:
+            return self.first(ks, args, kwargs, sig)
+        slots, bumps, result = known
+        written = [tensors[i] for i in slots]
+        for t, n in zip(written, bumps, strict=True):
+            vc = t._vc
+            if vc is None:
+                t._vc = [n]
+            else:
+                vc[0] += n
+        self.rewrite(ks, args, kwargs, written, [None] * len(written))
+        return _build(result, None, tensors)
+
+    def first(self, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any], sig: Any) -> Any:
+        """Steps 1 to 3 through proxies, keeping what a later call needs."""
+        op = self.op
+        call = _Call(op)
+        written = call.written(args, kwargs)
+        if not written or len(written) != len(written_tensors(op, args, kwargs)):
+            # a write to a tensor that is not lazy: the Lazy key runs it on the cpu
+            return op.redispatch(ks & BELOW, *args, **kwargs)
+        margs, mkwargs, _, _ = call.arguments(args, kwargs)
+        before = [_geometry(call.proxy_of[id(t)]) for t in written]
+        versions = [t._version for t in written]
+        result = op.redispatch(META_BIT, *margs, **mkwargs)  # step 1: errors, versions
+        proxies = [call.proxy_of[id(t)] for t in written]
+        moved = [_geometry(p) != g for p, g in zip(proxies, before, strict=True)]
+        if any(moved) and not op._schema.is_out:
             raise AssertionError(f"{op}: an in-place op changed its tensor's geometry")
-        _rebind(t, current(v._data), proxy)
-    return _rebuild(result, call, {})
+        self.rewrite(ks, args, kwargs, written, proxies)
+        if sig is not None and not any(moved) and len(self.checked) < MAX_RECIPES:
+            slots = tuple(call.slot_of[id(t)] for t in written)
+            bumps = tuple(t._version - v for t, v in zip(written, versions, strict=True))
+            self.checked[sig] = (slots, bumps, _describe(result, call, {}))
+        return _rebuild(result, call, {})
+
+    def rewrite(
+        self,
+        ks: int,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        written: list[Tensor],
+        proxies: list[Tensor | None],
+    ) -> None:
+        """Steps 2 and 3: the functional op below, then each written tensor rebound."""
+        if self.op._schema.is_out:
+            outs = {a.name for a in self.op._schema.kwarg_only if a.is_write}
+            kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+        new = self.functional.redispatch(ks & BELOW, *args, **kwargs)
+        for t, v, proxy in zip(written, _tensors(new), proxies, strict=True):
+            if v.dtype is not t.dtype:
+                v = _to_copy.redispatch(ks & BELOW, v, dtype=t.dtype)
+            _rebind(t, current(v._data), proxy)
 
 
 def _tensors(result: Any) -> list[Tensor]:
@@ -94,7 +144,7 @@ def specialize(op: OpOverload) -> Kernel:
     """An op that writes nothing, or that the Lazy key must record as written, passes
     through; the others are functionalized."""
     if op in FUNCTIONAL_OF and op not in UNDECLARED_WRITES:
-        return functionalize, dispatcher.KIND_BOXED
+        return Functionalizer(op), dispatcher.KIND_BOXED
     return _passthrough(op)
 
 

@@ -99,8 +99,10 @@ Value = tuple[Node, int]
 def data_node(array: np.ndarray) -> Node:
     """A graph input holding ``array``."""
     item = array.itemsize
-    meta = ((array.shape, tuple(s // item for s in array.strides), array.dtype),)
-    node = Node("data", None, (), {}, (), (), (), 1, meta)
+    node = Node.__new__(Node)  # no structure to describe: built directly, once per input
+    node.kind, node.op, node.args, node.kwargs, node.inputs = "data", None, (), {}, ()
+    node.params, node.written, node.n_out, node.size = (), (), 1, 1
+    node.meta = ((array.shape, tuple(s // item for s in array.strides), array.dtype),)
     node.value = [array]
     node.key = ("data", array.dtype.str, array.ndim)
     return node

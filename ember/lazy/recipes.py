@@ -94,42 +94,60 @@ def _kind(a: Any) -> int:
     return (2 if _scalar(a) else 0) | (1 if _numeric(a) else 0)
 
 
+class Signature:
+    """How one op's calls are keyed (NOTE [recording fast path]): which of its arguments are
+    numbers (parameters) and which take no tensor."""
+
+    __slots__ = ("numeric", "numeric_kw")
+
+    def __init__(self, op: OpOverload) -> None:
+        schema = op._schema
+        self.numeric = tuple(_kind(a) for a in schema.positional)
+        self.numeric_kw = {a.name: _kind(a) for a in schema.arguments if _kind(a)}
+
+    def of(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[Any, list[Tensor], list[Any], bool]:
+        """(signature, tensors in slot order, parameters, whether a tensor is lazy); raises
+        ``TypeError`` for a call no signature can hold."""
+        tensors: list[Tensor] = []
+        params: list[Any] = []
+        lazy = [False]
+        numeric = self.numeric
+        parts = []
+        for i, x in enumerate(args):
+            parts.append(
+                _signature(x, numeric[i] if i < len(numeric) else 0, tensors, params, lazy)
+            )
+        if kwargs:
+            kw = self.numeric_kw
+            for k, v in kwargs.items():
+                parts.append((k, _signature(v, kw.get(k, 0), tensors, params, lazy)))
+        return tuple(parts), tensors, params, lazy[0]
+
+
 class Recorder:
     """The Lazy key's kernel for one op: a recipe per signature (NOTE [recording fast
     path])."""
 
-    __slots__ = ("op", "numeric", "numeric_kw", "recipes", "hits")
+    __slots__ = ("op", "signature", "recipes", "hits")
 
     def __init__(self, op: OpOverload) -> None:
-        schema = op._schema
         self.op = op
-        self.numeric = tuple(_kind(a) for a in schema.positional)
-        self.numeric_kw = {a.name: _kind(a) for a in schema.arguments if _kind(a)}
+        self.signature = Signature(op)
         self.recipes: dict[Any, Recipe] = {}
         self.hits = 0  # calls recorded from a recipe
 
     def __call__(
         self, op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        tensors: list[Tensor] = []
-        params: list[Any] = []
-        lazy = [False]
-        numeric = self.numeric
-        parts = []
         try:
-            for i, x in enumerate(args):
-                parts.append(
-                    _signature(x, numeric[i] if i < len(numeric) else 0, tensors, params, lazy)
-                )
-            if kwargs:
-                kw = self.numeric_kw
-                for k, v in kwargs.items():
-                    parts.append((k, _signature(v, kw.get(k, 0), tensors, params, lazy)))
-            recipe = self.recipes.get(sig := tuple(parts))
+            sig, tensors, params, lazy = self.signature.of(args, kwargs)
+            recipe = self.recipes.get(sig)
         except TypeError:
             return lazy_fallback(op, ks, args, kwargs)
         if recipe is None:
-            if not lazy[0]:
+            if not lazy:
                 return lazy_fallback(op, ks, args, kwargs)
             learned: list[Any] = []
             out = record(op, args, kwargs, learned)
@@ -145,7 +163,7 @@ class Recorder:
             inputs = tuple(
                 current(t._data) if type(t._data) is LazyArray else (data_node(_snapshot(t)), 0)
                 for t in tensors
-            )
+            )  # (a cpu tensor is a 0-dim one: a snapshot of its value now)
             node = Node.__new__(Node)
             node.kind, node.op, node.args, node.kwargs = "call", op, recipe.args, recipe.kwargs
             node.inputs, node.params, node.written = inputs, tuple(params), ()

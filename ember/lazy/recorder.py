@@ -339,11 +339,14 @@ def _describe(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
     return ("value", result)
 
 
-def _rebind(t: Tensor, value: Value, proxy: Tensor) -> None:
-    """``t`` now holds ``value`` (NOTE [lazy mutation])."""
+def _rebind(t: Tensor, value: Value, proxy: Tensor | None) -> None:
+    """``t`` now holds ``value`` (NOTE [lazy mutation]); ``proxy``, when given, has the
+    geometry an ``out=`` op resized it to."""
     arr = t._data
     if arr.base is None:
-        if tuple(proxy.shape) != arr.shape or proxy.stride() != arr.element_strides:
+        if proxy is not None and (
+            tuple(proxy.shape) != arr.shape or proxy.stride() != arr.element_strides
+        ):
             t._data = arr = LazyArray(tuple(proxy.shape), arr.dtype, proxy.stride())  # out= resize
         arr.node, arr.value = value, None
         LIVE.add(arr)
