@@ -79,15 +79,18 @@ class Node:
         self.n_out = n_out
         self.meta = meta  # per output: (shape, strides in elements, numpy dtype)
         self.value: list[Any] | None = None
-        self.key = (
-            kind,
-            op,
-            _structure(args),
-            _structure(kwargs),
-            tuple(type(p).__name__ for p in params),
-            written,
-            n_out,
-        )
+        if op is None:  # view, write: the arguments are a geometry, already hashable
+            self.key = (kind, None, args, (), (), written, n_out)
+        else:
+            self.key = (
+                kind,
+                op,
+                _structure(args),
+                _structure(kwargs),
+                tuple(type(p).__name__ for p in params),
+                written,
+                n_out,
+            )
         # nodes not yet computed that this one needs (an over-count where paths join),
         # to cut a graph that grows without a sync (NOTE [graph size])
         self.size = 1 + sum(n.size for n, _ in inputs if n.value is None and n.kind != "data")
