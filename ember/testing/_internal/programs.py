@@ -54,21 +54,28 @@ def _dtype_name(dtype: Any) -> str:
     return str(dtype).rsplit(".", 1)[-1]
 
 
-def _scale(a: np.ndarray) -> np.ndarray:
+def _scale(a: np.ndarray, floor: float = 1e-3) -> np.ndarray:
     """Elementwise magnitude a difference is measured against: the value, a tenth of the
     tensor's largest finite magnitude, and a small floor."""
     mag = np.abs(a)
     finite = mag[np.isfinite(mag)]
-    return np.asarray(mag + 0.1 * (finite.max() if finite.size else 0.0) + 1e-3)
+    return np.asarray(mag + 0.1 * (finite.max() if finite.size else 0.0) + floor)
 
 
-def close(actual: np.ndarray, expected: np.ndarray, tol: float) -> np.ndarray:
+#: the floor of a gradient's scale: a gradient that is zero in exact arithmetic (a conv bias
+#: through a training batch_norm) is the cancellation of terms of the loss's own scale, so
+#: its rounding noise is measured against that (a 10,000-program run found -1.9e-7 against
+#: PyTorch's -1.6e-6)
+GRAD_FLOOR = 1e-2
+
+
+def close(actual: np.ndarray, expected: np.ndarray, tol: float, floor: float = 1e-3) -> np.ndarray:
     """Elementwise: ``actual`` equals ``expected`` up to ``tol`` of the scale (NaN equals NaN,
     an infinity only itself)."""
     a = actual.astype(np.float64)
     e = expected.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
-        ok = (np.abs(a - e) <= tol * _scale(e)) & np.isfinite(a) & np.isfinite(e)
+        ok = (np.abs(a - e) <= tol * _scale(e, floor)) & np.isfinite(a) & np.isfinite(e)
     return ok | (a == e) | (np.isnan(a) & np.isnan(e))
 
 
@@ -217,7 +224,9 @@ def _describe(t: Any) -> str:
         return f"<{type(t).__name__} that cannot be read: {type(exc).__name__}: {exc}>"
 
 
-def _compare_tensor(what: str, actual: Any, expected: Any, tol: float) -> str | None:
+def _compare_tensor(
+    what: str, actual: Any, expected: Any, tol: float, floor: float = 1e-3
+) -> str | None:
     if expected is None or actual is None:
         if expected is None and actual is None:
             return None
@@ -239,7 +248,7 @@ def _compare_tensor(what: str, actual: Any, expected: Any, tol: float) -> str | 
             f"expected {e_dtype}{list(e_shape)}"
         )
     if e_dtype in FLOATS and tol > 0:
-        ok = close(a, e, tol)
+        ok = close(a, e, tol, floor)
     else:
         ok = (a == e) | (np.isnan(a) & np.isnan(e)) if e_dtype in FLOATS else a == e
     if not np.all(ok):
@@ -262,7 +271,7 @@ def compare(program: Program, actual: Run, expected: Run) -> list[str]:
                 problems.append(found)
     for name, exp in expected.grads.items():
         found = _compare_tensor(
-            f"{name}.grad", actual.grads.get(name), exp, program.tolerances["grad"]
+            f"{name}.grad", actual.grads.get(name), exp, program.tolerances["grad"], GRAD_FLOOR
         )
         if found:
             problems.append(found)
