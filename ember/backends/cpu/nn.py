@@ -421,10 +421,14 @@ def native_batch_norm(
     axes = (0, *range(2, x.ndim))
     dt = x.dtype
     if training:
-        mean = x.mean(axis=axes, dtype=dt)
+        # statistics accumulate in float64 and round once, as PyTorch's CPU kernels do
+        mean64 = x.mean(axis=axes, dtype=np.float64)
+        c64 = x - _channel(mean64, x.ndim)
+        var64 = np.mean(c64 * c64, axis=axes)
+        mean = mean64.astype(dt)
+        var = var64.astype(dt)
+        invstd = (1.0 / np.sqrt(var64 + eps)).astype(dt, copy=False)
         xc = x - _channel(mean, x.ndim)
-        var = np.mean(xc * xc, axis=axes, dtype=dt)
-        invstd = (1.0 / np.sqrt(var + np.asarray(eps, dt))).astype(dt, copy=False)
         n = x.size // x.shape[1]
         if running_mean is not None:
             rm = running_mean._data
@@ -487,8 +491,8 @@ def native_batch_norm_backward(
     if output_mask[0]:
         gx = g * w if w is not None else g
         if train:
-            m1 = gx.mean(axis=axes, keepdims=True)
-            m2 = (gx * xhat).mean(axis=axes, keepdims=True)
+            m1 = gx.mean(axis=axes, keepdims=True, dtype=np.float64).astype(dt)
+            m2 = (gx * xhat).mean(axis=axes, keepdims=True, dtype=np.float64).astype(dt)
             gi = wrap((inv * (gx - m1 - xhat * m2)).astype(dt, copy=False))
         else:
             gi = wrap((gx * inv).astype(dt, copy=False))
