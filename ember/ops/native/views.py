@@ -58,6 +58,10 @@ define("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tenso
 define("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]")
 define("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
 define("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
+# shaped like another tensor (methods only, as in PyTorch)
+define("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
+define("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
+define("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
 
 # complex numbers (NOTE [complex views]): view_as_real has kernels; the others are
 # compositions, as in PyTorch
@@ -126,6 +130,21 @@ def unflatten(self: Any, dim: int, sizes: Sequence[int]) -> Any:
 @impl(aten.broadcast_to.default, IMPLICIT)
 def broadcast_to(self: Any, size: Sequence[int]) -> Any:
     return aten.expand.default(self, size)
+
+
+@impl(aten.view_as.default, IMPLICIT)
+def view_as(self: Any, other: Any) -> Any:
+    return aten.view.default(self, list(other.shape))
+
+
+@impl(aten.reshape_as.default, IMPLICIT)
+def reshape_as(self: Any, other: Any) -> Any:
+    return aten.reshape.default(self, list(other.shape))
+
+
+@impl(aten.expand_as.default, IMPLICIT)
+def expand_as(self: Any, other: Any) -> Any:
+    return aten.expand.default(self, list(other.shape))
 
 
 @impl(aten.narrow.default, IMPLICIT)
