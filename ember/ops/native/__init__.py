@@ -3,6 +3,7 @@
 from ember.ops.native import (  # noqa: F401
     backward,
     copies,
+    copies_composite,
     creation,
     foreach,
     indexing,
