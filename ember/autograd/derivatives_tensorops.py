@@ -8,9 +8,11 @@ no line: their parts are differentiated.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ember
+from ember.backends.shapes import broadcast_shapes
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
 
@@ -33,3 +35,44 @@ defvjp(aten.diag_embed.default, lambda g, self, offset=0, dim1=-2, dim2=-1: (
     g.diagonal(offset, dim1, dim2),))  # fmt: skip
 defvjp(aten.block_diag.default, lambda g, tensors: (_block_diag_grad(g, tensors),))
 defvjp(aten.rot90.default, lambda g, self, k=1, dims=(0, 1): (g.rot90(-k, dims),))
+
+
+# ----------------------------------------------------------------------- indexing
+def _masked_scatter_source_grad(g: Any, mask: Any, source: Any) -> Any:
+    """The gradient elements the mask selected, in order, padded with zeros to the source's
+    size (the source elements past the mask's count were never read)."""
+    picked = g.masked_select(mask)
+    n = math.prod(source.shape)
+    if picked.numel() < n:
+        picked = E.cat([picked, picked.new_zeros(n - picked.numel())])
+    return picked.reshape(source.shape)
+
+
+def _index_fill_value_grad(g: Any, self: Any, dim: int, index: Any) -> Any:
+    """The sum of the gradient at each filled position, counted once however often its index
+    repeats (negative indices counted from the end), as PyTorch's formula."""
+    size = self.shape[dim] if self.ndim else 1
+    positions = index.reshape(-1).remainder(size) if size else index.reshape(-1)
+    unique = aten._unique2.default(positions)[0]
+    return (g.index_select(dim, unique) if g.ndim else g).sum()
+
+
+def _alpha(x: Any, alpha: Any) -> Any:
+    return x if alpha == 1 else x * alpha
+
+
+defvjp(aten.take.default, lambda g, self, index: (
+    g.new_zeros(self.shape).reshape(-1).index_put([index.reshape(-1)], g.reshape(-1), True)
+    .reshape(self.shape), None))  # fmt: skip
+defvjp(aten.masked_select.default, lambda g, self, mask: (
+    g.new_zeros(broadcast_shapes(self.shape, mask.shape)).masked_scatter(mask, g), None))  # fmt: skip
+defvjp(aten.index_add.default, lambda g, self, dim, index, source, *, alpha=1: (
+    g, None, _alpha(g.index_select(dim, index), alpha).reshape(source.shape)))  # fmt: skip
+defvjp(aten.index_copy.default, lambda g, self, dim, index, source: (
+    g.index_fill(dim, index, 0), None, g.index_select(dim, index).reshape(source.shape)))  # fmt: skip
+defvjp(aten.index_fill.int_Scalar, lambda g, self, dim, index, value: (
+    g.index_fill(dim, index, 0), None))  # fmt: skip
+defvjp(aten.index_fill.int_Tensor, lambda g, self, dim, index, value: (
+    g.index_fill(dim, index, 0), None, _index_fill_value_grad(g, self, dim, index)))  # fmt: skip
+defvjp(aten.masked_scatter.default, lambda g, self, mask, source: (
+    g.masked_fill(mask, 0), None, _masked_scatter_source_grad(g, mask, source)))  # fmt: skip
