@@ -12,6 +12,7 @@ from typing import NamedTuple
 from ember._tensor import Tensor
 
 __all__ = ["max", "min", "sort", "topk"]
+__all__ += ["median", "nanmedian", "mode", "kthvalue"]
 
 
 class max(NamedTuple):  # noqa: A001, N801 - named after the op, as torch.return_types.max
@@ -37,6 +38,34 @@ class sort(NamedTuple):  # noqa: N801
 
 class topk(NamedTuple):  # noqa: N801
     """``(values, indices)`` of ``topk``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class median(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``median(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class nanmedian(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``nanmedian(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class mode(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``mode``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``kthvalue``."""
 
     values: Tensor
     indices: Tensor

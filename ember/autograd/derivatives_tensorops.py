@@ -13,7 +13,7 @@ from typing import Any
 
 import ember
 from ember.backends.shapes import broadcast_shapes
-from ember.autograd.function_table import defvjp
+from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -76,3 +76,53 @@ defvjp(aten.index_fill.int_Tensor, lambda g, self, dim, index, value: (
     g.index_fill(dim, index, 0), None, _index_fill_value_grad(g, self, dim, index)))  # fmt: skip
 defvjp(aten.masked_scatter.default, lambda g, self, mask, source: (
     g.masked_fill(mask, 0), None, _masked_scatter_source_grad(g, mask, source)))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- order statistics
+def _evenly(g: Any, self: Any, result: Any) -> Any:
+    """A whole-tensor selection's gradient, shared evenly by the elements equal to the result
+    (NaN counting as equal to a NaN result), as PyTorch's ``evenly_distribute_backward``."""
+    mask = (self == result) | (self.isnan() & result.isnan())
+    return mask * (g / mask.sum())
+
+
+def _at_indices(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> Any:
+    """A selection along ``dim``'s gradient: each output's gradient at the index it came from."""
+    gv = g[0] if isinstance(g, tuple) else g
+    if not self.ndim:
+        return gv
+    if not keepdim:
+        gv, indices = gv.unsqueeze(dim), indices.unsqueeze(dim)
+    return gv.new_zeros(self.shape).scatter(dim, indices, gv)
+
+
+def _not_implemented(op: str) -> Any:
+    """The backward of an op PyTorch does not differentiate but whose float outputs still
+    require grad (``unique``, ``bincount`` with weights): raising, as PyTorch does, at
+    backward rather than at the call."""
+
+    def formula(g: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"the derivative for '{op}' is not implemented (as in PyTorch); detach() the input "
+            "before the call if no gradient should flow through it"
+        )
+
+    return formula
+
+
+for _name in ("median", "nanmedian"):
+    _packet = getattr(aten, _name)
+    defvjp(_packet.default, lambda g, self, *, result: (_evenly(g, self, result),))
+    defvjp(_packet.dim, lambda g, self, dim, keepdim=False, *, result: (
+        _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+defvjp(aten.mode.default, lambda g, self, dim=-1, keepdim=False, *, result: (
+    _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+defvjp(aten.kthvalue.default, lambda g, self, k, dim=-1, keepdim=False, *, result: (
+    _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+
+# ----------------------------------------------------------------------- not differentiated
+defvjp(aten._unique2.default, _not_implemented("_unique2"))
+defvjp(aten.unique_dim.default, _not_implemented("unique_dim"))
+defvjp(aten.unique_consecutive.default, _not_implemented("unique_consecutive"))
+defvjp(aten.bincount.default, _not_implemented("bincount"))
+nondifferentiable(aten.histc.default)

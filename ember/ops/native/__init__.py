@@ -11,5 +11,6 @@ from ember.ops.native import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    sorting,
     views,
 )
