@@ -25,3 +25,18 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
     if has_torch_function(operands):
         return handle_torch_function(einsum, operands, equation, *operands, **kwargs)
     return _einsum_op(equation, list(operands), **kwargs)
+
+
+# the functions torch/functional.py writes in Python (their Python route, their signatures)
+from ember._torch_functional import (  # noqa: E402
+    block_diag,
+    cartesian_prod,
+    cdist,
+    is_tensor,
+    meshgrid,
+    tensordot,
+    unique,
+    unique_consecutive,
+)
+
+__all__ += [n for n in ("unique", "is_tensor") if n not in __all__]

@@ -205,7 +205,9 @@ def test_coverage_every_op_has_samples_and_meta() -> None:
 def _differentiable_ops() -> list[Any]:
     from ember.autograd.function_table import DERIVATIVES
 
-    return [op for op in WITH_SAMPLES if op in DERIVATIVES]
+    # (in-place ops with entries of their own, normal_ and bernoulli_.float, would write into
+    # the leaves the harness makes: their gradients are checked in tests/test_tensor_api.py)
+    return [op for op in WITH_SAMPLES if op in DERIVATIVES and not op._schema.is_mutable]
 
 
 def _float64_samples(op: Any) -> list[opinfo.SampleInput]:

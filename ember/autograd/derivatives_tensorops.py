@@ -126,3 +126,62 @@ defvjp(aten.unique_dim.default, _not_implemented("unique_dim"))
 defvjp(aten.unique_consecutive.default, _not_implemented("unique_consecutive"))
 defvjp(aten.bincount.default, _not_implemented("bincount"))
 nondifferentiable(aten.histc.default)
+
+
+# ----------------------------------------------------------------------- products, distances
+def _cdist_grads(g: Any, x1: Any, x2: Any, p: float, result: Any) -> tuple[Any, Any]:
+    """``_cdist_forward``'s gradients: PyTorch's ``_cdist_backward`` for each side (the
+    second with the pairs transposed)."""
+    back = aten._cdist_backward.default
+    gt, rt = g.mT.contiguous(), result.mT.contiguous()
+    return back(g.contiguous(), x1, x2, p, result), back(gt, x2, x1, p, rt)
+
+
+def _euclidean_grads(g: Any, x1: Any, x2: Any, result: Any) -> tuple[Any, Any]:
+    """``_euclidean_dist``'s gradients (PyTorch's ``_euclidean_dist_backward``): each pair's
+    gradient over its distance (0 where the distance is 0), pulled back through the rows."""
+    ratio = (g / result).masked_fill(result == 0, 0)
+    return (
+        x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2),
+        x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1),
+    )
+
+
+defvjp(aten.trace.default, lambda g, self: (
+    E.eye(self.shape[0], self.shape[1], dtype=g.dtype, device=g.device) * g,))  # fmt: skip
+defvjp(aten._cdist_forward.default, lambda g, x1, x2, p, compute_mode, *, result: (
+    _cdist_grads(g, x1, x2, p, result)), name="CdistBackward0")  # fmt: skip
+defvjp(aten._cdist_backward.default, _not_implemented("_cdist_backward"))
+defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
+    _euclidean_grads(g, x1, x2, result)))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- random draws
+# NOTE [random gradients] in ember/ops/native/random.py: zeros, as PyTorch's formulas give
+
+
+def _zero(g: Any, t: Any) -> Any:
+    return g.new_zeros(t.shape)
+
+
+# (the in-place forms with a functional one find its entry: uniform_ -> uniform)
+for _op in (
+    aten.uniform.default, aten.bernoulli.default,
+    aten.random.default, aten.random.to, getattr(aten.random, "from"),
+    aten.exponential.default, aten.geometric.default, aten.log_normal.default,
+    aten.cauchy.default,
+):  # fmt: skip
+    defvjp(_op, lambda g, self, *args, **kwargs: (_zero(g, self),))
+defvjp(aten.normal_.default, lambda g, self, mean=0.0, std=1.0, *, generator=None: (
+    _zero(g, self),))  # fmt: skip
+defvjp(aten.bernoulli_.float, lambda g, self, p=0.5, *, generator=None: (_zero(g, self),),
+       name="BernoulliBackward2")  # fmt: skip
+defvjp(aten.normal.Tensor_float, lambda g, mean, std=1.0, *, generator=None: (_zero(g, mean),),
+       name="NormalBackward1")  # fmt: skip
+defvjp(aten.normal.float_Tensor, lambda g, mean, std, *, generator=None: (_zero(g, std),),
+       name="NormalBackward2")  # fmt: skip
+defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
+    _zero(g, mean), _zero(g, std)), name="NormalBackward3")  # fmt: skip
+defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
+    _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
+defvjp(aten.bernoulli.p, _not_implemented("bernoulli.p"))

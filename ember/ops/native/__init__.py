@@ -10,6 +10,8 @@ from ember.ops.native import (  # noqa: F401
     linalg,
     nn,
     pointwise,
+    products,
+    random,
     reductions,
     sorting,
     views,

@@ -73,6 +73,8 @@ define("conj(Tensor(a) self) -> Tensor(a)")
 define("resolve_conj(Tensor(a) self) -> Tensor(a)")
 define("is_conj(Tensor self) -> bool")
 define("is_complex(Tensor self) -> bool")
+define("is_floating_point(Tensor self) -> bool")
+define("numel(Tensor self) -> int")
 
 
 # --------------------------------------------------------------------------- compositions
@@ -262,3 +264,23 @@ def is_complex(self: Any) -> bool:
     True
     """
     return bool(self.dtype.is_complex)
+
+
+@impl(aten.is_floating_point.default, IMPLICIT)
+def is_floating_point(self: Any) -> bool:
+    """Whether the tensor's dtype is a floating point one.
+
+    >>> ember.is_floating_point(ember.tensor([1.0])), ember.is_floating_point(ember.tensor([1]))
+    (True, False)
+    """
+    return bool(self.dtype.is_floating_point)
+
+
+@impl(aten.numel.default, IMPLICIT)
+def numel(self: Any) -> int:
+    """The number of elements.
+
+    >>> ember.numel(ember.ones(2, 3))
+    6
+    """
+    return math.prod(self.shape)

@@ -345,6 +345,14 @@ def expand_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((2, 3)), make((3, 3)), name="mismatch raises")
 
 
+@samples("is_floating_point.default", "numel.default", dtypes=ALL_DTYPES)
+def metadata_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3)))
+    yield S(make(()), name="0-dim")
+    yield S(make((0, 4)), name="empty")
+    yield S(make((3, 4), noncontiguous=True), name="noncontiguous")
+
+
 @samples("view_as_real.default", dtypes=COMPLEX_DTYPES)
 def view_as_real_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield from _complex_views(make)

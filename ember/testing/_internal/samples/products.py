@@ -1,0 +1,1 @@
+"""Sample inputs for the contractions and pairwise distances (see opinfo.py)."""
