@@ -61,13 +61,6 @@ def cdist_plan(
             raise RuntimeError(
                 f"cdist only supports floating-point dtypes, {name} got: {x.dtype._short}"
             )
-    if x1.dtype is dtypes.float16 or x2.dtype is dtypes.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
-    if x1.dtype is not x2.dtype:
-        raise RuntimeError(
-            f"cdist: expected scalar type {x1.dtype._short} but found {x2.dtype._short} (x1 "
-            "and x2 must have one dtype)"
-        )
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values (got p = {p})")
     mode = 0 if compute_mode is None else compute_mode
@@ -76,6 +69,14 @@ def cdist_plan(
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), op="cdist")
     r1, r2 = x1.shape[-2], x2.shape[-2]
     mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+    if x1.dtype is dtypes.float16 and not mm and x1.numel() and x2.numel():
+        # the direct kernel has no half version (and runs for no empty input)
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(
+            f"cdist: expected scalar type {x1.dtype._short} but found {x2.dtype._short} (x1 "
+            "and x2 must have one dtype)"
+        )
     return (*batch, r1, r2), mm
 
 
@@ -146,6 +147,10 @@ def tensordot(
     for i in keep2:
         size2 *= t2.shape[i]
     sizes = [t1.shape[i] for i in keep1] + [t2.shape[i] for i in keep2]
+    if not keep1 and not keep2:  # a full contraction: a sum of products, as PyTorch does it
+        p1, p2 = aten.permute.default(t1, d1), aten.permute.default(t2, d2)
+        product = aten.mul.Tensor(aten.squeeze.default(p1), aten.squeeze.default(p2))
+        return aten.view.default(aten.sum.default(product, dtype=self.dtype), [])
     m1 = aten.reshape.default(aten.permute.default(t1, keep1 + d1), [size1, csize])
     m2 = aten.reshape.default(aten.permute.default(t2, d2 + keep2), [csize, size2])
     return aten.reshape.default(aten.mm.default(m1, m2), sizes)
@@ -163,13 +168,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = Non
         n *= b
     c = x1.shape[-1]
     flat = [
-        aten.view.default(aten.expand.default(x, [*batch, x.shape[-2], c]), [n, x.shape[-2], c])
+        aten.view.default(
+            aten.contiguous.default(aten.expand.default(x, [*batch, x.shape[-2], c])),
+            [n, x.shape[-2], c],
+        )
         for x in (x1, x2)
     ]
     return aten.view.default(aten._euclidean_dist.default(*flat), list(shape))
 
 
-@impl(aten._euclidean_dist.default, "CompositeExplicitAutograd")
 def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     """``sqrt(clamp(|a|² - 2 a·b + |b|², 0))`` for every pair of rows, by one matrix product
     of ``[-2a, |a|², 1]`` and ``[b, 1, |b|²]``."""
@@ -179,4 +186,10 @@ def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     a = aten.cat.default([aten.mul.Scalar(x1, -2), n1, aten.ones_like.default(n1)], -1)
     b = aten.cat.default([x2, aten.ones_like.default(n2), n2], -1)
     r = aten.matmul.default(a, aten.transpose.int(b, -1, -2))
-    return aten.sqrt.default(aten.clamp_min.default(r, 0))
+    return aten.sqrt_.default(aten.clamp_min_.default(r, 0))  # (an integer r raises, as PyTorch)
+
+
+# one composition serves both backends (PyTorch's CompositeExplicitAutograd kernel), registered
+# per key so that its out= form is derived like any kernel's
+impl(aten._euclidean_dist.default, "CPU", euclidean_dist)
+impl(aten._euclidean_dist.default, "Meta", euclidean_dist)
