@@ -426,6 +426,9 @@ define("type_as(Tensor self, Tensor other) -> Tensor", variants=("method",))
 for _ov, _types in (("", "Scalar"), ("Tensor", "Tensor")):
     define(f"clip{'.' + _ov if _ov else ''}(Tensor self, {_types}? min=None, {_types}? max=None)"
            " -> Tensor", inplace=True, out=True, out_overload=f"{_ov}_out" if _ov else "out")
+_clip_ = VARIANTS_OF[ops.aten.clip.default][0]
+assert _clip_ is not None
+_clip_.overloadpacket._variants.update(("function",))  # ember.clip_, as torch.clip_
 
 
 
