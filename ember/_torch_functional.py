@@ -1,7 +1,8 @@
 """The functions PyTorch writes in Python (``torch/functional.py``) over its ops: ``unique``,
 ``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist`` and
-``tensordot``; and ``is_tensor`` (``torch/__init__.py``). Each takes the Python route of ``__torch_function__`` as PyTorch's does (plain
-tensors count: NOTE [two routes] in ``ember/overrides.py``) and calls the aten op, which
+``tensordot``; and ``is_tensor`` (``torch/__init__.py``). Each takes the Python route of
+``__torch_function__`` as PyTorch's does (plain tensors count: NOTE [two routes] in
+``ember/overrides.py``) and calls the aten op, which
 ``__torch_dispatch__`` code then sees. ``ember/functional.py`` exports them in place of the
 functions generated from those ops' schemas.
 """

@@ -28,15 +28,5 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
 
 
 # the functions torch/functional.py writes in Python (their Python route, their signatures)
-from ember._torch_functional import (  # noqa: E402
-    block_diag,
-    cartesian_prod,
-    cdist,
-    is_tensor,
-    meshgrid,
-    tensordot,
-    unique,
-    unique_consecutive,
-)
 
 __all__ += [n for n in ("unique", "is_tensor") if n not in __all__]

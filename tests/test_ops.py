@@ -304,8 +304,9 @@ def _gradients_agree(op: Any, samples: list[opinfo.SampleInput]) -> tuple[int, i
             refused += 1
             continue  # PyTorch cannot differentiate this sample (e.g. scatter with src > index)
         if e_refused is not None:
-            raise AssertionError(f"{op} {sample}: ember's backward raised, PyTorch's did not") \
-                from e_refused
+            raise AssertionError(
+                f"{op} {sample}: ember's backward raised, PyTorch's did not"
+            ) from e_refused
         for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
             where = f"{op} {sample} grad of input {i}"
             if tg is None:

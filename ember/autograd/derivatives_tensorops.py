@@ -12,8 +12,8 @@ import math
 from typing import Any
 
 import ember
-from ember.backends.shapes import broadcast_shapes
 from ember.autograd.function_table import defvjp, nondifferentiable
+from ember.backends.shapes import broadcast_shapes
 from ember.ops.registry import ops
 
 aten = ops.aten

@@ -227,9 +227,7 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: A
 
 
 @impl(aten.index_add_.default, CPU)
-def index_add_(
-    self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
-) -> Tensor:
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     d = index_along("index_add_", self, dim, index, source, _ADD_INDEX)
     _index_add(self._data, d, index, source, alpha)
     self._bump_version()

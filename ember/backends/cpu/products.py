@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap

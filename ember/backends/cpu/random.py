@@ -65,9 +65,7 @@ def uniform_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tens
 
 
 @impl(aten.normal_.default, CPU)
-def normal_(
-    self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None
-) -> Tensor:
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_normal(self.dtype, std)
     z = normal_array(_shape(self), self.dtype, _generator(generator))
     return _fill(self, z * std + mean)
@@ -128,7 +126,9 @@ def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
 
 def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
     if p.dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'")
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
+        )
     probs = p._data
     if probs.shape != self._data.shape:
         try:
@@ -157,7 +157,9 @@ def bernoulli_tensor_(self: Tensor, p: Tensor, *, generator: Any = None) -> Tens
 def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
     check_bernoulli_p(p)
     if self.dtype.category == dtypes.COMPLEX:
-        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'")
+        raise NotImplementedError(
+            f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
+        )
     return _fill(self, _bernoulli_draw(p, _shape(self), generator))
 
 

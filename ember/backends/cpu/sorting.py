@@ -78,9 +78,7 @@ def _last_axis(x: np.ndarray, d: int) -> np.ndarray:
     return x if d == x.ndim - 1 else np.moveaxis(x, d, -1)
 
 
-def _pick(
-    x: np.ndarray, idx: np.ndarray, d: int, keepdim: bool, result: Any
-) -> Any:
+def _pick(x: np.ndarray, idx: np.ndarray, d: int, keepdim: bool, result: Any) -> Any:
     """Values of ``x`` (dim ``d`` last) at the last-axis positions ``idx`` (shape ``(..., 1)``),
     as a (values, indices) result with dim ``d`` kept or dropped."""
     values = np.take_along_axis(x, idx, -1)

@@ -56,10 +56,9 @@ def _selection(name: str, result: Any, check: Any) -> Any:
 
 impl(aten.median.default, Meta, _whole("median"))
 impl(aten.nanmedian.default, Meta, _whole("nanmedian"))
-impl(aten.median.dim, Meta,
-     _selection("median", median_t, lambda d: check_order_statistic(d, "median")))  # fmt: skip
-impl(aten.nanmedian.dim, Meta,
-     _selection("nanmedian", nanmedian_t, lambda d: check_order_statistic(d, "nanmedian")))  # fmt: skip
+for _name, _result in (("median", median_t), ("nanmedian", nanmedian_t)):
+    _check = lambda d, name=_name: check_order_statistic(d, name)  # noqa: E731
+    impl(getattr(aten, _name).dim, Meta, _selection(_name, _result, _check))
 _mode = _selection("mode", mode_t, check_mode)
 
 
@@ -135,7 +134,9 @@ def searchsorted_scalar(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Te
     return _search(sorted_sequence, self, **kw)
 
 
-def _bucketize(self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Any:
+def _bucketize(
+    self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Any:
     if boundaries.ndim != 1:
         raise RuntimeError(
             f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def block_diag_plan(
     shapes: Sequence[Shape], dts: Sequence[dtypes.dtype]
 ) -> tuple[list[Shape], Shape, dtypes.dtype]:
     """(each input as a matrix shape, result shape, result dtype) of ``block_diag``."""
-    mats = []
+    mats: list[Shape] = []
     for i, s in enumerate(shapes):
         if len(s) > 2:
             raise RuntimeError(

@@ -282,9 +282,7 @@ def check_randperm(n: int, d: dtypes.dtype) -> None:
     if d is dtypes.bool_ or d.category == dtypes.COMPLEX:
         raise NotImplementedError(f"\"randperm\" not implemented for '{d._short}'")
     if n < 0:
-        raise RuntimeError(
-            f"randperm: Trying to create tensor with negative dimension {n}: [{n}]"
-        )
+        raise RuntimeError(f"randperm: Trying to create tensor with negative dimension {n}: [{n}]")
     if d.category == dtypes.INTEGRAL:
         top = _int_range(d)[1]
     else:

@@ -107,7 +107,7 @@ def _check_index_add(self: Tensor, d: int, index: Tensor, source: Tensor) -> Non
             f"({size}), for dim: {d}"
         )
     if source.ndim != self.ndim or any(
-        i != d and a != b for i, (a, b) in enumerate(zip(self.shape, source.shape))
+        i != d and a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
     ):
         raise _shape_error("index_add_", self, source)
 
@@ -135,7 +135,9 @@ def _check_index_copy(self: Tensor, d: int, index: Tensor, source: Tensor) -> No
             f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
             f"({self.ndim})"
         )
-    if any(i != d and a != b for i, (a, b) in enumerate(zip(self.shape, source.shape))):
+    if any(
+        i != d and a != b for i, (a, b) in enumerate(zip(self.shape, source.shape, strict=True))
+    ):
         raise _shape_error("index_copy_", self, source)
     if source.shape[d] != n:
         raise IndexError(
@@ -185,7 +187,9 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     """``gather`` with ``self`` and ``indices`` broadcast against each other outside ``dim``
     (negative indices count from the end); flat ``take`` semantics without ``dim``."""
     if dim is None:
-        return aten.gather.default(aten.view.default(self, [-1]), 0, aten.view.default(indices, [-1]))
+        return aten.gather.default(
+            aten.view.default(self, [-1]), 0, aten.view.default(indices, [-1])
+        )
     if self.ndim != indices.ndim:
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of "

@@ -14,6 +14,7 @@ from typing import Any
 
 from ember import dtypes
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
+from ember.library import impl
 from ember.ops.native._define import (
     FUNCTIONAL_OF,
     VARIANTS_OF,
@@ -29,7 +30,6 @@ from ember.ops.native.promotion import (
     Promotion,
     not_implemented,
 )
-from ember.library import impl
 from ember.ops.registry import OpOverload, define_op, ops
 
 D, I2F, BOOL, C2F, B2L = (
@@ -424,12 +424,16 @@ define("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, 
 define("equal(Tensor self, Tensor other) -> bool", tags=("data_dependent_output",))
 define("type_as(Tensor self, Tensor other) -> Tensor", variants=("method",))
 for _ov, _types in (("", "Scalar"), ("Tensor", "Tensor")):
-    define(f"clip{'.' + _ov if _ov else ''}(Tensor self, {_types}? min=None, {_types}? max=None)"
-           " -> Tensor", inplace=True, out=True, out_overload=f"{_ov}_out" if _ov else "out")
+    define(
+        f"clip{'.' + _ov if _ov else ''}(Tensor self, {_types}? min=None, {_types}? max=None)"
+        " -> Tensor",
+        inplace=True,
+        out=True,
+        out_overload=f"{_ov}_out" if _ov else "out",
+    )
 _clip_ = VARIANTS_OF[ops.aten.clip.default][0]
 assert _clip_ is not None
 _clip_.overloadpacket._variants.update(("function",))  # ember.clip_, as torch.clip_
-
 
 
 # CompositeImplicitAutograd kernels of the ops above

@@ -16,7 +16,7 @@ PyTorch's do, and its gradients are PyTorch's formulas for each path.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ember import dtypes
 from ember.backends.shapes import broadcast_shapes, wrap_dim
@@ -43,9 +43,7 @@ define("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", variants=F, out=True)
 # --------------------------------------------------------------------------- shared rules
 
 
-def cdist_plan(
-    x1: Tensor, x2: Tensor, p: float, compute_mode: int | None
-) -> tuple[Shape, bool]:
+def cdist_plan(x1: Tensor, x2: Tensor, p: float, compute_mode: int | None) -> tuple[Shape, bool]:
     """``_cdist_forward``'s checks; returns (result shape, whether the matrix-product path is
     taken: NOTE [cdist paths])."""
     for name, x in (("X1", x1), ("X2", x2)):
@@ -53,8 +51,7 @@ def cdist_plan(
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
-            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
-            f"{x2.shape[-1]}"
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
     for name, x in (("X1", x1), ("X2", x2)):
         if x.dtype.category != dtypes.FLOATING:

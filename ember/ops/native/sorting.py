@@ -55,7 +55,8 @@ for _name in ("quantile", "nanquantile"):
 
 # uniqueness (ember.unique and Tensor.unique are Python functions over these, as in PyTorch)
 _DYNAMIC = ("dynamic_output_shape",)
-_OUTS = "*, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))"
+_OUTS = ("*, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> "
+         "(Tensor(a!), Tensor(b!), Tensor(c!))")
 define_with_out(
     "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, "
     "bool return_counts=False) -> (Tensor, Tensor, Tensor)",
@@ -96,7 +97,7 @@ define("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
 def check_order_statistic(self_dtype: dtype, op: str) -> None:
     """median, nanmedian, kthvalue: real numbers only (PyTorch has no bool or complex kernel)."""
     if self_dtype is dtypes.bool_ or self_dtype.category == dtypes.COMPLEX:
-        raise NotImplementedError(f'"{op}_cpu" not implemented for \'{self_dtype._short}\'')
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{self_dtype._short}'")
 
 
 def check_mode(self_dtype: dtype) -> None:
@@ -112,8 +113,10 @@ def along(shape: Shape, dim: int, keepdim: bool, op: str) -> tuple[int, Shape]:
         return d, ()
     if shape[d] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-    out = tuple(1 if i == d else n for i, n in enumerate(shape)) if keepdim else (
-        shape[:d] + shape[d + 1 :]
+    out = (
+        tuple(1 if i == d else n for i, n in enumerate(shape))
+        if keepdim
+        else (shape[:d] + shape[d + 1 :])
     )
     return d, out
 
@@ -380,6 +383,8 @@ for _name, _ignore in (("quantile", False), ("nanquantile", True)):
 
 
 def reduced(shape: Sequence[int], d: int, keepdim: bool) -> Shape:
-    return tuple(1 if i == d else n for i, n in enumerate(shape)) if keepdim else tuple(
-        n for i, n in enumerate(shape) if i != d
+    return (
+        tuple(1 if i == d else n for i, n in enumerate(shape))
+        if keepdim
+        else tuple(n for i, n in enumerate(shape) if i != d)
     )

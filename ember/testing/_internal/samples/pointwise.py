@@ -477,8 +477,8 @@ def isclose_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         nan = ember.tensor([float("nan"), 1.0, float("inf"), -float("inf")], dtype=dtype)
         yield SampleInput(nan, nan.clone(), name="nan and inf")
         yield SampleInput(nan, nan.clone(), equal_nan=True, name="equal_nan")
-    yield SampleInput(make((3,)), make((3,), dtypes.float64 if dtype is not dtypes.float64
-                                       else dtypes.float32), name="dtypes differ raise")  # fmt: skip
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(make((3,)), make((3,), other), name="dtypes differ raise")
     yield SampleInput(make((3,)), make((3,)), rtol=-1.0, name="negative rtol raises")
     yield SampleInput(make((3,)), make((3,)), atol=-1.0, name="negative atol raises")
     yield SampleInput(make((2,)), make((3,)), name="shapes that don't broadcast raise")
