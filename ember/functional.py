@@ -27,6 +27,19 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
     return _einsum_op(equation, list(operands), **kwargs)
 
 
-# the functions torch/functional.py writes in Python (their Python route, their signatures)
+# the functions torch/functional.py writes in Python (their Python route, their signatures),
+# in place of those generated from their ops' schemas
+from ember._torch_functional import (  # noqa: E402
+    block_diag,
+    cartesian_prod,
+    cdist,
+    is_tensor,
+    meshgrid,
+    tensordot,
+    unique,
+    unique_consecutive,
+)
 
-__all__ += [n for n in ("unique", "is_tensor") if n not in __all__]
+_PYTHON_WRITTEN = (block_diag, cartesian_prod, cdist, is_tensor, meshgrid, tensordot, unique,
+                   unique_consecutive)  # fmt: skip
+__all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]

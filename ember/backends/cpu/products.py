@@ -13,7 +13,7 @@ from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.products import cdist_plan
+from ember.ops.native.products import cdist_plan, euclidean_shape
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -37,8 +37,9 @@ def euclidean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     n1 = (a * a).sum(-1, keepdims=True)
     n2 = (b * b).sum(-1, keepdims=True)
     left = np.concatenate([-2 * a, n1, np.ones_like(n1)], -1)
-    right = np.concatenate([b, np.ones_like(n2), n2], -1)
-    r = np.matmul(left, np.swapaxes(right, -1, -2))
+    right = np.concatenate([np.swapaxes(b, -1, -2), np.swapaxes(np.ones_like(n2), -1, -2),
+                            np.swapaxes(n2, -1, -2)], -2)  # (.., c + 2, r2), row-major  # fmt: skip
+    r = np.matmul(left, right)
     return np.sqrt(np.maximum(r, 0, out=r), out=r)
 
 
@@ -112,3 +113,13 @@ def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor
             terms = _grad_terms(diff, g[:, rows, :, None], dist[:, rows, :, None], p)
             out[:, rows] = terms.sum(2)
     return wrap(out.reshape(*batch, r1, c))
+
+
+@impl(aten._euclidean_dist.default, CPU)
+def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """Every pair of rows' distance by one matrix product (``euclidean``), in place."""
+    shape, d = euclidean_shape(x1, x2)
+    a, b = x1._data.astype(d.np, copy=False), x2._data.astype(d.np, copy=False)
+    with quiet_block():
+        out = euclidean(a, b) if a.size and b.size else np.zeros(shape, d.np)
+    return wrap(np.ascontiguousarray(np.broadcast_to(out, shape)))

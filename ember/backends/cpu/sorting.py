@@ -94,6 +94,19 @@ def _dense(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous else a.copy()
 
 
+def _kth(x: np.ndarray, k: int) -> np.ndarray:
+    """The last-axis position ``(..., 1)`` of the ``k``-th smallest element of each slice
+    (NaN largest): the value by ``np.partition``, then its first occurrence (a tie's index is
+    the algorithm's: NOTE [ties in order statistics])."""
+    value = np.partition(x, k, axis=-1)[..., k : k + 1]
+    idx = np.argmax(x == value, axis=-1)[..., None]
+    if x.dtype.kind == "f":
+        nan = np.isnan(value)
+        if nan.any():  # NaN equals nothing: its position is a NaN's
+            idx = np.where(nan, np.argmax(np.isnan(x), -1)[..., None], idx)
+    return idx
+
+
 def _scalar_result(x: np.ndarray, result: Any) -> Any:
     """A selection of a 0-dim tensor: itself, at index 0."""
     return result(wrap(x.copy()), wrap(np.zeros((), _I64)))
@@ -106,8 +119,7 @@ def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
     if self.ndim == 0:
         return _scalar_result(self._data, median_t)
     x = _last_axis(self._data, d)
-    k = (x.shape[-1] - 1) // 2
-    idx = np.argpartition(x, k, axis=-1)[..., k : k + 1]  # NaN sorts last
+    idx = _kth(x, (x.shape[-1] - 1) // 2)
     if x.dtype.kind == "f":
         nan = np.isnan(x)
         has = nan.any(-1, keepdims=True)
@@ -124,8 +136,7 @@ def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
         return _scalar_result(self._data, nanmedian_t)
     x = _last_axis(self._data, d)
     if x.dtype.kind != "f":
-        k = (x.shape[-1] - 1) // 2
-        return _pick(x, np.argpartition(x, k, axis=-1)[..., k : k + 1], d, keepdim, nanmedian_t)
+        return _pick(x, _kth(x, (x.shape[-1] - 1) // 2), d, keepdim, nanmedian_t)
     order = np.argsort(x, axis=-1, kind="stable")  # NaN last
     count = (~np.isnan(x)).sum(-1, keepdims=True)
     k = np.maximum((count - 1) // 2, 0)  # all NaN: the first NaN
@@ -140,8 +151,7 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
         return _scalar_result(self._data, kthvalue_t)
     check_order_statistic(self.dtype, "kthvalue")
     x = _last_axis(self._data, d)
-    idx = np.argpartition(x, k - 1, axis=-1)[..., k - 1 : k]  # NaN sorts last: the largest
-    return _pick(x, idx, d, keepdim, kthvalue_t)
+    return _pick(x, _kth(x, k - 1), d, keepdim, kthvalue_t)
 
 
 @impl(aten.mode.default, CPU)
@@ -194,6 +204,7 @@ def _row_runs(rows: np.ndarray) -> np.ndarray:
 
 
 def _counts(mask: np.ndarray) -> np.ndarray:
+    """The length of each run, from the mask of where runs start."""
     starts = np.flatnonzero(mask)
     return np.diff(np.append(starts, mask.shape[0])).astype(_I64, copy=False)
 
@@ -202,23 +213,18 @@ def _counts(mask: np.ndarray) -> np.ndarray:
 def unique2(
     self: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """The distinct elements, sorted (PyTorch's CPU kernel sorts whatever ``sorted`` says);
-    the inverse and counts are empty unless asked for."""
+    """The distinct elements, sorted (PyTorch's CPU kernel sorts whatever ``sorted`` says),
+    each NaN distinct; the inverse and counts are empty unless asked for. ``np.unique``
+    itself (a hash table when neither is asked for)."""
     check_unique(self.dtype)
     x = self._data.reshape(-1)
     if not (return_inverse or return_counts):
-        s = np.sort(x)
-        return wrap(s[_runs(s)]), wrap(_empty_index()), wrap(_empty_index())
-    order = np.argsort(x)
-    s = x[order]
-    mask = _runs(s)
-    inverse = _empty_index()
-    if return_inverse:
-        inverse = np.empty(x.shape[0], _I64)
-        inverse[order] = np.cumsum(mask) - 1
-        inverse = inverse.reshape(self._data.shape)
-    counts = _counts(mask) if return_counts else _empty_index()
-    return wrap(s[mask]), wrap(inverse), wrap(counts)
+        return wrap(np.unique(x, equal_nan=False)), wrap(_empty_index()), wrap(_empty_index())
+    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
+                                        equal_nan=False)  # fmt: skip
+    inverse = inverse.reshape(self._data.shape) if return_inverse else _empty_index()
+    counts = counts if return_counts else _empty_index()
+    return wrap(values), wrap(inverse.astype(_I64, copy=False)), wrap(counts.astype(_I64))
 
 
 def _as_rows(x: np.ndarray, d: int) -> np.ndarray:

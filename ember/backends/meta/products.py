@@ -8,7 +8,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.products import cdist_plan
+from ember.ops.native.products import cdist_plan, euclidean_shape
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -25,3 +25,9 @@ def cdist_forward(x1: Tensor, x2: Tensor, p: float, compute_mode: int | None) ->
 def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor) -> Tensor:
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), op="_cdist_backward")
     return wrap_shape_only(ShapeOnlyArray((*batch, *x1.shape[-2:]), x1._data.dtype))
+
+
+@impl(aten._euclidean_dist.default, Meta)
+def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    shape, d = euclidean_shape(x1, x2)
+    return wrap_shape_only(ShapeOnlyArray(shape, d.np))

@@ -77,14 +77,6 @@ def cdist_plan(x1: Tensor, x2: Tensor, p: float, compute_mode: int | None) -> tu
     return (*batch, r1, r2), mm
 
 
-def check_euclidean(x1: Tensor, x2: Tensor) -> None:
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(
-            f"_euclidean_dist: x1 and x2 must have the same number of columns ({x1.shape[-1]} "
-            f"and {x2.shape[-1]})"
-        )
-
-
 def tensordot_dims(
     self: Tensor, other: Tensor, dims_self: Sequence[int], dims_other: Sequence[int]
 ) -> tuple[list[int], list[int]]:
@@ -174,19 +166,24 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = Non
     return aten.view.default(aten._euclidean_dist.default(*flat), list(shape))
 
 
-def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
-    """``sqrt(clamp(|a|² - 2 a·b + |b|², 0))`` for every pair of rows, by one matrix product
-    of ``[-2a, |a|², 1]`` and ``[b, 1, |b|²]``."""
-    check_euclidean(x1, x2)
-    n1 = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(x1, 2), [-1], True)
-    n2 = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(x2, 2), [-1], True)
-    a = aten.cat.default([aten.mul.Scalar(x1, -2), n1, aten.ones_like.default(n1)], -1)
-    b = aten.cat.default([x2, aten.ones_like.default(n2), n2], -1)
-    r = aten.matmul.default(a, aten.transpose.int(b, -1, -2))
-    return aten.sqrt_.default(aten.clamp_min_.default(r, 0))  # (an integer r raises, as PyTorch)
-
-
-# one composition serves both backends (PyTorch's CompositeExplicitAutograd kernel), registered
-# per key so that its out= form is derived like any kernel's
-impl(aten._euclidean_dist.default, "CPU", euclidean_dist)
-impl(aten._euclidean_dist.default, "Meta", euclidean_dist)
+def euclidean_shape(x1: Tensor, x2: Tensor) -> tuple[Shape, dtypes.dtype]:
+    """``_euclidean_dist``'s checks; returns the result shape and dtype (an integer input
+    raises, as PyTorch's in-place square root of its product does)."""
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"_euclidean_dist: x1 and x2 must have the same number of columns ({x1.shape[-1]} "
+            f"and {x2.shape[-1]})"
+        )
+    d = dtypes.promote_types(x1.dtype, x2.dtype)
+    if d.category == dtypes.COMPLEX:
+        raise NotImplementedError(
+            "_euclidean_dist: clamp is not supported for complex types (the distance of "
+            "complex rows is not defined this way)"
+        )
+    if d.category < dtypes.FLOATING:
+        raise RuntimeError(
+            f"_euclidean_dist: result type Float can't be cast to the desired output type "
+            f"{d._short}; pass floating point inputs"
+        )
+    batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), op="_euclidean_dist")
+    return (*batch, x1.shape[-2], x2.shape[-2]), d
