@@ -96,18 +96,23 @@ def _at_indices(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> Any
     return gv.new_zeros(self.shape).scatter(dim, indices, gv)
 
 
-def _not_implemented(op: str) -> Any:
-    """The backward of an op PyTorch does not differentiate but whose float outputs still
-    require grad (``unique``, ``bincount`` with weights): raising, as PyTorch does, at
-    backward rather than at the call."""
+#: ops whose backward raises, as PyTorch's does (their outputs still require grad)
+RAISES_AT_BACKWARD: set[Any] = set()
+_UNNAMED = "torch::autograd::NotImplemented"  # PyTorch's node for these when it has no name
+
+
+def not_differentiated(op: Any, name: str | None = None) -> None:
+    """Register ``op``'s backward as raising, as PyTorch's does: its float outputs require
+    grad (``unique`` of a tensor that does), and backward, not the call, raises."""
 
     def formula(g: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
-            f"the derivative for '{op}' is not implemented (as in PyTorch); detach() the input "
-            "before the call if no gradient should flow through it"
+            f"the derivative for '{op.name()}' is not implemented (as in PyTorch); detach() "
+            "the input before the call if no gradient should flow through it"
         )
 
-    return formula
+    RAISES_AT_BACKWARD.add(op)
+    defvjp(op, formula, name=name)
 
 
 for _name in ("median", "nanmedian"):
@@ -121,10 +126,12 @@ defvjp(aten.kthvalue.default, lambda g, self, k, dim=-1, keepdim=False, *, resul
     _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
 
 # ----------------------------------------------------------------------- not differentiated
-defvjp(aten._unique2.default, _not_implemented("_unique2"))
-defvjp(aten.unique_dim.default, _not_implemented("unique_dim"))
-defvjp(aten.unique_consecutive.default, _not_implemented("unique_consecutive"))
-defvjp(aten.bincount.default, _not_implemented("bincount"))
+not_differentiated(aten._unique2.default)
+not_differentiated(aten.unique_dim.default)
+not_differentiated(aten.unique_consecutive.default)
+not_differentiated(aten.bincount.default, _UNNAMED)
+for _op in (aten.logspace.Tensor_Tensor, aten.logspace.Tensor_Scalar, aten.logspace.Scalar_Tensor):
+    not_differentiated(_op, _UNNAMED)
 nondifferentiable(aten.histc.default)
 
 
@@ -151,7 +158,7 @@ defvjp(aten.trace.default, lambda g, self: (
     E.eye(self.shape[0], self.shape[1], dtype=g.dtype, device=g.device) * g,))  # fmt: skip
 defvjp(aten._cdist_forward.default, lambda g, x1, x2, p, compute_mode, *, result: (
     _cdist_grads(g, x1, x2, p, result)), name="CdistBackward0")  # fmt: skip
-defvjp(aten._cdist_backward.default, _not_implemented("_cdist_backward"))
+not_differentiated(aten._cdist_backward.default)
 defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
     _euclidean_grads(g, x1, x2, result)))  # fmt: skip
 
@@ -184,4 +191,4 @@ defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
     _zero(g, mean), _zero(g, std)), name="NormalBackward3")  # fmt: skip
 defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
     _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
-defvjp(aten.bernoulli.p, _not_implemented("bernoulli.p"))
+not_differentiated(aten.bernoulli.p, _UNNAMED)
