@@ -425,10 +425,15 @@ def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) ->
     rdt = bincount_dtype(self, weights).np
     if x.size == 0:
         return wrap(np.zeros((minlength,), rdt))
-    if x.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     w = None if weights is None else weights._data
-    return wrap(np.bincount(x, w, minlength).astype(rdt, copy=False))
+    try:  # (np.bincount finds a negative value in the pass it makes anyway)
+        counts = np.bincount(x, w, minlength)
+    except ValueError:
+        raise RuntimeError(
+            f"bincount only supports 1-d non-negative integral inputs (the smallest value is "
+            f"{int(x.min())})"
+        ) from None
+    return wrap(counts.astype(rdt, copy=False))
 
 
 @impl(aten.histc.default, CPU)
