@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import keyword
 import sys
 import types as _types
 from collections.abc import Callable
@@ -217,8 +218,9 @@ def _signature(f: Callable[..., Any]) -> inspect.Signature | None:
                     else inspect.Parameter.POSITIONAL_OR_KEYWORD
                 )
                 default = a.default_value if a.has_default_value() else inspect.Parameter.empty
+                name_ = a.name + "_" if keyword.iskeyword(a.name) else a.name  # from: from_
                 params.append(
-                    inspect.Parameter(a.name, kind, default=default, annotation=str(a.type))
+                    inspect.Parameter(name_, kind, default=default, annotation=str(a.type))
                 )
             return inspect.Signature(params)
     try:

@@ -25,3 +25,21 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
     if has_torch_function(operands):
         return handle_torch_function(einsum, operands, equation, *operands, **kwargs)
     return _einsum_op(equation, list(operands), **kwargs)
+
+
+# the functions torch/functional.py writes in Python (their Python route, their signatures),
+# in place of those generated from their ops' schemas
+from ember._torch_functional import (  # noqa: E402
+    block_diag,
+    cartesian_prod,
+    cdist,
+    is_tensor,
+    meshgrid,
+    tensordot,
+    unique,
+    unique_consecutive,
+)
+
+_PYTHON_WRITTEN = (block_diag, cartesian_prod, cdist, is_tensor, meshgrid, tensordot, unique,
+                   unique_consecutive)  # fmt: skip
+__all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]

@@ -473,7 +473,7 @@ def is_tensor_like(inp: Any) -> bool:
 #: (NOTE [two routes]), so a mode sees ``types == (Tensor,)`` for a plain tensor
 PYTHON_MEMBERS = frozenset(
     "__repr__ __format__ __len__ __iter__ __reversed__ __contains__ __array__ __deepcopy__ "
-    "__reduce_ex__ backward register_hook split unique norm".split()
+    "__reduce_ex__ backward register_hook split unique unique_consecutive norm".split()
 )
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "linalg_cholesky_ex", "linalg_inv_ex", "linalg_solve_ex", "linalg_slogdet", "slogdet",
     "linalg_svd", "svd", "linalg_qr", "qr", "linalg_eigh", "linalg_lstsq",
 ]  # fmt: skip
+__all__ += ["median", "nanmedian", "mode", "kthvalue"]
 
 
 class max(NamedTuple):  # noqa: A001, N801 - named after the op, as torch.return_types.max
@@ -128,3 +129,31 @@ class linalg_lstsq(NamedTuple):  # noqa: N801
     residuals: Tensor
     rank: Tensor
     singular_values: Tensor
+
+
+class median(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``median(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class nanmedian(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``nanmedian(dim)``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class mode(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``mode``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):  # noqa: N801
+    """``(values, indices)`` of ``kthvalue``."""
+
+    values: Tensor
+    indices: Tensor

@@ -225,6 +225,9 @@ def _finite(args: Any) -> bool:
 @pytest.mark.parametrize("op", OPS, ids=str)
 def test_complex_gradients_match_finite_differences(op: OpOverload) -> None:
     """Each op's complex gradient is the conjugate Wirtinger derivative, by differences."""
+    if "nondeterministic_seeded" in op.tags:
+        pytest.skip(f"{op}: a random draw's gradient is PyTorch's convention (zero), not a "
+                    "difference of two draws (NOTE [random gradients])")  # fmt: skip
     ran = 0
     failed = []
     for sample in _samples(op):

@@ -44,7 +44,10 @@ def run(source: str) -> str:
 
 
 def test_imports_are_rewritten_as_a_user_would() -> None:
-    src = "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\n  import torch\n"
+    src = (
+        "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\n"
+        "  import torch\n"
+    )
     assert to_ember(src) == (
         "import ember as torch\nimport ember.nn as nn\nfrom ember.utils.data import DataLoader\n"
         "  import ember as torch\n"

@@ -9,7 +9,10 @@ from ember.backends.cpu import (  # noqa: F401
     linalg,
     nn,
     pointwise,
+    products,
+    random,
     reductions,
+    sorting,
     variants,  # noqa: F401  (last: derives in-place/out kernels)
     views,
 )

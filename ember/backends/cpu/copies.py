@@ -42,10 +42,18 @@ from ember.backends.meta.copies import (
     set_,
 )
 from ember.backends.shapes import wrap_dim
+from ember.backends.variants import check_write
 from ember.device import as_device
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
+from ember.ops.native.copies_composite import (
+    block_diag_plan,
+    check_diff_out,
+    check_repeats,
+    diag_embed_shape,
+    rot90_plan,
+)
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -528,3 +536,79 @@ def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
     unsqueeze = aten.unsqueeze.default
     return aten.cat.out([unsqueeze(t, d) for t in tensors], d, out=out)
+
+
+# --------------------------------------------------------------------------- diagonals, blocks,
+# rotations, repeats (shape rules shared with the Meta rules: ember/ops/native/copies_composite.py)
+
+
+@impl(aten.diag_embed.default, CPU)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    d = self._data
+    shape, d1, d2 = diag_embed_shape(d.shape, offset, dim1, dim2)
+    out = np.zeros(shape, d.dtype)
+    n = d.shape[-1] if d.ndim else 1
+    plane = np.moveaxis(out, (d1, d2), (-2, -1))  # a view: writes reach ``out``
+    rows = np.arange(n) + max(-offset, 0)
+    plane[..., rows, rows + offset] = d
+    return wrap(out)
+
+
+@impl(aten.block_diag.default, CPU)
+def block_diag(tensors: list[Tensor]) -> Tensor:
+    mats, shape, dt = block_diag_plan([t._data.shape for t in tensors], [t.dtype for t in tensors])
+    out = np.zeros(shape, dt.np)
+    r = c = 0
+    for t, (h, w) in zip(tensors, mats, strict=True):
+        copy_into(out[r : r + h, c : c + w], _array(t, "block_diag").reshape(h, w))
+        r, c = r + h, c + w
+    return wrap(out)
+
+
+@impl(aten.rot90.default, CPU)
+def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    d = self._data
+    k, d0, d1 = rot90_plan(d.ndim, k, dims)
+    return wrap(np.ascontiguousarray(np.rot90(d, k, (d0, d1))))
+
+
+@impl(aten.repeat_interleave.Tensor, CPU)
+def repeat_interleave(repeats: Tensor, *, output_size: int | None = None) -> Tensor:
+    check_repeats(repeats)
+    r = repeats._data
+    if r.size and r.min() < 0:
+        raise RuntimeError("repeat_interleave: repeats can not be negative")
+    out = np.repeat(np.arange(r.size, dtype=r.dtype), r)
+    if output_size is not None and out.size != output_size:
+        raise RuntimeError(
+            f"repeat_interleave: allocated size does not match required size (output_size "
+            f"{output_size}, repeats sum to {out.size})"
+        )
+    return wrap(out)
+
+
+@impl(aten.diff.out, CPU)
+def diff_out(
+    self: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    *,
+    out: Tensor,
+) -> Tensor:
+    check_diff_out(self._data.shape, n, dim, _lengths(self, dim, prepend, append))
+    result = aten.diff.default(self, n, dim, prepend, append)
+    if check_write(out, result, "diff.out", True):
+        out._data = np.empty(result._data.shape, out._data.dtype)
+    copy_into(_array(out, "diff.out"), result._data)
+    out._bump_version()
+    return out
+
+
+def _lengths(self: Tensor, dim: int, *others: Tensor | None) -> list[int]:
+    """The sizes along ``dim`` of ``diff``'s prepend/append tensors that are given."""
+    if not self.ndim:
+        return []
+    d = wrap_dim(dim, self.ndim, "diff")
+    return [t.shape[d] for t in others if t is not None and t.ndim == self.ndim]

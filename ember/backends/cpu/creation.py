@@ -118,6 +118,28 @@ def _uninitialized(shape: tuple[int, ...], d: dtypes.dtype) -> np.ndarray | None
     return np.full(shape, True if d is dtypes.bool_ else np.iinfo(d.np).max, d.np)
 
 
+def _logspace(
+    shape: tuple[int, ...], d: dtypes.dtype, start: Any, end: Any, steps: int, base: float
+) -> np.ndarray:
+    """``base`` to the powers of ``linspace(start, end, steps)``, computed in double precision
+    (complex results in complex128) and converted, integers truncated, as PyTorch's kernel."""
+    wide = dtypes.complex128 if d.category == dtypes.COMPLEX else dtypes.float64
+    exponents = _linspace(shape, wide, _num(start), _num(end), steps)
+    with quiet_block():
+        r = np.power(base, exponents)
+    if d.category == dtypes.INTEGRAL:  # truncated, then wrapped into the dtype
+        with quiet_block():
+            return np.trunc(r).astype(np.int64).astype(d.np)
+    return r
+
+
+def _normal(
+    shape: tuple[int, ...], d: dtypes.dtype, g: Any, mean: float = 0.0, std: float = 1.0
+) -> np.ndarray:
+    values = normal_array(shape, d, _generator(g))
+    return values if (mean, std) == (0.0, 1.0) else values * std + mean
+
+
 _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "empty": _uninitialized,
     "zeros": lambda shape, d: np.zeros(shape, d.np),
@@ -126,7 +148,9 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "linspace": _linspace,
     "eye": lambda shape, d: np.eye(*shape, dtype=d.np),
     "uniform": lambda shape, d, g: uniform_array(shape, d, _generator(g)),
-    "normal": lambda shape, d, g: normal_array(shape, d, _generator(g)),
+    "normal": _normal,
+    "logspace": _logspace,
+    "randperm": lambda shape, d, n, g: _generator(g).permutation(n),
     "randint": lambda shape, d, low, high, g: _generator(g).integers(
         low, high, shape, dtype=np.int64
     ),

@@ -8,11 +8,19 @@ from typing import Any
 
 import numpy as np
 
+from ember import dtypes
 from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, as_array, data, wrap
 from ember.backends.cpu.copies import copy_into, empty_like
+from ember.backends.meta.copies import check_scalar
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native.indexing import (
+    check_masked_scatter,
+    check_masked_select,
+    check_take,
+    index_along,
+)
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -105,3 +113,187 @@ def index_put(
     copy_into(out, self._data)
     put(out, self, indices, values, accumulate)
     return wrap(out)
+
+
+# --------------------------------------------------------------------------- take, masks,
+# index_add/copy/fill (checks shared with the Meta rules: ember/ops/native/indexing.py)
+
+
+@impl(aten.take.default, CPU)
+def take(self: Tensor, index: Tensor) -> Tensor:
+    check_take(self, index)
+    flat, idx = self._data.reshape(-1), index._data
+    n = flat.size
+    if idx.size and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise IndexError(f"take(): out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")  # fmt: skip
+    return wrap(np.take(flat, idx) if idx.ndim else np.asarray(flat[idx]).copy())
+
+
+@impl(aten.masked_select.default, CPU)
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    shape = check_masked_select(self, mask)
+    d, m = self._data, mask._data
+    if d.shape != shape:
+        d = np.broadcast_to(d, shape)
+    if m.shape != shape:
+        m = np.broadcast_to(m, shape)
+    return wrap(d[m])
+
+
+def _dim_key(ndim: int, d: int, index: Any) -> tuple[Any, ...]:
+    """The NumPy index of positions ``index`` along dim ``d`` (every other dim whole)."""
+    return (_ALL,) * d + (index,)
+
+
+def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: Any) -> None:
+    idx = index._data.reshape(-1)
+    size = out.shape[d] if out.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise RuntimeError(
+            f"index_add_(): index {bad} is out of bounds for dimension {d} with size {size}"
+        )
+    src = source._data
+    if alpha != 1:
+        a = alpha if out.dtype.kind in "fc" else int(alpha)
+        src = src * np.asarray(a, out.dtype)
+    if out.ndim == 0:
+        out[...] += src.reshape(())
+        return
+    np.add.at(out, _dim_key(out.ndim, d, idx), src.astype(out.dtype, copy=False))
+
+
+def _index_copy(out: np.ndarray, d: int, index: Tensor, source: Tensor) -> None:
+    idx = index._data.reshape(-1)
+    size = out.shape[d] if out.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"
+        )
+    if out.ndim == 0:
+        out[...] = source._data.reshape(())
+        return
+    out[_dim_key(out.ndim, d, idx)] = source._data
+
+
+def _index_fill(out: np.ndarray, d: int, index: Tensor, value: Any, dt: Any) -> None:
+    idx = index._data.reshape(-1)
+    size = out.shape[d] if out.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx[(idx < -size) | (idx >= size)][0]
+        raise IndexError(
+            f"index_fill_(): index {bad} is out of bounds for dimension {d} with size {size}"
+        )
+    v = np.asarray(check_scalar(value, dt, "index_fill_")).astype(out.dtype)
+    if out.ndim == 0:
+        if idx.size:
+            out[...] = v
+        return
+    out[_dim_key(out.ndim, d, idx)] = v
+
+
+def _copy_of(self: Tensor) -> np.ndarray:
+    out = empty_like(self)
+    copy_into(out, self._data)
+    return out
+
+
+def _scalar_value(value: Any, op: str) -> Any:
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return value._data.item()
+    return value
+
+
+_ADD_INDEX = (dtypes.int64, dtypes.int32)
+_LONG = (dtypes.int64,)
+
+
+@impl(aten.index_add.default, CPU)
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    d = index_along("index_add_", self, dim, index, source, _ADD_INDEX)
+    out = _copy_of(self)
+    _index_add(out, d, index, source, alpha)
+    return wrap(out)
+
+
+@impl(aten.index_add_.default, CPU)
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    d = index_along("index_add_", self, dim, index, source, _ADD_INDEX)
+    _index_add(self._data, d, index, source, alpha)
+    self._bump_version()
+    return self
+
+
+@impl(aten.index_copy.default, CPU)
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = index_along("index_copy_", self, dim, index, source, _LONG)
+    out = _copy_of(self)
+    _index_copy(out, d, index, source)
+    return wrap(out)
+
+
+@impl(aten.index_copy_.default, CPU)
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = index_along("index_copy_", self, dim, index, source, _LONG)
+    _index_copy(self._data, d, index, source)
+    self._bump_version()
+    return self
+
+
+def _index_fill_kernels(inplace: bool) -> Any:
+    def kernel(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+        d = index_along("index_fill_", self, dim, index, None, _LONG)
+        v = _scalar_value(value, "index_fill_")
+        out = self._data if inplace else _copy_of(self)
+        _index_fill(out, d, index, v, self.dtype)
+        if inplace:
+            self._bump_version()
+            return self
+        return wrap(out)
+
+    kernel.__name__ = "index_fill_" if inplace else "index_fill"
+    return kernel
+
+
+for _ov in ("int_Scalar", "int_Tensor"):
+    impl(getattr(aten.index_fill, _ov), CPU, _index_fill_kernels(False))
+    impl(getattr(aten.index_fill_, _ov), CPU, _index_fill_kernels(True))
+
+
+def _masked_scatter(out: np.ndarray, mask: np.ndarray, source: Tensor) -> None:
+    m = mask if mask.shape == out.shape else np.broadcast_to(mask, out.shape)
+    count = int(np.count_nonzero(m))
+    src = source._data.reshape(-1)
+    if src.size < count:
+        raise RuntimeError(
+            f"masked_scatter: Number of elements of source < number of ones in mask (source has "
+            f"{src.size}, the mask selects {count})"
+        )
+    out[m] = src[:count]
+
+
+@impl(aten.masked_scatter.default, CPU)
+def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    shape = check_masked_scatter(self, mask, source, inplace=False)
+    out = np.empty(shape, self._data.dtype)  # contiguous, as PyTorch's clone
+    np.copyto(out, self._data)
+    _masked_scatter(out, mask._data, source)
+    return wrap(out)
+
+
+@impl(aten.masked_scatter_.default, CPU)
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    check_masked_scatter(self, mask, source, inplace=True)
+    _masked_scatter(self._data, mask._data, source)
+    self._bump_version()
+    return self

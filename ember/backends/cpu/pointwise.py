@@ -836,3 +836,10 @@ def conj_physical(self: Tensor) -> Tensor:
     tensor([1.-2.j])
     """
     return aten._conj_physical.default(self) if self.dtype.is_complex else self
+
+
+@impl(aten.equal.default, CPU)
+def equal(self: Tensor, other: Tensor) -> bool:
+    """True if both have one shape and equal elements (after promotion; NaN is unequal)."""
+    a, b = self._data, other._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))

@@ -30,6 +30,7 @@ from ember.ops.native.reductions import (
     softmax_backward_dtype,
     softmax_dtype,
     sum_dtype,
+    trace_dtype,
     var_dtype,
     vector_norm_plan,
 )
@@ -516,3 +517,12 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
         return topk_t(wrap(x.copy()), wrap(np.zeros((), _I64)))
     idx = np.take(stable_argsort(x, axis, largest), np.arange(k), axis)
     return topk_t(wrap(np.take_along_axis(x, idx, axis)), wrap(idx.astype(_I64, copy=False)))
+
+
+# --------------------------------------------------------------------------- trace
+
+
+@impl(aten.trace.default, CPU)
+def trace(self: Tensor) -> Tensor:
+    res = trace_dtype(self._data.shape, self.dtype).np
+    return _out(np.trace(self._data, dtype=_acc(res)), res)

@@ -31,10 +31,19 @@ from ember import dtypes
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.backends.shapes import broadcast_shapes, wrap_dim
+from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
 from ember.library import impl
 from ember.ops.native.copies import MEMORY_FORMATS, memory_format, to_copy_options
+from ember.ops.native.copies_composite import (
+    block_diag_plan,
+    check_diff_out,
+    check_repeats,
+    diag_embed_shape,
+    rot90_plan,
+    rot90_shape,
+)
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -706,3 +715,60 @@ def nonzero(self: Tensor) -> Tensor:
         f"{list(self.shape)}), which a meta tensor does not have (NOTE [data-dependent shapes]). "
         "Run nonzero on the cpu device."
     )
+
+
+# --------------------------------------------------------------------------- diagonals, blocks,
+# rotations, repeats (rules shared with the CPU kernels: ember/ops/native/copies_composite.py)
+
+
+@impl(aten.diag_embed.default, Meta)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    shape, _, _ = diag_embed_shape(tuple(self.shape), offset, dim1, dim2)
+    return meta_new(shape, self.dtype)
+
+
+@impl(aten.block_diag.default, Meta)
+def block_diag(tensors: list[Tensor]) -> Tensor:
+    _, shape, dt = block_diag_plan([tuple(t.shape) for t in tensors], [t.dtype for t in tensors])
+    return meta_new(shape, dt)
+
+
+@impl(aten.rot90.default, Meta)
+def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    k, d0, d1 = rot90_plan(self.ndim, k, dims)
+    return meta_new(rot90_shape(tuple(self.shape), k, d0, d1), self.dtype)
+
+
+@impl(aten.repeat_interleave.Tensor, Meta)
+def repeat_interleave(repeats: Tensor, *, output_size: int | None = None) -> Tensor:
+    """With ``output_size`` the shape is known; without it, it depends on the values (NOTE
+    [data-dependent shapes])."""
+    check_repeats(repeats)
+    if output_size is None:
+        raise NotImplementedError(
+            "repeat_interleave: the result's length is the sum of the repeats' values, which a "
+            "meta tensor does not have (NOTE [data-dependent shapes]); pass output_size="
+        )
+    return meta_new((output_size,), repeats.dtype)
+
+
+@impl(aten.diff.out, Meta)
+def diff_out(
+    self: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    *,
+    out: Tensor,
+) -> Tensor:
+    lengths = []
+    if self.ndim:
+        d = wrap_dim(dim, self.ndim, "diff")
+        lengths = [t.shape[d] for t in (prepend, append) if t is not None and t.ndim == self.ndim]
+    check_diff_out(tuple(self.shape), n, dim, lengths)
+    result = aten.diff.default(self, n, dim, prepend, append)
+    if check_write(out, result, "diff.out", True):
+        out._data = ShapeOnlyArray(tuple(result.shape), out._data.dtype, dev=out._data.device)
+    out._bump_version()
+    return out

@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends import strides as S
-from ember.backends.meta.copies import meta_like
+from ember.backends.meta.copies import meta_like, meta_new
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native.indexing import (
+    check_masked_scatter,
+    check_masked_select,
+    check_take,
+    index_along,
+)
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -58,3 +66,61 @@ def index_put(
                 f"be broadcast to indexing result of shape {list(target)}"
             ) from None
     return meta_like(self, op="index_put")  # laid out as self, as the cpu kernel
+
+
+# --------------------------------------------------------------------------- take, masks,
+# index_add/copy/fill (checks shared with the CPU kernels: ember/ops/native/indexing.py)
+
+
+@impl(aten.take.default, Meta)
+def take(self: Tensor, index: Tensor) -> Tensor:
+    check_take(self, index)
+    return _like(self, tuple(index.shape))
+
+
+@impl(aten.masked_select.default, Meta)
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    """See NOTE [data-dependent shapes]."""
+    check_masked_select(self, mask)
+    raise NotImplementedError(
+        f"masked_select: the result's length is the number of True elements of the mask "
+        f"(shape {list(mask.shape)}), which a meta tensor does not have (NOTE [data-dependent "
+        "shapes]); run masked_select on the cpu device"
+    )
+
+
+def _along(op: str, allowed: tuple[Any, ...], inplace: bool, with_source: bool) -> Any:
+    def rule(self: Tensor, dim: int, index: Tensor, source: Any, **kwargs: Any) -> Tensor:
+        index_along(op, self, dim, index, source if with_source else None, allowed)
+        if not with_source and isinstance(source, Tensor) and source.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{source.ndim} dimension(s)."
+            )
+        if inplace:
+            self._bump_version()
+            return self
+        return meta_like(self, op=op)
+
+    return rule
+
+
+_I32_64, _I64 = (dtypes.int64, dtypes.int32), (dtypes.int64,)
+for _name, _allowed, _src in (("index_add", _I32_64, True), ("index_copy", _I64, True)):
+    impl(getattr(aten, _name).default, Meta, _along(f"{_name}_", _allowed, False, _src))
+    impl(getattr(aten, _name + "_").default, Meta, _along(f"{_name}_", _allowed, True, _src))
+for _ov in ("int_Scalar", "int_Tensor"):
+    impl(getattr(aten.index_fill, _ov), Meta, _along("index_fill_", _I64, False, False))
+    impl(getattr(aten.index_fill_, _ov), Meta, _along("index_fill_", _I64, True, False))
+
+
+@impl(aten.masked_scatter.default, Meta)
+def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    return meta_new(check_masked_scatter(self, mask, source, inplace=False), self.dtype)
+
+
+@impl(aten.masked_scatter_.default, Meta)
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    check_masked_scatter(self, mask, source, inplace=True)
+    self._bump_version()
+    return self

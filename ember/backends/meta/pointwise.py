@@ -14,6 +14,7 @@ from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.native.pointwise import data_dependent
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import OpOverload, all_overloads, ops
 
@@ -57,3 +58,13 @@ def abs_(self: Tensor) -> Tensor:
     pointwise_dtypes("abs_.default", POINTWISE["abs_.default"], (self,))
     self._bump_version()
     return self
+
+
+@impl(aten.equal.default, Meta)
+def equal(self: Tensor, other: Tensor) -> bool:
+    raise data_dependent("equal", self)
+
+
+@impl(aten.allclose.default, Meta)
+def allclose(self: Tensor, other: Tensor, *args: Any, **kwargs: Any) -> bool:
+    raise data_dependent("allclose", self)

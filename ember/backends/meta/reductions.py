@@ -25,6 +25,7 @@ from ember.ops.native.reductions import (
     softmax_backward_dtype,
     softmax_dtype,
     sum_dtype,
+    trace_dtype,
     var_dtype,
     vector_norm_plan,
 )
@@ -239,3 +240,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
     check_topk(shape, self.dtype, k, axis)
     out = tuple(k if i == axis else n for i, n in enumerate(shape))
     return topk_t(_new(out, self.dtype), _new(out, dtypes.int64))
+
+
+@impl(aten.trace.default, Meta)
+def trace(self: Tensor) -> Tensor:
+    return _new((), trace_dtype(tuple(self.shape), self.dtype))

@@ -3,6 +3,7 @@
 from ember.ops.native import (  # noqa: F401
     backward,
     copies,
+    copies_composite,
     creation,
     foreach,
     indexing,
@@ -10,6 +11,9 @@ from ember.ops.native import (  # noqa: F401
     linalg_composite,
     nn,
     pointwise,
+    products,
+    random,
     reductions,
+    sorting,
     views,
 )

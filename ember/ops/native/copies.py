@@ -140,6 +140,31 @@ define("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) ->
        out=True)  # fmt: skip
 define("index_select(Tensor self, int dim, Tensor index) -> Tensor", out=True)
 define("nonzero(Tensor self) -> Tensor", tags=("dynamic_output_shape",), out=True)
+# joining, with the shapes NumPy's helpers give (compositions: ember/ops/native/copies_composite.py)
+for _name in ("concat", "concatenate"):
+    define(f"{_name}(Tensor[] tensors, int dim=0) -> Tensor", variants=FUNCTION, out=True)
+for _name in ("hstack", "vstack", "dstack", "column_stack"):
+    define(f"{_name}(Tensor[] tensors) -> Tensor", variants=FUNCTION, out=True)
+define("block_diag(Tensor[] tensors) -> Tensor", variants=FUNCTION, out=True)
+define("cartesian_prod(Tensor[] tensors) -> Tensor", variants=FUNCTION)
+define("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
+       variants=FUNCTION)  # fmt: skip
+define("meshgrid(Tensor[] tensors) -> Tensor[]", variants=FUNCTION)
+define("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", variants=FUNCTION)
+# diagonals, rotations, repeats, differences
+define("diag(Tensor self, int diagonal=0) -> Tensor", out=True)
+define("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", out=True)
+define("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", out=True)
+define("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+       tags=("dynamic_output_shape",), out=True, out_overload="Tensor_out")  # fmt: skip
+# (tagged here, not in PyTorch: its length is the sum of the repeats' values, so Meta cannot
+# give it, and FakeTensorMode raises for the repeat_interleave.Tensor it decomposes into)
+define("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+       "SymInt? output_size=None) -> Tensor", tags=("dynamic_output_shape",))  # fmt: skip
+define("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+       "SymInt? output_size=None) -> Tensor")  # fmt: skip
+define("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) "
+       "-> Tensor", out=True)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- shared rules

@@ -74,6 +74,20 @@ define(
     variants=_F,
 )
 
+# logarithmic ranges, permutations, normal draws of a size (issue 11)
+define(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTIONS}) -> Tensor",
+       variants=_F)  # fmt: skip
+for _ov, _start, _end in (("Tensor_Tensor", "Tensor", "Tensor"), ("Tensor_Scalar", "Tensor",
+                          "Scalar"), ("Scalar_Tensor", "Scalar", "Tensor")):  # fmt: skip
+    define(f"logspace.{_ov}({_start} start, {_end} end, int steps, float base=10.0, *, "
+           f"{_OPTIONS}) -> Tensor", variants=_F)  # fmt: skip
+define(f"randperm(SymInt n, *, {_LONG_OPTIONS}) -> Tensor", variants=_F,
+       tags=("nondeterministic_seeded",))  # fmt: skip
+define(f"randperm.generator(SymInt n, *, Generator? generator, {_LONG_OPTIONS}) -> Tensor",
+       variants=_F, tags=("nondeterministic_seeded",))  # fmt: skip
+define(f"normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, "
+       f"{_OPTIONS}) -> Tensor", variants=_F, tags=("nondeterministic_seeded",))  # fmt: skip
+
 # shaped like another tensor
 define(f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
 define(f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", variants=_F)
@@ -262,6 +276,42 @@ def arange_plan(
 def check_steps(steps: int, op: str = "linspace") -> None:
     if steps < 0:
         raise RuntimeError(f"{op}: number of steps must be non-negative, got {steps}")
+
+
+def check_randperm(n: int, d: dtypes.dtype) -> None:
+    """randperm: integer and floating dtypes that hold ``n - 1`` exactly."""
+    if d is dtypes.bool_ or d.category == dtypes.COMPLEX:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{d._short}'")
+    if n < 0:
+        raise RuntimeError(f"randperm: Trying to create tensor with negative dimension {n}: [{n}]")
+    if d.category == dtypes.INTEGRAL:
+        top = _int_range(d)[1]
+    else:
+        top = 2 ** {"float16": 11, "float32": 24, "float64": 53}[d.name]
+    if n - 1 > top:
+        raise RuntimeError(
+            f"randperm: value cannot be converted to type {d.name} without overflow (n = {n}); "
+            "pick a wider dtype"
+        )
+
+
+def check_logspace(d: dtypes.dtype, start: Any, end: Any) -> None:
+    """logspace: 0-dim tensor bounds; an integer dtype must hold the bounds themselves."""
+    if d is dtypes.bool_:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    for name, x in (("start", start), ("end", end)):
+        if hasattr(x, "ndim") and x.ndim != 0:
+            raise RuntimeError(
+                "logspace only supports 0-dimensional start and end tensors, but got "
+                f"{name} with {x.ndim} dimension(s)."
+            )
+        if d.category == dtypes.INTEGRAL and not hasattr(x, "ndim"):
+            lo, hi = _int_range(d)
+            if not lo <= x <= hi:
+                raise RuntimeError(
+                    f"logspace: value {x} cannot be converted to type {d.name} without "
+                    "overflow; pick a wider dtype"
+                )
 
 
 def check_eye(n: int, m: int, op: str = "eye") -> None:
@@ -460,6 +510,27 @@ def _linspace(start: Any, end: Any, steps: int, **options: Any) -> Plan:
     return Plan((steps,), d, ("linspace", start, end, steps))
 
 
+def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, **options: Any) -> Plan:
+    d = _dtype("logspace", None, options)
+    check_steps(steps, "logspace")
+    check_logspace(d if steps > 1 else dtypes.float32, start, end)  # (one value: no kernel)
+    return Plan((steps,), d, ("logspace", start, end, steps, base))
+
+
+def _randperm(n: int, *, generator: Any = None, **options: Any) -> Plan:
+    d = _dtype("randperm", dtypes.int64, options)
+    check_randperm(n, d)
+    return Plan((n,), d, ("randperm", n, generator))
+
+
+def _normal_size(
+    mean: float, std: float, size: Any, *, generator: Any = None, **options: Any
+) -> Plan:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _sized("normal", size, None, ("normal", generator, mean, std), options)
+
+
 def _eye(n: int, m: int, **options: Any) -> Plan:
     d = _dtype("eye", None, options)
     check_eye(n, m)
@@ -510,6 +581,13 @@ PLANS: dict[OpOverload, Callable[..., Plan]] = {
     aten.arange.start: lambda start, end, **o: _arange(start, end, 1, **o),
     aten.arange.start_step: _arange,
     aten.linspace.default: _linspace,
+    aten.logspace.default: _logspace,
+    aten.logspace.Tensor_Tensor: _logspace,
+    aten.logspace.Tensor_Scalar: _logspace,
+    aten.logspace.Scalar_Tensor: _logspace,
+    aten.randperm.default: _randperm,
+    aten.randperm.generator: _randperm,
+    aten.normal.float_float: _normal_size,
     aten.eye.default: lambda n, **o: _eye(n, n, **o),
     aten.eye.m: _eye,
     aten.rand.default: _rand,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ember import dtypes
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
+from ember.library import impl
 from ember.ops.native._define import (
     FUNCTIONAL_OF,
     VARIANTS_OF,
@@ -29,7 +30,7 @@ from ember.ops.native.promotion import (
     Promotion,
     not_implemented,
 )
-from ember.ops.registry import OpOverload, define_op
+from ember.ops.registry import OpOverload, define_op, ops
 
 D, I2F, BOOL, C2F, B2L = (
     Promotion.DEFAULT,
@@ -411,3 +412,104 @@ define("conj_physical(Tensor self) -> Tensor", inplace=True, out=True)
 # CompositeImplicitAutograd kernel (ember/backends/cpu/pointwise.py) and no variants.
 define_op("positive(Tensor(a) self) -> Tensor(a)", "aten", (), _FUNCTION_AND_METHOD)
 POSITIVE_CHECK = no_bool_positive
+
+
+# --------------------------------------------------------------------------- whole-tensor
+# comparisons, clip and type_as: PyTorch's compositions (CompositeImplicitAutograd, so
+# __torch_dispatch__ code sees their parts) and equal/allclose, which return a Python bool
+define("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+       "bool equal_nan=False) -> Tensor")  # fmt: skip
+define("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+       "bool equal_nan=False) -> bool", tags=("data_dependent_output",))  # fmt: skip
+define("equal(Tensor self, Tensor other) -> bool", tags=("data_dependent_output",))
+define("type_as(Tensor self, Tensor other) -> Tensor", variants=("method",))
+for _ov, _types in (("", "Scalar"), ("Tensor", "Tensor")):
+    define(
+        f"clip{'.' + _ov if _ov else ''}(Tensor self, {_types}? min=None, {_types}? max=None)"
+        " -> Tensor",
+        inplace=True,
+        out=True,
+        out_overload=f"{_ov}_out" if _ov else "out",
+    )
+_clip_ = VARIANTS_OF[ops.aten.clip.default][0]
+assert _clip_ is not None
+_clip_.overloadpacket._variants.update(("function",))  # ember.clip_, as torch.clip_
+
+
+# CompositeImplicitAutograd kernels of the ops above
+_aten = ops.aten
+_CIA = "CompositeImplicitAutograd"
+
+
+def check_isclose(a: dtype, b: dtype, rtol: float, atol: float) -> None:
+    """``isclose``'s argument checks (PyTorch's errors)."""
+    if a is not b:
+        raise RuntimeError(
+            f"isclose: {a._short} did not match {b._short}; convert one of them with .to()"
+        )
+    if rtol < 0:
+        raise RuntimeError(f"isclose: rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"isclose: atol must be greater than or equal to zero, but got {atol}")
+
+
+@impl(_aten.isclose.default, _CIA)
+def isclose(
+    self: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    """Elementwise ``|self - other| <= atol + rtol * |other|`` (or equal, or both NaN with
+    ``equal_nan``), as PyTorch composes it.
+
+    >>> ember.isclose(ember.tensor([1.0, 2.0]), ember.tensor([1.0 + 1e-9, 2.1]))
+    tensor([ True, False])
+    """
+    check_isclose(self.dtype, other.dtype, rtol, atol)
+    close = _aten.eq.Tensor(self, other)
+    if equal_nan and self.dtype.is_floating_point:
+        both = _aten.logical_and.default(_aten.isnan.default(self), _aten.isnan.default(other))
+        close = _aten.logical_or.default(close, both)
+    if rtol == 0 and atol == 0:
+        return close
+    if self.dtype.category < dtypes.FLOATING:  # the error is computed in the default dtype
+        self = _aten.to.dtype(self, dtypes.get_default_dtype())
+        other = _aten.to.dtype(other, dtypes.get_default_dtype())
+    allowed = _aten.add.Scalar(_aten.abs.default(_aten.mul.Scalar(other, rtol)), atol)
+    actual = _aten.abs.default(_aten.sub.Tensor(self, other))
+    finite = _aten.logical_and.default(
+        _aten.isfinite.default(actual), _aten.le.Tensor(actual, allowed)
+    )
+    return _aten.logical_or.default(close, finite)
+
+
+@impl(_aten.type_as.default, _CIA)
+def type_as(self: Any, other: Any) -> Any:
+    return _aten.to.dtype(self, other.dtype)
+
+
+for _clip in ("clip", "clip_"):
+    for _ov in ("default", "Tensor"):
+        _clamp = getattr(getattr(_aten, _clip.replace("clip", "clamp")), _ov)
+        impl(getattr(getattr(_aten, _clip), _ov), _CIA, _clamp)
+impl(_aten.clip.out, _CIA, _aten.clamp.out)
+impl(_aten.clip.Tensor_out, _CIA, _aten.clamp.Tensor_out)
+
+
+@impl(_aten.allclose.default, "CompositeExplicitAutograd")
+def allclose(
+    self: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """Whether every element of ``self`` is close to ``other``'s (``isclose``, all of it).
+
+    >>> ember.allclose(ember.tensor([1.0, 2.0]), ember.tensor([1.0, 2.0 + 1e-9]))
+    True
+    """
+    return bool(_aten.all.default(_aten.isclose.default(self, other, rtol, atol, equal_nan)))
+
+
+def data_dependent(op: str, self: Any) -> NotImplementedError:
+    """The Meta rule of an op whose result is a value of its inputs (``equal``, ``allclose``):
+    a meta tensor has none (NOTE [data-dependent shapes] in ember/backends/meta/copies.py)."""
+    return NotImplementedError(
+        f"{op}: the result is a Python value computed from the inputs' values (shape "
+        f"{list(self.shape)}), which a meta tensor does not have; run {op} on the cpu device"
+    )

@@ -123,6 +123,9 @@ define("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=
        out=True, out_overload="stable_out")
 define("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
        "(Tensor values, Tensor indices)", out=True, out_overload="values")
+
+# the sum of a matrix's diagonal
+define("trace(Tensor self) -> Tensor", out=True)
 # fmt: on
 
 
@@ -331,6 +334,15 @@ def softmax_backward_dtype(
             "backward is not supported on CPU"
         )
     return grad
+
+
+def trace_dtype(shape: Sequence[int], self_dtype: dtype) -> dtype:
+    """trace: a matrix, any dtype but bool; the result dtype is sum's."""
+    if self_dtype is dtypes.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if len(shape) != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(shape)}")
+    return sum_dtype(self_dtype, None)
 
 
 def check_sortable(self_dtype: dtype, op: str) -> None:

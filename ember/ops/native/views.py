@@ -58,6 +58,10 @@ define("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tenso
 define("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]")
 define("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
 define("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
+# shaped like another tensor (methods only, as in PyTorch)
+define("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
+define("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
+define("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
 
 # complex numbers (NOTE [complex views]): view_as_real has kernels; the others are
 # compositions, as in PyTorch
@@ -69,6 +73,8 @@ define("conj(Tensor(a) self) -> Tensor(a)")
 define("resolve_conj(Tensor(a) self) -> Tensor(a)")
 define("is_conj(Tensor self) -> bool")
 define("is_complex(Tensor self) -> bool")
+define("is_floating_point(Tensor self) -> bool")
+define("numel(Tensor self) -> int")
 
 
 # --------------------------------------------------------------------------- compositions
@@ -126,6 +132,21 @@ def unflatten(self: Any, dim: int, sizes: Sequence[int]) -> Any:
 @impl(aten.broadcast_to.default, IMPLICIT)
 def broadcast_to(self: Any, size: Sequence[int]) -> Any:
     return aten.expand.default(self, size)
+
+
+@impl(aten.view_as.default, IMPLICIT)
+def view_as(self: Any, other: Any) -> Any:
+    return aten.view.default(self, list(other.shape))
+
+
+@impl(aten.reshape_as.default, IMPLICIT)
+def reshape_as(self: Any, other: Any) -> Any:
+    return aten.reshape.default(self, list(other.shape))
+
+
+@impl(aten.expand_as.default, IMPLICIT)
+def expand_as(self: Any, other: Any) -> Any:
+    return aten.expand.default(self, list(other.shape))
 
 
 @impl(aten.narrow.default, IMPLICIT)
@@ -243,3 +264,23 @@ def is_complex(self: Any) -> bool:
     True
     """
     return bool(self.dtype.is_complex)
+
+
+@impl(aten.is_floating_point.default, IMPLICIT)
+def is_floating_point(self: Any) -> bool:
+    """Whether the tensor's dtype is a floating point one.
+
+    >>> ember.is_floating_point(ember.tensor([1.0])), ember.is_floating_point(ember.tensor([1]))
+    (True, False)
+    """
+    return bool(self.dtype.is_floating_point)
+
+
+@impl(aten.numel.default, IMPLICIT)
+def numel(self: Any) -> int:
+    """The number of elements.
+
+    >>> ember.numel(ember.ones(2, 3))
+    6
+    """
+    return math.prod(self.shape)

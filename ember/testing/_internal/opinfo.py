@@ -424,6 +424,14 @@ EDGE_DIFFERENCES: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"special", "zeros"}),
         "0 and -0 tie; which index comes first is unspecified",
     ),
+    **{
+        name: (
+            frozenset({"special", "zeros"}),
+            "ties (0 and -0, several NaN): which index PyTorch reports is its algorithm's "
+            "(NOTE [ties in order statistics] in ember/ops/native/sorting.py)",
+        )
+        for name in ("median", "nanmedian", "kthvalue", "mode")
+    },
 }
 
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-30])

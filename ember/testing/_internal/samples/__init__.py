@@ -9,6 +9,9 @@ from ember.testing._internal.samples import (  # noqa: F401
     linalg,
     nn,
     pointwise,
+    products,
+    random,
     reductions,
+    sorting,
     views,
 )

@@ -328,3 +328,181 @@ def set_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2,)), make((3, 2)))
     yield SampleInput(make((3, 4)), make((3, 4), noncontiguous=True), name="noncontiguous")
     yield SampleInput(make(()), make((0, 3)), name="0-dim to empty")
+
+
+# --------------------------------------------------------------------------- joins, grids,
+# diagonals, rotations, repeats, differences
+
+
+@samples("concat.default", "concatenate.default", dtypes=ALL_DTYPES)
+def concat_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((2, 3)), make((4, 3))])
+    yield SampleInput([make((2, 3)), make((2, 2), noncontiguous=True)], -1, name="nc, -1")
+    yield SampleInput([make((2, 3)), make((1, 3), dtypes.float64)], name="promotes")
+    yield SampleInput([make((2, 3)), make((2, 4))], name="size mismatch")
+
+
+def _stack_inputs(make: Any) -> Iterator[tuple[list[Any], str]]:
+    yield [make((3,)), make((2,))], "1-D"
+    yield [make((2, 3)), make((2, 1), noncontiguous=True)], "2-D"
+    yield [make((2, 3)), make((3,))], "mixed ranks"
+    yield [make(()), make(())], "0-dim"
+    yield [make(()), make((2,))], "0-dim and 1-D"
+    yield [make((2, 2, 3)), make((2, 2, 1))], "3-D"
+    yield [make((2,)), make((2,), dtypes.float64)], "promotes"
+    yield [make((0,)), make((3,))], "empty"
+    yield [], "no tensors raise"
+
+
+@samples("hstack.default", "vstack.default", "dstack.default", "column_stack.default",
+         dtypes=ALL_DTYPES)  # fmt: skip
+def stack_helper_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for tensors, name in _stack_inputs(make):
+        yield SampleInput(tensors, name=name)
+
+
+@samples("block_diag.default", dtypes=ALL_DTYPES)
+def block_diag_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((2, 3)), make((1, 2))])
+    yield SampleInput([make(()), make((3,)), make((2, 2), noncontiguous=True)], name="ranks 0-2")
+    yield SampleInput([make((2, 3)), make((2, 0)), make((0, 2))], name="empty blocks")
+    yield SampleInput([make((2,)), make((1, 1), dtypes.float64)], name="promotes")
+    yield SampleInput([make((2, 2))], name="one")
+    yield SampleInput([make((2, 2, 2))], name="3-D raises")
+
+
+@samples("cartesian_prod.default", dtypes=ALL_DTYPES)
+def cartesian_prod_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((3,)), make((2,))])
+    yield SampleInput([make((2,)), make((3,), noncontiguous=True), make((2,))], name="three")
+    yield SampleInput([make((4,))], name="one: itself")
+    yield SampleInput([make((2,)), make((0,))], name="empty")
+    yield SampleInput([make((2, 2))], name="2-D raises")
+    yield SampleInput([make((2,)), make((2,), dtypes.float64)], name="dtypes differ raise")
+
+
+@samples("combinations.default", dtypes=ALL_DTYPES)
+def combinations_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((4,))
+    yield SampleInput(x)
+    yield SampleInput(x, 3)
+    yield SampleInput(x, 2, True, name="with replacement")
+    yield SampleInput(x, r=3, with_replacement=True, name="kwargs")
+    yield SampleInput(make((5,), noncontiguous=True), 1, name="r=1, nc")
+    yield SampleInput(x, 5, name="r > n: empty")
+    yield SampleInput(make((0,)), 2, name="empty input")
+    yield SampleInput(make((3, 1)), name="2-D raises")
+    yield SampleInput(x, -1, name="negative r raises")
+
+
+@samples("meshgrid.indexing", dtypes=ALL_DTYPES)
+def meshgrid_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for indexing in ("ij", "xy"):
+        yield SampleInput([make((3,)), make((2,))], indexing=indexing)
+        yield SampleInput([make((2,)), make(()), make((4,), noncontiguous=True)],
+                          indexing=indexing, name="three, 0-dim")  # fmt: skip
+        yield SampleInput([make((3,))], indexing=indexing, name="one")
+        yield SampleInput([make((0,)), make((2,))], indexing=indexing, name="empty")
+    yield SampleInput([make((2, 2))], indexing="ij", name="2-D raises")
+    yield SampleInput([make((2,))], indexing="ab", name="bad indexing raises")
+
+
+@samples("meshgrid.default", dtypes=ALL_DTYPES)
+def meshgrid_default_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((3,)), make((2,))])
+
+
+@samples("diag.default", dtypes=ALL_DTYPES)
+def diag_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3,)))
+    yield SampleInput(make((3,)), 1, name="above")
+    yield SampleInput(make((3,), noncontiguous=True), -2, name="below, nc")
+    yield SampleInput(make((3, 4)))
+    yield SampleInput(make((3, 4)), 2, name="2-D above")
+    yield SampleInput(make((3, 4)), diagonal=-1, name="2-D below")
+    yield SampleInput(make((3, 4)), 5, name="past the corner: empty")
+    yield SampleInput(make((0,)), name="empty")
+    yield SampleInput(make(()), name="0-dim raises")
+    yield SampleInput(make((2, 2, 2)), name="3-D raises")
+
+
+@samples("diag_embed.default", dtypes=ALL_DTYPES)
+def diag_embed_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3,)))
+    yield SampleInput(make((2, 3)), 1)
+    yield SampleInput(make((2, 3), noncontiguous=True), -1, 0, 2, name="dims 0, 2")
+    yield SampleInput(make((2, 3)), offset=2, dim1=-1, dim2=0, name="dims swapped")
+    yield SampleInput(make((2, 0)), name="empty")
+    yield SampleInput(make(()), name="0-dim")
+    yield SampleInput(make((3,)), 0, 0, 0, name="same dims raise")
+    yield SampleInput(make((3,)), 0, 0, 3, name="dim out of range")
+
+
+@samples("rot90.default", dtypes=ALL_DTYPES)
+def rot90_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((2, 3))
+    for k in (0, 1, 2, 3, -1, 5):
+        yield SampleInput(x, k, name=f"k={k}")
+    yield SampleInput(make((2, 3, 4), noncontiguous=True), 1, [2, 0], name="3-D, dims 2, 0")
+    yield SampleInput(make((2, 3, 4)), -3, [-1, 1], name="negative dims")
+    yield SampleInput(make((0, 3)), name="empty")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(x, 1, [0, 0], name="same dims raise")
+    yield SampleInput(x, 1, [0, -2], name="same dim, wrapped, raises")
+    yield SampleInput(x, 1, [0, 1, 2], name="three dims raise")
+    yield SampleInput(x, 1, [0, 2], name="dim out of range")
+
+
+@samples("repeat_interleave.Tensor", dtypes=(dtypes.int64, dtypes.int32, dtypes.float32))
+def repeat_interleave_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    # (output_size= gives Meta a shape: tests/test_tensor_api.py checks it)
+    yield SampleInput(make((4,), low=0, high=4))
+    yield SampleInput(make((3,), low=0, high=3, noncontiguous=True), name="nc")
+    yield SampleInput(make((0,)), name="empty")
+    yield SampleInput(make((2, 2), low=0, high=3), name="2-D raises")
+    if dtype is dtypes.int64:
+        yield SampleInput(ember.tensor([1, -1]), name="negative raises")
+
+
+# (output_size= gives Meta a shape: tests/test_tensor_api.py checks it)
+@samples("repeat_interleave.self_Tensor", dtypes=ALL_DTYPES)
+def repeat_interleave_self_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((2, 3))
+    yield SampleInput(x, _index([1, 0, 2]), 1)
+    yield SampleInput(x, _index([3, 1]), 0, name="dim 0")
+    yield SampleInput(x, _index(2), name="0-dim repeats, flattened")
+    yield SampleInput(x, _index([2]), -1, name="one repeat, dim -1")
+    yield SampleInput(x, _index([1, 2, 0, 1, 1, 0]), name="flattened")
+    yield SampleInput(make((2, 3), noncontiguous=True), _index([2, 2], dtypes.int32), 0, name="nc")
+    yield SampleInput(make(()), _index(3), name="0-dim self")
+    yield SampleInput(x, _index([1, 2]), 1, name="length mismatch raises")
+    yield SampleInput(x, _index([[1, 2]]), 0, name="2-D repeats raise")
+
+
+@samples("repeat_interleave.self_int", dtypes=ALL_DTYPES)
+def repeat_interleave_self_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((2, 3))
+    yield SampleInput(x, 2)
+    yield SampleInput(x, 3, 1)
+    yield SampleInput(make((2, 3), noncontiguous=True), 2, -2, name="nc, -2")
+    yield SampleInput(x, 0, 0, name="zero repeats")
+    yield SampleInput(x, 2, 1, output_size=6, name="output_size")
+    yield SampleInput(make(()), 3, name="0-dim")
+    yield SampleInput(x, -1, name="negative raises")
+    yield SampleInput(x, 2, 1, output_size=5, name="wrong output_size raises")
+
+
+@samples("diff.default", dtypes=ALL_DTYPES)
+def diff_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 4))
+    yield SampleInput(x)
+    yield SampleInput(x, 2, 0, name="n=2, dim 0")
+    yield SampleInput(x, 1, 1, make((3, 2)), make((3, 1)), name="prepend and append")
+    yield SampleInput(x, 1, 0, append=make((2, 4), noncontiguous=True), name="append only, nc")
+    yield SampleInput(x, 0, name="n=0: a copy")
+    yield SampleInput(x, 6, name="n past the size: empty")
+    yield SampleInput(make((0, 3)), 1, 0, name="empty")
+    yield SampleInput(x, 1, 1, make((3,)), name="prepend rank mismatch raises")
+    yield SampleInput(x, 1, 1, make((2, 1)), name="prepend shape mismatch raises")
+    yield SampleInput(make(()), name="0-dim raises")
+    yield SampleInput(x, -1, name="negative n raises")

@@ -236,6 +236,31 @@ def randint_low_generator_samples(make: Any, dtype: Any) -> Iterator[SampleInput
     yield SampleInput(1, 6, (2, 3), generator=_gen(), dtype=dtype)
 
 
+@samples("randperm.default", dtypes=ALL_DTYPES, compare_torch=False)
+def randperm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(5, dtype=dtype)
+    yield SampleInput(0, dtype=dtype, name="empty")
+    yield SampleInput(300, dtype=dtype, name="n may not fit the dtype")
+    if _default_only(dtype):
+        yield SampleInput(7, name="default int64")
+        yield SampleInput(-1, name="negative raises")
+
+
+@samples("randperm.generator", dtypes=NUMERIC, compare_torch=False)
+def randperm_generator_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(6, generator=_gen(), dtype=dtype)
+
+
+@samples("normal.float_float", dtypes=ALL_DTYPES, compare_torch=False)
+def normal_size_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(1.0, 2.0, (3, 4), dtype=dtype)
+    yield SampleInput(0.0, 1.0, (), dtype=dtype, name="0-dim")
+    yield SampleInput(0.0, 1.0, (0, 2), generator=_gen(), dtype=dtype, name="empty, generator")
+    if _default_only(dtype):
+        yield SampleInput(0.0, 1.0, [5], name="default dtype")
+        yield SampleInput(0.0, -1.0, (2,), name="negative std raises")
+
+
 # --------------------------------------------------------------------------- *_like, new_*
 
 
@@ -360,3 +385,46 @@ def randint_errors() -> Iterator[ErrorInput]:
     yield ErrorInput(SampleInput(5, 5, (3,)), RuntimeError, "less than 'to'")
     yield ErrorInput(SampleInput(0, 300, (3,), dtype=dtypes.uint8), RuntimeError, "out of bounds")
     yield ErrorInput(SampleInput(-1, 2, (3,), dtype=dtypes.uint8), RuntimeError, "out of bounds")
+
+
+# --------------------------------------------------------------------------- logspace
+
+
+@samples("logspace.default", dtypes=ALL_DTYPES)
+def logspace_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    # (integers truncate, and bool has no kernel: NotImplementedError, on Meta too)
+    yield SampleInput(0, 2, 5, dtype=dtype)
+    yield SampleInput(-1.0, 1.5, 4, 2.0, dtype=dtype, name="base 2")
+    yield SampleInput(3, 1, 3, dtype=dtype, name="descending")
+    yield SampleInput(1, 2, 1, dtype=dtype, name="one step")
+    yield SampleInput(1, 2, 0, dtype=dtype, name="no steps")
+    if _default_only(dtype):
+        yield SampleInput(0, 3, 4, name="default dtype")
+        yield SampleInput(0, 3, -1, name="negative steps raise")
+
+
+def _logspace_bounds(dtype: Any, tensors: tuple[bool, bool]) -> Iterator[SampleInput]:
+    def bound(value: float, as_tensor: bool) -> Any:
+        return ember.tensor(value, dtype=dtype) if as_tensor else value
+
+    start, end = bound(-1.0, tensors[0]), bound(2.0, tensors[1])
+    yield SampleInput(start, end, 4)
+    yield SampleInput(start, end, 3, 2.0, dtype=ember.float64, name="base, dtype")
+    first = start.view(1) if tensors[0] else start
+    last = end if tensors[0] else end.view(1)
+    yield SampleInput(first, last, 3, name="1-D bound raises")
+
+
+@samples("logspace.Tensor_Tensor", dtypes=FLOATS)
+def logspace_tt_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from _logspace_bounds(dtype, (True, True))
+
+
+@samples("logspace.Tensor_Scalar", dtypes=FLOATS)
+def logspace_ts_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from _logspace_bounds(dtype, (True, False))
+
+
+@samples("logspace.Scalar_Tensor", dtypes=FLOATS)
+def logspace_st_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from _logspace_bounds(dtype, (False, True))

@@ -443,3 +443,78 @@ def bitwise_errors() -> Iterator[ErrorInput]:
 @errors("pow.Tensor_Scalar")
 def pow_errors() -> Iterator[ErrorInput]:
     yield ErrorInput(SampleInput(ember.tensor([2, 3]), -1), RuntimeError, "negative integer")
+
+
+# --------------------------------------------------------------------------- whole tensors
+
+
+def _near(make: Any, dtype: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    """``a`` and a copy with a few elements nudged (by 1e-9 relative, and by 1), so isclose
+    and allclose see both close and far elements."""
+    a = make(shape, low=-3, high=3)
+    b = a.clone()
+    flat = b.view(-1) if b.numel() else b
+    if b.numel() > 2 and dtype.category >= dtypes.FLOATING:
+        flat[0] = flat[0] * (1 + 1e-9)
+        flat[-1] = flat[-1] + 1
+    elif b.numel() > 2 and dtype is not dtypes.bool_:
+        flat[-1] = flat[-1] + 1
+    return a, b
+
+
+@samples("isclose.default", "allclose.default", dtypes=ALL_DTYPES)
+def isclose_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a, b = _near(make, dtype, (3, 4))
+    yield SampleInput(a, b)
+    yield SampleInput(a, a.clone(), name="equal")
+    yield SampleInput(a, b, 0.0, 0.0, name="zero tolerances: equality")
+    yield SampleInput(a, b, atol=1.5, name="wide atol")
+    yield SampleInput(a, b, rtol=0.5, atol=0.0, name="rtol only")
+    yield SampleInput(make((3, 4)), make((4,)), name="broadcast")
+    yield SampleInput(make(()), make((2, 3), noncontiguous=True), name="0-dim, noncontiguous")
+    yield SampleInput(make((0, 3)), make((3,)), name="empty")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.tensor([float("nan"), 1.0, float("inf"), -float("inf")], dtype=dtype)
+        yield SampleInput(nan, nan.clone(), name="nan and inf")
+        yield SampleInput(nan, nan.clone(), equal_nan=True, name="equal_nan")
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(make((3,)), make((3,), other), name="dtypes differ raise")
+    yield SampleInput(make((3,)), make((3,)), rtol=-1.0, name="negative rtol raises")
+    yield SampleInput(make((3,)), make((3,)), atol=-1.0, name="negative atol raises")
+    yield SampleInput(make((2,)), make((3,)), name="shapes that don't broadcast raise")
+
+
+@samples("equal.default", dtypes=ALL_DTYPES)
+def equal_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a, b = _near(make, dtype, (3, 4))
+    yield SampleInput(a, a.clone(), name="equal")
+    yield SampleInput(a, b, name="one differs")
+    yield SampleInput(a, a.clone().view(3, 1, 4), name="shapes differ: False, no broadcast")
+    wider = dtypes.complex128 if dtype.is_complex else dtypes.float64
+    yield SampleInput(a, a.to(wider), name="dtypes differ: values compared")
+    yield SampleInput(make(()), make(()), name="0-dim")
+    yield SampleInput(make((0, 3)), make((0, 3)), name="empty")
+    yield SampleInput(make((3, 4), noncontiguous=True), a, name="noncontiguous")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.tensor([float("nan"), 1.0], dtype=dtype)
+        yield SampleInput(nan, nan, name="nan is unequal, even to itself")
+
+
+@samples("type_as.default", dtypes=ALL_DTYPES)
+def type_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for other in (dtypes.float64, dtypes.int32, dtypes.bool_, dtype):
+        if dtype.is_complex and not other.is_complex and other is not dtypes.bool_:
+            continue  # complex to real warns
+        yield SampleInput(make((3, 4)), make((2,), other), name=f"as {other.name}")
+    other = dtypes.complex64 if dtype.is_complex else dtypes.float32
+    yield SampleInput(make((3, 4), noncontiguous=True), make((), other), name="nc")
+
+
+@samples("clip.default", dtypes=ALL_DTYPES)
+def clip_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from clamp_samples(make, dtype)
+
+
+@samples("clip.Tensor", dtypes=ALL_DTYPES)
+def clip_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from clamp_tensor_samples(make, dtype)

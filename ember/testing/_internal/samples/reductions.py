@@ -399,3 +399,13 @@ def max_dim_errors() -> Iterator[ErrorInput]:
     yield ErrorInput(
         SampleInput(ember.from_numpy(np.ones((0, 3), np.float32)), 0), IndexError, "non-zero size"
     )
+
+
+@samples("trace.default", dtypes=ALL_DTYPES)
+def trace_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3)))
+    yield SampleInput(make((2, 4)), name="wide")
+    yield SampleInput(make((4, 2), noncontiguous=True), name="tall, nc")
+    yield SampleInput(make((0, 3)), name="empty")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 2, 2)), name="3-D raises")

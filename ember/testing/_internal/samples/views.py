@@ -325,6 +325,34 @@ def _complex_views(make: Any) -> Iterator[SampleInput]:
     yield S(make((0, 3)), name="empty")
 
 
+@samples("view_as.default", "reshape_as.default", dtypes=VIEW_DTYPES)
+def view_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), make((6, 4), dtypes.float64), name="other's dtype is not used")
+    yield S(make((2, 3)), make((3, 2)))
+    yield S(make(()), make((1, 1)), name="0-dim")
+    yield S(make((0, 3)), make((3, 0)), name="empty")
+    yield S(make((4, 6), noncontiguous=True), make((2, 2, 6)), name="noncontiguous split")
+    yield S(_t(make, (3, 4)), make((12,)), name="transposed: reshape copies, view raises")
+    yield S(make((2, 3)), make((4,)), name="bad numel raises")
+
+
+@samples("expand_as.default", dtypes=VIEW_DTYPES)
+def expand_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3,)), make((2, 3)))
+    yield S(make((3, 1)), make((3, 4), dtypes.bool_), name="size-1 dim")
+    yield S(make(()), make((2, 2)), name="0-dim")
+    yield S(make((1, 3), noncontiguous=True), make((2, 0, 3)), name="to empty")
+    yield S(make((2, 3)), make((3, 3)), name="mismatch raises")
+
+
+@samples("is_floating_point.default", "numel.default", dtypes=ALL_DTYPES)
+def metadata_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3)))
+    yield S(make(()), name="0-dim")
+    yield S(make((0, 4)), name="empty")
+    yield S(make((3, 4), noncontiguous=True), name="noncontiguous")
+
+
 @samples("view_as_real.default", dtypes=COMPLEX_DTYPES)
 def view_as_real_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield from _complex_views(make)

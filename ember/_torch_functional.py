@@ -1,0 +1,206 @@
+"""The functions PyTorch writes in Python (``torch/functional.py``) over its ops: ``unique``,
+``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist`` and
+``tensordot``; and ``is_tensor`` (``torch/__init__.py``). Each takes the Python route of
+``__torch_function__`` as PyTorch's does (plain tensors count: NOTE [two routes] in
+``ember/overrides.py``) and calls the aten op, which
+``__torch_dispatch__`` code then sees. ``ember/functional.py`` exports them in place of the
+functions generated from those ops' schemas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.overrides import python_route
+
+__all__ = [
+    "block_diag",
+    "cartesian_prod",
+    "cdist",
+    "is_tensor",
+    "meshgrid",
+    "tensordot",
+    "unique",
+    "unique_consecutive",
+]
+
+aten = ops.aten
+
+_COMPUTE_MODES = {
+    "use_mm_for_euclid_dist_if_necessary": None,
+    "use_mm_for_euclid_dist": 1,
+    "donot_use_mm_for_euclid_dist": 2,
+}
+
+
+def _pick(output: Tensor, inverse: Tensor, counts: Tensor, want_inverse: bool,
+          want_counts: bool) -> Any:  # fmt: skip
+    """The result PyTorch returns for the flags: the values alone, or a tuple with the inverse
+    and/or the counts."""
+    if want_inverse and want_counts:
+        return output, inverse, counts
+    if want_inverse:
+        return output, inverse
+    if want_counts:
+        return output, counts
+    return output
+
+
+@python_route("input")
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct elements of ``input`` (or its distinct slices along ``dim``), sorted; with
+    the index of each element's value in them (``return_inverse``) and how often each occurs
+    (``return_counts``).
+
+    >>> ember.unique(ember.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    if dim is not None:
+        out = aten.unique_dim.default(input, dim, sorted, return_inverse, return_counts)
+    else:
+        out = aten._unique2.default(input, sorted, return_inverse, return_counts)
+    return _pick(*out, return_inverse, return_counts)
+
+
+@python_route("input")
+def unique_consecutive(
+    input: Tensor,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """One element (or slice along ``dim``) for each run of equal consecutive ones, with the
+    inverse and counts on request, as ``unique``.
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]))
+    tensor([1, 2, 1])
+    """
+    out = aten.unique_consecutive.default(input, return_inverse, return_counts, dim)
+    return _pick(*out, return_inverse, return_counts)
+
+
+def _tensor_list(tensors: tuple[Any, ...]) -> list[Any]:
+    """Variadic tensors, or one list or tuple of them (the older calling form)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+@python_route("tensors")
+def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids of 1-D (or 0-dim) tensors: ``indexing="ij"`` (the default, with
+    PyTorch's warning when it is not given) puts the first tensor along dim 0, ``"xy"`` along
+    dim 1.
+
+    >>> x, y = ember.meshgrid(ember.tensor([1, 2]), ember.tensor([3, 4, 5]), indexing="ij")
+    >>> x.shape, y[0]
+    (ember.Size([2, 3]), tensor([3, 4, 5]))
+    """
+    items = _tensor_list(tensors)
+    if indexing is None:
+        return tuple(aten.meshgrid.default(items))
+    return tuple(aten.meshgrid.indexing(items, indexing=indexing))
+
+
+@python_route("tensors")
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one per row, in
+    ``itertools.product`` order.
+
+    >>> ember.cartesian_prod(ember.tensor([1, 2]), ember.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
+    return aten.cartesian_prod.default(list(tensors))
+
+
+@python_route("tensors")
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of the tensors (0-dim and 1-D ones as one-row matrices).
+
+    >>> ember.block_diag(ember.ones(1, 2), ember.tensor(3.0))
+    tensor([[1., 1., 0.],
+            [0., 0., 3.]])
+    """
+    return aten.block_diag.default(list(tensors))
+
+
+@python_route("x1", "x2")
+def cdist(
+    x1: Tensor,
+    x2: Tensor,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+) -> Tensor:
+    """The ``p``-norm distance of every row of ``x1`` to every row of ``x2`` (batched over
+    leading dims); ``compute_mode`` picks PyTorch's matrix-product path for ``p = 2`` (NOTE
+    [cdist paths] in ``ember/ops/native/products.py``).
+
+    >>> ember.cdist(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return aten.cdist.default(x1, x2, p, _COMPUTE_MODES[compute_mode])
+
+
+@python_route("a", "b")
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """The contraction of ``a``'s last ``dims`` dims with ``b``'s first ``dims`` (an int), or
+    of the dims two lists name (``([1, 0], [0, 1])``, or a 2-row tensor of them).
+
+    >>> ember.tensordot(ember.ones(2, 3), ember.ones(3, 4), dims=1).shape
+    ember.Size([2, 4])
+    """
+    dims_a, dims_b = _tensordot_dims(a, b, dims)
+    if out is None:
+        return aten.tensordot.default(a, b, dims_a, dims_b)
+    return aten.tensordot.out(a, b, dims_a, dims_b, out=out)
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list[int], list[int]]:
+    if isinstance(dims, bool) or not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError(
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or "
+            f"list[list[int]] containing two lists, but got dims={dims}"
+        )
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.shape[0] != 2:
+                raise AssertionError(
+                    f"dims tensor must have size 2 in first dimension, got {dims.shape[0]}"
+                )
+            return [int(d) for d in dims[0].tolist()], [int(d) for d in dims[1].tolist()]
+        dims = int(dims.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    first, second = dims
+    return _ints(first), _ints(second)
+
+
+def _ints(d: Any) -> list[int]:
+    return [int(x) for x in d] if isinstance(d, Sequence) else [int(d)]
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a Tensor (of any subclass); not overridable, as in PyTorch.
+
+    >>> ember.is_tensor(ember.ones(1)), ember.is_tensor([1.0])
+    (True, False)
+    """
+    return isinstance(obj, Tensor)

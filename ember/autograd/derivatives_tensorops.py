@@ -1,0 +1,194 @@
+"""Derivatives of the everyday tensor ops of issue 11 (joins, diagonals, rotations, indexing,
+order statistics, distances, random fills), one line each, in the format of
+``derivatives.py`` (``ember/autograd/function_table.py``).
+
+Ops PyTorch composes of others (``diag``, ``quantile``, ``cdist``'s dispatch, ``diff``) need
+no line: their parts are differentiated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ember
+from ember.autograd.function_table import defvjp, nondifferentiable
+from ember.backends.shapes import broadcast_shapes
+from ember.ops.registry import ops
+
+aten = ops.aten
+E = ember
+
+
+def _block_diag_grad(g: Any, tensors: Any) -> list[Any]:
+    """Each input's block of the gradient, in the input's own shape."""
+    out, r, c = [], 0, 0
+    for t in tensors:
+        h, w = (1, 1) if t.ndim == 0 else (1, t.shape[0]) if t.ndim == 1 else tuple(t.shape)
+        out.append(g[r : r + h, c : c + w].reshape(t.shape))
+        r, c = r + h, c + w
+    return out
+
+
+# ----------------------------------------------------------------------- copies
+defvjp(aten.diag_embed.default, lambda g, self, offset=0, dim1=-2, dim2=-1: (
+    g.diagonal(offset, dim1, dim2),))  # fmt: skip
+defvjp(aten.block_diag.default, lambda g, tensors: (_block_diag_grad(g, tensors),))
+defvjp(aten.rot90.default, lambda g, self, k=1, dims=(0, 1): (g.rot90(-k, dims),))
+
+
+# ----------------------------------------------------------------------- indexing
+def _masked_scatter_source_grad(g: Any, mask: Any, source: Any) -> Any:
+    """The gradient elements the mask selected, in order, padded with zeros to the source's
+    size (the source elements past the mask's count were never read)."""
+    picked = g.masked_select(mask)
+    n = math.prod(source.shape)
+    if picked.numel() < n:
+        picked = E.cat([picked, picked.new_zeros(n - picked.numel())])
+    return picked.reshape(source.shape)
+
+
+def _index_fill_value_grad(g: Any, self: Any, dim: int, index: Any) -> Any:
+    """The sum of the gradient at each filled position, counted once however often its index
+    repeats (negative indices counted from the end), as PyTorch's formula."""
+    size = self.shape[dim] if self.ndim else 1
+    positions = index.reshape(-1).remainder(size) if size else index.reshape(-1)
+    unique = aten._unique2.default(positions)[0]
+    return (g.index_select(dim, unique) if g.ndim else g).sum()
+
+
+def _alpha(x: Any, alpha: Any) -> Any:
+    return x if alpha == 1 else x * alpha
+
+
+defvjp(aten.take.default, lambda g, self, index: (
+    g.new_zeros(self.shape).reshape(-1).index_put([index.reshape(-1)], g.reshape(-1), True)
+    .reshape(self.shape), None))  # fmt: skip
+defvjp(aten.masked_select.default, lambda g, self, mask: (
+    g.new_zeros(broadcast_shapes(self.shape, mask.shape)).masked_scatter(mask, g), None))  # fmt: skip
+defvjp(aten.index_add.default, lambda g, self, dim, index, source, *, alpha=1: (
+    g, None, _alpha(g.index_select(dim, index), alpha).reshape(source.shape)))  # fmt: skip
+defvjp(aten.index_copy.default, lambda g, self, dim, index, source: (
+    g.index_fill(dim, index, 0), None, g.index_select(dim, index).reshape(source.shape)))  # fmt: skip
+defvjp(aten.index_fill.int_Scalar, lambda g, self, dim, index, value: (
+    g.index_fill(dim, index, 0), None))  # fmt: skip
+defvjp(aten.index_fill.int_Tensor, lambda g, self, dim, index, value: (
+    g.index_fill(dim, index, 0), None, _index_fill_value_grad(g, self, dim, index)))  # fmt: skip
+defvjp(aten.masked_scatter.default, lambda g, self, mask, source: (
+    g.masked_fill(mask, 0), None, _masked_scatter_source_grad(g, mask, source)))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- order statistics
+def _evenly(g: Any, self: Any, result: Any) -> Any:
+    """A whole-tensor selection's gradient, shared evenly by the elements equal to the result
+    (NaN counting as equal to a NaN result), as PyTorch's ``evenly_distribute_backward``."""
+    mask = (self == result) | (self.isnan() & result.isnan())
+    return mask * (g / mask.sum())
+
+
+def _at_indices(g: Any, self: Any, dim: int, indices: Any, keepdim: bool) -> Any:
+    """A selection along ``dim``'s gradient: each output's gradient at the index it came from."""
+    gv = g[0] if isinstance(g, tuple) else g
+    if not self.ndim:
+        return gv
+    if not keepdim:
+        gv, indices = gv.unsqueeze(dim), indices.unsqueeze(dim)
+    return gv.new_zeros(self.shape).scatter(dim, indices, gv)
+
+
+#: ops whose backward raises, as PyTorch's does (their outputs still require grad)
+RAISES_AT_BACKWARD: set[Any] = set()
+_UNNAMED = "torch::autograd::NotImplemented"  # PyTorch's node for these when it has no name
+
+
+def not_differentiated(op: Any, name: str | None = None) -> None:
+    """Register ``op``'s backward as raising, as PyTorch's does: its float outputs require
+    grad (``unique`` of a tensor that does), and backward, not the call, raises."""
+
+    def formula(g: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"the derivative for '{op.name()}' is not implemented (as in PyTorch); detach() "
+            "the input before the call if no gradient should flow through it"
+        )
+
+    RAISES_AT_BACKWARD.add(op)
+    defvjp(op, formula, name=name)
+
+
+for _name in ("median", "nanmedian"):
+    _packet = getattr(aten, _name)
+    defvjp(_packet.default, lambda g, self, *, result: (_evenly(g, self, result),))
+    defvjp(_packet.dim, lambda g, self, dim, keepdim=False, *, result: (
+        _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+defvjp(aten.mode.default, lambda g, self, dim=-1, keepdim=False, *, result: (
+    _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+defvjp(aten.kthvalue.default, lambda g, self, k, dim=-1, keepdim=False, *, result: (
+    _at_indices(g, self, dim, result[1], keepdim),))  # fmt: skip
+
+# ----------------------------------------------------------------------- not differentiated
+not_differentiated(aten._unique2.default)
+not_differentiated(aten.unique_dim.default)
+not_differentiated(aten.unique_consecutive.default)
+not_differentiated(aten.bincount.default, _UNNAMED)
+for _op in (aten.logspace.Tensor_Tensor, aten.logspace.Tensor_Scalar, aten.logspace.Scalar_Tensor):
+    not_differentiated(_op, _UNNAMED)
+nondifferentiable(aten.histc.default)
+
+
+# ----------------------------------------------------------------------- products, distances
+def _cdist_grads(g: Any, x1: Any, x2: Any, p: float, result: Any) -> tuple[Any, Any]:
+    """``_cdist_forward``'s gradients: PyTorch's ``_cdist_backward`` for each side (the
+    second with the pairs transposed)."""
+    back = aten._cdist_backward.default
+    gt, rt = g.mT.contiguous(), result.mT.contiguous()
+    return back(g.contiguous(), x1, x2, p, result), back(gt, x2, x1, p, rt)
+
+
+def _euclidean_grads(g: Any, x1: Any, x2: Any, result: Any) -> tuple[Any, Any]:
+    """``_euclidean_dist``'s gradients (PyTorch's ``_euclidean_dist_backward``): each pair's
+    gradient over its distance (0 where the distance is 0), pulled back through the rows."""
+    ratio = (g / result).masked_fill(result == 0, 0)
+    return (
+        x1 * ratio.sum(-1, keepdim=True) - ratio.matmul(x2),
+        x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1),
+    )
+
+
+defvjp(aten.trace.default, lambda g, self: (
+    E.eye(self.shape[0], self.shape[1], dtype=g.dtype, device=g.device) * g,))  # fmt: skip
+defvjp(aten._cdist_forward.default, lambda g, x1, x2, p, compute_mode, *, result: (
+    _cdist_grads(g, x1, x2, p, result)), name="CdistBackward0")  # fmt: skip
+not_differentiated(aten._cdist_backward.default)
+defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
+    _euclidean_grads(g, x1, x2, result)))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- random draws
+# NOTE [random gradients] in ember/ops/native/random.py: zeros, as PyTorch's formulas give
+
+
+def _zero(g: Any, t: Any) -> Any:
+    return g.new_zeros(t.shape)
+
+
+# (the in-place forms with a functional one find its entry: uniform_ -> uniform)
+for _op in (
+    aten.uniform.default, aten.bernoulli.default,
+    aten.random.default, aten.random.to, getattr(aten.random, "from"),
+    aten.exponential.default, aten.geometric.default, aten.log_normal.default,
+    aten.cauchy.default,
+):  # fmt: skip
+    defvjp(_op, lambda g, self, *args, **kwargs: (_zero(g, self),))
+defvjp(aten.normal_.default, lambda g, self, mean=0.0, std=1.0, *, generator=None: (
+    _zero(g, self),))  # fmt: skip
+defvjp(aten.bernoulli_.float, lambda g, self, p=0.5, *, generator=None: (_zero(g, self),),
+       name="BernoulliBackward2")  # fmt: skip
+defvjp(aten.normal.Tensor_float, lambda g, mean, std=1.0, *, generator=None: (_zero(g, mean),),
+       name="NormalBackward1")  # fmt: skip
+defvjp(aten.normal.float_Tensor, lambda g, mean, std, *, generator=None: (_zero(g, std),),
+       name="NormalBackward2")  # fmt: skip
+defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
+    _zero(g, mean), _zero(g, std)), name="NormalBackward3")  # fmt: skip
+defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
+    _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
+not_differentiated(aten.bernoulli.p, _UNNAMED)

@@ -1,0 +1,238 @@
+"""CPU kernels of the random fills and draws: NumPy distributions from an
+``ember.random.Generator`` (the default one when ``generator`` is None). Checks are shared
+with the Meta rules (``ember/ops/native/random.py``). In-place forms write into ``self``,
+bump its version and return it; the functional forms are derived from them or written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember import dtypes
+from ember.backends.cpu._util import Tensor, quiet_block, wrap
+from ember.backends.cpu.creation import normal_array, uniform_array
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.random import (
+    bernoulli_dtype,
+    check_bernoulli_p,
+    check_cauchy,
+    check_exponential,
+    check_geometric,
+    check_log_normal,
+    check_normal,
+    check_uniform,
+    normal_shape,
+    random_bounds,
+)
+from ember.ops.registry import ops
+from ember.random import _generator
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+
+def _fill(self: Tensor, values: Any) -> Tensor:
+    """Write ``values`` into ``self`` (converted to its dtype), bump the version, return it."""
+    with quiet_block():
+        self._data[...] = values
+    self._bump_version()
+    return self
+
+
+def _shape(self: Tensor) -> tuple[int, ...]:
+    return tuple(self._data.shape)
+
+
+def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any]) -> tuple[Any, Any]:
+    """Two leading float parameters (``from``, ``to``: ``from`` is a Python keyword, so they
+    come positionally or through ``**kwargs``)."""
+    low = args[0] if args else kw.get("from", default[0])
+    high = args[1] if len(args) > 1 else kw.get("to", default[1])
+    return low, high
+
+
+@impl(aten.uniform_.default, CPU)
+def uniform_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
+    low, high = _bounds(args, kw, (0.0, 1.0))
+    check_uniform(self.dtype, low, high)
+    u = uniform_array(_shape(self), self.dtype, _generator(generator))
+    if (low, high) != (0.0, 1.0):
+        u = low + (high - low) * u  # complex: each part in [from, to)
+    return _fill(self, u)
+
+
+@impl(aten.normal_.default, CPU)
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_normal(self.dtype, std)
+    z = normal_array(_shape(self), self.dtype, _generator(generator))
+    return _fill(self, z * std + mean)
+
+
+def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
+    shape, d = normal_shape(mean, std)
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    if isinstance(std, Tensor) and s.size and (s < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    z = normal_array(shape, d, _generator(generator))
+    with quiet_block():
+        return wrap(np.asarray(z * s + m, d.np))
+
+
+@impl(aten.normal.Tensor_float, CPU)
+def normal_tensor_float(mean: Tensor, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    return _normal(mean, std, generator)
+
+
+@impl(aten.normal.float_Tensor, CPU)
+def normal_float_tensor(mean: float, std: Tensor, *, generator: Any = None) -> Tensor:
+    return _normal(mean, std, generator)
+
+
+@impl(aten.normal.Tensor_Tensor, CPU)
+def normal_tensor_tensor(mean: Tensor, std: Tensor, *, generator: Any = None) -> Tensor:
+    return _normal(mean, std, generator)
+
+
+def _bernoulli_draw(p: Any, shape: tuple[int, ...], generator: Any) -> np.ndarray:
+    """1 where a uniform draw falls below ``p`` (broadcast to ``shape``), else 0."""
+    return _generator(generator).random(shape) < p
+
+
+def _check_probabilities(p: np.ndarray) -> None:
+    if p.size and not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError(
+            "bernoulli: Expected p_in >= 0 && p_in <= 1 to be true, but got false (every "
+            "probability must lie in [0, 1])"
+        )
+
+
+@impl(aten.bernoulli.default, CPU)
+def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
+    """1 with the probability each element of ``self`` gives, in ``self``'s dtype."""
+    d = bernoulli_dtype(self)
+    _check_probabilities(self._data)
+    return wrap(_bernoulli_draw(self._data, _shape(self), generator).astype(d.np))
+
+
+@impl(aten.bernoulli.p, CPU)
+def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    check_bernoulli_p(p)
+    return wrap(_bernoulli_draw(p, _shape(self), generator).astype(self._data.dtype))
+
+
+def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
+    if p.dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
+        )
+    probs = p._data
+    if probs.shape != self._data.shape:
+        try:
+            probs = np.broadcast_to(probs, self._data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"bernoulli_: p of shape {list(p.shape)} must broadcast to self's shape "
+                f"{list(self.shape)}"
+            ) from None
+    _check_probabilities(probs)
+    return probs
+
+
+@impl(aten.bernoulli.Tensor, CPU)
+def bernoulli_tensor(self: Tensor, p: Tensor, *, generator: Any = None) -> Tensor:
+    probs = _tensor_p(self, p)
+    return wrap(_bernoulli_draw(probs, _shape(self), generator).astype(self._data.dtype))
+
+
+@impl(aten.bernoulli_.Tensor, CPU)
+def bernoulli_tensor_(self: Tensor, p: Tensor, *, generator: Any = None) -> Tensor:
+    return _fill(self, _bernoulli_draw(_tensor_p(self, p), _shape(self), generator))
+
+
+@impl(aten.bernoulli_.float, CPU)
+def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
+    check_bernoulli_p(p)
+    if self.dtype.category == dtypes.COMPLEX:
+        raise NotImplementedError(
+            f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
+        )
+    return _fill(self, _bernoulli_draw(p, _shape(self), generator))
+
+
+def _random(self: Tensor, low: int | None, high: int | None, generator: Any) -> Tensor:
+    lo, hi = random_bounds(self.dtype, low, high)
+    values = _generator(generator).integers(lo, hi, _shape(self), dtype=np.int64, endpoint=False)
+    return _fill(self, values)
+
+
+@impl(aten.random_.default, CPU)
+def random_(self: Tensor, *, generator: Any = None) -> Tensor:
+    return _random(self, None, None, generator)
+
+
+@impl(aten.random_.to, CPU)
+def random_to(self: Tensor, to: int, *, generator: Any = None) -> Tensor:
+    return _random(self, 0, to, generator)
+
+
+def random_from(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
+    low, high = _bounds(args, kw, (None, None))
+    return _random(self, low, high, generator)
+
+
+impl(getattr(aten.random_, "from"), CPU, random_from)
+
+
+@impl(aten.exponential_.default, CPU)
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    check_exponential(self.dtype, lambd)
+    return _fill(self, _generator(generator).exponential(1.0 / lambd, _shape(self)))
+
+
+@impl(aten.geometric_.default, CPU)
+def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    check_geometric(self.dtype, p)
+    return _fill(self, _generator(generator).geometric(p, _shape(self)))
+
+
+@impl(aten.log_normal_.default, CPU)
+def log_normal_(
+    self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
+) -> Tensor:
+    check_log_normal(self.dtype, std)
+    return _fill(self, _generator(generator).lognormal(mean, std, _shape(self)))
+
+
+@impl(aten.cauchy_.default, CPU)
+def cauchy_(
+    self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None
+) -> Tensor:
+    check_cauchy(self.dtype, sigma)
+    return _fill(self, median + sigma * _generator(generator).standard_cauchy(_shape(self)))
+
+
+def _functional(inplace: Any) -> Any:
+    """The out-of-place form of an in-place fill: a fresh tensor like ``self``, filled."""
+
+    def kernel(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace(wrap(np.empty_like(self._data, order="C")), *args, **kwargs)
+
+    kernel.__name__ = inplace.__name__.rstrip("_")
+    return kernel
+
+
+for _name, _overloads in (
+    ("uniform", ("default",)),
+    ("random", ("default", "to", "from")),
+    ("exponential", ("default",)),
+    ("geometric", ("default",)),
+    ("log_normal", ("default",)),
+    ("cauchy", ("default",)),
+):
+    for _ov in _overloads:
+        _ip = getattr(getattr(aten, _name + "_"), _ov)
+        impl(getattr(getattr(aten, _name), _ov), CPU, _functional(_ip._kernels[CPU][0]))

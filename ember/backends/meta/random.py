@@ -1,0 +1,139 @@
+"""Meta rules of the random fills and draws: the CPU kernels' checks, shapes and dtypes, and
+no draw (the generator's state is left alone). In-place rules bump the version and return
+``self``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember import dtypes
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import Tensor, wrap_shape_only
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.random import (
+    bernoulli_dtype,
+    check_bernoulli_p,
+    check_cauchy,
+    check_exponential,
+    check_geometric,
+    check_log_normal,
+    check_normal,
+    check_uniform,
+    normal_shape,
+    random_bounds,
+)
+from ember.ops.registry import ops
+
+aten = ops.aten
+Meta = DispatchKey.Meta
+
+
+def _new(shape: tuple[int, ...], d: dtypes.dtype) -> Tensor:
+    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
+
+
+def _like(self: Tensor) -> Tensor:
+    return _new(tuple(self.shape), self.dtype)
+
+
+def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any]) -> tuple[Any, Any]:
+    low = args[0] if args else kw.get("from", default[0])
+    high = args[1] if len(args) > 1 else kw.get("to", default[1])
+    return low, high
+
+
+def _checks() -> dict[str, Callable[..., None]]:
+    """Each in-place fill's argument check, taking ``(self, *args, **kwargs)``."""
+
+    def uniform(self: Tensor, *args: Any, **kw: Any) -> None:
+        check_uniform(self.dtype, *_bounds(args, kw, (0.0, 1.0)))
+
+    def random_from(self: Tensor, *args: Any, **kw: Any) -> None:
+        random_bounds(self.dtype, *_bounds(args, kw, (None, None)))
+
+    return {
+        "uniform_.default": uniform,
+        "normal_.default": lambda self, mean=0.0, std=1.0, **kw: check_normal(self.dtype, std),
+        "random_.default": lambda self, **kw: random_bounds(self.dtype, None, None),
+        "random_.to": lambda self, to, **kw: random_bounds(self.dtype, 0, to),
+        "random_.from": random_from,
+        "exponential_.default": lambda self, lambd=1.0, **kw: check_exponential(self.dtype, lambd),
+        "geometric_.default": lambda self, p, **kw: check_geometric(self.dtype, p),
+        "log_normal_.default": lambda self, mean=1.0, std=2.0, **kw: check_log_normal(
+            self.dtype, std
+        ),
+        "cauchy_.default": lambda self, median=0.0, sigma=1.0, **kw: check_cauchy(
+            self.dtype, sigma
+        ),
+        "bernoulli_.float": lambda self, p=0.5, **kw: _check_bernoulli_float(self, p),
+        "bernoulli_.Tensor": lambda self, p, **kw: _check_p(p),
+    }
+
+
+def _check_bernoulli_float(self: Tensor, p: float) -> None:
+    check_bernoulli_p(p)
+    if self.dtype.category == dtypes.COMPLEX:
+        raise NotImplementedError(
+            f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
+        )
+
+
+def _check_p(p: Tensor) -> None:
+    if p.dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
+        )
+
+
+def _inplace_rule(check: Callable[..., None]) -> Callable[..., Tensor]:
+    def rule(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check(self, *args, **kwargs)
+        self._bump_version()
+        return self
+
+    return rule
+
+
+def _functional_rule(check: Callable[..., None]) -> Callable[..., Tensor]:
+    def rule(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check(self, *args, **kwargs)
+        return _like(self)
+
+    return rule
+
+
+for _name, _check in _checks().items():
+    _packet, _, _ov = _name.partition(".")
+    impl(getattr(getattr(aten, _packet), _ov), Meta, _inplace_rule(_check))
+    if _packet.rstrip("_") in ("uniform", "random", "exponential", "geometric", "log_normal",
+                               "cauchy"):  # fmt: skip
+        impl(getattr(getattr(aten, _packet.rstrip("_")), _ov), Meta, _functional_rule(_check))
+
+
+def _normal(mean: Any, std: Any, **kwargs: Any) -> Tensor:
+    shape, d = normal_shape(mean, std)
+    return _new(shape, d)
+
+
+impl(aten.normal.Tensor_float, Meta, lambda mean, std=1.0, **kw: _normal(mean, std))
+impl(aten.normal.float_Tensor, Meta, _normal)
+impl(aten.normal.Tensor_Tensor, Meta, _normal)
+
+
+@impl(aten.bernoulli.default, Meta)
+def bernoulli(self: Tensor, **kwargs: Any) -> Tensor:
+    return _new(tuple(self.shape), bernoulli_dtype(self))
+
+
+@impl(aten.bernoulli.p, Meta)
+def bernoulli_p(self: Tensor, p: float, **kwargs: Any) -> Tensor:
+    check_bernoulli_p(p)
+    return _like(self)
+
+
+@impl(aten.bernoulli.Tensor, Meta)
+def bernoulli_tensor(self: Tensor, p: Tensor, **kwargs: Any) -> Tensor:
+    _check_p(p)
+    return _like(self)
