@@ -360,12 +360,39 @@ def _linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 # --------------------------------------------------------------------------- svd, qr, eigh
 
 
-def _nonfinite_error(api: str, a: np.ndarray) -> None:
-    if not np.isfinite(a).all():
+def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool = True) -> Any:
+    """``np.linalg.svd`` (gesdd), failing as PyTorch does: ``LinAlgError`` naming non-finite
+    values, or the failed convergence."""
+    try:
+        with quiet_block():
+            return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    except _LinAlgErrorNP:
+        if not np.isfinite(a).all():
+            raise LinAlgError(
+                "linalg.svd: The algorithm failed to converge because the input matrix "
+                "contained non-finite values."
+            ) from None
         raise LinAlgError(
-            f"{api}: The algorithm failed to converge because the input matrix contained "
-            "non-finite values."
-        )
+            "linalg.svd: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated singular values"
+        ) from None
+
+
+def eigh(a: np.ndarray, uplo: str, compute_v: bool = True) -> Any:
+    """``np.linalg.eigh`` (syevd/heevd), failing as PyTorch does: ``LinAlgError`` with the
+    error code of the first matrix that did not converge."""
+    try:
+        with quiet_block():
+            if compute_v:
+                return np.linalg.eigh(a, UPLO=uplo)
+            return np.linalg.eigvalsh(a, UPLO=uplo)
+    except _LinAlgErrorNP:
+        _, info = _syevd_each(a, uplo)
+        check_info(info, "linalg.eigh", a.ndim == 2)
+        raise LinAlgError(
+            "linalg.eigh: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues"
+        ) from None
 
 
 @impl(aten._linalg_svd.default, CPU)
@@ -379,18 +406,10 @@ def _linalg_svd(
         u = _eye_like(ushape, a.dtype) if compute_uv else np.zeros((0,), a.dtype)
         v = _eye_like(vshape, a.dtype) if compute_uv else np.zeros((0,), a.dtype)
         return wrap(u), wrap(np.zeros(sshape, real)), wrap(v)
-    try:
-        with quiet_block():
-            if compute_uv:
-                u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-            else:
-                s = np.linalg.svd(a, compute_uv=False)
-    except _LinAlgErrorNP:
-        _nonfinite_error("linalg.svd", a)
-        raise LinAlgError(
-            "linalg.svd: The algorithm failed to converge because the input matrix is "
-            "ill-conditioned or has too many repeated singular values"
-        ) from None
+    if compute_uv:
+        u, s, vh = svd(a, full_matrices)
+    else:
+        s = svd(a, False, compute_uv=False)
     s = np.ascontiguousarray(s, real)
     if not compute_uv:
         return wrap(np.zeros((0,), a.dtype)), wrap(s), wrap(np.zeros((0,), a.dtype))
@@ -431,16 +450,10 @@ def _linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> tuple[Te
         v = np.zeros(a.shape if compute_v else (0,), a.dtype)
         return wrap(np.zeros(wshape, real)), wrap(v)
     uplo = UPLO.upper()
-    try:
-        with quiet_block():
-            if compute_v:
-                w, v = np.linalg.eigh(a, UPLO=uplo)
-            else:
-                w, v = np.linalg.eigvalsh(a, UPLO=uplo), np.zeros((0,), a.dtype)
-    except _LinAlgErrorNP:
-        _, info = _syevd_each(a, uplo)
-        check_info(info, "linalg.eigh", a.ndim == 2)
-        raise
+    if compute_v:
+        w, v = eigh(a, uplo)
+    else:
+        w, v = eigh(a, uplo, compute_v=False), np.zeros((0,), a.dtype)
     return wrap(np.ascontiguousarray(w, real)), wrap(np.ascontiguousarray(v))
 
 
@@ -496,13 +509,13 @@ def linalg_pinv(
     rt = None if rtol is None else rtol._data
     with quiet_block():
         if hermitian:
-            w, v = np.linalg.eigh(a)
+            w, v = eigh(a, "L")
             mag = np.abs(w)
             tol = pinv_tolerances(mag.max(-1, keepdims=True), at, rt, a.shape, dt)
             inv = np.where(mag > tol, 1 / np.where(mag > tol, w, 1), 0).astype(dt)
             out = (v * inv[..., None, :]) @ _mH(v)
         else:
-            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            u, s, vh = svd(a, False)
             tol = pinv_tolerances(s[..., :1], at, rt, a.shape, dt)
             inv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(dt)
             out = (_mH(vh) * inv[..., None, :]) @ _mH(u)

@@ -281,7 +281,14 @@ def linalg_matrix_rank_tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = 
 @impl(aten.linalg_matrix_power.default, _CIA)
 def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
     """``A^n`` by repeated squaring (``A^-n`` is ``inv(A)^n``; ``A^0`` the identity)."""
-    matrix_check(self.shape, self.dtype, "linalg.matrix_power", ("low", ""), floating=False)
+    api = "linalg.matrix_power"
+    if self.ndim < 2:
+        raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
+    if self.shape[-1] != self.shape[-2]:
+        raise RuntimeError(
+            f"{api}: A must be batches of square matrices, but they are {self.shape[-2]} by "
+            f"{self.shape[-1]} matrices"
+        )
     if n == 0:
         out = aten.clone.default(self)
         eye = aten.eye.default(self.shape[-1], dtype=self.dtype, device=self.device)
@@ -565,12 +572,7 @@ def frobenius_norm(self: Tensor, dim: Sequence[int], keepdim: bool = False) -> T
 
 @impl(aten.nuclear_norm.default, _CIA)
 def nuclear_norm(self: Tensor, keepdim: bool = False) -> Tensor:
-    if self.ndim != 2:
-        raise RuntimeError(
-            f"nuclear norm requires a 2-D tensor as input, but got a tensor of {self.ndim} "
-            "dimensions; use nuclear_norm(input, dim, keepdim) for batches"
-        )
-    return linalg_matrix_norm_str(self, "nuc", [0, 1], keepdim)
+    return linalg_matrix_norm_str(self, "nuc", [-2, -1], keepdim)
 
 
 @impl(aten.nuclear_norm.dim, _CIA)
