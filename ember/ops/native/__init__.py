@@ -4,6 +4,7 @@ from ember.ops.native import (  # noqa: F401
     backward,
     copies,
     creation,
+    fft,
     foreach,
     indexing,
     linalg,

@@ -4,6 +4,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     backward,
     copies,
     creation,
+    fft,
     foreach,
     indexing,
     linalg,
