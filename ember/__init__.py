@@ -74,5 +74,6 @@ from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import fft  # noqa: E402  (torch.fft's functions)
+from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])

@@ -12,5 +12,6 @@ from ember.ops.native import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    special,
     views,
 )

@@ -11,5 +11,6 @@ from ember.testing._internal.samples import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    special,
     views,
 )
