@@ -159,9 +159,21 @@ def _cholesky(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
         info = np.zeros(batch, _I32)
     except _LinAlgErrorNP:
         factor, info = _potrf_each(x)
+    else:
+        info = _nan_pivots(factor, info)
     if upper:
         factor = np.ascontiguousarray(_mH(factor))
     return factor, info
+
+
+def _nan_pivots(factor: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """OpenBLAS's potrf passes a NaN pivot on where MKL's (PyTorch's) stops: report the first
+    NaN on the factor's diagonal as the leading minor that is not positive-definite."""
+    nan = np.isnan(np.diagonal(factor, axis1=-2, axis2=-1))
+    if not nan.any():
+        return info
+    first = np.argmax(nan, axis=-1).astype(_I32) + 1
+    return np.where(nan.any(-1), first, info).astype(_I32)
 
 
 def _potrf_each(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -125,8 +125,9 @@ def logdet(self: Tensor) -> Tensor:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
     if self.dtype.is_complex:
         return aten.add.Tensor(aten.log.default(sign), logabsdet)  # type: ignore[no-any-return]
+    negative = aten.eq.Scalar(sign, -1)
     nan = aten.scalar_tensor.default(math.nan, dtype=logabsdet.dtype, device=self.device)
-    return aten.where.self(aten.eq.Scalar(sign, -1), nan, logabsdet)  # type: ignore[no-any-return]
+    return aten.where.self(negative, nan, logabsdet)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- svd, eigh
@@ -247,10 +248,8 @@ def linalg_matrix_rank(
     else:
         S = aten._linalg_svd.default(input, False, _may_need_grad(input))[1]
         s_max = aten.slice.Tensor(S, -1, 0, 1)
-    tol = aten.maximum.default(
-        aten.unsqueeze.default(atol, -1),
-        aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), s_max),
-    )
+    relative = aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), s_max)
+    tol = aten.maximum.default(aten.unsqueeze.default(atol, -1), relative)
     return aten.sum.dim_IntList(aten.gt.Tensor(S, tol), [-1])  # type: ignore[no-any-return]
 
 
