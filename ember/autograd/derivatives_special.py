@@ -37,8 +37,10 @@ def _mvlgamma(g: Any, self: Any, p: int) -> Any:
 
 def _logit(g: Any, self: Any, eps: float | None) -> Any:
     grad = g / (self * (1 - self))
-    if eps is None:  # (at 0 and 1, of either sign: g * inf, as PyTorch's kernel)
-        grad = E.where((self == 0) | (self == 1), g * math.inf, grad)
+    if eps is None:
+        ends = (self == 0) | (self == 1)
+        if bool(ends.any()):  # g * inf there, as PyTorch's kernel (-0 gives +inf, not -inf)
+            grad = E.where(ends, g * math.inf, grad)
         return E.where((self < 0) | (self > 1), math.nan, grad)
     return E.where((self < eps) | (self > 1 - eps), 0.0, grad)
 
