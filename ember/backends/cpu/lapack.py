@@ -253,22 +253,29 @@ def linalg_solve_triangular(
 
 
 def _lu_each(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LAPACK's getrf per matrix: the packed LU factors, PyTorch's 1-based int32 pivots and
-    the info codes (the first zero pivot, 1-based)."""
+    """LAPACK's getrf per matrix: the packed LU factors (each matrix column-major, as
+    PyTorch lays them out and LAPACK takes them back without a copy), PyTorch's 1-based
+    int32 pivots and the info codes (the first zero pivot, 1-based)."""
     batch, n = batch_of(x.shape), x.shape[-1]
     mats = _matrices(x)
-    lu = np.empty(mats.shape, x.dtype)
-    piv = np.empty((len(mats), n), _I32)
-    info = np.empty(len(mats), _I32)
+    count = len(mats)
+    piv = np.empty((count, n), _I32)
+    info = np.zeros(count, _I32)
+    getrf = _lapack_fn("getrf", x.dtype)
+    if count == 1 and n:  # the common case: getrf's own column-major result, no copy
+        with quiet_block():
+            lu, p, info[0] = getrf(mats[0])
+        piv[0] = p + 1
+        return lu.reshape(x.shape), piv.reshape((*batch, n)), info.reshape(batch)
+    lu_t = np.empty(mats.shape, x.dtype)  # row i holds matrix i's factors transposed
     if n:
-        getrf = _lapack_fn("getrf", x.dtype)
         with quiet_block():
             for i, m in enumerate(mats):
-                lu[i], p, info[i] = getrf(m)
+                f, p, info[i] = getrf(m)
+                lu_t[i] = f.T
                 piv[i] = p + 1
-    else:
-        info[:] = 0
-    return lu.reshape(x.shape), piv.reshape((*batch, n)), info.reshape(batch)
+    lu = np.swapaxes(lu_t, -1, -2).reshape(x.shape)
+    return lu, piv.reshape((*batch, n)), info.reshape(batch)
 
 
 def _lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: int) -> np.ndarray:
