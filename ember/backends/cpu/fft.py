@@ -51,9 +51,24 @@ def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -
     a = self._data
     if onesided:
         r = np.fft.rfftn(a, axes=list(dim), norm=norm)
+    elif len(dim) == 1:
+        r = _full_from_half(np.fft.rfft(a, axis=dim[0], norm=norm), dim[0], a.shape[dim[0]])
     else:
         r = np.fft.fftn(a, axes=list(dim), norm=norm)
     return wrap(np.asarray(r, d.np))
+
+
+def _full_from_half(half: np.ndarray, axis: int, n: int) -> np.ndarray:
+    """The full spectrum of a real signal from its one-sided half: ``X[n - k] = conj(X[k])``
+    (half the work of a complex transform, which is what ``fft`` of a real input costs)."""
+    h = half.shape[axis]
+    h_last = half.ndim - 1
+    src = np.moveaxis(half, axis, h_last)
+    out = np.empty((*src.shape[:-1], n), half.dtype)
+    out[..., :h] = src
+    if n > h:
+        np.conjugate(src[..., n - h : 0 : -1], out=out[..., h:])
+    return np.moveaxis(out, h_last, axis)
 
 
 @impl(aten._fft_c2r.default, CPU)
