@@ -232,11 +232,14 @@ def cholesky_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(_spd(make, (2, 3, 3)), upper=True)
     yield SampleInput(make((0, 3, 3)), name="empty batch")
     yield SampleInput(make((2, 0, 0)), name="empty matrices")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    if dtype in (dtypes.float64, dtypes.complex128):
+        return  # (the double-precision samples feed the gradient checks: a factorization
+        # that fails has no derivative, and a float16 input would be checked in float64)
     not_pd = ember.from_numpy(np.array([[4, 2, 1], [2, 1, 3], [1, 3, 5]], dtype=dtype.np))
     yield SampleInput(not_pd, name="not positive-definite")
     yield SampleInput(ember.stack([_spd(make, (3, 3)), not_pd]), name="batch element 1 fails")
-    yield SampleInput(make((3,)), name="1-D raises")
-    yield SampleInput(make((2, 3)), name="non-square raises")
     yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
 
 
@@ -456,7 +459,9 @@ def pinv_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(_spd(make, (3, 3)), hermitian=True)
     a = make((4, 3), low=-1, high=1)
     yield SampleInput(a, atol=ember.tensor(0.5, dtype=dtypes.float64), name="atol")
-    yield SampleInput(a, rtol=ember.tensor(0.5, dtype=dtypes.float64), name="rtol")
+    yield SampleInput(a, rtol=ember.tensor(1e-3, dtype=dtypes.float64), name="rtol")
+    if dtype in (dtypes.float32, dtypes.complex64):  # (singular values dropped: no derivative)
+        yield SampleInput(a[:2], rtol=ember.tensor(0.9, dtype=dtypes.float64), name="rtol drops")
     yield SampleInput(make((0, 3)), name="empty")
     yield SampleInput(make((3,)), name="1-D raises")
     yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
@@ -497,8 +502,10 @@ def lstsq_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(tall, make((5,), low=-1, high=1), driver="gelsd", name="vector b")
     yield SampleInput(make((2, 5, 3), low=-1, high=1), make((2, 5, 1), low=-1, high=1),
                       0.1, driver="gelsd", name="batched rcond")  # fmt: skip
-    rank1 = ember.from_numpy(np.repeat(_np(make((5, 1))), 3, axis=1))
-    yield SampleInput(rank1, b, name="rank deficient")  # (gelsy: no residuals, whatever the rank)
+    if dtype in (dtypes.float32, dtypes.complex64):  # (no derivative at a rank-deficient
+        # matrix, so not among the double-precision samples the gradient checks take)
+        rank1 = ember.from_numpy(np.repeat(_np(make((5, 1))), 3, axis=1))
+        yield SampleInput(rank1, b, name="rank deficient")  # (gelsy: no residuals)
     yield SampleInput(tall, b, driver="gelsx", name="bad driver raises")
     yield SampleInput(tall, make((4, 2)), name="size mismatch raises")
     yield SampleInput(make((3,)), make((3,)), name="1-D raises")
