@@ -104,7 +104,7 @@ def _run(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # complex-to-real casts (copy into a real tensor)
-            called = _hermitian(op, args) if hermitian else args
+            called = _hermitian(op, args, sample.kwargs) if hermitian else args
             outs = _outputs(op(*called, **sample.kwargs))
     except Exception:  # noqa: BLE001 - error parity is test_ops.py's job
         return None
@@ -192,9 +192,9 @@ def _substitute(x: Any, new: dict[int, ember.Tensor]) -> Any:
     return x
 
 
-#: ops that read one triangle of a Hermitian input (cholesky, eigh): their gradient is the
-#: Hermitian one, so the differences move the input along Hermitian directions only,
-#: ``A + A^H`` of the leaf (PyTorch's gradcheck_wrapper_hermitian_input)
+#: ops that read one triangle of a Hermitian input (cholesky, eigh; pinv with hermitian=True):
+#: their gradient is the Hermitian one, so the differences move the input along Hermitian
+#: directions only, ``A + A^H`` of the leaf (PyTorch's gradcheck_wrapper_hermitian_input)
 HERMITIAN_INPUT = {
     "aten.linalg_cholesky_ex.default", "aten.linalg_cholesky.default", "aten.cholesky.default",
     "aten.linalg_eigvalsh.default",
@@ -206,14 +206,13 @@ HERMITIAN_INPUT = {
 #: on phase-free losses against PyTorch instead
 PHASE_DEPENDENT = {
     "aten._linalg_svd.default", "aten.linalg_svd.default", "aten.svd.default",
-    "aten._linalg_eigh.default", "aten.linalg_eigh.default", "aten.linalg_qr.default",
-    "aten.linalg_pinv.atol_rtol_tensor", "aten.linalg_pinv.atol_rtol_float",
-    "aten.linalg_lstsq.default",
+    "aten._linalg_eigh.default", "aten.linalg_eigh.default",
 }  # fmt: skip
 
 
-def _hermitian(op: OpOverload, args: Any) -> Any:
-    if str(op) not in HERMITIAN_INPUT:
+def _hermitian(op: OpOverload, args: Any, kwargs: dict[str, Any]) -> Any:
+    hermitian_pinv = "pinv" in str(op) and kwargs.get("hermitian", False)
+    if str(op) not in HERMITIAN_INPUT and not hermitian_pinv:
         return args
     a = args[0]
     return (a + conj(a.transpose(-2, -1)), *args[1:])
@@ -226,7 +225,7 @@ def _loss(
     with some leaves replaced by ``new``."""
     with ember.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = op(*_hermitian(op, _substitute(args, new)), **kwargs)
+        out = op(*_hermitian(op, _substitute(args, new), kwargs), **kwargs)
     outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if _floating(o)]
     outs = outs[: len(cots)]  # (an LU factor after a determinant carries none)
     return float(
