@@ -86,5 +86,7 @@ from ember._global_settings import (  # noqa: E402
     set_num_threads,
     use_deterministic_algorithms,
 )
+from ember import fft  # noqa: E402  (torch.fft's functions)
+from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember._bind import bind_all
-from ember.overrides import handle_torch_function, has_torch_function
+from ember._bind import bind_all, make_public
+from ember._tensor import Tensor
+from ember.ops.registry import ops
+from ember.overrides import handle_torch_function, has_torch_function, python_route
 
 __all__ = bind_all(globals())
 _einsum_op = globals()["einsum"]
+# ember.linalg's vector_norm and matrix_norm, which ember.norm calls as torch.norm does
+_public_vector_norm = make_public(ops.aten.linalg_vector_norm, method=False)
+_public_matrix_norm = make_public(ops.aten.linalg_matrix_norm, method=False)
 
 
 def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
@@ -43,3 +48,44 @@ from ember._torch_functional import (  # noqa: E402
 _PYTHON_WRITTEN = (block_diag, cartesian_prod, cdist, is_tensor, meshgrid, tensordot, unique,
                    unique_consecutive)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
+
+
+@python_route("input")
+def norm(
+    input: Any,
+    p: Any = "fro",
+    dim: Any = None,
+    keepdim: bool = False,
+    out: Any = None,
+    dtype: Any = None,
+) -> Any:
+    """The vector or matrix norm, as ``torch.norm`` dispatches it: a number (or "fro" over at
+    most two dims) is ``linalg.vector_norm``; "nuc" (or "fro" over more dims) is
+    ``linalg.matrix_norm`` over ``dim`` (all dims by default).
+
+    >>> ember.norm(ember.tensor([[3.0, 4.0], [0.0, 0.0]]), "fro")
+    tensor(5.)
+    """
+    dims = None if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    extra = {} if out is None else {"out": out}
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return _public_vector_norm(input, 2, dims, keepdim, dtype=dtype, **extra)
+        mdims = dims if dims is not None else list(range(input.ndim))
+        return _public_matrix_norm(input, p, mdims, keepdim, dtype=dtype, **extra)
+    return _public_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **extra)
+
+
+def _tensor_norm(
+    self: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Any:
+    """``Tensor.norm``: ``ember.norm(self, p, dim, keepdim, dtype=dtype)``.
+
+    >>> ember.tensor([3.0, 4.0]).norm()
+    tensor(5.)
+    """
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+_tensor_norm.__name__ = _tensor_norm.__qualname__ = "norm"
+Tensor.norm = _tensor_norm  # type: ignore[method-assign]

@@ -49,7 +49,20 @@ POSITIVE_DOMAIN = {
 DIFFERENTIABLE_OUTPUTS = {
     "aten.native_layer_norm.default": 1,  # mean, rstd
     "aten.native_batch_norm.default": 1,  # save_mean, save_invstd
+    "aten._linalg_solve_ex.default": 1,  # LU, pivots, info
+    "aten._linalg_det.default": 1,  # LU, pivots
+    "aten._linalg_slogdet.default": 2,  # LU, pivots
+    "aten.linalg_lstsq.default": 2,  # rank, singular_values
 }
+
+#: ops that read one triangle of a symmetric input (cholesky, eigh): their gradient is the
+#: symmetric one, so the check moves the input along symmetric directions only, ``A + A^T``
+#: of the leaf (PyTorch's gradcheck_wrapper_hermitian_input); pinv only with hermitian=True
+SYMMETRIC_INPUT = {
+    "aten.linalg_cholesky_ex.default", "aten.linalg_cholesky.default", "aten.cholesky.default",
+    "aten._linalg_eigh.default", "aten.linalg_eigh.default", "aten.linalg_eigvalsh.default",
+    "aten.linalg_pinv.atol_rtol_tensor", "aten.linalg_pinv.atol_rtol_float",
+}  # fmt: skip
 
 
 def _ops() -> list[OpOverload]:
@@ -132,10 +145,16 @@ class _Leaves:
         """``op`` as a function of the leaves, returning its floating outputs."""
 
         keep = DIFFERENTIABLE_OUTPUTS.get(str(op))
+        symmetric = str(op) in SYMMETRIC_INPUT and (
+            "pinv" not in str(op) or self.sample.kwargs.get("hermitian", False)
+        )
 
         def fn(*leaves: ember.Tensor) -> tuple[ember.Tensor, ...]:
             ember.manual_seed(0)  # random ops (dropout) draw the same mask every call
-            out = op(*self.rebuild(leaves, self.args), **self.rebuild(leaves, self.kwargs))
+            args = self.rebuild(leaves, self.args)
+            if symmetric:
+                args = (args[0] + args[0].mT, *args[1:])
+            out = op(*args, **self.rebuild(leaves, self.kwargs))
             outs = out if isinstance(out, (list, tuple)) else (out,)
             return tuple(o for o in outs[:keep] if _floating(o))
 

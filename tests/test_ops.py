@@ -314,7 +314,12 @@ def _gradients_agree(op: Any, samples: list[opinfo.SampleInput]) -> tuple[int, i
                 continue
             assert eg is not None, f"{where}: ember gave no gradient"
             np.testing.assert_allclose(
-                eg.numpy(), tg.numpy(), rtol=1e-6, atol=1e-8, equal_nan=True, err_msg=where
+                eg.numpy(),
+                tg.resolve_conj().numpy(),
+                rtol=1e-6,
+                atol=1e-8,
+                equal_nan=True,
+                err_msg=where,
             )
         ran += 1
     return ran, refused

@@ -4,6 +4,7 @@ from ember.backends.cpu import (  # noqa: F401
     backward,
     copies,
     creation,
+    fft,
     indexing,
     lapack,
     linalg,
@@ -13,6 +14,7 @@ from ember.backends.cpu import (  # noqa: F401
     random,
     reductions,
     sorting,
+    special,
     variants,  # noqa: F401  (last: derives in-place/out kernels)
     views,
 )

@@ -159,9 +159,21 @@ def _cholesky(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
         info = np.zeros(batch, _I32)
     except _LinAlgErrorNP:
         factor, info = _potrf_each(x)
+    else:
+        info = _nan_pivots(factor, info)
     if upper:
         factor = np.ascontiguousarray(_mH(factor))
     return factor, info
+
+
+def _nan_pivots(factor: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """OpenBLAS's potrf passes a NaN pivot on where MKL's (PyTorch's) stops: report the first
+    NaN on the factor's diagonal as the leading minor that is not positive-definite."""
+    nan = np.isnan(np.diagonal(factor, axis1=-2, axis2=-1))
+    if not nan.any():
+        return info
+    first = np.argmax(nan, axis=-1).astype(_I32) + 1
+    return np.where(nan.any(-1), first, info).astype(_I32)
 
 
 def _potrf_each(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -241,22 +253,29 @@ def linalg_solve_triangular(
 
 
 def _lu_each(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LAPACK's getrf per matrix: the packed LU factors, PyTorch's 1-based int32 pivots and
-    the info codes (the first zero pivot, 1-based)."""
+    """LAPACK's getrf per matrix: the packed LU factors (each matrix column-major, as
+    PyTorch lays them out and LAPACK takes them back without a copy), PyTorch's 1-based
+    int32 pivots and the info codes (the first zero pivot, 1-based)."""
     batch, n = batch_of(x.shape), x.shape[-1]
     mats = _matrices(x)
-    lu = np.empty(mats.shape, x.dtype)
-    piv = np.empty((len(mats), n), _I32)
-    info = np.empty(len(mats), _I32)
+    count = len(mats)
+    piv = np.empty((count, n), _I32)
+    info = np.zeros(count, _I32)
+    getrf = _lapack_fn("getrf", x.dtype)
+    if count == 1 and n:  # the common case: getrf's own column-major result, no copy
+        with quiet_block():
+            lu, p, info[0] = getrf(mats[0])
+        piv[0] = p + 1
+        return lu.reshape(x.shape), piv.reshape((*batch, n)), info.reshape(batch)
+    lu_t = np.empty(mats.shape, x.dtype)  # row i holds matrix i's factors transposed
     if n:
-        getrf = _lapack_fn("getrf", x.dtype)
         with quiet_block():
             for i, m in enumerate(mats):
-                lu[i], p, info[i] = getrf(m)
+                f, p, info[i] = getrf(m)
+                lu_t[i] = f.T
                 piv[i] = p + 1
-    else:
-        info[:] = 0
-    return lu.reshape(x.shape), piv.reshape((*batch, n)), info.reshape(batch)
+    lu = np.swapaxes(lu_t, -1, -2).reshape(x.shape)
+    return lu, piv.reshape((*batch, n)), info.reshape(batch)
 
 
 def _lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: int) -> np.ndarray:
@@ -360,12 +379,39 @@ def _linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 # --------------------------------------------------------------------------- svd, qr, eigh
 
 
-def _nonfinite_error(api: str, a: np.ndarray) -> None:
-    if not np.isfinite(a).all():
+def svd(a: np.ndarray, full_matrices: bool, compute_uv: bool = True) -> Any:
+    """``np.linalg.svd`` (gesdd), failing as PyTorch does: ``LinAlgError`` naming non-finite
+    values, or the failed convergence."""
+    try:
+        with quiet_block():
+            return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    except _LinAlgErrorNP:
+        if not np.isfinite(a).all():
+            raise LinAlgError(
+                "linalg.svd: The algorithm failed to converge because the input matrix "
+                "contained non-finite values."
+            ) from None
         raise LinAlgError(
-            f"{api}: The algorithm failed to converge because the input matrix contained "
-            "non-finite values."
-        )
+            "linalg.svd: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated singular values"
+        ) from None
+
+
+def eigh(a: np.ndarray, uplo: str, compute_v: bool = True) -> Any:
+    """``np.linalg.eigh`` (syevd/heevd), failing as PyTorch does: ``LinAlgError`` with the
+    error code of the first matrix that did not converge."""
+    try:
+        with quiet_block():
+            if compute_v:
+                return np.linalg.eigh(a, UPLO=uplo)
+            return np.linalg.eigvalsh(a, UPLO=uplo)
+    except _LinAlgErrorNP:
+        _, info = _syevd_each(a, uplo)
+        check_info(info, "linalg.eigh", a.ndim == 2)
+        raise LinAlgError(
+            "linalg.eigh: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues"
+        ) from None
 
 
 @impl(aten._linalg_svd.default, CPU)
@@ -379,18 +425,10 @@ def _linalg_svd(
         u = _eye_like(ushape, a.dtype) if compute_uv else np.zeros((0,), a.dtype)
         v = _eye_like(vshape, a.dtype) if compute_uv else np.zeros((0,), a.dtype)
         return wrap(u), wrap(np.zeros(sshape, real)), wrap(v)
-    try:
-        with quiet_block():
-            if compute_uv:
-                u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-            else:
-                s = np.linalg.svd(a, compute_uv=False)
-    except _LinAlgErrorNP:
-        _nonfinite_error("linalg.svd", a)
-        raise LinAlgError(
-            "linalg.svd: The algorithm failed to converge because the input matrix is "
-            "ill-conditioned or has too many repeated singular values"
-        ) from None
+    if compute_uv:
+        u, s, vh = svd(a, full_matrices)
+    else:
+        s = svd(a, False, compute_uv=False)
     s = np.ascontiguousarray(s, real)
     if not compute_uv:
         return wrap(np.zeros((0,), a.dtype)), wrap(s), wrap(np.zeros((0,), a.dtype))
@@ -431,16 +469,10 @@ def _linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> tuple[Te
         v = np.zeros(a.shape if compute_v else (0,), a.dtype)
         return wrap(np.zeros(wshape, real)), wrap(v)
     uplo = UPLO.upper()
-    try:
-        with quiet_block():
-            if compute_v:
-                w, v = np.linalg.eigh(a, UPLO=uplo)
-            else:
-                w, v = np.linalg.eigvalsh(a, UPLO=uplo), np.zeros((0,), a.dtype)
-    except _LinAlgErrorNP:
-        _, info = _syevd_each(a, uplo)
-        check_info(info, "linalg.eigh", a.ndim == 2)
-        raise
+    if compute_v:
+        w, v = eigh(a, uplo)
+    else:
+        w, v = eigh(a, uplo, compute_v=False), np.zeros((0,), a.dtype)
     return wrap(np.ascontiguousarray(w, real)), wrap(np.ascontiguousarray(v))
 
 
@@ -496,13 +528,13 @@ def linalg_pinv(
     rt = None if rtol is None else rtol._data
     with quiet_block():
         if hermitian:
-            w, v = np.linalg.eigh(a)
+            w, v = eigh(a, "L")
             mag = np.abs(w)
             tol = pinv_tolerances(mag.max(-1, keepdims=True), at, rt, a.shape, dt)
             inv = np.where(mag > tol, 1 / np.where(mag > tol, w, 1), 0).astype(dt)
             out = (v * inv[..., None, :]) @ _mH(v)
         else:
-            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            u, s, vh = svd(a, False)
             tol = pinv_tolerances(s[..., :1], at, rt, a.shape, dt)
             inv = np.where(s > tol, 1 / np.where(s > tol, s, 1), 0).astype(dt)
             out = (_mH(vh) * inv[..., None, :]) @ _mH(u)

@@ -4,6 +4,7 @@ from ember.backends.meta import (  # noqa: F401
     backward,
     copies,
     creation,
+    fft,
     indexing,
     lapack,
     linalg,

@@ -5,6 +5,7 @@ from ember.ops.native import (  # noqa: F401
     copies,
     copies_composite,
     creation,
+    fft,
     foreach,
     indexing,
     linalg,
@@ -15,5 +16,6 @@ from ember.ops.native import (  # noqa: F401
     random,
     reductions,
     sorting,
+    special,
     views,
 )

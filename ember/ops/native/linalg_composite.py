@@ -125,8 +125,9 @@ def logdet(self: Tensor) -> Tensor:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
     if self.dtype.is_complex:
         return aten.add.Tensor(aten.log.default(sign), logabsdet)  # type: ignore[no-any-return]
+    negative = aten.eq.Scalar(sign, -1)
     nan = aten.scalar_tensor.default(math.nan, dtype=logabsdet.dtype, device=self.device)
-    return aten.where.self(aten.eq.Scalar(sign, -1), nan, logabsdet)  # type: ignore[no-any-return]
+    return aten.where.self(negative, nan, logabsdet)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- svd, eigh
@@ -247,10 +248,8 @@ def linalg_matrix_rank(
     else:
         S = aten._linalg_svd.default(input, False, _may_need_grad(input))[1]
         s_max = aten.slice.Tensor(S, -1, 0, 1)
-    tol = aten.maximum.default(
-        aten.unsqueeze.default(atol, -1),
-        aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), s_max),
-    )
+    relative = aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), s_max)
+    tol = aten.maximum.default(aten.unsqueeze.default(atol, -1), relative)
     return aten.sum.dim_IntList(aten.gt.Tensor(S, tol), [-1])  # type: ignore[no-any-return]
 
 
@@ -281,7 +280,14 @@ def linalg_matrix_rank_tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = 
 @impl(aten.linalg_matrix_power.default, _CIA)
 def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
     """``A^n`` by repeated squaring (``A^-n`` is ``inv(A)^n``; ``A^0`` the identity)."""
-    matrix_check(self.shape, self.dtype, "linalg.matrix_power", ("low", ""), floating=False)
+    api = "linalg.matrix_power"
+    if self.ndim < 2:
+        raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
+    if self.shape[-1] != self.shape[-2]:
+        raise RuntimeError(
+            f"{api}: A must be batches of square matrices, but they are {self.shape[-2]} by "
+            f"{self.shape[-1]} matrices"
+        )
     if n == 0:
         out = aten.clone.default(self)
         eye = aten.eye.default(self.shape[-1], dtype=self.dtype, device=self.device)
@@ -565,12 +571,7 @@ def frobenius_norm(self: Tensor, dim: Sequence[int], keepdim: bool = False) -> T
 
 @impl(aten.nuclear_norm.default, _CIA)
 def nuclear_norm(self: Tensor, keepdim: bool = False) -> Tensor:
-    if self.ndim != 2:
-        raise RuntimeError(
-            f"nuclear norm requires a 2-D tensor as input, but got a tensor of {self.ndim} "
-            "dimensions; use nuclear_norm(input, dim, keepdim) for batches"
-        )
-    return linalg_matrix_norm_str(self, "nuc", [0, 1], keepdim)
+    return linalg_matrix_norm_str(self, "nuc", [-2, -1], keepdim)
 
 
 @impl(aten.nuclear_norm.dim, _CIA)

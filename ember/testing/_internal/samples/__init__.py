@@ -4,6 +4,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     backward,
     copies,
     creation,
+    fft,
     foreach,
     indexing,
     linalg,
@@ -13,5 +14,6 @@ from ember.testing._internal.samples import (  # noqa: F401
     random,
     reductions,
     sorting,
+    special,
     views,
 )

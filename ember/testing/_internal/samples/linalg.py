@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -171,10 +172,14 @@ _LAPACK_NONFINITE = (
 EDGE_DIFFERENCES.update({
     name: _LAPACK_NONFINITE
     for name in ("linalg_cholesky_ex", "_linalg_solve_ex", "linalg_solve_ex", "_linalg_det",
-                 "_linalg_slogdet", "linalg_slogdet", "slogdet")
+                 "_linalg_slogdet", "linalg_slogdet", "slogdet", "linalg_lstsq", "_linalg_svd",
+                 "linalg_svd", "svd", "_linalg_eigh", "linalg_eigh")
 })  # fmt: skip
 REAL_LINALG = (dtypes.float32, dtypes.float64)
 LA_TOL = {"atol": 1e-4, "rtol": 1e-4}
+#: the dtypes of the samples the gradient checks take (tests/test_gradcheck.py,
+#: tests/test_complex_autograd.py): inputs where no derivative exists are left out of them
+DOUBLE = (dtypes.float64, dtypes.complex128)
 
 
 def _np(t: Any) -> np.ndarray:
@@ -230,11 +235,14 @@ def cholesky_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(_spd(make, (2, 3, 3)), upper=True)
     yield SampleInput(make((0, 3, 3)), name="empty batch")
     yield SampleInput(make((2, 0, 0)), name="empty matrices")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    if dtype in (dtypes.float64, dtypes.complex128):
+        return  # (the double-precision samples feed the gradient checks: a factorization
+        # that fails has no derivative, and a float16 input would be checked in float64)
     not_pd = ember.from_numpy(np.array([[4, 2, 1], [2, 1, 3], [1, 3, 5]], dtype=dtype.np))
     yield SampleInput(not_pd, name="not positive-definite")
     yield SampleInput(ember.stack([_spd(make, (3, 3)), not_pd]), name="batch element 1 fails")
-    yield SampleInput(make((3,)), name="1-D raises")
-    yield SampleInput(make((2, 3)), name="non-square raises")
     yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
 
 
@@ -360,3 +368,309 @@ def cross_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((4, 3)), make((4, 3), dtype=other), dim=1, name="mixed dtypes raise")
     yield SampleInput(make((4, 2)), make((4, 2)), dim=1, name="size 2 raises")
     yield SampleInput(make((4, 3)), make((3,)), dim=-1, name="ndim mismatch raises")
+
+
+# NOTE [gauge of singular and eigen vectors]: each singular vector pair (each eigenvector) is
+# defined up to a sign (a phase for complex matrices), which LAPACK picks: MKL's in PyTorch and
+# OpenBLAS's here agree on the samples below (checked by the value and gradient tests), not on
+# every matrix. tests/test_linalg_namespace.py checks the decompositions on other inputs
+# through what the sign does not change (reconstructions, |U|, gradients of such losses).
+
+
+@samples("_linalg_svd.default", "linalg_svd.default", "svd.default", dtypes=LINALG, **LA_TOL)
+def svd_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """Shapes whose singular vectors MKL and OpenBLAS give alike (NOTE [gauge of singular and
+    eigen vectors]): square 2x2 and tall with two columns."""
+    yield SampleInput(make((2, 2), low=-1, high=1))
+    yield SampleInput(make((4, 2), low=-1, high=1), False, name="tall")
+    yield SampleInput(make((2, 4, 2), low=-1, high=1), name="batched tall")
+    yield SampleInput(make((3, 1), low=-1, high=1), name="one column")
+    yield SampleInput(make((1, 3), low=-1, high=1), name="one row")
+    yield SampleInput(make((0, 3)), name="empty")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("linalg_svdvals.default", dtypes=LINALG, **LA_TOL)
+def svdvals_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((4, 2), low=-1, high=1), name="tall")
+    yield SampleInput(make((2, 2, 5), low=-1, high=1), name="wide batched")
+    yield SampleInput(make((3, 3), noncontiguous=True), name="non-contiguous")
+    yield SampleInput(make((0, 2, 3)), name="empty batch")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((3, 3)), driver="gesvd", name="driver raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("linalg_qr.default", dtypes=LINALG, **LA_TOL)
+def qr_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((4, 3), low=-1, high=1), name="tall")
+    yield SampleInput(make((2, 2, 3), low=-1, high=1), name="wide batched")
+    if dtype not in DOUBLE:  # (the double-precision samples feed the gradient tests, and
+        # neither library differentiates it: tests/test_linalg_namespace.py checks the error)
+        yield SampleInput(make((4, 3), low=-1, high=1), "complete")
+    yield SampleInput(make((3, 4), low=-1, high=1), "complete", name="wide complete")
+    if dtype not in DOUBLE:
+        yield SampleInput(make((4, 3), low=-1, high=1), mode="r")
+    yield SampleInput(make((3, 3), noncontiguous=True), name="non-contiguous")
+    yield SampleInput(make((0, 3)), name="empty")
+    if dtype not in DOUBLE:
+        yield SampleInput(make((3, 0)), "complete", name="empty complete")
+    yield SampleInput(make((3, 3)), "full", name="bad mode raises")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("_linalg_eigh.default", "linalg_eigh.default", dtypes=LINALG, **LA_TOL)
+def eigh_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """2x2 matrices, whose eigenvectors MKL and OpenBLAS give alike (NOTE [gauge of singular
+    and eigen vectors]); eigvalsh, which has no such freedom, takes larger ones."""
+    yield SampleInput(_spd(make, (2, 2)))
+    yield SampleInput(_spd(make, (2, 2)), "U")
+    yield SampleInput(_spd(make, (3, 2, 2)).mT, name="batched, column-major")
+    yield from _eigh_errors(make)
+
+
+def _eigh_errors(make: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((0, 2, 2)), name="empty batch")
+    yield SampleInput(make((3, 3)), "X", name="bad UPLO raises")
+    yield SampleInput(make((2, 3)), name="non-square raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("linalg_eigvalsh.default", dtypes=LINALG, **LA_TOL)
+def eigvalsh_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(_spd(make, (3, 3)))
+    yield SampleInput(_spd(make, (3, 3)), "U")
+    yield SampleInput(_spd(make, (2, 4, 4)).mT, name="batched, column-major")
+    yield SampleInput(make((3, 3), low=-1, high=1), name="reads one triangle")
+    yield from _eigh_errors(make)
+
+
+def _pinv_inputs(make: Any) -> Iterator[Any]:
+    yield make((3, 3), low=-1, high=1)
+    yield make((4, 2), low=-1, high=1)
+    yield make((2, 3, 5), low=-1, high=1)
+
+
+@samples("linalg_pinv.atol_rtol_tensor", dtypes=LINALG, **LA_TOL)
+def pinv_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for a in _pinv_inputs(make):
+        yield SampleInput(a)
+    yield SampleInput(_spd(make, (3, 3)), hermitian=True)
+    a = make((4, 3), low=-1, high=1)
+    yield SampleInput(a, atol=ember.tensor(0.5, dtype=dtypes.float64), name="atol")
+    yield SampleInput(a, rtol=ember.tensor(1e-3, dtype=dtypes.float64), name="rtol")
+    if dtype in (dtypes.float32, dtypes.complex64):  # (singular values dropped: no derivative)
+        yield SampleInput(a[:2], rtol=ember.tensor(0.9, dtype=dtypes.float64), name="rtol drops")
+    yield SampleInput(make((0, 3)), name="empty")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("linalg_pinv.atol_rtol_float", dtypes=LINALG, **LA_TOL)
+def pinv_float_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((4, 3), low=-1, high=1)
+    # tolerances that drop singular values leave no derivative: single precision only
+    big = 0.5 if dtype not in DOUBLE else 1e-3
+    yield SampleInput(a, atol=big)
+    yield SampleInput(a, rtol=big)
+    yield SampleInput(a, atol=big / 5, rtol=big / 2)
+    yield SampleInput(_spd(make, (3, 3)), rtol=0.01, hermitian=True)
+
+
+@samples("linalg_pinv.default", "pinverse.default", dtypes=LINALG, **LA_TOL)
+def pinv_rcond_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3), low=-1, high=1), 0.3)
+    yield SampleInput(make((2, 3, 2), low=-1, high=1), 1e-15)
+
+
+@samples("linalg_pinv.rcond_tensor", dtypes=LINALG, **LA_TOL)
+def pinv_rcond_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3), low=-1, high=1), ember.tensor(0.3))
+    yield SampleInput(make((2, 3, 3), low=-1, high=1), ember.tensor([0.1, 0.6]), hermitian=False)
+
+
+@samples("linalg_lstsq.default", dtypes=LINALG, **LA_TOL)
+def lstsq_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    tall, b = make((5, 3), low=-1, high=1), make((5, 2), low=-1, high=1)
+    yield SampleInput(tall, b)
+    for driver in ("gelsy", "gelsd", "gelss", "gels"):
+        yield SampleInput(tall, b, driver=driver)
+    yield SampleInput(make((3, 3), low=-1, high=1), make((3, 2), low=-1, high=1), driver="gelsd")
+    yield SampleInput(make((3, 5), low=-1, high=1), make((3, 2), low=-1, high=1), driver="gelss",
+                      name="wide")  # fmt: skip
+    yield SampleInput(make((2, 5, 3), low=-1, high=1), make((5, 2), low=-1, high=1),
+                      driver="gelsd", name="vector-like b")  # fmt: skip
+    yield SampleInput(tall, make((5,), low=-1, high=1), driver="gelsd", name="vector b")
+    yield SampleInput(make((2, 5, 3), low=-1, high=1), make((2, 5, 1), low=-1, high=1),
+                      0.1, driver="gelsd", name="batched rcond")  # fmt: skip
+    if dtype in (dtypes.float32, dtypes.complex64):  # (no derivative at a rank-deficient
+        # matrix, so not among the double-precision samples the gradient checks take)
+        rank1 = ember.from_numpy(np.repeat(_np(make((5, 1))), 3, axis=1))
+        yield SampleInput(rank1, b, name="rank deficient")  # (gelsy: no residuals)
+    yield SampleInput(tall, b, driver="gelsx", name="bad driver raises")
+    yield SampleInput(tall, make((4, 2)), name="size mismatch raises")
+    yield SampleInput(make((3,)), make((3,)), name="1-D raises")
+    yield SampleInput(make((3, 3), dtype=dtypes.int64), make((3, 1), dtype=dtypes.int64),
+                      name="int64 raises")  # fmt: skip
+
+
+@samples("linalg_matrix_rank.atol_rtol_tensor", dtypes=LINALG)
+def matrix_rank_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(ember.from_numpy(np.repeat(_np(make((4, 1))), 3, axis=1)), name="rank 1")
+    yield SampleInput(make((2, 3, 5), low=-1, high=1), atol=ember.tensor(0.5, dtype=dtypes.float64))
+    yield SampleInput(_spd(make, (3, 3)), hermitian=True)
+    yield SampleInput(make((4, 3)), rtol=ember.tensor(0.5, dtype=dtypes.float64))
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((3, 3), dtype=dtypes.int64), name="int64 raises")
+
+
+@samples("linalg_matrix_rank.atol_rtol_float", dtypes=LINALG)
+def matrix_rank_float_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=-1, high=1), atol=0.5)
+    yield SampleInput(make((3, 4), low=-1, high=1), rtol=0.5)
+    yield SampleInput(_spd(make, (3, 3)), atol=1.0, rtol=0.1, hermitian=True)
+
+
+@samples("linalg_matrix_rank.default", dtypes=LINALG)
+def matrix_rank_tol_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=-1, high=1), 0.5)
+    yield SampleInput(_spd(make, (3, 3)), 3.0, True)
+
+
+@samples("linalg_matrix_rank.tol_tensor", dtypes=LINALG)
+def matrix_rank_tol_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), ember.tensor([0.5, 1.5]))
+
+
+@samples("linalg_matrix_power.default", "matrix_power.default",
+         dtypes=(*LINALG, dtypes.int64), **LA_TOL)  # fmt: skip
+def matrix_power_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 3), low=-1, high=2)
+    for n in (0, 1, 2, 3, 6):
+        yield SampleInput(a, n)
+    yield SampleInput(make((2, 3, 3), low=-1, high=2), 5, name="batched")
+    yield SampleInput(make((0, 2, 2)), 3, name="empty batch")
+    if dtype.category >= dtypes.FLOATING:
+        yield SampleInput(_well(make, (3, 3)), -1)
+        yield SampleInput(_well(make, (2, 3, 3)), -4, name="batched inverse")
+    else:
+        yield SampleInput(a, -1, name="negative power of integers raises")
+    yield SampleInput(make((2, 3)), 2, name="non-square raises")
+    yield SampleInput(make((3,)), 2, name="1-D raises")
+
+
+@samples("linalg_vecdot.default", dtypes=LINALG, **LA_TOL)
+def vecdot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)), make((3, 4)))
+    yield SampleInput(make((3, 4)), make((4,)), dim=-1, name="broadcast")
+    yield SampleInput(make((3, 4)), make((3, 4)), dim=0)
+    yield SampleInput(make((4,), noncontiguous=True), make((4,)))
+    yield SampleInput(make((0, 3)), make((0, 3)))
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(make((3,)), make((3,), dtype=other), name="mixed dtypes raise")
+    yield SampleInput(make((3,), dtype=dtypes.int64), make((3,), dtype=dtypes.int64),
+                      name="int64 raises")  # fmt: skip
+
+
+@samples("linalg_multi_dot.default", dtypes=LINALG, **LA_TOL)
+def multi_dot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((3, 4)), make((4, 2))])
+    yield SampleInput([make((2, 3)), make((3, 3)), make((3, 5)), make((5, 1))])
+    yield SampleInput([make((4,)), make((4, 3)), make((3, 2))], name="1-D first")
+    yield SampleInput([make((2, 4)), make((4, 3)), make((3,))], name="1-D last")
+    yield SampleInput([make((4,)), make((4,))], name="two vectors")
+    yield SampleInput([make((6, 2)), make((2, 6)), make((6, 2))], name="order matters")
+    yield SampleInput([make((3, 4))], name="one tensor raises")
+    yield SampleInput([make((3, 4)), make((5, 2))], name="sizes raise")
+    yield SampleInput([make((2, 3, 4)), make((4, 2))], name="3-D raises")
+
+
+@samples("linalg_diagonal.default", dtypes=LINALG)
+def linalg_diagonal_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)))
+    yield SampleInput(make((2, 3, 3)), offset=1)
+    yield SampleInput(make((2, 3, 4)), offset=-1, dim1=0, dim2=2)
+
+
+@samples("linalg_matmul.default", dtypes=LINALG, **LA_TOL)
+def linalg_matmul_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)), make((3, 4)))
+    yield SampleInput(make((2, 2, 3)), make((3,)))
+
+
+MATRIX_ORDS = (1, -1, 2, -2, math.inf, -math.inf)
+
+
+@samples("linalg_matrix_norm.default", dtypes=LINALG, **LA_TOL)
+def matrix_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=-1, high=1)
+    for order in MATRIX_ORDS:
+        yield SampleInput(a, order)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), 1, dim=(0, 2), keepdim=True)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), math.inf, dim=(-1, 0))
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), -2, (2, 1), True)
+    yield SampleInput(make((3, 4), noncontiguous=True), -math.inf)
+    yield SampleInput(a, 2, dtype=dtypes.float64 if dtype.is_floating_point else dtypes.complex128)
+    yield SampleInput(a, 3, name="ord 3 raises")
+    yield SampleInput(a, 1, dim=(0, 0), name="same dims raise")
+    yield SampleInput(make((3,)), 1, name="1-D raises")
+    yield SampleInput(make((3, 3), dtype=dtypes.int64), 1, name="int64 raises")
+
+
+@samples("linalg_matrix_norm.str_ord", dtypes=LINALG, **LA_TOL)
+def matrix_norm_str_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=-1, high=1)
+    yield SampleInput(a)
+    yield SampleInput(a, "nuc")
+    yield SampleInput(make((2, 3, 4)), "fro", (0, 2), True)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), "nuc", dim=(2, 1), keepdim=True)
+    yield SampleInput(a, "inf", name="bad ord raises")
+
+
+@samples("linalg_norm.default", dtypes=LINALG, **LA_TOL)
+def linalg_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=-1, high=1)
+    yield SampleInput(a)
+    yield SampleInput(make((2, 3, 4)), name="all dims, no ord")
+    yield SampleInput(a, 2)
+    yield SampleInput(a, -math.inf)
+    yield SampleInput(make((5,)), 3)
+    yield SampleInput(make((5,)), 0.5)
+    yield SampleInput(a, None, 1)
+    yield SampleInput(a, 3, dim=1, keepdim=True)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), 1, (0, 2))
+    yield SampleInput(make((2, 3, 4)), 2, name="3-D with ord raises")
+    yield SampleInput(make((2, 3, 4)), 2, (0, 1, 2), name="3 dims raise")
+
+
+@samples("linalg_norm.ord_str", dtypes=LINALG, **LA_TOL)
+def linalg_norm_str_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=-1, high=1)
+    yield SampleInput(a, "fro")
+    yield SampleInput(a, "nuc", keepdim=True)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), "nuc", (0, 2))
+    yield SampleInput(make((2, 3, 4)), "fro", name="3-D without dim raises")
+
+
+@samples("frobenius_norm.dim", dtypes=LINALG, **LA_TOL)
+def frobenius_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)), [0, 1])
+    yield SampleInput(make((2, 3, 4)), [2], True)
+
+
+@samples("nuclear_norm.default", dtypes=LINALG, **LA_TOL)
+def nuclear_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=-1, high=1))
+    yield SampleInput(make((3, 4), low=-1, high=1), True)
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), name="batched")
+
+
+@samples("nuclear_norm.dim", dtypes=LINALG, **LA_TOL)
+def nuclear_norm_dim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3, 4), low=-1, high=1), [0, 2])
+    yield SampleInput(make((3, 4), low=-1, high=1), [1, 0], True)

@@ -1,0 +1,101 @@
+"""CPU kernels of the special functions: ``scipy.special`` ufuncs (NumPy has no erfinv,
+gammaln, digamma, polygamma, Bessel functions), NumPy's ``exp2`` and ``sinc``, through the
+pointwise kernel factories (``unary``/``binary``: PyTorch's promotion, float16 computed in
+float32 and rounded back).
+
+Where SciPy's value at an edge differs from PyTorch's definition, the kernel says so:
+``lgamma(-inf)`` is +inf (log|Γ|), and ``logit`` clamps to ``[eps, 1 - eps]`` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.special as sp
+
+from ember._tensor import Tensor
+from ember.backends.cpu._util import quiet_block
+from ember.backends.cpu.pointwise import arg, binary, result, unary
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
+from ember.ops.registry import ops
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """log|Γ(x)|: SciPy gives -inf at -inf, PyTorch (and the limit of |Γ|) +inf."""
+    r = sp.gammaln(x)
+    return np.where(x == -np.inf, np.inf, r) if r.size else r
+
+
+def _opmath(x: np.ndarray) -> np.ndarray:
+    """float16 computed in float32, as PyTorch computes it."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+_UNARY = {
+    "erfc": sp.erfc, "erfinv": sp.erfinv, "exp2": np.exp2, "lgamma": _lgamma,
+    "digamma": sp.digamma, "sinc": np.sinc, "i0": sp.i0, "special_entr": sp.entr,
+    "special_ndtri": sp.ndtri, "special_log_ndtr": sp.log_ndtr, "special_erfcx": sp.erfcx,
+    "special_i0e": sp.i0e, "special_i1": sp.i1, "special_i1e": sp.i1e,
+}  # fmt: skip
+
+for _name, _fn in _UNARY.items():
+    impl(getattr(aten, _name).default, CPU, unary(f"{_name}.default", _fn))
+
+for _name, _fn in (("xlogy", sp.xlogy), ("special_xlog1py", sp.xlog1py)):
+    _packet = getattr(aten, _name)
+    _t, _s, _o = (
+        ("Tensor", "Scalar_Self", "Scalar_Other")
+        if _name == "xlogy"
+        else ("default", "self_scalar", "other_scalar")
+    )
+    for _overload in (_t, _s, _o):
+        impl(getattr(_packet, _overload), CPU, binary(f"{_name}.{_overload}", _fn))
+
+
+_POLYGAMMA = POINTWISE["polygamma.default"]
+
+
+@impl(aten.polygamma.default, CPU)
+def polygamma(n: int, self: Any) -> Tensor:
+    """The n-th derivative of digamma (digamma itself for n = 0)."""
+    cdt, rdt = pointwise_dtypes("polygamma.default", _POLYGAMMA, (n, self))
+    x = arg(self, cdt.np)
+    with quiet_block():
+        r = sp.digamma(x) if n == 0 else sp.polygamma(n, x)
+    return result(np.asarray(r, x.dtype if x.dtype.kind == "f" else None), rdt.np)
+
+
+_MVLGAMMA = POINTWISE["mvlgamma.default"]
+
+
+@impl(aten.mvlgamma.default, CPU)
+def mvlgamma(self: Any, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``: ``p(p-1)/4 log(pi) + sum_j
+    lgamma(x - j/2)``."""
+    cdt, rdt = pointwise_dtypes("mvlgamma.default", _MVLGAMMA, (self, p))
+    x = _opmath(arg(self, cdt.np))  # (PyTorch 2.13 no longer checks x > (p-1)/2)
+    with quiet_block():
+        j = np.arange(p, dtype=x.dtype).reshape((p,) + (1,) * x.ndim)
+        r = _lgamma(x - j / 2).sum(0) + p * (p - 1) / 4 * np.log(np.pi)
+    return result(np.asarray(r, x.dtype), rdt.np)
+
+
+_LOGIT = POINTWISE["logit.default"]
+
+
+@impl(aten.logit.default, CPU)
+def logit(self: Any, eps: float | None = None) -> Tensor:
+    """``log(x / (1 - x))``, after clamping to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    cdt, rdt = pointwise_dtypes("logit.default", _LOGIT, (self,))
+    x = _opmath(arg(self, cdt.np))
+    with quiet_block():
+        if eps is not None:
+            x = np.clip(x, eps, 1 - eps)
+        r = np.log(x / (1 - x))
+    return result(r, rdt.np)
