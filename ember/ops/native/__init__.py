@@ -10,5 +10,6 @@ from ember.ops.native import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    spatial,
     views,
 )

@@ -631,17 +631,6 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
     return out.scatter(-1, self.unsqueeze(-1), 1)
 
 
-@impl(aten.pad.default, _CIA)
-def pad(
-    self: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
-) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad: mode {mode!r} is not supported by ember yet; use 'constant'"
-        )
-    return aten.constant_pad_nd.default(self, pad, 0 if value is None else value)
-
-
 @impl(aten.dropout.default, _CIA)
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     if not 0.0 <= p <= 1.0:
