@@ -346,8 +346,8 @@ def _mode_pad_backward(
             continue
         size = shape[axis]
 
-        def part(start: int, stop: int, step: int = 1, axis: int = axis) -> tuple[slice, ...]:
-            sel = [slice(None)] * g.ndim
+        def part(start: Any, stop: Any, step: int = 1, axis: int = axis) -> tuple[slice, ...]:
+            sel = [slice(None)] * (axis + 1)
             sel[axis] = slice(start, stop, step)
             return tuple(sel)
 
