@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,6 +44,7 @@ from ember.ops.native.spatial import (
     check_grad_output,
     check_group_norm,
     check_not_bool,
+    check_upsample_dtype,
     col2im_shape,
     fold_geometry,
     grid_sampler_check,
@@ -133,38 +133,64 @@ def avg_pool3d_backward(
 # --------------------------------------------------------------------------- adaptive pooling
 
 
-@lru_cache(maxsize=256)
-def _averaging(size: int, out: int, dt: str) -> np.ndarray:
-    """``(out, size)``: row ``o`` averages adaptive window ``o`` (NOTE [separable resampling])."""
-    starts, ends = adaptive_bounds(size, out)
-    m = np.zeros((out, size), dt)
-    for o, (a, b) in enumerate(zip(starts, ends, strict=True)):  # out rows, once per shape
-        m[o, a:b] = 1.0 / (b - a)
-    m.flags.writeable = False
-    return m
+def _window_sums(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, axis: int) -> np.ndarray:
+    """Sums of ``x`` over the windows ``[starts[o], ends[o])`` along ``axis`` (non-empty,
+    monotone, possibly overlapping): one ``add.reduceat`` over the interleaved bounds, whose
+    odd segments (between one window's end and the next one's start) are dropped."""
+    size = x.shape[axis]
+    if len(ends) > 1 and ends[-2] >= size:  # reduceat's bounds must lie inside the array
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (0, 1)
+        x = np.pad(x, widths)
+    bounds = np.empty(2 * len(starts) - 1, np.int64)
+    bounds[0::2] = starts
+    bounds[1::2] = ends[:-1]
+    sums = np.add.reduceat(x, bounds, axis=axis)  # the last segment runs to the array's end
+    sel = [slice(None)] * x.ndim
+    sel[axis] = slice(0, None, 2)
+    res = sums[tuple(sel)]
+    if ends[-1] < x.shape[axis]:  # the last window stops short of the (padded) end
+        tail = [slice(None)] * x.ndim
+        tail[axis] = slice(ends[-1], None)
+        last = [slice(None)] * x.ndim
+        last[axis] = slice(len(starts) - 1, len(starts))
+        res[tuple(last)] -= x[tuple(tail)].sum(axis=axis, keepdims=True)
+    return res
 
 
-def _along(x: np.ndarray, m: np.ndarray, axis: int) -> np.ndarray:
-    """``m`` (``(new, old)``) applied along ``axis`` of ``x``: one matmul."""
-    if axis == x.ndim - 1:
-        return x @ m.T
-    moved = np.moveaxis(x, axis, -1)
-    return np.moveaxis(moved @ m.T, -1, axis)
-
-
-def _adaptive_avg(x: np.ndarray, out: Sequence[int], transpose: bool = False) -> np.ndarray:
-    """Adaptive average pooling of the last ``len(out)`` dims (or, with ``transpose``, its
-    adjoint, which spreads ``x`` of the output size back over inputs of size ``out``)."""
+def _adaptive_avg(x: np.ndarray, out: Sequence[int]) -> np.ndarray:
+    """Adaptive average pooling of the last ``len(out)`` dims: window sums along each dim
+    (NOTE [separable resampling]), divided by each window's element count."""
     n = len(out)
     res = x
+    div: Any = 1
     for i in range(n - 1, -1, -1):  # the last dim first: it shrinks the array fastest
         axis = res.ndim - n + i
-        if transpose:
-            m = _averaging(out[i], res.shape[axis], x.dtype.str).T
-        else:
-            m = _averaging(res.shape[axis], out[i], x.dtype.str)
-        res = _along(res, m, axis)
-    return np.ascontiguousarray(res)
+        starts, ends = (np.asarray(b) for b in adaptive_bounds(res.shape[axis], out[i]))
+        res = _window_sums(res, starts, ends, axis)
+        div = div * (ends - starts).reshape([-1] + [1] * (n - 1 - i))
+    return res / np.asarray(div, x.dtype)
+
+
+def _adaptive_avg_backward(g: np.ndarray, size: Sequence[int]) -> np.ndarray:
+    """The adjoint of ``_adaptive_avg``: each input position gets the sum, over the windows
+    that hold it (a contiguous run of outputs), of their gradient over their element count."""
+    n = len(size)
+    div: Any = 1
+    bounds = []
+    for i in range(n):
+        starts, ends = (np.asarray(b) for b in adaptive_bounds(size[i], g.shape[g.ndim - n + i]))
+        div = div * (ends - starts).reshape([-1] + [1] * (n - 1 - i))
+        positions = np.arange(size[i])
+        # the windows holding position p: from the first that ends after p to the first that
+        # starts after it
+        bounds.append(
+            (np.searchsorted(ends, positions, "right"), np.searchsorted(starts, positions, "right"))
+        )
+    res = g / np.asarray(div, g.dtype)
+    for i in range(n - 1, -1, -1):
+        res = _window_sums(res, *bounds[i], res.ndim - n + i)
+    return res
 
 
 def _register_adaptive_avg(n: int) -> None:
@@ -176,7 +202,9 @@ def _register_adaptive_avg(n: int) -> None:
         x = self._data
         if x.size == 0 or any(o == 0 for o in output_size):
             return wrap(np.zeros(shape, x.dtype))
-        return wrap(_adaptive_avg(x, list(output_size)).astype(x.dtype, copy=False))
+        with quiet_block():
+            res = _adaptive_avg(x, list(output_size))
+        return wrap(np.ascontiguousarray(res, x.dtype))
 
     def backward(grad_output: Tensor, self: Tensor) -> Tensor:
         op = f"adaptive_avg_pool{n}d_backward"
@@ -186,7 +214,9 @@ def _register_adaptive_avg(n: int) -> None:
         if grad_output.numel() == 0:
             return wrap(np.zeros(x.shape, x.dtype))
         g = grad_output._data
-        return wrap(_adaptive_avg(g, list(x.shape[-n:]), transpose=True).astype(x.dtype))
+        with quiet_block():
+            res = _adaptive_avg_backward(g, list(x.shape[-n:]))
+        return wrap(np.ascontiguousarray(res, x.dtype))
 
     impl(getattr(aten, name).default, CPU, forward)
     impl(getattr(aten, name + "_backward").default, CPU, backward)
@@ -501,24 +531,13 @@ def _upsample(
     return res
 
 
-def _check_upsample_dtype(x: Tensor, kind: str, op: str) -> None:
-    if x.dtype.is_floating_point or (x.dtype.name == "uint8" and kind in ("nearest", "exact")):
-        return
-    if x.dtype.name == "uint8":  # PyTorch rounds uint8 interpolation in fixed point
-        raise NotImplementedError(
-            f"{op}: uint8 input is not supported by ember for interpolating modes; convert "
-            "to float first"
-        )
-    raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{x.dtype._short}'")
-
-
 def _register_upsample(name: str, n: int, kind: str) -> None:
     corners = kind in ("linear", "cubic")
 
     def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
         align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)
         shape = upsample_check(self.shape, output_size, n, name)
-        _check_upsample_dtype(self, kind, name)
+        check_upsample_dtype(self, kind, name)
         x = self._data
         scales = tuple(scales) + (None,) * (n - len(scales))
         if x.size == 0:
@@ -640,14 +659,6 @@ def _grid_corners(
     return corners, coords, grads, out_sp
 
 
-def _check_interpolation(mode: int, n: int) -> None:
-    if mode == INTERPOLATION["bicubic"]:
-        raise NotImplementedError(
-            f"grid_sampler_{n}d: bicubic interpolation is not supported by ember yet; use "
-            "mode='bilinear' or 'nearest'"
-        )
-
-
 def _register_grid_sampler(n: int) -> None:
     name = f"grid_sampler_{n}d"
 
@@ -659,7 +670,6 @@ def _register_grid_sampler(n: int) -> None:
         align_corners: bool,
     ) -> Tensor:
         grid_sampler_check(input, grid, n, interpolation_mode)
-        _check_interpolation(interpolation_mode, n)
         x = input._data
         nb, c = x.shape[:2]
         out_shape = (nb, c, *grid.shape[1:-1])
@@ -688,7 +698,6 @@ def _register_grid_sampler(n: int) -> None:
         output_mask: Sequence[bool],
     ) -> tuple[Any, Any]:
         grid_sampler_check(input, grid, n, interpolation_mode)
-        _check_interpolation(interpolation_mode, n)
         x = input._data
         nb, c = x.shape[:2]
         check_grad_output(grad_output, (nb, c, *grid.shape[1:-1]), f"{name}_backward")

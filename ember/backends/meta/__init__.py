@@ -9,6 +9,7 @@ from ember.backends.meta import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    spatial,
     variants,  # noqa: F401  (last: derives in-place/out rules)
     views,
 )

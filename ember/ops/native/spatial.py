@@ -283,6 +283,18 @@ def upsample_check(
     return (input_size[0], input_size[1], *output_size)
 
 
+def check_upsample_dtype(x: Tensor, kind: str, op: str) -> None:
+    """Upsampling takes floating inputs, and uint8 ones in the nearest modes."""
+    if x.dtype.is_floating_point or (x.dtype.name == "uint8" and kind in ("nearest", "exact")):
+        return
+    if x.dtype.name == "uint8":  # PyTorch rounds uint8 interpolation in fixed point
+        raise NotImplementedError(
+            f"{op}: uint8 input is not supported by ember for interpolating modes; convert "
+            "to float first"
+        )
+    raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{x.dtype._short}'")
+
+
 def check_grad_output(grad_output: Tensor, shape: Sequence[int], op: str) -> None:
     """A backward op's ``grad_output`` has the forward output's shape."""
     if tuple(grad_output.shape) != tuple(shape):
@@ -347,6 +359,11 @@ def grid_sampler_check(input: Tensor, grid: Tensor, n: int, interpolation_mode: 
     if n == 3 and interpolation_mode == INTERPOLATION["bicubic"]:
         raise RuntimeError(f"{op}(): bicubic interpolation only supports 4D input")
     check_floating(input, f"grid_sampler_{n}d")
+    if interpolation_mode == INTERPOLATION["bicubic"]:
+        raise NotImplementedError(
+            f"grid_sampler_{n}d: bicubic interpolation is not supported by ember yet; use "
+            "mode='bilinear' or 'nearest'"
+        )
 
 
 def affine_grid_shape(theta: Tensor, size: Sequence[int]) -> tuple[int, ...]:
