@@ -124,17 +124,34 @@ def _group_norm(
     result: Any,
     needs: tuple[bool, ...],
 ) -> tuple[Any, ...]:
+    # mean and rstd are differentiable outputs, as in PyTorch: their gradients reach the input
+    # through d mean / dx = 1 / D and d rstd / dx = -rstd^3 (x - mean) / D per group of D
     mean, rstd = result[1], result[2]
     if is_grad_enabled() and input.requires_grad:  # create_graph: the stats depend on input
         # NOTE [double backward of the nn backward ops] in derivatives_nn.py
         mean, rstd = _recorded_stats(input.reshape(N, group, -1), [2], eps, keepdim=False)
-    return aten.native_group_norm_backward.default(
-        g[0], input, mean, rstd, weight, N, C, HxW, group,
-        [needs[0], weight is not None and needs[1], bias is not None and needs[2]],
-    )  # fmt: skip
+    gi = gw = gb = None
+    if g[0] is not None:
+        gi, gw, gb = aten.native_group_norm_backward.default(
+            g[0], input, mean, rstd, weight, N, C, HxW, group,
+            [needs[0], weight is not None and needs[1], bias is not None and needs[2]],
+        )  # fmt: skip
+    if needs[0] and (g[1] is not None or g[2] is not None):
+        x = input.reshape(N, group, -1)
+        size = x.shape[-1]
+        terms = []
+        if g[1] is not None:
+            terms.append((g[1] / size).unsqueeze(-1).expand(x.shape))
+        if g[2] is not None:
+            r = rstd.unsqueeze(-1)
+            terms.append(g[2].unsqueeze(-1) * (-(r * r * r) * (x - mean.unsqueeze(-1)) / size))
+        extra = terms[0] if len(terms) == 1 else terms[0] + terms[1]
+        extra = extra.reshape(input.shape)
+        gi = extra if gi is None else gi + extra
+    return gi, gw, gb
 
 
-defvjp(aten.native_group_norm.default, _group_norm, outputs=(True, False, False))
+defvjp(aten.native_group_norm.default, _group_norm)
 
 
 def _group_norm_double_backward(

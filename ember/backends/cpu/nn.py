@@ -201,9 +201,14 @@ def convolution_backward(
     groups: int,
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
-    conv_output_shape(
+    shape = conv_output_shape(
         input, weight, None, stride, padding, dilation, transposed, groups, output_padding
     )
+    if tuple(grad_output.shape) != shape:
+        raise RuntimeError(
+            f"convolution_backward: expected grad_output of size {list(shape)} (the output's), "
+            f"got {list(grad_output.shape)}"
+        )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
     go, x, w = grad_output._data, input._data, weight._data
     nb = go.shape[0]

@@ -454,6 +454,8 @@ def _taps(
     else:
         s = _scale(size, out, scale, dt)
         real = (dst.astype(dt) + dt(0.5)) * s - dt(0.5)
+    if kind == "linear" and size == out:  # PyTorch's kernel weighs the same pixel 1 and 0
+        return [(dst, np.ones(out, dt)), (dst, np.zeros(out, dt))]
     if kind == "linear":
         real = np.maximum(real, dt(0))
         i0 = real.astype(np.int64)
@@ -681,9 +683,10 @@ def _register_grid_sampler(n: int) -> None:
             )
             src = x.reshape(nb, c, -1)
             res = None
-            for idx, w, _, _ in corners:
-                part = np.take_along_axis(src, idx[:, None, :], axis=2)
-                part *= w[:, None, :]
+            for idx, w, inside, _ in corners:  # a corner outside reads nothing (not 0 * inf)
+                part = np.take_along_axis(src, idx[:, None, :], axis=2) * w[:, None, :]
+                if not inside.all():
+                    part = np.where(inside[:, None, :], part, 0)
                 res = part if res is None else res.__iadd__(part)
         assert res is not None
         return wrap(res.reshape(out_shape))

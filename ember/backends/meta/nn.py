@@ -75,9 +75,14 @@ def convolution_backward(
     groups: int,
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
-    conv_output_shape(
+    shape = conv_output_shape(
         input, weight, None, stride, padding, dilation, transposed, groups, output_padding
     )
+    if tuple(grad_output.shape) != shape:
+        raise RuntimeError(
+            f"convolution_backward: expected grad_output of size {list(shape)} (the output's), "
+            f"got {list(grad_output.shape)}"
+        )
     return (
         _like(input) if output_mask[0] else None,
         _like(weight) if output_mask[1] else None,

@@ -167,7 +167,7 @@ for _schema in _SCHEMAS:
     define(_schema, variants=_FN)
 
 # ``pad``'s modes, as aten's ``padding_mode`` enum numbers them
-PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
+PAD_MODES = {"reflect": 0, "replicate": 1, "circular": 2, "constant": 3}
 # ``grid_sampler``'s enums
 INTERPOLATION = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
@@ -453,6 +453,11 @@ def im2col_shape(
 ) -> tuple[int, ...]:
     """The output shape of ``im2col``: ``(N, C * kh * kw, L)`` (or unbatched)."""
     op = "im2col"
+    if len(shape) < 3:
+        raise IndexError(
+            f"{op}: Dimension out of range: expected a 3-D or 4-D (batch mode) input, got size "
+            f"{list(shape)}"
+        )
     k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, op)
     if len(shape) not in (3, 4) or any(x == 0 for x in shape[-3:]):
         raise RuntimeError(
@@ -895,8 +900,9 @@ def group_norm(
     cudnn_enabled: bool = True,
 ) -> Tensor:
     if input.ndim < 2:
-        raise RuntimeError(
-            f"group_norm: Expected at least 2 dimensions for input tensor but received {input.ndim}"
+        raise IndexError(
+            f"group_norm: Dimension out of range: the input needs dims (N, C, ...), got "
+            f"{input.ndim}-d input of size {list(input.shape)}"
         )
     n, c = input.shape[0], input.shape[1]
     if num_groups <= 0:

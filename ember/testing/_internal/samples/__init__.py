@@ -10,5 +10,6 @@ from ember.testing._internal.samples import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    spatial,
     views,
 )
