@@ -36,7 +36,7 @@ class _InstanceNorm(_BatchNorm):
         if input.ndim not in want:
             raise ValueError(f"expected {want[0]}D or {want[1]}D input (got {input.ndim}D input)")
 
-    def _apply(self, input: Tensor) -> Tensor:  # type: ignore[override]
+    def _apply_instance_norm(self, input: Tensor) -> Tensor:
         return F.instance_norm(
             input,
             self.running_mean,
@@ -64,8 +64,8 @@ class _InstanceNorm(_BatchNorm):
                 stacklevel=2,
             )
         if input.ndim == self._unbatched:
-            return self._apply(input.unsqueeze(0)).squeeze(0)
-        return self._apply(input)
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
 
 
 class InstanceNorm1d(_InstanceNorm):
