@@ -179,12 +179,17 @@ def _col2im(
 
 def _weight_grad(a: np.ndarray, cols: np.ndarray, groups: int) -> np.ndarray:
     """``sum_n a[n] @ cols[n].T`` per group: ``a`` ``(N, G, A, L)``, ``cols`` ``(N, G, B, L)``
-    → ``(G, A, B)``, one batched matmul over the flattened batch and positions."""
-    nb, g, rows, length = a.shape
-    return np.matmul(
-        a.transpose(1, 2, 0, 3).reshape(g, rows, nb * length),
-        cols.transpose(1, 0, 3, 2).reshape(g, nb * length, cols.shape[2]),
-    )
+    → ``(G, A, B)``. BLAS reads the transposed columns in place (no copy of the big im2col
+    matrix); the per-sample products are summed in one go while they fit in a few million
+    elements, else accumulated sample by sample (a loop over the batch, each step a GEMM)."""
+    nb, g, rows, _ = a.shape
+    per_sample = g * rows * cols.shape[2]
+    if nb * per_sample <= 1 << 22:
+        return np.matmul(a, cols.transpose(0, 1, 3, 2)).sum(axis=0)
+    acc = np.matmul(a[0], cols[0].transpose(0, 2, 1))
+    for n in range(1, nb):
+        acc += np.matmul(a[n], cols[n].transpose(0, 2, 1))
+    return acc
 
 
 @impl(aten.convolution_backward.default, CPU)

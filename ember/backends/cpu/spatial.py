@@ -572,11 +572,13 @@ for _name, _n, _kind in UPSAMPLE:
 # Each output point reads the input at the point its grid entry names (x along the last dim,
 # then y, then z), unnormalized from [-1, 1] to pixel coordinates and brought inside by the
 # padding mode. Bilinear sampling adds the 2^n surrounding pixels with their weights (those
-# outside the input count as 0); nearest reads the pixel at the rounded point. Gathers are
-# ``take_along_axis`` over the flattened spatial dims; the input gradient adds each weighted
-# output gradient back with one ``bincount`` over (sample, channel, pixel) keys; the grid
+# outside the input count as 0); nearest reads the pixel at the rounded point. The input
+# gradient adds each weighted output gradient back with one ``bincount`` over (sample,
+# channel, pixel) keys; the grid
 # gradient is each weight's derivative times the pixels it weighs, chained through the
-# padding mode's derivative (0 where a coordinate was clipped, -1 where reflected).
+# padding mode's derivative (0 where a coordinate was clipped, -1 where reflected). Pixels are
+# read channels-last (the input laid out ``(N * H * W, C)`` once), so each corner is one
+# ``take`` of whole rows rather than a gather of single values.
 
 
 def _reflect(c: np.ndarray, low2: int, high2: int) -> tuple[np.ndarray, np.ndarray]:
@@ -661,6 +663,29 @@ def _grid_corners(
     return corners, coords, grads, out_sp
 
 
+def _rows(x: np.ndarray) -> np.ndarray:
+    """``x`` ``(N, C, *spatial)`` channels-last: ``(N * prod(spatial), C)``, one row a pixel."""
+    nb, c = x.shape[:2]
+    return np.ascontiguousarray(x.reshape(nb, c, -1).transpose(0, 2, 1)).reshape(-1, c)
+
+
+def _gather_rows(x: np.ndarray, corners: list[Any]) -> np.ndarray:
+    """The weighted sum of the corners' pixels, ``(N, C, L)``: ``x`` is laid out channels-last
+    once, so each corner is one ``take`` of whole rows of C values (NOTE [grid sampling])."""
+    nb, c = x.shape[:2]
+    rows = _rows(x)
+    offset = (np.arange(nb) * math.prod(x.shape[2:]))[:, None]
+    res = None
+    for idx, w, inside, _ in corners:
+        part = np.take(rows, (idx + offset).ravel(), axis=0)
+        part *= w.reshape(-1, 1)
+        if not inside.all():  # a corner outside reads nothing (not 0 * inf)
+            part[~inside.ravel()] = 0
+        res = part if res is None else res.__iadd__(part)
+    assert res is not None
+    return np.ascontiguousarray(res.reshape(nb, -1, c).transpose(0, 2, 1))
+
+
 def _register_grid_sampler(n: int) -> None:
     name = f"grid_sampler_{n}d"
 
@@ -681,14 +706,7 @@ def _register_grid_sampler(n: int) -> None:
             corners, _, _, _ = _grid_corners(
                 input, grid, interpolation_mode, padding_mode, align_corners
             )
-            src = x.reshape(nb, c, -1)
-            res = None
-            for idx, w, inside, _ in corners:  # a corner outside reads nothing (not 0 * inf)
-                part = np.take_along_axis(src, idx[:, None, :], axis=2) * w[:, None, :]
-                if not inside.all():
-                    part = np.where(inside[:, None, :], part, 0)
-                res = part if res is None else res.__iadd__(part)
-        assert res is not None
+            res = _gather_rows(x, corners)
         return wrap(res.reshape(out_shape))
 
     def backward(
@@ -725,10 +743,13 @@ def _register_grid_sampler(n: int) -> None:
                 g = grid._data
                 flat_grad = np.zeros((nb, go.shape[2], n), g.dtype)
                 if interpolation_mode != INTERPOLATION["nearest"]:
-                    src = x.reshape(nb, c, -1)
+                    rows = _rows(x)
+                    go_rows = go.transpose(0, 2, 1).reshape(-1, c)
+                    offset = (np.arange(nb) * plane)[:, None]
                     for idx, _, inside, (bits, fracs) in corners:
-                        vals = np.take_along_axis(src, idx[:, None, :], axis=2)
-                        dot = np.where(inside, (vals * go).sum(axis=1), 0)  # (N, L)
+                        vals = np.take(rows, (idx + offset).ravel(), axis=0)
+                        dot = np.einsum("rc,rc->r", vals, go_rows).reshape(idx.shape)
+                        dot = np.where(inside, dot, 0)  # (N, L)
                         for e in range(n):
                             dw = np.ones_like(fracs[0]) if bits[e] else -np.ones_like(fracs[0])
                             for d, (f, b) in enumerate(zip(fracs, bits, strict=True)):
