@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.backends.cpu._util import Tensor, as_array, quiet_block, wrap
+from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.nn import (
@@ -126,6 +126,7 @@ def _transposed(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
 
 
 @impl(aten.convolution.default, CPU)
+@quietly
 def convolution(
     input: Tensor,
     weight: Tensor,
@@ -193,6 +194,7 @@ def _weight_grad(a: np.ndarray, cols: np.ndarray, groups: int) -> np.ndarray:
 
 
 @impl(aten.convolution_backward.default, CPU)
+@quietly
 def convolution_backward(
     grad_output: Tensor,
     input: Tensor,
@@ -443,6 +445,7 @@ def avg_pool_backward_nd(
 
 
 @impl(aten.avg_pool2d.default, CPU)
+@quietly
 def avg_pool2d(
     self: Tensor,
     kernel_size: Sequence[int],
@@ -459,6 +462,7 @@ def avg_pool2d(
 
 
 @impl(aten.avg_pool2d_backward.default, CPU)
+@quietly
 def avg_pool2d_backward(
     grad_output: Tensor,
     self: Tensor,
@@ -539,6 +543,7 @@ def _channel(t: np.ndarray, ndim: int) -> np.ndarray:
 
 
 @impl(aten.native_batch_norm.default, CPU)
+@quietly
 def native_batch_norm(
     input: Tensor,
     weight: Tensor | None,

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.backends.cpu._util import Tensor, as_array, quiet_block, wrap
+from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
 from ember.backends.cpu.nn import (
     _col2im,
     _columns,
@@ -94,6 +94,7 @@ def max_pool3d_with_indices_backward(
 
 
 @impl(aten.avg_pool3d.default, CPU)
+@quietly
 def avg_pool3d(
     self: Tensor,
     kernel_size: Sequence[int],
@@ -111,6 +112,7 @@ def avg_pool3d(
 
 
 @impl(aten.avg_pool3d_backward.default, CPU)
+@quietly
 def avg_pool3d_backward(
     grad_output: Tensor,
     self: Tensor,
@@ -412,7 +414,7 @@ def _register_pad(n: int, reflect: bool) -> None:
         return wrap(g.astype(self.dtype.np, copy=False))
 
     impl(getattr(aten, name).default, CPU, forward)
-    impl(getattr(aten, name + "_backward").default, CPU, backward)
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
 
 
 for _n in (1, 2, 3):
@@ -559,8 +561,8 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
         res = _upsample(g, output_size, kind, align_corners, scales, list(input_size[2:]))
         return wrap(np.ascontiguousarray(res.astype(g.dtype, copy=False)))
 
-    impl(getattr(aten, name).default, CPU, forward)
-    impl(getattr(aten, name + "_backward").default, CPU, backward)
+    impl(getattr(aten, name).default, CPU, quietly(forward))
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
 
 
 for _name, _n, _kind in UPSAMPLE:
@@ -759,8 +761,8 @@ def _register_grid_sampler(n: int) -> None:
                 gg = wrap(flat_grad.reshape(g.shape))
         return gi, gg
 
-    impl(getattr(aten, name).default, CPU, forward)
-    impl(getattr(aten, name + "_backward").default, CPU, backward)
+    impl(getattr(aten, name).default, CPU, quietly(forward))
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
 
 
 for _n in (2, 3):
@@ -814,6 +816,7 @@ def im2col(
 
 
 @impl(aten.col2im.default, CPU)
+@quietly
 def col2im(
     self: Tensor,
     output_size: Sequence[int],
