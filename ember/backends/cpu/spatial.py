@@ -137,27 +137,20 @@ def avg_pool3d_backward(
 
 def _window_sums(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, axis: int) -> np.ndarray:
     """Sums of ``x`` over the windows ``[starts[o], ends[o])`` along ``axis`` (non-empty,
-    monotone, possibly overlapping): one ``add.reduceat`` over the interleaved bounds, whose
-    odd segments (between one window's end and the next one's start) are dropped."""
-    size = x.shape[axis]
-    if len(ends) > 1 and ends[-2] >= size:  # reduceat's bounds must lie inside the array
+    monotone, possibly overlapping, the last ending at the axis' end): one ``add.reduceat``
+    over the interleaved bounds, whose odd segments (from one window's end to the next one's
+    start) are dropped."""
+    if len(ends) > 1 and ends[-2] >= x.shape[axis]:  # reduceat's bounds must be inside
         widths = [(0, 0)] * x.ndim
         widths[axis] = (0, 1)
-        x = np.pad(x, widths)
+        x = np.pad(x, widths)  # a zero the last window's segment may include
     bounds = np.empty(2 * len(starts) - 1, np.int64)
     bounds[0::2] = starts
     bounds[1::2] = ends[:-1]
     sums = np.add.reduceat(x, bounds, axis=axis)  # the last segment runs to the array's end
     sel = [slice(None)] * x.ndim
     sel[axis] = slice(0, None, 2)
-    res = sums[tuple(sel)]
-    if ends[-1] < x.shape[axis]:  # the last window stops short of the (padded) end
-        tail = [slice(None)] * x.ndim
-        tail[axis] = slice(ends[-1], None)
-        last = [slice(None)] * x.ndim
-        last[axis] = slice(len(starts) - 1, len(starts))
-        res[tuple(last)] -= x[tuple(tail)].sum(axis=axis, keepdims=True)
-    return res
+    return sums[tuple(sel)]
 
 
 def _adaptive_avg(x: np.ndarray, out: Sequence[int]) -> np.ndarray:
