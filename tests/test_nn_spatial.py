@@ -371,6 +371,31 @@ def test_grid_sample_and_affine_grid_match_torch(
         np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-9, rtol=1e-7)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_gradients_at_edges_and_pixel_centres(
+    mode: str, padding_mode: str, align_corners: bool
+) -> None:
+    """Points exactly on the image's edges, on pixel centres and half-way between (kinks of
+    the sampling, where the derivative is one-sided): PyTorch's values and gradients."""
+    w, h = 6, 5
+    xs = [-1.0, 1.0, 0.0, -1.0 + 2 / w, 1.0 - 1 / w, 2 / (w - 1) - 1, 1.2, -1.2]
+    ys = [-1.0, 1.0, 0.0, 1.0 - 2 / h, -1.0 + 1 / h, 2 / (h - 1) - 1, -1.3, 1.1]
+    grid = np.stack(np.meshgrid(xs, ys), -1)[None].repeat(2, 0)  # (2, 8, 8, 2)
+    x = _x(2, 3, h, w)
+    results = []
+    for lib, i in ((ember, 0), (torch, 1)):
+        xx, gg = _pair(x)[i], _pair(grid)[i]
+        out = lib.nn.functional.grid_sample(
+            xx, gg, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        )
+        cot = lib.from_numpy(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)))
+        results.append((out, *lib.autograd.grad([out], [xx, gg], [cot])))
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=1e-10)
+
+
 @pytest.mark.parametrize(
     ("fn", "shapes", "kwargs"),
     [
