@@ -697,12 +697,10 @@ def _register_grid_sampler(n: int) -> None:
         out_shape = (nb, c, *grid.shape[1:-1])
         if x.size == 0 or grid.numel() == 0:
             return wrap(np.zeros(out_shape, x.dtype))
-        with quiet_block():
-            corners, _, _, _ = _grid_corners(
-                input, grid, interpolation_mode, padding_mode, align_corners
-            )
-            res = _gather_rows(x, corners)
-        return wrap(res.reshape(out_shape))
+        corners, _, _, _ = _grid_corners(
+            input, grid, interpolation_mode, padding_mode, align_corners
+        )
+        return wrap(_gather_rows(x, corners).reshape(out_shape))
 
     def backward(
         grad_output: Tensor,
@@ -720,38 +718,35 @@ def _register_grid_sampler(n: int) -> None:
         go = grad_output._data.reshape(nb, c, -1)
         plane = math.prod(x.shape[2:])
         gi = gg = None
-        with quiet_block():
-            corners, _, grads, _ = _grid_corners(
-                input, grid, interpolation_mode, padding_mode, align_corners
-            )
-            if output_mask[0]:
-                keys, vals = [], []
-                base = (np.arange(nb * c) * plane).reshape(nb, c, 1)
-                for idx, w, _, _ in corners:
-                    keys.append((base + idx[:, None, :]).ravel())
-                    vals.append((go * w[:, None, :]).ravel())
-                acc = np.bincount(
-                    np.concatenate(keys), np.concatenate(vals), minlength=nb * c * plane
-                )
-                gi = wrap(acc.astype(x.dtype, copy=False).reshape(x.shape))
-            if output_mask[1]:
-                g = grid._data
-                flat_grad = np.zeros((nb, go.shape[2], n), g.dtype)
-                if interpolation_mode != INTERPOLATION["nearest"]:
-                    rows = _rows(x)
-                    go_rows = go.transpose(0, 2, 1).reshape(-1, c)
-                    offset = (np.arange(nb) * plane)[:, None]
-                    for idx, _, inside, (bits, fracs) in corners:
-                        vals = np.take(rows, (idx + offset).ravel(), axis=0)
-                        dot = np.einsum("rc,rc->r", vals, go_rows).reshape(idx.shape)
-                        dot = np.where(inside, dot, 0)  # (N, L)
-                        for e in range(n):
-                            dw = np.ones_like(fracs[0]) if bits[e] else -np.ones_like(fracs[0])
-                            for d, (f, b) in enumerate(zip(fracs, bits, strict=True)):
-                                if d != e:
-                                    dw = dw * (f if b else 1 - f)
-                            flat_grad[..., n - 1 - e] += dot * dw * grads[e]
-                gg = wrap(flat_grad.reshape(g.shape))
+        corners, _, grads, _ = _grid_corners(
+            input, grid, interpolation_mode, padding_mode, align_corners
+        )
+        if output_mask[0]:
+            keys, vals = [], []
+            base = (np.arange(nb * c) * plane).reshape(nb, c, 1)
+            for idx, w, _, _ in corners:
+                keys.append((base + idx[:, None, :]).ravel())
+                vals.append((go * w[:, None, :]).ravel())
+            acc = np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=nb * c * plane)
+            gi = wrap(acc.astype(x.dtype, copy=False).reshape(x.shape))
+        if output_mask[1]:
+            g = grid._data
+            flat_grad = np.zeros((nb, go.shape[2], n), g.dtype)
+            if interpolation_mode != INTERPOLATION["nearest"]:
+                rows = _rows(x)
+                go_rows = go.transpose(0, 2, 1).reshape(-1, c)
+                offset = (np.arange(nb) * plane)[:, None]
+                for idx, _, inside, (bits, fracs) in corners:
+                    vals = np.take(rows, (idx + offset).ravel(), axis=0)
+                    dot = np.einsum("rc,rc->r", vals, go_rows).reshape(idx.shape)
+                    dot = np.where(inside, dot, 0)  # (N, L)
+                    for e in range(n):
+                        dw = np.ones_like(fracs[0]) if bits[e] else -np.ones_like(fracs[0])
+                        for d, (f, b) in enumerate(zip(fracs, bits, strict=True)):
+                            if d != e:
+                                dw = dw * (f if b else 1 - f)
+                        flat_grad[..., n - 1 - e] += dot * dw * grads[e]
+            gg = wrap(flat_grad.reshape(g.shape))
         return gi, gg
 
     impl(getattr(aten, name).default, CPU, quietly(forward))
