@@ -11,6 +11,7 @@ from ember.autograd import derivatives as _derivatives  # noqa: F401  (fills the
 from ember.autograd import derivatives_fft as _derivatives_fft  # noqa: F401
 from ember.autograd import derivatives_linalg as _derivatives_linalg  # noqa: F401
 from ember.autograd import derivatives_nn as _derivatives_nn  # noqa: F401
+from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401
 from ember.autograd import kernel as _kernel

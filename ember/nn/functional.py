@@ -27,7 +27,6 @@ __all__ = [
     "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy_with_logits",
-    "conv2d",
     "cross_entropy",
     "dropout",
     "embedding",
@@ -49,6 +48,13 @@ __all__ = [
     "softmax",
     "tanh",
 ]
+
+# ---- the spatial ops (convolution, pooling, resampling...): ember/nn/_functional_spatial.py
+from ember.nn import _functional_spatial  # noqa: E402
+from ember.nn._functional_spatial import *  # noqa: E402, F403
+
+__all__ += _functional_spatial.__all__
+# ---- end of the spatial ops
 
 
 def _reduction(reduction: str, op: str, size_average: Any = None, reduce: Any = None) -> int:
@@ -77,51 +83,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     ember.Size([2, 4])
     """
     return aten.linear.default(input, weight, bias)
-
-
-@guard_function
-def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _IntOrPair = 1,
-    padding: _IntOrPair | str = 0,
-    dilation: _IntOrPair = 1,
-    groups: int = 1,
-) -> Tensor:
-    """2-d convolution (cross-correlation) over ``(N, C, H, W)`` or ``(C, H, W)`` input.
-
-    >>> F.conv2d(ember.ones(1, 2, 5, 5), ember.ones(3, 2, 3, 3), padding=1).shape
-    ember.Size([1, 3, 5, 5])
-    """
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            d, k = _pair(dilation), weight.shape[-2:]
-            if any(s != 1 for s in _pair(stride)):
-                raise ValueError("conv2d: padding='same' is not supported for strided convolutions")
-            total = [d[i] * (k[i] - 1) for i in range(2)]
-            if any(t % 2 for t in total):  # asymmetric: pad the extra on the right, as PyTorch
-                input = pad(  # noqa: A001
-                    input,
-                    [
-                        total[1] // 2,
-                        total[1] - total[1] // 2,
-                        total[0] // 2,
-                        total[0] - total[0] // 2,
-                    ],
-                )
-                padding = 0
-            else:
-                padding = [t // 2 for t in total]
-        else:
-            raise ValueError(
-                f"conv2d: Invalid padding string {padding!r}, should be one of 'valid', 'same'"
-            )
-    return aten.conv2d.default(
-        input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups
-    )
 
 
 @python_route()

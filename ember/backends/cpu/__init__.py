@@ -14,6 +14,7 @@ from ember.backends.cpu import (  # noqa: F401
     random,
     reductions,
     sorting,
+    spatial,
     special,
     variants,  # noqa: F401  (last: derives in-place/out kernels)
     views,

@@ -9,6 +9,7 @@ Ops that cannot warn (comparisons, bitwise, selection) skip it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "as_array",
     "quiet",
     "quiet_block",
+    "quietly",
     "ERRSTATE",
     "IGNORE",
     "Tensor",
@@ -87,3 +89,18 @@ class quiet_block:
 
     def __exit__(self, *exc: Any) -> None:
         ERRSTATE.reset(self.token)
+
+
+def quietly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel that runs with NumPy's floating-point warnings off (NOTE [quiet floating
+    point]): for kernels whose inf and NaN flow through matmuls and reductions."""
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        token = ERRSTATE.set(IGNORE)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            ERRSTATE.reset(token)
+
+    return kernel

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.backends.cpu._util import Tensor, as_array, quiet_block, wrap
+from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.nn import (
@@ -82,15 +82,19 @@ def _columns(
     p: Sequence[int],
     d: Sequence[int],
     groups: int,
+    out: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """im2col: ``(N, G, C/G * prod(k), L)`` (NOTE [im2col])."""
+    """im2col: ``(N, G, C/G * prod(k), L)`` (NOTE [im2col]); ``out`` keeps only the first
+    windows along each dim (a transposed convolution's input gradient needs fewer)."""
     win = _windows(_pad_spatial(x, p), k, s, d)  # (N, C, *out, *k)
     n_sp = len(k)
+    if out is not None:
+        win = win[(slice(None), slice(None), *(slice(0, o) for o in out))]
     nb, c = x.shape[0], x.shape[1]
-    out = win.shape[2 : 2 + n_sp]
+    sp = win.shape[2 : 2 + n_sp]
     order = (0, 1, *range(2 + n_sp, 2 + 2 * n_sp), *range(2, 2 + n_sp))
     return win.transpose(order).reshape(
-        nb, groups, (c // groups) * int(np.prod(k)), int(np.prod(out))
+        nb, groups, (c // groups) * int(np.prod(k)), int(np.prod(sp))
     )
 
 
@@ -101,7 +105,28 @@ def _geometry(weight: Any, stride: Any, padding: Any, dilation: Any) -> tuple[An
     return k, s, p, d
 
 
+# NOTE [transposed convolution]
+# A transposed convolution is the input gradient of a plain one: its weight ``(C_in, C_out/G,
+# *k)`` multiplies each input position into a column of ``C_out/G * prod(k)`` values (one
+# batched matmul), and col2im adds the columns into the (padded, then cropped) output. Its
+# input gradient is therefore a plain convolution of the output gradient with the same weight
+# (im2col + matmul), and its weight gradient pairs the input with the output gradient's
+# columns. ``output_padding`` only lengthens the output: the extra positions receive nothing.
+
+
+def _transposed(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """Columns ``(N, C_out, *k, *in)`` of a transposed convolution (NOTE [transposed
+    convolution])."""
+    nb, c_in = x.shape[0], x.shape[1]
+    sp = x.shape[2:]
+    wg = w.reshape(groups, c_in // groups, -1)  # (G, C_in/G, C_out/G * K)
+    xg = x.reshape(nb, groups, c_in // groups, -1)  # (N, G, C_in/G, L)
+    cols = np.matmul(wg.transpose(0, 2, 1), xg)  # (N, G, C_out/G * K, L)
+    return cols.reshape(nb, w.shape[1] * groups, *w.shape[2:], *sp)
+
+
 @impl(aten.convolution.default, CPU)
+@quietly
 def convolution(
     input: Tensor,
     weight: Tensor,
@@ -113,14 +138,21 @@ def convolution(
     output_padding: Sequence[int],
     groups: int,
 ) -> Tensor:
-    shape = conv_output_shape(input, weight, bias, stride, padding, dilation, transposed, groups)
+    shape = conv_output_shape(
+        input, weight, bias, stride, padding, dilation, transposed, groups, output_padding
+    )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
     x, w = input._data, weight._data
-    cols = _columns(x, k, s, p, d, groups)
-    o = w.shape[0]
-    out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(shape)
+    if transposed:
+        cols = _transposed(x, w, groups)
+        out = _col2im(cols, shape, k, s, p, d, x.shape[2:])
+        out = np.ascontiguousarray(out) if any(p) else out
+    else:
+        cols = _columns(x, k, s, p, d, groups)
+        o = w.shape[0]
+        out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(shape)
     if bias is not None:
-        out += bias._data.reshape((o,) + (1,) * len(k))
+        out += bias._data.reshape((shape[1],) + (1,) * len(k))
     return wrap(out)
 
 
@@ -133,7 +165,7 @@ def _col2im(
     d: Sequence[int],
     out: Sequence[int],
 ) -> np.ndarray:
-    """Scatter-add columns ``(N, C, *k, *out)`` back into an input-shaped array."""
+    """Scatter-add columns ``(N, C, *k, *out)`` back into an array of shape ``xshape``."""
     n_sp = len(k)
     padded = [xshape[2 + i] + 2 * p[i] for i in range(n_sp)]
     res = np.zeros((xshape[0], xshape[1], *padded), dcols.dtype)
@@ -146,7 +178,23 @@ def _col2im(
     return res[(slice(None), slice(None), *crop)] if any(p) else res
 
 
+def _weight_grad(a: np.ndarray, cols: np.ndarray, groups: int) -> np.ndarray:
+    """``sum_n a[n] @ cols[n].T`` per group: ``a`` ``(N, G, A, L)``, ``cols`` ``(N, G, B, L)``
+    → ``(G, A, B)``. BLAS reads the transposed columns in place (no copy of the big im2col
+    matrix); the per-sample products are summed in one go while they fit in a few million
+    elements, else accumulated sample by sample (a loop over the batch, each step a GEMM)."""
+    nb, g, rows, _ = a.shape
+    per_sample = g * rows * cols.shape[2]
+    if nb * per_sample <= 1 << 22:
+        return np.matmul(a, cols.transpose(0, 1, 3, 2)).sum(axis=0)
+    acc = np.matmul(a[0], cols[0].transpose(0, 2, 1))
+    for n in range(1, nb):
+        acc += np.matmul(a[n], cols[n].transpose(0, 2, 1))
+    return acc
+
+
 @impl(aten.convolution_backward.default, CPU)
+@quietly
 def convolution_backward(
     grad_output: Tensor,
     input: Tensor,
@@ -160,57 +208,130 @@ def convolution_backward(
     groups: int,
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
-    conv_output_shape(input, weight, None, stride, padding, dilation, transposed, groups)
+    shape = conv_output_shape(
+        input, weight, None, stride, padding, dilation, transposed, groups, output_padding
+    )
+    if tuple(grad_output.shape) != shape:
+        raise RuntimeError(
+            f"convolution_backward: expected grad_output of size {list(shape)} (the output's), "
+            f"got {list(grad_output.shape)}"
+        )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
     go, x, w = grad_output._data, input._data, weight._data
-    nb, o = go.shape[0], go.shape[1]
-    out_sp = go.shape[2:]
-    g3 = go.reshape(nb, groups, o // groups, -1)  # (N, G, O/G, L)
+    nb = go.shape[0]
     gi = gw = gb = None
-    if output_mask[0]:
-        wg = w.reshape(groups, o // groups, -1)  # (G, O/G, K)
-        dcols = np.matmul(wg.transpose(0, 2, 1), g3)  # (N, G, K, L)
-        dcols = dcols.reshape(nb, x.shape[1], *k, *out_sp)
-        gi = wrap(np.ascontiguousarray(_col2im(dcols, x.shape, k, s, p, d, out_sp)))
-    if output_mask[1]:
-        cols = _columns(x, k, s, p, d, groups)  # (N, G, K, L)
-        gk = np.matmul(
-            g3.transpose(1, 2, 0, 3).reshape(groups, o // groups, -1),
-            cols.transpose(1, 0, 3, 2).reshape(groups, -1, cols.shape[2]),
-        )
-        gw = wrap(gk.reshape(w.shape))
+    if transposed:  # NOTE [transposed convolution]
+        in_sp = x.shape[2:]
+        c_in = x.shape[1]
+        if output_mask[0] or output_mask[1]:
+            gcols = _columns(go, k, s, p, d, groups, in_sp)  # (N, G, C_out/G * K, L_in)
+        if output_mask[0]:
+            wg = w.reshape(groups, c_in // groups, -1)
+            gi = wrap(np.matmul(wg, gcols).reshape(x.shape))
+        if output_mask[1]:
+            xg = x.reshape(nb, groups, c_in // groups, -1)
+            gw = wrap(_weight_grad(xg, gcols, groups).reshape(w.shape))
+    else:
+        o = go.shape[1]
+        out_sp = go.shape[2:]
+        g3 = go.reshape(nb, groups, o // groups, -1)  # (N, G, O/G, L)
+        if output_mask[0]:
+            wg = w.reshape(groups, o // groups, -1)  # (G, O/G, K)
+            dcols = np.matmul(wg.transpose(0, 2, 1), g3)  # (N, G, K, L)
+            dcols = dcols.reshape(nb, x.shape[1], *k, *out_sp)
+            gi = wrap(np.ascontiguousarray(_col2im(dcols, x.shape, k, s, p, d, out_sp)))
+        if output_mask[1]:
+            cols = _columns(x, k, s, p, d, groups)  # (N, G, K, L)
+            gw = wrap(_weight_grad(g3, cols, groups).reshape(w.shape))
     if output_mask[2]:
         gb = wrap(as_array(go.sum(axis=(0, *range(2, go.ndim)))))
     return gi, gw, gb
 
 
 # --------------------------------------------------------------------------- pooling
+# The pooling kernels below serve 2-d and 3-d pooling alike (``n`` spatial dims); the 1-d ops
+# are compositions of the 2-d ones, as in PyTorch.
 
 
-def _batched(x: np.ndarray) -> np.ndarray:
-    return x if x.ndim == 4 else x[None]
+def batched(x: np.ndarray, n: int) -> np.ndarray:
+    """``x`` with a batch dim: ``(C, *spatial)`` becomes ``(1, C, *spatial)``."""
+    return x if x.ndim == n + 2 else x[None]
 
 
 def _overhang(shape: Sequence[int], k: Any, s: Any, p: Any, d: Any, out: Any) -> list[int]:
     """How far the last (ceil_mode) window runs past the padded input, per spatial dim."""
     return [
         max(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (shape[2 + i] + 2 * p[i]))
-        for i in range(2)
+        for i in range(len(k))
     ]
 
 
 def _pool_windows(x: np.ndarray, k: Any, s: Any, p: Any, d: Any, out: Any, fill: Any) -> np.ndarray:
-    """Windows ``(N, C, OH, OW, kh, kw)`` over ``x`` padded with ``fill`` (right-padded further
+    """Windows ``(N, C, *out, *k)`` over ``x`` padded with ``fill`` (right-padded further
     for ceil_mode windows that run past the end)."""
     extra = _overhang(x.shape, k, s, p, d, out)
     if any(p) or any(extra):
-        widths = [(0, 0), (0, 0), (p[0], p[0] + extra[0]), (p[1], p[1] + extra[1])]
+        widths = [(0, 0), (0, 0)] + [(p[i], p[i] + extra[i]) for i in range(len(k))]
         x = np.pad(x, widths, constant_values=fill)
-    return _windows(x, k, s, d)[:, :, : out[0], : out[1]]
+    return _windows(x, k, s, d)[(slice(None), slice(None), *(slice(0, o) for o in out))]
 
 
 def _lowest(dt: np.dtype[Any]) -> Any:
     return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+def argmax_last(flat: np.ndarray) -> np.ndarray:
+    """Argmax over the last axis as PyTorch's pooling scans pick it: the first maximum, or the
+    last NaN when there is one."""
+    arg = flat.argmax(axis=-1)
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        if nan.any():  # PyTorch's scan takes every NaN it meets: the window's last one wins
+            last = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+            arg = np.where(nan.any(axis=-1), last, arg)
+    return arg
+
+
+def flat_index(coords: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
+    """Row-major flat index over ``sizes`` of broadcastable per-dim ``coords``."""
+    idx = coords[0]
+    for c, size in zip(coords[1:], sizes[1:], strict=True):
+        idx = idx * size + c
+    return idx
+
+
+def max_pool_nd(
+    self: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, n: int
+) -> tuple[Tensor, Tensor]:
+    """Max pooling over the last ``n`` dims: values and flat spatial argmax indices."""
+    x = batched(self._data, n)
+    win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
+    flat = win.reshape(*win.shape[: 2 + n], -1)
+    arg = argmax_last(flat)
+    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    offs = np.unravel_index(arg, tuple(k))
+    coords = []
+    for i in range(n):
+        shape = [1] * n
+        shape[i] = out[i]
+        start = (np.arange(out[i]) * s[i] - p[i]).reshape(shape)
+        coords.append(start + offs[i] * d[i])
+    idx = flat_index(coords, x.shape[2:])
+    if self.ndim == n + 1:
+        vals, idx = vals[0], idx[0]
+    return wrap(np.ascontiguousarray(vals)), wrap(idx.astype(np.int64))
+
+
+def scatter_indices(grad_output: Tensor, self: Tensor, indices: Tensor, n: int) -> Tensor:
+    """Add ``grad_output`` into an input-shaped zero array at flat spatial ``indices`` (the
+    backward of every max pooling op), one ``bincount``."""
+    x = self._data
+    plane = int(np.prod(x.shape[-n:]))
+    go = grad_output._data
+    lead = int(np.prod(x.shape[:-n]))
+    flat_idx = indices._data.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
+    res = np.bincount(flat_idx.ravel(), weights=go.reshape(-1), minlength=lead * plane)
+    return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
 
 
 @impl(aten.max_pool2d_with_indices.default, CPU)
@@ -225,23 +346,7 @@ def max_pool2d_with_indices(
     k, s, p, d, out = pool_geometry(
         self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d"
     )
-    x = _batched(self._data)
-    win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
-    flat = win.reshape(*win.shape[:4], k[0] * k[1])
-    arg = flat.argmax(axis=-1)
-    if flat.dtype.kind == "f":
-        nan = np.isnan(flat)
-        if nan.any():  # PyTorch's scan takes every NaN it meets: the window's last one wins
-            last = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
-            arg = np.where(nan.any(axis=-1), last, arg)
-    vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    ki, kj = np.divmod(arg, k[1])
-    rows = np.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + ki * d[0]
-    cols = np.arange(out[1]) * s[1] - p[1] + kj * d[1]
-    idx = rows * x.shape[3] + cols
-    if self.ndim == 3:
-        vals, idx = vals[0], idx[0]
-    return wrap(np.ascontiguousarray(vals)), wrap(idx.astype(np.int64))
+    return max_pool_nd(self, k, s, p, d, out, 2)
 
 
 @impl(aten.max_pool2d_with_indices_backward.default, CPU)
@@ -258,13 +363,7 @@ def max_pool2d_with_indices_backward(
     pool_geometry(
         self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d_backward"
     )
-    x = self._data
-    plane = x.shape[-1] * x.shape[-2]
-    go = grad_output._data
-    lead = int(np.prod(x.shape[:-2]))
-    flat_idx = indices._data.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
-    res = np.bincount(flat_idx.ravel(), weights=go.reshape(-1), minlength=lead * plane)
-    return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
+    return scatter_indices(grad_output, self, indices, 2)
 
 
 def _avg_divisor(size: int, k: int, s: int, p: int, o: int, include_pad: bool) -> np.ndarray:
@@ -276,17 +375,77 @@ def _avg_divisor(size: int, k: int, s: int, p: int, o: int, include_pad: bool) -
 
 
 def _avg_div(
-    self: Tensor, k: Any, s: Any, p: Any, out: Any, include_pad: bool, divisor_override: int | None
+    shape: Sequence[int],
+    k: Any,
+    s: Any,
+    p: Any,
+    out: Any,
+    include_pad: bool,
+    divisor_override: int | None,
 ) -> Any:
+    """The divisor of each output position (broadcastable over ``out``)."""
     if divisor_override is not None:  # nonzero: checked by avg_pool_geometry
         return divisor_override
-    h, w = self.shape[-2], self.shape[-1]
-    dh = _avg_divisor(h, k[0], s[0], p[0], out[0], include_pad)
-    dw = _avg_divisor(w, k[1], s[1], p[1], out[1], include_pad)
-    return dh[:, None] * dw[None, :]
+    n = len(k)
+    div: Any = 1
+    for i in range(n):
+        di = _avg_divisor(shape[-n + i], k[i], s[i], p[i], out[i], include_pad)
+        div = div * di.reshape([out[i] if j == i else 1 for j in range(n)])
+    return div
+
+
+def avg_pool_nd(
+    self: Tensor,
+    k: Any,
+    s: Any,
+    p: Any,
+    out: Any,
+    count_include_pad: bool,
+    divisor_override: int | None,
+    n: int,
+) -> Tensor:
+    """Average pooling over the last ``n`` dims."""
+    x = batched(self._data, n)
+    win = _pool_windows(x, k, s, p, (1,) * n, out, 0)
+    total = win.sum(axis=tuple(range(-n, 0)), dtype=x.dtype)
+    div = _avg_div(x.shape, k, s, p, out, count_include_pad, divisor_override)
+    if x.dtype.kind in "iu":  # PyTorch divides integers truncating toward zero
+        res = np.trunc(total / div).astype(x.dtype)
+    else:
+        res = (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
+    return wrap(res[0] if self.ndim == n + 1 else res)
+
+
+def avg_pool_backward_nd(
+    grad_output: Tensor,
+    self: Tensor,
+    k: Any,
+    s: Any,
+    p: Any,
+    out: Any,
+    count_include_pad: bool,
+    divisor_override: int | None,
+    n: int,
+) -> Tensor:
+    """The input gradient of ``avg_pool_nd``: each window's share added back, one strided add
+    per kernel offset."""
+    x = batched(self._data, n)
+    go = batched(grad_output._data, n)
+    div = _avg_div(x.shape, k, s, p, out, count_include_pad, divisor_override)
+    g = (go / np.asarray(div, go.dtype)).astype(x.dtype, copy=False)
+    extra = _overhang(x.shape, k, s, p, (1,) * n, out)
+    padded = (*x.shape[:2], *(x.shape[2 + i] + 2 * p[i] + extra[i] for i in range(n)))
+    res = np.zeros(padded, x.dtype)
+    for off in itertools.product(*(range(ki) for ki in k)):
+        sel = tuple(slice(off[i], off[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(n))
+        res[(slice(None), slice(None), *sel)] += g
+    crop = tuple(slice(p[i], p[i] + x.shape[2 + i]) for i in range(n))
+    res = np.ascontiguousarray(res[(slice(None), slice(None), *crop)])
+    return wrap(res[0] if self.ndim == n + 1 else res)
 
 
 @impl(aten.avg_pool2d.default, CPU)
+@quietly
 def avg_pool2d(
     self: Tensor,
     kernel_size: Sequence[int],
@@ -296,21 +455,14 @@ def avg_pool2d(
     count_include_pad: bool = True,
     divisor_override: int | None = None,
 ) -> Tensor:
-    k, s, p, d, out = avg_pool_geometry(
+    k, s, p, _, out = avg_pool_geometry(
         self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d"
     )
-    x = _batched(self._data)
-    win = _pool_windows(x, k, s, p, d, out, 0)
-    total = win.sum(axis=(-2, -1), dtype=x.dtype)
-    div = _avg_div(self, k, s, p, out, count_include_pad, divisor_override)
-    if x.dtype.kind in "iu":  # PyTorch divides integers truncating toward zero
-        res = np.trunc(total / div).astype(x.dtype)
-    else:
-        res = (total / np.asarray(div, x.dtype)).astype(x.dtype, copy=False)
-    return wrap(res[0] if self.ndim == 3 else res)
+    return avg_pool_nd(self, k, s, p, out, count_include_pad, divisor_override, 2)
 
 
 @impl(aten.avg_pool2d_backward.default, CPU)
+@quietly
 def avg_pool2d_backward(
     grad_output: Tensor,
     self: Tensor,
@@ -321,27 +473,12 @@ def avg_pool2d_backward(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Tensor:
-    k, s, p, d, out = avg_pool_geometry(
+    k, s, p, _, out = avg_pool_geometry(
         self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d_backward"
     )
-    x = _batched(self._data)
-    go = _batched(grad_output._data)
-    div = _avg_div(self, k, s, p, out, count_include_pad, divisor_override)
-    g = (go / np.asarray(div, go.dtype)).astype(x.dtype, copy=False)
-    extra = _overhang(x.shape, k, s, p, d, out)
-    padded = (
-        x.shape[0],
-        x.shape[1],
-        x.shape[2] + 2 * p[0] + extra[0],
-        x.shape[3] + 2 * p[1] + extra[1],
+    return avg_pool_backward_nd(
+        grad_output, self, k, s, p, out, count_include_pad, divisor_override, 2
     )
-    res = np.zeros(padded, x.dtype)
-    for i, j in itertools.product(range(k[0]), range(k[1])):
-        res[
-            :, :, i : i + s[0] * (out[0] - 1) + 1 : s[0], j : j + s[1] * (out[1] - 1) + 1 : s[1]
-        ] += g
-    res = np.ascontiguousarray(res[:, :, p[0] : p[0] + x.shape[2], p[1] : p[1] + x.shape[3]])
-    return wrap(res[0] if self.ndim == 3 else res)
 
 
 # --------------------------------------------------------------------------- normalization
@@ -406,6 +543,7 @@ def _channel(t: np.ndarray, ndim: int) -> np.ndarray:
 
 
 @impl(aten.native_batch_norm.default, CPU)
+@quietly
 def native_batch_norm(
     input: Tensor,
     weight: Tensor | None,

@@ -14,6 +14,7 @@ from ember.backends.meta import (  # noqa: F401
     random,
     reductions,
     sorting,
+    spatial,
     variants,  # noqa: F401  (last: derives in-place/out rules)
     views,
 )

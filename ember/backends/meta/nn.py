@@ -55,7 +55,9 @@ def convolution(
     output_padding: Sequence[int],
     groups: int,
 ) -> Tensor:
-    shape = conv_output_shape(input, weight, bias, stride, padding, dilation, transposed, groups)
+    shape = conv_output_shape(
+        input, weight, bias, stride, padding, dilation, transposed, groups, output_padding
+    )
     return _new(shape, input.dtype)
 
 
@@ -73,16 +75,23 @@ def convolution_backward(
     groups: int,
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
-    conv_output_shape(input, weight, None, stride, padding, dilation, transposed, groups)
+    shape = conv_output_shape(
+        input, weight, None, stride, padding, dilation, transposed, groups, output_padding
+    )
+    if tuple(grad_output.shape) != shape:
+        raise RuntimeError(
+            f"convolution_backward: expected grad_output of size {list(shape)} (the output's), "
+            f"got {list(grad_output.shape)}"
+        )
     return (
         _like(input) if output_mask[0] else None,
         _like(weight) if output_mask[1] else None,
-        _new((weight.shape[0],), grad_output.dtype) if output_mask[2] else None,
+        _new((grad_output.shape[1],), grad_output.dtype) if output_mask[2] else None,
     )
 
 
-def _pool_shape(self: Tensor, out: tuple[int, int]) -> tuple[int, ...]:
-    return (*self.shape[:-2], *out)
+def _pool_shape(self: Tensor, out: tuple[int, ...]) -> tuple[int, ...]:
+    return (*self.shape[: -len(out)], *out)
 
 
 @impl(aten.max_pool2d_with_indices.default, Meta)

@@ -15,11 +15,52 @@ from ember.nn.modules.module import Module, RemovableHandle
 # ---- layers (ember/nn/modules/<family>.py, written alongside): every class that exists ----
 from ember.nn.modules.activation import GELU, MultiheadAttention, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from ember.nn.modules.conv import Conv2d
-from ember.nn.modules.dropout import Dropout
+from ember.nn.modules.conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
+from ember.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from ember.nn.modules.fold import Fold, Unfold
+from ember.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from ember.nn.modules.linear import Flatten, Identity, Linear
 from ember.nn.modules.loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from ember.nn.modules.normalization import LayerNorm
-from ember.nn.modules.pooling import AvgPool2d, MaxPool2d
+from ember.nn.modules.normalization import GroupNorm, LayerNorm
+from ember.nn.modules.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
+from ember.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from ember.nn.modules.sparse import Embedding
+from ember.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 # ---- end of layers ----

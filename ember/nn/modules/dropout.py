@@ -1,4 +1,4 @@
-"""``Dropout``."""
+"""``Dropout``, and the channel dropouts ``Dropout1d``, ``Dropout2d``, ``Dropout3d``."""
 
 from __future__ import annotations
 
@@ -25,3 +25,50 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Module):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of ``(N, C, L)`` or ``(C, L)`` input with probability ``p`` while
+    training, scaling the rest by ``1/(1-p)``.
+
+    >>> ember.nn.Dropout1d(0.5).eval()(ember.ones(1, 2))
+    tensor([[1., 1.]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels (2-d feature maps) of ``(N, C, H, W)`` input with probability
+    ``p`` while training, scaling the rest by ``1/(1-p)``.
+
+    >>> ember.nn.Dropout2d(0.0)(ember.ones(1, 2, 1, 1)).flatten()
+    tensor([1., 1.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels (3-d feature maps) of ``(N, C, D, H, W)`` input with
+    probability ``p`` while training, scaling the rest by ``1/(1-p)``.
+
+    >>> ember.nn.Dropout3d(1.0)(ember.ones(1, 2, 1, 1, 1)).flatten()
+    tensor([0., 0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,4 @@
-"""``LayerNorm``."""
+"""``LayerNorm``, ``GroupNorm``."""
 
 from __future__ import annotations
 
@@ -57,3 +57,47 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         s = "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={b}"
         return s.format(**self.__dict__, b=self.bias is not None)
+
+
+class GroupNorm(Module):
+    """Normalizes each sample over groups of ``num_channels // num_groups`` channels (and all
+    positions), with a learnable scale and shift per channel.
+
+    >>> ember.nn.GroupNorm(2, 4)(ember.randn(3, 4, 5)).shape
+    ember.Size([3, 4, 5])
+    """
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        if affine:
+            self.weight = Parameter(ember.empty(num_channels, device=device, dtype=dtype))
+            self.bias = Parameter(ember.empty(num_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={b}".format(
+            **self.__dict__, b=self.bias is not None
+        )

@@ -1,4 +1,4 @@
-"""``MaxPool2d``, ``AvgPool2d``."""
+"""The pooling layers: max and average pooling in 1-3 dims, and adaptive pooling."""
 
 from __future__ import annotations
 
@@ -90,3 +90,188 @@ class AvgPool2d(_Pool2d):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _MaxPoolNd(Module):
+    """A max-pooling layer of some spatial dims (PyTorch's ``_MaxPoolNd``)."""
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class MaxPool1d(_MaxPoolNd):
+    """1-d max pooling over ``(N, C, L)`` or ``(C, L)``.
+
+    >>> ember.nn.MaxPool1d(2)(ember.ones(1, 2, 6)).shape
+    ember.Size([1, 2, 3])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation,
+            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+        )  # fmt: skip
+
+
+class MaxPool3d(_MaxPoolNd):
+    """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+
+    >>> ember.nn.MaxPool3d(2)(ember.ones(1, 2, 4, 4, 4)).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation,
+            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+        )  # fmt: skip
+
+
+class AvgPool1d(Module):
+    """1-d average pooling over ``(N, C, L)`` or ``(C, L)``.
+
+    >>> ember.nn.AvgPool1d(2)(ember.ones(1, 2, 6)).shape
+    ember.Size([1, 2, 3])
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(
+            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+            self.count_include_pad,
+        )  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+
+    >>> ember.nn.AvgPool3d(2)(ember.ones(1, 2, 4, 4, 4)).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+            self.count_include_pad, self.divisor_override,
+        )  # fmt: skip
+
+
+def _single(v: Any) -> tuple[int, ...]:
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class _AdaptivePool(Module):
+    """An adaptive pooling layer: ``output_size`` (None entries keep the input's size)."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """1-d adaptive average pooling.
+
+    >>> ember.nn.AdaptiveAvgPool1d(3)(ember.ones(1, 2, 7)).shape
+    ember.Size([1, 2, 3])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """2-d adaptive average pooling.
+
+    >>> ember.nn.AdaptiveAvgPool2d((1, 1))(ember.ones(2, 3, 7, 5)).shape
+    ember.Size([2, 3, 1, 1])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """3-d adaptive average pooling.
+
+    >>> ember.nn.AdaptiveAvgPool3d(2)(ember.ones(1, 2, 4, 5, 6)).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """1-d adaptive max pooling.
+
+    >>> ember.nn.AdaptiveMaxPool1d(3)(ember.ones(1, 2, 7)).shape
+    ember.Size([1, 2, 3])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """2-d adaptive max pooling.
+
+    >>> ember.nn.AdaptiveMaxPool2d(2)(ember.ones(1, 2, 5, 5)).shape
+    ember.Size([1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """3-d adaptive max pooling.
+
+    >>> ember.nn.AdaptiveMaxPool3d(2)(ember.ones(1, 2, 4, 5, 6)).shape
+    ember.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)

@@ -16,6 +16,7 @@ from ember.ops.native import (  # noqa: F401
     random,
     reductions,
     sorting,
+    spatial,
     special,
     views,
 )

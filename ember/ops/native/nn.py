@@ -130,11 +130,12 @@ def conv_output_shape(
     dilation: Sequence[int],
     transposed: bool,
     groups: int,
+    output_padding: Sequence[int] = (),
 ) -> tuple[int, ...]:
-    """The output shape of ``convolution``; raises PyTorch's errors for bad arguments."""
+    """The output shape of ``convolution`` (plain or transposed, any number of spatial dims);
+    raises PyTorch's errors for bad arguments (NOTE [transposed convolution] in
+    ``ember/backends/cpu/nn.py``)."""
     op = "convolution"
-    if transposed:
-        raise NotImplementedError(f"{op}: transposed convolution is not supported by ember yet")
     k = weight.ndim
     if input.ndim != k:
         raise RuntimeError(
@@ -150,32 +151,57 @@ def conv_output_shape(
         expand_param(v, n, nm, op)
         for v, nm in ((stride, "stride"), (padding, "padding"), (dilation, "dilation"))
     )
-    if any(x <= 0 for x in s) or any(x < 0 for x in p) or any(x <= 0 for x in d) or groups <= 0:
-        raise RuntimeError(
-            f"{op}: stride, dilation and groups must be positive and padding non-negative"
-        )
+    op_ = expand_param(output_padding, n, "output_padding", op) if transposed else (0,) * n
+    if any(x < 0 for x in p) or any(x < 0 for x in op_):
+        raise RuntimeError(f"{op}: negative padding is not supported; pass padding >= 0")
+    if any(x <= 0 for x in s) or any(x <= 0 for x in d) or groups <= 0:
+        raise RuntimeError(f"{op}: stride, dilation and groups must be positive")
     c_in = input.shape[1]
-    if weight.shape[0] % groups or c_in != weight.shape[1] * groups:
+    if weight.shape[0] % groups:
         raise RuntimeError(
-            f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c_in} "
-            "channels instead"
+            f"{op}: Given groups={groups}, expected weight to be divisible by {groups} at "
+            f"dimension 0, but got weight of size {list(weight.shape)} instead"
         )
-    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+    if transposed:
+        c_out = weight.shape[1] * groups
+        if c_in != weight.shape[0]:
+            raise RuntimeError(
+                f"{op}: Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                f"{list(input.shape)} to have {weight.shape[0]} channels, but got {c_in} "
+                "channels instead"
+            )
+        if any(op_[i] >= s[i] and op_[i] >= d[i] for i in range(n)):
+            raise RuntimeError(
+                f"{op}: output padding must be smaller than either stride or dilation, but got "
+                f"output_padding={list(op_)}, stride={list(s)} and dilation={list(d)}"
+            )
+    else:
+        c_out = weight.shape[0]
+        if c_in != weight.shape[1] * groups:
+            raise RuntimeError(
+                f"{op}: Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                f"input{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                f"{c_in} channels instead"
+            )
+    if bias is not None and tuple(bias.shape) != (c_out,):
         raise RuntimeError(
             f"{op}: Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
-            f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead"
+            f"with {c_out} elements, but got bias of size {list(bias.shape)} instead"
         )
     out = []
     for i in range(n):
-        size = (input.shape[2 + i] + 2 * p[i] - d[i] * (weight.shape[2 + i] - 1) - 1) // s[i] + 1
+        span = d[i] * (weight.shape[2 + i] - 1) + 1
+        if transposed:
+            size = (input.shape[2 + i] - 1) * s[i] - 2 * p[i] + span + op_[i]
+        else:
+            size = (input.shape[2 + i] + 2 * p[i] - span) // s[i] + 1
         if size <= 0:
             raise RuntimeError(
                 f"{op}: Calculated output size is too small for input {list(input.shape)} and "
                 f"kernel {list(weight.shape[2:])}; pad the input or use a smaller kernel"
             )
         out.append(size)
-    return (input.shape[0], weight.shape[0], *out)
+    return (input.shape[0], c_out, *out)
 
 
 def pool_geometry(
@@ -186,31 +212,32 @@ def pool_geometry(
     dilation: Sequence[int],
     ceil_mode: bool,
     op: str,
-) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
-    """``(kernel, stride, padding, dilation, output (h, w))`` of a 2-d pooling op, checked."""
-    if len(shape) not in (3, 4) or any(s == 0 for s in shape[-3:]):
+    n: int = 2,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``(kernel, stride, padding, dilation, output sizes)`` of an ``n``-d pooling op, checked."""
+    if len(shape) not in (n + 1, n + 2) or any(s == 0 for s in shape[-n - 1 :]):
         raise RuntimeError(
-            f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-            f"input, but got: {list(shape)}"
+            f"{op}: Expected non-empty {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 "
+            f"dim batch size for input, but got: {list(shape)}"
         )
-    k = expand_param(kernel_size, 2, "kernel_size", op)
+    k = expand_param(kernel_size, n, "kernel_size", op)
     empty = not isinstance(stride, int) and len(stride) == 0
-    s = k if empty else expand_param(stride, 2, "stride", op)
-    p = expand_param(padding, 2, "padding", op)
-    d = expand_param(dilation, 2, "dilation", op)
-    if any(x <= 0 for x in (*k, *s, *d)):
+    s = k if empty else expand_param(stride, n, "stride", op)
+    p = expand_param(padding, n, "padding", op)
+    d = expand_param(dilation, n, "dilation", op)
+    if any(x <= 0 for x in (*k, *s, *d)) or any(x < 0 for x in p):
         raise RuntimeError(
-            f"{op}: kernel_size, stride and dilation must be greater than zero, "
-            f"got {list(k)}, {list(s)}, {list(d)}"
+            f"{op}: kernel_size, stride and dilation must be greater than zero and padding "
+            f"non-negative, got {list(k)}, {list(s)}, {list(d)} and {list(p)}"
         )
-    if any(p[i] > (d[i] * (k[i] - 1) + 1) // 2 for i in range(2)):
+    if any(p[i] > (d[i] * (k[i] - 1) + 1) // 2 for i in range(n)):
         raise RuntimeError(
             f"{op}: pad should be at most half of effective kernel size, but got "
             f"pad={list(p)}, kernel_size={list(k)} and dilation={list(d)}"
         )
     out = []
-    for i in range(2):
-        size = shape[-2 + i]
+    for i in range(n):
+        size = shape[-n + i]
         num = size + 2 * p[i] - d[i] * (k[i] - 1) - 1 + ((s[i] - 1) if ceil_mode else 0)
         o = num // s[i] + 1
         if ceil_mode and (o - 1) * s[i] >= size + p[i]:
@@ -221,7 +248,7 @@ def pool_geometry(
                 f"is too small; use a smaller kernel or more padding"
             )
         out.append(o)
-    return k, s, p, d, (out[0], out[1])  # type: ignore[return-value]
+    return k, s, p, d, tuple(out)
 
 
 def avg_pool_geometry(
@@ -232,11 +259,12 @@ def avg_pool_geometry(
     ceil_mode: bool,
     divisor_override: int | None,
     op: str,
-) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
-    """``pool_geometry`` of ``avg_pool2d`` (dilation 1), also rejecting ``divisor_override=0``."""
-    geometry = pool_geometry(shape, kernel_size, stride, padding, (1, 1), ceil_mode, op)
+    n: int = 2,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``pool_geometry`` of average pooling (dilation 1), also rejecting ``divisor_override=0``."""
+    geometry = pool_geometry(shape, kernel_size, stride, padding, (1,) * n, ceil_mode, op, n)
     if divisor_override == 0:
-        raise RuntimeError("avg_pool2d: divisor must be not zero")
+        raise RuntimeError(f"{op}: divisor must be not zero")
     return geometry
 
 
@@ -601,17 +629,6 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
     out = aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
     return out.scatter(-1, self.unsqueeze(-1), 1)
-
-
-@impl(aten.pad.default, _CIA)
-def pad(
-    self: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
-) -> Tensor:
-    if mode != "constant":
-        raise NotImplementedError(
-            f"pad: mode {mode!r} is not supported by ember yet; use 'constant'"
-        )
-    return aten.constant_pad_nd.default(self, pad, 0 if value is None else value)
 
 
 @impl(aten.dropout.default, _CIA)

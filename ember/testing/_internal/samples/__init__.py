@@ -14,6 +14,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     random,
     reductions,
     sorting,
+    spatial,
     special,
     views,
 )

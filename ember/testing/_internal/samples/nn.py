@@ -49,6 +49,26 @@ def convolution_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(
         make((1, 4, 2, 2)), w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, name="too small"
     )
+    wt = make((4, 3, 3, 2))  # transposed: (C_in, C_out / groups, *k)
+    yield SampleInput(x, wt, make(3), [1, 1], [0, 0], [1, 1], True, [0, 0], 1, name="transposed")
+    yield SampleInput(
+        x, wt, make(6), [2, 3], [1, 0], [1, 2], True, [1, 2], 2, name="transposed, groups"
+    )
+    yield SampleInput(
+        make((2, 4, 3, 4, 5)), make((4, 3, 2, 2, 3)), None, [2], [1], [1], True, [1], 1,
+        name="transposed 3d",
+    )  # fmt: skip
+    yield SampleInput(
+        make((2, 4, 5, 4, 3)), make((6, 2, 3, 2, 2)), make(6), [2, 1, 1], [1, 0, 1], [1, 2, 1],
+        False, [0, 0, 0], 2, name="3d",
+    )  # fmt: skip
+    yield SampleInput(
+        x, wt, None, [1, 1], [0, 0], [1, 1], True, [1, 1], 1, name="output_padding too big"
+    )
+    yield SampleInput(
+        x, make((3, 3, 3, 2)), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1,
+        name="transposed channels raise",
+    )  # fmt: skip
 
 
 @samples("conv2d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
@@ -97,6 +117,23 @@ def convolution_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]
         [True, True, True],
         name="groups",
     )
+    wt = make((4, 3, 3, 2))
+    yield SampleInput(
+        make((2, 6, 14, 7)), x, wt, [6], [2, 1], [1, 0], [1, 1], True, [1, 0], 2,
+        [True, True, True], name="transposed",
+    )  # fmt: skip
+    yield SampleInput(
+        make((2, 6, 12, 7)), x, wt, [6], [2, 1], [1, 0], [1, 1], True, [1, 0], 2,
+        [True, True, True], name="grad_output shape raises",
+    )  # fmt: skip
+    yield SampleInput(
+        make((2, 3, 9, 10)), x, wt, None, [1, 1], [0, 0], [2, 2], True, [1, 1], 1,
+        [True, True, False], name="transposed, output_padding < dilation",
+    )  # fmt: skip
+    yield SampleInput(
+        make((2, 6, 2, 4, 2)), make((2, 4, 5, 4, 3)), make((6, 2, 3, 2, 2)), [6], [2, 1, 1],
+        [1, 0, 1], [1, 2, 1], False, [0, 0, 0], 2, [True, True, True], name="3d",
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- pooling
@@ -360,6 +397,15 @@ def pad_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     x = make((2, 3, 4))
     yield SampleInput(x, [1, 2])
     yield SampleInput(x, [1, 0, 2, 1], value=2.5)
+    for mode in ("reflect", "replicate", "circular"):
+        yield SampleInput(x, [1, 2], mode)
+        yield SampleInput(x, [1, 2, 2, 1], mode)
+        yield SampleInput(make((2, 3, 4, 5, 4)), [1, 2, 0, 1, 2, 2], mode)
+        yield SampleInput(x, [-1, 2], mode, name="negative")
+    yield SampleInput(x, [1, 2], "reflect", 0.0, name="zero value")
+    yield SampleInput(x, [1, 2], "reflect", 1.0, name="value raises")
+    yield SampleInput(x, [1, 2], "wrap", name="unknown mode raises")
+    yield SampleInput(x, [4, 1], "reflect", name="pad too big raises")
 
 
 @samples("native_dropout.default", dtypes=F32_64)

@@ -1,0 +1,826 @@
+"""CPU kernels of the spatial nn ops (``ember/ops/native/spatial.py``), vectorized in NumPy.
+
+# NOTE [separable resampling]
+Adaptive average pooling and every upsample mode are separable: the result is the input
+transformed along one spatial dim at a time. Along one dim, adaptive averaging is a small
+``(out, in)`` averaging matrix (one matmul), and interpolation is a few *taps*: per output
+position, the input positions read (monotone in the output position) and their weights. A
+tap is one ``take`` along the dim; its adjoint adds each output gradient into the positions it
+read, one ``add.reduceat`` over runs of equal positions (monotone positions make the runs
+contiguous), never a loop over elements.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
+from ember.backends.cpu.nn import (
+    _col2im,
+    _columns,
+    argmax_last,
+    avg_pool_backward_nd,
+    avg_pool_nd,
+    batched,
+    flat_index,
+    max_pool_nd,
+    scatter_indices,
+)
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.nn import avg_pool_geometry, pool_geometry
+from ember.ops.native.spatial import (
+    GRID_PADDING,
+    INTERPOLATION,
+    UPSAMPLE,
+    adaptive_bounds,
+    adaptive_output,
+    check_floating,
+    check_grad_output,
+    check_group_norm,
+    check_not_bool,
+    check_upsample_dtype,
+    col2im_shape,
+    fold_geometry,
+    grid_sampler_check,
+    im2col_shape,
+    pad_output,
+    pixel_shuffle_shape,
+    upsample_check,
+)
+from ember.ops.registry import ops
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+# --------------------------------------------------------------------------- 3-d pooling
+
+
+@impl(aten.max_pool3d_with_indices.default, CPU)
+def max_pool3d_with_indices(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,  # type: ignore[assignment]
+    dilation: Sequence[int] = 1,  # type: ignore[assignment]
+    ceil_mode: bool = False,
+) -> tuple[Tensor, Tensor]:
+    k, s, p, d, out = pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", 3
+    )
+    return max_pool_nd(self, k, s, p, d, out, 3)
+
+
+@impl(aten.max_pool3d_with_indices_backward.default, CPU)
+def max_pool3d_with_indices_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+    indices: Tensor,
+) -> Tensor:
+    pool_geometry(
+        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_backward", 3
+    )
+    return scatter_indices(grad_output, self, indices, 3)
+
+
+@impl(aten.avg_pool3d.default, CPU)
+@quietly
+def avg_pool3d(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int] = (),
+    padding: Sequence[int] = 0,  # type: ignore[assignment]
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    check_not_bool(self, "avg_pool3d")
+    k, s, p, _, out = avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool3d", 3
+    )
+    return avg_pool_nd(self, k, s, p, out, count_include_pad, divisor_override, 3)
+
+
+@impl(aten.avg_pool3d_backward.default, CPU)
+@quietly
+def avg_pool3d_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Tensor:
+    k, s, p, _, out = avg_pool_geometry(
+        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override,
+        "avg_pool3d_backward", 3,
+    )  # fmt: skip
+    return avg_pool_backward_nd(
+        grad_output, self, k, s, p, out, count_include_pad, divisor_override, 3
+    )
+
+
+# --------------------------------------------------------------------------- adaptive pooling
+
+
+def _window_sums(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, axis: int) -> np.ndarray:
+    """Sums of ``x`` over the windows ``[starts[o], ends[o])`` along ``axis`` (non-empty,
+    monotone, possibly overlapping, the last ending at the axis' end): one ``add.reduceat``
+    over the interleaved bounds, whose odd segments (from one window's end to the next one's
+    start) are dropped."""
+    if len(ends) > 1 and ends[-2] >= x.shape[axis]:  # reduceat's bounds must be inside
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (0, 1)
+        x = np.pad(x, widths)  # a zero the last window's segment may include
+    bounds = np.empty(2 * len(starts) - 1, np.int64)
+    bounds[0::2] = starts
+    bounds[1::2] = ends[:-1]
+    sums = np.add.reduceat(x, bounds, axis=axis)  # the last segment runs to the array's end
+    sel = [slice(None)] * x.ndim
+    sel[axis] = slice(0, None, 2)
+    return sums[tuple(sel)]
+
+
+def _adaptive_avg(x: np.ndarray, out: Sequence[int]) -> np.ndarray:
+    """Adaptive average pooling of the last ``len(out)`` dims: window sums along each dim
+    (NOTE [separable resampling]), divided by each window's element count."""
+    n = len(out)
+    res = x
+    div: Any = 1
+    for i in range(n - 1, -1, -1):  # the last dim first: it shrinks the array fastest
+        axis = res.ndim - n + i
+        starts, ends = (np.asarray(b) for b in adaptive_bounds(res.shape[axis], out[i]))
+        res = _window_sums(res, starts, ends, axis)
+        div = div * (ends - starts).reshape([-1] + [1] * (n - 1 - i))
+    return res / np.asarray(div, x.dtype)
+
+
+def _adaptive_avg_backward(g: np.ndarray, size: Sequence[int]) -> np.ndarray:
+    """The adjoint of ``_adaptive_avg``: each input position gets the sum, over the windows
+    that hold it (a contiguous run of outputs), of their gradient over their element count."""
+    n = len(size)
+    div: Any = 1
+    bounds = []
+    for i in range(n):
+        starts, ends = (np.asarray(b) for b in adaptive_bounds(size[i], g.shape[g.ndim - n + i]))
+        div = div * (ends - starts).reshape([-1] + [1] * (n - 1 - i))
+        positions = np.arange(size[i])
+        # the windows holding position p: from the first that ends after p to the first that
+        # starts after it
+        bounds.append(
+            (np.searchsorted(ends, positions, "right"), np.searchsorted(starts, positions, "right"))
+        )
+    res = g / np.asarray(div, g.dtype)
+    for i in range(n - 1, -1, -1):
+        res = _window_sums(res, *bounds[i], res.ndim - n + i)
+    return res
+
+
+def _register_adaptive_avg(n: int) -> None:
+    name = f"_adaptive_avg_pool{n}d"
+
+    def forward(self: Tensor, output_size: Sequence[int]) -> Tensor:
+        shape = adaptive_output(self.shape, output_size, n, f"adaptive_avg_pool{n}d")
+        check_floating(self, f"adaptive_avg_pool{n}d")
+        x = self._data
+        if x.size == 0 or any(o == 0 for o in output_size):
+            return wrap(np.zeros(shape, x.dtype))
+        with quiet_block():
+            res = _adaptive_avg(x, list(output_size))
+        return wrap(np.ascontiguousarray(res, x.dtype))
+
+    def backward(grad_output: Tensor, self: Tensor) -> Tensor:
+        op = f"adaptive_avg_pool{n}d_backward"
+        shape = adaptive_output(self.shape, grad_output.shape[-n:], n, op)
+        check_grad_output(grad_output, shape, op)
+        x = self._data
+        if grad_output.numel() == 0:
+            return wrap(np.zeros(x.shape, x.dtype))
+        g = grad_output._data
+        with quiet_block():
+            res = _adaptive_avg_backward(g, list(x.shape[-n:]))
+        return wrap(np.ascontiguousarray(res, x.dtype))
+
+    impl(getattr(aten, name).default, CPU, forward)
+    impl(getattr(aten, name + "_backward").default, CPU, backward)
+
+
+def _window_positions(size: int, out: int) -> np.ndarray:
+    """``(out, k)``: the input positions of each adaptive window, the short ones padded with
+    their last position (which changes neither the max nor which one comes first)."""
+    starts, ends = adaptive_bounds(size, out)
+    k = max(b - a for a, b in zip(starts, ends, strict=True))
+    pos = np.asarray(starts)[:, None] + np.arange(k)
+    return np.minimum(pos, np.asarray(ends)[:, None] - 1)
+
+
+def _register_adaptive_max(n: int) -> None:
+    name = f"adaptive_max_pool{n}d"
+
+    def forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
+        shape = adaptive_output(self.shape, output_size, n, name)
+        check_floating(self, name)
+        x = self._data
+        if x.size == 0 or any(o == 0 for o in output_size):
+            return wrap(np.zeros(shape, x.dtype)), wrap(np.zeros(shape, np.int64))
+        lead = x.ndim - n
+        positions = [_window_positions(x.shape[lead + i], output_size[i]) for i in range(n)]
+        win = x
+        for i, pos in enumerate(positions):  # (..., o_0, k_0, ..., o_i, k_i, rest)
+            axis = lead + 2 * i
+            win = win.take(pos.ravel(), axis=axis)
+            win = win.reshape(*win.shape[:axis], *pos.shape, *win.shape[axis + 1 :])
+        outs = tuple(lead + 2 * i for i in range(n))
+        ks = tuple(lead + 2 * i + 1 for i in range(n))
+        win = win.transpose(*range(lead), *outs, *ks)
+        flat = win.reshape(*win.shape[: lead + n], -1)
+        arg = argmax_last(flat)
+        vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        offs = np.unravel_index(arg, tuple(p.shape[1] for p in positions))
+        coords = []
+        for i, pos in enumerate(positions):
+            o_shape = [1] * n
+            o_shape[i] = pos.shape[0]
+            o_idx = np.arange(pos.shape[0]).reshape(o_shape)
+            coords.append(pos[o_idx, offs[i]])
+        idx = flat_index(coords, x.shape[lead:])
+        return wrap(np.ascontiguousarray(vals)), wrap(idx.astype(np.int64))
+
+    def backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
+        op = f"{name}_backward"
+        check_grad_output(grad_output, indices.shape, op)
+        if grad_output.numel() == 0:
+            return wrap(np.zeros(self.shape, self.dtype.np))
+        return scatter_indices(grad_output, self, indices, n)
+
+    impl(getattr(aten, name).default, CPU, forward)
+    impl(getattr(aten, name + "_backward").default, CPU, backward)
+
+
+for _n in (2, 3):
+    _register_adaptive_avg(_n)
+    _register_adaptive_max(_n)
+
+
+# --------------------------------------------------------------------------- group norm
+
+
+@impl(aten.native_group_norm.default, CPU)
+def native_group_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    N: int,
+    C: int,
+    HxW: int,
+    group: int,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor]:
+    check_group_norm(input, weight, bias, N, C, HxW, group)
+    dt = input._data.dtype
+    x = input._data.reshape(N, group, -1)
+    with quiet_block():
+        mean = x.mean(axis=-1, dtype=dt) if x.shape[-1] else np.full((N, group), np.nan, dt)
+        xc = x - mean[..., None]
+        var = np.mean(xc * xc, axis=-1, dtype=dt) if x.shape[-1] else mean
+        rstd = (1.0 / np.sqrt(var + np.asarray(eps, dt))).astype(dt, copy=False)
+        out = (xc * rstd[..., None]).reshape(N, C, HxW)
+        if weight is not None:
+            out *= weight._data[:, None]
+        if bias is not None:
+            out += bias._data[:, None]
+    return wrap(out.reshape(input.shape)), wrap(as_array(mean)), wrap(as_array(rstd))
+
+
+@impl(aten.native_group_norm_backward.default, CPU)
+def native_group_norm_backward(
+    grad_out: Tensor,
+    input: Tensor,
+    mean: Tensor,
+    rstd: Tensor,
+    weight: Tensor | None,
+    N: int,
+    C: int,
+    HxW: int,
+    group: int,
+    output_mask: Sequence[bool],
+) -> tuple[Any, Any, Any]:
+    check_group_norm(input, weight, None, N, C, HxW, group)
+    dt = input._data.dtype
+    g = grad_out._data.reshape(N, C, HxW)
+    r = rstd._data.reshape(N, group, 1)
+    with quiet_block():
+        xhat = (input._data.reshape(N, group, -1) - mean._data.reshape(N, group, 1)) * r
+        gi = gw = gb = None
+        if output_mask[0]:
+            a = (g * weight._data[:, None] if weight is not None else g).reshape(N, group, -1)
+            m1 = a.mean(axis=-1, keepdims=True) if a.shape[-1] else 0
+            m2 = (a * xhat).mean(axis=-1, keepdims=True) if a.shape[-1] else 0
+            gi = wrap((r * (a - m1 - xhat * m2)).astype(dt, copy=False).reshape(input.shape))
+        if output_mask[1]:
+            gw = wrap(as_array((g * xhat.reshape(N, C, HxW)).sum(axis=(0, 2))).astype(dt))
+        if output_mask[2]:
+            gb = wrap(as_array(g.sum(axis=(0, 2))).astype(dt))
+    return gi, gw, gb
+
+
+# --------------------------------------------------------------------------- padding
+
+
+def _pad_widths(padding: Sequence[int], ndim: int, n: int) -> list[tuple[int, int]]:
+    """Per-dim (left, right) of ``padding`` (pairs from the last dim backwards)."""
+    widths = [(0, 0)] * ndim
+    for i in range(n):
+        widths[ndim - 1 - i] = (padding[2 * i], padding[2 * i + 1])
+    return widths
+
+
+def _mode_pad(x: np.ndarray, padding: Sequence[int], n: int, mode: str) -> np.ndarray:
+    """``np.pad`` by the positive pads, then the negative ones cropped off."""
+    widths = _pad_widths(padding, x.ndim, n)
+    grow = [(max(a, 0), max(b, 0)) for a, b in widths]
+    res = np.pad(x, grow, mode=mode) if any(a or b for a, b in grow) else x.copy()
+    crop = tuple(slice(max(-a, 0), res.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(widths))
+    return np.ascontiguousarray(res[crop])
+
+
+def _mode_pad_backward(
+    g: np.ndarray, shape: Sequence[int], padding: Sequence[int], n: int, reflect: bool
+) -> np.ndarray:
+    """The adjoint of ``_mode_pad``: the cropped parts get zeros back, then each padded
+    border is folded onto the input positions it copied (one slice add per dim and side)."""
+    widths = _pad_widths(padding, g.ndim, n)
+    crops = [(max(-a, 0), max(-b, 0)) for a, b in widths]
+    if any(a or b for a, b in crops):
+        g = np.pad(g, crops)
+    for axis, (a, b) in enumerate(widths):
+        lo, hi = max(a, 0), max(b, 0)
+        if not (lo or hi):
+            continue
+        size = shape[axis]
+
+        def part(start: Any, stop: Any, step: int = 1, axis: int = axis) -> tuple[slice, ...]:
+            sel = [slice(None)] * (axis + 1)
+            sel[axis] = slice(start, stop, step)
+            return tuple(sel)
+
+        res = g[part(lo, lo + size)].copy()
+        if reflect:
+            if lo:
+                res[part(1, lo + 1)] += g[part(lo - 1, None, -1)]
+            if hi:
+                res[part(size - 1 - hi, size - 1)] += g[part(g.shape[axis] - 1, lo + size - 1, -1)]
+        else:
+            if lo:
+                res[part(0, 1)] += g[part(0, lo)].sum(axis=axis, keepdims=True)
+            if hi:
+                res[part(size - 1, size)] += g[part(lo + size, None)].sum(axis=axis, keepdims=True)
+        g = res
+    return np.ascontiguousarray(g)
+
+
+def _register_pad(n: int, reflect: bool) -> None:
+    name = f"{'reflection' if reflect else 'replication'}_pad{n}d"
+    mode = "reflect" if reflect else "edge"
+
+    def forward(self: Tensor, padding: Sequence[int]) -> Tensor:
+        pad_output(self.shape, padding, n, name, reflect)
+        check_not_bool(self, name)
+        return wrap(_mode_pad(self._data, padding, n, mode))
+
+    def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
+        shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
+        check_grad_output(grad_output, shape, name + "_backward")
+        g = _mode_pad_backward(grad_output._data, self.shape, padding, n, reflect)
+        return wrap(g.astype(self.dtype.np, copy=False))
+
+    impl(getattr(aten, name).default, CPU, forward)
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
+
+
+for _n in (1, 2, 3):
+    for _reflect in (True, False):
+        _register_pad(_n, _reflect)
+
+
+# --------------------------------------------------------------------------- upsampling
+
+
+def _scale(size: int, out: int, scale: float | None, dt: type) -> Any:
+    """PyTorch's ``compute_scales_value``: ``1 / scale`` when a positive scale was given (the
+    user's scale factor), else ``size / out``, in the kernel's float type."""
+    return dt(1.0 / scale) if scale is not None and scale > 0 else dt(size) / dt(out)
+
+
+def _taps(
+    kind: str, size: int, out: int, scale: float | None, align_corners: bool, dt: type
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """The taps of one dim (NOTE [separable resampling]): ``(positions, weights)`` pairs,
+    weights None for nearest modes. Index arithmetic follows PyTorch's CPU kernels, in
+    float32 for nearest modes and in the input's float type otherwise."""
+    dst = np.arange(out)
+    if kind == "nearest":
+        if out == size:
+            return [(dst, None)]
+        if out == 2 * size:
+            return [(dst >> 1, None)]
+        s = _scale(size, out, scale, np.float32)
+        src = np.floor(dst.astype(np.float32) * s).astype(np.int64)
+        return [(np.minimum(src, size - 1), None)]
+    if kind == "exact":
+        s = _scale(size, out, scale, np.float32)
+        src = np.floor((dst.astype(np.float32) + np.float32(0.5)) * s).astype(np.int64)
+        return [(np.minimum(src, size - 1), None)]
+    if align_corners:
+        s = dt((size - 1) / (out - 1)) if out > 1 else dt(0)
+        real = dst.astype(dt) * s
+    else:
+        s = _scale(size, out, scale, dt)
+        real = (dst.astype(dt) + dt(0.5)) * s - dt(0.5)
+    if kind == "linear" and size == out:  # PyTorch's kernel weighs the same pixel 1 and 0
+        return [(dst, np.ones(out, dt)), (dst, np.zeros(out, dt))]
+    if kind == "linear":
+        real = np.maximum(real, dt(0))
+        i0 = real.astype(np.int64)
+        i1 = np.minimum(i0 + 1, size - 1)
+        w1 = (real - i0.astype(dt)).astype(dt)
+        return [(i0, (dt(1) - w1).astype(dt)), (i1, w1)]
+    # cubic: four taps around floor(real), clamped to the edges (PyTorch's A = -0.75)
+    i0 = np.minimum(np.floor(real).astype(np.int64), size - 1)
+    t = np.clip(real - i0.astype(dt), 0, 1).astype(dt)
+    a = dt(-0.75)
+
+    def near(x: np.ndarray) -> np.ndarray:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    return [(np.clip(i0 - 1 + j, 0, size - 1), w.astype(dt)) for j, w in enumerate(weights)]
+
+
+def _apply_taps(x: np.ndarray, taps: list[Any], axis: int) -> np.ndarray:
+    """Interpolate along ``axis``: the sum of each tap's ``take`` times its weights."""
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    res = None
+    for pos, w in taps:
+        part = x.take(pos, axis=axis)
+        if w is not None:
+            part *= w.reshape(shape)
+        res = part if res is None else res.__iadd__(part)
+    assert res is not None
+    return res
+
+
+def _apply_taps_adjoint(g: np.ndarray, taps: list[Any], axis: int, size: int) -> np.ndarray:
+    """The adjoint of ``_apply_taps``: each output's gradient added into the ``size`` input
+    positions it read, one ``add.reduceat`` per tap over its runs of equal positions."""
+    shape = [1] * g.ndim
+    shape[axis] = -1
+    out_shape = list(g.shape)
+    out_shape[axis] = size
+    res = np.zeros(out_shape, g.dtype)
+    for pos, w in taps:
+        part = g if w is None else g * w.reshape(shape)
+        targets, starts = np.unique(pos, return_index=True)  # pos is sorted: runs are contiguous
+        sums = np.add.reduceat(part, starts, axis=axis)
+        sel = [slice(None)] * g.ndim
+        sel[axis] = targets  # type: ignore[call-overload]
+        res[tuple(sel)] += sums
+    return res
+
+
+def _upsample(
+    x: np.ndarray,
+    output_size: Sequence[int],
+    kind: str,
+    align_corners: bool,
+    scales: Sequence[float | None],
+    adjoint_of: Sequence[int] | None = None,
+) -> np.ndarray:
+    """Resample the last ``n`` dims of ``x`` to ``output_size`` (or, with ``adjoint_of`` the
+    input's spatial size, apply the adjoint to a gradient of the output size)."""
+    n = len(output_size)
+    dt = x.dtype.type if x.dtype.kind == "f" else np.float32
+    res = x
+    for i in range(n - 1, -1, -1):  # last dim first
+        axis = x.ndim - n + i
+        size = adjoint_of[i] if adjoint_of is not None else x.shape[axis]
+        taps = _taps(kind, size, output_size[i], scales[i], align_corners, dt)
+        if adjoint_of is None:
+            res = _apply_taps(res, taps, axis)
+        else:
+            res = _apply_taps_adjoint(res, taps, axis, size)
+    return res
+
+
+def _register_upsample(name: str, n: int, kind: str) -> None:
+    corners = kind in ("linear", "cubic")
+
+    def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
+        align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)
+        shape = upsample_check(self.shape, output_size, n, name)
+        check_upsample_dtype(self, kind, name)
+        x = self._data
+        scales = tuple(scales) + (None,) * (n - len(scales))
+        if x.size == 0:
+            return wrap(np.zeros(shape, x.dtype))
+        return wrap(np.ascontiguousarray(_upsample(x, output_size, kind, align_corners, scales)))
+
+    def backward(
+        grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int], *rest: Any
+    ) -> Tensor:
+        align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)
+        shape = upsample_check(input_size, output_size, n, name + "_backward")
+        check_grad_output(grad_output, shape, name + "_backward")
+        g = grad_output._data
+        scales = tuple(scales) + (None,) * (n - len(scales))
+        if g.size == 0:
+            return wrap(np.zeros(tuple(input_size), g.dtype))
+        res = _upsample(g, output_size, kind, align_corners, scales, list(input_size[2:]))
+        return wrap(np.ascontiguousarray(res.astype(g.dtype, copy=False)))
+
+    impl(getattr(aten, name).default, CPU, quietly(forward))
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
+
+
+for _name, _n, _kind in UPSAMPLE:
+    _register_upsample(_name, _n, _kind)
+
+
+# --------------------------------------------------------------------------- grid sampling
+# NOTE [grid sampling]
+# Each output point reads the input at the point its grid entry names (x along the last dim,
+# then y, then z), unnormalized from [-1, 1] to pixel coordinates and brought inside by the
+# padding mode. Bilinear sampling adds the 2^n surrounding pixels with their weights (those
+# outside the input count as 0); nearest reads the pixel at the rounded point. The input
+# gradient adds each weighted output gradient back with one ``bincount`` over (sample,
+# channel, pixel) keys; the grid
+# gradient is each weight's derivative times the pixels it weighs, chained through the
+# padding mode's derivative (0 where a coordinate was clipped, -1 where reflected). Pixels are
+# read channels-last (the input laid out ``(N * H * W, C)`` once), so each corner is one
+# ``take`` of whole rows rather than a gather of single values.
+
+
+def _reflect(c: np.ndarray, low2: int, high2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reflect coordinates into [low2 / 2, high2 / 2], with the derivative (+-1)."""
+    if low2 == high2:
+        return np.zeros_like(c), np.zeros_like(c)
+    lo = low2 / 2
+    span = (high2 - low2) / 2
+    c = c - lo
+    sign = np.where(c < 0, -1.0, 1.0).astype(c.dtype)
+    c = np.abs(c)
+    extra = np.fmod(c, span)
+    flips = np.floor(c / span)
+    even = flips % 2 == 0
+    out = np.where(even, extra + lo, span - extra + lo).astype(c.dtype)
+    return out, np.where(even, sign, -sign).astype(c.dtype)
+
+
+def _clip(c: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Clip coordinates into [0, size - 1], with the derivative (0 where clipped)."""
+    grad = ((c > 0) & (c < size - 1)).astype(c.dtype)
+    return np.clip(c, 0, size - 1).astype(c.dtype), grad
+
+
+def _source(
+    coord: np.ndarray, size: int, padding_mode: int, align_corners: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates of normalized ``coord`` along a dim of ``size``, and d(pixel)/d(coord)
+    (PyTorch's ``grid_sampler_compute_source_index_set_grad``)."""
+    dt = coord.dtype.type
+    if align_corners:
+        scale = dt((size - 1) / 2)
+        c = ((coord + dt(1)) / dt(2)) * dt(size - 1)
+    else:
+        scale = dt(size / 2)
+        c = ((coord + dt(1)) * dt(size) - dt(1)) / dt(2)
+    grad = np.full_like(c, scale)
+    if padding_mode == GRID_PADDING["border"]:
+        c, g = _clip(c, size)
+        grad = grad * g
+    elif padding_mode == GRID_PADDING["reflection"]:
+        low2, high2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        c, g1 = _reflect(c, low2, high2)
+        c, g2 = _clip(c, size)
+        grad = grad * g1 * g2
+    return c.astype(dt, copy=False), grad.astype(dt, copy=False)
+
+
+def _grid_corners(
+    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> tuple[list[Any], list[np.ndarray], list[np.ndarray], tuple[int, ...]]:
+    """Per corner (flat index (N, L), weight (N, L), in-bounds mask, offset bits); the pixel
+    coordinates and their derivatives per spatial dim; the output's spatial shape."""
+    n = input.ndim - 2
+    spatial = input.shape[2:]
+    g = grid._data
+    out_sp = tuple(g.shape[1:-1])
+    flat = g.reshape(g.shape[0], -1, n)
+    coords, grads = [], []
+    for d in range(n):  # grid's last entry is x, along the last spatial dim
+        c, gr = _source(flat[..., n - 1 - d], spatial[d], padding_mode, align_corners)
+        coords.append(c)
+        grads.append(gr)
+    corners = []
+    if interpolation_mode == INTERPOLATION["nearest"]:
+        pos = [np.rint(c).astype(np.int64) for c in coords]
+        inside = np.logical_and.reduce([(p >= 0) & (p < spatial[d]) for d, p in enumerate(pos)])
+        idx = flat_index([np.clip(p, 0, spatial[d] - 1) for d, p in enumerate(pos)], spatial)
+        corners.append((idx, inside.astype(g.dtype), inside, None))
+        return corners, coords, grads, out_sp
+    lows = [np.floor(c) for c in coords]
+    fracs = [c - lw for c, lw in zip(coords, lows, strict=True)]
+    lows_i = [lw.astype(np.int64) for lw in lows]
+    for bits in itertools.product((0, 1), repeat=n):
+        pos = [lw + b for lw, b in zip(lows_i, bits, strict=True)]
+        inside = np.logical_and.reduce([(p >= 0) & (p < spatial[d]) for d, p in enumerate(pos)])
+        w = np.ones_like(coords[0])
+        for f, b in zip(fracs, bits, strict=True):
+            w = w * (f if b else 1 - f)
+        idx = flat_index([np.clip(p, 0, spatial[d] - 1) for d, p in enumerate(pos)], spatial)
+        corners.append((idx, np.where(inside, w, 0).astype(g.dtype), inside, (bits, fracs)))
+    return corners, coords, grads, out_sp
+
+
+def _rows(x: np.ndarray) -> np.ndarray:
+    """``x`` ``(N, C, *spatial)`` channels-last: ``(N * prod(spatial), C)``, one row a pixel."""
+    nb, c = x.shape[:2]
+    return np.ascontiguousarray(x.reshape(nb, c, -1).transpose(0, 2, 1)).reshape(-1, c)
+
+
+def _gather_rows(x: np.ndarray, corners: list[Any]) -> np.ndarray:
+    """The weighted sum of the corners' pixels, ``(N, C, L)``: ``x`` is laid out channels-last
+    once, so each corner is one ``take`` of whole rows of C values (NOTE [grid sampling])."""
+    nb, c = x.shape[:2]
+    rows = _rows(x)
+    offset = (np.arange(nb) * math.prod(x.shape[2:]))[:, None]
+    res = None
+    for idx, w, inside, _ in corners:
+        part = np.take(rows, (idx + offset).ravel(), axis=0)
+        part *= w.reshape(-1, 1)
+        if not inside.all():  # a corner outside reads nothing (not 0 * inf)
+            part[~inside.ravel()] = 0
+        res = part if res is None else res.__iadd__(part)
+    assert res is not None
+    return np.ascontiguousarray(res.reshape(nb, -1, c).transpose(0, 2, 1))
+
+
+def _register_grid_sampler(n: int) -> None:
+    name = f"grid_sampler_{n}d"
+
+    def forward(
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+    ) -> Tensor:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        x = input._data
+        nb, c = x.shape[:2]
+        out_shape = (nb, c, *grid.shape[1:-1])
+        if x.size == 0 or grid.numel() == 0:
+            return wrap(np.zeros(out_shape, x.dtype))
+        corners, _, _, _ = _grid_corners(
+            input, grid, interpolation_mode, padding_mode, align_corners
+        )
+        return wrap(_gather_rows(x, corners).reshape(out_shape))
+
+    def backward(
+        grad_output: Tensor,
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+        output_mask: Sequence[bool],
+    ) -> tuple[Any, Any]:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        x = input._data
+        nb, c = x.shape[:2]
+        check_grad_output(grad_output, (nb, c, *grid.shape[1:-1]), f"{name}_backward")
+        go = grad_output._data.reshape(nb, c, -1)
+        plane = math.prod(x.shape[2:])
+        gi = gg = None
+        corners, _, grads, _ = _grid_corners(
+            input, grid, interpolation_mode, padding_mode, align_corners
+        )
+        if output_mask[0]:
+            keys, vals = [], []
+            base = (np.arange(nb * c) * plane).reshape(nb, c, 1)
+            for idx, w, _, _ in corners:
+                keys.append((base + idx[:, None, :]).ravel())
+                vals.append((go * w[:, None, :]).ravel())
+            acc = np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=nb * c * plane)
+            gi = wrap(acc.astype(x.dtype, copy=False).reshape(x.shape))
+        if output_mask[1]:
+            g = grid._data
+            flat_grad = np.zeros((nb, go.shape[2], n), g.dtype)
+            if interpolation_mode != INTERPOLATION["nearest"]:
+                rows = _rows(x)
+                go_rows = go.transpose(0, 2, 1).reshape(-1, c)
+                offset = (np.arange(nb) * plane)[:, None]
+                for idx, _, inside, (bits, fracs) in corners:
+                    vals = np.take(rows, (idx + offset).ravel(), axis=0)
+                    dot = np.einsum("rc,rc->r", vals, go_rows).reshape(idx.shape)
+                    dot = np.where(inside, dot, 0)  # (N, L)
+                    for e in range(n):
+                        dw = np.ones_like(fracs[0]) if bits[e] else -np.ones_like(fracs[0])
+                        for d, (f, b) in enumerate(zip(fracs, bits, strict=True)):
+                            if d != e:
+                                dw = dw * (f if b else 1 - f)
+                        flat_grad[..., n - 1 - e] += dot * dw * grads[e]
+            gg = wrap(flat_grad.reshape(g.shape))
+        return gi, gg
+
+    impl(getattr(aten, name).default, CPU, quietly(forward))
+    impl(getattr(aten, name + "_backward").default, CPU, quietly(backward))
+
+
+for _n in (2, 3):
+    _register_grid_sampler(_n)
+
+
+# --------------------------------------------------------------------------- pixel shuffle
+
+
+@impl(aten.pixel_shuffle.default, CPU)
+def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
+    shape = pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True)
+    x, r = self._data, upscale_factor
+    c, h, w = shape[-3], self.shape[-2], self.shape[-1]
+    lead = x.shape[:-3]
+    k = len(lead)
+    y = x.reshape(*lead, c, r, r, h, w).transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return wrap(np.ascontiguousarray(y).reshape(shape))
+
+
+@impl(aten.pixel_unshuffle.default, CPU)
+def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
+    shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
+    x, r = self._data, downscale_factor
+    c, h, w = self.shape[-3], shape[-2], shape[-1]
+    lead = x.shape[:-3]
+    k = len(lead)
+    y = x.reshape(*lead, c, h, r, w, r).transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return wrap(np.ascontiguousarray(y).reshape(shape))
+
+
+# --------------------------------------------------------------------------- im2col / col2im
+
+
+@impl(aten.im2col.default, CPU)
+def im2col(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Tensor:
+    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
+    check_floating(self, "im2col")
+    k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, "im2col")
+    x = batched(self._data, 2)
+    if x.shape[0] == 0:
+        return wrap(np.zeros(shape, x.dtype))
+    cols = _columns(x, k, s, p, d, 1)
+    return wrap(np.ascontiguousarray(cols.reshape(shape)))
+
+
+@impl(aten.col2im.default, CPU)
+@quietly
+def col2im(
+    self: Tensor,
+    output_size: Sequence[int],
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Tensor:
+    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
+    check_floating(self, "col2im")
+    k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, "col2im")
+    x = self._data if self.ndim == 3 else self._data[None]
+    full = (x.shape[0], *shape[-3:])
+    if x.shape[0] == 0:
+        return wrap(np.zeros(shape, x.dtype))
+    blocks = [(full[2 + i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2)]
+    dcols = x.reshape(x.shape[0], full[1], *k, *blocks)
+    res = np.ascontiguousarray(_col2im(dcols, full, k, s, p, d, blocks))
+    return wrap(res.reshape(shape))
