@@ -3,9 +3,10 @@ graph is compiled, and becomes a constant of the module (a ``get_attr`` node).
 
 Constants are ``get_attr`` nodes and pure calls (``effects.is_pure``: no writes, no random
 numbers) with no placeholder among their inputs (a factory such as ``zeros([3])``, or ops
-on constants), whose storage no node of the graph writes (a copy an op writes is not one). Only the constants that a non-constant node or the output reads are kept;
-the rest go with dead code elimination. A folded value the graph returns is copied on the
-way out, so a caller never holds (and writes) the module's constant.
+on constants), whose storage no node of the graph writes (a copy an op writes is not one).
+Only the constants that a non-constant node or the output reads are kept; the rest go with
+dead code elimination. A folded value the graph returns is copied on the way out, so a
+caller never holds (and writes) the module's constant.
 
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> two = g.call_function(ember.ops.aten.full.default, ([2], 2.0))

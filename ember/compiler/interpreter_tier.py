@@ -17,7 +17,6 @@ from ember.dispatch.keys import CPU_BIT
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter
 from ember.fx.node import Node, map_arg
-from ember.lazy import metrics
 from ember.ops.registry import OpOverload
 
 
@@ -82,7 +81,6 @@ def compile_interpreter(gm: GraphModule) -> Callable[..., Any]:
     interp = ArrayInterpreter(gm)
 
     def run(*args: Any) -> Any:
-        metrics.count("tier::interpreter")
         try:
             return interp.run(*args)
         finally:
