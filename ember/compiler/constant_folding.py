@@ -14,7 +14,7 @@ caller never holds (and writes) the module's constant.
 >>> gm = ember.fx.GraphModule({}, g)
 >>> [n.op for n in fold_constants(g).nodes]
 ['placeholder', 'get_attr', 'call_function', 'output']
->>> gm.recompile(); gm(ember.ones(2))
+>>> _ = gm.recompile(); gm(ember.ones(2))
 tensor([2., 2.])
 """
 

@@ -8,14 +8,18 @@ call their kernel, and values are dropped after their last use. The whole functi
 with NumPy's floating-point warnings off, as every kernel does. Calling it is one Python
 call plus the kernels.
 
->>> x = ember.ones(4, device="lazy")
->>> print(ember.lazy.debug.dump_ir([(x * 2).exp()], fmt="code"))  # doctest: +ELLIPSIS
-def graph(x0, p0):
-    ...
-        mul = np.multiply(x0, p0);  x0 = p0 = None
-        exp = np.exp(mul, out=mul);  mul = None
-        return (exp,)
-    ...
+>>> x = ember.ones(2, 3).to("lazy")
+>>> print(ember.lazy.debug.dump_ir([(x @ x.t()).relu()], fmt="code"))
+def graph(x0):
+    _token = _errstate.set(_IGNORE)
+    try:
+        view = x0.T
+        mm = _mm2(x0, view);  x0 = view = None
+        relu = np.maximum(mm, 0, out=mm);  mm = None
+        return (relu,)
+    finally:
+        _errstate.reset(_token)
+<BLANKLINE>
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ def _emit(g: Globals, gm: GraphModule, node: Node) -> list[str]:
         value = gm
         for part in str(node.target).split("."):
             value = getattr(value, part)
-        return [f"{name} = {g.add(value, str(node.target))}"]
+        return [f"{name} = {g.add(value, 'constant')}"]
     if node.op != "call_function":
         raise NotImplementedError(f"the NumPy tier runs lowered graphs only, not {node.op} nodes")
     target = node.target
