@@ -201,17 +201,19 @@ class Graph:
 
     # ---------------------------------------------------------------- where nodes go
     def inserting_before(self, n: Node | None = None) -> contextlib.AbstractContextManager[None]:
-        """``with graph.inserting_before(n):`` new nodes go just before ``n`` (before the
-        first node when ``n`` is None)."""
+        """``with graph.inserting_before(n):`` new nodes go just before ``n`` (at the start of
+        the graph when ``n`` is None), as torch.fx."""
         if n is None:
-            return self.inserting_after(None)
+            return self._inserting(self._root.append)
         return self._inserting(n.prepend)
 
     def inserting_after(self, n: Node | None = None) -> contextlib.AbstractContextManager[None]:
-        """``with graph.inserting_after(n):`` new nodes go just after ``n`` (in order: each
-        after the one made before; at the start when ``n`` is None)."""
-        anchor = self._root if n is None else n
-        return self._inserting(_After(anchor))
+        """``with graph.inserting_after(n):`` each new node goes just after ``n`` (so several
+        end up in reverse order, as in torch.fx); at the end of the graph when ``n`` is
+        None."""
+        if n is None:
+            return self._inserting(self._root.prepend)
+        return self._inserting(n.append)
 
     @contextlib.contextmanager
     def _inserting(self, insert: Callable[[Node], None]) -> Iterator[None]:
@@ -342,17 +344,6 @@ class Graph:
         from ember.fx.codegen import python_code
 
         return python_code(self, root_module)
-
-
-class _After:
-    """Insert after ``anchor``, then after each node inserted (so they keep their order)."""
-
-    def __init__(self, anchor: Node) -> None:
-        self.anchor = anchor
-
-    def __call__(self, node: Node) -> None:
-        self.anchor._next.prepend(node)
-        self.anchor = node
 
 
 def _target_name(target: Any) -> str:
