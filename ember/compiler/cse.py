@@ -2,9 +2,9 @@
 computed once.
 
 Only calls with no effect beside their value (``effects.is_pure``: no writes, no random
-numbers) are merged, and only when no node of the graph writes their value or any storage
-their arguments share (NOTE [storage roots]): a value read before and after a write is two
-values.
+numbers) are merged, never a value some node writes, and only when no node wrote the
+storage their arguments share (NOTE [storage roots]) between the two calls: a read before
+and a read after a write are two values.
 
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> a = g.call_function(ember.ops.aten.exp.default, (x,))
@@ -45,19 +45,20 @@ def eliminate_common_subexpressions(graph: Graph) -> Graph:
     for n in nodes:
         for m in mutated_args(n):
             written |= roots[m]
+    writes: dict[Node, int] = {}  # root -> writes to it so far: a read's "version"
     seen: dict[Any, Node] = {}
     for n in nodes:
-        if not is_pure(n) or roots[n] & written:
+        for m in mutated_args(n):
+            for r in roots[m]:
+                writes[r] = writes.get(r, 0) + 1
+        if not is_pure(n) or roots[n] & written:  # a value that is written is not shared
             continue
-        if any(roots[a] & written for a in n.all_input_nodes):
-            continue
+        versions = tuple(
+            writes.get(r, 0) for a in n.all_input_nodes for r in sorted(roots[a], key=id)
+        )
         try:
-            key = (
-                n.op,
-                n.target if n.op == "get_attr" else id(n.target),
-                _key(n.args),
-                _key(n.kwargs),
-            )
+            target = n.target if n.op == "get_attr" else id(n.target)
+            key = (n.op, target, _key(n.args), _key(n.kwargs), versions)
         except TypeError:
             continue
         first = seen.get(key)

@@ -83,7 +83,8 @@ def compile_interpreter(gm: GraphModule) -> Callable[..., Any]:
     def run(*args: Any) -> Any:
         try:
             return interp.run(*args)
-        finally:
-            interp.env = {}  # hold no array after the run (NOTE [donated inputs])
+        finally:  # hold no array after the run (NOTE [donated inputs])
+            interp.env = {}
+            interp.args_iter = iter(())
 
     return run

@@ -314,6 +314,20 @@ EMITTERS[aten.mean.default] = _reduce(True, True)
 EMITTERS[aten.mean.dim] = _reduce(True, False)
 TAKES_OUT.update({aten.sum.dim_IntList, aten.mean.dim})
 
+
+def _clone(src: Source, out: str | None) -> str | None:
+    """A copy of any dtype (its layout may differ from the kernel's, its values do not; the
+    lazy device lays results out as declared: ``layout.laid_out``)."""
+    n = src.node
+    if len(n.args) != 1 or set(n.kwargs) - {"memory_format"}:
+        return None
+    if n.kwargs.get("memory_format") is not None or not isinstance(n.args[0], Node):
+        return None
+    return f"{src.name(n.args[0])}.copy(order='K')"
+
+
+EMITTERS[aten.clone.default] = _clone
+
 #: ops whose direct call returns an array of its own (a buffer reuse may later write it)
 FRESH = frozenset(
     TAKES_OUT | {aten.mm.default, aten.addmm.default, aten.threshold_backward.default}
