@@ -64,9 +64,9 @@ ELEMENTWISE: dict[Any, Emit] = {
     aten.pow.Tensor_Scalar: lambda x, kw: f"{x[0]} ** {x[1]}",
 }
 #: full reductions a kernel can end with
-REDUCTIONS = {aten.sum.default: "sum", aten.mean.default: "mean"}
+REDUCTIONS: dict[Any, str] = {aten.sum.default: "sum", aten.mean.default: "mean"}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_KWARGS = {aten.add.Tensor: {"alpha"}, aten.sub.Tensor: {"alpha"}}
+_KWARGS: dict[Any, set[str]] = {aten.add.Tensor: {"alpha"}, aten.sub.Tensor: {"alpha"}}
 
 
 def _dtype(n: Node) -> Any:

@@ -144,7 +144,7 @@ class FusedKernel:
             shape = None
         n = int(np.prod(shape)) if shape is not None else 0
         fits = shape is not None and all(s == shape or int(np.prod(s)) == 1 for s in shapes)
-        if not fits or n < MIN_ELEMENTS or not numba_available():
+        if shape is None or not fits or n < MIN_ELEMENTS or not numba_available():
             metrics.count("tier::ops")
             return self.fallback(*args)
         scalar = tuple(int(np.prod(s)) == 1 and s != shape for s in shapes)

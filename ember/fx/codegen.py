@@ -60,8 +60,9 @@ class Globals:
             from ember.fx.node import qualified_name
 
             return qualified_name(target)
-        if getattr(operator, getattr(target, "__name__", ""), None) is target:
-            return f"operator.{target.__name__}"
+        plain = getattr(target, "__name__", "")
+        if getattr(operator, plain, None) is target:
+            return f"operator.{plain}"
         return self.add(target, getattr(target, "__name__", type(target).__name__))
 
     def value(self, v: Any) -> str:

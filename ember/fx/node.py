@@ -92,8 +92,9 @@ def qualified_name(target: Any) -> str:
         return f"ember.ops.{target.namespace}.{target.__name__}"
     if isinstance(target, OpOverloadPacket):
         return f"ember.ops.{target._namespace}.{target.__name__}"
-    if getattr(builtins, getattr(target, "__name__", ""), None) is target:
-        return target.__name__
+    plain = getattr(target, "__name__", "")
+    if getattr(builtins, plain, None) is target:
+        return plain
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     if name is None:
         name = type(target).__name__

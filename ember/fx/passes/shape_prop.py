@@ -47,9 +47,11 @@ def _as_meta(t: Tensor) -> Tensor:
     """A tensor with ``t``'s metadata and no data (``t`` itself if it has none)."""
     if t.device.type == "meta" or not hasattr(t._data, "ctypes"):
         return t
-    import ember
+    from ember.ops.registry import ops
 
-    return ember.empty_strided(tuple(t.shape), t.stride(), dtype=t.dtype, device="meta")
+    return ops.aten.empty_strided.default(
+        list(t.shape), list(t.stride()), dtype=t.dtype, device="meta"
+    )
 
 
 class ShapeProp(Interpreter):
