@@ -47,7 +47,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -171,51 +171,51 @@ class Cut:
 
     def __init__(self, roots: Sequence[Value], needed: set[int], order: list[Node]) -> None:
         self.order = order
-        computing = {id(n) for n in order}
-        needed = needed | _read_from_outside(computing)
+        first: dict[int, int] = {id(n): 0 for n in order}  # node -> its first output's number
+        needed = needed | _read_from_outside(first)
         self.needed = needed
-        position: dict[tuple[int, int], int] = {}
+        # one pass, inputs before users: a node's tensor arguments are numbered by where
+        # they come from (-1 - k: the k-th input; j >= 0: the j-th output computed here)
+        outside: dict[tuple[int, int], int] = {}
         inputs: list[Any] = []
         sources: list[Value] = []
         input_keys: list[Any] = []
         classes: dict[Any, int] = {}
         shapes: list[int] = []
+        structure: list[Any] = []
+        nxt = 0
         for node in order:
+            wiring = []
             for n, i in node.inputs:
-                k = (id(n), i)
-                if id(n) in computing or k in position:
+                base = first.get(id(n))
+                if base is not None:
+                    wiring.append(base + i)
                     continue
-                position[k] = len(inputs)
-                v = n.value[i]  # type: ignore[index]
-                inputs.append(v)
-                sources.append((n, i))
-                if isinstance(v, np.ndarray):
-                    input_keys.append((v.dtype.str, v.ndim))
-                    shapes.append(classes.setdefault(v.shape, len(classes)))
-                else:
-                    input_keys.append(None)
-        nxt = len(inputs)
-        for node in order:  # outputs follow the inputs, in order
-            for i in range(node.n_out):
-                position[(id(node), i)] = nxt
-                nxt += 1
+                k = outside.get((id(n), i))
+                if k is None:
+                    k = outside[(id(n), i)] = len(inputs)
+                    v = n.value[i]  # type: ignore[index]
+                    inputs.append(v)
+                    sources.append((n, i))
+                    if type(v) is np.ndarray:
+                        input_keys.append((v.dtype.str, v.ndim))
+                        shapes.append(classes.setdefault(v.shape, len(classes)))
+                    else:
+                        input_keys.append(None)
+                wiring.append(-1 - k)
+            first[id(node)] = nxt
+            nxt += node.n_out
             for m in node.meta:  # NOTE [shape classes]
                 shapes.append(classes.setdefault(m[0], len(classes)))
-        wiring = [tuple(position[(id(n), i)] for n, i in node.inputs) for node in order]
+            structure.append((node.key, tuple(wiring)))
         self.inputs = inputs
         self.sources = sources
         self.kept = tuple(id(n) in needed for n in order)
         self.params = [p for node in order for p in node.params]
-        self.key = (
-            compiler_tier(),
-            tuple(input_keys),
-            tuple((node.key, w) for node, w in zip(order, wiring, strict=True)),
-            self.kept,
-            tuple(shapes),
-        )
+        self.key = (_TIER[0], tuple(input_keys), tuple(structure), self.kept, tuple(shapes))
 
 
-def _read_from_outside(computing: set[int]) -> set[int]:
+def _read_from_outside(computing: Collection[int]) -> set[int]:
     """Ids of nodes of the graph that a pending node outside it reads (their values must be
     kept: a later sync reads them)."""
     outside = [a.node[0] for a in list(LIVE) if a.node is not None]
@@ -308,9 +308,17 @@ def _donatable(cut: Cut, i: int) -> bool:
 
 
 def compiler_tier() -> str:
-    from ember.compiler.pipeline import tier
+    """The tier to compile for (NOTE [compiler tiers])."""
+    if not _PIPELINE:
+        from ember.compiler import pipeline
 
-    return tier()
+        _PIPELINE.append(pipeline)
+    return _PIPELINE[0].tier()
+
+
+_PIPELINE: list[Any] = []
+
+_TIER = ["numba"]  # the tier of the current sync (read from the environment once per sync)
 
 
 def prepare(roots: Sequence[Value], needed: set[int] | None = None) -> Cut | None:
@@ -320,6 +328,7 @@ def prepare(roots: Sequence[Value], needed: set[int] | None = None) -> Cut | Non
         return None
     if needed is None:
         needed = {id(n) for n, _ in roots}
+    _TIER[0] = compiler_tier()
     return Cut(roots, needed, order)
 
 
