@@ -351,3 +351,14 @@ def test_code_is_one_line_per_node() -> None:
     assert all(
         re.match(rf"    {n.name} = ", line) for n, line in zip(computing, body, strict=False)
     )
+
+
+@pytest.mark.parametrize("doc", ["docs/fx.md", "docs/lazy.md"])
+def test_doc_examples_run(doc: str) -> None:
+    """The ``>>>`` examples of the fx and lazy guides print what they say."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / doc).read_text(encoding="utf-8")
+    test = doctest.DocTestParser().get_doctest(text, {"ember": ember}, doc, doc, 0)
+    result = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS).run(test)
+    assert result.attempted and result.failed == 0
