@@ -37,20 +37,22 @@ from ember.lazy import metrics
 MIN_ELEMENTS = 1 << 15  # below this a kernel launch costs more than the passes it saves
 _lock = threading.Lock()
 _kernels: dict[str, Callable[..., Any] | None] = {}  # source hash -> kernel (None: failed)
-_numba: list[Any] = []  # [module] once imported; [None] when unavailable
+_numba: list[bool] = []  # [whether numba is installed], once looked up
 
 
 def numba_available() -> bool:
+    """numba is installed (and not switched off by ``EMBER_LAZY_NUMBA=0``); it is imported
+    only when a kernel is first built, so a program that never fuses a large group never
+    pays for importing it."""
     if os.environ.get("EMBER_LAZY_NUMBA", "1") == "0":
         return False
     if not _numba:
         try:
-            import numba  # noqa: F401
-        except Exception:  # noqa: BLE001 - any import failure means "not available"
-            _numba.append(None)
-        else:
-            _numba.append(numba)
-    return _numba[0] is not None
+            found = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a broken install, or sys.modules["numba"] = None
+            found = False
+        _numba.append(found)
+    return _numba[0]
 
 
 def cache_dir() -> Path:
