@@ -74,9 +74,10 @@ def reuse_buffers(graph: Graph) -> Graph:
         for n in nodes
         if n not in kept and roots[n] == {n} and _meta_key(n) is not None and _fresh(n)
     }
+    position = {n: k for k, n in enumerate(nodes)}
     release: dict[int, list[Node]] = {}
     for d in donors:
-        release.setdefault(last.get(d, nodes.index(d)), []).append(d)
+        release.setdefault(last.get(d, position[d]), []).append(d)
     free: dict[Any, list[Node]] = {}
     given = 0
     for k, n in enumerate(nodes):

@@ -89,10 +89,52 @@ class FusedKernel:
             for n in members
         ]
         self.sources: dict[tuple[bool, ...], str] = {}
-        self.fallback = _fallback(members, externals, params, name)
+        # the group's ops as NumPy: made when first needed (a large group numba runs never is)
+        self._metas = (
+            [n.meta.get("tensor_meta") for n in externals],
+            [n.meta.get("param") for n in params],
+            [(n.name, n.meta.get("tensor_meta")) for n in members],
+        )
+        self._fallback: Callable[..., Any] | None = None
 
     def __repr__(self) -> str:
         return f"<FusedKernel {self.__name__}: {len(self.ops)} ops>"
+
+    def fallback(self, *args: Any) -> Any:
+        """The group's ops, as the NumPy tier writes them."""
+        fn = self._fallback
+        if fn is None:
+            fn = self._fallback = self._numpy()
+        return fn(*args)
+
+    def _numpy(self) -> Callable[..., Any]:
+        """The group's ops as a generated NumPy function of the same arguments."""
+        from ember.compiler.buffers import reuse_buffers
+        from ember.compiler.numpy_tier import compile_numpy
+
+        ext_metas, param_types, member_metas = self._metas
+        sub = Graph()
+        refs: dict[tuple[str, int], Node] = {}
+        for e, tm in enumerate(ext_metas):
+            refs[("x", e)] = ph = sub.placeholder(f"a{e}")
+            ph.meta["tensor_meta"] = tm
+        for q, kind in enumerate(param_types):
+            refs[("p", q)] = ph = sub.placeholder(f"p{q}")
+            ph.meta["param"] = kind
+        for k, ((op, args, kwargs), (name, tm)) in enumerate(
+            zip(self.ops, member_metas, strict=True)
+        ):
+            node = sub.call_function(
+                op, tuple(refs[r] for r in args), {w: refs[r] for w, r in kwargs.items()}, name=name
+            )
+            node.meta["tensor_meta"] = tm
+            refs[("m", k)] = node
+        sub.output(refs[("m", len(self.ops) - 1)])
+        gm = GraphModule({}, sub)
+        gm.meta["arrays"] = True
+        reuse_buffers(sub)
+        fn, _ = compile_numpy(gm, self.__name__)
+        return fn
 
     # ------------------------------------------------------------------ source
     def source(self, scalar: tuple[bool, ...]) -> str:
@@ -174,29 +216,6 @@ class FusedKernel:
                 return result
         metrics.count("tier::ops")
         return self.fallback(*args)
-
-
-def _fallback(members: list[Node], externals: list[Node], params: list[Node], name: str) -> Any:
-    """The group's ops as a generated NumPy function of the same arguments."""
-    from ember.compiler.buffers import reuse_buffers
-    from ember.compiler.numpy_tier import compile_numpy
-
-    sub = Graph()
-    copies: dict[Node, Node] = {}
-    for e, n in enumerate(externals):
-        copies[n] = ph = sub.placeholder(f"a{e}")
-        ph.meta["tensor_meta"] = n.meta.get("tensor_meta")
-    for q, n in enumerate(params):
-        copies[n] = ph = sub.placeholder(f"p{q}")
-        ph.meta["param"] = n.meta.get("param")
-    for n in members:
-        copies[n] = sub.node_copy(n, copies.__getitem__)
-    sub.output(copies[members[-1]])
-    gm = GraphModule({}, sub)
-    gm.meta["arrays"] = True
-    reuse_buffers(sub)
-    fn, _ = compile_numpy(gm, name)
-    return fn
 
 
 def _kernel(source: str) -> Callable[..., Any] | None:

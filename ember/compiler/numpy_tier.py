@@ -58,13 +58,14 @@ def generate(gm: GraphModule, name: str = "graph") -> tuple[str, dict[str, Any]]
     g.values.update({"_w": wrap, "_wn": _wrap_or_none, "_flat": flatten, "_CPU": CPU_BIT,
                      "_errstate": ERRSTATE, "_IGNORE": IGNORE})  # fmt: skip
     frees = last_uses(graph)
+    dies_at = {v: n for n, dead in frees.items() for v in dead}
     for n in nodes:  # a buffer another node writes into stays until that node
         out = n.meta.get("out")
         if out is not None:
-            for dead in frees.values():
-                if out in dead:
-                    dead.remove(out)
+            if out in dies_at:
+                frees[dies_at[out]].remove(out)
             frees.setdefault(n, []).append(out)
+            dies_at[out] = n
     params = [n.name for n in nodes if n.op == "placeholder"]
     body: list[str] = []
     for node in nodes:

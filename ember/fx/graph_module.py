@@ -69,15 +69,20 @@ class GraphModule(Module):
         return self.__dict__["_code"]
 
     def recompile(self) -> Any:
-        """Generate ``forward`` again from the graph (after editing it)."""
+        """Generate ``forward`` again from the graph (after editing it); the source now,
+        the function when it is first called."""
         code = self.graph.python_code("self")
         self.__dict__["_code"] = code.src
-        fn = compile_source(code.src, code.globals, "forward", self._class_name)
-        self.__dict__["_forward_fn"] = fn
+        self.__dict__["_globals"] = code.globals
+        self.__dict__["_forward_fn"] = None
         return code
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__dict__["_forward_fn"](self, *args, **kwargs)
+        fn = self.__dict__["_forward_fn"]
+        if fn is None:
+            fn = compile_source(self.code, self.__dict__["_globals"], "forward", self._class_name)
+            self.__dict__["_forward_fn"] = fn
+        return fn(self, *args, **kwargs)
 
     def print_readable(self, print_output: bool = True) -> str:
         """The module as a class with its ``forward``; printed unless ``print_output`` is
