@@ -84,7 +84,7 @@ class FusedKernel:
         self.n_ext = len(externals)
         self.n_params = len(params)
         #: per member: op, its arguments' references, its keywords' references
-        self.ops = [
+        self.ops: list[tuple[Any, list[tuple[str, int]], dict[str, tuple[str, int]]]] = [
             (n.target, [where[a] for a in n.args], {k: where[v] for k, v in n.kwargs.items()})
             for n in members
         ]

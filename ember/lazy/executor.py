@@ -169,7 +169,7 @@ class Cut:
 
     __slots__ = ("order", "inputs", "sources", "kept", "params", "key", "needed")
 
-    def __init__(self, roots: Sequence[Value], needed: set[int], order: list[Node]) -> None:
+    def __init__(self, needed: set[int], order: list[Node]) -> None:
         self.order = order
         first: dict[int, int] = {id(n): 0 for n in order}  # node -> its first output's number
         needed = needed | _read_from_outside(first)
@@ -329,7 +329,7 @@ def prepare(roots: Sequence[Value], needed: set[int] | None = None) -> Cut | Non
     if needed is None:
         needed = {id(n) for n, _ in roots}
     _TIER[0] = compiler_tier()
-    return Cut(roots, needed, order)
+    return Cut(needed, order)
 
 
 def compiled(cut: Cut) -> Compiled:
