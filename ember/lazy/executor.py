@@ -424,6 +424,9 @@ def _describe_input(k: Any) -> str:
 
 
 def _describe_node(entry: Any) -> str:
-    (kind, op, args, kwargs, params, written, n_out), wiring = entry
-    what = str(op) if op is not None else kind
-    return f"{what} args={args} kwargs={dict(kwargs)} params={params} reading {list(wiring)}"
+    key, wiring = entry
+    if isinstance(key, tuple) and len(key) == 7:
+        kind, op, args, kwargs, params, _, _ = key
+        what = str(op) if op is not None else kind
+        return f"{what} args={args} kwargs={dict(kwargs)} params={params} reading {list(wiring)}"
+    return f"{key} reading {list(wiring)}"
