@@ -476,3 +476,22 @@ def test_batch_norm_statistics_are_as_accurate_as_pytorchs() -> None:
         run(ember, ember.float32), ref, run(torch, torch.float32), strict=True
     ):
         assert np.abs(got - want).max() <= 1.2 * np.abs(theirs - want).max()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.rot90(x, 0),
+        lambda m, x: m.nn.functional.pixel_shuffle(x.reshape(1, 4, 1, 3), 1),
+        lambda m, x: m.linalg.cross(x[:, :3], x[:, :3]),
+        lambda m, x: m.cdist(x, x),
+    ],
+)
+def test_results_are_their_own_writable_storage(call: Callable[..., Any]) -> None:
+    # Found by the compiler's storage audit: rot90(x, 0) and pixel_shuffle(x, 1) returned
+    # x's own memory (an add_ on the result changed x), cross and cdist a read-only array
+    x = ember.arange(12.0).reshape(4, 3)
+    before = x.clone()
+    y = call(ember, x)
+    y.add_(1)
+    assert ember.equal(x, before)

@@ -1,8 +1,9 @@
-"""The compiler behind the lazy device: passes over a graph and code generation tiers.
+"""The compiler behind the lazy device: an ``ember.fx`` graph, named passes, code in tiers.
 
-Today: ``fusion`` groups chains of elementwise ops (with the full ``sum``/``mean`` that
-consumes them) into one kernel each, and ``numba_tier`` generates a numba parallel loop per
-group, cached in memory and on disk. Everything else runs on the cpu kernels, one op at a
-time (the interpreter tier). The ``ember.fx`` graph IR, the named passes (dead code, common
-subexpressions, constant folding) and the NumPy source tier are still to come.
+``pipeline.py`` is the table of contents: ``lowering`` (the lazy graph as an fx graph over
+ndarrays), then ``dce``, ``cse``, ``constant_folding``, ``fusion`` (numba tier),
+``inplace`` and ``buffers``, each run by ``pass_manager.run_pass``; then code from
+``interpreter_tier``, ``numpy_tier`` (with ``numpy_ops``, the ops written as direct NumPy)
+or ``numba_tier``. ``effects`` says what a node writes and which storage it may share;
+``array_ops`` are the storage operations a lowered graph calls. See ``docs/lazy.md``.
 """

@@ -1,14 +1,20 @@
-"""Fusion grouping: chains of elementwise ops, with the full reduction that consumes them.
+"""Fusion grouping: chains of elementwise ops, with the full reduction that consumes them,
+become one node calling one kernel.
 
 NOTE [fusion groups]
-A group is a set of nodes of one graph that one kernel computes in a single pass over the
-elements: elementwise ops of one floating dtype (every operand of that dtype, or a Python
-number), ending at the group's *root*, an elementwise op or a full ``sum``/``mean``. Only
-the root's value leaves the kernel, so a member other than the root must not be needed
-outside: no live tensor holds it, the sync did not ask for it, and every op that reads it
-is in the group. Whether the operands have the root's shape (or one element) is known only
-when the graph runs, as a compiled graph serves every size; a group that does not fit then,
-or is too small to pay for a kernel launch, runs op by op.
+A group is a set of nodes one kernel computes in a single pass over the elements:
+elementwise ops of one floating dtype (every tensor operand of that dtype; Python numbers
+are parameter placeholders), ending at the group's *root*, an elementwise op or a full
+``sum``/``mean``. Only the root's value leaves the kernel, so a member other than the root
+must not be returned by the graph and every node reading it must be in the group (a view of
+it is a reader outside). Matmul, convolution, sort, gather and every other op are
+boundaries: they are not in the table. Whether the operands have the root's shape (or one
+element) is known only when the graph runs, as a compiled graph serves every size; a group
+that does not fit then, or is too small to pay for a kernel launch, runs its ops as NumPy
+(NOTE [kernel caches] in ``numba_tier.py``).
+
+The group becomes one ``call_function`` node whose target is a ``numba_tier.FusedKernel``
+and whose arguments are the tensors it reads from outside, then its parameters.
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ember.lazy.ir import Node, Param, Slot
+from ember.compiler.effects import mutated_args
+from ember.fx.graph import Graph
+from ember.fx.node import Node
+from ember.lazy import metrics
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -55,74 +64,101 @@ ELEMENTWISE: dict[Any, Emit] = {
     aten.pow.Tensor_Scalar: lambda x, kw: f"{x[0]} ** {x[1]}",
 }
 #: full reductions a kernel can end with
-REDUCTIONS = {aten.sum.default: "sum", aten.mean.default: "mean"}
+REDUCTIONS: dict[Any, str] = {aten.sum.default: "sum", aten.mean.default: "mean"}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_KWARGS = {aten.add.Tensor: {"alpha"}, aten.sub.Tensor: {"alpha"}}
+_KWARGS: dict[Any, set[str]] = {aten.add.Tensor: {"alpha"}, aten.sub.Tensor: {"alpha"}}
 
 
-def _dtype_of(node: Node, index: int) -> Any:
-    return node.meta[index][2] if index < len(node.meta) else None
+def _dtype(n: Node) -> Any:
+    tm = n.meta.get("tensor_meta")
+    return tm.dtype.np if tm is not None and hasattr(tm, "dtype") else None
+
+
+def is_param(n: Any) -> bool:
+    return isinstance(n, Node) and n.meta.get("param") in (int, float, bool)
 
 
 def _operands_fit(node: Node, dt: Any) -> bool:
-    """Every tensor operand of ``node`` has dtype ``dt``; every other argument is a
-    parameter or (for alpha) a keyword the table knows."""
-    for a in node.args:
-        if type(a) not in (Slot, Param):
+    """Every tensor operand has dtype ``dt``; every other argument is a parameter
+    placeholder (keywords only those the table knows)."""
+    if set(node.kwargs) - _KWARGS.get(node.target, set()):
+        return False
+    for a in (*node.args, *node.kwargs.values()):
+        if not isinstance(a, Node):
             return False
-    if set(node.kwargs) - _KWARGS.get(node.op, set()):
-        return False
-    if any(type(v) is not Param for v in node.kwargs.values()):
-        return False
-    return all(_dtype_of(n, i) == dt for n, i in node.inputs)
+        if not is_param(a) and _dtype(a) != dt:
+            return False
+    return all(is_param(v) for v in node.kwargs.values())
+
+
+def _written(node: Node) -> bool:
+    return any(node in mutated_args(u) for u in node.users)
 
 
 def elementwise(node: Node) -> bool:
-    if node.kind != "call" or node.op not in ELEMENTWISE or node.written or node.n_out != 1:
+    if node.op != "call_function" or node.target not in ELEMENTWISE or _written(node):
         return False
-    dt = _dtype_of(node, 0)
+    dt = _dtype(node)
     return dt in _FLOATS and _operands_fit(node, dt)
 
 
 def reduction(node: Node) -> bool:
-    if node.kind != "call" or node.op not in REDUCTIONS or node.kwargs or len(node.args) != 1:
+    if node.op != "call_function" or node.target not in REDUCTIONS or node.kwargs:
         return False
-    dt = _dtype_of(node, 0)
-    return dt in _FLOATS and _operands_fit(node, dt)
+    dt = _dtype(node)
+    return len(node.args) == 1 and dt in _FLOATS and _operands_fit(node, dt) and not _written(node)
 
 
-def find_groups(order: list[Node], needed: set[int]) -> list[list[int]]:
-    """Fusion groups of ``order`` (a graph's nodes, inputs first), as sorted lists of
-    indices whose last one is the root (NOTE [fusion groups]). ``needed``: ids of nodes
-    whose values must be kept (held by live tensors, or asked for)."""
-    index = {id(n): k for k, n in enumerate(order)}
-    consumers: dict[int, set[int]] = {k: set() for k in range(len(order))}
-    for k, node in enumerate(order):
-        for n, _ in node.inputs:
-            j = index.get(id(n))
-            if j is not None:
-                consumers[j].add(k)
-    groups: list[list[int]] = []
-    taken: set[int] = set()
-    for k in reversed(range(len(order))):
-        root = order[k]
-        if k in taken or not (elementwise(root) or reduction(root)):
+def find_groups(nodes: list[Node]) -> list[list[Node]]:
+    """Fusion groups of a graph's nodes (in order), each in order, its root last."""
+    position = {n: k for k, n in enumerate(nodes)}
+    returned = {a for n in nodes if n.op == "output" for a in n.all_input_nodes}
+    groups: list[list[Node]] = []
+    taken: set[Node] = set()
+    for root in reversed(nodes):
+        if root in taken or not (elementwise(root) or reduction(root)):
             continue
-        members = {k}
-        frontier = [k]
+        members = {root}
+        frontier = [root]
         while frontier:
             m = frontier.pop()
-            for n, _ in order[m].inputs:
-                j = index.get(id(n))
-                if j is None or j in members or j in taken:
+            for a in m.all_input_nodes:
+                if a in members or a in taken or not elementwise(a) or a in returned:
                     continue
-                if not elementwise(order[j]) or id(order[j]) in needed:
+                if not set(a.users) <= members:
                     continue
-                if not consumers[j] <= members:
-                    continue
-                members.add(j)
-                frontier.append(j)
+                members.add(a)
+                frontier.append(a)
         if len(members) >= 2:
-            groups.append(sorted(members))
+            groups.append(sorted(members, key=position.__getitem__))
             taken |= members
-    return sorted(groups)
+    return sorted(groups, key=lambda g: position[g[-1]])
+
+
+def group_fusions(graph: Graph) -> Graph:
+    """Replace each fusion group by one call of its kernel (NOTE [fusion groups])."""
+    from ember.compiler.numba_tier import FusedKernel
+
+    groups = find_groups(list(graph.nodes))
+    for k, group in enumerate(groups):
+        inside = set(group)
+        externals: list[Node] = []
+        params: list[Node] = []
+        for n in group:
+            for a in (*n.args, *n.kwargs.values()):
+                if a in inside:
+                    continue
+                bucket = params if is_param(a) else externals
+                if a not in bucket:
+                    bucket.append(a)
+        kernel = FusedKernel(group, externals, params, f"fused_{k}")
+        root = group[-1]
+        with graph.inserting_before(root):
+            fused = graph.call_function(kernel, (*externals, *params), name="fused")
+        fused.meta["tensor_meta"] = root.meta.get("tensor_meta")
+        root.replace_all_uses_with(fused)
+        for n in reversed(group):
+            graph.erase_node(n)
+    if groups:
+        metrics.count("fused_groups", len(groups))
+    return graph

@@ -9,9 +9,10 @@ process running the same model loads the kernel instead of compiling it. Which o
 are single elements (a 0-dim tensor, a number) is part of the source; sizes are not.
 
 When numba is missing (``EMBER_LAZY_NUMBA=0`` acts as if it were), fails to compile a
-kernel, or a group is smaller than ``MIN_ELEMENTS``, the group's ops run one by one on the
-cpu kernels with the same results; ``tier::numba`` and ``tier::ops`` count which ran, and
-``numba_failed`` counts failures.
+kernel, the operands' shapes do not fit one loop (broadcasting), or a group is smaller than
+``MIN_ELEMENTS``, the group's ops run as the NumPy tier writes them (``fallback``), with
+the same results; ``tier::numba`` and ``tier::ops`` count which ran, and ``numba_failed``
+counts failures.
 """
 
 from __future__ import annotations
@@ -28,26 +29,30 @@ from typing import Any
 import numpy as np
 
 from ember.compiler.fusion import ELEMENTWISE, REDUCTIONS
+from ember.fx.graph import Graph
+from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node
 from ember.lazy import metrics
-from ember.lazy.ir import Node, Param, Slot
 
 MIN_ELEMENTS = 1 << 15  # below this a kernel launch costs more than the passes it saves
 _lock = threading.Lock()
 _kernels: dict[str, Callable[..., Any] | None] = {}  # source hash -> kernel (None: failed)
-_numba: list[Any] = []  # [module] once imported; [None] when unavailable
+_numba: list[bool] = []  # [whether numba is installed], once looked up
 
 
 def numba_available() -> bool:
+    """numba is installed (and not switched off by ``EMBER_LAZY_NUMBA=0``); it is imported
+    only when a kernel is first built, so a program that never fuses a large group never
+    pays for importing it."""
     if os.environ.get("EMBER_LAZY_NUMBA", "1") == "0":
         return False
     if not _numba:
         try:
-            import numba  # noqa: F401
-        except Exception:  # noqa: BLE001 - any import failure means "not available"
-            _numba.append(None)
-        else:
-            _numba.append(numba)
-    return _numba[0] is not None
+            found = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a broken install, or sys.modules["numba"] = None
+            found = False
+        _numba.append(found)
+    return _numba[0]
 
 
 def cache_dir() -> Path:
@@ -59,34 +64,77 @@ def cache_dir() -> Path:
     return path
 
 
-class Fused:
-    """The step of one fusion group: the numba kernel when the operands fit, else the
-    group's ops one by one (``singles``, the interpreter's steps)."""
+class FusedKernel:
+    """One fusion group's kernel (the target of its node): the numba loop when the
+    operands fit, else the group's ops as generated NumPy (``fallback``). Called with the
+    group's outside tensors, then its parameters."""
 
-    def __init__(self, members: list[Node], singles: list[Any]) -> None:
-        self.root = members[-1]
-        self.reduce = REDUCTIONS.get(self.root.op)
-        self.dtype = self.root.meta[0][2]  # every member computes in it (fusion.py)
-        where = {id(n): k for k, n in enumerate(members)}
-        self.externals: list[tuple[int, int]] = []  # (id(node), output) of outside operands
-        ext_index: dict[tuple[int, int], int] = {}
-        # per member: operand references ("m", k) member k, ("x", e) external e
-        self.plan: list[list[tuple[str, int]]] = []
-        for node in members:
-            refs = []
-            for n, i in node.inputs:
-                if id(n) in where:
-                    refs.append(("m", where[id(n)]))
-                else:
-                    key = (id(n), i)
-                    if key not in ext_index:
-                        ext_index[key] = len(self.externals)
-                        self.externals.append(key)
-                    refs.append(("x", ext_index[key]))
-            self.plan.append(refs)
-        self.ops = [(n.op, n.args, n.kwargs) for n in members]
-        self.singles = singles
+    fused = True  # its result is an array of its own (buffer reuse may take it)
+
+    def __init__(
+        self, members: list[Node], externals: list[Node], params: list[Node], name: str
+    ) -> None:
+        self.__name__ = name
+        root = members[-1]
+        self.reduce = REDUCTIONS.get(root.target)
+        self.dtype = root.meta["tensor_meta"].dtype.np  # every member computes in it
+        where: dict[Node, tuple[str, int]] = {n: ("m", k) for k, n in enumerate(members)}
+        where.update({n: ("x", e) for e, n in enumerate(externals)})
+        where.update({n: ("p", q) for q, n in enumerate(params)})
+        self.n_ext = len(externals)
+        self.n_params = len(params)
+        #: per member: op, its arguments' references, its keywords' references
+        self.ops: list[tuple[Any, list[tuple[str, int]], dict[str, tuple[str, int]]]] = [
+            (n.target, [where[a] for a in n.args], {k: where[v] for k, v in n.kwargs.items()})
+            for n in members
+        ]
         self.sources: dict[tuple[bool, ...], str] = {}
+        # the group's ops as NumPy: made when first needed (a large group numba runs never is)
+        self._metas = (
+            [n.meta.get("tensor_meta") for n in externals],
+            [n.meta.get("param") for n in params],
+            [(n.name, n.meta.get("tensor_meta")) for n in members],
+        )
+        self._fallback: Callable[..., Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"<FusedKernel {self.__name__}: {len(self.ops)} ops>"
+
+    def fallback(self, *args: Any) -> Any:
+        """The group's ops, as the NumPy tier writes them."""
+        fn = self._fallback
+        if fn is None:
+            fn = self._fallback = self._numpy()
+        return fn(*args)
+
+    def _numpy(self) -> Callable[..., Any]:
+        """The group's ops as a generated NumPy function of the same arguments."""
+        from ember.compiler.buffers import reuse_buffers
+        from ember.compiler.numpy_tier import compile_numpy
+
+        ext_metas, param_types, member_metas = self._metas
+        sub = Graph()
+        refs: dict[tuple[str, int], Node] = {}
+        for e, tm in enumerate(ext_metas):
+            refs[("x", e)] = ph = sub.placeholder(f"a{e}")
+            ph.meta["tensor_meta"] = tm
+        for q, kind in enumerate(param_types):
+            refs[("p", q)] = ph = sub.placeholder(f"p{q}")
+            ph.meta["param"] = kind
+        for k, ((op, args, kwargs), (name, tm)) in enumerate(
+            zip(self.ops, member_metas, strict=True)
+        ):
+            node = sub.call_function(
+                op, tuple(refs[r] for r in args), {w: refs[r] for w, r in kwargs.items()}, name=name
+            )
+            node.meta["tensor_meta"] = tm
+            refs[("m", k)] = node
+        sub.output(refs[("m", len(self.ops) - 1)])
+        gm = GraphModule({}, sub)
+        gm.meta["arrays"] = True
+        reuse_buffers(sub)
+        fn, _ = compile_numpy(gm, self.__name__)
+        return fn
 
     # ------------------------------------------------------------------ source
     def source(self, scalar: tuple[bool, ...]) -> str:
@@ -96,29 +144,24 @@ class Fused:
         if found is not None:
             return found
         T = np.dtype(self.dtype).name
-        n_ext = len(self.externals)
-        n_params = sum(_count_params(args, kwargs) for _, args, kwargs in self.ops)
-        params = [f"p{q}" for q in range(n_params)]
+
+        def name(ref: tuple[str, int]) -> str:
+            kind, j = ref
+            if kind == "m":
+                return f"v{j}"
+            if kind == "p":
+                return f"p{j}"
+            return f"a{j}" if scalar[j] else f"a{j}[i]"
+
         body = []
-        q = 0
         last = len(self.ops) - (1 if self.reduce else 0)
         for k in range(last):
             op, args, kwargs = self.ops[k]
-            names: list[str] = []
-            for a in args:
-                if type(a) is Slot:
-                    kind, j = self.plan[k][a.i]
-                    names.append(f"v{j}" if kind == "m" else (f"a{j}" if scalar[j] else f"a{j}[i]"))
-                else:
-                    names.append(f"p{q}")
-                    q += 1
-            kw = {}
-            for name in kwargs:
-                kw[name] = f"p{q}"
-                q += 1
-            body.append(f"        v{k} = {ELEMENTWISE[op](names, kw)}")
+            expr = ELEMENTWISE[op]([name(r) for r in args], {w: name(r) for w, r in kwargs.items()})
+            body.append(f"        v{k} = {expr}")
         head = ["import numpy as np", "from numba import njit, prange", f"T = np.{T}", ""]
-        args_list = ", ".join([f"a{e}" for e in range(n_ext)] + params)
+        params = [f"p{q}" for q in range(self.n_params)]
+        args_list = ", ".join([f"a{e}" for e in range(self.n_ext)] + params)
         deco = '@njit(parallel=True, cache=True, error_model="numpy")'
         if self.reduce is None:
             lines = [deco, f"def kernel(out, n, {args_list}):", "    for i in prange(n):"]
@@ -136,7 +179,8 @@ class Fused:
         return text
 
     # ------------------------------------------------------------------ running
-    def __call__(self, ins: list[Any], nodes: list[Node]) -> list[Any]:
+    def __call__(self, *args: Any) -> Any:
+        ins, params = args[: self.n_ext], args[self.n_ext :]
         shapes = [a.shape for a in ins]
         try:
             shape = np.broadcast_shapes(*shapes)
@@ -144,9 +188,9 @@ class Fused:
             shape = None
         n = int(np.prod(shape)) if shape is not None else 0
         fits = shape is not None and all(s == shape or int(np.prod(s)) == 1 for s in shapes)
-        if not fits or n < MIN_ELEMENTS or not numba_available():
+        if shape is None or not fits or n < MIN_ELEMENTS or not numba_available():
             metrics.count("tier::ops")
-            return self.one_by_one(ins, nodes)
+            return self.fallback(*args)
         scalar = tuple(int(np.prod(s)) == 1 and s != shape for s in shapes)
         source = self.source(scalar)
         kernel = _kernel(source)
@@ -156,40 +200,22 @@ class Fused:
                 T(a.reshape(-1)[0]) if s else np.ascontiguousarray(a).reshape(-1)
                 for a, s in zip(ins, scalar, strict=True)
             ]
-            params = [T(p) for node in nodes for p in _params_in_order(node)]
+            numbers = [T(p) for p in params]
             try:  # numba compiles on the first call: a typing error surfaces here
                 if self.reduce is None:
                     out = np.empty(shape, self.dtype)
-                    kernel(out.reshape(-1), n, *operands, *params)
+                    kernel(out.reshape(-1), n, *operands, *numbers)
                     result = out
                 else:
-                    acc = kernel(n, *operands, *params)
+                    acc = kernel(n, *operands, *numbers)
                     result = np.asarray(acc / n if self.reduce == "mean" else acc, self.dtype)
             except Exception as exc:  # noqa: BLE001 - any failure falls back to the ops
                 _failed(source, exc)
             else:
                 metrics.count("tier::numba")
-                return [result]
+                return result
         metrics.count("tier::ops")
-        return self.one_by_one(ins, nodes)
-
-    def one_by_one(self, ins: list[Any], nodes: list[Node]) -> list[Any]:
-        values: list[Any] = []
-        for k, (step, node) in enumerate(zip(self.singles, nodes, strict=True)):
-            operands = [values[j] if kind == "m" else ins[j] for kind, j in self.plan[k]]
-            values.append(step(operands, node.params)[0])
-        return [values[-1]]
-
-
-def _count_params(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
-    return sum(type(a) is not Slot for a in args) + len(kwargs)
-
-
-def _params_in_order(node: Node) -> list[Any]:
-    """A node's parameter values in the order the source names them (args, then kwargs)."""
-    out = [node.params[a.j] for a in node.args if type(a) is Param]
-    out += [node.params[v.j] for v in node.kwargs.values()]
-    return out
+        return self.fallback(*args)
 
 
 def _kernel(source: str) -> Callable[..., Any] | None:

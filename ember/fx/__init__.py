@@ -1,4 +1,27 @@
-"""``ember.fx``, as ``torch.fx``: so far ``operator_schemas`` (argument normalisation); the
-graph IR (``Graph``, ``Node``, ``GraphModule``, ``Interpreter``) is still to come."""
+"""``ember.fx``: the graph IR PyTorch users know as ``torch.fx``.
 
-from ember.fx import operator_schemas
+``Graph`` (a list of ``Node``s: ``placeholder``, ``get_attr``, ``call_function``,
+``call_method``, ``call_module``, ``output``), ``GraphModule`` (runs a graph through
+generated Python source), ``Interpreter`` and ``Transformer`` (run or rewrite a graph node by
+node), ``map_arg``/``map_aggregate``, ``passes.ShapeProp``, and ``operator_schemas``
+(argument normalisation). The lazy device's compiler works on these graphs (``ember.compiler``);
+tracing (``make_fx``, ``symbolic_trace``) is not here. See ``docs/fx.md``.
+
+>>> g = Graph()
+>>> x = g.placeholder("x")
+>>> y = g.call_function(ember.ops.aten.mul.Tensor, (x, x), name="mul")
+>>> _ = g.output(y)
+>>> GraphModule({}, g)(ember.tensor([3.0]))
+tensor([9.])
+"""
+
+from ember.fx import operator_schemas, passes
+from ember.fx.graph import Graph
+from ember.fx.graph_module import GraphModule
+from ember.fx.interpreter import Interpreter, Proxy, Transformer
+from ember.fx.node import Node, map_aggregate, map_arg
+
+__all__ = [
+    "Graph", "GraphModule", "Interpreter", "Node", "Proxy", "Transformer", "map_arg",
+    "map_aggregate", "operator_schemas", "passes",
+]  # fmt: skip

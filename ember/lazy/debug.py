@@ -1,8 +1,9 @@
-"""Looking at lazy graphs: ``dump_ir(tensors, fmt)``, ``EMBER_LAZY_DEBUG=1``.
+"""Looking at lazy graphs: ``dump_ir(tensors, fmt)``, ``render(tensors, path)``,
+``EMBER_LAZY_DEBUG=1``.
 
 >>> x = ember.ones(2, device="lazy")
 >>> print(dump_ir([(x + 1).exp()]))
-%0 = data [2] float32
+%0 = aten.ones.default((2,), device=device(type='cpu'))
 %1 = aten.add.Tensor(%0, $0) params=[1]
 %2 = aten.exp.default(%1)
 """
@@ -13,8 +14,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.lazy import executor
+from ember.lazy._array import LazyArray
 from ember.lazy.executor import _topo, current
-from ember.lazy.ir import Node, Param, Slot, describe
+from ember.lazy.ir import Node, Param, Slot
 
 
 def _graph(tensors: Iterable[Tensor]) -> list[Node]:
@@ -45,33 +48,96 @@ def _topo_all(roots: list[Any]) -> list[Node]:
     return inputs + pending
 
 
+def _describe(node: Node, ref: Any) -> str:
+    """One line of text for a node, its tensor arguments named by the nodes they read."""
+    if node.kind == "data":
+        shape, _, dt = node.meta[0]
+        return f"data {list(shape)} {dt}"
+    if node.kind in ("view", "write"):
+        return f"{node.kind} {node.args} of {', '.join(ref(n, i) for n, i in node.inputs)}"
+
+    def fmt(a: Any) -> str:
+        if type(a) is Slot:
+            n, i = node.inputs[a.i]
+            return ref(n, i)
+        if type(a) is Param:
+            return f"${a.j}"
+        if isinstance(a, list):
+            return "[" + ", ".join(fmt(e) for e in a) + "]"
+        if isinstance(a, tuple):
+            return "(" + ", ".join(fmt(e) for e in a) + ("," if len(a) == 1 else "") + ")"
+        return repr(a)
+
+    parts = [fmt(a) for a in node.args] + [f"{k}={fmt(v)}" for k, v in node.kwargs.items()]
+    params = f" params={list(node.params)}" if node.params else ""
+    return f"{node.op}({', '.join(parts)}){params}"
+
+
 def dump_ir(tensors: Iterable[Tensor], fmt: str = "text") -> str:
-    """The graph behind ``tensors``: ``fmt="text"`` (one line per node) or ``"dot"``."""
+    """The graph behind ``tensors``: ``fmt="text"`` (one line per node), ``"dot"``
+    (Graphviz), or ``"code"`` (the source the compiler generates for the graph a sync of
+    them would run; compiled now if it was not, and cached for that sync)."""
+    tensors = list(tensors)
+    if fmt == "code":
+        return _code(tensors)
     order = _graph(tensors)
     names = {id(n): f"%{i}" for i, n in enumerate(order)}
 
     def ref(node: Node, i: int) -> str:
         return names[id(node)] + (f".{i}" if node.n_out > 1 else "")
 
-    lines = []
-    for node in order:
-        text = describe(node)
-        for slot, (n, i) in enumerate(node.inputs):
-            text = text.replace(repr(Slot(slot)), "\0" + ref(n, i), 1)
-        text = text.replace("\0", "")
-        lines.append(f"{names[id(node)]} = {text}")
     if fmt == "text":
-        return "\n".join(lines)
+        return "\n".join(f"{names[id(n)]} = {_describe(n, ref)}" for n in order)
     if fmt == "dot":
         out = ["digraph lazy {"]
         for node in order:
-            label = describe(node).split("(")[0].replace('"', "'")
+            label = _describe(node, ref).split("(")[0].replace('"', "'")
             out.append(f'  n{id(node)} [label="{names[id(node)]} {label}"];')
             for n, _ in node.inputs:
                 out.append(f"  n{id(n)} -> n{id(node)};")
         out.append("}")
         return "\n".join(out)
-    raise ValueError(f"dump_ir: fmt must be 'text' or 'dot', got {fmt!r}")
+    raise ValueError(f"dump_ir: fmt must be 'text', 'dot' or 'code', got {fmt!r}")
 
 
-__all__ = ["dump_ir", "Param"]
+def _code(tensors: list[Tensor]) -> str:
+    """The generated source of the graph a sync of ``tensors`` runs (as ``sync_arrays``
+    cuts it: their bases, in creation order, keeping what live tensors hold)."""
+    with executor._LOCK:
+        bases: dict[int, LazyArray] = {}
+        for t in tensors:
+            a = t._data
+            while a.base is not None:
+                a = a.base
+            if a.value is None and a.node is not None:
+                bases[id(a)] = a
+        ordered = sorted(bases.values(), key=lambda a: a.seq)
+        roots = [a.node for a in ordered]
+        needed = {id(n) for n, _ in roots}  # type: ignore[misc]
+        needed.update(id(a.node[0]) for a in list(executor.LIVE) if a.node is not None)
+        cut = executor.prepare(roots, needed)  # type: ignore[arg-type]
+        if cut is None:
+            return "# nothing to compute: every value asked for is computed"
+        entry = executor._CACHE.get(cut.key)
+        if entry is None:
+            entry = executor._CACHE[cut.key] = executor.Compiled(cut)
+        _, mask = entry.function(cut)
+        return entry.sources[mask]
+
+
+def render(tensors: Iterable[Tensor], path: str) -> Any:
+    """Draw the graph behind ``tensors`` into ``path`` (its suffix picks the format, e.g.
+    ``.svg``, ``.png``) with Graphviz; returns what ``graphviz`` returns (the file's path).
+    Needs the ``graphviz`` Python package and Graphviz's ``dot`` program."""
+    try:
+        import graphviz
+    except ImportError:
+        raise ModuleNotFoundError(
+            "ember.lazy.debug.render needs the graphviz Python package: pip install graphviz "
+            "(and Graphviz's dot program); dump_ir(tensors, fmt='dot') gives the same graph "
+            "as text"
+        ) from None
+    return graphviz.Source(dump_ir(tensors, fmt="dot")).render(outfile=path)
+
+
+__all__ = ["dump_ir", "render", "Param"]

@@ -3,60 +3,64 @@
 NOTE [lazy sync]
 A sync starts from the bases whose values are asked for (a view asks for its base). It walks
 back through nodes not yet computed; nodes computed before (``node.value``) and data nodes
-are the graph's inputs. The graph's key (NOTE [graph keys]) finds a compiled plan in the
-cache or compiles one; the plan runs and every node it ran keeps its outputs, so a value is
-never computed twice, while nodes nobody needs are never run. Each synced base then holds
-its values and drops its node, which frees the history behind it.
+are the graph's inputs. The graph's key (NOTE [graph keys]) finds its compiled function in
+the cache, or the compiler makes one (``ember/compiler``: the graph becomes an fx graph,
+NOTE [lowering]; passes; code generation, NOTE [compiler tiers]); the function runs and
+every node that must be kept gets its outputs: the ones the sync asked for, the ones a live
+tensor holds, and the ones a pending node outside the graph reads. The others may be
+computed in place of each other or fused away, and are not kept; nothing a later sync can
+reach is ever computed twice. Each synced base then holds its values and drops its node,
+which frees the history behind it.
 
 NOTE [graph keys]
-A plan depends on the ops, how arguments are structured, which outputs feed which inputs,
-which arguments are written, and the inputs' dtypes and ranks; not on sizes (the kernels
-take any size) nor on parameter values (Python numbers in Scalar and float arguments), so a
-training loop whose batch or learning rate changes compiles once. The roots of a sync are
-taken in the order their arrays were created, so the same program walks its graph in the
-same order every time.
+A compiled graph depends on the tier, the ops, how arguments are structured, which outputs
+feed which inputs, which arguments are written, which nodes are kept, the inputs' dtypes
+and ranks, and which values have equal shapes (NOTE [shape classes]); not on sizes (the
+kernels take any size) nor on parameter values (Python numbers in Scalar and float
+arguments), so a training loop whose batch or learning rate changes compiles once. (A view's
+geometry is part of its node, so graphs with views do depend on the sizes they see.) The
+roots of a sync are taken in the order their arrays were created, so the same program walks
+its graph in the same order every time.
+
+NOTE [shape classes]
+Buffer reuse gives an op the array of a dead value of the same shape (NOTE [buffer reuse]),
+and some direct NumPy calls need two operands of one shape: decisions that hold for every
+run only if the same values have equal shapes every time. So the key numbers the distinct
+shapes of the inputs and of every node's outputs in order of appearance, and lists each
+one's number: equal shapes, equal numbers, whatever the sizes.
+
+NOTE [donated inputs]
+An op may write a graph input's array instead of a copy (NOTE [in-place reuse]) only when
+nothing else can read that array: its node is not kept and no pending node outside the graph
+reads it, and no Python object holds the array but the node and the sync (``sys.getrefcount``
+says so for the array and each object down to the memory: a NumPy view, a tensor, a user's
+``numpy()`` result all hold a reference). The compiler marks which inputs it would write if
+allowed (``wants_donation``); each run checks them and picks the compiled variant for those
+that pass. An optimizer step on parameters nobody else holds writes them in place; counted
+in ``inputs_written_in_place``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ember._tensor import Tensor, wrap
-from ember.dispatch.keys import CPU_BIT
+from ember._tensor import Tensor
 from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray, LiveArrays
-from ember.lazy.ir import Node, Param, Slot, Value, data_node
+from ember.lazy.ir import Node, Value, data_node
 
 _LOCK = threading.RLock()  # one sync at a time: graphs of two threads may share nodes
 #: bases with a pending node: what ``mark_step`` syncs, and what a fusion must keep
 LIVE = LiveArrays()
 
-Step = Callable[[list[Any], tuple[Any, ...]], list[Any]]
-#: a plan's step: run(inputs, the nodes it computes) -> their outputs
-GraphStep = Callable[[list[Any], list[Node]], list[Any]]
-
-
-class Plan:
-    """A compiled graph: steps, each with where its inputs are in the graph's values, the
-    nodes it computes (by index) and where their outputs go."""
-
-    __slots__ = ("steps", "n_inputs")
-
-    def __init__(
-        self,
-        steps: list[tuple[GraphStep, tuple[int, ...], tuple[int, ...], tuple[int, ...]]],
-        n_inputs: int,
-    ) -> None:
-        self.steps = steps
-        self.n_inputs = n_inputs
-
-
-_CACHE: dict[Any, Plan] = {}
+_CACHE: dict[Any, Any] = {}  # graph key -> Compiled (NOTE [graph keys])
 
 
 def clear_cache() -> None:
@@ -158,168 +162,270 @@ def _topo(roots: Sequence[Value]) -> list[Node]:
     return order
 
 
-def run(roots: Sequence[Value], needed: set[int] | None = None) -> None:
-    """Compute every node the roots need (NOTE [lazy sync]); ``needed``: ids of nodes
-    whose values must be kept (the others may be fused away: NOTE [fusion groups])."""
+class Cut:
+    """A cut graph, ready to key and run: its nodes (inputs first), its inputs' values and
+    where they come from, which nodes it keeps, its parameters, its key."""
+
+    __slots__ = ("order", "inputs", "sources", "kept", "params", "key", "needed")
+
+    def __init__(self, needed: set[int], order: list[Node]) -> None:
+        self.order = order
+        first: dict[int, int] = {id(n): 0 for n in order}  # node -> its first output's number
+        needed = needed | _read_from_outside(first)
+        self.needed = needed
+        # one pass, inputs before users: a node's tensor arguments are numbered by where
+        # they come from (-1 - k: the k-th input; j >= 0: the j-th output computed here)
+        outside: dict[tuple[int, int], int] = {}
+        inputs: list[Any] = []
+        sources: list[Value] = []
+        input_keys: list[Any] = []
+        classes: dict[Any, int] = {}
+        shapes: list[int] = []
+        structure: list[Any] = []
+        nxt = 0
+        for node in order:
+            wiring = []
+            for n, i in node.inputs:
+                base = first.get(id(n))
+                if base is not None:
+                    wiring.append(base + i)
+                    continue
+                k = outside.get((id(n), i))
+                if k is None:
+                    k = outside[(id(n), i)] = len(inputs)
+                    v = n.value[i]  # type: ignore[index]
+                    inputs.append(v)
+                    sources.append((n, i))
+                    if type(v) is np.ndarray:
+                        input_keys.append((v.dtype.str, v.ndim))
+                        shapes.append(classes.setdefault(v.shape, len(classes)))
+                    else:
+                        input_keys.append(None)
+                wiring.append(-1 - k)
+            first[id(node)] = nxt
+            nxt += node.n_out
+            for m in node.meta:  # NOTE [shape classes]
+                shapes.append(classes.setdefault(m[0], len(classes)))
+            structure.append((node.key, tuple(wiring)))
+        self.inputs = inputs
+        self.sources = sources
+        self.kept = tuple(id(n) in needed for n in order)
+        self.params = [p for node in order for p in node.params]
+        self.key = (_TIER[0], tuple(input_keys), tuple(structure), self.kept, tuple(shapes))
+
+
+def _read_from_outside(computing: Collection[int]) -> set[int]:
+    """Ids of nodes of the graph that a pending node outside it reads (their values must be
+    kept: a later sync reads them)."""
+    outside = [a.node[0] for a in list(LIVE) if a.node is not None]
+    stack = [n for n in outside if id(n) not in computing and n.value is None]
+    found: set[int] = set()
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for n, _ in node.inputs:
+            if id(n) in computing:
+                found.add(id(n))
+            elif n.value is None:
+                stack.append(n)
+    return found
+
+
+class Compiled:
+    """The compiled function(s) of one graph key: one per set of donated inputs (NOTE
+    [donated inputs]), the inputs that may be donated, and how outputs map to nodes."""
+
+    __slots__ = ("tier", "variants", "candidates", "slices", "sources")
+
+    def __init__(self, cut: Cut) -> None:
+        self.tier = cut.key[0]
+        self.variants: dict[tuple[bool, ...], Callable[..., Any]] = {}
+        self.sources: dict[tuple[bool, ...], str] = {}
+        self.slices: list[tuple[int, int, int]] = []  # (node index, first output, end)
+        at = 0
+        for k, (node, keep) in enumerate(zip(cut.order, cut.kept, strict=True)):
+            if keep:
+                self.slices.append((k, at, at + node.n_out))
+                at += node.n_out
+        base = compile_cut(cut, frozenset())
+        self.candidates: tuple[int, ...] = base[2]
+        self.variants[(False,) * len(self.candidates)] = base[0]
+        self.sources[(False,) * len(self.candidates)] = base[1]
+
+    def function(self, cut: Cut) -> tuple[Callable[..., Any], tuple[bool, ...]]:
+        """The function for this run: with the candidate inputs nobody else holds donated."""
+        mask = tuple(_donatable(cut, i) for i in self.candidates)
+        fn = self.variants.get(mask)
+        if fn is None:
+            donated = frozenset(i for i, m in zip(self.candidates, mask, strict=True) if m)
+            fn, src, _ = compile_cut(cut, donated)
+            self.variants[mask] = fn
+            self.sources[mask] = src
+        return fn, mask
+
+
+def compile_cut(
+    cut: Cut, donated: frozenset[int]
+) -> tuple[Callable[..., Any], str, tuple[int, ...]]:
+    """Lower, optimize and generate code for a cut graph (NOTE [lowering], NOTE [compiler
+    tiers]); returns the function, its source and the inputs it could write if donated."""
+    from ember.compiler.lowering import lower
+    from ember.compiler.pipeline import compile_lowered
+
+    start = time.perf_counter()
+    gm = lower(cut.order, cut.sources, cut.inputs, cut.kept, donated)
+    fn, src = compile_lowered(gm, cut.key[0])
+    wants = tuple(
+        ph.meta["input"]
+        for ph in gm.graph.find_nodes(op="placeholder")
+        if ph.meta.get("wants_donation")
+    )
+    metrics.sample("compile_time_s", time.perf_counter() - start)
+    return fn, src, wants
+
+
+def _donatable(cut: Cut, i: int) -> bool:
+    """Input ``i``'s array may be written by the graph (NOTE [donated inputs])."""
+    node, _ = cut.sources[i]
+    if id(node) in cut.needed:
+        return False
+    a = cut.inputs[i]
+    if type(a) is not np.ndarray or not a.flags.writeable:
+        return False
+    # held by: the node's value list, the cut's input list, this frame, getrefcount's argument
+    if sys.getrefcount(a) > 4:
+        return False
+    b = a.base
+    while b is not None:  # every object down to the memory is held only by the one above it
+        if sys.getrefcount(b) > 3:
+            return False
+        b = getattr(b, "base", None)
+    return True
+
+
+def compiler_tier() -> str:
+    """The tier to compile for (NOTE [compiler tiers])."""
+    if not _PIPELINE:
+        from ember.compiler import pipeline
+
+        _PIPELINE.append(pipeline)
+    return _PIPELINE[0].tier()
+
+
+_PIPELINE: list[Any] = []
+
+_TIER = ["numba"]  # the tier of the current sync (read from the environment once per sync)
+
+
+def prepare(roots: Sequence[Value], needed: set[int] | None = None) -> Cut | None:
+    """The cut graph the roots need (None when everything is computed)."""
     order = _topo(roots)
+    if not order:
+        return None
     if needed is None:
         needed = {id(n) for n, _ in roots}
-    if not order:
-        return
-    computing = {id(n) for n in order}
-    position: dict[tuple[int, int], int] = {}
-    inputs: list[Any] = []
-    input_keys: list[Any] = []
-    for node in order:
-        for n, i in node.inputs:
-            k = (id(n), i)
-            if id(n) in computing or k in position:
-                continue
-            position[k] = len(inputs)
-            v = n.value[i]  # type: ignore[index]
-            inputs.append(v)
-            input_keys.append((v.dtype.str, v.ndim) if isinstance(v, np.ndarray) else None)
-    nxt = len(inputs)
-    for node in order:  # outputs follow the inputs, in order
-        for i in range(node.n_out):
-            position[(id(node), i)] = nxt
-            nxt += 1
-    wiring = [tuple(position[(id(n), i)] for n, i in node.inputs) for node in order]
-    kept = tuple(id(n) in needed for n in order)
-    key = (
-        tuple(input_keys),
-        tuple((node.key, w) for node, w in zip(order, wiring, strict=True)),
-        kept,
-    )
-    plan = _CACHE.get(key)
-    if plan is None:
+    _TIER[0] = compiler_tier()
+    return Cut(needed, order)
+
+
+def compiled(cut: Cut) -> Compiled:
+    """The compiled graph of a cut (from the cache, or compiled now)."""
+    entry = _CACHE.get(cut.key)
+    if entry is None:
         metrics.count("compile_cache_miss")
-        start = time.perf_counter()
-        plan = _compile_graph(order, wiring, needed, position, len(inputs))
-        _CACHE[key] = plan
-        metrics.sample("compile_time_s", time.perf_counter() - start)
+        if debug_enabled():
+            _explain_miss(cut)
+        entry = _CACHE[cut.key] = Compiled(cut)
     else:
         metrics.count("compile_cache_hit")
+    return entry
+
+
+def run(roots: Sequence[Value], needed: set[int] | None = None) -> None:
+    """Compute every node the roots need (NOTE [lazy sync]); ``needed``: ids of nodes
+    whose values must be kept (the compiler may drop or overwrite the others)."""
+    cut = prepare(roots, needed)
+    if cut is None:
+        return
+    entry = compiled(cut)
+    fn, mask = entry.function(cut)
     start = time.perf_counter()
-    env = inputs + [None] * (nxt - len(inputs))
-    for step, w, computes, out_at in plan.steps:
-        nodes = [order[k] for k in computes]
-        outs = step([env[p] for p in w], nodes)
-        for p, v in zip(out_at, outs, strict=True):
-            env[p] = v
-        if len(nodes) == 1:
-            nodes[0].value = outs
-        else:  # a fused group: only its root has a value (NOTE [fusion groups])
-            nodes[-1].value = outs
+    outs = fn(*cut.inputs, *cut.params)
+    order = cut.order
+    for k, a, b in entry.slices:
+        order[k].value = list(outs[a:b])
     metrics.sample("execute_time_s", time.perf_counter() - start)
     metrics.sample("graph_nodes", len(order))
     metrics.count("graphs_executed")
     metrics.count("nodes_executed", len(order))
+    metrics.count(f"tier::{_TIER_NAMES[entry.tier]}")
+    donated = sum(mask)
+    if donated:
+        metrics.count("inputs_written_in_place", donated)
 
 
-# --------------------------------------------------------------------------- steps
+_TIER_NAMES = {"interpreter": "interpreter", "numpy": "numpy_source", "numba": "numpy_source"}
 
 
-def _compile_graph(
-    order: list[Node],
-    wiring: list[tuple[int, ...]],
-    needed: set[int],
-    position: dict[tuple[int, int], int],
-    n_inputs: int,
-) -> Plan:
-    """One step per node, except that each fusion group is one step (numba tier)."""
-    from ember.compiler import fusion, numba_tier
-
-    groups = fusion.find_groups(order, needed) if numba_tier.numba_available() else []
-    in_group = {k: g for g in groups for k in g}
-    steps = []
-    for k, node in enumerate(order):
-        group = in_group.get(k)
-        if group is None:
-            single = _compile(node)
-            out_at = tuple(position[(id(node), i)] for i in range(node.n_out))
-            steps.append((_one(single), wiring[k], (k,), out_at))
-        elif k == group[-1]:  # the root: the whole group runs here
-            members = [order[j] for j in group]
-            fused = numba_tier.Fused(members, [_compile(m) for m in members])
-            ext = tuple(position[key] for key in _external_keys(fused))
-            steps.append((fused, ext, tuple(group), (position[(id(node), 0)],)))
-    return Plan(steps, n_inputs)
+def debug_enabled() -> bool:
+    return os.environ.get("EMBER_LAZY_DEBUG", "") not in ("", "0")
 
 
-def _external_keys(fused: Any) -> list[tuple[int, int]]:
-    return list(fused.externals)
+def _explain_miss(cut: Cut) -> None:
+    """Print what differs between a graph compiled now and the nearest one cached."""
+    print(
+        f"[ember.lazy] compiling a graph of {len(cut.order)} nodes: {miss_reason(cut.key)}",
+        file=sys.stderr,
+    )
 
 
-def _one(step: Step) -> GraphStep:
-    return lambda ins, nodes: step(ins, nodes[0].params)
+def miss_reason(key: Any) -> str:
+    """What differs from the cached key nearest to ``key`` (the first difference)."""
+    if not _CACHE:
+        return "nothing was compiled before"
+    tier, inputs, nodes, kept, shapes = key
+
+    def common(other: Any) -> int:
+        k = 0
+        for a, b in zip(nodes, other[2], strict=False):
+            if a != b:
+                break
+            k += 1
+        return k + (inputs == other[1]) * 10**6
+
+    nearest = max(_CACHE, key=common)
+    o_tier, o_inputs, o_nodes, o_kept, o_shapes = nearest
+    if tier != o_tier:
+        return f"tier {tier} (cached: {o_tier})"
+    if len(inputs) != len(o_inputs):
+        return f"{len(inputs)} inputs (nearest cached graph: {len(o_inputs)})"
+    for i, (a, b) in enumerate(zip(inputs, o_inputs, strict=True)):
+        if a != b:
+            return f"input {i} is {_describe_input(a)} (nearest cached graph: {_describe_input(b)})"
+    for k, (a, b) in enumerate(zip(nodes, o_nodes, strict=False)):
+        if a != b:
+            return f"node {k}: {_describe_node(a)} (nearest cached graph: {_describe_node(b)})"
+    if len(nodes) != len(o_nodes):
+        return f"{len(nodes)} nodes (nearest cached graph: {len(o_nodes)}, the same up to there)"
+    if kept != o_kept:
+        k = next(j for j, (a, b) in enumerate(zip(kept, o_kept, strict=True)) if a != b)
+        return f"node {k} is {'kept' if kept[k] else 'not kept'} for the caller this time"
+    return "the same ops, but values of different shapes are equal (NOTE [shape classes])"
 
 
-def _compile(node: Node) -> Step:
-    if node.kind == "view":
-        _, base_strides, *geometry = node.args
-
-        def view(ins: list[Any], params: tuple[Any, ...]) -> list[Any]:
-            return [layout.window(layout.laid_out(ins[0], base_strides), *geometry)]
-
-        return view
-    if node.kind == "write":
-        base_shape, base_strides, *geometry = node.args
-
-        def write(ins: list[Any], params: tuple[Any, ...]) -> list[Any]:
-            new = layout.fresh(base_shape, base_strides, ins[0].dtype)
-            new[...] = ins[0]
-            layout.window(new, *geometry)[...] = ins[1]
-            return [new]
-
-        return write
-    return _call_step(node)
+def _describe_input(k: Any) -> str:
+    if k is None:
+        return "not an array"
+    return f"{np.dtype(k[0]).name} of rank {k[1]}"
 
 
-def _call_step(node: Node) -> Step:
-    """Run the op on the cpu kernels (``redispatch`` to CPU only: nothing above it runs)."""
-    op = node.op
-    assert op is not None
-    args_t, kwargs_t, written = node.args, node.kwargs, frozenset(node.written)
-    redispatch = op.redispatch
-
-    def call(ins: list[Any], params: tuple[Any, ...]) -> list[Any]:
-        tensors = [
-            wrap(np.array(a, copy=True, order="K") if i in written else a)
-            for i, a in enumerate(ins)
-        ]
-        args = _fill(args_t, tensors, params)
-        kwargs = _fill(kwargs_t, tensors, params)
-        result = redispatch(CPU_BIT, *args, **kwargs)
-        outs: list[Any] = []
-        _flatten(result, outs)
-        outs.extend(tensors[i]._data for i in node.written)
-        return outs
-
-    return call
-
-
-def _fill(x: Any, tensors: list[Tensor], params: tuple[Any, ...]) -> Any:
-    if type(x) is Slot:
-        return tensors[x.i]
-    if type(x) is Param:
-        return params[x.j]
-    if isinstance(x, tuple):
-        return tuple(_fill(e, tensors, params) for e in x)
-    if isinstance(x, list):
-        return [_fill(e, tensors, params) for e in x]
-    if isinstance(x, dict):
-        return {k: _fill(v, tensors, params) for k, v in x.items()}
-    return x
-
-
-def _flatten(result: Any, out: list[Any]) -> None:
-    if isinstance(result, Tensor):
-        out.append(result._data)
-    elif isinstance(result, (list, tuple)):
-        for r in result:
-            _flatten(r, out)
-    elif result is None:
-        out.append(None)
-    else:
-        out.append(np.asarray(result))
+def _describe_node(entry: Any) -> str:
+    key, wiring = entry
+    if isinstance(key, tuple) and len(key) == 7:
+        kind, op, args, kwargs, params, _, _ = key
+        what = str(op) if op is not None else kind
+        return f"{what} args={args} kwargs={dict(kwargs)} params={params} reading {list(wiring)}"
+    return f"{key} reading {list(wiring)}"

@@ -569,7 +569,7 @@ def block_diag(tensors: list[Tensor]) -> Tensor:
 def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     d = self._data
     k, d0, d1 = rot90_plan(d.ndim, k, dims)
-    return wrap(np.ascontiguousarray(np.rot90(d, k, (d0, d1))))
+    return wrap(np.array(np.rot90(d, k, (d0, d1)), order="C"))  # a copy, even for k=0
 
 
 @impl(aten.repeat_interleave.Tensor, CPU)

@@ -632,4 +632,6 @@ def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     a, b = self._data.astype(rdt, copy=False), other._data.astype(rdt, copy=False)
     with quiet_block():
         r = np.cross(a, b, axisa=d, axisb=d, axisc=d) if a.size or b.size else np.zeros(shape, rdt)
-    return wrap(np.ascontiguousarray(np.broadcast_to(r, shape), rdt))
+    if r.shape != tuple(shape):
+        r = np.broadcast_to(r, shape)
+    return wrap(np.array(r, rdt, order="C"))  # writable and its own (broadcast_to's is neither)

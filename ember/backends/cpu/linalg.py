@@ -110,8 +110,8 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
     t = prod.dtype.type
     if alpha != 1:
         prod = prod * t(alpha)
-    if beta == 0:  # self is ignored, NaNs and all
-        return wrap(np.ascontiguousarray(np.broadcast_to(prod, shape)))
+    if beta == 0:  # self is ignored, NaNs and all (a writable result: never the broadcast)
+        return wrap(prod if prod.shape == tuple(shape) else np.broadcast_to(prod, shape).copy())
     s = self._data if beta == 1 else self._data * t(beta)
     with quiet_block():
         return wrap((s + prod).astype(prod.dtype, copy=False))

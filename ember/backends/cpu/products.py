@@ -122,4 +122,6 @@ def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     a, b = x1._data.astype(d.np, copy=False), x2._data.astype(d.np, copy=False)
     with quiet_block():
         out = euclidean(a, b) if a.size and b.size else np.zeros(shape, d.np)
-    return wrap(np.ascontiguousarray(np.broadcast_to(out, shape)))
+    if out.shape == tuple(shape):  # fresh: broadcast_to would make it a read-only view
+        return wrap(np.ascontiguousarray(out))
+    return wrap(np.array(np.broadcast_to(out, shape), order="C"))

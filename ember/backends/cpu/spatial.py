@@ -768,7 +768,7 @@ def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
     lead = x.shape[:-3]
     k = len(lead)
     y = x.reshape(*lead, c, r, r, h, w).transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
-    return wrap(np.ascontiguousarray(y).reshape(shape))
+    return wrap(np.array(y, order="C").reshape(shape))  # a copy, even for a factor of 1
 
 
 @impl(aten.pixel_unshuffle.default, CPU)
@@ -779,7 +779,7 @@ def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     lead = x.shape[:-3]
     k = len(lead)
     y = x.reshape(*lead, c, h, r, w, r).transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return wrap(np.ascontiguousarray(y).reshape(shape))
+    return wrap(np.array(y, order="C").reshape(shape))  # a copy, even for a factor of 1
 
 
 # --------------------------------------------------------------------------- im2col / col2im

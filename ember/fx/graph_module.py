@@ -1,0 +1,128 @@
+"""``GraphModule``: a module whose ``forward`` is Python generated from a ``Graph``.
+
+>>> g = ember.fx.Graph()
+>>> x = g.placeholder("x")
+>>> _ = g.output(g.call_function(ember.ops.aten.mul.Tensor, (x, 2), name="mul"))
+>>> gm = ember.fx.GraphModule(ember.nn.Module(), g)
+>>> gm(ember.ones(2))
+tensor([2., 2.])
+>>> print(gm.code.strip())
+def forward(self, x):
+    mul = ember.ops.aten.mul.Tensor(x, 2);  x = None
+    return mul
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Any
+
+from ember.fx.graph import Graph
+from ember.nn.modules.module import Module
+
+__all__ = ["GraphModule"]
+
+_COUNTER = itertools.count()
+
+
+def compile_source(src: str, globals_: dict[str, Any], name: str, kind: str) -> Any:
+    """Compile generated source under a unique file name kept in ``linecache``, so
+    tracebacks and ``inspect`` show the generated lines; returns the function ``name``."""
+    filename = f"<ember.fx {kind} {next(_COUNTER)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
+    namespace = dict(globals_)
+    exec(compile(src, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    return namespace[name]
+
+
+class GraphModule(Module):
+    """A ``Module`` running a ``Graph``; ``root`` (a module, or a dict of name to object)
+    provides what the graph's ``get_attr`` and ``call_module`` nodes read."""
+
+    def __init__(
+        self, root: Module | dict[str, Any], graph: Graph, class_name: str = "GraphModule"
+    ) -> None:
+        super().__init__()
+        self.__dict__["_class_name"] = class_name
+        self.__dict__["meta"] = {}
+        for node in graph.nodes:
+            if node.op in ("get_attr", "call_module"):
+                _copy_attr(root, self, str(node.target))
+        self.__dict__["_graph"] = graph
+        graph.owning_module = self
+        self.recompile()
+
+    @property
+    def graph(self) -> Graph:
+        return self.__dict__["_graph"]
+
+    @graph.setter
+    def graph(self, g: Graph) -> None:
+        self.__dict__["_graph"] = g
+        g.owning_module = self
+        self.recompile()
+
+    @property
+    def code(self) -> str:
+        """The generated source of ``forward``."""
+        return self.__dict__["_code"]
+
+    def recompile(self) -> Any:
+        """Generate ``forward`` again from the graph (after editing it); the source now,
+        the function when it is first called."""
+        code = self.graph.python_code("self")
+        self.__dict__["_code"] = code.src
+        self.__dict__["_globals"] = code.globals
+        self.__dict__["_forward_fn"] = None
+        return code
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        fn = self.__dict__["_forward_fn"]
+        if fn is None:
+            fn = compile_source(self.code, self.__dict__["_globals"], "forward", self._class_name)
+            self.__dict__["_forward_fn"] = fn
+        return fn(self, *args, **kwargs)
+
+    def print_readable(self, print_output: bool = True) -> str:
+        """The module as a class with its ``forward``; printed unless ``print_output`` is
+        False; returned either way."""
+        body = "\n".join(f"    {line}" if line else "" for line in self.code.splitlines())
+        text = f"class {self._class_name}(ember.nn.Module):\n{body}\n"
+        if print_output:
+            print(text)
+        return text
+
+    def __str__(self) -> str:
+        return f"{self._class_name}()\n\n\n\n{self.code}"
+
+    def __repr__(self) -> str:
+        return f"{self._class_name}()"
+
+
+def _copy_attr(root: Any, into: Module, qualified: str) -> None:
+    """Copy the object at a dotted path of ``root`` (a dict keyed by the full path, or a
+    module) to the same path in ``into``, making empty modules for the path's parents."""
+    if isinstance(root, dict):
+        if qualified not in root:
+            raise RuntimeError(f"GraphModule: the root dict has no entry {qualified!r}")
+        value, buffer = root[qualified], False
+    else:
+        owner = root
+        *prefix, field = qualified.split(".")
+        for part in prefix:
+            owner = getattr(owner, part)
+        value = getattr(owner, field)
+        buffer = isinstance(owner, Module) and field in owner._buffers
+    *prefix, field = qualified.split(".")
+    dst = into
+    for part in prefix:
+        nxt = dst._modules.get(part)
+        if nxt is None:
+            nxt = Module()
+            setattr(dst, part, nxt)
+        dst = nxt
+    if buffer:
+        dst.register_buffer(field, value)
+    else:
+        setattr(dst, field, value)
