@@ -45,4 +45,29 @@ from ember.nn.modules import (
     Softmax,
     Tanh,
 )
+
 # ---- end of layers ----
+# isort: split
+# ---- more layers: activations, losses, recurrent, transformer ----
+from ember.nn.modules import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU6,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)

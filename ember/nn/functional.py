@@ -641,3 +641,12 @@ def _merge_masks(
         kp = additive(key_padding_mask).reshape(bsz, 1, 1, src_len)
         mask = kp if mask is None else mask + kp
     return mask
+
+
+# --------------------------------------------------------------------------- more layers
+# activations, losses and distances live in modules of their own, re-exported here
+# isort: split
+from ember.nn import _functional_activation as _activation  # noqa: E402
+from ember.nn._functional_activation import *  # noqa: E402, F403
+
+__all__ += _activation.__all__

@@ -1,6 +1,7 @@
 """Meta rules: shapes and dtypes with no data. Importing this package registers them."""
 
 from ember.backends.meta import (  # noqa: F401
+    activation,
     backward,
     copies,
     creation,

@@ -22,4 +22,29 @@ from ember.nn.modules.loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, M
 from ember.nn.modules.normalization import LayerNorm
 from ember.nn.modules.pooling import AvgPool2d, MaxPool2d
 from ember.nn.modules.sparse import Embedding
+
 # ---- end of layers ----
+# isort: split
+# ---- more layers: activations, losses, recurrent, transformer ----
+from ember.nn.modules.activation import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU6,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)

@@ -1,6 +1,7 @@
 """The op catalogue: every aten op ember has, declared once by its schema, by family."""
 
 from ember.ops.native import (  # noqa: F401
+    activation,
     backward,
     copies,
     creation,
