@@ -650,3 +650,7 @@ from ember.nn import _functional_activation as _activation  # noqa: E402
 from ember.nn._functional_activation import *  # noqa: E402, F403
 
 __all__ += _activation.__all__
+from ember.nn import _functional_loss as _loss  # noqa: E402
+from ember.nn._functional_loss import *  # noqa: E402, F403
+
+__all__ += _loss.__all__

@@ -7,6 +7,7 @@ from ember.backends.cpu import (  # noqa: F401
     creation,
     indexing,
     linalg,
+    loss,
     nn,
     pointwise,
     reductions,

@@ -48,3 +48,20 @@ from ember.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
+from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance
+from ember.nn.modules.linear import Bilinear, Unflatten
+from ember.nn.modules.loss import (
+    BCELoss,
+    CosineEmbeddingLoss,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)

@@ -351,6 +351,15 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
         raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
 
 
+def check_nll_batch(self: Tensor, target: Tensor) -> None:
+    """``nll_loss_nd``'s first check (a ValueError in PyTorch): one target per sample."""
+    if self.ndim > 1 and target.ndim >= 1 and self.shape[0] != target.shape[0]:
+        raise ValueError(
+            f"nll_loss: Expected input batch_size ({self.shape[0]}) to match target batch_size "
+            f"({target.shape[0]})."
+        )
+
+
 def loss_dtype(self: Tensor, target: Tensor, op: str) -> dtype:
     """The promoted dtype of a pointwise loss; integral and complex dtypes raise PyTorch's
     NotImplementedError."""
@@ -503,6 +512,7 @@ def nll_loss_nd(
 ) -> Tensor:
     if self.ndim < 1:
         raise ValueError(f"nll_loss_nd: Expected 1 or more dimensions (got {self.ndim})")
+    check_nll_batch(self, target)
     if self.ndim <= 2:
         return aten.nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
     n, c = self.shape[0], self.shape[1]
@@ -537,6 +547,7 @@ def cross_entropy_loss(
     logp = aten._log_softmax.default(self, class_dim, False)
     floating = target.dtype.is_floating_point
     if not floating and label_smoothing <= 0:  # class indices: the common case
+        check_nll_batch(self, target)
         if 1 <= ndim <= 2:
             return aten.nll_loss_forward.default(logp, target, weight, reduction, ignore_index)[0]
         return aten.nll_loss_nd.default(logp, target, weight, reduction, ignore_index)
