@@ -85,6 +85,11 @@ from ember.nn.modules import (
     Softsign,
     Tanhshrink,
     Threshold,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
     TripletMarginLoss,
     Unflatten,
 )

@@ -65,3 +65,10 @@ from ember.nn.modules.loss import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
+from ember.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

@@ -502,9 +502,10 @@ class MultiheadAttention(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(
-                "MultiheadAttention: add_bias_kv and add_zero_attn are not supported by ember yet"
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
+                f"and num_heads={num_heads} instead"
             )
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -530,7 +531,11 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(ember.empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(ember.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
@@ -544,6 +549,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def forward(
         self,
@@ -556,9 +565,21 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        batched = query.ndim == 3
-        if self.batch_first and batched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        if query.dim() not in (2, 3):
+            raise AssertionError(
+                f"query should be unbatched 2D or batched 3D tensor but received "
+                f"{query.dim()}-D query tensor"
+            )
+        batched = query.dim() == 3
+        if self.batch_first and batched:  # transposed, keeping which of them are one tensor
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         out, weights = F.multi_head_attention_forward(
             query,
             key,
@@ -567,8 +588,8 @@ class MultiheadAttention(Module):
             self.num_heads,
             self.in_proj_weight,
             self.in_proj_bias,
-            None,
-            None,
+            self.bias_k,
+            self.bias_v,
             self.add_zero_attn,
             self.dropout,
             self.out_proj.weight,
@@ -585,5 +606,5 @@ class MultiheadAttention(Module):
             is_causal=is_causal,
         )
         if self.batch_first and batched:
-            out = out.transpose(0, 1)
+            out = out.transpose(1, 0)
         return out, weights

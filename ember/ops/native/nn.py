@@ -658,15 +658,25 @@ def scaled_dot_product_attention(
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Tensor:
-    if enable_gqa:
-        raise NotImplementedError(
-            "scaled_dot_product_attention: enable_gqa=True is not supported by ember yet"
-        )
+    # NOTE [attention math]: PyTorch's math path. With a mask, a row every key of which is
+    # masked out attends to nothing: its weights are 0, not the NaN of a softmax over -inf
+    # (PyTorch's _safe_softmax), so its output and gradients are 0. Without one (is_causal
+    # included) PyTorch's CPU kernel is its flash kernel, whose row of -inf scores (from inf
+    # inputs) stays NaN, and so does ember's; a causal mask hides the scores above the diagonal,
+    # NaN or not.
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
             "attn_mask should not be set when is_causal=True"
         )
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        heads, kv_heads = query.shape[-3], key.shape[-3]
+        if heads % kv_heads:
+            raise RuntimeError(
+                f"scaled_dot_product_attention: number of heads in query ({heads}) must be "
+                f"divisible by the number of heads in key and value ({kv_heads})"
+            )
+        key, value = (_repeat_heads(t, heads // kv_heads) for t in (key, value))
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query.matmul(key.transpose(-2, -1)) * s
     if is_causal:
@@ -674,11 +684,22 @@ def scaled_dot_product_attention(
         keep = aten.ones.default([n_q, n_k], dtype=bool_, device=query.device).tril()
         scores = scores.masked_fill(~keep, float("-inf"))
     elif attn_mask is not None:
-        if attn_mask.dtype is bool_:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    attn = scores.softmax(-1)
+        if attn_mask.dtype is bool_:  # made additive, as PyTorch does: a NaN score stays NaN
+            zeros = aten.zeros.default([], dtype=scores.dtype, device=scores.device)
+            attn_mask = zeros.masked_fill(~attn_mask, float("-inf"))
+        scores = scores + attn_mask
+    if attn_mask is not None:
+        dead = (scores == float("-inf")).all(-1, keepdim=True)
+        attn = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+    else:
+        attn = scores.softmax(-1)
     if dropout_p > 0.0:
         attn = aten.dropout.default(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _repeat_heads(t: Tensor, r: int) -> Tensor:
+    """Each head of ``(..., H, S, D)`` repeated ``r`` times in place (repeat_interleave)."""
+    shape = list(t.shape)
+    wide = t.unsqueeze(-3).expand([*shape[:-2], r, *shape[-2:]])
+    return wide.reshape([*shape[:-3], shape[-3] * r, *shape[-2:]])
