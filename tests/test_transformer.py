@@ -8,6 +8,7 @@ inputs that require grad), which is what ember always computes."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -251,10 +252,11 @@ def test_encoder_and_decoder_stacks_match_torch() -> None:
         t = torch.nn.TransformerEncoder(lt, 3, norm=torch.nn.LayerNorm(8)).double()
         load_from_torch(e, t)
         ex, tx = to_pair(_seq(bf, 2, 5, 8))
-        mask = torch.nn.Transformer.generate_square_subsequent_mask(5).double()
+        e_mask = ember.nn.Transformer.generate_square_subsequent_mask(5).double()
+        t_mask = torch.nn.Transformer.generate_square_subsequent_mask(5).double()
         compare_call(
-            lambda a: e(a, mask=ember.nn.Transformer.generate_square_subsequent_mask(5).double()),
-            lambda a: t(a, mask=mask), (ex,), (tx,), list(e.parameters()), list(t.parameters()),
+            partial(e, mask=e_mask), partial(t, mask=t_mask), (ex,), (tx,),
+            list(e.parameters()), list(t.parameters()),
         )  # fmt: skip
         ld = ember.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=bf)
         ltd = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=bf)
