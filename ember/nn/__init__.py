@@ -49,6 +49,7 @@ from ember.nn.modules import (
 # ---- end of layers ----
 # isort: split
 # ---- more layers: activations, losses, recurrent, transformer ----
+from ember.nn import utils  # noqa: E402
 from ember.nn.modules import (
     CELU,
     ELU,

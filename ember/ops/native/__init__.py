@@ -14,4 +14,5 @@ from ember.ops.native import (  # noqa: F401
     pointwise,
     reductions,
     views,
+    weight_norm,
 )

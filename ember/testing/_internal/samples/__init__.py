@@ -14,4 +14,5 @@ from ember.testing._internal.samples import (  # noqa: F401
     pointwise,
     reductions,
     views,
+    weight_norm,
 )
