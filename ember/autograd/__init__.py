@@ -11,6 +11,7 @@ from ember.autograd import derivatives as _derivatives  # noqa: F401  (fills the
 from ember.autograd import derivatives_activation as _derivatives_activation  # noqa: F401
 from ember.autograd import derivatives_loss as _derivatives_loss  # noqa: F401
 from ember.autograd import derivatives_nn as _derivatives_nn  # noqa: F401
+from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
 from ember.autograd import kernel as _kernel
 from ember.autograd.anomaly_mode import detect_anomaly, is_anomaly_enabled
 from ember.autograd.api import backward, grad

@@ -11,6 +11,7 @@ from ember.backends.meta import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    rnn,
     variants,  # noqa: F401  (last: derives in-place/out rules)
     views,
 )

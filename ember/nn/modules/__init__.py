@@ -65,6 +65,7 @@ from ember.nn.modules.loss import (
     SoftMarginLoss,
     TripletMarginLoss,
 )
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,

@@ -13,6 +13,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     nn,
     pointwise,
     reductions,
+    rnn,
     views,
     weight_norm,
 )
