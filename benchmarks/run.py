@@ -51,7 +51,7 @@ Thunk = Callable[[], Any]
 
 @dataclass
 class Case:
-    group: str  # "tiny", "override", "dispatch", "large", "train" or "lazy"
+    group: str  # "tiny", "override", "dispatch", "large", "train", "lazy" or "nn"
     name: str
     ember: Thunk
     numpy: Thunk | None
@@ -445,6 +445,7 @@ def _run(args: argparse.Namespace) -> int:
     repeats, budget = (3, 0.005) if args.quick else (7, 0.05)
     cases = tiny_cases() + override_cases() + python_key_cases()
     cases += large_cases(args.quick) + train_cases() + lazy_cases(args.quick)
+    cases += __import__("benchmarks.nn_models", fromlist=["cases"]).cases(args.quick)
     cases = [c for c in cases if args.filter in c.group or args.filter in c.name]
     versions = f"ember {ember.__version__}, numpy {np.__version__}"
     versions += f", torch {torch.__version__}" if torch is not None else ", torch not installed"

@@ -5,11 +5,13 @@ PyTorch runs a float32 LSTM on the CPU through ``mkldnn_rnn_layer``: one op per 
 direction, with its own backward, instead of a dozen small ops per time step. ember's kernel
 is the same idea in NumPy. The forward multiplies the input by ``W_ih`` for every time step
 in one matmul, then per step adds ``h @ W_hh^T`` and applies the gates in place (about a dozen
-NumPy calls on ``(B, 4H)`` arrays), keeping the gate activations and cell states in the
-workspace ``(T, B, 5H)``: ``[i, f, g, o, c]``. The backward walks the steps in reverse,
-forming the gates' gradients ``(T, B, 4H)`` with one matmul by ``W_hh`` per step, then gets
-the input's and both weights' gradients from three matmuls over every step at once.
-(PyTorch's workspace is an opaque MKL-DNN buffer; ember's is this float tensor.)
+NumPy calls). The gates are laid out gate-major, ``(4, B, H)``, so every call runs on
+contiguous memory (a ufunc on a column block of a ``(B, 4H)`` array is several times
+slower). The workspace, a flat float tensor, holds the gate activations ``(T, 4, B, H)`` and
+the cell states ``(T, B, H)``. The backward walks the steps in reverse, forming the gates'
+gradients with one batched matmul by ``W_hh`` per step, then gets the input's and both
+weights' gradients from three matmuls over every step at once. (PyTorch's workspace is an
+opaque MKL-DNN byte buffer; ember's is this float tensor.)
 """
 
 from __future__ import annotations
@@ -32,12 +34,19 @@ def _time_major(x: np.ndarray, batch_first: bool) -> np.ndarray:
     return x.transpose(1, 0, 2) if batch_first else x
 
 
-def _sigmoid_into(src: np.ndarray, dst: np.ndarray) -> None:
-    """``dst = sigmoid(src)`` as ``tanh(x / 2) / 2 + 1/2`` (no overflow), four ufunc calls."""
-    np.multiply(src, 0.5, out=dst)
-    np.tanh(dst, out=dst)
-    np.multiply(dst, 0.5, out=dst)
-    np.add(dst, 0.5, out=dst)
+_ORDER = [0, 1, 3, 2]  # PyTorch's gates (i, f, g, o) in the kernel's order (i, f, o, g)
+_HALF = np.array([0.5, 0.5, 0.5, 1.0])  # the sigmoid gates' pre-activations, halved
+
+
+def _gates(w: np.ndarray, h: int) -> np.ndarray:
+    """PyTorch's ``(4H, ...)`` gate rows as ``(4, H, ...)`` in the kernel's order."""
+    return w.reshape(4, h, *w.shape[1:])[_ORDER]
+
+
+def _split_workspace(ws: np.ndarray, t: int, b: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """The workspace's gate activations ``(T, 4, B, H)`` and cell states ``(T, B, H)``."""
+    n = t * 4 * b * h
+    return ws[:n].reshape(t, 4, b, h), ws[n:].reshape(t, b, h)
 
 
 @impl(aten.mkldnn_rnn_layer.default, CPU)
@@ -63,32 +72,36 @@ def mkldnn_rnn_layer(
         input, weight0, weight1, hx_, cx_, batch_sizes, mode, hidden_size, batch_first
     )
     dt = input.dtype.np
-    x = _time_major(input._data, batch_first)
-    xp = np.matmul(x.reshape(t_max * b, -1), weight0._data.T)  # every step's input gates
+    half = _HALF.astype(dt)[:, None, None]
+    x = _time_major(input._data, batch_first).reshape(t_max * b, -1)
+    w_ih = _gates(weight0._data, h) * half  # (4, H, I): sigmoid(z) = tanh(z / 2) / 2 + 1/2
+    xp = np.matmul(x, w_ih.transpose(0, 2, 1))  # (4, T*B, H): every step's input gates
     if has_biases:
-        xp += weight2._data + weight3._data
-    xp = xp.reshape(t_max, b, 4 * h)
-    whh_t = np.ascontiguousarray(weight1._data.T)
-    ws = np.empty((t_max, b, 5 * h), dt)
+        xp += _gates(weight2._data + weight3._data, h)[:, None, :] * half
+    xp = xp.reshape(4, t_max, b, h)
+    whh = np.ascontiguousarray((_gates(weight1._data, h) * half).transpose(0, 2, 1))
+    ws = np.empty(5 * t_max * b * h, dt)
+    acts, cells = _split_workspace(ws, t_max, b, h)
     out = np.empty((t_max, b, h), dt)
-    buf = np.empty((b, 4 * h), dt)
+    buf = np.empty((4, b, h), dt)
     prod = np.empty((b, h), dt)
     hcur, ccur = hx_._data, cx_._data
-    h1, h2, h3 = h, 2 * h, 3 * h
     with quiet_block():
         for t in range(t_max - 1, -1, -1) if reverse else range(t_max):
-            np.matmul(hcur, whh_t, out=buf)
-            buf += xp[t]
-            act = ws[t, :, : 4 * h]
-            _sigmoid_into(buf, act)  # i, f, o (g is overwritten next)
-            np.tanh(buf[:, h2:h3], out=act[:, h2:h3])
-            cnew = ws[t, :, 4 * h :]
-            np.multiply(act[:, h1:h2], ccur, out=cnew)
-            np.multiply(act[:, :h1], act[:, h2:h3], out=prod)
+            np.matmul(hcur, whh, out=buf)  # (B, H) @ (4, H, H): each gate contiguous
+            buf += xp[:, t]
+            act = acts[t]
+            np.tanh(buf, out=act)  # g's activation, and i, f, o's halfway
+            sig = act[:3]
+            sig *= 0.5
+            sig += 0.5
+            cnew = cells[t]
+            np.multiply(act[1], ccur, out=cnew)
+            np.multiply(act[0], act[3], out=prod)
             cnew += prod
             hnew = out[t]
             np.tanh(cnew, out=hnew)
-            hnew *= act[:, h3:]
+            hnew *= act[2]
             hcur, ccur = hnew, cnew
     output = np.ascontiguousarray(_time_major(out, batch_first))
     return wrap(output), wrap(np.array(hcur, dt)), wrap(np.array(ccur, dt)), wrap(ws)
@@ -127,43 +140,45 @@ def mkldnn_rnn_layer_backward(
     x = _time_major(input._data, batch_first)
     out = _time_major(output._data, batch_first)
     go = None if grad_output is None else _time_major(grad_output._data, batch_first)
-    ws = workspace._data
-    whh = weight2._data
-    dgates = np.empty((t_max, b, 4 * h), dt)
+    acts, cells = _split_workspace(workspace._data, t_max, b, h)
+    whh = np.ascontiguousarray(_gates(weight2._data, h))  # (4, H, H), the kernel's order
+    dgates = np.empty((t_max, 4, b, h), dt)
     dh = np.zeros((b, h), dt) if grad_hy is None else grad_hy._data.astype(dt, copy=True)
     dc_next = np.zeros((b, h), dt) if grad_cy is None else grad_cy._data.astype(dt, copy=True)
-    deriv = np.empty((b, 4 * h), dt)
+    deriv = np.empty((4, b, h), dt)
     tc = np.empty((b, h), dt)
     dc = np.empty((b, h), dt)
-    h1, h2, h3 = h, 2 * h, 3 * h
+    back = np.empty((4, b, h), dt)
     steps = list(range(t_max - 1, -1, -1) if reverse else range(t_max))
     with quiet_block():
         for k in range(len(steps) - 1, -1, -1):  # the processing order, backwards
             t = steps[k]
             if go is not None:
                 dh += go[t]
-            act = ws[t, :, : 4 * h]
-            c = ws[t, :, 4 * h :]
-            c_prev = ws[steps[k - 1], :, 4 * h :] if k else cx_tmp._data
-            np.subtract(1, act, out=deriv)  # sigmoid' = s (1 - s) ...
-            deriv *= act
-            np.multiply(act[:, h2:h3], act[:, h2:h3], out=deriv[:, h2:h3])  # ... tanh' for g
-            np.subtract(1, deriv[:, h2:h3], out=deriv[:, h2:h3])
-            np.tanh(c, out=tc)
+            act = acts[t]  # i, f, o, g
+            c_prev = cells[steps[k - 1]] if k else cx_tmp._data
+            np.subtract(1, act[:3], out=deriv[:3])  # sigmoid' = s (1 - s) ...
+            deriv[:3] *= act[:3]
+            np.multiply(act[3], act[3], out=deriv[3])  # ... and tanh' = 1 - g^2
+            np.subtract(1, deriv[3], out=deriv[3])
+            np.tanh(cells[t], out=tc)
             np.multiply(tc, tc, out=dc)
             np.subtract(1, dc, out=dc)
-            dc *= act[:, h3:]
+            dc *= act[2]
             dc *= dh
             dc += dc_next
             dg = dgates[t]
-            np.multiply(dc, act[:, h2:h3], out=dg[:, :h1])  # d i
-            np.multiply(dc, c_prev, out=dg[:, h1:h2])  # d f
-            np.multiply(dc, act[:, :h1], out=dg[:, h2:h3])  # d g
-            np.multiply(dh, tc, out=dg[:, h3:])  # d o
+            np.multiply(dc, act[3], out=dg[0])  # d i
+            np.multiply(dc, c_prev, out=dg[1])  # d f
+            np.multiply(dh, tc, out=dg[2])  # d o
+            np.multiply(dc, act[0], out=dg[3])  # d g
             dg *= deriv
-            np.multiply(dc, act[:, h1:h2], out=dc_next)
-            dh = np.matmul(dg, whh)
-        flat = dgates.reshape(t_max * b, 4 * h)
+            np.multiply(dc, act[1], out=dc_next)
+            np.matmul(dg, whh, out=back)  # sum over the gates of dG_k @ W_hh_k
+            dh = back.sum(0)
+        # back to PyTorch's gate order and the (T*B, 4H) layout the weights' gradients need
+        flat = np.ascontiguousarray(dgates[:, _ORDER].transpose(0, 2, 1, 3))
+        flat = flat.reshape(t_max * b, 4 * h)
         grad_input = np.matmul(flat, weight1._data).reshape(t_max, b, -1)
         grad_w_ih = np.matmul(flat.T, x.reshape(t_max * b, -1))
         h_prev = np.empty((t_max, b, h), dt)  # the hidden state each step started from

@@ -44,7 +44,7 @@ def mkldnn_rnn_layer(
     )
     d = input.dtype
     out = (b, t, h) if batch_first else (t, b, h)
-    return _new(out, d), _new((b, h), d), _new((b, h), d), _new((t, b, 5 * h), d)
+    return _new(out, d), _new((b, h), d), _new((b, h), d), _new((5 * t * b * h,), d)
 
 
 @impl(aten.mkldnn_rnn_layer_backward.default, Meta)

@@ -639,9 +639,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     wt = weight.t()
     if bias is not None and input.ndim == 2:
         return aten.addmm.default(bias, input, wt)
-    if bias is not None and input.ndim > 2 and input.is_contiguous():
+    if input.ndim > 2 and weight.ndim == 2:
+        # one (N*L, in) @ (in, out) product, copying a non-contiguous input first (a stacked
+        # matmul with the weight broadcast over the batch is many times slower)
         flat = input.reshape(-1, input.shape[-1])
-        return aten.addmm.default(bias, flat, wt).reshape(*input.shape[:-1], weight.shape[0])
+        out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
+        return out.reshape(*input.shape[:-1], weight.shape[0])
     out = input.matmul(wt)
     return out if bias is None else out + bias
 
