@@ -348,8 +348,10 @@ def layer_weights(
         hidden = w.w_hr.shape[1] if w.w_hr is not None else w.w_hh.shape[1]
         real = w.w_hh.shape[1]
         size = input_size if k < dirs else real * dirs
-        shapes = [("weight_ih", w.w_ih, (gates * hidden, size)),
-                  ("weight_hh", w.w_hh, (gates * hidden, real))]  # fmt: skip
+        shapes: list[tuple[str, Tensor, tuple[int, ...]]] = [
+            ("weight_ih", w.w_ih, (gates * hidden, size)),
+            ("weight_hh", w.w_hh, (gates * hidden, real)),
+        ]
         for name, b in (("bias_ih", w.b_ih), ("bias_hh", w.b_hh)):
             if b is not None:
                 shapes.append((name, b, (gates * hidden,)))
