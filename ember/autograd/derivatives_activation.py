@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from ember.autograd.function_table import defvjp
-from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -54,11 +53,9 @@ defvjp(aten.glu.default, lambda g, self, dim=-1: (aten.glu_backward.default(g, s
 
 
 def _mish(g: Any, self: Any) -> tuple[Any]:
-    # under create_graph a composition (differentiable again), else the one kernel, as PyTorch
-    if not is_grad_enabled():
-        return (aten.mish_backward.default(g, self),)
-    t = aten.softplus.default(self).tanh()
-    return (g * (t + self * self.sigmoid() * (1 - t * t)),)
+    # mish_backward decomposes into differentiable ops when it is recorded (create_graph),
+    # and runs its one kernel otherwise, as PyTorch's
+    return (aten.mish_backward.default(g, self),)
 
 
 defvjp(aten.mish.default, _mish)

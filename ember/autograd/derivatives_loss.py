@@ -37,9 +37,19 @@ def _bce_target(g: Any, self: Any, target: Any, weight: Any, reduction: int) -> 
     return _scaled(out, reduction, target.numel())
 
 
+def _bce_weight(g: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
+    # the unweighted loss, as the kernel computes it (logs clamped at -100); PyTorch refuses
+    # this gradient, ember gives it
+    if weight is None:
+        return None
+    unweighted = aten.binary_cross_entropy.default(self.detach(), target.detach(), None, 0)
+    return _scaled(unweighted * g, reduction, self.numel())
+
+
 defvjp(aten.binary_cross_entropy.default, lambda g, self, target, weight=None, reduction=_MEAN: (
     aten.binary_cross_entropy_backward.default(g, self, target, weight, reduction),
-    _bce_target(g, self, target, weight, reduction), None))  # fmt: skip
+    _bce_target(g, self, target, weight, reduction),
+    _bce_weight(g, self, target, weight, reduction)))  # fmt: skip
 defvjp(aten.smooth_l1_loss.default, lambda g, self, target, reduction=_MEAN, beta=1.0: (
     aten.smooth_l1_loss_backward.default(g, self, target, reduction, beta),
     aten.smooth_l1_loss_backward.default(g, target, self, reduction, beta)))  # fmt: skip
@@ -47,7 +57,9 @@ defvjp(aten.huber_loss.default, lambda g, self, target, reduction=_MEAN, delta=1
     aten.huber_loss_backward.default(g, self, target, reduction, delta),
     aten.huber_loss_backward.default(g, target, self, reduction, delta)))  # fmt: skip
 defvjp(aten.soft_margin_loss.default, lambda g, self, target, reduction=_MEAN: (
-    aten.soft_margin_loss_backward.default(g, self, target, reduction), None))  # fmt: skip
+    aten.soft_margin_loss_backward.default(g, self, target, reduction),
+    # the target's gradient, which PyTorch refuses: the loss is symmetric in self and target
+    aten.soft_margin_loss_backward.default(g, target, self, reduction)))  # fmt: skip
 defvjp(
     aten._ctc_loss.default,
     lambda g, log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False, *, result: (  # noqa: E501
@@ -84,7 +96,12 @@ def _bce_double(
     g_self = _scaled(gi * g * grad_output * w, reduction, n)
     denom = (self * (1 - self)).detach().clamp_min(_EPS)
     g_target = _scaled(-g * grad_output * w / denom, reduction, n)
-    return g_out, g_self, g_target, None
+    g_weight = None
+    if weight is not None:  # the kernel is linear in the weight
+        plain = aten.binary_cross_entropy_backward.default(grad_output, self, target, None,
+                                                           reduction)  # fmt: skip
+        g_weight = g * plain
+    return g_out, g_self, g_target, g_weight
 
 
 def _smooth_l1_double(
@@ -123,7 +140,10 @@ def _soft_margin_double(
     g_out = _to_grad_output(_scaled(first * g, reduction, n), grad_output, reduction)
     second = target * target * z / ((1 + z) * (1 + z))
     g_self = _scaled(g * grad_output * second, reduction, n)
-    return g_out, g_self, None
+    # d/dt of -t z / (1 + z) with z = exp(-t x): -(z / (1 + z)) + t x z / (1 + z)^2
+    cross = -z / (1 + z) + target * self * z / ((1 + z) * (1 + z))
+    g_target = _scaled(g * grad_output * cross, reduction, n)
+    return g_out, g_self, g_target
 
 
 defvjp(aten.binary_cross_entropy_backward.default, _bce_double)

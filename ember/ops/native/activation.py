@@ -256,6 +256,13 @@ def prelu(self: Tensor, weight: Tensor) -> Tensor:
     return aten._prelu_kernel.default(self, weight if shape is None else weight.reshape(shape))
 
 
+@impl(aten.mish_backward.default, _CIA)
+def mish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    # as in PyTorch, a composition for autograd (differentiable again) beside the CPU kernel
+    t = aten.softplus.default(self).tanh()
+    return grad_output * (t + self * self.sigmoid() * (1 - t * t))
+
+
 @impl(aten.log_sigmoid.default, _CIA)
 def log_sigmoid(self: Tensor) -> Tensor:
     return aten.log_sigmoid_forward.default(self)[0]

@@ -183,7 +183,11 @@ def shrink_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(*_gx(make), 2.0)
 
 
-@samples("log_sigmoid_backward.default", dtypes=F32_64)
+# float32 only: the buffer is a function of self, and PyTorch's double backward (which ember
+# follows) differentiates through both, so neither finite differences of the op alone
+# (tests/test_gradcheck.py) nor PyTorch's refusal of the buffer's gradient apply; the double
+# backward is checked through F.logsigmoid in tests/test_nn_activation_loss.py
+@samples("log_sigmoid_backward.default", dtypes=(dtypes.float32,))
 def log_sigmoid_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     g, x = _gx(make)
     yield SampleInput(g, x, ember.ops.aten.log_sigmoid_forward(x)[1])

@@ -35,8 +35,9 @@ def bce_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         if dtype is dtypes.float32:  # PyTorch refuses weights that require grad (float64)
             yield SampleInput(x, t, make(4, low=0, high=2), r)
             yield SampleInput(x, t, make((3, 4), low=0, high=2), r)
-    yield SampleInput(_float(np.array([0.0, 1.0, 0.5]), dtype), make(3, low=0, high=1),
-                      name="log clamped at -100")  # fmt: skip
+    if dtype is dtypes.float32:  # at 0 and 1 a finite difference leaves [0, 1]
+        yield SampleInput(_float(np.array([0.0, 1.0, 0.5]), dtype), make(3, low=0, high=1),
+                          name="log clamped at -100")  # fmt: skip
     yield SampleInput(make((), low=0, high=1), make((), low=0, high=1))
     yield SampleInput(make((3, 4), low=0.02, high=0.98, noncontiguous=True), t, reduction=0)
     yield SampleInput(x, t * 3, name="target out of [0, 1]")
