@@ -49,12 +49,12 @@ except ImportError:  # the bench/test extras install it; without it only NumPy i
 
 Thunk = Callable[[], Any]
 #: benchmark groups kept in their own modules (``benchmarks/<name>.py``, ``cases(quick)``)
-GROUP_MODULES = ("optim", "namespaces", "tensorops", "linalg", "spatial", "compiler")
+GROUP_MODULES = ("optim", "namespaces", "tensorops", "linalg", "spatial", "compiler", "nn_models")
 
 
 @dataclass
 class Case:
-    group: str  # "tiny", "override", "dispatch", "large", "train" or "lazy"
+    group: str  # "tiny", "override", "dispatch", "large", "train", "lazy" or "nn"
     name: str
     ember: Thunk
     numpy: Thunk | None

@@ -22,8 +22,13 @@ from ember._subclasses.fake_tensor import (
 from ember.testing._internal.opinfo import clone_args, generate, samples_for, tested_overloads
 
 #: ops whose output shape reads the input's values without the dynamic_output_shape tag
-#: (one_hot without num_classes takes the largest index: PyTorch's fake mode raises too)
-VALUE_DEPENDENT = {"aten.one_hot.default"}
+#: (one_hot without num_classes takes the largest index; ctc_loss.Tensor reads the lengths,
+#: the packed recurrent ops the batch sizes: PyTorch's fake mode raises too)
+VALUE_DEPENDENT = {
+    "aten.one_hot.default",
+    "aten.ctc_loss.Tensor",
+    *(f"aten.{name}.data" for name in ("lstm", "gru", "rnn_tanh", "rnn_relu")),
+}
 
 WITH_SAMPLES = [op for op in tested_overloads() if samples_for(op) is not None]
 

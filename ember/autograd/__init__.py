@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from ember.autograd import api as _api
 from ember.autograd import derivatives as _derivatives  # noqa: F401  (fills the table)
+from ember.autograd import derivatives_activation as _derivatives_activation  # noqa: F401
 from ember.autograd import derivatives_fft as _derivatives_fft  # noqa: F401
 from ember.autograd import derivatives_linalg as _derivatives_linalg  # noqa: F401
+from ember.autograd import derivatives_loss as _derivatives_loss  # noqa: F401
 from ember.autograd import derivatives_nn as _derivatives_nn  # noqa: F401
+from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
 from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.dtypes import bool_
 from ember.ops.native.nn import reduce_loss
 from ember.ops.registry import ops
 from ember.overrides import guard_function, python_route
@@ -474,131 +473,14 @@ def scaled_dot_product_attention(
     )
 
 
-@python_route()
-def multi_head_attention_forward(
-    query: Tensor,
-    key: Tensor,
-    value: Tensor,
-    embed_dim_to_check: int,
-    num_heads: int,
-    in_proj_weight: Tensor | None,
-    in_proj_bias: Tensor | None,
-    bias_k: Tensor | None,
-    bias_v: Tensor | None,
-    add_zero_attn: bool,
-    dropout_p: float,
-    out_proj_weight: Tensor,
-    out_proj_bias: Tensor | None,
-    training: bool = True,
-    key_padding_mask: Tensor | None = None,
-    need_weights: bool = True,
-    attn_mask: Tensor | None = None,
-    use_separate_proj_weight: bool = False,
-    q_proj_weight: Tensor | None = None,
-    k_proj_weight: Tensor | None = None,
-    v_proj_weight: Tensor | None = None,
-    static_k: Tensor | None = None,
-    static_v: Tensor | None = None,
-    average_attn_weights: bool = True,
-    is_causal: bool = False,
-) -> tuple[Tensor, Tensor | None]:
-    """Multi-head attention on sequence-first ``(L, N, E)`` (or unbatched ``(L, E)``) inputs;
-    returns the output and, with ``need_weights``, the attention weights.
+# --------------------------------------------------------------------------- more layers
+# activations, losses and distances, and multi-head attention live in modules of their own,
+# re-exported here
+# isort: split
+from ember.nn import _functional_activation as _activation  # noqa: E402
+from ember.nn import _functional_loss as _loss  # noqa: E402
+from ember.nn._functional_activation import *  # noqa: E402, F403
+from ember.nn._functional_attention import multi_head_attention_forward  # noqa: E402, F401
+from ember.nn._functional_loss import *  # noqa: E402, F403
 
-    >>> w, o = ember.ones(12, 4), ember.ones(4, 4)
-    >>> q, kv = ember.ones(2, 1, 4), ember.ones(3, 1, 4)
-    >>> F.multi_head_attention_forward(q, kv, kv,
-    ...     4, 2, w, None, None, None, False, 0.0, o, None)[0].shape
-    ember.Size([2, 1, 4])
-    """
-    if (
-        bias_k is not None
-        or bias_v is not None
-        or add_zero_attn
-        or static_k is not None
-        or static_v is not None
-    ):
-        raise NotImplementedError(
-            "multi_head_attention_forward: bias_k/bias_v, add_zero_attn and "
-            "static_k/static_v are not supported by ember yet"
-        )
-    unbatched = query.ndim == 2
-    if unbatched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
-    src_len = key.shape[0]
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(
-            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
-        )
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
-    if use_separate_proj_weight:
-        assert q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None
-        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
-    else:
-        assert in_proj_weight is not None
-        wq, wk, wv = in_proj_weight.chunk(3)
-    bq = bk = bv = None
-    if in_proj_bias is not None:
-        bq, bk, bv = in_proj_bias.chunk(3)
-    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
-    # (L, N, E) -> (N, H, L, D)
-    q = q.reshape(tgt_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
-    k = k.reshape(src_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
-    v = v.reshape(src_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
-    mask = _merge_masks(attn_mask, key_padding_mask, is_causal, tgt_len, src_len, bsz, num_heads, q)
-    if not training:
-        dropout_p = 0.0
-    if need_weights:
-        scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))
-        if mask is not None:
-            scores = scores + mask
-        weights = scores.softmax(-1)
-        if dropout_p > 0.0:
-            weights = dropout(weights, dropout_p)
-        out = weights.matmul(v)
-    else:
-        weights = None
-        out = scaled_dot_product_attention(q, k, v, mask, dropout_p)
-    out = out.permute(2, 0, 1, 3).reshape(tgt_len * bsz, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
-    if weights is not None and average_attn_weights:
-        weights = weights.mean(1)
-    if unbatched:
-        out = out.squeeze(1)
-        weights = None if weights is None else weights.squeeze(0)
-    return out, weights
-
-
-def _merge_masks(
-    attn_mask: Tensor | None,
-    key_padding_mask: Tensor | None,
-    is_causal: bool,
-    tgt_len: int,
-    src_len: int,
-    bsz: int,
-    num_heads: int,
-    like: Tensor,
-) -> Tensor | None:
-    """One additive float mask ``(N, H, L, S)`` (or broadcastable) from the bool/float masks."""
-
-    def additive(m: Tensor) -> Tensor:
-        if m.dtype is bool_:
-            return aten.zeros.default(list(m.shape), dtype=like.dtype).masked_fill(m, float("-inf"))
-        return m.to(like.dtype)
-
-    mask = None
-    if attn_mask is None and is_causal:
-        causal = aten.ones.default([tgt_len, src_len], dtype=bool_).triu(1)
-        attn_mask = causal
-    if attn_mask is not None:
-        m = additive(attn_mask)
-        mask = m.reshape(bsz, num_heads, tgt_len, src_len) if m.ndim == 3 else m
-    if key_padding_mask is not None:
-        kp = additive(key_padding_mask).reshape(bsz, 1, 1, src_len)
-        mask = kp if mask is None else mask + kp
-    return mask
+__all__ += _activation.__all__ + _loss.__all__

@@ -11,13 +11,20 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 import ember
 from ember._tensor import Tensor
-from ember.random import Generator
+from ember.random import Generator, _generator
 
 __all__ = [
     "calculate_gain",
     "constant_",
+    "dirac_",
+    "eye_",
+    "orthogonal_",
+    "sparse_",
+    "trunc_normal_",
     "kaiming_normal_",
     "kaiming_uniform_",
     "normal_",
@@ -74,6 +81,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
 
 
 def _fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -210,3 +218,150 @@ def kaiming_normal_(
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+# --------------------------------------------------------------------------- more initializers
+
+
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """The inverse error function in float64: Giles' approximation, then two Newton steps
+    on erf (ember's, accurate to float64) to full precision."""
+    w = -np.log((1.0 - y) * (1.0 + y))
+    central = w - 2.5
+    p = np.full_like(y, 2.81022636e-08)
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):  # fmt: skip
+        p = c + p * central
+    tail = np.sqrt(w) - 3.0
+    q = np.full_like(y, -0.000200214257)
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):  # fmt: skip
+        q = c + q * tail
+    x = np.where(w < 5.0, p, q) * y
+    for _ in range(2):
+        err = ember.erf(ember.from_numpy(x)).numpy() - y
+        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+    return x
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Generator | None = None,
+) -> Tensor:
+    """Fill ``tensor`` from ``N(mean, std**2)`` truncated to ``[a, b]``, by inverse CDF as
+    PyTorch does; returns it.
+
+    >>> w = ember.nn.init.trunc_normal_(ember.empty(1000), a=-0.5, b=0.5)
+    >>> bool((w.abs() <= 0.5).all())
+    True
+    """
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+            "values may be incorrect.",
+            stacklevel=2,
+        )
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+    u = _generator(generator).uniform(2 * lo - 1, 2 * hi - 1, tuple(tensor.shape))
+    values = np.clip(_erfinv(u) * (std * math.sqrt(2.0)) + mean, a, b)
+    with ember.no_grad():
+        tensor.copy_(ember.from_numpy(values))  # type: ignore[attr-defined]
+    return tensor
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
+    """Fill ``tensor`` (2 or more dims, flattened past the first) with a (semi-)orthogonal
+    matrix scaled by ``gain``: the Q of a QR of a normal sample, signs fixed so it is uniform
+    (Mezzadri); returns it.
+
+    >>> w = ember.nn.init.orthogonal_(ember.empty(3, 3))
+    >>> bool(((w @ w.t() - ember.eye(3)).abs() < 1e-5).all())
+    True
+    """
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _generator(generator).standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with ember.no_grad():
+        tensor.copy_(ember.from_numpy(np.ascontiguousarray(q * gain)).reshape(tensor.shape))  # type: ignore[attr-defined]
+    return tensor
+
+
+def sparse_(
+    tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
+) -> Tensor:
+    """Fill the 2-d ``tensor`` from ``N(0, std**2)``, then zero ``ceil(sparsity * rows)``
+    random rows of each column; returns it.
+
+    >>> w = ember.nn.init.sparse_(ember.empty(10, 3), 0.3)
+    >>> [int((w[:, j] == 0).sum()) for j in range(3)]
+    [3, 3, 3]
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    rng = _generator(generator)
+    values = rng.standard_normal((rows, cols)) * std
+    order = np.argsort(rng.random((rows, cols)), axis=0)  # a random permutation per column
+    np.put_along_axis(values, order[:zeros], 0.0, axis=0)
+    with ember.no_grad():
+        tensor.copy_(ember.from_numpy(values))  # type: ignore[attr-defined]
+    return tensor
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill the 3-, 4- or 5-d ``tensor`` with the Dirac delta (a convolution that keeps its
+    input's channels, per group); returns it.
+
+    >>> ember.nn.init.dirac_(ember.empty(2, 2, 3))[:, :, 1]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    ndim = tensor.ndim
+    if ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    n = min(per_group, sizes[1])
+    values = np.zeros(sizes)
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):  # the few groups, not elements
+        d = np.arange(n)
+        values[(g * per_group + d, d, *centre)] = 1.0
+    with ember.no_grad():
+        tensor.copy_(ember.from_numpy(values))  # type: ignore[attr-defined]
+    return tensor
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill the 2-d ``tensor`` with the identity matrix; returns it.
+
+    >>> ember.nn.init.eye_(ember.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with ember.no_grad():
+        tensor.copy_(ember.eye(*tensor.shape, dtype=tensor.dtype))  # type: ignore[attr-defined]
+    return tensor

@@ -1,6 +1,7 @@
 """CPU kernels: NumPy. Importing this package registers every CPU kernel."""
 
 from ember.backends.cpu import (  # noqa: F401
+    activation,
     backward,
     copies,
     creation,
@@ -8,11 +9,13 @@ from ember.backends.cpu import (  # noqa: F401
     indexing,
     lapack,
     linalg,
+    loss,
     nn,
     pointwise,
     products,
     random,
     reductions,
+    rnn,
     sorting,
     spatial,
     special,

@@ -1,6 +1,7 @@
 """Meta rules: shapes and dtypes with no data. Importing this package registers them."""
 
 from ember.backends.meta import (  # noqa: F401
+    activation,
     backward,
     copies,
     creation,
@@ -8,11 +9,13 @@ from ember.backends.meta import (  # noqa: F401
     indexing,
     lapack,
     linalg,
+    loss,
     nn,
     pointwise,
     products,
     random,
     reductions,
+    rnn,
     sorting,
     spatial,
     variants,  # noqa: F401  (last: derives in-place/out rules)

@@ -63,4 +63,54 @@ from ember.nn.modules.pooling import (
 )
 from ember.nn.modules.sparse import Embedding
 from ember.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+
 # ---- end of layers ----
+# isort: split
+# ---- more layers: activations, losses, recurrent, transformer ----
+from ember.nn.modules.activation import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU6,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
+from ember.nn.modules.distance import CosineSimilarity, PairwiseDistance
+from ember.nn.modules.linear import Bilinear, Unflatten
+from ember.nn.modules.loss import (
+    BCELoss,
+    CosineEmbeddingLoss,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

@@ -1,8 +1,9 @@
-"""Activations (``ReLU``, ``GELU``, ``SiLU``, ``Tanh``, ``Sigmoid``, ``Softmax``) and
-``MultiheadAttention``."""
+"""Activations (``ReLU``, ``GELU``, ``SiLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LeakyReLU``,
+``ELU``, ``PReLU``, ...) and ``MultiheadAttention``."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import ember
@@ -108,6 +109,371 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
+def _inplace(inplace: bool) -> str:
+    return ", inplace=True" if inplace else ""
+
+
+class LeakyReLU(Module):
+    """``x`` where ``x > 0``, else ``negative_slope * x``.
+
+    >>> ember.nn.LeakyReLU(0.1)(ember.tensor([-2.0, 3.0]))
+    tensor([-0.2000,  3.0000])
+    """
+
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}{_inplace(self.inplace)}"
+
+
+class ELU(Module):
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``.
+
+    >>> ember.nn.ELU()(ember.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace(self.inplace)}"
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> ember.nn.CELU()(ember.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace(self.inplace)}"
+
+
+class SELU(Module):
+    """Scaled ELU with the self-normalizing constants.
+
+    >>> ember.nn.SELU()(ember.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.0507])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``).
+
+    >>> ember.nn.Softplus()(ember.tensor([0.0]))
+    tensor([0.6931])
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]``.
+
+    >>> ember.nn.Hardtanh()(ember.tensor([-3.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
+        super().__init__()
+        if min_value is not None:
+            warnings.warn(
+                "keyword argument `min_value` is deprecated and rename to `min_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn(
+                "keyword argument `max_value` is deprecated and rename to `max_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            max_val = max_value
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if not self.max_val > self.min_val:
+            raise AssertionError(
+                f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
+            )
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace(self.inplace)}"
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``.
+
+    >>> ember.nn.ReLU6()(ember.tensor([-1.0, 9.0]))
+    tensor([0., 6.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardswish(Module):
+    """``x * relu6(x + 3) / 6``.
+
+    >>> ember.nn.Hardswish()(ember.tensor([4.0]))
+    tensor([4.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Module):
+    """``relu6(x + 3) / 6``.
+
+    >>> ember.nn.Hardsigmoid()(ember.tensor([0.0]))
+    tensor([0.5000])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Mish(Module):
+    """``x * tanh(softplus(x))``.
+
+    >>> ember.nn.Mish()(ember.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``.
+
+    >>> ember.nn.LogSigmoid()(ember.tensor([0.0]))
+    tensor([-0.6931])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class LogSoftmax(Module):
+    """``log(softmax(x, dim))``.
+
+    >>> ember.nn.LogSoftmax(dim=0)(ember.tensor([0.0, 0.0]))
+    tensor([-0.6931, -0.6931])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """``softmax(-x, dim)``.
+
+    >>> ember.nn.Softmin(dim=0)(ember.tensor([0.0, 0.0]))
+    tensor([0.5000, 0.5000])
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``.
+
+    >>> ember.nn.Softsign()(ember.tensor([1.0]))
+    tensor([0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``.
+
+    >>> ember.nn.Tanhshrink()(ember.tensor([0.0]))
+    tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Softshrink(Module):
+    """Shrinks ``x`` toward 0 by ``lambd`` (0 inside ``[-lambd, lambd]``).
+
+    >>> ember.nn.Softshrink()(ember.tensor([1.0]))
+    tensor([0.5000])
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0.
+
+    >>> ember.nn.Hardshrink()(ember.tensor([1.0, 0.2]))
+    tensor([1., 0.])
+    """
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    >>> ember.nn.Threshold(2.0, -1.0)(ember.tensor([1.0, 3.0]))
+    tensor([-1.,  3.])
+    """
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}{_inplace(self.inplace)}"
+
+
+class GLU(Module):
+    """Gated linear unit over the two halves of ``dim``.
+
+    >>> ember.nn.GLU()(ember.tensor([1.0, 0.0]))
+    tensor([0.5000])
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """Leaky ReLU with a learned slope: one, or one per channel (dim 1).
+
+    >>> ember.nn.PReLU()(ember.tensor([-4.0, 2.0]))
+    tensor([-1.,  2.], grad_fn=<PreluKernelBackward0>)
+    """
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(ember.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj``."""
 
@@ -136,9 +502,10 @@ class MultiheadAttention(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(
-                "MultiheadAttention: add_bias_kv and add_zero_attn are not supported by ember yet"
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
+                f"and num_heads={num_heads} instead"
             )
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -164,7 +531,11 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(ember.empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(ember.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
@@ -178,6 +549,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def forward(
         self,
@@ -190,9 +565,21 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        batched = query.ndim == 3
-        if self.batch_first and batched:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        if query.dim() not in (2, 3):
+            raise AssertionError(
+                f"query should be unbatched 2D or batched 3D tensor but received "
+                f"{query.dim()}-D query tensor"
+            )
+        batched = query.dim() == 3
+        if self.batch_first and batched:  # transposed, keeping which of them are one tensor
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         out, weights = F.multi_head_attention_forward(
             query,
             key,
@@ -201,8 +588,8 @@ class MultiheadAttention(Module):
             self.num_heads,
             self.in_proj_weight,
             self.in_proj_bias,
-            None,
-            None,
+            self.bias_k,
+            self.bias_v,
             self.add_zero_attn,
             self.dropout,
             self.out_proj.weight,
@@ -219,5 +606,5 @@ class MultiheadAttention(Module):
             is_causal=is_causal,
         )
         if self.batch_first and batched:
-            out = out.transpose(0, 1)
+            out = out.transpose(1, 0)
         return out, weights

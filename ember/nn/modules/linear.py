@@ -1,4 +1,4 @@
-"""``Linear``, ``Identity``, ``Flatten``."""
+"""``Linear``, ``Identity``, ``Flatten``, ``Bilinear``, ``Unflatten``."""
 
 from __future__ import annotations
 
@@ -86,3 +86,75 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Bilinear(Module):
+    """``y_k = x1 @ weight[k] @ x2 + bias_k``, weight ``(out, in1, in2)``.
+
+    >>> ember.nn.Bilinear(2, 3, 4)(ember.ones(5, 2), ember.ones(5, 3)).shape
+    ember.Size([5, 4])
+    """
+
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        kw = {"device": device, "dtype": dtype}
+        self.weight = Parameter(ember.empty((out_features, in1_features, in2_features), **kw))
+        if bias:
+            self.bias = Parameter(ember.empty(out_features, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
+class Unflatten(Module):
+    """Splits dim ``dim`` into ``unflattened_size``.
+
+    >>> ember.nn.Unflatten(1, (2, 3))(ember.ones(4, 6)).shape
+    ember.Size([4, 2, 3])
+    """
+
+    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
+        super().__init__()
+        if isinstance(dim, str):
+            raise NotImplementedError("Unflatten: named dims are not supported by ember")
+        if not isinstance(unflattened_size, (tuple, list)):
+            kind = type(unflattened_size).__name__
+            raise TypeError(f"unflattened_size must be tuple of ints, but found type {kind}")
+        for i, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError(
+                    f"unflattened_size must be tuple of ints, but found element of type "
+                    f"{type(size).__name__} at pos {i}"
+                )
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

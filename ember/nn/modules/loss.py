@@ -1,6 +1,9 @@
-"""Losses: ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCEWithLogitsLoss``."""
+"""Losses: ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCEWithLogitsLoss``,
+``BCELoss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``, ``CTCLoss``, ..."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from ember._tensor import Tensor
 from ember.nn import functional as F
@@ -125,4 +128,283 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
+        )
+
+
+# --------------------------------------------------------------------------- more losses
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy between probabilities and targets.
+
+    >>> ember.nn.BCELoss()(ember.tensor([0.5]), ember.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above.
+
+    >>> ember.nn.SmoothL1Loss()(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        beta: float = 1.0,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above.
+
+    >>> ember.nn.HuberLoss()(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor, weight: Tensor | None = None) -> Tensor:
+        return F.huber_loss(
+            input, target, reduction=self.reduction, delta=self.delta, weight=weight
+        )
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence from log-probabilities (``reduction="batchmean"`` for
+    the mathematical KL per sample).
+
+    >>> ember.nn.KLDivLoss(reduction="batchmean")(ember.tensor([[-1.0, -1.0]]),
+    ...                                           ember.tensor([[0.5, 0.5]]))
+    tensor(0.3069)
+    """
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -y * (x1 - x2) + margin)``.
+
+    >>> ember.nn.MarginRankingLoss()(ember.tensor([1.0]), ember.tensor([2.0]), ember.tensor([1.0]))
+    tensor(1.)
+    """
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` where ``y`` is 1, ``max(0, margin - x)`` where it is -1.
+
+    >>> ember.nn.HingeEmbeddingLoss()(ember.tensor([0.3]), ember.tensor([-1.0]))
+    tensor(0.7000)
+    """
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` where ``y`` is 1, ``max(0, cos(x1, x2) - margin)`` where -1.
+
+    >>> ember.nn.CosineEmbeddingLoss()(ember.ones(1, 2), ember.ones(1, 2), ember.tensor([1.0]))
+    tensor(0.)
+    """
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class TripletMarginLoss(_Loss):
+    """``max(0, d(a, p) - d(a, n) + margin)`` with the ``p``-norm distance.
+
+    >>> a = ember.zeros(1, 2)
+    >>> ember.nn.TripletMarginLoss(eps=0.0)(a, a, a + 3.0)
+    tensor(0.)
+    """
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-y * x))``.
+
+    >>> ember.nn.SoftMarginLoss()(ember.tensor([0.0]), ember.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood (rate ``exp(input)`` with ``log_input``).
+
+    >>> ember.nn.PoissonNLLLoss()(ember.tensor([0.0]), ember.tensor([1.0]))
+    tensor(1.)
+    """
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average: bool | None = None,
+        eps: float = 1e-8,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log likelihood with a predicted variance.
+
+    >>> ember.nn.GaussianNLLLoss()(ember.tensor([0.0]), ember.tensor([0.0]), ember.tensor([1.0]))
+    tensor(0.)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class binary cross entropy of logits, averaged over classes.
+
+    >>> ember.nn.MultiLabelSoftMarginLoss()(ember.zeros(1, 2), ember.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss.
+
+    >>> lp = ember.zeros(4, 1, 3).log_softmax(2)
+    >>> round(ember.nn.CTCLoss(reduction="sum")(lp, ember.tensor([[1, 2]]), [4], [2]).item(), 4)
+    1.6864
+    """
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )

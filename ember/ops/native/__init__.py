@@ -1,22 +1,27 @@
 """The op catalogue: every aten op ember has, declared once by its schema, by family."""
 
 from ember.ops.native import (  # noqa: F401
+    activation,
     backward,
     copies,
     copies_composite,
     creation,
+    distance,
     fft,
     foreach,
     indexing,
     linalg,
     linalg_composite,
+    loss,
     nn,
     pointwise,
     products,
     random,
     reductions,
+    rnn,
     sorting,
     spatial,
     special,
     views,
+    weight_norm,
 )

@@ -379,6 +379,15 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
         raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
 
 
+def check_nll_batch(self: Tensor, target: Tensor) -> None:
+    """``nll_loss_nd``'s first check (a ValueError in PyTorch): one target per sample."""
+    if self.ndim > 1 and target.ndim >= 1 and self.shape[0] != target.shape[0]:
+        raise ValueError(
+            f"nll_loss: Expected input batch_size ({self.shape[0]}) to match target batch_size "
+            f"({target.shape[0]})."
+        )
+
+
 def loss_dtype(self: Tensor, target: Tensor, op: str) -> dtype:
     """The promoted dtype of a pointwise loss; integral and complex dtypes raise PyTorch's
     NotImplementedError."""
@@ -531,6 +540,7 @@ def nll_loss_nd(
 ) -> Tensor:
     if self.ndim < 1:
         raise ValueError(f"nll_loss_nd: Expected 1 or more dimensions (got {self.ndim})")
+    check_nll_batch(self, target)
     if self.ndim <= 2:
         return aten.nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
     n, c = self.shape[0], self.shape[1]
@@ -565,6 +575,7 @@ def cross_entropy_loss(
     logp = aten._log_softmax.default(self, class_dim, False)
     floating = target.dtype.is_floating_point
     if not floating and label_smoothing <= 0:  # class indices: the common case
+        check_nll_batch(self, target)
         if 1 <= ndim <= 2:
             return aten.nll_loss_forward.default(logp, target, weight, reduction, ignore_index)[0]
         return aten.nll_loss_nd.default(logp, target, weight, reduction, ignore_index)
@@ -645,9 +656,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     wt = weight.t()
     if bias is not None and input.ndim == 2:
         return aten.addmm.default(bias, input, wt)
-    if bias is not None and input.ndim > 2 and input.is_contiguous():
+    if input.ndim > 2 and weight.ndim == 2:
+        # one (N*L, in) @ (in, out) product, copying a non-contiguous input first (a stacked
+        # matmul with the weight broadcast over the batch is many times slower)
         flat = input.reshape(-1, input.shape[-1])
-        return aten.addmm.default(bias, flat, wt).reshape(*input.shape[:-1], weight.shape[0])
+        out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
+        return out.reshape(*input.shape[:-1], weight.shape[0])
     out = input.matmul(wt)
     return out if bias is None else out + bias
 
@@ -664,15 +678,25 @@ def scaled_dot_product_attention(
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Tensor:
-    if enable_gqa:
-        raise NotImplementedError(
-            "scaled_dot_product_attention: enable_gqa=True is not supported by ember yet"
-        )
+    # NOTE [attention math]: PyTorch's math path. With a mask, a row every key of which is
+    # masked out attends to nothing: its weights are 0, not the NaN of a softmax over -inf
+    # (PyTorch's _safe_softmax), so its output and gradients are 0. Without one (is_causal
+    # included) PyTorch's CPU kernel is its flash kernel, whose row of -inf scores (from inf
+    # inputs) stays NaN, and so does ember's; a causal mask hides the scores above the diagonal,
+    # NaN or not.
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
             "attn_mask should not be set when is_causal=True"
         )
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        heads, kv_heads = query.shape[-3], key.shape[-3]
+        if heads % kv_heads:
+            raise RuntimeError(
+                f"scaled_dot_product_attention: number of heads in query ({heads}) must be "
+                f"divisible by the number of heads in key and value ({kv_heads})"
+            )
+        key, value = (_repeat_heads(t, heads // kv_heads) for t in (key, value))
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = query.matmul(key.transpose(-2, -1)) * s
     if is_causal:
@@ -680,11 +704,22 @@ def scaled_dot_product_attention(
         keep = aten.ones.default([n_q, n_k], dtype=bool_, device=query.device).tril()
         scores = scores.masked_fill(~keep, float("-inf"))
     elif attn_mask is not None:
-        if attn_mask.dtype is bool_:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    attn = scores.softmax(-1)
+        if attn_mask.dtype is bool_:  # made additive, as PyTorch does: a NaN score stays NaN
+            zeros = aten.zeros.default([], dtype=scores.dtype, device=scores.device)
+            attn_mask = zeros.masked_fill(~attn_mask, float("-inf"))
+        scores = scores + attn_mask
+    if attn_mask is not None:
+        dead = (scores == float("-inf")).all(-1, keepdim=True)
+        attn = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+    else:
+        attn = scores.softmax(-1)
     if dropout_p > 0.0:
         attn = aten.dropout.default(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _repeat_heads(t: Tensor, r: int) -> Tensor:
+    """Each head of ``(..., H, S, D)`` repeated ``r`` times in place (repeat_interleave)."""
+    shape = list(t.shape)
+    wide = t.unsqueeze(-3).expand([*shape[:-2], r, *shape[-2:]])
+    return wide.reshape([*shape[:-3], shape[-3] * r, *shape[-2:]])

@@ -432,6 +432,11 @@ EDGE_DIFFERENCES: dict[str, tuple[frozenset[str], str]] = {
         )
         for name in ("median", "nanmedian", "kthvalue", "mode")
     },
+    "_weight_norm": (
+        frozenset({"1-D dim", "size-1 dim"}),
+        "PyTorch's fused kernel reads g as v.size(dim) values whatever g's shape; ember "
+        "broadcasts g, so a reshaped v and the sample's g disagree",
+    ),
 }
 
 SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-30])

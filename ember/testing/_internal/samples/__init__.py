@@ -1,20 +1,25 @@
 """Sample inputs, one file per op family; importing this package registers them all."""
 
 from ember.testing._internal.samples import (  # noqa: F401
+    activation,
     backward,
     copies,
     creation,
+    distance,
     fft,
     foreach,
     indexing,
     linalg,
+    loss,
     nn,
     pointwise,
     products,
     random,
     reductions,
+    rnn,
     sorting,
     spatial,
     special,
     views,
+    weight_norm,
 )

@@ -1,0 +1,42 @@
+"""Sample inputs for the distance ops and ``bilinear`` (see opinfo.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ember import dtypes
+from ember.testing._internal.opinfo import SampleInput, samples
+
+F32_64 = (dtypes.float32, dtypes.float64)
+
+
+@samples("cosine_similarity.default", dtypes=(*F32_64, dtypes.int64), atol=1e-5, rtol=1e-5)
+def cosine_similarity_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 5)), make((4, 5)))
+    yield SampleInput(make((4, 5)), make((4, 5)), 0)
+    yield SampleInput(make((2, 3, 4)), make((3, 4)), -1, 1e-6, name="broadcast")
+    yield SampleInput(make(5), make(5), 0)
+    yield SampleInput(make((4, 5), noncontiguous=True), make((1, 5)), 1)
+    yield SampleInput(make((4, 5)), make((3, 5)), name="shapes clash")
+
+
+@samples("pairwise_distance.default", dtypes=F32_64, atol=1e-5, rtol=1e-5)
+def pairwise_distance_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a, b = make((4, 5)), make((4, 5))
+    yield SampleInput(a, b)
+    yield SampleInput(a, b, 1.0)
+    yield SampleInput(a, b, 3.0, 1e-3, True)
+    yield SampleInput(a, b, float("inf"))
+    yield SampleInput(a, make(5), name="broadcast")
+    yield SampleInput(make(5), make(5))
+
+
+@samples("bilinear.default", dtypes=F32_64, atol=1e-5, rtol=1e-5)
+def bilinear_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    w = make((6, 4, 3))
+    yield SampleInput(make((5, 4)), make((5, 3)), w, make(6))
+    yield SampleInput(make((2, 5, 4)), make((2, 5, 3)), w)
+    yield SampleInput(make(4), make(3), w, make(6), name="unbatched")
+    yield SampleInput(make((5, 3)), make((5, 3)), w, name="input1 size")
+    yield SampleInput(make((5, 4)), make((4, 3)), w, name="batch sizes")
