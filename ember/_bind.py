@@ -30,6 +30,7 @@ from ember.ops.binding import (
     keyword_route,
     make_matcher,
     matches,
+    public_of,
     resolve,
     tensors_first,
 )
@@ -135,13 +136,13 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                 route = kw_routes[(len(pargs), tuple(kwargs))] = keyword_route(
                     packet, len(pargs), tuple(kwargs)
                 )
-            for match, op, canon in route:
+            for match, op, public, canon in route:
                 if match(pargs, kwargs):
                     if canon:
                         ca, ck = canonical(op, pargs, kwargs)
-                        r = op._public(*ca, **ck)
+                        r = public(*ca, **ck)
                     else:
-                        r = op._public(*pargs, **kwargs)
+                        r = public(*pargs, **kwargs)
                     return r if r is not TF else tf(me[0], args, kwargs)
         try:
             op, a, k = resolve(packet, pargs, kwargs)
@@ -149,7 +150,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             if has_tensor_likes(args, kwargs):  # a tensor-like no overload names
                 return tf(me[0], args, kwargs)
             raise
-        r = op._public(*a, **k)
+        r = public_of(op, tuple(kwargs))(*a, **k)
         return r if r is not TF else tf(me[0], args, kwargs)
 
     if method and _self_only(packet):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import dtypes
+from ember._warn import warn_user
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
@@ -30,12 +31,41 @@ def check_write(dst: Any, result: Any, name: str, may_resize: bool) -> bool:
         )
     if tuple(result.shape) != tuple(dst.shape):
         if may_resize:
+            if dst.numel():
+                warn_user(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(dst.shape)}, which does not match the required output shape "
+                    f"{list(result.shape)}. This behavior is deprecated, and in a future PyTorch "
+                    "release outputs will not be resized unless they have zero elements. You can "
+                    "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                    "with t.resize_(0)."
+                )
             return True
         raise RuntimeError(
             f"{name}: output with shape {list(dst.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
         )
     return False
+
+
+#: PyTorch's C++ names of the element types, as its out= dtype errors print them
+_CPP = {
+    "Bool": "bool", "Byte": "unsigned char", "Char": "signed char", "Short": "short int",
+    "Int": "int", "Long": "long int", "Half": "c10::Half", "Float": "float", "Double": "double",
+    "ComplexFloat": "c10::complex<float>", "ComplexDouble": "c10::complex<double>",
+    "BFloat16": "c10::BFloat16",
+}  # fmt: skip
+
+
+def check_same_dtype(dst: Any, result: Any, name: str) -> None:
+    """The out tensors of an op with several outputs (``max(dim, out=(v, i))``) must have the
+    results' dtypes exactly, as in PyTorch (single outputs only need a safe cast)."""
+    if dst.dtype != result.dtype:
+        want, got = result.dtype._short, dst.dtype._short
+        raise RuntimeError(
+            f"{name}: Expected out tensor to have dtype {_CPP.get(want, want)}, but got "
+            f"{_CPP.get(got, got)} instead"
+        )
 
 
 def _inplace(fn: Callable[..., Any], write: Writer, name: str) -> Callable[..., Any]:
@@ -55,6 +85,8 @@ def _out(
         if len(outs) == 1:
             write(dsts[0], result, name, True)
             return dsts[0]
+        for d, r in zip(dsts, result, strict=True):
+            check_same_dtype(d, r, name)
         for d, r in zip(dsts, result, strict=True):
             write(d, r, name, True)
         return tuple(dsts)
