@@ -171,3 +171,79 @@ def test_return_types_build_from_one_sequence_and_pickle() -> None:
         "pytree_register_structseq",
         "all_return_types",
     } <= set(ember.return_types.__all__)
+
+
+# --------------------------------------------------------------------------- empty views
+
+_EMPTY_VIEWS: list[tuple[tuple[int, ...], Callable[[Any], Any]]] = [
+    ((0, 3), lambda x: x[:, 1]),
+    ((0, 3), lambda x: x[:, 2:]),
+    ((0, 3), lambda x: x.narrow(1, 1, 2)),
+    ((0, 3), lambda x: x.diagonal(1)),
+    ((0, 3), lambda x: x.select(1, 2)),
+    ((3, 0), lambda x: x[1]),
+    ((3, 0), lambda x: x[2:]),
+    ((3, 0), lambda x: x[5:]),
+    ((3, 0), lambda x: x[1:2]),
+    ((3, 0), lambda x: x[::2]),
+    ((3, 0), lambda x: x.narrow(0, 1, 2)),
+    ((3, 0), lambda x: x.diagonal()),
+    ((3, 0), lambda x: x.select(0, 2)),
+    ((3, 0), lambda x: x.unbind(0)[2]),
+    ((3, 0), lambda x: x.T[:, 1]),
+    ((3, 0), lambda x: x.t()[:, 2]),
+    ((3, 0), lambda x: x.movedim(0, 1)[:, 2]),
+    ((3, 0), lambda x: x[1][None]),
+    ((3, 0), lambda x: x[1].view(0)),
+    ((3, 0), lambda x: x[1].view(1, 0)),
+    ((3, 0), lambda x: x[1].reshape(0)),
+    ((3, 0), lambda x: x[1].flatten()),
+    ((3, 0), lambda x: x[1].unsqueeze(0)),
+    ((3, 0), lambda x: x[1].expand(2, 0)),
+    ((3, 0), lambda x: x[1].detach()),
+    ((3, 0), lambda x: x[1].contiguous()),
+    ((3, 0), lambda x: x[1].clone()),
+    ((3, 0), lambda x: x[1:2].squeeze(0)),
+    ((3, 0), lambda x: x[1].squeeze()),
+    ((3, 0), lambda x: x[2].view(x.dtype)),
+    ((3, 0), lambda x: x.as_strided((1, 0), (0, 1), 2)),
+    ((2, 0, 3), lambda x: x[1, :, 2]),
+    ((2, 0, 3), lambda x: x[1][:, 1:]),
+    ((4, 0), lambda x: [t.storage_offset() for t in x.split(2)]),
+    ((4, 0), lambda x: [t.storage_offset() for t in x.chunk(2)]),
+    ((3, 4), lambda x: x[:, 4:]),
+    ((3, 4), lambda x: x[3:]),
+    ((3, 4), lambda x: x[7:]),
+    ((3, 4), lambda x: x[3:, 2:]),
+    ((3, 4), lambda x: x[:0, 2:]),
+    ((3, 4), lambda x: x[1:1]),
+    ((3, 4), lambda x: x[:, 2:2]),
+    ((3, 4), lambda x: x.narrow(1, 4, 0)),
+    ((3, 4), lambda x: x.diagonal(5)),
+    ((3, 4), lambda x: x[2:].narrow(0, 1, 0)),
+    ((3, 4), lambda x: [t.storage_offset() for t in x.split([3, 0])]),
+    ((3, 4), lambda x: [t.storage_offset() for t in x.split([1, 0, 3], 1)[:2]]),
+    ((3, 4), lambda x: x.as_strided((0,), (1,), 5)),
+    ((3, 4), lambda x: x[1:][2:].view(0, 2, 2)),
+    ((5,), lambda x: x[3:][5:]),
+]
+
+
+def _offset(view: Any) -> Any:
+    return view if isinstance(view, list) else view.storage_offset()
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize(("shape", "view"), _EMPTY_VIEWS)
+def test_storage_offset_of_empty_views_is_pytorchs(
+    shape: tuple[int, ...], view: Callable[[Any], Any], device: str
+) -> None:
+    ours = _offset(view(ember.empty(shape, device=device)))
+    theirs = _offset(view(torch.empty(shape, device=device)))
+    assert ours == theirs
+
+
+def test_storage_offset_of_empty_complex_views() -> None:
+    for lib in (ember, torch):
+        x = lib.empty(3, 0, dtype=lib.complex64)[1]
+        assert (x.real.storage_offset(), lib.view_as_real(x).storage_offset()) == (2, 2)

@@ -205,7 +205,11 @@ def _to_copy_out(
 
 @impl(aten.detach.default, CPU)
 def detach(self: Tensor) -> Tensor:
-    return wrap_view(self, self._data.view())
+    d = self._data
+    t = wrap_view(self, d.view())
+    if not d.size:  # NOTE [empty views] in views.py
+        t.__dict__["_offset"] = self.storage_offset()
+    return t
 
 
 impl(aten.detach_.default, CPU, detach_)
