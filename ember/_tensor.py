@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember import dtypes
+from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._torch_function import (
     DECLINED,
@@ -244,12 +245,20 @@ class Tensor:
         return int(self._data.itemsize)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        """Whether elements are laid out row-major with no gaps (size-1 dims ignored)."""
+        """Whether elements are laid out row-major with no gaps (size-1 dims ignored), or as
+        ``memory_format`` says (``ember.channels_last``: the channel dim innermost).
+
+        >>> ember.zeros(2, 3).t().is_contiguous()
+        False
+        """
+        shape = self._data.shape
+        if memory_format is not None and memory_format is not contiguous_format:
+            return is_contiguous_for(shape, self.stride(), memory_format, "is_contiguous")
         expected = 1
-        for n, s in zip(reversed(self._data.shape), reversed(self.stride()), strict=True):
+        for n, s in zip(reversed(shape), reversed(self.stride()), strict=True):
             if n != 1:
                 if s != expected:
-                    return False
+                    return 0 in shape  # no elements: contiguous whatever the strides
                 expected *= n
         return True
 

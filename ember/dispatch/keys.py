@@ -51,6 +51,8 @@ TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 #: keys that name where data lives; a tensor has exactly one of them
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
 BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT
+#: the backend key of each device type
+DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 #: the backends a CompositeExplicitAutograd kernel serves
 EXPLICIT_KEYS = BACKEND_KEYS
 

@@ -18,7 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
-from ember._shape_only import contiguous_strides
+from ember._memory_format import format_name, format_strides, result_strides
+from ember.device import as_device
+from ember.dispatch.keys import DEVICE_BITS
 from ember.ops.native._define import define
 from ember.ops.registry import OpOverload, ops
 
@@ -301,41 +303,23 @@ def check_randint(low: int, high: int, d: dtypes.dtype, op: str = "randint") -> 
 def like_strides(
     shape: tuple[int, ...], strides: tuple[int, ...], memory_format: Any, op: str
 ) -> tuple[int, ...]:
-    """Strides (in elements) of a ``*_like`` result: ``self``'s own when it is dense and
-    non-overlapping and the format is ``preserve_format`` (the default), else row-major."""
-    fmt = "preserve_format" if memory_format is None else str(memory_format).rpartition(".")[2]
-    if fmt == "contiguous_format":
-        return contiguous_strides(shape)
-    if fmt != "preserve_format":
-        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
-    return strides if _dense(shape, strides) else contiguous_strides(shape)
+    """Strides (in elements) of a ``*_like`` result: as a copy of ``self`` laid out as
+    ``memory_format`` says (NOTE [layout of new tensors] in ``ember/_memory_format.py``)."""
+    return result_strides(shape, strides, memory_format, op)
 
 
-def check_memory_format(memory_format: Any, op: str) -> None:
-    """``empty`` takes only contiguous_format (ember has no channels-last layouts)."""
-    if memory_format is None:
-        return
-    fmt = str(memory_format).rpartition(".")[2]
-    if fmt == "preserve_format":
+def format_strides_of(
+    shape: tuple[int, ...], memory_format: Any, op: str
+) -> tuple[int, ...] | None:
+    """Strides of a new ``shape`` tensor (``empty``) laid out as ``memory_format`` says: None
+    for row-major; PyTorch's error for ``preserve_format``, which has nothing to preserve."""
+    name = format_name("contiguous_format" if memory_format is None else memory_format, op)
+    if name == "preserve_format":
         raise RuntimeError(
-            f"{op}: preserve memory format is unsupported by the contiguous operator"
+            f"{op}: unsupported memory format Preserve (a new tensor has no layout to "
+            "preserve; pass contiguous_format or channels_last)"
         )
-    if fmt != "contiguous_format":
-        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
-
-
-def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """Whether the elements exactly fill ``prod(shape)`` slots with no overlap."""
-    if math.prod(shape) == 0:
-        return False
-    expected = 1
-    for n, s in sorted(zip(shape, strides, strict=True), key=lambda p: p[1]):
-        if n == 1:
-            continue
-        if s != expected:
-            return False
-        expected *= n
-    return True
+    return None if name == "contiguous_format" else format_strides(shape, name, op)
 
 
 def strided_extent(shape: tuple[int, ...], stride: Sequence[int], op: str) -> int:
@@ -379,9 +363,37 @@ def kernel_of(
     op: OpOverload, plan: Callable[..., Plan], make: Callable[[Plan], Tensor]
 ) -> Callable[..., Tensor]:
     """``op``'s kernel: make what ``plan`` says with a backend's ``make``."""
+    if op._schema.arguments[0].name == "self":  # *_like, new_*: NOTE [another device]
+        return _like_kernel(op, plan, make)
 
     def kernel(*args: Any, **options: Any) -> Tensor:
         return make(plan(*args, **options))
+
+    kernel.__name__ = kernel.__qualname__ = op.__name__
+    return kernel
+
+
+# NOTE [another device]
+# ``*_like`` and ``new_*`` ops dispatch on ``self``, but ``device=`` may name another device
+# (``zeros_like(x, device="meta")``): PyTorch's kernels build the result with the factory of
+# that device. ember's plans read only ``self``'s shape, strides and dtype, so the kernel of
+# ``self``'s backend hands the call to the kernel of the requested device's backend.
+
+
+def _like_kernel(
+    op: OpOverload, plan: Callable[..., Plan], make: Callable[[Plan], Tensor]
+) -> Callable[..., Tensor]:
+    def kernel(self: Tensor, *args: Any, **options: Any) -> Any:
+        d = options.get("device")
+        if d is not None:
+            kind = as_device(d).type
+            if kind != self.device.type:  # that backend's kernel, for a result of its own
+                rest = {k: v for k, v in options.items() if k != "device"}
+                if kind != "lazy":
+                    return op.redispatch(DEVICE_BITS[kind], self, *args, **rest)
+                # the lazy device records ops on lazy tensors only: made on the cpu, then moved
+                return op.redispatch(DEVICE_BITS["cpu"], self, *args, **rest).to(d)
+        return make(plan(self, *args, **options))
 
     kernel.__name__ = kernel.__qualname__ = op.__name__
     return kernel
@@ -412,8 +424,8 @@ def _sized(
     """A ``size``-shaped result of ``fill`` (``zeros``, ``rand``, ``new_empty``, ...)."""
     d = _dtype(op, default, options)
     _check_draw(fill, d, op)
-    check_memory_format(options.get("memory_format"), op)
-    return Plan(size_of(size, op), d, fill)
+    shape = size_of(size, op)
+    return Plan(shape, d, fill, format_strides_of(shape, options.get("memory_format"), op))
 
 
 def _like(op: str, self: Tensor, fill: tuple[Any, ...], options: dict[str, Any]) -> Plan:
