@@ -22,6 +22,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember._torch_function import GENERATED_MEMBERS
 from ember._torch_function import TORCH_FUNCTION as TF
+from ember.device import as_device
 from ember.dispatch.codegen import define
 from ember.ops.binding import (
     _fits_arity,
@@ -224,10 +225,43 @@ def _takes_requires_grad(packet: OpOverloadPacket) -> bool:
 
 def _with_requires_grad(fn: Callable[..., Any]) -> Callable[..., Any]:
     def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            kwargs = _out_options(kwargs)
         out = fn(*args, **kwargs)
         return out.requires_grad_(True) if requires_grad else out
 
     return factory
+
+
+def _out_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A factory's keywords beside ``out=``: PyTorch's bindings take ``dtype``, ``layout``,
+    ``device`` and ``pin_memory`` there too and check them against ``out`` (which then gives
+    them: NOTE [factory out=] in ``ember/ops/native/creation.py``); ``out=None`` is no out."""
+    out = kwargs["out"]
+    rest = {k: v for k, v in kwargs.items() if k not in _OUT_GIVES}
+    if out is None:
+        del rest["out"]
+        return {**rest, **{k: v for k, v in kwargs.items() if k in _OUT_GIVES}}
+    if not isinstance(out, Tensor):
+        return kwargs  # the overload resolution's TypeError
+    dtype = kwargs.get("dtype")
+    if dtype is not None and dtype != out.dtype:
+        raise RuntimeError(
+            f"dtype {dtype._short} does not match dtype of out parameter ({out.dtype._short})"
+        )
+    layout = kwargs.get("layout")
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise RuntimeError(f"layout {layout} does not match layout of out parameter (Strided)")
+    device = kwargs.get("device")
+    if device is not None and as_device(device).type != out.device.type:
+        raise RuntimeError(
+            f"device type {as_device(device).type} does not match device type of out parameter "
+            f"({out.device.type})"
+        )
+    return rest
+
+
+_OUT_GIVES = frozenset(("dtype", "layout", "device", "pin_memory"))
 
 
 def _check_types(packet: OpOverloadPacket, args: tuple[Any, ...]) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember import dtypes
+from ember._layout import layout, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._torch_function import (
@@ -222,8 +223,8 @@ class Tensor:
         return self.device.type == "cpu"
 
     @property
-    def layout(self) -> str:
-        return "strided"
+    def layout(self) -> layout:
+        return strided
 
     def dim(self) -> int:
         return self._data.ndim

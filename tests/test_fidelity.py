@@ -4,6 +4,7 @@ bfloat16, loss-size warnings, the legacy ``library`` forms, reprs and dtype info
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -371,3 +372,89 @@ def test_like_ops_to_and_from_the_lazy_device(like: Callable[..., Any], determin
     assert back.device.type == "cpu" and _described(back)[1:4] == expected
     meta = like(ember, x.to("lazy"), device="meta")
     assert meta.device.type == "meta" and _described(meta)[1:4] == expected
+
+
+# --------------------------------------------------------------------------- factories' out=
+
+_FACTORY_OUTS: list[tuple[str, Callable[..., Any], bool]] = [
+    # (name, call(lib, out, **options), whether the values are determined)
+    ("zeros", lambda lib, out, **o: lib.zeros(2, 3, out=out, **o), True),
+    ("zeros list", lambda lib, out, **o: lib.zeros([4], out=out, **o), True),
+    ("ones", lambda lib, out, **o: lib.ones((2, 3), out=out, **o), True),
+    ("full", lambda lib, out, **o: lib.full((2, 2), 3, out=out, **o), True),
+    ("full float", lambda lib, out, **o: lib.full((3,), 2.5, out=out, **o), True),
+    ("empty", lambda lib, out, **o: lib.empty(2, 3, out=out, **o), False),
+    ("arange", lambda lib, out, **o: lib.arange(5, out=out, **o), True),
+    ("arange start", lambda lib, out, **o: lib.arange(1, 4, out=out, **o), True),
+    ("arange step", lambda lib, out, **o: lib.arange(0, 1, 0.25, out=out, **o), True),
+    ("linspace", lambda lib, out, **o: lib.linspace(0, 1, 5, out=out, **o), True),
+    ("eye", lambda lib, out, **o: lib.eye(3, out=out, **o), True),
+    ("eye m", lambda lib, out, **o: lib.eye(2, 3, out=out, **o), True),
+    ("rand", lambda lib, out, **o: lib.rand(2, 2, out=out, **o), False),
+    ("randn", lambda lib, out, **o: lib.randn(3, out=out, **o), False),
+    ("randint", lambda lib, out, **o: lib.randint(5, (2, 3), out=out, **o), False),
+    ("randint low", lambda lib, out, **o: lib.randint(2, 5, (4,), out=out, **o), False),
+]
+_OUT_TENSORS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("empty float", lambda lib: lib.empty(0)),
+    ("empty long", lambda lib: lib.empty(0, dtype=lib.int64)),
+    ("empty float64", lambda lib: lib.empty(0, dtype=lib.float64)),
+    ("six floats", lambda lib: lib.empty(6)),
+    ("right shape transposed", lambda lib: lib.zeros(3, 2).t()),
+    ("strided view", lambda lib: lib.zeros(10)[::2]),
+    ("requires grad", lambda lib: lib.zeros(4, requires_grad=True)),
+    ("meta", lambda lib: lib.empty(0, device="meta")),
+]
+
+
+def _after(t: Any, determined: bool) -> tuple[Any, ...]:
+    values = t.tolist() if determined and t.device.type == "cpu" else None
+    return (t.device.type, str(t.dtype).split(".")[1], tuple(t.shape), values)
+
+
+@pytest.mark.parametrize(("name", "call", "determined"), _FACTORY_OUTS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("kind", "make_out"), _OUT_TENSORS, ids=lambda v: str(v))
+def test_factory_out_is_pytorchs(
+    name: str, call: Callable[..., Any], determined: bool, kind: str, make_out: Callable[..., Any]
+) -> None:
+    def run(lib: Any) -> Any:
+        out = make_out(lib)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            r = _outcome(call, lib, out)
+        if isinstance(r, type):
+            return r
+        shown = [str(w.message).split(" (Triggered")[0] for w in seen]
+        return _after(out, determined), out.stride() if out.numel() > 1 else None, shown
+
+    assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"dtype": "int64"},
+        {"dtype": "float32"},
+        {"device": "cpu"},
+        {"device": "meta"},
+        {"layout": "strided"},
+        {"requires_grad": True},
+        {"dtype": "float64", "device": "cpu"},
+    ],
+    ids=str,
+)
+def test_factory_out_keywords_are_checked_as_pytorchs(options: dict[str, Any]) -> None:
+    def run(lib: Any) -> Any:
+        kw = {k: getattr(lib, v) if k in ("dtype", "layout") else v for k, v in options.items()}
+        out = lib.empty(0)
+        try:
+            r = lib.zeros(2, out=out, **kw)
+        except Exception as e:  # noqa: BLE001 - compared with PyTorch's
+            return type(e), str(e)
+        return r is out, _after(out, True), out.requires_grad
+
+    assert run(ember) == run(torch)
+
+
+def test_factory_out_none_is_no_out() -> None:
+    assert ember.zeros(2, out=None).tolist() == torch.zeros(2, out=None).tolist()

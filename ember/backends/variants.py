@@ -1,4 +1,5 @@
-"""In-place and ``out=`` kernels derived from functional ones, for any backend.
+"""In-place and ``out=`` kernels derived from functional ones, for any backend (the
+factories' ``out=`` forms too: NOTE [factory out=] in ``ember/ops/native/creation.py``).
 
 For each functional op with variants (``VARIANTS_OF`` in ``ember/ops/native/_define.py``)
 that has a kernel for a backend key but whose ``add_``/``add.out`` has none, register one
@@ -17,13 +18,15 @@ from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
 from ember.ops.native._define import VARIANTS_OF
+from ember.ops.native.creation import FACTORY_OUTS, out_kernel_of
 from ember.ops.registry import OpOverload
 
-Writer = Callable[[Any, Any, str, bool], None]  # (dst, result, op name, may_resize)
+Writer = Callable[..., None]  # (dst, result, op name, may_resize, warn=True)
 
 
-def check_write(dst: Any, result: Any, name: str, may_resize: bool) -> bool:
-    """PyTorch's checks before writing ``result`` into ``dst``; True if ``dst`` must resize."""
+def check_write(dst: Any, result: Any, name: str, may_resize: bool, warn: bool = True) -> bool:
+    """PyTorch's checks before writing ``result`` into ``dst``; True if ``dst`` must resize
+    (with PyTorch's deprecation warning if it held elements, unless not ``warn``)."""
     if not dtypes.can_cast(result.dtype, dst.dtype):
         raise RuntimeError(
             f"{name}: result type {result.dtype._short} can't be cast to the desired output "
@@ -31,7 +34,7 @@ def check_write(dst: Any, result: Any, name: str, may_resize: bool) -> bool:
         )
     if tuple(result.shape) != tuple(dst.shape):
         if may_resize:
-            if dst.numel():
+            if warn and dst.numel():
                 warn_user(
                     f"An output with one or more elements was resized since it had shape "
                     f"{list(dst.shape)}, which does not match the required output shape "
@@ -109,6 +112,11 @@ def derive(key: DispatchKey, write: Writer) -> int:
         if o is not None and key not in o._kernels:
             outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
             dispatcher.set_kernel(o, key, _out(fn, write, o.__name__, outs), KIND_PLAIN)
+            count += 1
+    for o, fop in FACTORY_OUTS.items():  # NOTE [factory out=]
+        own = fop._kernels.get(key)
+        if own is not None and own[1] == KIND_PLAIN and key not in o._kernels:
+            dispatcher.set_kernel(o, key, out_kernel_of(o, own[0], write), KIND_PLAIN)
             count += 1
     return count
 

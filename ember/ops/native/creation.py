@@ -6,8 +6,15 @@ their ``device`` argument (``make_keyset_fn`` in ``ember/dispatch/dispatcher.py`
 The checks below need no values, so the CPU kernels and the Meta rules both call them and
 cannot disagree (``ember/backends/cpu/creation.py``, ``ember/backends/meta/creation.py``).
 
-``out=`` overloads are not declared: a factory's ``out`` sets the result's dtype, which the
-derived out kernels (``ember/backends/variants.py``) do not model.
+# NOTE [factory out=]
+A factory's ``out=`` overload (``zeros.out``) has PyTorch's schema, without TensorOptions:
+the out tensor gives the dtype (and device: it is the call's only tensor, so the call
+dispatches on it). Each backend's kernel (``out_kernel_of``) runs the factory's own kernel
+with the out tensor's dtype, then writes the result into ``out``, resizing it when the shape
+differs, silently, as PyTorch's ``resize_`` in these kernels does (only ``arange`` warns, when
+a non-empty ``out`` has another length). The Python keywords PyTorch's bindings accept beside
+``out`` (``dtype=``, ``device=``, ``layout=``, ``requires_grad=``) are checked against it in
+``ember/_bind.py``.
 """
 
 from __future__ import annotations
@@ -19,10 +26,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
 from ember._memory_format import format_name, format_strides, result_strides
+from ember._warn import warn_user
 from ember.device import as_device
 from ember.dispatch.keys import DEVICE_BITS
-from ember.ops.native._define import define
-from ember.ops.registry import OpOverload, ops
+from ember.ops.native._define import FUNCTIONAL_OF, define
+from ember.ops.registry import OpOverload, define_op, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -108,6 +116,43 @@ define(
     f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTIONS}) -> Tensor", variants=_M
 )
 define(f"new_empty(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_M)
+
+# out= forms of the factories: PyTorch's schemas, which drop the TensorOptions (the out
+# tensor gives dtype and device); NOTE [factory out=]
+_OUTS = {
+    "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "zeros.default",
+    "ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "ones.default",
+    "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)": "full.default",
+    "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)":
+        "empty.memory_format",
+    "arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)": "arange.default",
+    "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)":
+        "arange.start_step",
+    "linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)":
+        "linspace.default",
+    "eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)": "eye.default",
+    "eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)": "eye.m",
+    "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "rand.default",
+    "rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)":
+        "rand.generator",
+    "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "randn.default",
+    "randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)":
+        "randn.generator",
+    "randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "randint.default",
+    "randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, "
+    "Tensor(a!) out) -> Tensor(a!)": "randint.generator",
+    "randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)":
+        "randint.low",
+    "randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, "
+    "Tensor(a!) out) -> Tensor(a!)": "randint.low_generator",
+}  # fmt: skip
+#: a factory's out= overload -> the factory whose result it writes
+FACTORY_OUTS: dict[OpOverload, OpOverload] = {}
+for _schema, _functional in _OUTS.items():
+    _packet, _overload = _functional.split(".")
+    _fop = getattr(getattr(ops.aten, _packet), _overload)
+    FACTORY_OUTS[define_op(_schema, "aten", (), ())] = _fop
+FUNCTIONAL_OF.update(FACTORY_OUTS)  # the samples of out= overloads are found through it
 
 
 # --------------------------------------------------------------------------- shared rules
@@ -396,6 +441,32 @@ def _like_kernel(
         return make(plan(self, *args, **options))
 
     kernel.__name__ = kernel.__qualname__ = op.__name__
+    return kernel
+
+
+def out_kernel_of(
+    out_op: OpOverload, factory: Callable[..., Tensor], write: Callable[..., None]
+) -> Callable[..., Tensor]:
+    """The kernel of a factory's ``out=`` overload on a backend (NOTE [factory out=]), from
+    the backend's kernel of the factory and its ``write(dst, result, name, may_resize,
+    warn)``."""
+    name = str(out_op).removeprefix("aten.")
+    is_arange = out_op.overloadpacket.__name__ == "arange"
+
+    def kernel(*args: Any, out: Tensor, **kwargs: Any) -> Tensor:
+        result = factory(*args, dtype=out.dtype, **kwargs)
+        n = out.numel()
+        if is_arange and n and n != result.numel():
+            warn_user(
+                f"The number of elements in the out tensor of shape {list(out.shape)} is {n} "
+                f"which does not match the computed number of elements {result.numel()}. Note "
+                "that this may occur as a result of rounding error. The out tensor will be "
+                f"resized to a tensor of shape ({result.numel()},)."
+            )
+        write(out, result, name, True, False)
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = out_op.__name__
     return kernel
 
 
