@@ -4,6 +4,7 @@ bfloat16, loss-size warnings, the legacy ``library`` forms, reprs and dtype info
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -458,3 +459,39 @@ def test_factory_out_keywords_are_checked_as_pytorchs(options: dict[str, Any]) -
 
 def test_factory_out_none_is_no_out() -> None:
     assert ember.zeros(2, out=None).tolist() == torch.zeros(2, out=None).tolist()
+
+
+# --------------------------------------------------------------------------- loss size warnings
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss"])
+@pytest.mark.parametrize(
+    ("input_shape", "target_shape"), [((3,), (2, 1)), ((2, 3), (3,)), ((4,), (4,)), ((1,), ())]
+)
+def test_pointwise_losses_warn_of_broadcast_targets(
+    loss: str, input_shape: tuple[int, ...], target_shape: tuple[int, ...]
+) -> None:
+    def run(lib: Any) -> Any:
+        fn = getattr(importlib.import_module(f"{lib.__name__}.nn.functional"), loss)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            value = fn(lib.ones(input_shape), lib.zeros(target_shape)).item()
+        return value, [(w.category, _swap(str(w.message)), w.filename) for w in seen]
+
+    assert run(ember) == run(torch)  # the same message, attributed to this file
+
+
+def test_loss_module_warning_points_where_pytorchs_does() -> None:
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="Using a target size") as seen:
+            lib.nn.MSELoss()(lib.ones(3), lib.zeros(2, 1))
+        assert seen[0].filename.endswith("nn/modules/loss.py")
+
+
+def test_bce_with_logits_size_error_is_pytorchs() -> None:
+    errors = []
+    for lib in (ember, torch):
+        with pytest.raises(ValueError) as e:
+            lib.nn.functional.binary_cross_entropy_with_logits(lib.ones(3), lib.zeros(2, 1))
+        errors.append(_swap(str(e.value)))
+    assert errors[0] == errors[1]
