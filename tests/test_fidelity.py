@@ -495,3 +495,55 @@ def test_bce_with_logits_size_error_is_pytorchs() -> None:
             lib.nn.functional.binary_cross_entropy_with_logits(lib.ones(3), lib.zeros(2, 1))
         errors.append(_swap(str(e.value)))
     assert errors[0] == errors[1]
+
+
+# --------------------------------------------------------------------------- library forms
+
+
+def _library_forms(lib_mod: Any, ns: str) -> list[Any]:
+    """Every registration form PyTorch 2.13 accepts, in ``lib_mod`` (ember or torch)."""
+    tensor = lib_mod.ones(2)
+    lib = lib_mod.library.Library(ns, "DEF")
+    try:
+        seen = []
+        lib.define("twice(Tensor x) -> Tensor")
+
+        @lib_mod.library.impl(lib, "twice", "CPU")  # legacy: (lib, name, key)
+        def twice(x: Any) -> Any:
+            return x * 2
+
+        seen.append(callable(twice) and twice.__name__)
+        seen.append(getattr(lib_mod.ops, ns).twice(tensor).tolist())
+        lib_mod.library.define(f"{ns}::inc", "(Tensor x) -> Tensor", lib=lib)
+        lib_mod.library.impl(f"{ns}::inc", "cpu", lib=lib)(lambda x: x + 1)
+        lib_mod.library.impl(f"{ns}::inc", "Meta", lambda x: x.new_empty(x.shape), lib=lib)
+        seen.append(getattr(lib_mod.ops, ns).inc(tensor).tolist())
+        meta = getattr(lib_mod.ops, ns).inc(lib_mod.ones(3, device="meta"))
+        seen.append((meta.device.type, tuple(meta.shape)))
+
+        @lib_mod.library.define(lib, "dec(Tensor x) -> Tensor")  # legacy: (lib, schema)
+        def dec(x: Any) -> Any:
+            return x - 1
+
+        seen.append(getattr(lib_mod.ops, ns).dec(tensor).tolist())
+        lib_mod.library.define(f"{ns}::both", "(Tensor x) -> Tensor", lib=lib)
+        lib_mod.library.impl(f"{ns}::both", ["cpu", "meta"], lambda x: x * 1, lib=lib)
+        seen.append(getattr(lib_mod.ops, ns).both(tensor).tolist())
+        for bad in (
+            lambda: lib_mod.library.define(f"{ns}::one(Tensor x) -> Tensor", lib=lib),
+            lambda: lib_mod.library.define("nonamespace", "(Tensor x) -> Tensor"),
+            lambda: lib_mod.library.define(3, "(Tensor x) -> Tensor"),
+        ):
+            seen.append(_outcome(bad))
+        return seen
+    finally:
+        lib._destroy()
+
+
+def test_library_forms_are_pytorchs() -> None:
+    assert _library_forms(ember, "fidelity_e") == _library_forms(torch, "fidelity_t")
+
+
+def test_library_registrations_end_with_the_library() -> None:
+    _library_forms(ember, "fidelity_gone")
+    assert not hasattr(ember.ops.fidelity_gone, "inc")
