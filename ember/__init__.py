@@ -73,6 +73,8 @@ from ember import fx  # noqa: E402
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
+from ember._type_info import finfo, iinfo  # noqa: E402
+from ember.storage import UntypedStorage  # noqa: E402
 from ember._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

@@ -281,8 +281,14 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(
-                f"only Tensors of floating point and complex dtype can require gradients, "
-                f"got {self.dtype}"
+                f"only Tensors of floating point dtype can require gradients (or complex ones; "
+                f"got {self.dtype})"
+            )
+        if not value and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
             )
         self._keys = (self._keys | AUTOGRAD_BIT) if value else (self._keys & ~AUTOGRAD_BIT)
 
@@ -321,6 +327,18 @@ class Tensor:
 
     def _is_view(self) -> bool:
         return self._base is not None
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor (PyTorch's errors for more or fewer elements).
+
+        >>> ember.tensor([0.5]).is_nonzero()
+        True
+        """
+        n = self.numel()
+        if n != 1:
+            more = "more than one value" if n else "no values"
+            raise RuntimeError(f"Boolean value of Tensor with {more} is ambiguous")
+        return bool(self.item())  # type: ignore[attr-defined]
 
     def data_ptr(self) -> int:
         data = self._data
@@ -394,8 +412,9 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         data = self._values(what)
         if data.size != 1:
+            more = "more than one value" if data.size else "no values"
             raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
+                f"Boolean value of Tensor with {more} is ambiguous"
                 if what == "__bool__"
                 else "only one element tensors can be converted to Python scalars"
             )

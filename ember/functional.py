@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from ember._bind import bind_all
-from ember.overrides import handle_torch_function, has_torch_function
+from ember._tensor import Tensor
+from ember.overrides import handle_torch_function, has_torch_function, python_route
 
 __all__ = bind_all(globals())
+__all__ += ["is_nonzero"]
 _einsum_op = globals()["einsum"]
 
 
@@ -25,3 +27,13 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
     if has_torch_function(operands):
         return handle_torch_function(einsum, operands, equation, *operands, **kwargs)
     return _einsum_op(equation, list(operands), **kwargs)
+
+
+@python_route("input")
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor; RuntimeError for more or fewer elements.
+
+    >>> ember.is_nonzero(ember.tensor([0.0]))
+    False
+    """
+    return input.is_nonzero()  # type: ignore[no-any-return]

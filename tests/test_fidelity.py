@@ -547,3 +547,175 @@ def test_library_forms_are_pytorchs() -> None:
 def test_library_registrations_end_with_the_library() -> None:
     _library_forms(ember, "fidelity_gone")
     assert not hasattr(ember.ops.fidelity_gone, "inc")
+
+
+# --------------------------------------------------------------------------- reprs, dtype info
+
+
+class _Nested:
+    """Builds the same nested model in either library (for the module repr)."""
+
+    @staticmethod
+    def build(lib: Any) -> Any:
+        nn = lib.nn
+
+        class Model(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.a = nn.Linear(2, 2)
+                self.layers = nn.ModuleList([nn.Linear(1, 1), nn.Dropout(0.2)])
+                self.d = nn.ModuleDict({"x": nn.Identity()})
+                self.c = nn.Conv2d(1, 2, 3, stride=2, padding=1)
+                self.seq = nn.Sequential(nn.Linear(3, 1, bias=False), nn.ReLU())
+                self.e = nn.Embedding(10, 3)
+                self.n = nn.LayerNorm(4)
+
+        return Model()
+
+
+def _shown(lib: Any, fn: Callable[[Any], Any]) -> str:
+    """``repr`` of what ``fn(lib)`` gives, or of the exception it raises, in ember's words."""
+    try:
+        value = fn(lib)
+    except Exception as e:  # noqa: BLE001 - compared with PyTorch's
+        return _swap(f"{type(e).__name__}: {e}")
+    return _swap(value if isinstance(value, str) else repr(value))
+
+
+_SURVEY: list[tuple[str, Callable[[Any], Any]]] = [
+    ("dtype", lambda lib: [lib.float32, str(lib.float64), lib.int64, lib.bool, lib.complex64]),
+    ("device", lambda lib: [lib.device("cpu"), str(lib.device("cpu")), lib.device("meta")]),
+    ("Size", lambda lib: [lib.Size([2, 3]), str(lib.Size([])), lib.zeros(2, 1).shape]),
+    ("nested module", lambda lib: _Nested.build(lib)),
+    ("sequential", lambda lib: lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Tanh())),
+    ("sgd", lambda lib: lib.optim.SGD([lib.nn.Parameter(lib.zeros(2))], lr=0.1, momentum=0.9)),
+    ("adam", lambda lib: lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], lr=0.01)),
+    ("requires_grad", lambda lib: lib.tensor([1.0, 2.0], requires_grad=True)),
+    ("grad_fn", lambda lib: (lib.tensor([1.0, 2.0], requires_grad=True) * 2).sum()),
+    ("empty int64", lambda lib: lib.tensor([], dtype=lib.int64)),
+    ("empty 2-d", lambda lib: [lib.zeros(0, 3), lib.zeros(2, 0, dtype=lib.int32)]),
+    ("parameter", lambda lib: lib.nn.Parameter(lib.ones(2))),
+    ("meta tensor", lambda lib: lib.empty(2, 3, device="meta")),
+    (
+        "dtype flags",
+        lambda lib: [
+            (d.is_floating_point, d.is_complex, d.is_signed, d.itemsize)
+            for d in (lib.float32, lib.float16, lib.int64, lib.uint8, lib.bool, lib.complex128)
+        ],
+    ),
+    ("finfo", lambda lib: [lib.finfo(d) for d in (lib.float32, lib.float64, lib.float16)]),
+    ("finfo default", lambda lib: lib.finfo()),
+    ("finfo complex", lambda lib: lib.finfo(lib.complex128)),
+    (
+        "finfo fields",
+        lambda lib: [
+            (f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.bits, f.resolution, f.dtype)
+            for f in (lib.finfo(lib.float32), lib.finfo(lib.float16))
+        ],
+    ),
+    ("finfo of int", lambda lib: lib.finfo(lib.int32)),
+    ("finfo equality", lambda lib: lib.finfo(lib.float32) == lib.finfo(lib.float32)),
+    (
+        "iinfo",
+        lambda lib: [
+            (i, i.min, i.max, i.bits, i.dtype)
+            for i in (lib.iinfo(d) for d in (lib.int8, lib.uint8, lib.int16, lib.int32, lib.int64))
+        ],
+    ),
+    ("iinfo of bool", lambda lib: lib.iinfo(lib.bool)),
+    ("iinfo of float", lambda lib: lib.iinfo(lib.float32)),
+    ("default dtype", lambda lib: lib.get_default_dtype()),
+    (
+        "element_size",
+        lambda lib: [lib.ones(1, dtype=d).element_size() for d in (lib.float64, lib.bool)],
+    ),
+    (
+        "data_ptr",
+        lambda lib: [
+            (x := lib.ones(2, 3))[1].data_ptr() - x.data_ptr(),
+            x.T.data_ptr() - x.data_ptr(),
+        ],
+    ),
+    (
+        "untyped_storage",
+        lambda lib: [
+            (x := lib.arange(6.0).view(2, 3)).untyped_storage().nbytes(),
+            len(x[1].untyped_storage()),
+            x[1].untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+            x.t().untyped_storage().data_ptr() == x.data_ptr(),
+            x.untyped_storage().element_size(),
+            x.untyped_storage().device,
+            lib.ones(2, dtype=lib.uint8).untyped_storage().tolist(),
+            lib.empty(2, 3, device="meta").untyped_storage().nbytes(),
+            lib.empty(2, 3, device="meta").untyped_storage().data_ptr(),
+        ],
+    ),
+    ("untyped_storage repr", lambda lib: lib.arange(2, dtype=lib.uint8).untyped_storage()),
+    ("is_nonzero", lambda lib: [lib.is_nonzero(lib.tensor([1.0])), lib.tensor(0).is_nonzero()]),
+    ("is_nonzero of two", lambda lib: lib.is_nonzero(lib.tensor([1.0, 2.0]))),
+    ("is_nonzero of none", lambda lib: lib.is_nonzero(lib.tensor([]))),
+    ("bool of none", lambda lib: bool(lib.tensor([]))),
+    (
+        "is_leaf",
+        lambda lib: [
+            (a := lib.ones(2, requires_grad=True)).is_leaf,
+            (a * 2).is_leaf,
+            lib.ones(2).is_leaf,
+            (a * 2).detach().is_leaf,
+        ],
+    ),
+    (
+        "retain_grad",
+        lambda lib: [((b := lib.ones(2, requires_grad=True) * 2).retain_grad(), b.retains_grad)],
+    ),
+    ("hook without grad", lambda lib: lib.ones(2).register_hook(lambda g: g)),
+    ("requires_grad_ of int", lambda lib: lib.ones(2, dtype=lib.int64).requires_grad_()),
+    (
+        "requires_grad_(False) of non-leaf",
+        lambda lib: (lib.ones(2, requires_grad=True) * 2).requires_grad_(False),
+    ),
+    (
+        "requires_grad_(True) of non-leaf",
+        lambda lib: (lib.ones(2, requires_grad=True) * 2).requires_grad_(),
+    ),
+    (
+        "format",
+        lambda lib: [f"{lib.tensor(3.14159):.3f}", f"{lib.tensor(3):d}", f"{lib.tensor(2.5)}"],
+    ),
+    ("format of a vector", lambda lib: f"{lib.tensor([1.0, 2.0]):.3f}"),
+    ("format plain", lambda lib: [f"{lib.tensor([1.0, 2.0])}", f"{lib.tensor(2.5):>10}"]),
+    ("layout", lambda lib: [lib.zeros(2).layout, lib.strided, type(lib.strided)]),
+]
+
+
+@pytest.mark.parametrize(("what", "fn"), _SURVEY, ids=[w for w, _ in _SURVEY])
+def test_everyday_objects_print_and_behave_as_pytorchs(what: str, fn: Callable[[Any], Any]) -> None:
+    theirs = _shown(torch, fn)
+    ours = _shown(ember, fn)
+    if what == "requires_grad_ of int":  # PyTorch's message, then which dtypes ember accepts
+        assert ours.startswith(theirs)
+        return
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"precision": 2},
+        {"precision": 4, "sci_mode": True},
+        {"threshold": 5, "edgeitems": 2},
+        {"linewidth": 20},
+        {"profile": "short"},
+        {"profile": "full"},
+    ],
+    ids=str,
+)
+def test_printoptions_are_pytorchs(options: dict[str, Any]) -> None:
+    def show(lib: Any) -> str:
+        lib.set_printoptions(**options)
+        try:
+            return _swap(repr([lib.tensor([1.23456, 2.5]), lib.arange(10), lib.arange(20.0)]))
+        finally:
+            lib.set_printoptions(profile="default")
+
+    assert show(ember) == show(torch)
