@@ -60,6 +60,16 @@ from ember.autograd.grad_mode import (
 )
 
 half, float, double = float16, float32, float64  # noqa: A001
+if _dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
+    bfloat16 = _dtypes.bfloat16
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "bfloat16":
+            raise AttributeError(_dtypes.BFLOAT16_MISSING)
+        raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 

@@ -5,8 +5,11 @@ bfloat16, loss-size warnings, the legacy ``library`` forms, reprs and dtype info
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -719,3 +722,160 @@ def test_printoptions_are_pytorchs(options: dict[str, Any]) -> None:
             lib.set_printoptions(profile="default")
 
     assert show(ember) == show(torch)
+
+
+# --------------------------------------------------------------------------- bfloat16
+
+try:
+    import ml_dtypes  # noqa: F401 - only whether it is there
+except ImportError:
+    ml_dtypes = None
+needs_ml_dtypes = pytest.mark.skipif(
+    ml_dtypes is None, reason="ember.bfloat16 needs ml_dtypes (pip install 'ember[bf16]')"
+)
+
+_BF_VALUES = [[0.5, -1.25, 2.0], [3.0, 0.1, -0.7]]
+_BF_OTHER = [[1.0, 2.0, 0.5], [0.25, -1.0, 4.0]]
+
+
+def _bf16_grad(lib: Any, f: Callable[[Any], Any]) -> Any:
+    a = lib.tensor(_BF_VALUES, dtype=lib.bfloat16, requires_grad=True)
+    f(a).sum().backward()
+    return a.grad
+
+
+_BF16: list[tuple[str, Callable[[Any, Any, Any], Any]]] = [
+    ("tensor", lambda lib, x, y: x),
+    ("0-dim", lambda lib, x, y: lib.tensor(-0.0, dtype=lib.bfloat16)),
+    ("large and small", lambda lib, x, y: lib.tensor([1e5, 1e-5, 3.0], dtype=lib.bfloat16)),
+    ("whole numbers", lambda lib, x, y: lib.tensor([1.0, 2.0], dtype=lib.bfloat16)),
+    (
+        "nan and inf",
+        lambda lib, x, y: lib.tensor([float("nan"), -float("inf")], dtype=lib.bfloat16),
+    ),
+    ("zeros", lambda lib, x, y: lib.zeros(2, dtype=lib.bfloat16)),
+    ("full", lambda lib, x, y: lib.full((2,), 1.1, dtype=lib.bfloat16)),
+    ("full overflow", lambda lib, x, y: lib.full((1,), 3.5e38, dtype=lib.bfloat16)),
+    ("arange", lambda lib, x, y: lib.arange(5, dtype=lib.bfloat16)),
+    ("linspace", lambda lib, x, y: lib.linspace(0, 1, 4, dtype=lib.bfloat16)),
+    ("eye", lambda lib, x, y: lib.eye(2, dtype=lib.bfloat16)),
+    ("ones_like", lambda lib, x, y: lib.ones_like(x)),
+    ("from float32", lambda lib, x, y: lib.tensor([1 / 3, 1e-3]).to(lib.bfloat16)),
+    ("from int64", lambda lib, x, y: lib.tensor([1, 300, -7]).bfloat16()),
+    ("to float32", lambda lib, x, y: x.float()),
+    ("to float16", lambda lib, x, y: x.half()),
+    ("to int32", lambda lib, x, y: x.to(lib.int32)),
+    ("to bool", lambda lib, x, y: x.bool()),
+    ("type name", lambda lib, x, y: x.type()),
+    ("item", lambda lib, x, y: x[1, 1].item()),
+    ("tolist", lambda lib, x, y: x.tolist()),
+    ("element_size", lambda lib, x, y: x.element_size()),
+    ("add", lambda lib, x, y: x + y),
+    ("sub", lambda lib, x, y: x - y),
+    ("mul", lambda lib, x, y: x * y),
+    ("div", lambda lib, x, y: x / y),
+    ("python int", lambda lib, x, y: x * 3),
+    ("python float", lambda lib, x, y: x + 0.1),
+    ("rsub", lambda lib, x, y: 1 - x),
+    ("pow", lambda lib, x, y: x**2),
+    ("with float16", lambda lib, x, y: x + y.half()),
+    ("with float32", lambda lib, x, y: x + y.float()),
+    ("with float64", lambda lib, x, y: x * y.double()),
+    ("with int64", lambda lib, x, y: x + lib.ones(2, 3, dtype=lib.int64)),
+    ("with complex64", lambda lib, x, y: x + lib.ones(2, 3, dtype=lib.complex64)),
+    (
+        "promote_types",
+        lambda lib, x, y: [
+            lib.promote_types(lib.bfloat16, d)
+            for d in (lib.float16, lib.float32, lib.int8, lib.bool, lib.complex64, lib.float64)
+        ],
+    ),
+    ("result_type", lambda lib, x, y: lib.result_type(x, 1.5)),
+    (
+        "dtype flags",
+        lambda lib, x, y: (
+            lib.bfloat16.is_floating_point,
+            lib.bfloat16.is_signed,
+            lib.bfloat16.itemsize,
+            lib.bfloat16.to_complex(),
+        ),
+    ),
+    ("finfo", lambda lib, x, y: lib.finfo(lib.bfloat16)),
+    ("neg", lambda lib, x, y: -x),
+    ("abs", lambda lib, x, y: x.abs()),
+    ("exp", lambda lib, x, y: x.exp()),
+    ("sqrt", lambda lib, x, y: y.abs().sqrt()),
+    ("sigmoid", lambda lib, x, y: x.sigmoid()),
+    ("tanh", lambda lib, x, y: x.tanh()),
+    ("relu", lambda lib, x, y: x.relu()),
+    ("clamp", lambda lib, x, y: x.clamp(-1, 1)),
+    ("comparison", lambda lib, x, y: (x < y, x == 0.5)),
+    ("where", lambda lib, x, y: lib.where(x > 0, x, y)),
+    ("isnan", lambda lib, x, y: lib.isnan(x / 0 * 0)),
+    ("sum", lambda lib, x, y: (x.sum(), x.sum(1))),
+    ("mean", lambda lib, x, y: (x.mean(), x.mean(0))),
+    ("var", lambda lib, x, y: (x.var(), x.std(1))),
+    ("max", lambda lib, x, y: (x.max(), x.max(1), x.argmax())),
+    ("cumsum", lambda lib, x, y: x.cumsum(1)),
+    ("sort", lambda lib, x, y: x.sort()),
+    ("softmax", lambda lib, x, y: x.softmax(1)),
+    ("mm", lambda lib, x, y: x @ y.t()),
+    ("linear", lambda lib, x, y: lib.nn.functional.linear(x, y)),
+    ("layer_norm", lambda lib, x, y: lib.nn.functional.layer_norm(x, (3,))),
+    ("mse_loss", lambda lib, x, y: lib.nn.functional.mse_loss(x, y)),
+    ("cross_entropy", lambda lib, x, y: lib.nn.functional.cross_entropy(x, lib.tensor([0, 2]))),
+    ("indexing", lambda lib, x, y: (x[:, [0, 2]], x[x > 0])),
+    ("cat", lambda lib, x, y: lib.cat([x, y])),
+    (
+        "requires_grad repr",
+        lambda lib, x, y: lib.zeros(2, dtype=lib.bfloat16, requires_grad=True) * 1,
+    ),
+    ("grad", lambda lib, x, y: _bf16_grad(lib, lambda a: a * a)),
+    (
+        "grad of linear",
+        lambda lib, x, y: _bf16_grad(lib, lambda a: lib.nn.functional.linear(a, y).relu()),
+    ),
+]
+
+
+@needs_ml_dtypes
+@pytest.mark.parametrize(("what", "fn"), _BF16, ids=[w for w, _ in _BF16])
+def test_bfloat16_as_pytorchs(what: str, fn: Callable[[Any, Any, Any], Any]) -> None:
+    def run(lib: Any) -> str:
+        bf = lib.bfloat16
+        return _shown(
+            lib, lambda m: fn(m, m.tensor(_BF_VALUES, dtype=bf), m.tensor(_BF_OTHER, dtype=bf))
+        )
+
+    assert run(ember) == run(torch)
+
+
+@needs_ml_dtypes
+def test_bfloat16_saves_and_loads(tmp_path: Any) -> None:
+    x = ember.tensor(_BF_VALUES, dtype=ember.bfloat16)
+    ember.save(x, tmp_path / "x.pt")
+    y = ember.load(tmp_path / "x.pt")
+    assert y.dtype is ember.bfloat16 and y.tolist() == x.tolist()
+
+
+def test_without_ml_dtypes_bfloat16_names_the_extra() -> None:
+    """In a fresh interpreter where ml_dtypes can't be imported."""
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import ember\n"
+        "assert not hasattr(ember, 'bfloat16')\n"
+        "for use in (lambda: ember.bfloat16, lambda: ember.ones(2).bfloat16()):\n"
+        "    try:\n"
+        "        use()\n"
+        "    except AttributeError as e:\n"
+        "        assert \"pip install 'ember[bf16]'\" in str(e), e\n"
+        "    else:\n"
+        "        raise AssertionError('no error')\n"
+        "assert (ember.ones(2) + 1).tolist() == [2.0, 2.0]\n"
+        "print('ok')\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -107,10 +107,15 @@ def normal_array(shape: tuple[int, ...], d: dtypes.dtype, rng: np.random.Generat
     return rng.standard_normal(shape, dtype=d.np)
 
 
+def _full(shape: tuple[int, ...], d: dtypes.dtype, value: Any) -> np.ndarray:
+    with quiet_block():  # a value past bfloat16's range is inf, silently, as in PyTorch
+        return np.full(shape, value, d.np)
+
+
 _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "empty": lambda shape, d: None,
     "zeros": lambda shape, d: np.zeros(shape, d.np),
-    "full": lambda shape, d, value: np.full(shape, value, d.np),
+    "full": lambda shape, d, value: _full(shape, d, value),
     "arange": _arange,
     "linspace": _linspace,
     "eye": lambda shape, d: np.eye(*shape, dtype=d.np),

@@ -245,7 +245,10 @@ def check_fill(value: Any, d: dtypes.dtype, op: str) -> Any:
     return value
 
 
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": math.inf}
+_FLOAT_MAX = {
+    "float16": 65504.0, "bfloat16": math.inf, "float32": 3.4028234663852886e38,
+    "float64": math.inf,
+}  # fmt: skip
 
 
 def _int_range(d: dtypes.dtype) -> tuple[int, int]:
