@@ -97,7 +97,11 @@ def layout(x: Tensor) -> S.Layout:
 
 
 def _build(self: Tensor, lay: S.Layout) -> Tensor:
-    return _view(self, strided(self._data, lay[0], lay[1], lay[2]), lay[2])
+    arr = strided(self._data, lay[0], lay[1], lay[2])
+    t = wrap_view(self, arr)
+    if not arr.size:  # ``_view``, inlined (expand of a gradient comes here)
+        t.__dict__["_offset"] = self.storage_offset() + lay[2]
+    return t
 
 
 def _view(self: Tensor, arr: np.ndarray, offset: int = 0) -> Tensor:
@@ -166,7 +170,11 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
             if out.shape != size:  # a -1 inferred, or NumPy read another negative as -1
                 S.infer_size(size, arr.size)
             return wrap_view(self, out)
-    return _view(self, _view_array(self, size))
+    arr = _view_array(self, size)
+    t = wrap_view(self, arr)
+    if not arr.size:  # NOTE [empty views] (``_view``, inlined: backward passes view here)
+        t.__dict__["_offset"] = self.storage_offset()
+    return t
 
 
 @impl(aten._unsafe_view.default, CPU)

@@ -499,7 +499,8 @@ def _sized(
     d = _dtype(op, default, options)
     _check_draw(fill, d, op)
     shape = size_of(size, op)
-    return Plan(shape, d, fill, format_strides_of(shape, options.get("memory_format"), op))
+    mf = options.get("memory_format")
+    return Plan(shape, d, fill, None if mf is None else format_strides_of(shape, mf, op))
 
 
 def _like(op: str, self: Tensor, fill: tuple[Any, ...], options: dict[str, Any]) -> Plan:
