@@ -173,7 +173,9 @@ def test_line_counts_report_lists_folders() -> None:
     assert "ember/dispatch/" in text and "tests/ total" in text
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/index.md", "docs/extending.md"])
+@pytest.mark.parametrize(
+    "doc", ["README.md", "docs/index.md", "docs/extending.md", "docs/fidelity.md"]
+)
 def test_doc_examples_run(doc: str) -> None:
     """The ``>>>`` examples of the README and the guide print what they say."""
     text = (ROOT / doc).read_text(encoding="utf-8")
