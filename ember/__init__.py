@@ -61,6 +61,16 @@ from ember.autograd.grad_mode import (
 )
 
 half, float, double = float16, float32, float64  # noqa: A001
+if _dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
+    bfloat16 = _dtypes.bfloat16
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "bfloat16":
+            raise AttributeError(_dtypes.BFLOAT16_MISSING)
+        raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
 short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
@@ -88,5 +98,15 @@ from ember._global_settings import (  # noqa: E402
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
+from ember._layout import layout, sparse_coo, strided  # noqa: E402
+from ember._type_info import finfo, iinfo  # noqa: E402
+from ember.storage import UntypedStorage  # noqa: E402
+from ember._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])

@@ -22,6 +22,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember._torch_function import GENERATED_MEMBERS
 from ember._torch_function import TORCH_FUNCTION as TF
+from ember.device import as_device
 from ember.dispatch.codegen import define
 from ember.ops.binding import (
     _fits_arity,
@@ -30,6 +31,7 @@ from ember.ops.binding import (
     keyword_route,
     make_matcher,
     matches,
+    public_of,
     resolve,
     tensors_first,
 )
@@ -135,13 +137,13 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
                 route = kw_routes[(len(pargs), tuple(kwargs))] = keyword_route(
                     packet, len(pargs), tuple(kwargs)
                 )
-            for match, op, canon in route:
+            for match, op, public, canon in route:
                 if match(pargs, kwargs):
                     if canon:
                         ca, ck = canonical(op, pargs, kwargs)
-                        r = op._public(*ca, **ck)
+                        r = public(*ca, **ck)
                     else:
-                        r = op._public(*pargs, **kwargs)
+                        r = public(*pargs, **kwargs)
                     return r if r is not TF else tf(me[0], args, kwargs)
         try:
             op, a, k = resolve(packet, pargs, kwargs)
@@ -149,7 +151,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             if has_tensor_likes(args, kwargs):  # a tensor-like no overload names
                 return tf(me[0], args, kwargs)
             raise
-        r = op._public(*a, **k)
+        r = public_of(op, tuple(kwargs))(*a, **k)
         return r if r is not TF else tf(me[0], args, kwargs)
 
     if method and _self_only(packet):
@@ -223,10 +225,43 @@ def _takes_requires_grad(packet: OpOverloadPacket) -> bool:
 
 def _with_requires_grad(fn: Callable[..., Any]) -> Callable[..., Any]:
     def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            kwargs = _out_options(kwargs)
         out = fn(*args, **kwargs)
         return out.requires_grad_(True) if requires_grad else out
 
     return factory
+
+
+def _out_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A factory's keywords beside ``out=``: PyTorch's bindings take ``dtype``, ``layout``,
+    ``device`` and ``pin_memory`` there too and check them against ``out`` (which then gives
+    them: NOTE [factory out=] in ``ember/ops/native/creation.py``); ``out=None`` is no out."""
+    out = kwargs["out"]
+    rest = {k: v for k, v in kwargs.items() if k not in _OUT_GIVES}
+    if out is None:
+        del rest["out"]
+        return {**rest, **{k: v for k, v in kwargs.items() if k in _OUT_GIVES}}
+    if not isinstance(out, Tensor):
+        return kwargs  # the overload resolution's TypeError
+    dtype = kwargs.get("dtype")
+    if dtype is not None and dtype != out.dtype:
+        raise RuntimeError(
+            f"dtype {dtype._short} does not match dtype of out parameter ({out.dtype._short})"
+        )
+    layout = kwargs.get("layout")
+    if layout is not None and str(layout).rpartition(".")[2] != "strided":
+        raise RuntimeError(f"layout {layout} does not match layout of out parameter (Strided)")
+    device = kwargs.get("device")
+    if device is not None and as_device(device).type != out.device.type:
+        raise RuntimeError(
+            f"device type {as_device(device).type} does not match device type of out parameter "
+            f"({out.device.type})"
+        )
+    return rest
+
+
+_OUT_GIVES = frozenset(("dtype", "layout", "device", "pin_memory"))
 
 
 def _check_types(packet: OpOverloadPacket, args: tuple[Any, ...]) -> None:

@@ -95,6 +95,13 @@ _CONVERSIONS = {
     "byte": dtypes.uint8, "bool": dtypes.bool_, "cfloat": dtypes.complex64,
     "cdouble": dtypes.complex128,
 }  # fmt: skip
+if dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
+    _CONVERSIONS["bfloat16"] = dtypes.bfloat16
+
+
+def _no_bfloat16(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self.to(ember.bfloat16)``, which needs the optional ml_dtypes package."""
+    raise AttributeError(dtypes.BFLOAT16_MISSING)
 
 
 def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
@@ -131,7 +138,7 @@ def _is_cuda(self: Tensor) -> bool:
 
 
 #: "FloatTensor" -> float32, as ``Tensor.type()`` spells them
-_TYPE_NAMES = {f"{d._short}Tensor": d for d in dtypes.ALL_DTYPES}
+_TYPE_NAMES = {f"{d._short}Tensor": d for d in dtypes.KNOWN_DTYPES}
 
 
 def _type_name(t: Tensor) -> str:
@@ -243,6 +250,8 @@ def _attach() -> None:
     Tensor.to = _to  # type: ignore[method-assign]
     for name, d in _CONVERSIONS.items():
         setattr(Tensor, name, _as(d, name))
+    if "bfloat16" not in _CONVERSIONS:
+        Tensor.bfloat16 = _no_bfloat16  # type: ignore[attr-defined]
     Tensor.cpu = _cpu  # type: ignore[attr-defined]
     Tensor.cuda = _cuda  # type: ignore[attr-defined]
     Tensor.is_cuda = property(_is_cuda, doc=_is_cuda.__doc__)  # type: ignore[attr-defined]

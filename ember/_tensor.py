@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember import dtypes
+from ember._layout import layout, strided
+from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._torch_function import (
     DECLINED,
@@ -200,8 +202,10 @@ class Tensor:
         if type(data) is not _ndarray:
             return int(data.offset)
         root = root_array(data)
-        if root is data or data.size == 0:
+        if root is data:
             return 0
+        if data.size == 0:  # NOTE [empty views] in ember/backends/cpu/views.py
+            return self.__dict__.get("_offset", 0)  # type: ignore[no-any-return]
         delta = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
         return delta // data.itemsize
 
@@ -219,8 +223,8 @@ class Tensor:
         return self.device.type == "cpu"
 
     @property
-    def layout(self) -> str:
-        return "strided"
+    def layout(self) -> layout:
+        return strided
 
     def dim(self) -> int:
         return self._data.ndim
@@ -242,12 +246,20 @@ class Tensor:
         return int(self._data.itemsize)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        """Whether elements are laid out row-major with no gaps (size-1 dims ignored)."""
+        """Whether elements are laid out row-major with no gaps (size-1 dims ignored), or as
+        ``memory_format`` says (``ember.channels_last``: the channel dim innermost).
+
+        >>> ember.zeros(2, 3).t().is_contiguous()
+        False
+        """
+        shape = self._data.shape
+        if memory_format is not None and memory_format is not contiguous_format:
+            return is_contiguous_for(shape, self.stride(), memory_format, "is_contiguous")
         expected = 1
-        for n, s in zip(reversed(self._data.shape), reversed(self.stride()), strict=True):
+        for n, s in zip(reversed(shape), reversed(self.stride()), strict=True):
             if n != 1:
                 if s != expected:
-                    return False
+                    return 0 in shape  # no elements: contiguous whatever the strides
                 expected *= n
         return True
 
@@ -269,8 +281,14 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(
-                f"only Tensors of floating point and complex dtype can require gradients, "
-                f"got {self.dtype}"
+                f"only Tensors of floating point dtype can require gradients (or complex ones; "
+                f"got {self.dtype})"
+            )
+        if not value and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
             )
         self._keys = (self._keys | AUTOGRAD_BIT) if value else (self._keys & ~AUTOGRAD_BIT)
 
@@ -309,6 +327,18 @@ class Tensor:
 
     def _is_view(self) -> bool:
         return self._base is not None
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor (PyTorch's errors for more or fewer elements).
+
+        >>> ember.tensor([0.5]).is_nonzero()
+        True
+        """
+        n = self.numel()
+        if n != 1:
+            more = "more than one value" if n else "no values"
+            raise RuntimeError(f"Boolean value of Tensor with {more} is ambiguous")
+        return bool(self.item())  # type: ignore[attr-defined]
 
     def data_ptr(self) -> int:
         data = self._data
@@ -382,8 +412,9 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         data = self._values(what)
         if data.size != 1:
+            more = "more than one value" if data.size else "no values"
             raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
+                f"Boolean value of Tensor with {more} is ambiguous"
                 if what == "__bool__"
                 else "only one element tensors can be converted to Python scalars"
             )

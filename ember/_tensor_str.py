@@ -11,7 +11,7 @@ finite nonzero value that will be shown and picks a mode once:
 
 Every element is then right-aligned to the widest one. Rows wrap at ``linewidth``; tensors
 with more than ``threshold`` elements show ``edgeitems`` items at each end of every
-dimension around ``...``. float16 values print through float32, as in PyTorch. Suffixes
+dimension around ``...``. float16 and bfloat16 values print through float32, as in PyTorch. Suffixes
 (``device=``, ``size=``, ``dtype=``, ``grad_fn=``/``requires_grad=``) follow the contents and
 wrap to a new line when they would pass ``linewidth``.
 """
@@ -226,7 +226,7 @@ def _tensor_str(a: np.ndarray, indent: int) -> str:
     if a.size == 0:
         return "[]"
     summarize = a.size > PRINT_OPTS.threshold
-    if a.dtype == np.float16:
+    if a.dtype == np.float16 or a.dtype.kind == "V":  # float16, bfloat16 (ml_dtypes)
         a = a.astype(np.float32)
     shown = _summarized(a) if summarize else a
     if a.dtype.kind == "c":

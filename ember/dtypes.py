@@ -57,6 +57,8 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> dtype:
+        if self.name == "bfloat16":
+            return complex64
         return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
 
     def __repr__(self) -> str:
@@ -84,8 +86,39 @@ ALL_DTYPES: tuple[dtype, ...] = (
 FLOATING_DTYPES = (float16, float32, float64)
 INTEGRAL_DTYPES = (uint8, int8, int16, int32, int64)
 
+# NOTE [bfloat16]
+# NumPy has no bfloat16; the ``ml_dtypes`` package adds one, so ``ember.bfloat16`` exists only
+# when it is installed (``pip install 'ember[bf16]'``), and names the extra when it is not.
+# It is a floating dtype like the others, with PyTorch's one special promotion (bfloat16 with
+# float16 is float32). It is not in ``ALL_DTYPES``, the dtypes every op is tested in: ops
+# compute it through ml_dtypes' NumPy loops, creation, casts, arithmetic, reductions (which
+# accumulate in float32, as PyTorch's) and printing are checked against PyTorch in
+# ``tests/test_fidelity.py``.
+try:
+    import ml_dtypes
+except ImportError:  # the bf16 extra is not installed
+    ml_dtypes = None
+
+#: what to install for ``ember.bfloat16``
+BFLOAT16_MISSING = (
+    "ember.bfloat16 needs the optional ml_dtypes package (NumPy has no bfloat16): "
+    "pip install 'ember[bf16]' (or pip install ml_dtypes)"
+)
+if ml_dtypes is not None:
+    bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING, "BFloat16")
+    OPTIONAL_DTYPES: tuple[dtype, ...] = (bfloat16,)
+else:
+    OPTIONAL_DTYPES = ()
+#: every dtype this process has (``ALL_DTYPES`` and, with ml_dtypes, bfloat16)
+KNOWN_DTYPES = ALL_DTYPES + OPTIONAL_DTYPES
+#: ndarray dtypes of the 16-bit floats, which PyTorch computes in float32 and rounds back
+#: (its "opmath"); bfloat16's ndarrays have kind ``V``, not ``f``, so kernels test this set
+HALF_NP = frozenset(d.np for d in (float16, *OPTIONAL_DTYPES))
+#: ndarray dtypes of every floating dtype (what ``kind == "f"`` says, bfloat16 included)
+FLOATING_NP = frozenset(d.np for d in KNOWN_DTYPES if d.category == FLOATING)
+
 #: ndarray dtype -> ember dtype; the hot path's only conversion.
-FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}
+FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in KNOWN_DTYPES}
 #: aliases PyTorch exposes (``ember.float`` is float32, ``ember.long`` int64, ...)
 ALIASES = {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
@@ -137,6 +170,8 @@ def default_complex() -> dtype:
 
 
 def _promote_uncached(a: dtype, b: dtype) -> dtype:
+    if {a.name, b.name} == {"bfloat16", "float16"}:  # neither holds the other: PyTorch's float32
+        return float32
     if a.category == b.category:
         return FROM_NUMPY[np.promote_types(a.np, b.np)]
     hi, lo = (a, b) if a.category > b.category else (b, a)
@@ -146,7 +181,7 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
 
 
 _PROMOTE: dict[tuple[dtype, dtype], dtype] = {
-    (a, b): _promote_uncached(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+    (a, b): _promote_uncached(a, b) for a in KNOWN_DTYPES for b in KNOWN_DTYPES
 }
 
 

@@ -12,6 +12,7 @@ from ember.ops.registry import ops
 from ember.overrides import handle_torch_function, has_torch_function, python_route
 
 __all__ = bind_all(globals())
+__all__ += ["is_nonzero"]
 _einsum_op = globals()["einsum"]
 # ember.linalg's vector_norm and matrix_norm, which ember.norm calls as torch.norm does
 _public_vector_norm = make_public(ops.aten.linalg_vector_norm, method=False)
@@ -89,3 +90,13 @@ def _tensor_norm(
 
 _tensor_norm.__name__ = _tensor_norm.__qualname__ = "norm"
 Tensor.norm = _tensor_norm  # type: ignore[method-assign]
+
+
+@python_route("input")
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor; RuntimeError for more or fewer elements.
+
+    >>> ember.is_nonzero(ember.tensor([0.0]))
+    False
+    """
+    return input.is_nonzero()  # type: ignore[no-any-return]

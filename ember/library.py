@@ -15,7 +15,7 @@ op that has no kernel of its own for that key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ember.dispatch import dispatcher
@@ -24,7 +24,7 @@ from ember.dispatch.keys import DispatchKey
 from ember.ops import registry
 from ember.ops.registry import OpOverload
 
-__all__ = ["Library", "impl", "fallthrough_kernel", "dispatch_key", "get_op"]
+__all__ = ["Library", "impl", "define", "fallthrough_kernel", "dispatch_key", "get_op"]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
 _DEVICE_KEYS = {
@@ -171,17 +171,91 @@ class Library:
 dispatch_key_of = dispatch_key
 
 
-def impl(op: str | OpOverload, key: str | DispatchKey, fn: Callable[..., Any] | None = None) -> Any:
-    """Register a kernel for an op and key, for good; usable as a decorator.
+def impl(
+    qualname: str | OpOverload | Library,
+    types: str | DispatchKey | Sequence[str | DispatchKey] = "",
+    func: Callable[..., Any] | None = None,
+    *,
+    lib: Library | None = None,
+) -> Any:
+    """Register ``func`` as the op's kernel for each device type or dispatch key in ``types``;
+    a decorator without ``func``. With ``lib``, the registrations end with it (its
+    ``_destroy``); without, they are for good.
 
     >>> @ember.library.impl("demo::twice", "Meta")
     ... def twice_meta(x): return ember.empty_like(x)
+
+    PyTorch's legacy form is accepted too: ``@impl(lib, "op", "CPU")`` registers through
+    ``lib.impl`` (an empty key is the library's own).
     """
-    target = get_op(op)
-    k = dispatch_key(key)
+    if isinstance(qualname, Library):  # impl(lib, name, dispatch_key="")
+        legacy, name, key = qualname, types, func if func is not None else ""
+
+        def register_in(f: Callable[..., Any]) -> Callable[..., Any]:
+            legacy.impl(name, f, key)  # type: ignore[arg-type]
+            return f
+
+        return register_in
+    target = get_op(qualname)
+    keys = [types] if isinstance(types, (str, DispatchKey)) else list(types)
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:
-        dispatcher.set_kernel(target, k, f, KIND_PLAIN)
+        for k in keys:
+            if lib is not None:
+                lib.impl(target, f, k)
+            else:
+                dispatcher.set_kernel(target, dispatch_key(k), f, KIND_PLAIN)
         return f
 
-    return register if fn is None else register(fn)
+    return register if func is None else register(func)
+
+
+def define(
+    qualname: str | Library,
+    schema: str,
+    *,
+    lib: Library | None = None,
+    tags: Any = (),
+    alias_analysis: str = "",
+) -> Any:
+    """Declare the op ``qualname`` (``"ns::name"`` or ``"ns::name.overload"``) with
+    ``schema``, its arguments and returns (``"(Tensor x) -> Tensor"``); with ``lib``, the op
+    is removed with it.
+
+    >>> with ember.library.Library("demo", "FRAGMENT") as lib:
+    ...     ember.library.define("demo::thrice", "(Tensor x) -> Tensor", lib=lib)
+    ...     ember.library.impl("demo::thrice", "cpu", lambda x: x * 3, lib=lib)
+    ...     ember.ops.demo.thrice(ember.ones(2))
+    tensor([3., 3.])
+
+    PyTorch's legacy form is accepted too: ``@define(lib, "op(Tensor x) -> Tensor")``
+    declares the op in the library and registers the decorated function as its kernel.
+    """
+    if isinstance(qualname, Library):  # define(lib, schema, alias_analysis="")
+        legacy = qualname
+
+        def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+            name = legacy.define(schema, alias_analysis)
+            legacy.impl(name, f)
+            return f
+
+        return wrap
+    if not isinstance(qualname, str):
+        raise ValueError(
+            f"define(qualname, schema): expected qualname to be instance of str, got "
+            f"{type(qualname)}"
+        )
+    namespace, sep, name = qualname.partition("::")
+    if not sep or not namespace or not name:
+        raise ValueError(
+            f'Expected `qualname` to be of the form "namespace::name", but got {qualname}. The '
+            "qualname passed to the ember.library APIs must consist of a namespace and a name, "
+            "e.g. aten::sin"
+        )
+    target = lib if lib is not None else Library(namespace, "FRAGMENT")
+    if target.ns != namespace:
+        raise ValueError(
+            f"define: the library's namespace is {target.ns!r}, the op's {namespace!r}"
+        )
+    target.define(name + schema, alias_analysis, tags=tags)
+    return None

@@ -3,157 +3,109 @@
 >>> v, i = ember.tensor([1.0, 3.0, 2.0]).max(0)
 >>> ember.tensor([1.0, 3.0, 2.0]).max(0).indices
 tensor(1)
+
+Each is a tuple with a read-only attribute per field, printed as PyTorch prints its
+structseqs (``ember.return_types.max(\\nvalues=...,\\nindices=...)``). It is built either
+from one sequence, as PyTorch's (``ember.return_types.max((v, i))``), or from the fields
+themselves (``max(v, i)``, as kernels build them). An ``out=`` call returns the ``<op>_out``
+kind (``ember.max(x, 0, out=(v, i))`` is a ``max_out``).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
-from ember._tensor import Tensor
-
-__all__ = [
-    "max", "min", "sort", "topk",
-    "linalg_cholesky_ex", "linalg_inv_ex", "linalg_solve_ex", "linalg_slogdet", "slogdet",
-    "linalg_svd", "svd", "linalg_qr", "qr", "linalg_eigh", "linalg_lstsq",
-]  # fmt: skip
-__all__ += ["median", "nanmedian", "mode", "kthvalue"]
-
-
-class max(NamedTuple):  # noqa: A001, N801 - named after the op, as torch.return_types.max
-    """``(values, indices)`` of ``max(dim)``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class min(NamedTuple):  # noqa: A001, N801
-    """``(values, indices)`` of ``min(dim)``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class sort(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``sort``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class topk(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``topk``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-# --------------------------------------------------------------------------- ember.linalg
-
-
-class linalg_cholesky_ex(NamedTuple):  # noqa: N801
-    """``(L, info)`` of ``linalg.cholesky_ex``."""
-
-    L: Tensor
-    info: Tensor
+#: per op, its fields, in PyTorch's order (each op also has an ``<op>_out`` kind)
+FIELDS: dict[str, tuple[str, ...]] = {
+    "aminmax": ("min", "max"),
+    "cummax": ("values", "indices"),
+    "cummin": ("values", "indices"),
+    "frexp": ("mantissa", "exponent"),
+    "geqrf": ("a", "tau"),
+    "histogram": ("hist", "bin_edges"),
+    "kthvalue": ("values", "indices"),
+    "linalg_cholesky_ex": ("L", "info"),
+    "linalg_eig": ("eigenvalues", "eigenvectors"),
+    "linalg_eigh": ("eigenvalues", "eigenvectors"),
+    "linalg_inv_ex": ("inverse", "info"),
+    "linalg_ldl_factor": ("LD", "pivots"),
+    "linalg_ldl_factor_ex": ("LD", "pivots", "info"),
+    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
+    "linalg_lu": ("P", "L", "U"),
+    "linalg_lu_factor": ("LU", "pivots"),
+    "linalg_lu_factor_ex": ("LU", "pivots", "info"),
+    "linalg_qr": ("Q", "R"),
+    "linalg_slogdet": ("sign", "logabsdet"),
+    "linalg_solve_ex": ("result", "info"),
+    "linalg_svd": ("U", "S", "Vh"),
+    "lu_unpack": ("P", "L", "U"),
+    "max": ("values", "indices"),
+    "median": ("values", "indices"),
+    "min": ("values", "indices"),
+    "mode": ("values", "indices"),
+    "nanmedian": ("values", "indices"),
+    "qr": ("Q", "R"),
+    "slogdet": ("sign", "logabsdet"),
+    "sort": ("values", "indices"),
+    "svd": ("U", "S", "V"),
+    "topk": ("values", "indices"),
+    "triangular_solve": ("solution", "cloned_coefficient"),
+}
+#: kinds PyTorch has without an ``_out`` twin
+_NO_OUT = {"histogramdd": ("hist", "bin_edges")}
 
 
-class linalg_inv_ex(NamedTuple):  # noqa: N801
-    """``(inverse, info)`` of ``linalg.inv_ex``."""
+class _ReturnType(tuple[Any, ...]):
+    """What every kind shares: construction, printing, pickling (see the module docstring)."""
 
-    inverse: Tensor
-    info: Tensor
+    __slots__ = ()
+    #: the field names (``_fields`` also makes ``ember.utils._pytree`` treat it as a node)
+    _fields: tuple[str, ...] = ()
+    n_fields = n_sequence_fields = 0
+    n_unnamed_fields = 0
 
+    def __new__(cls, *values: Any) -> Any:
+        n = len(cls._fields)
+        if len(values) == 1 and n != 1:
+            values = tuple(values[0])
+        if len(values) != n:
+            raise TypeError(
+                f"ember.return_types.{cls.__name__}() takes a {n}-sequence "
+                f"({len(values)}-sequence given)"
+            )
+        return tuple.__new__(cls, values)
 
-class linalg_solve_ex(NamedTuple):  # noqa: N801
-    """``(result, info)`` of ``linalg.solve_ex``."""
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self, strict=True))
+        return f"ember.return_types.{type(self).__name__}(\n{body})"
 
-    result: Tensor
-    info: Tensor
+    __str__ = __repr__
 
-
-class linalg_slogdet(NamedTuple):  # noqa: N801
-    """``(sign, logabsdet)`` of ``linalg.slogdet``."""
-
-    sign: Tensor
-    logabsdet: Tensor
-
-
-class slogdet(NamedTuple):  # noqa: N801
-    """``(sign, logabsdet)`` of ``slogdet``."""
-
-    sign: Tensor
-    logabsdet: Tensor
-
-
-class linalg_svd(NamedTuple):  # noqa: N801
-    """``(U, S, Vh)`` of ``linalg.svd``."""
-
-    U: Tensor
-    S: Tensor
-    Vh: Tensor
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (tuple(self),))
 
 
-class svd(NamedTuple):  # noqa: N801
-    """``(U, S, V)`` of ``svd``."""
-
-    U: Tensor
-    S: Tensor
-    V: Tensor
-
-
-class linalg_qr(NamedTuple):  # noqa: N801
-    """``(Q, R)`` of ``linalg.qr``."""
-
-    Q: Tensor
-    R: Tensor
+def _kind(name: str, fields: tuple[str, ...]) -> type[_ReturnType]:
+    attrs: dict[str, Any] = {
+        "__slots__": (), "__module__": __name__, "__qualname__": name, "_fields": fields,
+        "n_fields": len(fields), "n_sequence_fields": len(fields),
+    }  # fmt: skip
+    for i, f in enumerate(fields):
+        attrs[f] = property(itemgetter(i), doc=f"Field {i} of the result.")
+    return type(name, (_ReturnType,), attrs)
 
 
-class qr(NamedTuple):  # noqa: N801
-    """``(Q, R)`` of ``qr``."""
-
-    Q: Tensor
-    R: Tensor
+_KINDS = {n: f for name, f in FIELDS.items() for n in (name, f"{name}_out")} | _NO_OUT
+globals().update({name: _kind(name, fields) for name, fields in _KINDS.items()})
+__all__ = sorted(_KINDS)
 
 
-class linalg_eigh(NamedTuple):  # noqa: N801
-    """``(eigenvalues, eigenvectors)`` of ``linalg.eigh``."""
-
-    eigenvalues: Tensor
-    eigenvectors: Tensor
+def out_kind(op_name: str) -> type[_ReturnType] | None:
+    """The kind an ``out=`` call of the op ``op_name`` returns (``max_out``), if it has one."""
+    return globals().get(f"{op_name}_out") if op_name in FIELDS else None  # type: ignore[no-any-return]
 
 
-class linalg_lstsq(NamedTuple):  # noqa: N801
-    """``(solution, residuals, rank, singular_values)`` of ``linalg.lstsq``."""
+if TYPE_CHECKING:  # the kinds are made above, from FIELDS: tell the type checker so
 
-    solution: Tensor
-    residuals: Tensor
-    rank: Tensor
-    singular_values: Tensor
-
-
-class median(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``median(dim)``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class nanmedian(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``nanmedian(dim)``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class mode(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``mode``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-class kthvalue(NamedTuple):  # noqa: N801
-    """``(values, indices)`` of ``kthvalue``."""
-
-    values: Tensor
-    indices: Tensor
+    def __getattr__(name: str) -> type[_ReturnType]: ...

@@ -35,7 +35,7 @@ import numpy as np
 import ember
 from ember._tensor import Size, Tensor
 from ember.device import device as _device
-from ember.dtypes import ALL_DTYPES
+from ember.dtypes import KNOWN_DTYPES
 from ember.dtypes import dtype as _dtype
 from ember.nn.parameter import Parameter
 
@@ -44,7 +44,7 @@ __all__ = ["load", "save"]
 _FORMAT = "ember.save"
 _VERSION = 1
 _MANIFEST = "ember.json"
-_DTYPES = {d.name: d for d in ALL_DTYPES}
+_DTYPES = {d.name: d for d in KNOWN_DTYPES}
 _MAX_DEPTH = 200
 
 FileLike = str | os.PathLike[str] | IO[bytes]
@@ -133,6 +133,8 @@ def save(obj: Any, f: FileLike) -> None:
         zf.writestr(_MANIFEST, json.dumps(manifest, allow_nan=False))
         for i, arr in enumerate(writer.arrays):
             buf = io.BytesIO()
+            if arr.dtype.kind == "V":  # bfloat16 (ml_dtypes): .npy keeps only its bits
+                arr = arr.view(np.uint16)
             np.save(buf, arr, allow_pickle=False)
             zf.writestr(f"tensors/{i}.npy", buf.getvalue())
 
@@ -227,6 +229,8 @@ class _Reader:
             raise _bad(where, f"array {name} is missing from the archive") from None
         except (ValueError, OSError, EOFError) as e:
             raise _bad(where, f"array {name} is not a plain .npy array ({e})") from None
+        if dt.np.kind == "V" and isinstance(arr, np.ndarray) and arr.dtype == np.uint16:
+            arr = arr.view(dt.np)  # bfloat16, saved as its bits
         if not isinstance(arr, np.ndarray) or arr.dtype != dt.np or list(arr.shape) != shape:
             found = f"{getattr(arr, 'dtype', type(arr).__name__)} {list(getattr(arr, 'shape', ()))}"
             raise _bad(where, f"array {name} is {found}, but the entry says {dt.name} {shape}")

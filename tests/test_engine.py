@@ -155,7 +155,7 @@ def _accumulator(fn: Any, leaf: Any) -> Any:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        if node.name() == "AccumulateGrad" and node.variable is leaf:
+        if type(node).__name__ == "AccumulateGrad" and node.variable is leaf:
             return node
         stack += [n for n, _ in node.next_functions]
     return None

@@ -179,7 +179,15 @@ def test_line_counts_report_lists_folders() -> None:
 
 
 @pytest.mark.parametrize(
-    "doc", ["README.md", "docs/index.md", "docs/extending.md", "docs/lazy.md", "docs/linalg.md"]
+    "doc",
+    [
+        "README.md",
+        "docs/index.md",
+        "docs/extending.md",
+        "docs/lazy.md",
+        "docs/linalg.md",
+        "docs/fidelity.md",
+    ],
 )
 def test_doc_examples_run(doc: str) -> None:
     """The ``>>>`` examples of the README and the guide print what they say."""

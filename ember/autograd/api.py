@@ -9,6 +9,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
+from ember.dtypes import FLOATING_NP
 from ember.ops.registry import ops
 from ember.overrides import handle_torch_function, has_torch_function
 
@@ -34,7 +35,7 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                     f"grad can be implicitly created only for scalar outputs (got shape "
                     f"{list(t.shape)}); pass gradient= with the shape of the output"
                 )
-            if t._data.dtype.kind != "f":
+            if t._data.dtype not in FLOATING_NP:  # (bfloat16's kind is not "f")
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )

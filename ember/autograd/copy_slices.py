@@ -45,7 +45,7 @@ import weakref
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd.graph import Edge, Node
+from ember.autograd.graph import Edge, Node, make_node
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.ops.registry import ops
@@ -140,7 +140,7 @@ def record(
             _in(full, region).copy_(g_view)  # casts, if the formula widened the dtype
         return (full, *op_grads[1:])
 
-    node = Node(
+    node = make_node(
         "CopySlices",
         backward,
         (base_edge, *op_node.next_functions[1:]),
@@ -171,7 +171,7 @@ def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
         _in(full, region).copy_(g)  # recorded as a CopySlices under create_graph
         return (full,)
 
-    return Node("AsStridedBackward0", backward, (base,))
+    return make_node("AsStridedBackward0", backward, (base,))
 
 
 def _set_history(t: Tensor, node: Node) -> None:

@@ -162,7 +162,7 @@ def run_backward(
             watched = node._watched
             if watched:  # pre-hooks, tensor hooks, retain_grad
                 grads = _before(node, grads)
-            if type(node) is not Node and isinstance(node, AccumulateGrad):
+            if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
                     _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)

@@ -60,13 +60,30 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+class BackwardCFunction(Node):
+    """The node of a custom ``Function``'s call; each Function gets a subclass named after
+    it, its ``_backward_cls`` (``SquareBackward``), printed as a Python class, as PyTorch's."""
+
+    __slots__ = ()
+    __repr__ = object.__repr__
+
+
 class Function:
     """Base class of ops with a hand-written backward: subclass, define ``forward`` and
     ``backward`` as static methods, call ``apply`` (full example: this module's docstring).
 
     >>> y = Square.apply(ember.tensor([3.0], requires_grad=True)); y.backward(); y.grad_fn
-    <SquareBackward object at ...>
+    <ember.autograd.function.SquareBackward object at ...>
     """
+
+    #: the class of this Function's nodes (NOTE [node classes] in ``graph.py``)
+    _backward_cls: type[Node] = BackwardCFunction
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = f"{cls.__name__}Backward"
+        attrs = {"__slots__": (), "_name": name, "__module__": __name__, "__qualname__": name}
+        cls._backward_cls = type(name, (BackwardCFunction,), attrs)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -101,7 +118,7 @@ class Function:
         edges = tuple(
             gradient_edge(a) if isinstance(a, Tensor) and a.requires_grad else NO_EDGE for a in args
         )
-        node = Node(ctx._name, _make_backward(cls, ctx), edges, ctx=ctx)
+        node = cls._backward_cls(_make_backward(cls, ctx), edges, ctx=ctx)
         node.saved = ctx._saved
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         node.n_outputs = len(outs)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ember.autograd.graph import Node, node_class
 from ember.ops.registry import OpOverload
 
 
@@ -44,6 +45,11 @@ class VJP:
     #: for an op with several outputs, the ones the formula reads as ``result[i]`` (only
     #: those are kept); None when it reads ``result`` some other way (all are kept)
     result_reads: frozenset[int] | None = None
+    #: the class of the entry's nodes, named ``name`` (NOTE [node classes] in ``graph.py``)
+    cls: type[Node] = Node
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cls", node_class(self.name))
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}

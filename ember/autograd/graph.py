@@ -103,9 +103,11 @@ class Node:
     # saved result, hooks, user metadata) is a class-level default, set on the instance only
     # when it applies: creating this object is most of the per-op cost of recording.
     __slots__ = (
-        "_name", "backward_fn", "next_functions", "input_meta", "ctx", "saved", "__dict__",
-        "__weakref__",
+        "backward_fn", "next_functions", "input_meta", "ctx", "saved", "__dict__", "__weakref__",
     )  # fmt: skip
+    #: the node's name (``MulBackward0``): each kind of node is a class of that name, as in
+    #: PyTorch, so ``type(y.grad_fn).__name__`` reads it too (NOTE [node classes])
+    _name = "Node"
     #: how many outputs the op had (how many gradients the node receives)
     n_outputs = 1
     #: per output, (shape, dtype) of a differentiable output, or None (set for nodes with
@@ -137,14 +139,12 @@ class Node:
 
     def __init__(
         self,
-        name: str,
         backward_fn: Callable[..., Sequence[Any]],
         next_functions: tuple[Edge, ...],
         input_meta: tuple[Any, ...] | None = None,
         ctx: Any = None,
         saved: list[SavedTensor] | tuple[()] | None = None,
     ) -> None:
-        self._name = name
         self.backward_fn = backward_fn
         self.next_functions = next_functions
         #: per entry of next_functions: (shape, NumPy dtype) to reduce a broadcast gradient
@@ -163,10 +163,15 @@ class Node:
         return d
 
     def name(self) -> str:
+        """The node's name, as PyTorch's ``Node.name()`` gives it.
+
+        >>> (ember.ones(2, requires_grad=True) * 2).grad_fn.name()
+        'MulBackward0'
+        """
         return self._name
 
     def __repr__(self) -> str:
-        return f"<{self._name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def register_hook(self, fn: Callable[..., Any]) -> Any:
         self._watched = True
@@ -199,6 +204,37 @@ class Node:
         return self.backward_fn(self, grads)
 
 
+# NOTE [node classes]
+# PyTorch generates one C++ class per derivative entry (``MulBackward0``) and prints nodes by
+# it: ``type(y.grad_fn).__name__``, ``repr`` and ``name()`` all say ``MulBackward0``. ember
+# makes one subclass of ``Node`` per name, once (the derivative table asks for its entries'
+# classes when they are registered), holding the name as a class attribute: recording a node
+# sets one field fewer than storing the name on it would. Nodes PyTorch names by their C++
+# qualified name in ``name()`` (``torch::autograd::AccumulateGrad``, ``CopySlices``) keep that
+# string there literally, so code comparing it ports unchanged; their class is still named
+# ``AccumulateGrad`` / ``CopySlices``.
+_NODE_CLASSES: dict[str, type[Node]] = {}
+
+
+def node_class(name: str) -> type[Node]:
+    """The ``Node`` subclass named ``name`` (made on first use; NOTE [node classes])."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        label = _QUALIFIED.get(name, name)
+        cls = _NODE_CLASSES.setdefault(name, type(name, (Node,), {"__slots__": (), "_name": label}))
+    return cls
+
+
+#: the nodes whose ``name()`` is PyTorch's C++ qualified name (AccumulateGrad's own class
+#: says it itself)
+_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices"}
+
+
+def make_node(name: str, backward_fn: Callable[..., Sequence[Any]], *args: Any, **kw: Any) -> Node:
+    """A node of the class named ``name``: ``Node.__init__``'s arguments after the name."""
+    return node_class(name)(backward_fn, *args, **kw)
+
+
 def _accumulate(node: Node, grads: Sequence[Any]) -> Sequence[Any]:
     raise AssertionError("the engine accumulates leaf gradients itself")
 
@@ -213,7 +249,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("variable",)
-    _name = "AccumulateGrad"
+    _name = "torch::autograd::AccumulateGrad"  # PyTorch's name() (NOTE [node classes])
     backward_fn = staticmethod(_accumulate)
     next_functions: tuple[Edge, ...] = ()
     input_meta: tuple[Any, ...] = ()
@@ -222,6 +258,9 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
+
+
+_NODE_CLASSES["AccumulateGrad"] = AccumulateGrad
 
 
 class _Handle:

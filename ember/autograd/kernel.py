@@ -353,7 +353,7 @@ def _make_node(
             if i < len(kept):
                 kept[i] = None
         args = tuple(kept)
-    node = Node(vjp.name, runner(vjp), edges, meta, ctx=(vjp, args, kwargs))
+    node = vjp.cls(runner(vjp), edges, meta, ctx=(vjp, args, kwargs))
     if sizes is not None:
         node._sizes = sizes
     if ANOMALY[0] and is_anomaly_enabled():

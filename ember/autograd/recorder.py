@@ -192,8 +192,7 @@ def make_recorder(
     for i in saved:
         lines += [f"    if m{i} is not None:", f"        saved.append(Saved(x{i}, NAME))"]
     lines += [
-        "    node = NEW(Node)",  # Node.__init__, inlined
-        "    node._name = NAME",
+        "    node = NEW(NODE)",  # Node.__init__, inlined (the name is the class's)
         "    node.backward_fn = RUN",
         f"    node.next_functions = ({edges})",
         f"    node.input_meta = ({metas})",
@@ -234,7 +233,7 @@ def make_recorder(
         lines.append("    return out")
     scope = _scope(
         op, below, T=Tensor, AB=AUTOGRAD_BIT, ACTIVE=state.ACTIVE, EDGE=gradient_edge,
-        FROM_NP=FROM_NUMPY, Node=Node, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
+        FROM_NP=FROM_NUMPY, NODE=vjp.cls, NAME=vjp.name, RUN=runner, VJP=vjp, ANOMALY=ANOMALY,
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
         SavedOut=SavedOutput,
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,

@@ -36,8 +36,7 @@ from ember.dispatch.codegen import define
 from ember.dispatch.keys import (
     BACKEND_KEYS,
     CPU_BIT,
-    LAZY_BIT,
-    META_BIT,
+    DEVICE_BITS,
     NUM_RUNTIME_KEYS,
     DispatchKey,
     below,
@@ -58,7 +57,7 @@ all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
 _ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
-_DEVICE_BITS = DeviceBits(cpu=CPU_BIT, meta=META_BIT, lazy=LAZY_BIT)
+_DEVICE_BITS = DeviceBits(DEVICE_BITS)  # a device with no key raises PyTorch's error
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
 TENSOR_TYPE: list[type[Any]] = [object]
 

@@ -56,6 +56,8 @@ BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
 BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT | FUNCTIONALIZE_BIT
 #: the keys of a lazy tensor
 LAZY_KEYS = LAZY_BIT | FUNCTIONALIZE_BIT
+#: the backend key of each device type
+DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 #: the backends a CompositeExplicitAutograd kernel serves
 EXPLICIT_KEYS = BACKEND_KEYS
 

@@ -1,15 +1,18 @@
-"""Lazy kernels of the few ops the boxed fallback cannot serve: copies off the device."""
+"""Lazy kernels of the few ops the boxed fallback cannot serve: copies off the device, and
+``*_like`` results made on another device."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ember._tensor import Tensor, wrap
+from ember.device import as_device
 from ember.dispatch.keys import CPU_BIT, LAZY_BIT, DispatchKey
 from ember.lazy.executor import values_of
 from ember.lazy.recorder import eager, is_lazy, lazy_fallback, to_lazy
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
+from ember.ops.native.creation import PLANS
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -39,3 +42,24 @@ def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> Non
     (its Meta rule checks nothing: NOTE [linalg errors])."""
     eager(aten._linalg_check_errors.default, (info, api_name), {"is_matrix": is_matrix},
           "it raises on the values of info")  # fmt: skip
+
+
+def _like_on_another_device(op: Any) -> Any:
+    """A ``*_like``/``new_*`` op's Lazy kernel: with ``device=`` naming another device, the
+    result is made there from the tensor's geometry alone (NOTE [another device] in
+    ``ember/ops/native/creation.py``); otherwise it is recorded."""
+
+    def kernel(self: Tensor, *args: Any, **options: Any) -> Any:
+        d = options.get("device")
+        if d is not None and as_device(d).type != "lazy":
+            shape, strides = list(self.shape), list(self.stride())
+            stand_in = aten.empty_strided.default(shape, strides, dtype=self.dtype, device="meta")
+            return op(stand_in, *args, **options)
+        return lazy_fallback(op, LAZY_BIT, (self, *args), options)
+
+    return kernel
+
+
+for _op in PLANS:
+    if _op._schema.arguments[0].name == "self":
+        impl(_op, DispatchKey.Lazy, _like_on_another_device(_op))

@@ -10,6 +10,7 @@ plain ones too), ``@guard_function`` for those it binds in C++ (NOTE [two routes
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -384,6 +385,7 @@ def mse_loss(
     >>> F.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(2.)
     """
+    _check_target_size(input, target)
     r = _reduction(reduction, "mse_loss", size_average, reduce)
     return _pointwise_loss("mse_loss", input, target, r, weight)
 
@@ -402,8 +404,22 @@ def l1_loss(
     >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(1.)
     """
+    _check_target_size(input, target)
     r = _reduction(reduction, "l1_loss", size_average, reduce)
     return _pointwise_loss("l1_loss", input, target, r, weight)
+
+
+def _check_target_size(input: Tensor, target: Tensor) -> None:
+    """PyTorch's warning when a pointwise loss would broadcast target against input; at the
+    line that called the loss (this helper, the loss, its ``python_route`` wrapper, then it)."""
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _pointwise_loss(
@@ -442,8 +458,7 @@ def binary_cross_entropy_with_logits(
     r = _reduction(reduction, "binary_cross_entropy_with_logits", size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
-            f"Target size ({list(target.shape)}) must be the same as input size "
-            f"({list(input.shape)})"
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
     return aten.binary_cross_entropy_with_logits.default(input, target, weight, pos_weight, r)
 

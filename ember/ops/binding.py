@@ -18,6 +18,7 @@ import numpy as np
 from ember.dispatch.codegen import define
 from ember.ops.registry import TENSOR_TYPE, OpOverload, OpOverloadPacket
 from ember.ops.schema import NO_DEFAULT, Argument, FunctionSchema, SchemaType
+from ember.return_types import out_kind
 
 _NUMBER_TYPES = (int, float, complex, bool, np.number, np.bool_)
 _cache: dict[tuple[int, int, tuple[str, ...]], list[OpOverload]] = {}
@@ -73,11 +74,43 @@ def type_matches(t: SchemaType, x: Any, pointwise: bool = False) -> bool:
     return True
 
 
+# NOTE [out tuples]
+# An out overload with several outputs names each (``max.dim_max(..., *, Tensor(a!) max,
+# Tensor(b!) max_values)``); Python passes them as one tuple, ``ember.max(x, 0, out=(v, i))``,
+# and gets back the op's ``<name>_out`` named tuple (``ember.return_types.max_out``), as
+# PyTorch's parser does. Such an overload takes an ``out`` parameter of this type, which
+# ``canonical`` splits into the schema's names (a tuple of the wrong length: PyTorch's
+# TypeError), and ``public_of`` wraps the result.
+_OUT_TUPLE = SchemaType("Tensor", -1)
+
+
+def out_names(schema: FunctionSchema) -> tuple[str, ...]:
+    """The kwarg-only arguments an out overload writes (``("max", "max_values")``)."""
+    return tuple(a.name for a in schema.kwarg_only if a.is_write)
+
+
 def _param_names(schema: FunctionSchema) -> dict[str, Argument]:
     out = {a.name: a for a in schema.arguments}
     if "self" in out and "input" not in out:
         out["input"] = out["self"]  # Python spells the schema's `self` as `input`
+    if "out" not in out and len(out_names(schema)) > 1:  # NOTE [out tuples]
+        out["out"] = Argument("out", _OUT_TUPLE, kwarg_only=True)
     return out
+
+
+def public_of(op: OpOverload, names: tuple[str, ...]) -> Any:
+    """The function a Python call of ``op`` with keywords ``names`` runs: the op's own, or for
+    ``out=`` of several outputs one that returns the op's named tuple (NOTE [out tuples])."""
+    public = op._public
+    kind = out_kind(op.overloadpacket.__name__) if "out" in names else None
+    if kind is None or "out" in {a.name for a in op._schema.arguments}:
+        return public
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        r = public(*args, **kwargs)
+        return kind(r) if type(r) is tuple else r  # (not the __torch_function__ marker)
+
+    return call
 
 
 def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> bool:
@@ -91,6 +124,8 @@ def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> b
         if a is None or a.name in given:
             return False
         given.add(a.name)
+        if a.type is _OUT_TUPLE:
+            given.update(out_names(schema))
     return all(a.name in given or a.has_default_value() for a in schema.arguments)
 
 
@@ -256,6 +291,11 @@ def canonical(
     rest = dict(kwargs)
     if "input" in rest and "input" not in {a.name for a in schema.arguments}:
         rest["self"] = rest.pop("input")
+    if "out" in rest and "out" not in {a.name for a in schema.arguments}:  # NOTE [out tuples]
+        names, given = out_names(schema), rest.pop("out")
+        if len(given) != len(names):
+            raise TypeError(f"expected tuple of {len(names)} elements but got {len(given)}")
+        rest.update(zip(names, given, strict=True))
     out = list(args)
     last = max((i for i, a in enumerate(pos) if a.name in rest), default=-1)
     for i in range(len(out), last + 1):
@@ -361,17 +401,20 @@ def make_matcher(op: OpOverload) -> Any:
 
 def keyword_route(
     packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]
-) -> list[tuple[Any, Any, bool]]:
+) -> list[tuple[Any, Any, Any, bool]]:
     """For calls with ``nargs`` positional arguments and keywords ``names``: per candidate
-    overload, in order, ``(match(args, kwargs), op, needs canonical)``: ``resolve``
-    with the schema work done once per call shape (NOTE [binding fast paths])."""
+    overload, in order, ``(match(args, kwargs), op, public function, needs canonical)``:
+    ``resolve`` with the schema work done once per call shape (NOTE [binding fast paths])."""
     route = []
     for op in _candidates(packet, nargs, names):
         schema = op._schema
         params = _param_names(schema)
         positional = {a.name for a in schema.positional}
-        canon = any(n == "input" or params[n].name in positional for n in names)
-        route.append((_keyword_matcher(op, names, params), op, canon))
+        canon = any(
+            n == "input" or params[n].name in positional or params[n].type is _OUT_TUPLE
+            for n in names
+        )
+        route.append((_keyword_matcher(op, names, params), op, public_of(op, names), canon))
     return route
 
 

@@ -14,6 +14,12 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._memory_format import (
+    format_name,
+    is_non_overlapping_and_dense,
+    result_strides,
+    suggest_memory_format,
+)
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.backends.cpu._util import quiet_block
@@ -30,14 +36,11 @@ from ember.backends.meta.copies import (
     check_tri,
     detach_,
     flip_dims,
-    format_name,
     index_select_shape,
     is_contiguous_as,
-    is_non_overlapping_and_dense,
     masked_fill_checks,
     no_meta_data,
     repeat_shape,
-    result_strides,
     roll_args,
     set_,
 )
@@ -214,7 +217,11 @@ def _to_copy_out(
 
 @impl(aten.detach.default, CPU)
 def detach(self: Tensor) -> Tensor:
-    return wrap_view(self, self._data.view())
+    d = self._data
+    t = wrap_view(self, d.view())
+    if not d.size:  # NOTE [empty views] in views.py
+        t.__dict__["_offset"] = self.storage_offset()
+    return t
 
 
 impl(aten.detach_.default, CPU, detach_)
@@ -477,7 +484,9 @@ def _to(
     memory_format: Any = None,
     **rest: Any,
 ) -> Tensor:
-    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``.
+    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``: as PyTorch's,
+    a ``memory_format`` the tensor's layout reads as (``suggest_memory_format``) changes
+    nothing, even where the tensor is not contiguous in it.
 
     Every ``to`` overload reaches here (``to.dtype_layout`` as it is, with ``layout`` and
     ``pin_memory`` in ``rest``); the others name their dtype and device positionally.
@@ -486,10 +495,8 @@ def _to(
         not copy
         and (dtype is None or dtype is self.dtype)
         and (device is None or as_device(device) == self.device)
-        and (
-            format_name(memory_format, "to") == "preserve_format"
-            or is_contiguous_as(self, memory_format, "to")
-        )
+        and format_name(memory_format, "to")
+        in ("preserve_format", suggest_memory_format(tuple(self.shape), tuple(self.stride())))
     ):
         return self
     kwargs = {k: v for k, v in rest.items() if v is not None}

@@ -140,10 +140,15 @@ def _normal(
     return values if (mean, std) == (0.0, 1.0) else values * std + mean
 
 
+def _full(shape: tuple[int, ...], d: dtypes.dtype, value: Any) -> np.ndarray:
+    with quiet_block():  # a value past bfloat16's range is inf, silently, as in PyTorch
+        return np.full(shape, value, d.np)
+
+
 _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "empty": _uninitialized,
     "zeros": lambda shape, d: np.zeros(shape, d.np),
-    "full": lambda shape, d, value: np.full(shape, value, d.np),
+    "full": lambda shape, d, value: _full(shape, d, value),
     "arange": _arange,
     "linspace": _linspace,
     "eye": lambda shape, d: np.eye(*shape, dtype=d.np),

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.library import impl
@@ -32,6 +33,7 @@ _matmul = np.matmul
 _new = object.__new__
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
+_HALF = dtypes.HALF_NP
 #: dtypes np.matmul handles directly (BLAS, or NumPy's integer loops)
 _DIRECT = frozenset(np.dtype(t) for t in (
     np.float32, np.float64, np.complex64, np.complex128,
@@ -40,9 +42,9 @@ _DIRECT = frozenset(np.dtype(t) for t in (
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` in ``a``'s dtype (float16 through float32)."""
-    if a.dtype is _F16:
-        return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(_F16)
+    """``a @ b`` in ``a``'s dtype (float16 and bfloat16 through float32)."""
+    if a.dtype in _HALF:
+        return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(a.dtype)
     if a.ndim == 2 == b.ndim:
         return _mm2(a, b)
     r = _matmul(a, b)
@@ -143,7 +145,7 @@ def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     einsum_shape(equation, [t.shape for t in tensors], dts)
     res = einsum_dtype(equation, [t.shape for t in tensors], dts).np  # NOTE [einsum dtypes]
     arrays = [t._data for t in tensors]
-    work = _F32 if res is _F16 else res
+    work = _F32 if res in _HALF else res
     arrays = [a if a.dtype is work else a.astype(work) for a in arrays]
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")

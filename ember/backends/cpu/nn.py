@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import dtypes
 from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -45,13 +46,18 @@ from ember.random import _generator
 aten = ops.aten
 CPU = DispatchKey.CPU
 _sw = np.lib.stride_tricks.sliding_window_view
+_F32 = np.dtype(np.float32)
 
 
 def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
+    """The loss reduced as ``reduction`` says; 16-bit floats accumulate in float32, as
+    PyTorch's sum and mean do."""
+    dt = loss.dtype
+    acc = _F32 if dt in dtypes.HALF_NP else dt
     if reduction == MEAN:
-        return as_array(loss.mean(dtype=loss.dtype) if loss.size else np.array(np.nan, loss.dtype))
+        return as_array(loss.mean(dtype=acc).astype(dt) if loss.size else np.array(np.nan, dt))
     if reduction == SUM:
-        return as_array(loss.sum(dtype=loss.dtype))
+        return as_array(loss.sum(dtype=acc).astype(dt))
     return loss
 
 
@@ -494,6 +500,9 @@ def native_layer_norm(
 ) -> tuple[Tensor, Tensor, Tensor]:
     axis = layer_norm_axes(input, normalized_shape, weight, bias)
     x = input._data
+    dt = x.dtype
+    if dt in dtypes.HALF_NP:  # computed in float32 and rounded once, as PyTorch's
+        x = x.astype(_F32)
     axes = tuple(range(axis, x.ndim))
     with quiet_block():
         mean = x.mean(axis=axes, keepdims=True, dtype=x.dtype)
@@ -505,6 +514,8 @@ def native_layer_norm(
             out *= weight._data
         if bias is not None:
             out += bias._data
+    if dt is not x.dtype:
+        out, mean, rstd = out.astype(dt), mean.astype(dt), rstd.astype(dt)
     return wrap(out), wrap(as_array(mean)), wrap(as_array(rstd))
 
 

@@ -33,6 +33,8 @@ _FROM = dtypes.FROM_NUMPY
 _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}  # fmt: skip
 _INEXACT = frozenset(d.np for d in (*dtypes.FLOATING_DTYPES, dtypes.complex64, dtypes.complex128))
+_INEXACT |= dtypes.FLOATING_NP
+_HALF = dtypes.HALF_NP
 
 # --------------------------------------------------------------------------- arguments, results
 
@@ -79,8 +81,9 @@ def broadcast_error(name: str, *xs: Any) -> None:
 
 
 def _opmath(npdt: np.dtype[Any]) -> np.dtype[Any]:
-    """PyTorch computes float16 in float32 for transcendental and composite formulas."""
-    return np.dtype(np.float32) if npdt == np.float16 else npdt
+    """PyTorch computes float16 (and bfloat16) in float32 for transcendental and composite
+    formulas."""
+    return np.dtype(np.float32) if npdt in _HALF else npdt
 
 
 def _check_int_divisor(name: str, cnp: np.dtype[Any], a: Any, b: Any) -> None:
@@ -641,7 +644,7 @@ def _addc(name: str, combine: Callable[[Any, Any], Any]) -> Callable[..., Tensor
     def kernel(self: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
         cdt, rdt = pointwise_dtypes(name, info, (self, tensor1, tensor2), {"value": value})
         # float16 computes in float32 and rounds once, as PyTorch's opmath does
-        cnp = np.dtype(np.float32) if cdt.np == np.float16 else cdt.np
+        cnp = _opmath(cdt.np)
         a, b, c = arg(self, cnp), arg(tensor1, cnp), arg(tensor2, cnp)
         v = arg(value, cnp)
 
@@ -697,11 +700,11 @@ def _sigmoid(x: Any) -> Any:
 
 
 def _in_opmath(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """Compute float16 in float32 (PyTorch's opmath), then round back."""
+    """Compute float16 (and bfloat16) in float32 (PyTorch's opmath), then round back."""
 
     def run(x: Any) -> Any:
         dt = x.dtype
-        if dt == np.float16:
+        if dt in _HALF:
             return fn(x.astype(np.float32)).astype(dt)
         return fn(x)
 
@@ -721,19 +724,19 @@ def _sign(x: Any) -> Any:
     if x.dtype.kind == "b":
         return x.copy()
     r = _asarray(np.sign(x))
-    return np.nan_to_num(r, copy=False, nan=0) if x.dtype.kind == "f" else r
+    return np.nan_to_num(r, copy=False, nan=0) if x.dtype in _INEXACT else r
 
 
 def _isnan(x: Any) -> Any:
-    return np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, np.bool_)
+    return np.isnan(x) if x.dtype in _INEXACT else np.zeros(x.shape, np.bool_)
 
 
 def _isinf(x: Any) -> Any:
-    return np.isinf(x) if x.dtype.kind in "fc" else np.zeros(x.shape, np.bool_)
+    return np.isinf(x) if x.dtype in _INEXACT else np.zeros(x.shape, np.bool_)
 
 
 def _isfinite(x: Any) -> Any:
-    return np.isfinite(x) if x.dtype.kind in "fc" else np.ones(x.shape, np.bool_)
+    return np.isfinite(x) if x.dtype in _INEXACT else np.ones(x.shape, np.bool_)
 
 
 def _square(x: Any) -> Any:

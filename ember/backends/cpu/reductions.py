@@ -53,11 +53,13 @@ _FROM_NP = dtypes.FROM_NUMPY
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
+#: bfloat16's ndarray dtype, when ml_dtypes gives one (NOTE [bfloat16] in ember/dtypes.py)
+_BF16 = dtypes.bfloat16.np if dtypes.ml_dtypes is not None else None
 
 
 def _acc(res: np.dtype[Any]) -> np.dtype[Any]:
-    """The dtype to accumulate a ``res`` result in."""
-    return _F32 if res is _F16 else res
+    """The dtype to accumulate a ``res`` result in (float32 for the 16-bit floats)."""
+    return _F32 if res is _F16 or res is _BF16 else res
 
 
 def _out(r: Any, res: np.dtype[Any]) -> Tensor:
@@ -66,7 +68,7 @@ def _out(r: Any, res: np.dtype[Any]) -> Tensor:
         r = _asarray(r)
     if r.dtype is res:
         return wrap(r)
-    if res is _F16:  # overflow to inf is silent in PyTorch
+    if res is _F16 or res is _BF16:  # overflow to inf is silent in PyTorch
         with quiet_block():
             return wrap(r.astype(res))
     return wrap(r.astype(res))
@@ -89,7 +91,9 @@ def _moveaxis_1d(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- sum, mean, prod
 
 #: input ndarray dtype -> (accumulate dtype, result dtype) of sum/prod with no dtype=
-_SUM_PLAN = {d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.ALL_DTYPES}
+_SUM_PLAN = {
+    d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.KNOWN_DTYPES
+}
 
 
 @impl(aten.sum.default, CPU)
@@ -250,7 +254,7 @@ def _var(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str) -> t
     var_dtype(self.dtype, name)  # raises for bool and integer inputs
     x = self._data
     axes = reduction_axes(x.shape, dim, name)
-    if x.dtype is _F16:
+    if x.dtype is _F16 or x.dtype is _BF16:
         x = x.astype(_F32)
     n = math.prod(x.shape[a] for a in axes)
     c = 1 if correction is None else correction

@@ -97,7 +97,30 @@ def layout(x: Tensor) -> S.Layout:
 
 
 def _build(self: Tensor, lay: S.Layout) -> Tensor:
-    return wrap_view(self, strided(self._data, lay[0], lay[1], lay[2]))
+    arr = strided(self._data, lay[0], lay[1], lay[2])
+    t = wrap_view(self, arr)
+    if not arr.size:  # ``_view``, inlined (expand of a gradient comes here)
+        t.__dict__["_offset"] = self.storage_offset() + lay[2]
+    return t
+
+
+def _view(self: Tensor, arr: np.ndarray, offset: int = 0) -> Tensor:
+    """``wrap_view``, remembering where an empty view starts (NOTE [empty views]): ``offset``
+    elements after ``self``'s first."""
+    t = wrap_view(self, arr)
+    if not arr.size:
+        t.__dict__["_offset"] = self.storage_offset() + offset
+    return t
+
+
+# NOTE [empty views]
+# A view's storage offset is PyTorch's even when it holds no elements
+# (``ember.empty(0, 3)[:, 1].storage_offset()`` is 1, ``ember.empty(3, 4)[3:]``'s 12). NumPy
+# can't say it: an empty ndarray's address is its base's whatever it was sliced from, and one
+# starting past the end of its buffer can't be made at all. So kernels build empty views at
+# the base's address and keep the offset on the tensor (``_offset``, read by
+# ``Tensor.storage_offset``); every view kernel whose result may be empty goes through
+# ``_view`` or ``_build``, which set it.
 
 
 def _canonical(arr: np.ndarray) -> bool:
@@ -147,7 +170,11 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
             if out.shape != size:  # a -1 inferred, or NumPy read another negative as -1
                 S.infer_size(size, arr.size)
             return wrap_view(self, out)
-    return wrap_view(self, _view_array(self, size))
+    arr = _view_array(self, size)
+    t = wrap_view(self, arr)
+    if not arr.size:  # NOTE [empty views] (``_view``, inlined: backward passes view here)
+        t.__dict__["_offset"] = self.storage_offset()
+    return t
 
 
 @impl(aten._unsafe_view.default, CPU)
@@ -158,17 +185,20 @@ def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
 @impl(aten.view.dtype, CPU)
 def view_dtype(self: Tensor, dtype: dtypes.dtype) -> Tensor:
     arr = self._data
-    shape, st, _ = S.view_dtype(
+    shape, st, offset = S.view_dtype(
         (tuple(arr.shape), self.stride(), self.storage_offset()), self.dtype, dtype
     )
     out = arr.view(dtype.np)
-    return wrap_view(self, out if arr.size > 1 else strided(out, shape, st))
+    t = wrap_view(self, out if arr.size > 1 else strided(out, shape, st))
+    if not arr.size:  # NOTE [empty views], counted in the new dtype's elements
+        t.__dict__["_offset"] = offset
+    return t
 
 
 @impl(aten.alias.default, CPU)
 def alias(self: Tensor) -> Tensor:
     arr = self._data
-    return wrap_view(self, arr.view() if arr.size > 1 else strided(arr, *layout(self)))
+    return _view(self, arr.view() if arr.size > 1 else strided(arr, *layout(self)))
 
 
 @impl(aten.as_strided.default, CPU)
@@ -180,9 +210,11 @@ def as_strided(
     offset = self.storage_offset() if storage_offset is None else storage_offset
     item = arr.itemsize
     S.check_as_strided(size, stride, offset, root.nbytes // item)
-    if math.prod(size) == 0:
-        offset = 0
     byte_strides = tuple(s * item for s in stride)
+    if math.prod(size) == 0:  # NOTE [empty views]
+        t = wrap_view(self, _from_root(arr, root, tuple(size), byte_strides, 0))
+        t.__dict__["_offset"] = offset
+        return t
     return wrap_view(self, _from_root(arr, root, tuple(size), byte_strides, offset * item))
 
 
@@ -282,9 +314,13 @@ def slice_(
     if arr.size <= 1:
         return _build(self, S.slice_(layout(self), dim, start, end, step))
     if dim == 0 and step == 1:  # NumPy clamps bounds as PyTorch does
-        return wrap_view(self, arr[start:end])
-    d, s, e, _ = S.slice_bounds(arr.shape, dim, start, end, step)
-    return wrap_view(self, arr[(_ALL,) * d + (slice(s, e, step),)])
+        out = arr[start:end]
+    else:
+        d, s, e, _ = S.slice_bounds(arr.shape, dim, start, end, step)
+        out = arr[(_ALL,) * d + (slice(s, e, step),)]
+    if not out.size:  # NOTE [empty views]: NumPy's doesn't say where it starts
+        return _build(self, S.slice_(layout(self), dim, start, end, step))
+    return wrap_view(self, out)
 
 
 @impl(aten.diagonal.default, CPU)
@@ -313,8 +349,10 @@ def _split(self: Tensor, sizes: Sequence[int], d: int) -> tuple[Tensor, ...]:
     for n in sizes:
         if small:
             out.append(_build(self, S.slice_(lay, d, start, start + n, 1)))
-        else:
+        elif n:
             out.append(wrap_view(self, arr[lead + (slice(start, start + n),)]))
+        else:  # NOTE [empty views]
+            out.append(_build(self, S.slice_(lay, d, start, start, 1)))
         start += n
     return tuple(out)
 
@@ -345,4 +383,7 @@ def view_as_real(self: Tensor) -> Tensor:
     item = parts.itemsize
     root = _root(arr)
     start = _address(arr) - _address(root) if math.prod(shape) else 0
-    return wrap_view(self, _from_root(parts, root, shape, tuple(s * item for s in strides), start))
+    t = wrap_view(self, _from_root(parts, root, shape, tuple(s * item for s in strides), start))
+    if not math.prod(shape):  # NOTE [empty views], in real elements
+        t.__dict__["_offset"] = 2 * self.storage_offset()
+    return t

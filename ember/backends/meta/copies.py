@@ -4,12 +4,7 @@ Everything here reads shapes, strides and dtypes only, so the CPU kernel and the
 an op call the same check and cannot disagree. Checks that need values (index bounds) live in
 the CPU kernels (``ember/backends/cpu/copies.py``).
 
-# NOTE [layout of new tensors]
-``clone``, ``_to_copy`` and the other ops that copy one tensor lay the result out as PyTorch's
-``preserve_format`` does: a tensor whose elements are dense and non-overlapping keeps its exact
-strides (a transposed tensor stays transposed); any other gets dense strides in the order of
-its own (``infer_dense_strides``). ``contiguous_format`` gives row-major strides and
-``channels_last`` (rank 4) / ``channels_last_3d`` (rank 5) put the channel dim innermost.
+The layout of new tensors is NOTE [layout of new tensors] in ``ember/_memory_format.py``.
 
 # NOTE [data-dependent shapes]
 ``nonzero``'s result has one row per nonzero element: its shape depends on values a Meta
@@ -28,6 +23,11 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._memory_format import (
+    channels_last_strides,
+    is_contiguous_for,
+    result_strides,
+)
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.backends.shapes import broadcast_shapes, wrap_dim
@@ -35,7 +35,7 @@ from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
 from ember.library import impl
-from ember.ops.native.copies import MEMORY_FORMATS, memory_format, to_copy_options
+from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
     block_diag_plan,
     check_diff_out,
@@ -54,105 +54,14 @@ Shape = tuple[int, ...]
 # --------------------------------------------------------------------------- layouts
 
 
-def format_name(mf: Any, op: str) -> str:
-    """The name of a ``MemoryFormat`` argument (NOTE [memory formats]); None is preserve."""
-    if mf is None:
-        return "preserve_format"
-    name = mf.name if isinstance(mf, memory_format) else mf
-    if name not in MEMORY_FORMATS:
-        raise TypeError(
-            f"{op}: memory_format must be one of {', '.join(MEMORY_FORMATS)}, got {mf!r}"
-        )
-    return name
-
-
 def strides_of(t: Tensor) -> Shape:
     """A tensor's strides in elements (what ``t.stride()`` gives)."""
     return tuple(t.stride())
 
 
-def is_non_overlapping_and_dense(shape: Shape, strides: Shape) -> bool:
-    """Whether the elements fill a block of memory exactly once, in some dim order."""
-    if len(shape) == 1:
-        return shape[0] < 2 or strides[0] == 1
-    order = sorted(
-        (i for i in range(len(shape)) if shape[i] >= 2), key=lambda i: strides[i]
-    )  # dims of size < 2 do not matter
-    expected = 1
-    for i in order:
-        if strides[i] != expected:
-            return False
-        expected *= shape[i]
-    return True
-
-
-def infer_dense_strides(shape: Shape, strides: Shape) -> Shape:
-    """Dense strides that keep the dim order of ``strides`` (size-0/1 and 0-stride dims stay
-    where they are), as PyTorch's ``infer_dense_strides``."""
-    n = len(shape)
-    perm = list(range(n - 1, -1, -1))  # innermost first
-
-    def should_swap(a: int, b: int) -> int:
-        sa, sb = strides[a], strides[b]
-        if sa == 0 or sb == 0:
-            return 0
-        if sa != sb:
-            return -1 if sa < sb else 1
-        return 1 if shape[a] > shape[b] else 0
-
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out = [0] * n
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
-
-
-def channels_last_strides(shape: Shape) -> Shape:
-    """Strides with the channel dim (1) innermost: NHWC for rank 4, NDHWC for rank 5."""
-    order = [1, *range(len(shape) - 1, 1, -1), 0]  # innermost first
-    out = [0] * len(shape)
-    acc = 1
-    for d in order:
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
-
-
-def result_strides(shape: Shape, strides: Shape, mf: Any, op: str) -> Shape:
-    """The strides of a copy of a tensor laid out as ``mf`` says (NOTE [layout of new tensors])."""
-    name = format_name(mf, op)
-    if name == "preserve_format":
-        if is_non_overlapping_and_dense(shape, strides):
-            return strides
-        return infer_dense_strides(shape, strides)
-    if name == "contiguous_format":
-        return contiguous_strides(shape)
-    rank = 4 if name == "channels_last" else 5
-    if len(shape) != rank:
-        raise RuntimeError(f"{op}: required rank {rank} tensor to use {name} format")
-    return channels_last_strides(shape)
-
-
 def is_contiguous_as(t: Tensor, mf: Any, op: str) -> bool:
     """``t.is_contiguous(memory_format=mf)`` for every memory format."""
-    name = format_name(mf, op)
-    if name in ("contiguous_format", "preserve_format"):
-        return t.is_contiguous()
-    shape = tuple(t.shape)
-    if len(shape) != (4 if name == "channels_last" else 5):
-        return False
-    want = channels_last_strides(shape)
-    return all(n == 1 or s == w for n, s, w in zip(shape, t.stride(), want, strict=True))
+    return is_contiguous_for(tuple(t.shape), tuple(t.stride()), mf, op)
 
 
 def meta_like(t: Tensor, dtype: dtypes.dtype | None = None, mf: Any = None, op: str = "") -> Tensor:

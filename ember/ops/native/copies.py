@@ -1,14 +1,12 @@
-"""The copies ops: schemas (catalogue), and the memory formats their schemas name.
+"""The copies ops: schemas (catalogue).
 
 Ops that make a new tensor from an existing one (``clone``, ``_to_copy``, ``cat``, ``flip``,
 ``gather``, ...) or write one tensor's values into another (``copy_``, ``fill_``,
 ``scatter_``, ``masked_fill_``). Schemas and overload names are PyTorch's; the functional
 forms PyTorch keeps out of ``torch.*`` (``copy``, ``zero``) get no public function here either.
 
-# NOTE [memory formats]
-A ``MemoryFormat`` argument is one of the ``memory_format`` objects below, or its name as a
-string (schema defaults parse to the string ``"contiguous_format"``). ``None`` means
-``preserve_format`` for ops whose schema says ``MemoryFormat?``.
+The memory formats their schemas name live in ``ember/_memory_format.py`` (NOTE [memory
+formats]).
 """
 
 from __future__ import annotations
@@ -16,36 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from ember import dtypes
+from ember._memory_format import (
+    MEMORY_FORMATS,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ember.device import as_device, check_backend
 from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
 from ember.ops.registry import OpOverload, define_op, ops
 
-
-class memory_format:
-    """How a new tensor lays out its elements, e.g. ``ember.contiguous_format``.
-
-    >>> contiguous_format.name
-    'contiguous_format'
-    """
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"ember.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-MEMORY_FORMATS = {m.name: m for m in (contiguous_format, preserve_format, channels_last,
-                                      channels_last_3d)}  # fmt: skip
+__all__ = [  # the memory formats, re-exported where ember's layers have imported them from
+    "MEMORY_FORMATS", "channels_last", "channels_last_3d", "contiguous_format", "memory_format",
+    "preserve_format",
+]  # fmt: skip
 
 
 def _inplace_public(op: OpOverload, *variants: str) -> None:

@@ -6,8 +6,15 @@ their ``device`` argument (``make_keyset_fn`` in ``ember/dispatch/dispatcher.py`
 The checks below need no values, so the CPU kernels and the Meta rules both call them and
 cannot disagree (``ember/backends/cpu/creation.py``, ``ember/backends/meta/creation.py``).
 
-``out=`` overloads are not declared: a factory's ``out`` sets the result's dtype, which the
-derived out kernels (``ember/backends/variants.py``) do not model.
+# NOTE [factory out=]
+A factory's ``out=`` overload (``zeros.out``) has PyTorch's schema, without TensorOptions:
+the out tensor gives the dtype (and device: it is the call's only tensor, so the call
+dispatches on it). Each backend's kernel (``out_kernel_of``) runs the factory's own kernel
+with the out tensor's dtype, then writes the result into ``out``, resizing it when the shape
+differs, silently, as PyTorch's ``resize_`` in these kernels does (only ``arange`` warns, when
+a non-empty ``out`` has another length). The Python keywords PyTorch's bindings accept beside
+``out`` (``dtype=``, ``device=``, ``layout=``, ``requires_grad=``) are checked against it in
+``ember/_bind.py``.
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
-from ember._shape_only import contiguous_strides
+from ember._memory_format import format_name, format_strides, result_strides
+from ember._warn import warn_user
 from ember.device import as_device, check_backend
-from ember.ops.native._define import define
-from ember.ops.registry import OpOverload, ops
+from ember.dispatch.keys import DEVICE_BITS
+from ember.ops.native._define import FUNCTIONAL_OF, define
+from ember.ops.registry import OpOverload, define_op, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -122,6 +131,43 @@ define(
 )
 define(f"new_empty(Tensor self, SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_M)
 
+# out= forms of the factories: PyTorch's schemas, which drop the TensorOptions (the out
+# tensor gives dtype and device); NOTE [factory out=]
+_OUTS = {
+    "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "zeros.default",
+    "ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "ones.default",
+    "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)": "full.default",
+    "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)":
+        "empty.memory_format",
+    "arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)": "arange.default",
+    "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)":
+        "arange.start_step",
+    "linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)":
+        "linspace.default",
+    "eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)": "eye.default",
+    "eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)": "eye.m",
+    "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "rand.default",
+    "rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)":
+        "rand.generator",
+    "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "randn.default",
+    "randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)":
+        "randn.generator",
+    "randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "randint.default",
+    "randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, "
+    "Tensor(a!) out) -> Tensor(a!)": "randint.generator",
+    "randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)":
+        "randint.low",
+    "randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, "
+    "Tensor(a!) out) -> Tensor(a!)": "randint.low_generator",
+}  # fmt: skip
+#: a factory's out= overload -> the factory whose result it writes
+FACTORY_OUTS: dict[OpOverload, OpOverload] = {}
+for _schema, _functional in _OUTS.items():
+    _packet, _overload = _functional.split(".")
+    _fop = getattr(getattr(ops.aten, _packet), _overload)
+    FACTORY_OUTS[define_op(_schema, "aten", (), ())] = _fop
+FUNCTIONAL_OF.update(FACTORY_OUTS)  # the samples of out= overloads are found through it
+
 
 # --------------------------------------------------------------------------- shared rules
 
@@ -213,7 +259,10 @@ def check_fill(value: Any, d: dtypes.dtype, op: str) -> Any:
     return value
 
 
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": math.inf}
+_FLOAT_MAX = {
+    "float16": 65504.0, "bfloat16": math.inf, "float32": 3.4028234663852886e38,
+    "float64": math.inf,
+}  # fmt: skip
 
 
 def _int_range(d: dtypes.dtype) -> tuple[int, int]:
@@ -352,41 +401,23 @@ def check_randint(low: int, high: int, d: dtypes.dtype, op: str = "randint") -> 
 def like_strides(
     shape: tuple[int, ...], strides: tuple[int, ...], memory_format: Any, op: str
 ) -> tuple[int, ...]:
-    """Strides (in elements) of a ``*_like`` result: ``self``'s own when it is dense and
-    non-overlapping and the format is ``preserve_format`` (the default), else row-major."""
-    fmt = "preserve_format" if memory_format is None else str(memory_format).rpartition(".")[2]
-    if fmt == "contiguous_format":
-        return contiguous_strides(shape)
-    if fmt != "preserve_format":
-        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
-    return strides if _dense(shape, strides) else contiguous_strides(shape)
+    """Strides (in elements) of a ``*_like`` result: as a copy of ``self`` laid out as
+    ``memory_format`` says (NOTE [layout of new tensors] in ``ember/_memory_format.py``)."""
+    return result_strides(shape, strides, memory_format, op)
 
 
-def check_memory_format(memory_format: Any, op: str) -> None:
-    """``empty`` takes only contiguous_format (ember has no channels-last layouts)."""
-    if memory_format is None:
-        return
-    fmt = str(memory_format).rpartition(".")[2]
-    if fmt == "preserve_format":
+def format_strides_of(
+    shape: tuple[int, ...], memory_format: Any, op: str
+) -> tuple[int, ...] | None:
+    """Strides of a new ``shape`` tensor (``empty``) laid out as ``memory_format`` says: None
+    for row-major; PyTorch's error for ``preserve_format``, which has nothing to preserve."""
+    name = format_name("contiguous_format" if memory_format is None else memory_format, op)
+    if name == "preserve_format":
         raise RuntimeError(
-            f"{op}: preserve memory format is unsupported by the contiguous operator"
+            f"{op}: unsupported memory format Preserve (a new tensor has no layout to "
+            "preserve; pass contiguous_format or channels_last)"
         )
-    if fmt != "contiguous_format":
-        raise NotImplementedError(f"{op}: memory_format {memory_format} is not supported")
-
-
-def _dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """Whether the elements exactly fill ``prod(shape)`` slots with no overlap."""
-    if math.prod(shape) == 0:
-        return False
-    expected = 1
-    for n, s in sorted(zip(shape, strides, strict=True), key=lambda p: p[1]):
-        if n == 1:
-            continue
-        if s != expected:
-            return False
-        expected *= n
-    return True
+    return None if name == "contiguous_format" else format_strides(shape, name, op)
 
 
 def strided_extent(shape: tuple[int, ...], stride: Sequence[int], op: str) -> int:
@@ -430,11 +461,65 @@ def kernel_of(
     op: OpOverload, plan: Callable[..., Plan], make: Callable[[Plan], Tensor]
 ) -> Callable[..., Tensor]:
     """``op``'s kernel: make what ``plan`` says with a backend's ``make``."""
+    if op._schema.arguments[0].name == "self":  # *_like, new_*: NOTE [another device]
+        return _like_kernel(op, plan, make)
 
     def kernel(*args: Any, **options: Any) -> Tensor:
         return make(plan(*args, **options))
 
     kernel.__name__ = kernel.__qualname__ = op.__name__
+    return kernel
+
+
+# NOTE [another device]
+# ``*_like`` and ``new_*`` ops dispatch on ``self``, but ``device=`` may name another device
+# (``zeros_like(x, device="meta")``): PyTorch's kernels build the result with the factory of
+# that device. ember's plans read only ``self``'s shape, strides and dtype, so the kernel of
+# ``self``'s backend hands the call to the kernel of the requested device's backend.
+
+
+def _like_kernel(
+    op: OpOverload, plan: Callable[..., Plan], make: Callable[[Plan], Tensor]
+) -> Callable[..., Tensor]:
+    def kernel(self: Tensor, *args: Any, **options: Any) -> Any:
+        d = options.get("device")
+        if d is not None:
+            kind = as_device(d).type
+            if kind != self.device.type:  # that backend's kernel, for a result of its own
+                rest = {k: v for k, v in options.items() if k != "device"}
+                if kind != "lazy":
+                    return op.redispatch(DEVICE_BITS[kind], self, *args, **rest)
+                # the lazy device records ops on lazy tensors only: made on the cpu, then moved
+                return op.redispatch(DEVICE_BITS["cpu"], self, *args, **rest).to(d)
+        return make(plan(self, *args, **options))
+
+    kernel.__name__ = kernel.__qualname__ = op.__name__
+    return kernel
+
+
+def out_kernel_of(
+    out_op: OpOverload, factory: Callable[..., Tensor], write: Callable[..., None]
+) -> Callable[..., Tensor]:
+    """The kernel of a factory's ``out=`` overload on a backend (NOTE [factory out=]), from
+    the backend's kernel of the factory and its ``write(dst, result, name, may_resize,
+    warn)``."""
+    name = str(out_op).removeprefix("aten.")
+    is_arange = out_op.overloadpacket.__name__ == "arange"
+
+    def kernel(*args: Any, out: Tensor, **kwargs: Any) -> Tensor:
+        result = factory(*args, dtype=out.dtype, **kwargs)
+        n = out.numel()
+        if is_arange and n and n != result.numel():
+            warn_user(
+                f"The number of elements in the out tensor of shape {list(out.shape)} is {n} "
+                f"which does not match the computed number of elements {result.numel()}. Note "
+                "that this may occur as a result of rounding error. The out tensor will be "
+                f"resized to a tensor of shape ({result.numel()},)."
+            )
+        write(out, result, name, True, False)
+        return out
+
+    kernel.__name__ = kernel.__qualname__ = out_op.__name__
     return kernel
 
 
@@ -466,8 +551,9 @@ def _sized(
     """A ``size``-shaped result of ``fill`` (``zeros``, ``rand``, ``new_empty``, ...)."""
     d = _dtype(op, default, options)
     _check_draw(fill, d, op)
-    check_memory_format(options.get("memory_format"), op)
-    return Plan(size_of(size, op), d, fill)
+    shape = size_of(size, op)
+    mf = options.get("memory_format")
+    return Plan(shape, d, fill, None if mf is None else format_strides_of(shape, mf, op))
 
 
 def _like(op: str, self: Tensor, fill: tuple[Any, ...], options: dict[str, Any]) -> Plan:

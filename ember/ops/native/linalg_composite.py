@@ -81,7 +81,7 @@ def inverse(self: Tensor) -> Tensor:
 @impl(aten.linalg_solve_ex.default, _CIA)
 def linalg_solve_ex(
     A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
-) -> solve_ex_t:
+) -> tuple[Tensor, ...]:
     result, _, _, info = aten._linalg_solve_ex.default(A, B, left=left, check_errors=check_errors)
     return solve_ex_t(result, info)
 
@@ -107,13 +107,13 @@ def det(self: Tensor) -> Tensor:
 
 
 @impl(aten.linalg_slogdet.default, _CIA)
-def linalg_slogdet(A: Tensor) -> linalg_slogdet_t:
+def linalg_slogdet(A: Tensor) -> tuple[Tensor, ...]:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(A)
     return linalg_slogdet_t(sign, logabsdet)
 
 
 @impl(aten.slogdet.default, _CIA)
-def slogdet(self: Tensor) -> slogdet_t:
+def slogdet(self: Tensor) -> tuple[Tensor, ...]:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
     return slogdet_t(sign, logabsdet)
 
@@ -134,7 +134,7 @@ def logdet(self: Tensor) -> Tensor:
 
 
 @impl(aten.linalg_svd.default, _CIA)
-def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> linalg_svd_t:
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> tuple[Tensor, ...]:
     U, S, Vh = aten._linalg_svd.default(A, full_matrices, driver=driver)
     return linalg_svd_t(U, S, Vh)
 
@@ -146,7 +146,7 @@ def linalg_svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
 
 
 @impl(aten.svd.default, _CIA)
-def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> svd_t:
+def svd(self: Tensor, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, ...]:
     """The old ``svd``: ``V`` where ``linalg.svd`` gives ``Vh``; without ``compute_uv``,
     zero-filled square ``U`` and ``V``."""
     if not compute_uv:
@@ -166,7 +166,7 @@ def _mH(t: Tensor) -> Tensor:
 
 
 @impl(aten.linalg_eigh.default, _CIA)
-def linalg_eigh(self: Tensor, UPLO: str = "L") -> eigh_t:
+def linalg_eigh(self: Tensor, UPLO: str = "L") -> tuple[Tensor, ...]:
     w, v = aten._linalg_eigh.default(self, UPLO)
     return eigh_t(w, v)
 

@@ -261,6 +261,88 @@ def normal_size_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(0.0, -1.0, (2,), name="negative std raises")
 
 
+# --------------------------------------------------------------------------- out= forms
+# NOTE [factory out=] in ember/ops/native/creation.py: these take no TensorOptions; the out
+# tensors (the harness builds them from the factory's result on the same arguments) give the
+# dtype. Other dtypes, resizing, and the Python keywords beside out= are checked against
+# PyTorch in tests/test_fidelity.py.
+_ONE = (dtypes.float32,)
+
+
+@samples("zeros.out", "ones.out", dtypes=_ONE)
+def sized_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for size in SIZES:
+        yield SampleInput(size)
+
+
+@samples("full.out", dtypes=_ONE)
+def full_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput((2, 3), 2.5)
+    yield SampleInput((), -1.0, name="0-dim")
+
+
+@samples("arange.out", dtypes=_ONE)
+def arange_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for end in (10, 5.5, 0):
+        yield SampleInput(end)
+
+
+@samples("arange.start_out", dtypes=_ONE)
+def arange_start_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(2, 9)
+    yield SampleInput(0, 1, 0.1)
+    yield SampleInput(10, 0, -3)
+
+
+@samples("linspace.out", dtypes=_ONE)
+def linspace_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(0, 10, 5)
+    yield SampleInput(-1.0, 1.0, 1, name="one step")
+
+
+@samples("eye.out", dtypes=_ONE)
+def eye_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(3)
+    yield SampleInput(0, name="empty")
+
+
+@samples("eye.m_out", dtypes=_ONE)
+def eye_m_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(2, 4)
+    yield SampleInput(3, 0, name="empty")
+
+
+@samples("empty.out", "rand.out", "randn.out", dtypes=_ONE, compare_torch=False)
+def random_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput((2, 3))
+    yield SampleInput((0,), name="empty")
+
+
+@samples("rand.generator_out", "randn.generator_out", dtypes=_ONE, compare_torch=False)
+def random_generator_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput((2, 3), generator=_gen())
+
+
+@samples("randint.out", dtypes=_ONE, compare_torch=False)
+def randint_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(5, (2, 3))
+
+
+@samples("randint.generator_out", dtypes=_ONE, compare_torch=False)
+def randint_generator_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(5, (2, 3), generator=_gen())
+
+
+@samples("randint.low_out", dtypes=_ONE, compare_torch=False)
+def randint_low_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(1, 6, (2, 3))
+
+
+@samples("randint.low_generator_out", dtypes=_ONE, compare_torch=False)
+def randint_low_generator_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(1, 6, (2, 3), generator=_gen())
+
+
 # --------------------------------------------------------------------------- *_like, new_*
 
 
