@@ -134,7 +134,9 @@ def logdet(self: Tensor) -> Tensor:
 
 
 @impl(aten.linalg_svd.default, _CIA)
-def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> tuple[Tensor, ...]:
+def linalg_svd(
+    A: Tensor, full_matrices: bool = True, *, driver: str | None = None
+) -> tuple[Tensor, ...]:
     U, S, Vh = aten._linalg_svd.default(A, full_matrices, driver=driver)
     return linalg_svd_t(U, S, Vh)
 
