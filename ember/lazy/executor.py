@@ -215,8 +215,9 @@ class Cut:
 
 
 def _read_from_outside(computing: Collection[int]) -> set[int]:
-    """Ids of nodes of the graph that a pending node outside it reads (their values must be
-    kept: a later sync reads them)."""
+    """Ids of nodes of the graph, and of computed nodes (its inputs among them), that a
+    pending node outside it reads: their values must be kept, and never written in place (a
+    later sync reads them; NOTE [donated inputs])."""
     outside = [a.node[0] for a in list(LIVE) if a.node is not None]
     stack = [n for n in outside if id(n) not in computing and n.value is None]
     found: set[int] = set()
@@ -227,9 +228,9 @@ def _read_from_outside(computing: Collection[int]) -> set[int]:
             continue
         seen.add(id(node))
         for n, _ in node.inputs:
-            if id(n) in computing:
+            if id(n) in computing or n.value is not None:
                 found.add(id(n))
-            elif n.value is None:
+            else:
                 stack.append(n)
     return found
 
