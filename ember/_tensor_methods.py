@@ -1,10 +1,11 @@
 """Tensor methods and properties PyTorch binds by hand rather than generating from a schema:
 ``unique`` and ``unique_consecutive`` (Python in ``torch/_tensor.py``), ``new_tensor``,
-``cuda``, ``get_device``, ``is_cuda``, ``nbytes``, ``itemsize``, and the per-element
+``get_device``, ``nbytes``, ``itemsize``, and the per-element
 ``apply_``/``map_``. Those that make tensors call ops, so ``__torch_dispatch__`` code sees
 what it sees on PyTorch; ``overrides.guard_tensor_members`` puts each behind
 ``__torch_function__`` (``unique`` and ``unique_consecutive`` by the Python route, as in
 PyTorch). ``ember/__init__.py`` imports this module once, after the generated bindings.
+(``cuda`` and ``is_cuda`` are in ``ember/_conversions.py``, with the other device moves.)
 
 # NOTE [apply_ and map_]
 PyTorch's ``apply_``/``map_`` call a Python function per element, on CPU tensors only, and
@@ -86,24 +87,6 @@ def _new_tensor(
     return out.requires_grad_(True) if requires_grad else out
 
 
-def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None
-          ) -> Tensor:  # fmt: skip
-    """PyTorch's CPU-only build: there is no CUDA device to move to (AssertionError, as
-    ``Tensor.cuda()`` raises there; RuntimeError for a device index, or a non-CUDA device)."""
-    if isinstance(device, int) and not isinstance(device, bool):
-        raise RuntimeError(
-            "Cannot access accelerator device when none is available: ember has no CUDA "
-            f"backend (asked for cuda:{device}); keep the tensor on the cpu"
-        )
-    name = str(device) if device is not None else "cuda"
-    if not name.startswith("cuda"):
-        raise RuntimeError(f"Invalid device, must be cuda device (got {device!r})")
-    raise AssertionError(
-        "Torch not compiled with CUDA enabled: ember runs on the cpu (and meta and lazy) "
-        "devices only; keep the tensor on the cpu"
-    )
-
-
 def _get_device(self: Tensor) -> int:
     """The device index of a CUDA tensor; -1 for every device ember has, as PyTorch gives
     for the cpu.
@@ -112,11 +95,6 @@ def _get_device(self: Tensor) -> int:
     -1
     """
     return -1
-
-
-def _is_cuda(self: Tensor) -> bool:
-    """False: ember has no CUDA device."""
-    return False
 
 
 def _nbytes(self: Tensor) -> int:
@@ -213,7 +191,6 @@ def install() -> None:
         "unique": _unique,
         "unique_consecutive": _unique_consecutive,
         "new_tensor": _new_tensor,
-        "cuda": _cuda,
         "get_device": _get_device,
         "apply_": _apply_,
         "map_": _map_,
@@ -221,7 +198,7 @@ def install() -> None:
     for name, fn in methods.items():
         fn.__name__ = fn.__qualname__ = name
         setattr(Tensor, name, fn)
-    for name, fn in (("is_cuda", _is_cuda), ("nbytes", _nbytes), ("itemsize", _itemsize)):
+    for name, fn in (("nbytes", _nbytes), ("itemsize", _itemsize)):
         setattr(Tensor, name, property(fn, doc=fn.__doc__))
 
 

@@ -352,7 +352,7 @@ def test_cdist_values_and_gradients_match_torch(p: float, mode: str) -> None:
     (td * torch.tensor(w)).sum().backward()
     same(e1.grad, t1.grad, rtol=1e-8, atol=1e-9)
     same(e2.grad, t2.grad, rtol=1e-8, atol=1e-9)
-    assert type(ed.grad_fn).__name__ == "Node"
+    assert type(ed.grad_fn).__name__ == type(td.grad_fn).__name__
     assert ed.grad_fn.name() == td.grad_fn.name()
     raises_alike(lambda lib: lib.cdist(lib.ones(2, 2), lib.ones(2, 2), compute_mode="fast"))
 

@@ -485,6 +485,7 @@ def _like_kernel(
         d = options.get("device")
         if d is not None:
             kind = as_device(d).type
+            check_backend(kind)  # PyTorch's error for a device ember has no backend for
             if kind != self.device.type:  # that backend's kernel, for a result of its own
                 rest = {k: v for k, v in options.items() if k != "device"}
                 if kind != "lazy":
