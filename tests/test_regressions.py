@@ -495,3 +495,25 @@ def test_results_are_their_own_writable_storage(call: Callable[..., Any]) -> Non
     y = call(ember, x)
     y.add_(1)
     assert ember.equal(x, before)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, z, i: z[i],
+        lambda m, z, i: z.index_put((i,), m.tensor([4.0])),
+        lambda m, z, i: z.index_put((i,), m.tensor([4.0]), accumulate=True),
+        lambda m, z, i: z.index_put((i,), m.ones(3)),  # still a shape mismatch
+    ],
+)
+def test_out_of_range_indices_that_select_nothing(call: Callable[..., Any]) -> None:
+    # Found by a 10,000-program run: PyTorch checks an index as it reads or writes an
+    # element, so an out-of-range index into an empty result is no error; ember raised
+    results = []
+    for m in (torch, ember):
+        try:
+            results.append(tuple(call(m, m.zeros(1, 2, 0), m.tensor([0, 1])).shape))
+        except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
+            results.append(type(exc).__name__)
+    assert results[0] == results[1]

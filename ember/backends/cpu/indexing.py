@@ -59,6 +59,24 @@ def _bounds_error(e: IndexError, op: str) -> IndexError:
     return IndexError(f"{op}: {str(e).replace('axis', 'dimension')}")
 
 
+def _empty_result(
+    shape: tuple[int, ...], indices: Sequence[Tensor | None]
+) -> tuple[int, ...] | None:
+    """The shape of an indexing result that has no elements, or None. PyTorch checks an index
+    as it reads or writes an element, so an out-of-range index that selects nothing (the
+    other dims are empty) is no error; NumPy checks every index."""
+    entries: list[S.IndexEntry] = []
+    for t in indices:
+        if t is None:
+            entries.append(None)
+        elif data(t).dtype in (np.bool_, np.uint8):
+            return None  # a mask's result shape depends on its values
+        else:
+            entries.append((False, tuple(t.shape)))
+    result = S.index_shape(shape, entries)
+    return result if 0 in result else None
+
+
 @impl(aten.index.Tensor, CPU)
 def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     arr = self._data
@@ -66,7 +84,10 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     try:
         out = arr[key]
     except IndexError as e:
-        raise _bounds_error(e, "index") from None
+        empty = _empty_result(arr.shape, indices)
+        if empty is None:
+            raise _bounds_error(e, "index") from None
+        out = np.empty(empty, arr.dtype)
     if all(t is None for t in indices):
         out = np.array(out)  # basic indexing gives a view; index always copies
     elif type(out) is np.ndarray and not out.flags.c_contiguous:
@@ -87,9 +108,19 @@ def put(dst: np.ndarray, self: Tensor, indices: Any, values: Tensor, accumulate:
         else:
             dst[key] = v
     except IndexError as e:
-        raise _bounds_error(e, "index_put_") from None
+        empty = _empty_result(dst.shape, indices)
+        if empty is None:
+            raise _bounds_error(e, "index_put_") from None
+        try:  # nothing to write; the values must still fit
+            np.broadcast_to(v, empty)
+        except ValueError:
+            raise RuntimeError(
+                f"index_put_: shape mismatch: value tensor of shape {list(v.shape)} cannot be "
+                f"broadcast to indexing result of shape {list(empty)}"
+            ) from None
     except ValueError:
-        target = dst[key].shape
+        empty = _empty_result(dst.shape, indices)
+        target = empty if empty is not None else dst[key].shape
         raise RuntimeError(
             f"index_put_: shape mismatch: value tensor of shape {list(v.shape)} cannot be "
             f"broadcast to indexing result of shape {list(target)}"
