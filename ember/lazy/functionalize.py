@@ -32,7 +32,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.dispatch import dispatcher
-from ember.dispatch.dispatcher import KIND_KEYSET, Kernel
+from ember.dispatch.dispatcher import KIND_BOXED, Kernel
 from ember.dispatch.keys import META_BIT, DispatchKey, below
 from ember.lazy.executor import current
 from ember.lazy.recipes import MAX_RECIPES, Signature, _build
@@ -133,26 +133,24 @@ def _tensors(result: Any) -> list[Tensor]:
     return out
 
 
-def _passthrough(op: OpOverload) -> Kernel:
-    def through(ks: int, *args: Any, **kwargs: Any) -> Any:
-        return op.redispatch(ks & BELOW, *args, **kwargs)
-
-    return through, KIND_KEYSET
+def passthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """An op that writes nothing, or whose writes the Lazy key records itself: below."""
+    return op.redispatch(ks & BELOW, *args, **kwargs)
 
 
 def specialize(op: OpOverload) -> Kernel:
-    """An op that writes nothing, or that the Lazy key must record as written, passes
-    through; the others are functionalized."""
+    """The op's kernel for this key: a ``Functionalizer`` for an op with a functional
+    counterpart (NOTE [functionalize]), else the pass-through."""
     if op in FUNCTIONAL_OF and op not in UNDECLARED_WRITES:
-        return Functionalizer(op), dispatcher.KIND_BOXED
-    return _passthrough(op)
+        return Functionalizer(op), KIND_BOXED
+    return passthrough, KIND_BOXED
 
 
-def _fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    fn, kind = specialize(op)
-    if kind == KIND_KEYSET:
-        return fn(ks, *args, **kwargs)
-    return fn(op, ks, args, kwargs)
+def functionalize_fallback(
+    op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """The boxed fallback ``specialize`` stands in for, op by op."""
+    return specialize(op)[0](op, ks, args, kwargs)
 
 
-dispatcher.set_fallback(DispatchKey.Functionalize, _fallback, specialize=specialize)
+dispatcher.set_fallback(DispatchKey.Functionalize, functionalize_fallback, specialize=specialize)
