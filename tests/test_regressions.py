@@ -517,3 +517,16 @@ def test_out_of_range_indices_that_select_nothing(call: Callable[..., Any]) -> N
         except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
             results.append(type(exc).__name__)
     assert results[0] == results[1]
+
+
+@requires_torch
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear_of_zero_features_over_a_batch(bias: bool) -> None:
+    # Found by a 10,000-program run: linear folded a 3-D input with reshape(-1, 0), which is
+    # ambiguous; PyTorch gives zeros (plus the bias)
+    results = []
+    for m in (torch, ember):
+        x, w = m.ones(2, 1, 0), m.ones(3, 0)
+        b = m.arange(3.0) if bias else None
+        results.append(m.nn.functional.linear(x, w, b).numpy())
+    np.testing.assert_array_equal(results[1], results[0])

@@ -659,7 +659,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.ndim > 2 and weight.ndim == 2:
         # one (N*L, in) @ (in, out) product, copying a non-contiguous input first (a stacked
         # matmul with the weight broadcast over the batch is many times slower)
-        flat = input.reshape(-1, input.shape[-1])
+        batch = math.prod(input.shape[:-1])  # not -1: ambiguous when in_features is 0
+        flat = input.reshape(batch, input.shape[-1])
         out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
         return out.reshape(*input.shape[:-1], weight.shape[0])
     out = input.matmul(wt)
