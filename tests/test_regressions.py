@@ -485,11 +485,15 @@ def test_batch_norm_statistics_are_as_accurate_as_pytorchs() -> None:
         lambda m, x: m.nn.functional.pixel_shuffle(x.reshape(1, 4, 1, 3), 1),
         lambda m, x: m.linalg.cross(x[:, :3], x[:, :3]),
         lambda m, x: m.cdist(x, x),
+        lambda m, x: m.einsum("ij->ji", x),  # NumPy's einsum returns views for these
+        lambda m, x: m.einsum("ii->i", x[:3]),
+        lambda m, x: m.einsum("ab->ab", x),
     ],
 )
 def test_results_are_their_own_writable_storage(call: Callable[..., Any]) -> None:
     # Found by the compiler's storage audit: rot90(x, 0) and pixel_shuffle(x, 1) returned
-    # x's own memory (an add_ on the result changed x), cross and cdist a read-only array
+    # x's own memory (an add_ on the result changed x), cross and cdist a read-only array;
+    # found by the random programs on the NumPy tier: einsum('a->a', x) returned x's memory
     x = ember.arange(12.0).reshape(4, 3)
     before = x.clone()
     y = call(ember, x)
@@ -530,3 +534,33 @@ def test_linear_of_zero_features_over_a_batch(bias: bool) -> None:
         b = m.arange(3.0) if bias else None
         results.append(m.nn.functional.linear(x, w, b).numpy())
     np.testing.assert_array_equal(results[1], results[0])
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.sum(1),
+        lambda m, x: x.mean(1, keepdim=True),
+        lambda m, x: x.max(1, keepdim=True).indices,
+        lambda m, x: x.argmax(1, keepdim=True),
+        lambda m, x: x.var(1, keepdim=True),
+        lambda m, x: m.logsumexp(x, 1, keepdim=True),
+        lambda m, x: x.cumsum(1),
+        lambda m, x: x.softmax(1),
+        lambda m, x: x.log_softmax(1),
+        lambda m, x: x.sort(1).values,
+        lambda m, x: x.sort(1).indices,
+    ],
+)
+def test_reductions_scans_softmax_and_sort_are_laid_out_as_pytorch(
+    call: Callable[..., Any],
+) -> None:
+    # Found by a 10,000-program run: NumPy lays a reduction of a permuted input out in the
+    # input's order, so a later .view() failed; PyTorch's is contiguous (sort keeps the
+    # input's layout) (NOTE [result layouts])
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected = call(torch, torch.from_numpy(base).permute(2, 0, 1)).stride()
+    x = ember.from_numpy(base).permute(2, 0, 1)
+    assert call(ember, x).stride() == expected
+    assert call(ember, x.to("meta")).stride() == expected

@@ -161,4 +161,9 @@ def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     if dropped:
         r = r.sum(axis=tuple(range(dropped)))
     r = np.asarray(r, dtype=res)
-    return wrap(r if r.flags.c_contiguous else r.copy())
+    # NumPy returns a view of the operand for a pure permutation or diagonal ('ij->ji',
+    # 'ii->i'); ember's einsum is one op, whose result is its own storage (PyTorch's,
+    # composite, returns a view there: a documented deviation in docs/design.md)
+    if not r.flags.c_contiguous or any(np.may_share_memory(r, a) for a in arrays):
+        r = np.array(r, order="C")
+    return wrap(r)

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._memory_format import result_strides
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
+from ember.backends.cpu.copies import empty_strided
 from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
@@ -63,15 +65,28 @@ def _acc(res: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def _out(r: Any, res: np.dtype[Any]) -> Tensor:
-    """Wrap a NumPy result (a scalar for 0-d results), cast to ``res`` if it is not already."""
+    """Wrap a NumPy result (a scalar for 0-d results), cast to ``res`` if it is not already,
+    laid out contiguously (NOTE [result layouts])."""
     if type(r) is not _nd:
         r = _asarray(r)
     if r.dtype is res:
-        return wrap(r)
+        return wrap(r if r.flags.c_contiguous else np.ascontiguousarray(r))
     if res is _F16 or res is _BF16:  # overflow to inf is silent in PyTorch
         with quiet_block():
-            return wrap(r.astype(res))
-    return wrap(r.astype(res))
+            return wrap(r.astype(res, order="C"))
+    return wrap(r.astype(res, order="C"))
+
+
+# NOTE [result layouts]
+# PyTorch allocates the results of reductions (sum, max(dim) and its indices, argmax, var,
+# logsumexp, norms, all/any), scans (cumsum, cumprod) and softmax contiguous, whatever the
+# input's strides; NumPy lays them out in the input's order, so a permuted input gave a
+# permuted result, and a later .view() failed where PyTorch's works. Sort keeps the input's
+# layout in PyTorch (values and indices ``empty_like`` it). The Meta rules say the same.
+
+
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
 def _cast_input(x: np.ndarray, to: dtype | None) -> np.ndarray:
@@ -194,7 +209,7 @@ def _extreme_dim(name: str, reduce: Any, arg: Any, result: Any) -> Any:
         a = axes[0]
         values = reduce(x, a, None, None, keepdim)
         indices = _asarray(arg(x, axis=a, keepdims=keepdim), _I64)  # (a scalar for 1-D x)
-        return result(_out(values, x.dtype), wrap(indices))
+        return result(_out(values, x.dtype), wrap(_contiguous(indices)))
 
     kernel.__name__ = name
     return kernel
@@ -236,7 +251,8 @@ def _argext(name: str, arg: Any) -> Any:
             return wrap(r.reshape((1,) * x.ndim) if keepdim else r)
         if not axes:
             return wrap(np.zeros((), _I64))
-        return wrap(_asarray(arg(x, axis=axes[0], keepdims=keepdim), _I64))  # (1-D x: a scalar)
+        r = _asarray(arg(x, axis=axes[0], keepdims=keepdim), _I64)  # (1-D x: a scalar)
+        return wrap(_contiguous(r))
 
     kernel.__name__ = name
     return kernel
@@ -327,6 +343,8 @@ def _softmax_kernel(name: str, log: bool) -> Any:
             type(x) is _nd and x.dtype in _SOFTMAX_FAST and not half_to_float
             and x.size and type(dim) is int and -x.ndim <= dim < x.ndim
         ):  # fmt: skip
+            if not x.flags.c_contiguous:  # NOTE [result layouts]: ufuncs follow x's order
+                x = np.ascontiguousarray(x)
             token = ERRSTATE.set(IGNORE)  # inf - inf: nan, silently (quiet(), inlined)
             try:  # the common case: four ufunc calls, the buffers reused
                 z = _subtract(x, _max_reduce(x, dim, None, None, True))
@@ -371,6 +389,8 @@ def _softmax_backward_kernel(name: str, log: bool) -> Any:
             and out.dtype is g.dtype and g.shape == out.shape and g.size
             and input_dtype.np is g.dtype and type(dim) is int and -g.ndim <= dim < g.ndim
         ):  # fmt: skip
+            if not g.flags.c_contiguous:  # NOTE [result layouts]
+                g = np.ascontiguousarray(g)
             token = ERRSTATE.set(IGNORE)
             try:  # the common case, in three or four ufunc calls
                 if log:
@@ -497,7 +517,14 @@ def _sort(self: Tensor, dim: int, descending: bool, name: str) -> Any:
     if x.ndim == 0:
         return sort_t(wrap(x.copy()), wrap(np.zeros((), _I64)))
     idx = stable_argsort(x, axis, descending)
-    return sort_t(wrap(np.take_along_axis(x, idx, axis)), wrap(idx.astype(_I64, copy=False)))
+    strides = result_strides(x.shape, self.stride(), "preserve_format", name)
+    values, indices = (
+        empty_strided(x.shape, strides, x.dtype),
+        empty_strided(x.shape, strides, _I64),
+    )
+    values[...] = np.take_along_axis(x, idx, axis)  # laid out as the input (NOTE [result
+    indices[...] = idx  # layouts])
+    return sort_t(wrap(values), wrap(indices))
 
 
 @impl(aten.sort.default, CPU)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember import dtypes
+from ember._memory_format import result_strides
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.shapes import wrap_dim
@@ -218,7 +219,12 @@ def _sort_rule(self: Tensor, dim: int) -> Any:
     check_sortable(self.dtype, "sort")
     wrap_dim(dim, self.ndim, "sort")
     shape = tuple(self.shape)
-    return sort_t(_new(shape, self.dtype), _new(shape, dtypes.int64))
+    # laid out as the input, as PyTorch's (NOTE [result layouts] in the cpu kernels)
+    strides = result_strides(shape, self.stride(), "preserve_format", "sort")
+    return sort_t(
+        wrap_shape_only(ShapeOnlyArray(shape, self.dtype.np, strides)),
+        wrap_shape_only(ShapeOnlyArray(shape, dtypes.int64.np, strides)),
+    )
 
 
 @impl(aten.sort.default, Meta)
