@@ -25,13 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from ember._tensor import Tensor, wrap_view
+from ember._tensor import Tensor, wrap_shape_only, wrap_view
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED, Kernel
-from ember.dispatch.keys import DispatchKey
+from ember.dispatch.keys import LAZY_KEYS, DispatchKey
 from ember.lazy import metrics, recorder
 from ember.lazy._array import LazyArray
-from ember.lazy.executor import current, sync_arrays
+from ember.lazy.executor import LIVE, current, sync_arrays
 from ember.lazy.ir import Node, data_node
 from ember.lazy.recorder import _numeric, _scalar, lazy_fallback, lazy_tensor, record
 from ember.ops.registry import OpOverload
@@ -114,11 +114,23 @@ class Signature:
         params: list[Any] = []
         lazy = [False]
         numeric = self.numeric
+        n = len(numeric)
         parts = []
-        for i, x in enumerate(args):
-            parts.append(
-                _signature(x, numeric[i] if i < len(numeric) else 0, tensors, params, lazy)
-            )
+        i = 0
+        for x in args:
+            if type(x) is Tensor and (d := x._data).__class__ is LazyArray:
+                # the common case, inline (as _signature does it): a lazy tensor
+                for j, t in enumerate(tensors):
+                    if t is x:  # (identity: == on tensors is an op)
+                        parts.append(j)
+                        break
+                else:
+                    tensors.append(x)
+                    lazy[0] = True
+                    parts.append((d.shape, d.strides, d.dtype, d.offset, d.base is None))
+            else:
+                parts.append(_signature(x, numeric[i] if i < n else 0, tensors, params, lazy))
+            i += 1
         if kwargs:
             kw = self.numeric_kw
             for k, v in kwargs.items():
@@ -160,21 +172,30 @@ class Recorder:
         self.hits += 1
         node = None
         if recipe.key is not None:
-            inputs = tuple(
-                current(t._data) if type(t._data) is LazyArray else (data_node(_snapshot(t)), 0)
-                for t in tensors
-            )  # (a cpu tensor is a 0-dim one: a snapshot of its value now)
+            values = []
+            size = 1  # NOTE [graph size]
+            for t in tensors:
+                d = t._data
+                if d.__class__ is LazyArray:
+                    v = d.node if d.base is None and d.node is not None else current(d)
+                else:  # a 0-dim cpu tensor: a snapshot of its value now
+                    v = (data_node(_snapshot(t)), 0)
+                values.append(v)
+                m = v[0]
+                if m.value is None and m.kind != "data":
+                    size += m.size
             node = Node.__new__(Node)
             node.kind, node.op, node.args, node.kwargs = "call", op, recipe.args, recipe.kwargs
-            node.inputs, node.params, node.written = inputs, tuple(params), ()
-            node.n_out, node.meta, node.key, node.value = (
-                recipe.n_out,
-                recipe.metas,
-                recipe.key,
-                None,
-            )
-            node.size = 1 + sum(n.size for n, _ in inputs if n.value is None and n.kind != "data")
-        out = _build(recipe.result, node, tensors)
+            node.inputs, node.params, node.written = tuple(values), tuple(params), ()
+            node.n_out, node.meta, node.key = recipe.n_out, recipe.metas, recipe.key
+            node.value, node.size = None, size
+        desc = recipe.result
+        if desc[0] == "fresh":  # one new tensor: the common case, inline
+            arr = LazyArray.pending(desc[2], desc[4], desc[3], (node, desc[1]))  # type: ignore[arg-type]
+            LIVE.add(arr)
+            out = wrap_shape_only(arr, LAZY_KEYS)
+        else:
+            out = _build(desc, node, tensors)
         if node is not None and node.size > recorder.GRAPH_LIMIT:
             sync_arrays(_pending(out, node), "graph_size")
         return out
