@@ -564,3 +564,20 @@ def test_reductions_scans_softmax_and_sort_are_laid_out_as_pytorch(
     x = ember.from_numpy(base).permute(2, 0, 1)
     assert call(ember, x).stride() == expected
     assert call(ember, x.to("meta")).stride() == expected
+
+
+def test_batch_norm_gradients_of_a_strided_input_are_the_derivative() -> None:
+    # PyTorch 2.13 gets this one wrong (found by a 10,000-program run): for this strided
+    # input its bias gradient is [1.170, 0.260], not the sum of the output gradient over
+    # each channel; ember's is that sum, as the formula says (docs/testing.md)
+    x = ember.tensor([[[[0.071]], [[-2.135]]], [[[2.703]], [[2.692]]]]).transpose(0, -1)
+    bias = ember.tensor([0.822, -1.381]).requires_grad_()
+    y = ember.nn.functional.batch_norm(x, None, None, None, bias, training=True)
+    g = ember.arange(y.numel(), dtype=y.dtype).mul(0.7).cos().reshape(y.shape)
+    (y * g).sum().backward()
+    np.testing.assert_allclose(bias.grad.numpy(), g.sum((0, 2, 3)).numpy(), rtol=1e-6)
+    # the same input made contiguous first: the same gradient
+    b2 = ember.tensor([0.822, -1.381]).requires_grad_()
+    y2 = ember.nn.functional.batch_norm(x.contiguous(), None, None, None, b2, training=True)
+    (y2 * g).sum().backward()
+    np.testing.assert_allclose(b2.grad.numpy(), bias.grad.numpy(), rtol=1e-6)
