@@ -1484,7 +1484,9 @@ def functional(b: Builder) -> None:
         value = f", value={b.scalar('float')}" if b.flag() else ""
         b.emit("pad", [x], f"{o} = F.pad({x}, {pads}{value})")
     else:  # batch_norm
-        if len(shape) < 2 or 0 in shape:
+        if len(shape) < 2 or 0 in shape or not t.is_contiguous():
+            # a contiguous input: PyTorch's backward misreads some strided ones (its bias
+            # gradient is not the sum of the output gradient; tests/test_regressions.py)
             raise _Skip()
         c = shape[1]
         # contiguous weight and bias: PyTorch's batch_norm backward misreads a strided weight
@@ -1495,10 +1497,8 @@ def functional(b: Builder) -> None:
             rm = b.new_input((c,), dt, requires_grad=False, layout=False)
             rv = b.new_input((c,), dt, requires_grad=False, layout=False)
             code = f"{o} = F.batch_norm({x}, {rm}, {rv}.abs() + 0.5, {w}, {bias}, training=False)"
-        elif t.numel() >= 2 * c and _spread(t, (0, *range(2, len(shape)))) and t.is_contiguous():
-            # one element per channel, or equal ones (a repeat): as layer_norm of one element;
-            # a contiguous input: PyTorch's backward misreads some strided ones (its bias
-            # gradient is not the sum of the output gradient; tests/test_regressions.py)
+        elif t.numel() >= 2 * c and _spread(t, (0, *range(2, len(shape)))):
+            # one element per channel, or equal ones (a repeat): as layer_norm of one element
             code = f"{o} = F.batch_norm({x}, None, None, {w}, {bias}, training=True)"
         else:
             raise _Skip()
