@@ -33,6 +33,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _numba_from_the_first_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run fused groups on numba from their first run, so every test of the numba
+    tier tests numba; ``test_lazy.py`` tests the warm-up runs (NOTE [warm-up runs])."""
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "WARM_RUNS", 0)
+
+
 @pytest.fixture(scope="session")
 def program_count(request: pytest.FixtureRequest) -> int:
     """How many random programs to check (``--programs N`` or ``EMBER_PROGRAMS=N``)."""

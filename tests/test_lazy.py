@@ -465,6 +465,36 @@ def test_operands_that_do_not_fit_run_op_by_op(
     assert metrics.counter_value("tier::ops") == 2
 
 
+@requires_numba
+def test_a_kernel_runs_its_ops_before_numba_builds_it(
+    monkeypatch: pytest.MonkeyPatch, numba_tier: None
+) -> None:
+    """NOTE [warm-up runs]: the first run is NumPy's, numba takes over from the second, and
+    a second graph with the same group shares the count."""
+    from ember.compiler import numba_tier
+
+    monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(numba_tier, "WARM_RUNS", 1)
+    monkeypatch.setattr(numba_tier, "_warm", {})
+    monkeypatch.setattr(numba_tier, "_kernels", {})
+    x = ember.linspace(-2, 2, 301, dtype=ember.float64)
+    expected = ((x * 3 + 1).relu() * x).sum().item()
+    lx = x.to("lazy")
+    ember.lazy.mark_step()
+    results = [((lx * 3 + 1).relu() * lx).sum().item() for _ in range(3)]
+    assert results == pytest.approx([expected] * 3, rel=1e-12)
+    assert metrics.counter_value("numba_warmup") == 1
+    assert metrics.counter_value("tier::ops") == 1
+    assert metrics.counter_value("tier::numba") == 2
+    # another graph holding the same group: numba at once
+    # (not inside the assert: pytest's rewriting would hold the intermediates, which keeps
+    # them out of a group)
+    doubled = (((lx * 3 + 1).relu() * lx).sum() * 2).item()
+    assert doubled == pytest.approx(2 * expected)
+    assert metrics.counter_value("tier::numba") == 3, metrics.report()
+    assert metrics.counter_value("tier::ops") == 1
+
+
 def test_without_numba_the_same_results(monkeypatch: pytest.MonkeyPatch, numba_tier: None) -> None:
     from ember.compiler import numba_tier
 
@@ -501,6 +531,7 @@ def test_kernels_are_cached_on_disk_for_the_next_process(tmp_path: Any, numba_ti
         "import ember\n"
         "from ember.compiler import numba_tier\n"
         "numba_tier.MIN_ELEMENTS = 1\n"
+        "numba_tier.WARM_RUNS = 0\n"
         "x = ember.arange(64.0).to('lazy')\n"
         "print(((x * 3 + 1).relu() * x).sum().item())\n"
         "print(ember.lazy.metrics.counter_value('tier::numba'))\n"

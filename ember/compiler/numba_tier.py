@@ -13,6 +13,14 @@ kernel, the operands' shapes do not fit one loop (broadcasting), or a group is s
 ``MIN_ELEMENTS``, the group's ops run as the NumPy tier writes them (``fallback``), with
 the same results; ``tier::numba`` and ``tier::ops`` count which ran, and ``numba_failed``
 counts failures.
+
+NOTE [warm-up runs]
+A kernel's first ``WARM_RUNS`` runs in a process (counted by its source, so every graph
+that contains the group shares the count) run the group's ops as NumPy, and numba takes
+over from the next run: a computation that runs once gets its result at NumPy's speed
+instead of waiting for numba to import (about 0.25 s) and to compile the loop (about
+0.5 s) or load it from the disk cache, and a loop that runs again pays for numba once.
+``numba_warmup`` counts these runs. A kernel already built in this process runs at once.
 """
 
 from __future__ import annotations
@@ -35,9 +43,11 @@ from ember.fx.node import Node
 from ember.lazy import metrics
 
 MIN_ELEMENTS = 1 << 15  # below this a kernel launch costs more than the passes it saves
+WARM_RUNS = 1  # runs of a kernel's ops before numba builds it (NOTE [warm-up runs])
 _lock = threading.Lock()
 _kernels: dict[str, Callable[..., Any] | None] = {}  # source hash -> kernel (None: failed)
 _numba: list[bool] = []  # [whether numba is installed], once looked up
+_warm: dict[str, int] = {}  # source hash -> runs of its ops so far (NOTE [warm-up runs])
 
 
 def numba_available() -> bool:
@@ -193,6 +203,10 @@ class FusedKernel:
             return self.fallback(*args)
         scalar = tuple(int(np.prod(s)) == 1 and s != shape for s in shapes)
         source = self.source(scalar)
+        if _warming(source):
+            metrics.count("numba_warmup")
+            metrics.count("tier::ops")
+            return self.fallback(*args)
         kernel = _kernel(source)
         if kernel is not None:
             T = np.dtype(self.dtype).type
@@ -216,6 +230,19 @@ class FusedKernel:
                 return result
         metrics.count("tier::ops")
         return self.fallback(*args)
+
+
+def _warming(source: str) -> bool:
+    """This run of the kernel is a warm-up run (NOTE [warm-up runs])."""
+    digest = _digest(source)
+    with _lock:
+        if digest in _kernels:
+            return False
+        runs = _warm.get(digest, 0)
+        if runs >= WARM_RUNS:
+            return False
+        _warm[digest] = runs + 1
+        return True
 
 
 def _kernel(source: str) -> Callable[..., Any] | None:
