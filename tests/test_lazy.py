@@ -5,6 +5,7 @@ nothing after warm-up; views, mutation, cpu fallbacks, graph cuts, threads, erro
 from __future__ import annotations
 
 import os
+import re
 import threading
 import warnings
 from typing import Any
@@ -218,6 +219,21 @@ def test_nothing_runs_until_a_value_is_needed_and_nothing_runs_twice() -> None:
     assert metrics.counter_value("sync::item") == 1
     assert y.item() == value and float(y) == value and y.tolist() == value
     assert metrics.counter_value("graphs_executed") == 1  # the value was kept
+
+
+def test_every_recorded_op_is_counted_and_reset_zeroes_the_count() -> None:
+    """``ops_recorded`` counts the slow path and the recipe path (a lock-free tally)."""
+    x = ember.ones(5, device="lazy")
+    ember.lazy.mark_step()
+    metrics.reset()
+    ys = [x + k for k in range(4)]  # the first records the slow way, the others by recipe
+    assert metrics.counter_value("ops_recorded") == 4
+    assert "ops_recorded" in metrics.counter_names()
+    assert re.search(r"ops_recorded +4\n", metrics.report())
+    metrics.reset()
+    assert metrics.counter_value("ops_recorded") == 0
+    assert "ops_recorded" not in metrics.counter_names()
+    assert [y.sum().item() for y in ys] == [5.0, 10.0, 15.0, 20.0]
 
 
 def test_sync_computes_only_what_is_asked() -> None:

@@ -22,6 +22,7 @@ always record the slow way.
 from __future__ import annotations
 
 from typing import Any
+from weakref import ref
 
 import numpy as np
 
@@ -39,6 +40,8 @@ from ember.ops.writes import UNDECLARED_WRITES
 
 #: recipes kept per op before the oldest are dropped (a program with many shapes)
 MAX_RECIPES = 512
+_RECORDED = metrics.tally("ops_recorded")
+_LIVE = LIVE._refs
 _HASHABLE = (int, float, bool, str, type(None))
 
 
@@ -168,7 +171,7 @@ class Recorder:
                     self.recipes.clear()
                 self.recipes[sig] = Recipe(*learned[0])
             return out
-        metrics.count("ops_recorded")
+        _RECORDED[0] += 1
         self.hits += 1
         node = None
         if recipe.key is not None:
@@ -192,7 +195,7 @@ class Recorder:
         desc = recipe.result
         if desc[0] == "fresh":  # one new tensor: the common case, inline
             arr = LazyArray.pending(desc[2], desc[4], desc[3], (node, desc[1]))  # type: ignore[arg-type]
-            LIVE.add(arr)
+            _LIVE[id(arr)] = ref(arr)  # LIVE.add(arr), inline
             out = wrap_shape_only(arr, LAZY_KEYS)
         else:
             out = _build(desc, node, tensors)
