@@ -115,30 +115,35 @@ class Signature:
         ``TypeError`` for a call no signature can hold."""
         tensors: list[Tensor] = []
         params: list[Any] = []
-        lazy = [False]
+        flag = [False]  # set by _signature when it meets a lazy tensor
+        lazy = False
         numeric = self.numeric
         n = len(numeric)
         parts = []
         i = 0
         for x in args:
-            if type(x) is Tensor and (d := x._data).__class__ is LazyArray:
-                # the common case, inline (as _signature does it): a lazy tensor
+            tx = type(x)
+            if tx is Tensor and (d := x._data).__class__ is LazyArray:
+                # the common cases inline (as _signature does them): a lazy tensor...
                 for j, t in enumerate(tensors):
                     if t is x:  # (identity: == on tensors is an op)
                         parts.append(j)
                         break
                 else:
                     tensors.append(x)
-                    lazy[0] = True
+                    lazy = True
                     parts.append((d.shape, d.strides, d.dtype, d.offset, d.base is None))
+            elif (tx is int or tx is float) and i < n and numeric[i] & 1:
+                params.append(x)  # ...and a number in a Scalar, float or Tensor slot
+                parts.append(tx)
             else:
-                parts.append(_signature(x, numeric[i] if i < n else 0, tensors, params, lazy))
+                parts.append(_signature(x, numeric[i] if i < n else 0, tensors, params, flag))
             i += 1
         if kwargs:
             kw = self.numeric_kw
             for k, v in kwargs.items():
-                parts.append((k, _signature(v, kw.get(k, 0), tensors, params, lazy)))
-        return tuple(parts), tensors, params, lazy[0]
+                parts.append((k, _signature(v, kw.get(k, 0), tensors, params, flag)))
+        return tuple(parts), tensors, params, lazy or flag[0]
 
 
 class Recorder:
