@@ -61,11 +61,11 @@ def _mlp_graph() -> tuple[Thunk, Thunk]:
         ember.lazy.mark_step()
     record()
     bases = sorted(
-        (a for a in list(executor.LIVE) if a.node is not None and a.value is None),
+        (a for a in executor.LIVE.alive() if a.node is not None and a.value is None),
         key=lambda a: a.seq,
     )
     roots = [a.node for a in bases]
-    needed = {id(a.node[0]) for a in list(executor.LIVE) if a.node is not None}
+    needed = {id(a.node[0]) for a in executor.LIVE.alive() if a.node is not None}
     cut = executor.prepare(roots, needed)  # type: ignore[arg-type]
     assert cut is not None
     fn, _ = executor.compiled(cut).function(cut)

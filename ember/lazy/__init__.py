@@ -41,7 +41,7 @@ def sync(tensors: Tensor | Iterable[Tensor]) -> None:
 def mark_step() -> None:
     """Compute every live lazy tensor that has pending work, in one graph (the end of a
     training step, as PyTorch/XLA's ``mark_step``)."""
-    sync_arrays(list(LIVE), "mark_step")
+    sync_arrays(None, "mark_step")
 
 
 def wait_device_ops(devices: Any = None) -> None:

@@ -99,16 +99,23 @@ class LiveArrays:
     def add(self, arr: LazyArray) -> None:
         self._refs[id(arr)] = weakref.ref(arr)
 
-    def __iter__(self) -> Iterator[LazyArray]:
+    def alive(self) -> list[LazyArray]:
+        """The arrays still alive (dropping the entries of the dead)."""
         refs = self._refs
         alive = []
-        for key, ref in list(refs.items()):
+        dead = []
+        for key, ref in refs.items():
             arr = ref()
             if arr is None:
-                refs.pop(key, None)
+                dead.append(key)
             else:
                 alive.append(arr)
-        return iter(alive)
+        for key in dead:
+            del refs[key]
+        return alive
+
+    def __iter__(self) -> Iterator[LazyArray]:
+        return iter(self.alive())
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self.alive())

@@ -114,7 +114,7 @@ def _code(tensors: list[Tensor]) -> str:
         ordered = sorted(bases.values(), key=lambda a: a.seq)
         roots = [a.node for a in ordered]
         needed = {id(n) for n, _ in roots}  # type: ignore[misc]
-        needed.update(id(a.node[0]) for a in list(executor.LIVE) if a.node is not None)
+        needed.update(id(a.node[0]) for a in executor.LIVE.alive() if a.node is not None)
         cut = executor.prepare(roots, needed)  # type: ignore[arg-type]
         if cut is None:
             return "# nothing to compute: every value asked for is computed"

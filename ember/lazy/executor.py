@@ -108,9 +108,13 @@ def view_geometry(base: LazyArray, arr: LazyArray) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def sync_arrays(arrays: Iterable[LazyArray], cause: str) -> None:
-    """Compute the values of ``arrays`` (their bases, for views) in one graph."""
+def sync_arrays(arrays: Iterable[LazyArray] | None, cause: str) -> None:
+    """Compute the values of ``arrays`` (their bases, for views) in one graph; ``None``:
+    every live array (``mark_step``)."""
     with _LOCK:
+        live = LIVE.alive()  # one look per sync: nothing records while it holds the lock
+        if arrays is None:
+            arrays = live
         pending: dict[int, LazyArray] = {}
         for a in arrays:
             while a.base is not None:
@@ -124,8 +128,9 @@ def sync_arrays(arrays: Iterable[LazyArray], cause: str) -> None:
         roots = [a.node for a in bases]
         # nodes whose values must be kept: asked for, or held by a live tensor
         needed = {id(n) for n, _ in roots}  # type: ignore[misc]
-        needed.update(id(a.node[0]) for a in list(LIVE) if a.node is not None)
-        run(roots, needed)  # type: ignore[arg-type]
+        outside = [a.node[0] for a in live if a.node is not None]  # type: ignore[index]
+        needed.update(id(n) for n in outside)
+        run(roots, needed, outside)  # type: ignore[arg-type]
         for a in bases:
             node, i = a.node  # type: ignore[misc]
             a.value = layout.laid_out(node.value[i], a.element_strides)
@@ -168,10 +173,10 @@ class Cut:
 
     __slots__ = ("order", "inputs", "sources", "kept", "params", "key", "needed")
 
-    def __init__(self, needed: set[int], order: list[Node]) -> None:
+    def __init__(self, needed: set[int], order: list[Node], live: list[Node]) -> None:
         self.order = order
         first: dict[int, int] = {id(n): 0 for n in order}  # node -> its first output's number
-        needed = needed | _read_from_outside(first)
+        needed = needed | _read_from_outside(first, live)
         self.needed = needed
         # one pass, inputs before users: a node's tensor arguments are numbered by where
         # they come from (-1 - k: the k-th input; j >= 0: the j-th output computed here)
@@ -214,12 +219,11 @@ class Cut:
         self.key = (_TIER[0], tuple(input_keys), tuple(structure), self.kept, tuple(shapes))
 
 
-def _read_from_outside(computing: Collection[int]) -> set[int]:
+def _read_from_outside(computing: Collection[int], live: list[Node]) -> set[int]:
     """Ids of nodes of the graph, and of computed nodes (its inputs among them), that a
     pending node outside it reads: their values must be kept, and never written in place (a
-    later sync reads them; NOTE [donated inputs])."""
-    outside = [a.node[0] for a in list(LIVE) if a.node is not None]
-    stack = [n for n in outside if id(n) not in computing and n.value is None]
+    later sync reads them; NOTE [donated inputs]). ``live``: the live arrays' nodes."""
+    stack = [n for n in live if id(n) not in computing and n.value is None]
     found: set[int] = set()
     seen: set[int] = set()
     while stack:
@@ -321,15 +325,20 @@ _PIPELINE: list[Any] = []
 _TIER = ["numba"]  # the tier of the current sync (read from the environment once per sync)
 
 
-def prepare(roots: Sequence[Value], needed: set[int] | None = None) -> Cut | None:
-    """The cut graph the roots need (None when everything is computed)."""
+def prepare(
+    roots: Sequence[Value], needed: set[int] | None = None, live: list[Node] | None = None
+) -> Cut | None:
+    """The cut graph the roots need (None when everything is computed); ``live``: the
+    nodes of the live arrays (looked up when not given)."""
     order = _topo(roots)
     if not order:
         return None
     if needed is None:
         needed = {id(n) for n, _ in roots}
+    if live is None:
+        live = [a.node[0] for a in LIVE.alive() if a.node is not None]  # type: ignore[index]
     _TIER[0] = compiler_tier()
-    return Cut(needed, order)
+    return Cut(needed, order, live)
 
 
 def compiled(cut: Cut) -> Compiled:
@@ -345,10 +354,12 @@ def compiled(cut: Cut) -> Compiled:
     return entry
 
 
-def run(roots: Sequence[Value], needed: set[int] | None = None) -> None:
+def run(
+    roots: Sequence[Value], needed: set[int] | None = None, live: list[Node] | None = None
+) -> None:
     """Compute every node the roots need (NOTE [lazy sync]); ``needed``: ids of nodes
     whose values must be kept (the compiler may drop or overwrite the others)."""
-    cut = prepare(roots, needed)
+    cut = prepare(roots, needed, live)
     if cut is None:
         return
     entry = compiled(cut)
