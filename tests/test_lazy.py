@@ -236,6 +236,18 @@ def test_every_recorded_op_is_counted_and_reset_zeroes_the_count() -> None:
     assert [y.sum().item() for y in ys] == [5.0, 10.0, 15.0, 20.0]
 
 
+def test_like_ops_are_recorded_from_recipes() -> None:
+    """``ones_like`` seeds every backward: its second call records from a recipe."""
+    ones, full = ember.ops.aten.ones_like.default, ember.ops.aten.full_like.default
+    before = [lazy_recipes.recipe_hits(ones) or 0, lazy_recipes.recipe_hits(full) or 0]
+    x = ember.ones(2, 3, device="lazy").t()
+    ys = [ember.ones_like(x), ember.ones_like(x), ember.full_like(x, 2.5), ember.full_like(x, 4.0)]
+    hits = [lazy_recipes.recipe_hits(ones), lazy_recipes.recipe_hits(full)]
+    assert hits == [before[0] + 1, before[1] + 1]
+    assert [y.stride() for y in ys] == [(1, 3)] * 4
+    assert [y.sum().item() for y in ys] == [6.0, 6.0, 15.0, 24.0]
+
+
 def test_sync_computes_only_what_is_asked() -> None:
     x = ember.ones(3, device="lazy")
     a, b = x + 1, x * 5

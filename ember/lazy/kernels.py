@@ -9,6 +9,7 @@ from ember._tensor import Tensor, wrap
 from ember.device import as_device
 from ember.dispatch.keys import CPU_BIT, LAZY_BIT, DispatchKey
 from ember.lazy.executor import values_of
+from ember.lazy.recipes import Recorder
 from ember.lazy.recorder import eager, is_lazy, lazy_fallback, to_lazy
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
@@ -47,7 +48,10 @@ def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> Non
 def _like_on_another_device(op: Any) -> Any:
     """A ``*_like``/``new_*`` op's Lazy kernel: with ``device=`` naming another device, the
     result is made there from the tensor's geometry alone (NOTE [another device] in
-    ``ember/ops/native/creation.py``); otherwise it is recorded."""
+    ``ember/ops/native/creation.py``); otherwise it is recorded, from a recipe after the
+    first call with a signature (NOTE [recording fast path]: autograd's ``ones_like`` seeds
+    every backward)."""
+    recorder = Recorder(op)
 
     def kernel(self: Tensor, *args: Any, **options: Any) -> Any:
         d = options.get("device")
@@ -55,8 +59,9 @@ def _like_on_another_device(op: Any) -> Any:
             shape, strides = list(self.shape), list(self.stride())
             stand_in = aten.empty_strided.default(shape, strides, dtype=self.dtype, device="meta")
             return op(stand_in, *args, **options)
-        return lazy_fallback(op, LAZY_BIT, (self, *args), options)
+        return recorder(op, LAZY_BIT, (self, *args), options)
 
+    kernel.recorder = recorder  # type: ignore[attr-defined]  # (recipes.recipe_hits)
     return kernel
 
 
