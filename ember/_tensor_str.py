@@ -259,6 +259,7 @@ def _grad_fn_name(grad_fn: Any) -> str:
 def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     """``repr(t)`` as PyTorch prints it (see NOTE [tensor printing]).
 
+    >>> from ember._tensor_str import tensor_repr
     >>> tensor_repr(ember.tensor([1, 2], dtype=ember.int32))
     'tensor([1, 2], dtype=ember.int32)'
     """

@@ -491,6 +491,7 @@ class LinAlgError(RuntimeError):
     """A linear algebra computation failed on the values it got (a singular matrix, one
     that is not positive-definite, no convergence): ``torch.linalg.LinAlgError``.
 
+    >>> from ember.linalg import LinAlgError
     >>> issubclass(LinAlgError, RuntimeError)
     True
     """

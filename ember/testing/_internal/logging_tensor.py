@@ -2,6 +2,7 @@
 ``torch.testing._internal.logging_tensor`` does, in lines such as
 ``$2: f32[1] = aten.mul.Tensor($0, $1)``.
 
+>>> from ember.testing._internal.logging_tensor import LoggingTensor, capture_logs, log_input
 >>> x = LoggingTensor(ember.ones(1), requires_grad=True)
 >>> with capture_logs() as logs:
 ...     log_input("x", x)
