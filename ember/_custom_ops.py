@@ -2,7 +2,7 @@
 inferred from its type hints, as ``torch.library.custom_op``; ``register_fake`` (its Meta
 rule), ``register_autograd`` (its derivative) and ``opcheck``.
 
->>> from ember._custom_ops import custom_op
+>>> from ember.library import custom_op
 >>> @custom_op("demo_doc::scale", mutates_args=())
 ... def scale(x: ember.Tensor, k: float = 2.0) -> ember.Tensor:
 ...     return x * k

@@ -24,6 +24,7 @@ import pkgutil
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,10 +34,23 @@ from ember.dispatch import dispatcher
 
 
 def _modules() -> list[str]:
-    names = [ember.__name__]
-    # onerror: a subpackage that fails to import fails its own test below
-    for info in pkgutil.walk_packages(ember.__path__, "ember.", onerror=lambda name: None):
-        names.append(info.name)
+    """``ember`` and its modules, also those of folders without ``__init__.py`` (``ember.ops``
+    and ``ember.dispatch`` are namespace packages, which ``pkgutil`` does not walk into)."""
+    names = {ember.__name__}
+    paths = [(path, "ember.") for path in ember.__path__]
+    while paths:
+        path, prefix = paths.pop()
+        # onerror: a subpackage that fails to import fails its own test below
+        for info in pkgutil.walk_packages([path], prefix, onerror=lambda name: None):
+            names.add(info.name)
+        for folder in sorted(Path(path).iterdir()):
+            if (
+                folder.is_dir()
+                and not (folder / "__init__.py").exists()
+                and any(folder.glob("*.py"))
+            ):
+                names.add(prefix + folder.name)
+                paths.append((str(folder), f"{prefix}{folder.name}."))
     return sorted(names)
 
 
