@@ -8,8 +8,8 @@ whatever else it uses, as a reader copying it would.
 
 Nothing leaks from one module's examples to the next: the process-wide settings an example
 may change (print options, default dtype, grad and anomaly mode, the random state,
-deterministic algorithms, the number of threads, matmul precision, the cuDNN flags, warning
-filters) are put back after each module, and ``ember.manual_seed(0)`` runs before it, so a
+deterministic algorithms, the number of threads, matmul precision, the ``ember.backends``
+flags, distributions' default validation, warning filters) are put back after each module, and ``ember.manual_seed(0)`` runs before it, so a
 module's examples print the same whichever modules ran before. An op an example defines
 must be gone when the module's examples end (``Library._destroy``, or a ``with`` block), so
 they can run again in the same process and other tests never see it.
@@ -58,7 +58,8 @@ def _modules() -> list[str]:
 def _isolated() -> Iterator[None]:
     """Put back every process-wide setting an example may change."""
     from ember import _global_settings, _tensor_str
-    from ember.backends import cudnn
+    from ember.backends import cuda, cudnn, opt_einsum
+    from ember.distributions import Distribution
 
     printing = _tensor_str.get_printoptions()
     dtype = ember.get_default_dtype()
@@ -67,11 +68,18 @@ def _isolated() -> Iterator[None]:
     flags = {
         name: getattr(_global_settings.FLAGS, name) for name in _global_settings.FLAGS.__slots__
     }
-    cudnn_flags = {
-        name: getattr(cudnn, name)
-        for name in ("benchmark", "deterministic", "enabled", "allow_tf32")
-        if hasattr(cudnn, name)
-    }
+    # module-level switches: (object, attribute, value)
+    switches = [
+        (module, name, getattr(module, name))
+        for module, names in (
+            (cudnn, ("enabled", "benchmark", "deterministic", "allow_tf32")),
+            (opt_einsum, ("enabled", "strategy")),
+            (cuda.matmul, cuda.matmul._REDUCTIONS),
+            (Distribution, ("_validate_args",)),
+        )
+        for name in names
+    ]
+    sdp = dict(cuda._SDP)
     rng = ember.get_rng_state()
     ember.manual_seed(0)
     try:
@@ -79,8 +87,9 @@ def _isolated() -> Iterator[None]:
             yield
     finally:
         ember.set_rng_state(rng)
-        for name, value in cudnn_flags.items():
-            setattr(cudnn, name, value)
+        cuda._SDP.update(sdp)
+        for owner, name, value in switches:
+            setattr(owner, name, value)
         num_threads = flags.pop("num_threads")
         if _global_settings.FLAGS.num_threads != num_threads:
             # also undoes the BLAS thread limit set_num_threads applied
