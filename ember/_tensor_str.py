@@ -61,6 +61,9 @@ def set_printoptions(
 
     >>> ember.set_printoptions(precision=2); ember.tensor([1.2345])
     tensor([1.23])
+    >>> ember.set_printoptions(profile="default")  # back to PyTorch's defaults
+    >>> ember.tensor([1.2345])
+    tensor([1.2345])
     """
     if profile is not None:
         if profile not in _PROFILES:
