@@ -9,10 +9,11 @@ whatever else it uses, as a reader copying it would.
 Nothing leaks from one module's examples to the next: the process-wide settings an example
 may change (print options, default dtype, grad and anomaly mode, the random state,
 deterministic algorithms, the number of threads, matmul precision, the ``ember.backends``
-flags, distributions' default validation, warning filters) are put back after each module, and ``ember.manual_seed(0)`` runs before it, so a
-module's examples print the same whichever modules ran before. An op an example defines
-must be gone when the module's examples end (``Library._destroy``, or a ``with`` block), so
-they can run again in the same process and other tests never see it.
+flags, distributions' default validation, warning filters) are put back after each module,
+and ``ember.manual_seed(0)`` runs before it, so a module's examples print the same whichever
+modules ran before. An op an example defines must be gone when the module's examples end
+(``Library._destroy``, or a ``with`` block), so they can run again in the same process and
+other tests never see it.
 """
 
 from __future__ import annotations
