@@ -823,8 +823,10 @@ def upsample(
 ) -> Tensor:
     """Deprecated name of :func:`interpolate`.
 
+    >>> import warnings
     >>> import ember.nn.functional as F
-    >>> F.upsample(ember.ones(1, 1, 2), scale_factor=2).shape
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample(ember.ones(1, 1, 2), scale_factor=2).shape
     ember.Size([1, 1, 4])
     """
     warnings.warn(
@@ -838,8 +840,10 @@ def upsample(
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='nearest')``.
 
+    >>> import warnings
     >>> import ember.nn.functional as F
-    >>> F.upsample_nearest(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample_nearest(ember.ones(1, 1, 2, 2), scale_factor=2).shape
     ember.Size([1, 1, 4, 4])
     """
     warnings.warn(
@@ -853,8 +857,10 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``.
 
+    >>> import warnings
     >>> import ember.nn.functional as F
-    >>> F.upsample_bilinear(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample_bilinear(ember.ones(1, 1, 2, 2), scale_factor=2).shape
     ember.Size([1, 1, 4, 4])
     """
     warnings.warn(
