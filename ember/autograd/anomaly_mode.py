@@ -47,7 +47,7 @@ class detect_anomaly:
     >>> import warnings
     >>> x = ember.tensor([0.0], requires_grad=True)
     >>> with warnings.catch_warnings(action="ignore"), ember.autograd.detect_anomaly():
-    ...     x.sqrt().mul(0).sum().backward()  # 0 * inf: the gradient of sqrt is NaN
+    ...     x.sqrt().mul(0).sum().backward()  # sqrt's backward: 0 / (2 * sqrt(0)) is NaN
     Traceback (most recent call last):
       ...
     RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
