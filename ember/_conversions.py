@@ -107,7 +107,12 @@ def _no_bfloat16(self: Tensor, memory_format: Any = None) -> Tensor:
 def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """This tensor on the cpu device (itself if it already is).
 
-    >>> ember.zeros(2, device="meta").cpu()  # raises: a meta tensor has no data
+    >>> ember.zeros(2).cpu()
+    tensor([0., 0.])
+    >>> ember.zeros(2, device="meta").cpu()  # a meta tensor has no data to copy
+    Traceback (most recent call last):
+      ...
+    NotImplementedError: ...Cannot copy out of meta tensor; no data!...
     """
     mf = {} if memory_format is None else {"memory_format": memory_format}
     return aten.to.dtype_layout(self, device=_device("cpu"), **mf)
@@ -119,7 +124,10 @@ def _cuda(
     """This tensor on a CUDA device: ember has none, so this raises as PyTorch's CPU-only
     build does (NOTE [unavailable devices] in ``ember/device.py``).
 
-    >>> ember.ones(2).cuda()  # raises AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.ones(2).cuda()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     target = _device("cuda") if device is None else _device(device)
     if target.type != "cuda":

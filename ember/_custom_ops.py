@@ -2,6 +2,7 @@
 inferred from its type hints, as ``torch.library.custom_op``; ``register_fake`` (its Meta
 rule), ``register_autograd`` (its derivative) and ``opcheck``.
 
+>>> from ember.library import custom_op
 >>> @custom_op("demo_doc::scale", mutates_args=())
 ... def scale(x: ember.Tensor, k: float = 2.0) -> ember.Tensor:
 ...     return x * k
@@ -9,6 +10,14 @@ rule), ``register_autograd`` (its derivative) and ``opcheck``.
 tensor([2., 2.])
 >>> str(scale._opoverload._schema)
 'demo_doc::scale(Tensor x, float k=2.) -> Tensor'
+
+A custom op stays defined for the rest of the process, as in PyTorch; ember's registry can
+take it back (here, so the example can run again):
+
+>>> from ember.ops.registry import undefine_op
+>>> undefine_op(scale._opoverload)
+>>> hasattr(ember.ops.demo_doc, "scale")
+False
 
 # NOTE [custom ops]
 A custom op is an ordinary registry op: ``define`` with the inferred schema, the function as

@@ -94,8 +94,10 @@ def set_num_threads(n: int) -> None:
     """Limit the threads of BLAS (through threadpoolctl, when installed) and of the numba
     tier's parallel loops (when numba is loaded) to ``n``.
 
+    >>> n = ember.get_num_threads()
     >>> ember.set_num_threads(1); ember.get_num_threads()
     1
+    >>> ember.set_num_threads(n)
     """
     if type(n) is not int:
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")

@@ -142,6 +142,7 @@ def resolve_name(f: Any) -> str | None:
     """A name that evaluates back to ``f`` (with ``ember`` imported): ``"ember.add"``,
     ``"ember.Tensor.add"``, ``"ember.ops.aten.add.Tensor"``; None for an unknown callable.
 
+    >>> from ember._override_lists import resolve_name
     >>> resolve_name(ember.add)
     'ember.add'
     """
@@ -164,6 +165,7 @@ def is_tensor_method_or_property(func: Callable[..., Any]) -> bool:
     """Whether ``func`` (as a handler receives it) is a Tensor method or a property's
     ``__get__``.
 
+    >>> from ember._override_lists import is_tensor_method_or_property
     >>> is_tensor_method_or_property(ember.Tensor.add), is_tensor_method_or_property(ember.add)
     (True, False)
     """

@@ -61,6 +61,9 @@ def set_printoptions(
 
     >>> ember.set_printoptions(precision=2); ember.tensor([1.2345])
     tensor([1.23])
+    >>> ember.set_printoptions(profile="default")  # back to PyTorch's defaults
+    >>> ember.tensor([1.2345])
+    tensor([1.2345])
     """
     if profile is not None:
         if profile not in _PROFILES:
@@ -259,6 +262,7 @@ def _grad_fn_name(grad_fn: Any) -> str:
 def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     """``repr(t)`` as PyTorch prints it (see NOTE [tensor printing]).
 
+    >>> from ember._tensor_str import tensor_repr
     >>> tensor_repr(ember.tensor([1, 2], dtype=ember.int32))
     'tensor([1, 2], dtype=ember.int32)'
     """

@@ -99,6 +99,7 @@ def check_backend(type: str) -> None:  # noqa: A002 - PyTorch's word for a devic
     """Raise what PyTorch's CPU-only build raises when a tensor would live on a device of
     this type (NOTE [unavailable devices]); return for a type with a backend.
 
+    >>> from ember.device import check_backend
     >>> check_backend("cpu")
     """
     message = _UNAVAILABLE.get(type)

@@ -2,10 +2,11 @@
 
 >>> lib = ember.library.Library("demo", "DEF")
 >>> lib.define("twice(Tensor x) -> Tensor")
-'demo::twice'
+'twice'
 >>> lib.impl("twice", lambda x: x * 2, "CPU")
 >>> ember.ops.demo.twice(ember.ones(2))
 tensor([2., 2.])
+>>> lib._destroy()  # undo the definition (the op is gone from ember.ops.demo)
 
 Kernel conventions (see NOTE [kernel lookup] in ``ember/dispatch/dispatcher.py``): an op
 kernel takes the op's own arguments (with ``with_keyset=True``, the call's key set first,
@@ -88,7 +89,11 @@ class Library:
     ...     lib.define("twice(Tensor x) -> Tensor")
     ...     lib.impl("twice", lambda x: x * 2, "CPU")
     ...     ember.ops.demo.twice(ember.ones(2))
+    'twice'
     tensor([2., 2.])
+
+    Used with ``with`` (an ember addition: PyTorch's ``Library`` is no context manager), a
+    library is destroyed at the end of the block.
 
     ``kind`` is ``"DEF"`` (define new ops in namespace ``ns``), ``"IMPL"`` (register kernels
     for existing ops) or ``"FRAGMENT"`` (both, in a namespace defined elsewhere).
@@ -106,14 +111,15 @@ class Library:
         self._fallbacks: list[tuple[DispatchKey, dispatcher.Kernel | None, Any]] = []
 
     def define(self, schema: str, alias_analysis: str = "", *, tags: Any = ()) -> str:
-        """Declare an op by its schema string; returns its qualified name."""
+        """Declare an op by its schema string; returns its name, without the namespace and
+        the overload (as PyTorch's)."""
         if self.kind == "IMPL":
             raise RuntimeError(f"Library('{self.ns}', 'IMPL') cannot define ops; use 'DEF'")
         if isinstance(tags, str):
             tags = (tags,)
         op = registry.define_op(schema, self.ns, tuple(str(t) for t in tags))
         self._defined.append(op)
-        return op.overloadpacket._qualified_op_name
+        return op.overloadpacket.__name__
 
     def impl(
         self,
@@ -182,8 +188,14 @@ def impl(
     a decorator without ``func``. With ``lib``, the registrations end with it (its
     ``_destroy``); without, they are for good.
 
-    >>> @ember.library.impl("demo::twice", "Meta")
+    >>> lib = ember.library.Library("demo", "DEF")
+    >>> lib.define("twice(Tensor x) -> Tensor")
+    'twice'
+    >>> @ember.library.impl("demo::twice", "Meta", lib=lib)
     ... def twice_meta(x): return ember.empty_like(x)
+    >>> ember.ops.demo.twice(ember.ones(2, device="meta"))
+    tensor(..., device='meta', size=(2,))
+    >>> lib._destroy()
 
     PyTorch's legacy form is accepted too: ``@impl(lib, "op", "CPU")`` registers through
     ``lib.impl`` (an empty key is the library's own).
@@ -207,7 +219,10 @@ def impl(
                 dispatcher.set_kernel(target, dispatch_key(k), f, KIND_PLAIN)
         return f
 
-    return register if func is None else register(func)
+    if func is None:
+        return register
+    register(func)  # PyTorch's impl returns None when given the kernel
+    return None
 
 
 def define(

@@ -136,6 +136,7 @@ class TorchFunctionMode:
     (``with self:`` turns it back on). Returning NotImplemented passes the call on to the
     arguments' handlers.
 
+    >>> from ember.overrides import TorchFunctionMode
     >>> class Log(TorchFunctionMode):
     ...     def __torch_function__(self, func, types, args=(), kwargs=None):
     ...         print(func.__name__)
@@ -301,6 +302,7 @@ def has_torch_function(relevant_args: Any) -> bool:
     """Whether ``handle_torch_function`` must run for these arguments: a mode is on (and the
     sequence is not empty), or an argument's class overrides ``__torch_function__``.
 
+    >>> from ember.overrides import has_torch_function
     >>> has_torch_function((ember.ones(1),))
     False
     """
@@ -352,6 +354,7 @@ def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[..
     """Make a Python function overridable: ``dispatcher(*args, **kwargs)`` names the
     arguments that count.
 
+    >>> from ember.overrides import wrap_torch_function
     >>> @wrap_torch_function(lambda a, b: (a, b))
     ... def plus(a, b):
     ...     return a + b
@@ -389,6 +392,7 @@ def python_route(*names: str) -> Callable[[Callable[..., Any]], Callable[..., An
     annotated ``Tensor``) count, plain tensors too, and a handler sees the decorated function
     as ``func``.
 
+    >>> from ember.overrides import python_route
     >>> @python_route("input")
     ... def double(input):
     ...     return input * 2
@@ -460,6 +464,7 @@ def enable_reentrant_dispatch() -> Any:
 def is_tensor_like(inp: Any) -> bool:
     """Whether ``inp`` is a Tensor or has ``__torch_function__``.
 
+    >>> from ember.overrides import is_tensor_like
     >>> is_tensor_like(ember.ones(1)), is_tensor_like(6)
     (True, False)
     """

@@ -122,6 +122,7 @@ def save(obj: Any, f: FileLike) -> None:
     """Write ``obj`` (tensors, a ``state_dict``, or dicts/lists/tuples of tensors, numbers,
     strings, dtypes) to a path or a writable binary file (NOTE [save format]).
 
+    >>> import io
     >>> buf = io.BytesIO(); ember.save({"w": ember.ones(2)}, buf)
     >>> _ = buf.seek(0); ember.load(buf)
     {'w': tensor([1., 1.])}
@@ -279,6 +280,7 @@ def load(
     """Read back what ``save`` wrote, from a path or a readable binary file; never unpickles
     or runs code (NOTE [save format]). ``weights_only`` is accepted: loading is always safe.
 
+    >>> import io
     >>> buf = io.BytesIO(); ember.save([1, (2.5, "a")], buf); _ = buf.seek(0)
     >>> ember.load(buf)
     [1, (2.5, 'a')]

@@ -5,8 +5,6 @@ peak memory, and what it shows (metrics, generated code, cache-miss reasons, dra
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import os
 import sys
 import tracemalloc
@@ -547,21 +545,6 @@ def test_kernels_share_no_storage_with_inputs_unless_listed() -> None:
                     ):
                         found.add(str(op))
     assert not found
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["ember.compiler.pipeline", "ember.compiler.pass_manager", "ember.compiler.dce",
-     "ember.compiler.cse", "ember.compiler.constant_folding", "ember.compiler.inplace",
-     "ember.compiler.buffers", "ember.compiler.array_ops", "ember.compiler.numpy_tier",
-     "ember.lazy.debug"],
-)  # fmt: skip
-def test_docstring_examples_run(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EMBER_LAZY_TIER", "numpy")
-    result = doctest.testmod(
-        importlib.import_module(module), extraglobs={"ember": ember}, optionflags=doctest.ELLIPSIS
-    )
-    assert result.attempted and result.failed == 0
 
 
 def test_an_input_a_pending_node_reads_is_never_written(tier: str) -> None:

@@ -6,7 +6,6 @@ same values through ``GraphModule`` and ``Interpreter``; plus editing, checking,
 from __future__ import annotations
 
 import doctest
-import importlib
 import operator
 import re
 from collections.abc import Callable
@@ -327,18 +326,6 @@ def test_impure_nodes() -> None:
     assert g.call_function(ember.ops.aten.rand.default, ([2],)).is_impure()
     assert g.call_function(operator.setitem, (x, 0, 1)).is_impure()
     assert not g.call_function(ember.ops.aten.add.Tensor, (x, x)).is_impure()
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["ember.fx", "ember.fx.node", "ember.fx.graph", "ember.fx.codegen", "ember.fx.graph_module",
-     "ember.fx.interpreter", "ember.fx.passes.shape_prop", "ember.fx.operator_schemas"],
-)  # fmt: skip
-def test_docstring_examples_run(module: str) -> None:
-    result = doctest.testmod(
-        importlib.import_module(module), extraglobs={"ember": ember}, optionflags=doctest.ELLIPSIS
-    )
-    assert result.attempted and result.failed == 0
 
 
 def test_code_is_one_line_per_node() -> None:

@@ -10,8 +10,6 @@ edges), lazily in tests/test_lazy.py and under FakeTensorMode in tests/test_fake
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -838,31 +836,3 @@ def test_a_conv_net_trains_on_the_lazy_device_as_eagerly() -> None:
         return losses
 
     np.testing.assert_allclose(train("lazy"), train("cpu"), rtol=1e-10)
-
-
-# --------------------------------------------------------------------------- docs
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "ember.nn._functional_spatial",
-        "ember.nn.modules.conv",
-        "ember.nn.modules.pooling",
-        "ember.nn.modules.normalization",
-        "ember.nn.modules.dropout",
-        "ember.nn.modules.instancenorm",
-        "ember.nn.modules.upsampling",
-        "ember.nn.modules.pixelshuffle",
-        "ember.nn.modules.fold",
-        "ember.nn.modules.padding",
-    ],  # fmt: skip
-)
-def test_docstring_examples_run(module: str) -> None:
-    mod = importlib.import_module(module)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = doctest.testmod(
-            mod, extraglobs={"ember": ember, "F": ember.nn.functional}, optionflags=doctest.ELLIPSIS
-        )
-    assert result.failed == 0 and result.attempted > 0

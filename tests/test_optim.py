@@ -632,17 +632,6 @@ def test_cuda_only_options_are_refused(name: str, kwargs: dict) -> None:
         getattr(optim, name)([nn.Parameter(ember.ones(1))], **kwargs)
 
 
-def test_optimizer_docstring_examples_run() -> None:
-    import doctest
-    import importlib
-
-    for name in ["rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam", "lbfgs",
-                 "lr_scheduler"]:  # fmt: skip
-        module = importlib.import_module(f"ember.optim.{name}")
-        result = doctest.testmod(module, extraglobs={"ember": ember})
-        assert result.failed == 0 and result.attempted > 0, name
-
-
 # --------------------------------------------------------------------------- schedulers
 
 

@@ -581,3 +581,23 @@ def test_batch_norm_gradients_of_a_strided_input_are_the_derivative() -> None:
     y2 = ember.nn.functional.batch_norm(x.contiguous(), None, None, None, b2, training=True)
     (y2 * g).sum().backward()
     np.testing.assert_allclose(b2.grad.numpy(), bias.grad.numpy(), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- ember.library
+
+
+@requires_torch
+def test_library_define_and_impl_return_what_pytorchs_do() -> None:
+    # Library.define returned the qualified name ('demo::twice') where PyTorch returns the
+    # op's name ('twice', also for an overload); impl given the kernel returned the kernel
+    # where PyTorch returns None (found by running every docstring example)
+    results = []
+    for lib_mod, ns in ((ember, "ember_reg_lib"), (torch, "torch_reg_lib")):
+        lib = lib_mod.library.Library(ns, "DEF")
+        try:
+            names = (lib.define("f(Tensor x) -> Tensor"), lib.define("f.out(Tensor x) -> Tensor"))
+            given = lib_mod.library.impl(f"{ns}::f", "CPU", lambda x: x * 2, lib=lib)
+            results.append((names, given))
+        finally:
+            lib._destroy()
+    assert results[0] == results[1] == (("f", "f"), None)

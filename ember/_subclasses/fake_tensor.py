@@ -2,6 +2,7 @@
 and dtype but no data, whose ops compute only metadata, from the Meta rules every op already
 has (no second shape function).
 
+>>> from ember._subclasses.fake_tensor import FakeTensorMode
 >>> with FakeTensorMode():
 ...     x = ember.ones(1000, 1000)
 ...     y = (x @ x).sum(0)
@@ -105,6 +106,7 @@ def _tensors(args: Any, kwargs: dict[str, Any]) -> list[Any]:
 class FakeTensorMode(TorchDispatchMode):
     """Every op in the block computes metadata only, on fake tensors (NOTE [fake tensors]).
 
+    >>> from ember._subclasses.fake_tensor import FakeTensorMode
     >>> mode = FakeTensorMode()
     >>> f = mode.from_tensor(ember.ones(3))
     >>> with mode:

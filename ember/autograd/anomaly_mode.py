@@ -44,7 +44,15 @@ class detect_anomaly:
     """In this block, nodes record the forward traceback, and (with ``check_nan``) a backward
     formula that returns NaN raises an error naming the node and showing where it was created.
 
-    >>> with ember.autograd.detect_anomaly(): ...
+    >>> import warnings
+    >>> x = ember.tensor([0.0], requires_grad=True)
+    >>> with warnings.catch_warnings(action="ignore"), ember.autograd.detect_anomaly():
+    ...     x.sqrt().mul(0).sum().backward()  # sqrt's backward: 0 / (2 * sqrt(0)) is NaN
+    Traceback (most recent call last):
+      ...
+    RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
+    The forward call that created it:
+    ...
     """
 
     def __init__(self, check_nan: bool = True) -> None:

@@ -195,8 +195,11 @@ def _retain_grad(self: Tensor) -> None:
 def _detach_(self: Tensor) -> Tensor:
     """Make this tensor a leaf that does not require grad, in place (views refuse).
 
-    >>> y = x * 2; y.detach_(); y.requires_grad
-    False
+    >>> x = ember.ones(1, requires_grad=True)
+    >>> y = x * 2; y.detach_()
+    tensor([2.])
+    >>> y.requires_grad, y.grad_fn
+    (False, None)
     """
     from ember.autograd.kernel import below_autograd
     from ember.dispatch.keys import AUTOGRAD_BIT

@@ -74,6 +74,7 @@ _REAL = aten.real.default
 def conj(t: Any) -> Any:
     """The complex conjugate of a tensor or Python scalar; real ones are returned themselves.
 
+    >>> from ember.autograd.derivatives import conj
     >>> conj(ember.tensor([1 + 2j])), conj(2 - 1j)
     (tensor([1.-2.j]), (2+1j))
     """
@@ -86,6 +87,7 @@ def real(t: Any) -> Any:
     """The real part of ``t`` (a real view, of the matching precision, of a complex tensor); a
     real tensor is returned itself. Unlike ``t.to(float64)`` it does not warn.
 
+    >>> from ember.autograd.derivatives import real
     >>> real(ember.tensor([1 + 2j]))
     tensor([1.])
     """

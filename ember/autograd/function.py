@@ -72,8 +72,20 @@ class Function:
     """Base class of ops with a hand-written backward: subclass, define ``forward`` and
     ``backward`` as static methods, call ``apply`` (full example: this module's docstring).
 
-    >>> y = Square.apply(ember.tensor([3.0], requires_grad=True)); y.backward(); y.grad_fn
-    <ember.autograd.function.SquareBackward object at ...>
+    >>> class Cube(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x**3
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 3 * g * x**2
+    >>> x = ember.tensor([2.0], requires_grad=True)
+    >>> y = Cube.apply(x); y.backward(); x.grad
+    tensor([12.])
+    >>> y.grad_fn
+    <ember.autograd.function.CubeBackward object at ...>
     """
 
     #: the class of this Function's nodes (NOTE [node classes] in ``graph.py``)

@@ -1,7 +1,15 @@
 """Grad mode: thread-local switches, usable as ``with`` blocks and as decorators.
 
+>>> x = ember.ones(2, requires_grad=True)
 >>> with ember.no_grad():
-...     y = x * 2          # y.requires_grad is False
+...     y = x * 2
+>>> y.requires_grad
+False
+>>> @ember.no_grad()
+... def double(t):
+...     return t * 2
+>>> double(x).requires_grad
+False
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ class _GradModeSwitch:
 class no_grad(_GradModeSwitch):
     """Ops in the block record no graph (their results don't require grad).
 
+    >>> x = ember.ones(2, requires_grad=True)
     >>> with ember.no_grad(): (x * 2).requires_grad
     False
     """
@@ -73,6 +82,7 @@ class no_grad(_GradModeSwitch):
 class enable_grad(_GradModeSwitch):
     """Turn graph recording back on inside a ``no_grad`` block.
 
+    >>> x = ember.ones(2, requires_grad=True)
     >>> with ember.no_grad(), ember.enable_grad(): (x * 2).requires_grad
     True
     """
@@ -110,6 +120,7 @@ class set_grad_enabled(_GradModeSwitch):
 class inference_mode(_GradModeSwitch):
     """Like ``no_grad``, for code that will never need gradients (``mode=False`` disables it).
 
+    >>> x = ember.ones(2, requires_grad=True)
     >>> with ember.inference_mode(): (x * 2).requires_grad
     False
     """

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 def broadcast_shapes(*shapes: Sequence[int], op: str = "") -> tuple[int, ...]:
     """The broadcast of ``shapes``; RuntimeError naming the op and the clashing sizes.
 
+    >>> from ember.backends.shapes import broadcast_shapes
     >>> broadcast_shapes((3, 1), (4,))
     (3, 4)
     """

@@ -37,6 +37,7 @@ def contiguous(shape: Sequence[int]) -> Shape:
 def infer_size(size: Sequence[int], numel: int) -> Shape:
     """``size`` with its one ``-1`` filled in so the product is ``numel``.
 
+    >>> from ember.backends.strides import infer_size
     >>> infer_size((2, -1), 6)
     (2, 3)
     """

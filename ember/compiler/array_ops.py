@@ -5,6 +5,7 @@ Each carries what the passes need to know (``ember/compiler/effects.py``):
 ``_ember_mutates`` (argument positions it writes), ``_ember_alias`` (the argument whose
 storage its result may share), ``_ember_pure``.
 
+>>> from ember.compiler.array_ops import view
 >>> import numpy as np
 >>> base = np.arange(6.0).reshape(2, 3)
 >>> view(base, (3, 1), (3, 2), base.dtype, (8, 24), 0)  # the transpose, by geometry

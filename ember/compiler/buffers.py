@@ -17,6 +17,8 @@ graph key includes which values have equal shapes (NOTE [shape classes] in
 ``ember/lazy/executor.py``), so the choice holds for every run of the compiled graph.
 ``buffers_reused`` counts the buffers given.
 
+>>> from ember.compiler import lowering
+>>> from ember.compiler.buffers import reuse_buffers
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> x.meta["tensor_meta"] = lowering.tensor_meta((4,), (1,), np.dtype("float32"))
 >>> a = g.call_function(ember.ops.aten.exp.default, (x,))

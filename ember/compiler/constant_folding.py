@@ -8,6 +8,7 @@ Only the constants that a non-constant node or the output reads are kept; the re
 dead code elimination. A folded value the graph returns is copied on the way out, so a
 caller never holds (and writes) the module's constant.
 
+>>> from ember.compiler.constant_folding import fold_constants
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> two = g.call_function(ember.ops.aten.full.default, ([2], 2.0))
 >>> _ = g.output(g.call_function(ember.ops.aten.mul.Tensor, (x, two)))

@@ -6,6 +6,7 @@ numbers) are merged, never a value some node writes, and only when no node wrote
 storage their arguments share (NOTE [storage roots]) between the two calls: a read before
 and a read after a write are two values.
 
+>>> from ember.compiler.cse import eliminate_common_subexpressions
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> a = g.call_function(ember.ops.aten.exp.default, (x,))
 >>> b = g.call_function(ember.ops.aten.exp.default, (x,))

@@ -1,5 +1,6 @@
 """Dead code elimination: nodes whose values nobody uses and that do nothing else.
 
+>>> from ember.compiler.dce import eliminate_dead_code
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> _ = g.call_function(ember.ops.aten.exp.default, (x,))
 >>> _ = g.output(x)

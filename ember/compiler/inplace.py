@@ -18,6 +18,8 @@ A dropped ``copy`` is replaced by its source; a dropped ``copy_laid_out`` become
 counts them; a placeholder that only failed the first rule is marked ``wants_donation``, so
 the executor knows which inputs to offer.
 
+>>> from ember.compiler import array_ops
+>>> from ember.compiler.inplace import reuse_inputs_in_place
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> y = g.call_function(ember.ops.aten.exp.default, (x,))
 >>> c = g.call_function(array_ops.copy, (y,))

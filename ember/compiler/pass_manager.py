@@ -3,6 +3,7 @@
 ``EMBER_COMPILER_DEBUG=1`` prints the graph after every pass (to stderr), with the pass's
 name and what it changed.
 
+>>> from ember.compiler.pass_manager import run_pass
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> _ = g.call_function(ember.ops.aten.neg.default, (x,))  # nobody uses it
 >>> _ = g.output(x)

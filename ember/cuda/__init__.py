@@ -155,7 +155,10 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 def init() -> None:
     """Initialise CUDA: raises ``AssertionError``, as PyTorch's CPU-only build does.
 
-    >>> ember.cuda.init()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.init()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     _unavailable()
 
@@ -163,7 +166,10 @@ def init() -> None:
 def synchronize(device: Any = None) -> None:
     """Wait for a CUDA device's work: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.synchronize()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.synchronize()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     _unavailable()
 
@@ -171,7 +177,10 @@ def synchronize(device: Any = None) -> None:
 def current_device() -> int:
     """The current CUDA device's index: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.current_device()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.current_device()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]
 
@@ -179,7 +188,10 @@ def current_device() -> int:
 def current_stream(device: Any = None) -> Any:
     """The current CUDA stream: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.current_stream()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.current_stream()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()
 
@@ -187,7 +199,10 @@ def current_stream(device: Any = None) -> Any:
 def get_device_name(device: Any = None) -> str:
     """A CUDA device's name: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.get_device_name()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.get_device_name()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]
 
@@ -195,7 +210,10 @@ def get_device_name(device: Any = None) -> str:
 def get_device_properties(device: Any = None) -> Any:
     """A CUDA device's properties: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.get_device_properties()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.get_device_properties()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()
 
@@ -203,7 +221,10 @@ def get_device_properties(device: Any = None) -> Any:
 def get_device_capability(device: Any = None) -> tuple[int, int]:
     """A CUDA device's compute capability: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.get_device_capability()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.get_device_capability()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]
 
@@ -211,7 +232,10 @@ def get_device_capability(device: Any = None) -> tuple[int, int]:
 def get_rng_state(device: Any = "cuda") -> Tensor:
     """A CUDA generator's state: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.get_rng_state()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.get_rng_state()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]
 
@@ -219,6 +243,9 @@ def get_rng_state(device: Any = "cuda") -> Tensor:
 def initial_seed() -> int:
     """The current CUDA generator's seed: raises ``AssertionError`` (no device).
 
-    >>> ember.cuda.initial_seed()  # AssertionError: Torch not compiled with CUDA enabled
+    >>> ember.cuda.initial_seed()
+    Traceback (most recent call last):
+      ...
+    AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]

@@ -33,6 +33,7 @@ class Split:
 def load_digits() -> tuple[np.ndarray, np.ndarray]:
     """The 1797 digit images (uint8, 8 x 8, 0..16) and their labels, as NumPy arrays.
 
+    >>> from ember.demo.data import load_digits
     >>> images, labels = load_digits(); images.shape, labels[:3].tolist()
     ((1797, 8, 8), [0, 1, 2])
     """
@@ -44,6 +45,7 @@ def split_digits(train_limit: int | None = None) -> Split:
     """The fixed seeded split of the digits (``train_limit`` keeps only the first N training
     samples, for quick runs).
 
+    >>> from ember.demo.data import split_digits
     >>> s = split_digits(); s.train_x.shape, s.test_y.shape
     (ember.Size([1437, 1, 8, 8]), ember.Size([360]))
     """
@@ -64,6 +66,7 @@ def batches(x: Tensor, y: Tensor, batch_size: int, seed: int) -> DataLoader:
     """A loader of shuffled ``(x, y)`` batches; each batch is one indexing op, not one per
     sample (the sampler yields index lists and the loader does no collation).
 
+    >>> from ember.demo.data import batches, split_digits
     >>> s = split_digits(); len(batches(s.train_x, s.train_y, 32, seed=0))
     45
     """

@@ -13,6 +13,7 @@ from ember.optim.optimizer import Optimizer
 def mlp() -> nn.Module:
     """A 64-128-64-10 perceptron with ReLUs, on flattened 8 x 8 images.
 
+    >>> from ember.demo.models import mlp
     >>> mlp()(ember.zeros(2, 1, 8, 8)).shape
     ember.Size([2, 10])
     """
@@ -29,6 +30,7 @@ def mlp() -> nn.Module:
 def cnn() -> nn.Module:
     """Two 3 x 3 convolutions, each followed by ReLU and 2 x 2 max pooling, then a linear layer.
 
+    >>> from ember.demo.models import cnn
     >>> cnn()(ember.zeros(2, 1, 8, 8)).shape
     ember.Size([2, 10])
     """
@@ -64,6 +66,7 @@ RECIPES = {
 def count_params(model: nn.Module) -> int:
     """The number of trainable scalars in ``model``.
 
+    >>> from ember.demo.models import count_params, mlp
     >>> count_params(mlp())
     17226
     """
@@ -73,6 +76,7 @@ def count_params(model: nn.Module) -> int:
 def describe(model: nn.Module) -> list[str]:
     """The layers of a ``Sequential``, with their sizes.
 
+    >>> from ember.demo.models import describe, mlp
     >>> " > ".join(describe(mlp()))
     'Flatten > Linear(64, 128) > ReLU > Linear(128, 64) > ReLU > Linear(64, 10)'
     """

@@ -24,6 +24,7 @@ Runner = Callable[[Tensor], Tensor]
 class Mode:
     """A way of running: the device the model and its data go to, and what ends a step.
 
+    >>> from ember.demo.modes import MODES
     >>> m = ember.nn.Linear(2, 1); MODES["eager"](m)(ember.ones(1, 2)).shape
     ember.Size([1, 1])
     """

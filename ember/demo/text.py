@@ -9,6 +9,7 @@ def join_wrapped(parts: Sequence[str], sep: str, width: int) -> list[str]:
     """Join ``parts`` with ``sep`` (which ends in a space) into lines of at most ``width``
     characters, breaking only at those spaces (a longer part gets a line of its own).
 
+    >>> from ember.demo.text import join_wrapped
     >>> join_wrapped(["mm x6", "t x9", "where.self x2"], ", ", 12)
     ['mm x6, t x9,', 'where.self x2']
     """

@@ -98,6 +98,7 @@ def trace_step(
 ) -> Trace:
     """Run one training step on ``(x, y)`` and return the aten ops it dispatched.
 
+    >>> from ember.demo.trace import trace_step
     >>> m = ember.nn.Linear(4, 2); o = ember.optim.SGD(m.parameters(), lr=0.1)
     >>> t = trace_step(m, o, ember.ones(3, 4), ember.tensor([0, 1, 1]))
     >>> sorted({op for _, where, op, _ in t.calls if where == "0 Linear"})
@@ -142,6 +143,7 @@ def _leave(trace: Trace) -> Any:
 def short(op: str) -> str:
     """``aten.addmm.default`` -> ``addmm`` (overload kept when it is not ``default``).
 
+    >>> from ember.demo.trace import short
     >>> short("aten.addmm.default"), short("aten.sum.dim_IntList")
     ('addmm', 'sum.dim_IntList')
     """

@@ -21,6 +21,7 @@ class Progress:
     """A text progress bar for one epoch: ``\\r`` updates per batch on a terminal, and only
     the finished line otherwise (so logs get one line per epoch).
 
+    >>> from ember.demo.train import Progress
     >>> import io; p = Progress("mlp", 1, 2, 4, io.StringIO()); p.finish("done"); p.out.getvalue()
     'mlp  epoch 1/2 [####################] 4/4 done\\n'
     """
@@ -68,6 +69,7 @@ class Result:
 def accuracy(run: Runner, x: Tensor, y: Tensor) -> float:
     """The fraction of ``x`` whose highest logit is at the label ``y``.
 
+    >>> from ember.demo.train import accuracy
     >>> accuracy(lambda x: x, ember.tensor([[0.0, 1.0], [1.0, 0.0]]), ember.tensor([1, 1]))
     0.5
     """
@@ -89,6 +91,7 @@ def train_step(
 ) -> Tensor:
     """One optimisation step on the batch ``(x, y)``; returns the loss (before the step).
 
+    >>> from ember.demo.train import train_step
     >>> m = ember.nn.Linear(2, 2); o = ember.optim.SGD(m.parameters(), lr=0.1)
     >>> x, y = ember.ones(3, 2), ember.tensor([0, 1, 1])
     >>> train_step(m, ember.nn.CrossEntropyLoss(), o, x, y).shape
@@ -116,6 +119,7 @@ def train(
     """Train ``model`` on ``data`` for ``epochs``, drawing a progress bar per epoch on ``out``
     (None: silent), and return its test accuracy and timings.
 
+    >>> from ember.demo.train import train
     >>> from ember.demo import data, models; s = data.split_digits(64); m = models.mlp()
     >>> o = ember.optim.SGD(m.parameters(), lr=0.1)
     >>> train("mlp", m, o, s, epochs=1, batch_size=32, seed=0).epoch_seconds.__len__()

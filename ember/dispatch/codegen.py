@@ -17,6 +17,7 @@ def define(lines: list[str], scope: dict[str, Any], name: str, where: str) -> Ca
     """Define the function ``name`` from ``lines`` in ``scope``; ``where`` names it in
     tracebacks (``<generated where>``).
 
+    >>> from ember.dispatch.codegen import define
     >>> define(["def twice(x):", "    return 2 * x"], {}, "twice", "example")(3)
     6
     """

@@ -2,6 +2,7 @@
 (``torch.distributions.constraints``). ``check(value)`` is a bool tensor over the batch
 (the last ``event_dim`` dimensions reduced); ``repr`` is what validation errors print.
 
+>>> from ember.distributions import constraints
 >>> constraints.positive.check(ember.tensor([1.0, -1.0]))
 tensor([ True, False])
 """
@@ -69,6 +70,8 @@ class _Dependent(Constraint):
 def is_dependent(constraint: Any) -> bool:
     """Whether ``constraint`` depends on other parameters (and so is not checked).
 
+    >>> from ember.distributions import constraints
+    >>> from ember.distributions.constraints import is_dependent
     >>> is_dependent(constraints.dependent), is_dependent(constraints.real)
     (True, False)
     """

@@ -1,6 +1,7 @@
 """``kl_divergence(p, q)``: KL(p || q) in closed form, looked up by the pair of types
 (``register_kl`` adds a pair; the most specific registered pair of base classes wins).
 
+>>> from ember.distributions.kl import kl_divergence
 >>> p, q = ember.distributions.Normal(0.0, 1.0), ember.distributions.Normal(1.0, 1.0)
 >>> kl_divergence(p, q)
 tensor(0.5000)
@@ -35,8 +36,15 @@ _MEMO: dict[tuple[type, type], KLFunction | None] = {}
 def register_kl(type_p: type, type_q: type) -> Callable[[KLFunction], KLFunction]:
     """Decorator: ``fn(p, q)`` computes KL(p || q) for distributions of these types.
 
-    >>> @register_kl(Normal, Normal)
-    ... def kl_normal_normal(p, q): ...
+    >>> from ember.distributions import Normal, kl_divergence, register_kl
+    >>> class UnitNormal(Normal):
+    ...     def __init__(self, loc):
+    ...         super().__init__(loc, 1.0)
+    >>> @register_kl(UnitNormal, UnitNormal)
+    ... def kl_unit_normals(p, q):
+    ...     return 0.5 * (p.loc - q.loc) ** 2
+    >>> kl_divergence(UnitNormal(0.0), UnitNormal(1.0))
+    tensor(0.5000)
     """
     if not (isinstance(type_p, type) and issubclass(type_p, Distribution)):
         raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")

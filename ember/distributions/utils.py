@@ -25,6 +25,7 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     """``values`` as tensors of one broadcast shape: numbers become tensors of the first
     tensor's dtype (the default dtype if all are numbers).
 
+    >>> from ember.distributions.utils import broadcast_all
     >>> [t.shape for t in broadcast_all(ember.zeros(2, 1), 1.0, ember.ones(3))]
     [ember.Size([2, 3]), ember.Size([2, 3]), ember.Size([2, 3])]
     """
@@ -47,6 +48,7 @@ def _tiny_step(dtype: Any) -> float:
 def clamp_probs(probs: Tensor) -> Tensor:
     """Probabilities pulled into ``[eps, 1 - eps]`` of their dtype, so logs stay finite.
 
+    >>> from ember.distributions.utils import clamp_probs
     >>> clamp_probs(ember.tensor([0.0, 1.0]))
     tensor([1.1921e-07, 1.0000e+00])
     """
@@ -58,6 +60,7 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     """Logits of probabilities: ``log(p)`` for categories, ``log(p) - log(1 - p)`` for a
     binary event.
 
+    >>> from ember.distributions.utils import probs_to_logits
     >>> probs_to_logits(ember.tensor([0.5]), is_binary=True)
     tensor([0.])
     """
@@ -71,6 +74,7 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     """Probabilities of logits: a sigmoid for a binary event, a softmax over the last
     dimension for categories.
 
+    >>> from ember.distributions.utils import logits_to_probs
     >>> logits_to_probs(ember.tensor([0.0]), is_binary=True)
     tensor([0.5000])
     """
@@ -82,6 +86,7 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 def softplus(x: Tensor) -> Tensor:
     """``log(1 + exp(x))``, stable for large ``|x|``, with gradient ``sigmoid(x)``.
 
+    >>> from ember.distributions.utils import softplus
     >>> softplus(ember.tensor([0.0]))
     tensor([0.6931])
     """

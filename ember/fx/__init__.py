@@ -7,6 +7,7 @@ node), ``map_arg``/``map_aggregate``, ``passes.ShapeProp``, and ``operator_schem
 (argument normalisation). The lazy device's compiler works on these graphs (``ember.compiler``);
 tracing (``make_fx``, ``symbolic_trace``) is not here. See ``docs/fx.md``.
 
+>>> from ember.fx import Graph, GraphModule
 >>> g = Graph()
 >>> x = g.placeholder("x")
 >>> y = g.call_function(ember.ops.aten.mul.Tensor, (x, x), name="mul")

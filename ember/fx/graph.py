@@ -4,6 +4,7 @@ Nodes are kept in a doubly linked list in program order; new nodes go where the 
 says (the end, unless inside ``inserting_before``/``inserting_after``). Names are unique per
 graph and made as torch.fx makes them (NOTE [fx names]).
 
+>>> import operator
 >>> g = ember.fx.Graph()
 >>> x = g.placeholder("x")
 >>> y = g.call_function(operator.neg, (x,))

@@ -35,6 +35,7 @@ SIDE_EFFECTFUL: set[Callable[..., Any]] = {operator.setitem}
 def map_aggregate(a: Argument, fn: Callable[[Any], Any]) -> Argument:
     """``fn`` applied to every leaf of ``a`` (through tuples, lists, dicts and slices).
 
+    >>> from ember.fx.node import map_aggregate
     >>> map_aggregate((1, [2, {"k": 3}]), lambda v: v * 10)
     (10, [20, {'k': 30}])
     """
@@ -58,6 +59,7 @@ def map_aggregate(a: Argument, fn: Callable[[Any], Any]) -> Argument:
 def map_arg(a: Argument, fn: Callable[[Node], Argument]) -> Argument:
     """``fn`` applied to every ``Node`` in ``a``; other values are kept.
 
+    >>> from ember.fx.node import map_arg
     >>> g = ember.fx.Graph(); x = g.placeholder("x")
     >>> map_arg((x, 2), lambda n: n.name)
     ('x', 2)
@@ -83,6 +85,8 @@ def qualified_name(target: Any) -> str:
     """How generated code and printed graphs name a function: ``ember.ops.aten.add.Tensor``,
     ``operator.getitem``, ``module.function``.
 
+    >>> import operator
+    >>> from ember.fx.node import qualified_name
     >>> qualified_name(ember.ops.aten.add.Tensor), qualified_name(operator.getitem)
     ('ember.ops.aten.add.Tensor', 'operator.getitem')
     """
@@ -121,6 +125,7 @@ def format_arg(a: Argument) -> str:
 class Node:
     """One operation of a ``Graph`` (see the module docstring).
 
+    >>> import operator
     >>> g = ember.fx.Graph(); x = g.placeholder("x")
     >>> print(g.call_function(operator.neg, (x,)).format_node())
     %neg : [num_users=0] = call_function[target=operator.neg](args = (%x,), kwargs = {})

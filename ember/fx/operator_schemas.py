@@ -1,6 +1,7 @@
 """Put an op's arguments back in full, as ``torch.fx.operator_schemas``: the inverse of the
 default stripping that ``__torch_dispatch__`` handlers see (NOTE [python key]).
 
+>>> from ember.fx.operator_schemas import normalize_function
 >>> x = ember.ones(1)
 >>> normalize_function(ember.ops.aten.add.Tensor, (x, x), {}).kwargs
 {'alpha': 1}
@@ -35,6 +36,7 @@ def normalize_function(
     are keywords, ``self`` spelled ``input``, as PyTorch does). None for a target that is
     not an ``OpOverload``.
 
+    >>> from ember.fx.operator_schemas import normalize_function
     >>> x = ember.ones(2)
     >>> normalize_function(ember.ops.aten.sum.dim_IntList, (x, [0]), {})
     ArgsKwargsPair(args=(tensor([1., 1.]), [0]), kwargs={'keepdim': False, 'dtype': None})

@@ -1,6 +1,7 @@
 """Looking at lazy graphs: ``dump_ir(tensors, fmt)``, ``render(tensors, path)``,
 ``EMBER_LAZY_DEBUG=1``.
 
+>>> from ember.lazy.debug import dump_ir
 >>> x = ember.ones(2, device="lazy")
 >>> print(dump_ir([(x + 1).exp()]))
 %0 = aten.ones.default((2,), device=device(type='cpu'))

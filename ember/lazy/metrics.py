@@ -6,6 +6,7 @@ Counters (``counter_value(name)``): ``ops_recorded``, ``graphs_executed``,
 ``graph_size``, ...). Metrics (``metric_data(name)`` gives count, total, samples):
 ``compile_time_s``, ``execute_time_s``, ``graph_nodes``.
 
+>>> from ember.lazy.metrics import counter_value, reset
 >>> reset(); counter_value("graphs_executed")
 0
 """

@@ -50,6 +50,7 @@ __all__ = [
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``negative_slope * x``.
 
+    >>> import ember.nn.functional as F
     >>> F.leaky_relu(ember.tensor([-2.0, 3.0]), 0.1)
     tensor([-0.2000,  3.0000])
     """
@@ -62,6 +63,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place ``leaky_relu``.
 
+    >>> import ember.nn.functional as F
     >>> F.leaky_relu_(ember.tensor([-2.0, 3.0]))
     tensor([-0.0200,  3.0000])
     """
@@ -72,6 +74,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``.
 
+    >>> import ember.nn.functional as F
     >>> F.elu(ember.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
@@ -84,6 +87,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``elu``.
 
+    >>> import ember.nn.functional as F
     >>> F.elu_(ember.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
@@ -94,6 +98,7 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants.
 
+    >>> import ember.nn.functional as F
     >>> F.selu(ember.tensor([0.0, 1.0]))
     tensor([0.0000, 1.0507])
     """
@@ -106,6 +111,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 def selu_(input: Tensor) -> Tensor:
     """In-place ``selu``.
 
+    >>> import ember.nn.functional as F
     >>> F.selu_(ember.tensor([0.0, 1.0]))
     tensor([0.0000, 1.0507])
     """
@@ -116,6 +122,7 @@ def selu_(input: Tensor) -> Tensor:
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
 
+    >>> import ember.nn.functional as F
     >>> F.celu(ember.tensor([0.0, 2.0]), alpha=2.0)
     tensor([0., 2.])
     """
@@ -128,6 +135,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``celu``.
 
+    >>> import ember.nn.functional as F
     >>> F.celu_(ember.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
@@ -138,6 +146,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
 
+    >>> import ember.nn.functional as F
     >>> F.softplus(ember.tensor([0.0, 30.0]))
     tensor([ 0.6931, 30.0000])
     """
@@ -150,6 +159,7 @@ def hardtanh(
 ) -> Tensor:
     """``x`` clamped to ``[min_val, max_val]``.
 
+    >>> import ember.nn.functional as F
     >>> F.hardtanh(ember.tensor([-3.0, 0.5, 3.0]))
     tensor([-1.0000,  0.5000,  1.0000])
     """
@@ -164,6 +174,7 @@ def hardtanh(
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In-place ``hardtanh``.
 
+    >>> import ember.nn.functional as F
     >>> F.hardtanh_(ember.tensor([-3.0, 0.5]))
     tensor([-1.0000,  0.5000])
     """
@@ -174,6 +185,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``.
 
+    >>> import ember.nn.functional as F
     >>> F.relu6(ember.tensor([-1.0, 3.0, 9.0]))
     tensor([0., 3., 6.])
     """
@@ -186,6 +198,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``.
 
+    >>> import ember.nn.functional as F
     >>> F.hardswish(ember.tensor([-4.0, 0.0, 4.0]))
     tensor([-0., 0., 4.])
     """
@@ -198,6 +211,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``.
 
+    >>> import ember.nn.functional as F
     >>> F.hardsigmoid(ember.tensor([-4.0, 0.0, 4.0]))
     tensor([0.0000, 0.5000, 1.0000])
     """
@@ -210,6 +224,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``.
 
+    >>> import ember.nn.functional as F
     >>> F.mish(ember.tensor([0.0]))
     tensor([0.])
     """
@@ -222,6 +237,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably.
 
+    >>> import ember.nn.functional as F
     >>> F.logsigmoid(ember.tensor([0.0]))
     tensor([-0.6931])
     """
@@ -232,6 +248,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
 
+    >>> import ember.nn.functional as F
     >>> F.softshrink(ember.tensor([-1.0, 0.2, 1.0]))
     tensor([-0.5000,  0.0000,  0.5000])
     """
@@ -242,6 +259,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0.
 
+    >>> import ember.nn.functional as F
     >>> F.hardshrink(ember.tensor([-1.0, 0.2, 1.0]))
     tensor([-1.,  0.,  1.])
     """
@@ -252,6 +270,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``.
 
+    >>> import ember.nn.functional as F
     >>> F.threshold(ember.tensor([1.0, 3.0]), 2.0, -1.0)
     tensor([-1.,  3.])
     """
@@ -264,6 +283,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """In-place ``threshold``.
 
+    >>> import ember.nn.functional as F
     >>> F.threshold_(ember.tensor([1.0, 3.0]), 2.0, -1.0)
     tensor([-1.,  3.])
     """
@@ -274,6 +294,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: ``a * sigmoid(b)`` of the two halves of ``dim``.
 
+    >>> import ember.nn.functional as F
     >>> F.glu(ember.tensor([1.0, 0.0]))
     tensor([0.5000])
     """
@@ -286,6 +307,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where ``x > 0``, else ``weight * x`` (one weight, or one per channel, dim 1).
 
+    >>> import ember.nn.functional as F
     >>> F.prelu(ember.tensor([-2.0, 3.0]), ember.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
@@ -296,6 +318,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``.
 
+    >>> import ember.nn.functional as F
     >>> F.softsign(ember.tensor([1.0, -3.0]))
     tensor([ 0.5000, -0.7500])
     """
@@ -306,6 +329,7 @@ def softsign(input: Tensor) -> Tensor:
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``.
 
+    >>> import ember.nn.functional as F
     >>> F.tanhshrink(ember.tensor([0.0]))
     tensor([0.])
     """
@@ -318,6 +342,7 @@ def softmin(
 ) -> Tensor:
     """``softmax(-x, dim)``.
 
+    >>> import ember.nn.functional as F
     >>> F.softmin(ember.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """

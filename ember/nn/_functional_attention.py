@@ -160,6 +160,7 @@ def multi_head_attention_forward(
     """Multi-head attention on sequence-first ``(L, N, E)`` (or unbatched ``(L, E)``) inputs;
     returns the output and, with ``need_weights``, the attention weights.
 
+    >>> import ember.nn.functional as F
     >>> w, o = ember.ones(12, 4), ember.ones(4, 4)
     >>> q, kv = ember.ones(2, 1, 4), ember.ones(3, 1, 4)
     >>> F.multi_head_attention_forward(q, kv, kv,

@@ -74,6 +74,7 @@ def binary_cross_entropy(
 ) -> Tensor:
     """Binary cross entropy between probabilities ``input`` and ``target``.
 
+    >>> import ember.nn.functional as F
     >>> F.binary_cross_entropy(ember.tensor([0.5]), ember.tensor([1.0]))
     tensor(0.6931)
     """
@@ -99,6 +100,7 @@ def smooth_l1_loss(
 ) -> Tensor:
     """Squared error below ``beta`` (halved and divided by ``beta``), absolute error above.
 
+    >>> import ember.nn.functional as F
     >>> F.smooth_l1_loss(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
     tensor(1.3125)
     """
@@ -120,6 +122,7 @@ def huber_loss(
 ) -> Tensor:
     """Squared error below ``delta`` (halved), ``delta``-scaled absolute error above.
 
+    >>> import ember.nn.functional as F
     >>> F.huber_loss(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
     tensor(1.3125)
     """
@@ -153,6 +156,7 @@ def kl_div(
     """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``
     (``reduction="batchmean"`` divides the sum by the batch size, the mathematical KL).
 
+    >>> import ember.nn.functional as F
     >>> F.kl_div(ember.tensor([[-1.0, -1.0]]), ember.tensor([[0.5, 0.5]]), reduction="batchmean")
     tensor(0.3069)
     """
@@ -186,6 +190,7 @@ def margin_ranking_loss(
 ) -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``.
 
+    >>> import ember.nn.functional as F
     >>> F.margin_ranking_loss(ember.tensor([1.0]), ember.tensor([2.0]), ember.tensor([1.0]))
     tensor(1.)
     """
@@ -210,6 +215,7 @@ def cosine_embedding_loss(
 ) -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where -1.
 
+    >>> import ember.nn.functional as F
     >>> F.cosine_embedding_loss(ember.ones(1, 2), ember.ones(1, 2), ember.tensor([1.0]))
     tensor(0.)
     """
@@ -228,6 +234,7 @@ def hinge_embedding_loss(
 ) -> Tensor:
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1.
 
+    >>> import ember.nn.functional as F
     >>> F.hinge_embedding_loss(ember.tensor([0.3]), ember.tensor([-1.0]))
     tensor(0.7000)
     """
@@ -250,6 +257,7 @@ def triplet_margin_loss(
 ) -> Tensor:
     """``max(0, d(a, p) - d(a, n) + margin)`` with the ``p``-norm distance ``d``.
 
+    >>> import ember.nn.functional as F
     >>> a = ember.zeros(1, 2)
     >>> F.triplet_margin_loss(a, a, a + 3.0, eps=0.0)
     tensor(0.)
@@ -270,6 +278,7 @@ def soft_margin_loss(
 ) -> Tensor:
     """``log(1 + exp(-target * input))``.
 
+    >>> import ember.nn.functional as F
     >>> F.soft_margin_loss(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.6931)
     """
@@ -291,6 +300,7 @@ def poisson_nll_loss(
     """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)`` (or
     ``input`` with ``log_input=False``); ``full`` adds Stirling's term.
 
+    >>> import ember.nn.functional as F
     >>> F.poisson_nll_loss(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(1.)
     """
@@ -313,6 +323,7 @@ def gaussian_nll_loss(
     """Negative log likelihood of ``target`` under normals of mean ``input`` and variance
     ``var`` (one per element, or broadcast over one dim); ``full`` adds the constant.
 
+    >>> import ember.nn.functional as F
     >>> F.gaussian_nll_loss(ember.tensor([0.0]), ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.)
     """
@@ -358,6 +369,7 @@ def multilabel_soft_margin_loss(
     """Per-class binary cross entropy of logits ``input`` against 0/1 ``target``, averaged
     over the classes (last dim).
 
+    >>> import ember.nn.functional as F
     >>> F.multilabel_soft_margin_loss(ember.zeros(1, 2), ember.tensor([[1.0, 0.0]]))
     tensor(0.6931)
     """
@@ -389,6 +401,7 @@ def ctc_loss(
     """Connectionist temporal classification loss of ``(T, N, C)`` log-probabilities
     against ``targets`` (``(N, S)`` padded, or 1-D concatenated) with per-sample lengths.
 
+    >>> import ember.nn.functional as F
     >>> lp = ember.zeros(4, 1, 3).log_softmax(2)
     >>> round(F.ctc_loss(lp, ember.tensor([[1, 2]]), [4], [2], reduction="sum").item(), 4)
     1.6864
@@ -412,6 +425,7 @@ def ctc_loss(
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``).
 
+    >>> import ember.nn.functional as F
     >>> F.cosine_similarity(ember.tensor([[1.0, 0.0]]), ember.tensor([[1.0, 1.0]]))
     tensor([0.7071])
     """
@@ -424,6 +438,7 @@ def pairwise_distance(
 ) -> Tensor:
     """The ``p``-norm of ``x1 - x2 + eps`` along the last dim.
 
+    >>> import ember.nn.functional as F
     >>> F.pairwise_distance(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0]]), eps=0.0)
     tensor([5.])
     """
@@ -436,6 +451,7 @@ def normalize(
 ) -> Tensor:
     """``input`` divided by its ``p``-norm along ``dim`` (clamped to ``eps``).
 
+    >>> import ember.nn.functional as F
     >>> F.normalize(ember.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
@@ -450,6 +466,7 @@ def normalize(
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 @ weight[k] @ x2 + bias_k``.
 
+    >>> import ember.nn.functional as F
     >>> F.bilinear(ember.ones(1, 2), ember.ones(1, 3), ember.ones(4, 2, 3)).shape
     ember.Size([1, 4])
     """

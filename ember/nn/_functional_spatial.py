@@ -99,6 +99,7 @@ def conv1d(
     """1-d convolution (cross-correlation) over ``(N, C, L)`` or ``(C, L)`` input;
     ``padding`` may be ``'same'`` or ``'valid'``.
 
+    >>> import ember.nn.functional as F
     >>> F.conv1d(ember.ones(1, 2, 5), ember.ones(3, 2, 3), padding="same").shape
     ember.Size([1, 3, 5])
     """
@@ -118,6 +119,7 @@ def conv2d(
     """2-d convolution (cross-correlation) over ``(N, C, H, W)`` or ``(C, H, W)`` input;
     ``padding`` may be ``'same'`` or ``'valid'``.
 
+    >>> import ember.nn.functional as F
     >>> F.conv2d(ember.ones(1, 2, 5, 5), ember.ones(3, 2, 3, 3), padding=1).shape
     ember.Size([1, 3, 5, 5])
     """
@@ -136,6 +138,7 @@ def conv3d(
 ) -> Tensor:
     """3-d convolution (cross-correlation) over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
 
+    >>> import ember.nn.functional as F
     >>> F.conv3d(ember.ones(1, 2, 4, 5, 5), ember.ones(3, 2, 3, 3, 3)).shape
     ember.Size([1, 3, 2, 3, 3])
     """
@@ -176,6 +179,7 @@ def conv_transpose1d(
 ) -> Tensor:
     """1-d transposed convolution, weight ``(C_in, C_out // groups, k)``.
 
+    >>> import ember.nn.functional as F
     >>> F.conv_transpose1d(ember.ones(1, 2, 5), ember.ones(2, 3, 3), stride=2).shape
     ember.Size([1, 3, 11])
     """
@@ -197,6 +201,7 @@ def conv_transpose2d(
 ) -> Tensor:
     """2-d transposed convolution, weight ``(C_in, C_out // groups, kh, kw)``.
 
+    >>> import ember.nn.functional as F
     >>> F.conv_transpose2d(ember.ones(1, 2, 4, 4), ember.ones(2, 3, 2, 2), stride=2).shape
     ember.Size([1, 3, 8, 8])
     """
@@ -218,6 +223,7 @@ def conv_transpose3d(
 ) -> Tensor:
     """3-d transposed convolution, weight ``(C_in, C_out // groups, kd, kh, kw)``.
 
+    >>> import ember.nn.functional as F
     >>> F.conv_transpose3d(ember.ones(1, 2, 2, 2, 2), ember.ones(2, 3, 2, 2, 2)).shape
     ember.Size([1, 3, 3, 3, 3])
     """
@@ -260,6 +266,7 @@ def max_pool1d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """1-d max pooling: the maxima and their positions.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool1d_with_indices(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1]
     tensor([[[1, 2]]])
     """
@@ -279,6 +286,7 @@ def max_pool1d(
     """1-d max pooling over ``(N, C, L)`` or ``(C, L)``; with ``return_indices`` also the
     argmax positions.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
@@ -298,6 +306,7 @@ def max_pool2d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """2-d max pooling: the maxima and their flat positions in each plane.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool2d_with_indices(ember.ones(1, 1, 4, 4), 2)[1].shape
     ember.Size([1, 1, 2, 2])
     """
@@ -316,6 +325,7 @@ def max_pool3d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """3-d max pooling: the maxima and their flat positions in each volume.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool3d_with_indices(ember.ones(1, 1, 4, 4, 4), 2)[1].shape
     ember.Size([1, 1, 2, 2, 2])
     """
@@ -334,6 +344,7 @@ def max_pool3d(
 ) -> Any:
     """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool3d(ember.ones(1, 1, 4, 4, 4), 2).shape
     ember.Size([1, 1, 2, 2, 2])
     """
@@ -352,6 +363,7 @@ def avg_pool1d(
 ) -> Tensor:
     """1-d average pooling over ``(N, C, L)`` or ``(C, L)``.
 
+    >>> import ember.nn.functional as F
     >>> F.avg_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[2., 1.]]])
     """
@@ -373,6 +385,7 @@ def avg_pool3d(
 ) -> Tensor:
     """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
 
+    >>> import ember.nn.functional as F
     >>> F.avg_pool3d(ember.ones(1, 1, 4, 4, 4), 2).shape
     ember.Size([1, 1, 2, 2, 2])
     """
@@ -399,6 +412,7 @@ def _output_size(output_size: Any, input: Tensor, n: int) -> list[int]:
 def adaptive_avg_pool1d(input: Tensor, output_size: _Size) -> Tensor:
     """1-d adaptive average pooling to ``output_size`` positions.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_avg_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 1)
     tensor([[[1.5000]]])
     """
@@ -409,6 +423,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: _Size) -> Tensor:
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """2-d adaptive average pooling to ``output_size`` (an int, or a pair with None for "keep").
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_avg_pool2d(ember.ones(1, 2, 7, 5), (3, None)).shape
     ember.Size([1, 2, 3, 5])
     """
@@ -419,6 +434,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """3-d adaptive average pooling to ``output_size``.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_avg_pool3d(ember.ones(1, 2, 4, 7, 5), 2).shape
     ember.Size([1, 2, 2, 2, 2])
     """
@@ -440,6 +456,7 @@ def adaptive_max_pool1d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """1-d adaptive max pooling: the maxima and their positions.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool1d_with_indices(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1]
     tensor([[[1, 2]]])
     """
@@ -450,6 +467,7 @@ def adaptive_max_pool1d_with_indices(
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """1-d adaptive max pooling to ``output_size`` positions.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
@@ -463,6 +481,7 @@ def adaptive_max_pool2d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """2-d adaptive max pooling: the maxima and their flat positions in each plane.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool2d_with_indices(ember.ones(1, 1, 4, 4), 2)[1].shape
     ember.Size([1, 1, 2, 2])
     """
@@ -473,6 +492,7 @@ def adaptive_max_pool2d_with_indices(
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """2-d adaptive max pooling to ``output_size`` (None entries keep the input's size).
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool2d(ember.ones(1, 2, 7, 5), (3, 2)).shape
     ember.Size([1, 2, 3, 2])
     """
@@ -486,6 +506,7 @@ def adaptive_max_pool3d_with_indices(
 ) -> tuple[Tensor, Tensor]:
     """3-d adaptive max pooling: the maxima and their flat positions in each volume.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool3d_with_indices(ember.ones(1, 1, 4, 4, 4), 2)[1].shape
     ember.Size([1, 1, 2, 2, 2])
     """
@@ -496,6 +517,7 @@ def adaptive_max_pool3d_with_indices(
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """3-d adaptive max pooling to ``output_size``.
 
+    >>> import ember.nn.functional as F
     >>> F.adaptive_max_pool3d(ember.ones(1, 2, 4, 7, 5), 2).shape
     ember.Size([1, 2, 2, 2, 2])
     """
@@ -517,6 +539,7 @@ def group_norm(
     """Normalize each sample over groups of ``C // num_groups`` channels (and all positions),
     then scale and shift per channel.
 
+    >>> import ember.nn.functional as F
     >>> F.group_norm(ember.tensor([[1.0, 3.0, 2.0, 6.0]]), 2)
     tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
     """
@@ -548,6 +571,7 @@ def instance_norm(
     """Normalize each (sample, channel) over its positions; with running statistics, update
     them (``use_input_stats``) or normalize by them.
 
+    >>> import ember.nn.functional as F
     >>> F.instance_norm(ember.tensor([[[1.0, 3.0], [2.0, 6.0]]]))
     tensor([[[-1.0000,  1.0000],
              [-1.0000,  1.0000]]])
@@ -583,6 +607,7 @@ def dropout1d(
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input with probability ``p``,
     scaling the rest by ``1 / (1 - p)``.
 
+    >>> import ember.nn.functional as F
     >>> F.dropout1d(ember.ones(2, 3), 0.5, training=False)
     tensor([[1., 1., 1.],
             [1., 1., 1.]])
@@ -609,6 +634,7 @@ def dropout2d(
     ``p``, scaling the rest by ``1 / (1 - p)``; 3-D input is taken as ``(N, C, L)``, as in
     PyTorch.
 
+    >>> import ember.nn.functional as F
     >>> F.dropout2d(ember.ones(1, 2, 2, 2), 0.0).sum()
     tensor(8.)
     """
@@ -637,6 +663,7 @@ def dropout3d(
     """Zero whole channels (3-d feature maps) of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input
     with probability ``p``, scaling the rest by ``1 / (1 - p)``.
 
+    >>> import ember.nn.functional as F
     >>> F.dropout3d(ember.ones(1, 2, 2, 2, 2), 1.0).sum()
     tensor(0.)
     """
@@ -692,6 +719,7 @@ def interpolate(
     ``scale_factor``: modes ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-D),
     ``'bilinear'``/``'bicubic'`` (4-D), ``'trilinear'`` (5-D), ``'area'``.
 
+    >>> import ember.nn.functional as F
     >>> F.interpolate(ember.tensor([[[1.0, 3.0]]]), scale_factor=2, mode="linear")
     tensor([[[1.0000, 1.5000, 2.5000, 3.0000]]])
     """
@@ -795,7 +823,10 @@ def upsample(
 ) -> Tensor:
     """Deprecated name of :func:`interpolate`.
 
-    >>> F.upsample(ember.ones(1, 1, 2), scale_factor=2).shape
+    >>> import warnings
+    >>> import ember.nn.functional as F
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample(ember.ones(1, 1, 2), scale_factor=2).shape
     ember.Size([1, 1, 4])
     """
     warnings.warn(
@@ -809,7 +840,10 @@ def upsample(
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='nearest')``.
 
-    >>> F.upsample_nearest(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+    >>> import warnings
+    >>> import ember.nn.functional as F
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample_nearest(ember.ones(1, 1, 2, 2), scale_factor=2).shape
     ember.Size([1, 1, 4, 4])
     """
     warnings.warn(
@@ -823,7 +857,10 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``.
 
-    >>> F.upsample_bilinear(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+    >>> import warnings
+    >>> import ember.nn.functional as F
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     F.upsample_bilinear(ember.ones(1, 1, 2, 2), scale_factor=2).shape
     ember.Size([1, 1, 4, 4])
     """
     warnings.warn(
@@ -854,6 +891,7 @@ def grid_sample(
     coordinates for 5-D input): modes ``'bilinear'``, ``'nearest'``; padding ``'zeros'``,
     ``'border'``, ``'reflection'``.
 
+    >>> import ember.nn.functional as F
     >>> grid = ember.zeros(1, 1, 1, 2)  # the centre of the image
     >>> F.grid_sample(ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]]), grid, align_corners=False)
     tensor([[[[2.5000]]]])
@@ -881,6 +919,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
     """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` or ``(N, 3, 4)``) for an
     output of ``size`` (``(N, C, H, W)`` or ``(N, C, D, H, W)``), for :func:`grid_sample`.
 
+    >>> import ember.nn.functional as F
     >>> theta = ember.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
     >>> F.affine_grid(theta, [1, 1, 1, 2], align_corners=False)
     tensor([[[[-0.5000,  0.0000],
@@ -927,6 +966,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C * r^2, H, W)`` → ``(*, C, H * r, W * r)``: channels become space.
 
+    >>> import ember.nn.functional as F
     >>> F.pixel_shuffle(ember.arange(4.0).reshape(1, 4, 1, 1), 2)
     tensor([[[[0., 1.],
               [2., 3.]]]])
@@ -938,6 +978,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H * r, W * r)`` → ``(*, C * r^2, H, W)``: the inverse of :func:`pixel_shuffle`.
 
+    >>> import ember.nn.functional as F
     >>> F.pixel_unshuffle(ember.arange(4.0).reshape(1, 1, 2, 2), 2).flatten()
     tensor([0., 1., 2., 3.])
     """
@@ -954,6 +995,7 @@ def unfold(
 ) -> Tensor:
     """Sliding blocks of ``(N, C, H, W)`` input as columns ``(N, C * kh * kw, L)`` (im2col).
 
+    >>> import ember.nn.functional as F
     >>> F.unfold(ember.ones(1, 2, 3, 3), 2).shape
     ember.Size([1, 8, 4])
     """
@@ -974,6 +1016,7 @@ def fold(
     """Sum columns ``(N, C * kh * kw, L)`` of sliding blocks back into ``(N, C, *output_size)``
     (col2im, the adjoint of :func:`unfold`).
 
+    >>> import ember.nn.functional as F
     >>> F.fold(ember.ones(1, 8, 4), (3, 3), 2)[0, 0]
     tensor([[1., 2., 1.],
             [2., 4., 2.],

@@ -79,6 +79,7 @@ def _pair(v: _IntOrPair) -> list[int]:
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``.
 
+    >>> import ember.nn.functional as F
     >>> F.linear(ember.ones(2, 3), ember.ones(4, 3)).shape
     ember.Size([2, 4])
     """
@@ -97,6 +98,7 @@ def max_pool2d(
 ) -> Any:
     """2-d max pooling; with ``return_indices`` also the flat argmax positions.
 
+    >>> import ember.nn.functional as F
     >>> F.max_pool2d(ember.ones(1, 1, 4, 4), 2).shape
     ember.Size([1, 1, 2, 2])
     """
@@ -119,6 +121,7 @@ def avg_pool2d(
 ) -> Tensor:
     """2-d average pooling.
 
+    >>> import ember.nn.functional as F
     >>> F.avg_pool2d(ember.ones(1, 1, 4, 4), 2).shape
     ember.Size([1, 1, 2, 2])
     """
@@ -138,6 +141,7 @@ def layer_norm(
 ) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift.
 
+    >>> import ember.nn.functional as F
     >>> F.layer_norm(ember.tensor([[1.0, 3.0]]), [2])
     tensor([[-1.0000,  1.0000]])
     """
@@ -158,6 +162,7 @@ def batch_norm(
     """Normalize each channel (dim 1) by batch statistics (training, updating the running
     ones in place) or by the running statistics.
 
+    >>> import ember.nn.functional as F
     >>> F.batch_norm(ember.tensor([[1.0], [3.0]]), None, None, training=True)
     tensor([[-1.0000],
             [ 1.0000]])
@@ -186,6 +191,7 @@ def embedding(
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer ``input``.
 
+    >>> import ember.nn.functional as F
     >>> F.embedding(ember.tensor([1, 0]), ember.tensor([[0.0], [1.0]]))
     tensor([[1.],
             [0.]])
@@ -206,6 +212,7 @@ def embedding(
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
+    >>> import ember.nn.functional as F
     >>> F.dropout(ember.ones(3), 0.5, training=False)
     tensor([1., 1., 1.])
     """
@@ -223,6 +230,7 @@ def pad(
 ) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims (``pad`` lists (left, right) from the last dim).
 
+    >>> import ember.nn.functional as F
     >>> F.pad(ember.ones(1, 2), (1, 1))
     tensor([[0., 1., 1., 0.]])
     """
@@ -233,6 +241,7 @@ def pad(
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of ``num_classes``.
 
+    >>> import ember.nn.functional as F
     >>> F.one_hot(ember.tensor([0, 2]), 3)
     tensor([[1, 0, 0],
             [0, 0, 1]])
@@ -247,6 +256,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(input, 0)``.
 
+    >>> import ember.nn.functional as F
     >>> F.relu(ember.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
@@ -257,6 +267,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit (``approximate="tanh"`` for the tanh form).
 
+    >>> import ember.nn.functional as F
     >>> F.gelu(ember.tensor([0.0]))
     tensor([0.])
     """
@@ -267,6 +278,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``input * sigmoid(input)``.
 
+    >>> import ember.nn.functional as F
     >>> F.silu(ember.tensor([0.0]))
     tensor([0.])
     """
@@ -277,6 +289,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent.
 
+    >>> import ember.nn.functional as F
     >>> F.tanh(ember.tensor([0.0]))
     tensor([0.])
     """
@@ -287,6 +300,7 @@ def tanh(input: Tensor) -> Tensor:
 def sigmoid(input: Tensor) -> Tensor:
     """Logistic sigmoid.
 
+    >>> import ember.nn.functional as F
     >>> F.sigmoid(ember.tensor([0.0]))
     tensor([0.5000])
     """
@@ -303,6 +317,7 @@ def softmax(
 ) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, computed stably.
 
+    >>> import ember.nn.functional as F
     >>> F.softmax(ember.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
@@ -315,6 +330,7 @@ def log_softmax(
 ) -> Tensor:
     """``log(softmax(x, dim))``, computed stably.
 
+    >>> import ember.nn.functional as F
     >>> F.log_softmax(ember.tensor([0.0, 0.0]), dim=0)
     tensor([-0.6931, -0.6931])
     """
@@ -344,6 +360,7 @@ def nll_loss(
 ) -> Tensor:
     """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
 
+    >>> import ember.nn.functional as F
     >>> F.nll_loss(ember.tensor([[-1.0, -2.0]]), ember.tensor([1]))
     tensor(2.)
     """
@@ -364,6 +381,7 @@ def cross_entropy(
 ) -> Tensor:
     """Cross entropy of logits ``input`` against class indices or class probabilities.
 
+    >>> import ember.nn.functional as F
     >>> F.cross_entropy(ember.tensor([[0.0, 0.0]]), ember.tensor([1]))
     tensor(0.6931)
     """
@@ -382,6 +400,7 @@ def mse_loss(
 ) -> Tensor:
     """Mean squared error.
 
+    >>> import ember.nn.functional as F
     >>> F.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(2.)
     """
@@ -401,6 +420,7 @@ def l1_loss(
 ) -> Tensor:
     """Mean absolute error.
 
+    >>> import ember.nn.functional as F
     >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(1.)
     """
@@ -452,6 +472,7 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     """Binary cross entropy of ``sigmoid(input)`` against ``target``, computed stably.
 
+    >>> import ember.nn.functional as F
     >>> F.binary_cross_entropy_with_logits(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.6931)
     """
@@ -479,6 +500,7 @@ def scaled_dot_product_attention(
 ) -> Tensor:
     """``softmax(q @ k.T * scale + mask) @ v`` (bool masks: True keeps a position).
 
+    >>> import ember.nn.functional as F
     >>> q, k, v = ember.ones(1, 2, 4), ember.ones(1, 3, 4), ember.ones(1, 3, 5)
     >>> F.scaled_dot_product_attention(q, k, v).shape
     ember.Size([1, 2, 5])

@@ -317,8 +317,10 @@ def fill_defaults(
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Every argument explicit: positional ones as a tuple, kwarg-only ones in the dict.
 
+    >>> from ember.ops.binding import fill_defaults
+    >>> x, y = ember.tensor([1.0]), ember.tensor([2.0])
     >>> fill_defaults(ember.ops.aten.add.Tensor, (x, y), {})
-    ((x, y), {'alpha': 1})
+    ((tensor([1.]), tensor([2.])), {'alpha': 1})
     """
     args, kwargs = canonical(op, args, kwargs)
     schema = op._schema

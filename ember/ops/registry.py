@@ -120,7 +120,10 @@ class OpOverloadPacket:
     """All overloads of one operator name, e.g. ``ember.ops.aten.add``.
 
     >>> ember.ops.aten.add.overloads()
-    ['Tensor', 'Scalar', 'out']
+    ['Tensor', 'out', 'Scalar', 'Scalar_out']
+
+    (PyTorch lists them in another order, with TorchScript's overloads of ``add`` too:
+    ``'t'``, ``'str'``, ``'int'``, ...)
     """
 
     def __init__(self, namespace: str, name: str) -> None:

@@ -174,6 +174,7 @@ class FunctionSchema:
         positional, the rest keywords (all keywords with ``normalize_to_only_use_kwargs``,
         ``self`` spelled ``input``), as ``torch.fx.operator_schemas`` arranges them.
 
+        >>> from ember.ops.schema import parse_schema
         >>> s = parse_schema("aten::sum.dim_IntList(Tensor self, int[1]? dim, "
         ...                  "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
         >>> s.normalize(("x", [0]), {})
@@ -317,6 +318,7 @@ def _parse_argument(text: str, kwarg_only: bool, is_return: bool) -> Argument:
 def parse_schema(text: str, namespace: str = "aten") -> FunctionSchema:
     """Parse ``"name.overload(args) -> returns"``.
 
+    >>> from ember.ops.schema import parse_schema
     >>> str(parse_schema("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"))
     'aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'
     """

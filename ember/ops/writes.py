@@ -9,6 +9,7 @@ schema as PyTorch prints it, so ``__torch_dispatch__`` code sees the same, and d
 hidden writes once, here, beside the schema's: every layer that must know what a call
 writes (the lazy device's functionalization) asks ``written_tensors``.
 
+>>> from ember.ops.writes import written_tensors
 >>> x, rm, rv = ember.ones(4, 2), ember.zeros(2), ember.ones(2)
 >>> op = ember.ops.aten.native_batch_norm.default
 >>> [t is rm for t in written_tensors(op, (x, None, None, rm, rv, True, 0.1, 1e-5), {})]

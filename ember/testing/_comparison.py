@@ -64,6 +64,7 @@ class _Unsupported(Exception):
 def default_tolerances(*inputs: Any) -> tuple[float, float]:
     """The loosest (rtol, atol) of the dtypes of ``inputs`` (tensors or dtypes).
 
+    >>> from ember.testing._comparison import default_tolerances
     >>> default_tolerances(ember.float32, ember.float64)
     (1.3e-06, 1e-05)
     """

@@ -13,6 +13,7 @@ __all__ = ["no_dispatch"]
 def no_dispatch() -> Any:
     """A with-block in which no TorchDispatchMode nor ``__torch_dispatch__`` runs.
 
+    >>> from ember.utils._mode_utils import no_dispatch
     >>> with no_dispatch():
     ...     ember.ones(2).sum()
     tensor(2.)

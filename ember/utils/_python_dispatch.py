@@ -4,6 +4,7 @@ A mode sees every op that reaches the Python key while it is on: forward, backwa
 factories, each as an ``OpOverload`` with its default arguments stripped (NOTE [python key]
 in ``ember/_python_key.py``).
 
+>>> from ember.utils._python_dispatch import TorchDispatchMode
 >>> class Log(TorchDispatchMode):
 ...     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
 ...         print(func)

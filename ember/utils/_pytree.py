@@ -5,6 +5,7 @@ Nodes are tuples, lists, dicts (in insertion order), ``OrderedDict``, ``defaultd
 ``deque``, named tuples and anything ``register_pytree_node`` adds; everything else, ``None``
 included (as in PyTorch 2.13), is a leaf.
 
+>>> from ember.utils._pytree import tree_flatten, tree_unflatten
 >>> leaves, spec = tree_flatten([1, (2, None), {"a": 3}])
 >>> leaves
 [1, 2, None, 3]
@@ -207,6 +208,7 @@ def tree_map(
 ) -> Any:
     """``tree`` with ``func`` applied to every leaf (with the matching leaves of ``rests``).
 
+    >>> from ember.utils._pytree import tree_map
     >>> tree_map(lambda x: x + 1, {"a": [1, 2], "b": (3,)})
     {'a': [2, 3], 'b': (4,)}
     """
@@ -244,6 +246,7 @@ def tree_map_only(
 ) -> Any:
     """``tree`` with ``func`` applied to the leaves that are instances of ``type_or_types``.
 
+    >>> from ember.utils._pytree import tree_map_only
     >>> tree_map_only(int, lambda x: -x, [1, "s", 2.0])
     [-1, 's', 2.0]
     """

@@ -88,9 +88,11 @@ _NAN_CHECKED = ("svd",)
 def check_info(info: np.ndarray, api_name: str, is_matrix: bool) -> None:
     """Raise PyTorch's error for the first failed matrix in ``info`` (NOTE [linalg errors]).
 
+    >>> from ember.backends.cpu.lapack import check_info
     >>> check_info(np.zeros(3, np.int32), "linalg.inv", False)
     >>> check_info(np.array([0, 2], np.int32), "linalg.inv", False)
     Traceback (most recent call last):
+      ...
     ember.linalg.LinAlgError: linalg.inv: (Batch element 1): The diagonal element 2 is zero, \
 the inversion could not be completed because the input matrix is singular.
     """

@@ -6,6 +6,7 @@ strides, ...) and ``node.meta['val']`` (a meta tensor, or a fake one under a
 meta tensors (``device="meta"``: every op runs its Meta rule, nothing is computed) or, with
 ``fake_mode``, anything the mode turns into fake tensors.
 
+>>> from ember.fx.passes.shape_prop import ShapeProp
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
 >>> _ = g.output(g.call_function(ember.ops.aten.sum.dim_IntList, (x, [0]), name="s"))
 >>> gm = ember.fx.GraphModule({}, g)

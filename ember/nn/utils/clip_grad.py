@@ -126,8 +126,9 @@ def clip_grad_norm(
     """Deprecated name of ``clip_grad_norm_``.
 
     >>> p = ember.ones(1, requires_grad=True); p.grad = ember.ones(1)
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> ember.nn.utils.clip_grad_norm([p], 1.0)
+    >>> import warnings
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     ember.nn.utils.clip_grad_norm([p], 1.0)
     tensor(1.)
     """
     warnings.warn(

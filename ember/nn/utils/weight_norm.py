@@ -63,8 +63,9 @@ class WeightNorm:
 def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
     """Reparametrize ``module.<name>`` as magnitude ``<name>_g`` times direction ``<name>_v``.
 
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> m = ember.nn.utils.weight_norm(ember.nn.Linear(3, 2))
+    >>> import warnings
+    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
+    ...     m = ember.nn.utils.weight_norm(ember.nn.Linear(3, 2))
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight_g', 'weight_v']
     """
@@ -81,8 +82,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``weight_norm``: ``name`` becomes one parameter again, with its current value.
 
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> m = ember.nn.utils.remove_weight_norm(ember.nn.utils.weight_norm(ember.nn.Linear(3, 2)))
+    >>> import warnings
+    >>> with warnings.catch_warnings(action="ignore"):  # weight_norm warns that it is deprecated
+    ...     m = ember.nn.utils.remove_weight_norm(ember.nn.utils.weight_norm(ember.nn.Linear(3, 2)))
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """

@@ -170,6 +170,7 @@ def to_copy_options(
 ) -> tuple[dtypes.dtype | None, str | None, Any]:
     """``_to_copy``'s keywords, checked, as (dtype, target device type or None, memory_format).
 
+    >>> from ember.ops.native.copies import to_copy_options
     >>> to_copy_options(device="meta")
     (None, 'meta', None)
     """

@@ -36,6 +36,7 @@ def diag_embed_shape(shape: Shape, offset: int, dim1: int, dim2: int) -> tuple[S
     """(result shape, wrapped dim1, wrapped dim2) of ``diag_embed``: the last dim of the input
     becomes a diagonal of two new dims of size ``n + |offset|``.
 
+    >>> from ember.ops.native.copies_composite import diag_embed_shape
     >>> diag_embed_shape((2, 3), 1, -2, -1)
     ((2, 4, 4), 1, 2)
     """

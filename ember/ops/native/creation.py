@@ -175,6 +175,7 @@ FUNCTIONAL_OF.update(FACTORY_OUTS)  # the samples of out= overloads are found th
 def size_of(size: Any, op: str) -> tuple[int, ...]:
     """``size`` as a tuple of non-negative ints; RuntimeError naming the op otherwise.
 
+    >>> from ember.ops.native.creation import size_of
     >>> size_of([2, 3], "zeros")
     (2, 3)
     """
@@ -285,6 +286,7 @@ def arange_plan(
     arguments are truncated first and the length is an integer ceiling division; otherwise
     it is ``ceil((end - start) / step)`` in double precision.
 
+    >>> from ember.ops.native.creation import arange_plan
     >>> arange_plan(0, 10, 3, None)[:2]
     (4, ember.int64)
     """

@@ -59,6 +59,7 @@ def mm_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple[
     """The result shape of ``mm``; PyTorch's errors for non-matrices, mismatched inner sizes
     and dtypes.
 
+    >>> from ember.ops.native.linalg import mm_shape
     >>> mm_shape((2, 3), (3, 4), ember.float32, ember.float32)
     (2, 4)
     """
@@ -194,6 +195,7 @@ def einsum_dtype(equation: str, shapes: Sequence[Sequence[int]], dtypes: Sequenc
     while ``'i,i->'`` and ``'ij,jk->ik'`` raise. This follows that sequence on dtypes and
     sizes only, so the CPU kernel and the Meta rule agree.
 
+    >>> from ember.ops.native.linalg import einsum_dtype
     >>> einsum_dtype("i,j->ij", [(2,), (3,)], [ember.float32, ember.float64])
     ember.float64
     """
@@ -256,6 +258,7 @@ def einsum_shape(
     """The result shape of ``einsum``, with PyTorch's errors for malformed equations, sizes
     that do not broadcast and mixed dtypes.
 
+    >>> from ember.ops.native.linalg import einsum_shape
     >>> einsum_shape("ij,jk->ik", [(2, 3), (3, 4)], [ember.float32] * 2)
     (2, 4)
     """
@@ -491,6 +494,7 @@ class LinAlgError(RuntimeError):
     """A linear algebra computation failed on the values it got (a singular matrix, one
     that is not positive-definite, no convergence): ``torch.linalg.LinAlgError``.
 
+    >>> from ember.linalg import LinAlgError
     >>> issubclass(LinAlgError, RuntimeError)
     True
     """
@@ -518,9 +522,11 @@ def matrix_check(
     floating or complex if ``floating`` (else the kernel refuses integers), and float16
     refused as ``refusal`` says.
 
+    >>> from ember.ops.native.linalg import matrix_check
     >>> matrix_check((2, 3, 3), ember.float32, "linalg.inv", ("low", ""))
     >>> matrix_check((3,), ember.float32, "linalg.inv", ("low", ""))
     Traceback (most recent call last):
+      ...
     RuntimeError: linalg.inv: The input tensor A must have at least 2 dimensions.
     """
     if len(shape) < 2:
@@ -600,6 +606,7 @@ def solve_plan(
     """``_linalg_solve_ex``: the result's shape and whether ``B`` is a vector, with PyTorch's
     errors.
 
+    >>> from ember.ops.native.linalg import solve_plan
     >>> solve_plan((2, 3, 3), (3,), ember.float32, ember.float32, True)
     ((2, 3), True)
     """

@@ -107,6 +107,7 @@ def pointwise_dtypes(
     """(compute dtype, result dtype) of a call's positional ``args``, after checking the op
     supports them.
 
+    >>> from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
     >>> pointwise_dtypes("div.Tensor", POINTWISE["div.Tensor"], (ember.ones(2), 2))
     (ember.float32, ember.float32)
     """

@@ -137,6 +137,7 @@ def reduction_axes(
 ) -> tuple[int, ...]:
     """The NumPy axes ``dim`` reduces over (NOTE [reduction dims]).
 
+    >>> from ember.ops.native.reductions import reduction_axes
     >>> reduction_axes((2, 3), -1, "sum")
     (1,)
     """
@@ -164,6 +165,7 @@ def reduction_axes(
 def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
     """The result shape of reducing ``axes`` of ``shape``.
 
+    >>> from ember.ops.native.reductions import reduced_shape
     >>> reduced_shape((2, 3), (1,), True)
     (2, 1)
     """
@@ -277,6 +279,7 @@ def vector_norm_plan(
 ) -> VectorNorm:
     """``linalg.vector_norm``'s arguments, checked, with its result dtype and reduced axes.
 
+    >>> from ember.ops.native.reductions import vector_norm_plan
     >>> vector_norm_plan(ember.ones(2, 3), 2, 1).axes
     (1,)
     """

@@ -1,7 +1,9 @@
 """``LoggingTensor`` and ``LoggingTensorMode``: log every op that reaches the Python key, as
 ``torch.testing._internal.logging_tensor`` does, in lines such as
-``$2: f32[1] = aten.mul.Tensor($0, $1)``.
+``$2: f32[1] = aten.mul.Tensor($0, $1)`` (PyTorch's lines name the op with its module,
+``torch._ops.aten.mul.Tensor``).
 
+>>> from ember.testing._internal.logging_tensor import LoggingTensor, capture_logs, log_input
 >>> x = LoggingTensor(ember.ones(1), requires_grad=True)
 >>> with capture_logs() as logs:
 ...     log_input("x", x)

@@ -2,6 +2,7 @@
 ``__tensor_flatten__`` / ``__tensor_unflatten__`` so tracers can see through it, as
 ``torch.testing._internal.two_tensor``.
 
+>>> from ember.testing._internal.two_tensor import TwoTensor
 >>> t = TwoTensor(ember.ones(2), ember.zeros(2))
 >>> (t * 2).a, (t * 2).b
 (tensor([2., 2.]), tensor([0., 0.]))

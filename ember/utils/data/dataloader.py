@@ -143,6 +143,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
     """Stack a list of samples into a batch: tensors, NumPy arrays and numbers become one
     tensor with a new first dimension; dicts, tuples and lists are collated field by field.
 
+    >>> from ember.utils.data.dataloader import default_collate
     >>> default_collate([(ember.zeros(2), 1), (ember.ones(2), 2)])
     [tensor([[0., 0.],
             [1., 1.]]), tensor([1, 2])]
@@ -192,6 +193,7 @@ def default_convert(data: Any) -> Any:
     """Turn NumPy arrays inside ``data`` into tensors, leaving everything else (what the
     loader applies to single samples when ``batch_size=None``).
 
+    >>> from ember.utils.data.dataloader import default_convert
     >>> default_convert(np.zeros(2))
     tensor([0., 0.], dtype=ember.float64)
     """
