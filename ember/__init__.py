@@ -51,6 +51,11 @@ from ember import _tensor_methods as _tensor_methods  # noqa: F401  (unique, new
 from ember.random import *  # noqa: F403
 from ember._tensor_str import set_printoptions
 from ember import autograd
+from ember.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from ember.autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -40,6 +40,7 @@ IGNORED_NAMES = frozenset(
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads
     set_float32_matmul_precision get_float32_matmul_precision
+    is_anomaly_enabled is_anomaly_check_nan_enabled set_anomaly_enabled
     """.split()
 )
 

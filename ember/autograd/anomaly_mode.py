@@ -40,6 +40,18 @@ def _set(mode: bool, check_nan: bool) -> tuple[bool, bool]:
     return prev
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Switch anomaly mode in this thread (``torch.set_anomaly_enabled``: what
+    ``set_detect_anomaly`` calls).
+
+    >>> ember.set_anomaly_enabled(True); ember.is_anomaly_enabled()
+    True
+    >>> ember.set_anomaly_enabled(False); ember.is_anomaly_enabled()
+    False
+    """
+    _set(enabled, check_nan)
+
+
 class detect_anomaly:
     """In this block, nodes record the forward traceback, and (with ``check_nan``) a backward
     formula that returns NaN raises an error naming the node and showing where it was created.
