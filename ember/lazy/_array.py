@@ -70,6 +70,22 @@ class LazyArray(ShapeOnlyArray):
         a.node, a.value, a.base, a.source, a.seq = node, None, None, None, next(_SEQ)
         return a
 
+    @classmethod
+    def view_of(
+        cls,
+        base: LazyArray,
+        shape: tuple[int, ...],
+        dtype: np.dtype[Any],
+        strides: tuple[int, ...],
+        offset: int,
+    ) -> LazyArray:
+        """A new view of ``base``, from metadata already normalized (strides in bytes,
+        offset in elements): the recording fast path's constructor."""
+        a = cls.__new__(cls)
+        a.shape, a.dtype, a.strides, a.offset, a.device = shape, dtype, strides, offset, LAZY
+        a.node, a.value, a.base, a.source, a.seq = None, None, base, None, next(_SEQ)
+        return a
+
     def materialize(self, what: str) -> np.ndarray:
         """The values (computing them and everything they need now; NOTE [lazy sync])."""
         from ember.lazy.executor import values_of

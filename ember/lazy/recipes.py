@@ -223,7 +223,7 @@ def _build(desc: Any, node: Node | None, tensors: list[Tensor]) -> Any:
         _, slot, shape, strides, offset, dtype = desc
         t = tensors[slot]
         root = t if t._base is None else t._base
-        return wrap_view(root, LazyArray(shape, dtype, strides, offset, base=root._data))
+        return wrap_view(root, LazyArray.view_of(root._data, shape, dtype, strides, offset))
     if kind == "input":
         return tensors[desc[1]]
     if kind == "value":

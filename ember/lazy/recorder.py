@@ -331,7 +331,7 @@ def _describe(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
             i for i, t in enumerate(call.tensors) if (t if t._base is None else t._base) is root
         )
         d = result._data
-        return ("view", slot, d.shape, d.element_strides, d.offset, d.dtype)
+        return ("view", slot, d.shape, d.strides, d.offset, d.dtype)  # strides in bytes
     if isinstance(result, (list, tuple)):
         parts = tuple(_describe(r, call, made) for r in result)
         kind = type(result) if hasattr(result, "_fields") else type(result).__name__
