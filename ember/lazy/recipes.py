@@ -142,7 +142,12 @@ class Signature:
         if kwargs:
             kw = self.numeric_kw
             for k, v in kwargs.items():
-                parts.append((k, _signature(v, kw.get(k, 0), tensors, params, flag)))
+                tv = type(v)
+                if (tv is float or tv is int) and kw.get(k, 0) & 1:  # alpha=-lr, inline
+                    params.append(v)
+                    parts.append((k, tv))
+                else:
+                    parts.append((k, _signature(v, kw.get(k, 0), tensors, params, flag)))
         return tuple(parts), tensors, params, lazy or flag[0]
 
 
