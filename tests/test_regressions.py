@@ -581,3 +581,45 @@ def test_batch_norm_gradients_of_a_strided_input_are_the_derivative() -> None:
     y2 = ember.nn.functional.batch_norm(x.contiguous(), None, None, None, b2, training=True)
     (y2 * g).sum().backward()
     np.testing.assert_allclose(b2.grad.numpy(), bias.grad.numpy(), rtol=1e-6)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("seq_shape", "val_shape"),
+    [((1, 1), (1, 0)), ((2, 0), (2, 3)), ((2, 0), (2, 0)), ((0, 3), (0, 2)), ((3,), (0, 2))],
+)
+def test_searchsorted_of_empty_rows(seq_shape: tuple[int, ...], val_shape: tuple[int, ...]) -> None:
+    # Found by the random programs: a batched search folded its values with
+    # reshape(-1, 0), which NumPy cannot resolve for an empty row; rows are counted now
+    results = []
+    for m in (torch, ember):
+        seq = m.arange(float(math.prod(seq_shape))).reshape(seq_shape)
+        r = m.searchsorted(seq, m.ones(val_shape), right=True)
+        results.append((tuple(r.shape), r.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_block_diag_gradient_of_a_block_after_an_empty_vector() -> None:
+    # PyTorch 2.13 gets this one wrong (found by the random programs): its forward gives a
+    # 1-D empty input a row of its own, as ember, but its backward does not, so the next
+    # block's gradient is read from the row above it; ember's is the block's own gradient
+    # (docs/testing.md)
+    a = ember.tensor([]).requires_grad_()
+    b = ember.tensor([1.0, 2.0, 3.0]).requires_grad_()
+    y = ember.block_diag(a, b)
+    assert y.tolist() == [[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]
+    g = ember.arange(6.0).reshape(2, 3)
+    y.backward(g)
+    assert b.grad.tolist() == [3.0, 4.0, 5.0]
+    assert a.grad.shape == (0,)
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_along_an_expanded_dim(fn: str) -> None:
+    # PyTorch 2.13 gets this one wrong (found by the random programs): its median along a
+    # dim of stride 0 reads garbage ([0, 3, 343680612] here); ember's is the median of the
+    # rows, as of the same tensor made contiguous (docs/testing.md)
+    x = ember.tensor([0, -4, 3], dtype=ember.int32).expand(3, 3)
+    assert getattr(x, fn)(0).values.tolist() == [0, -4, 3]
+    y = ember.tensor([[0.5], [-4.0], [3.0]]).expand(3, 4).t()
+    assert getattr(y, fn)(0, keepdim=True).values.tolist() == [[0.5, -4.0, 3.0]]
