@@ -623,3 +623,59 @@ def test_median_along_an_expanded_dim(fn: str) -> None:
     assert getattr(x, fn)(0).values.tolist() == [0, -4, 3]
     y = ember.tensor([[0.5], [-4.0], [3.0]]).expand(3, 4).t()
     assert getattr(y, fn)(0, keepdim=True).values.tolist() == [[0.5, -4.0, 3.0]]
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, t: m.xlogy(t, 0.5),
+        lambda m, t: m.xlogy(2.0, t),
+        lambda m, t: m.special.xlogy(t, 3),
+        lambda m, t: m.special.xlog1py(t, 0.5),
+        lambda m, t: m.special.xlog1py(2.0, t),
+        lambda m, t: t.xlogy(2.0),
+    ],
+)
+def test_a_0dim_tensor_that_requires_grad_binds_as_a_tensor(call: Callable[..., Any]) -> None:
+    # Found by the random programs: a 0-dim tensor filled a Scalar parameter even when it
+    # required grad, so xlogy(t, 0.5) bound xlogy.Scalar_Self and the result lost t's
+    # gradient; PyTorch's parser takes a tensor as a number only 0-dim and without grad
+    grads = []
+    for m in (torch, ember):
+        t = m.tensor(0.071, requires_grad=True)
+        r = call(m, t)
+        assert r.requires_grad
+        r.backward()
+        grads.append(t.grad.item())
+    assert grads[1] == pytest.approx(grads[0], rel=1e-6)
+
+
+@requires_torch
+@pytest.mark.parametrize("alpha", [[2.0], [[2.0]]])
+def test_a_tensor_of_one_element_is_not_a_scalar_argument(alpha: list[Any]) -> None:
+    # add's alpha is a Scalar: PyTorch takes only a 0-dim tensor (without grad) there
+    for m in (torch, ember):
+        x = m.tensor([1.0, 2.0])
+        with pytest.raises(TypeError):
+            m.add(x, x, alpha=m.tensor(alpha))
+    x = ember.tensor([1.0, 2.0])
+    assert ember.add(x, x, alpha=ember.tensor(2.0)).tolist() == [3.0, 6.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, i: x.index_add(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_add_(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_copy_(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_fill_(0, i, 1.0),
+    ],
+)
+def test_an_index_into_an_empty_dim_is_out_of_range(call: Callable[..., Any]) -> None:
+    # PyTorch 2.13 does not check (found by the random programs): its index_add of index 0
+    # into a dim of size 0 returns the empty tensor, its index_copy_ and index_fill_ fail
+    # in setStorage; ember says the index is out of range, as for any other size
+    # (docs/testing.md)
+    with pytest.raises((IndexError, RuntimeError), match="out of"):
+        call(ember.zeros(0, 3), ember.tensor([0]))

@@ -62,7 +62,11 @@ def type_matches(t: SchemaType, x: Any, pointwise: bool = False) -> bool:
     if b == "bool":
         return isinstance(x, (bool, np.bool_))
     if b == "Scalar":
-        return isinstance(x, _NUMBER_TYPES) or (isinstance(x, TENSOR_TYPE[0]) and x.numel() == 1)
+        # a tensor passes as a number only 0-dim and without grad, as in PyTorch's parser:
+        # else ``xlogy(t0, 0.5)`` bound ``xlogy.Scalar_Self`` and lost ``t0``'s gradient
+        return isinstance(x, _NUMBER_TYPES) or (
+            isinstance(x, TENSOR_TYPE[0]) and x.ndim == 0 and not x.requires_grad
+        )
     if b == "str":
         return isinstance(x, str)
     if b == "ScalarType":

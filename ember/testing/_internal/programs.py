@@ -851,7 +851,8 @@ def ternary(b: Builder) -> None:
         b.emit(kind, [x, y, z], f"{o} = torch.{kind}({x}, {y}, {den}{value})")
     else:
         z = _broadcastable(b, y)
-        b.emit("clamp", [x, y, z], f"{o} = {x}.clamp({y}, {y} + {z}.abs())", kinks=True)
+        fn = b.choice(["clamp", "clip"])
+        b.emit(fn, [x, y, z], f"{o} = {x}.{fn}({y}, {y} + {z}.abs())", kinks=True)
 
 
 def reduction(b: Builder) -> None:
@@ -1161,6 +1162,11 @@ _INPLACE = [
     ("lerp_", "{v}.lerp_({y}, 0.25)", False),
     ("floor_", "{v}.floor_()", False),
     ("setitem", "{v}[...] = {s}", False),
+    ("clip_", "{v}.clip_(-0.5, 1)", True),
+    ("exp2_", "{v}.exp2_()", False),
+    ("erfc_", "{v}.erfc_()", False),
+    ("sinc_", "{v}.sinc_()", False),
+    ("xlogy_", "{v}.xlogy_({y}.square() + 0.5)", False),
 ]
 
 
@@ -1940,6 +1946,10 @@ def selection(b: Builder) -> None:
         raise _Skip()
     d = b.dim(x)
     size = shape[d]
+    if size == 0:
+        # every index is out of range: PyTorch's index_add skips the check on an empty dim
+        # (and its index_copy_ and index_fill_ fail in setStorage), ember raises for all
+        raise _Skip()
     if kind == "index_copy":
         idx = b.new_input(
             [b.integer(0, size)], "int64", low=0, high=max(size, 1), unique_along=0, layout=False
