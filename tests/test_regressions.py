@@ -679,3 +679,44 @@ def test_an_index_into_an_empty_dim_is_out_of_range(call: Callable[..., Any]) ->
     # (docs/testing.md)
     with pytest.raises((IndexError, RuntimeError), match="out of"):
         call(ember.zeros(0, 3), ember.tensor([0]))
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("dtype", "alpha"), [("uint8", -2), ("uint8", -1), ("int8", 2), ("int64", -3)]
+)
+def test_index_add_of_an_integer_alpha_wraps_into_the_dtype(dtype: str, alpha: int) -> None:
+    # Found by the random programs: index_add on uint8 with alpha=-2 raised NumPy's
+    # OverflowError; PyTorch casts alpha into the dtype (-2 is 254) and wraps the products
+    results = []
+    for m in (torch, ember):
+        dt = getattr(m, dtype)
+        x = m.tensor([1, 2, 3], dtype=dt)
+        src = m.tensor([3, 100], dtype=dt)
+        results.append(x.index_add(0, m.tensor([0, 0]), src, alpha=alpha).tolist())
+    assert results[1] == results[0]
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (([1.0], "float32"), (2.0, "float64")),
+        (([1], "int64"), (2.0, "float32")),
+        ((1, "int64"), (2.0, "float64")),
+        (([1], "uint8"), (-2, "int64")),
+        (([[True]], "bool"), (2, "int64")),
+    ],
+)
+def test_block_diag_promotes_a_0dim_input_as_pytorch(a: Any, b: Any) -> None:
+    # Found by the random programs: block_diag promoted its inputs pairwise, so a float64
+    # 0-dim input made a float32 matrix float64; PyTorch's result type ranks 0-dim inputs
+    # below the others of their category
+    dts = []
+    for m in (torch, ember):
+        t1, t2 = (m.tensor(v, dtype=getattr(m, d)) for v, d in (a, b))
+        dts.append(str(m.block_diag(t1, t2).dtype).split(".")[-1])
+        if m is ember:
+            meta = m.block_diag(t1.to("meta"), t2.to("meta"))
+            assert str(meta.dtype).split(".")[-1] == dts[0]
+    assert dts[1] == dts[0]

@@ -191,7 +191,8 @@ def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: An
     src = source._data
     if alpha != 1:
         a = alpha if out.dtype.kind in "fc" else int(alpha)
-        src = src * np.asarray(a, out.dtype)
+        # an integer alpha wraps into the dtype, as PyTorch's cast (-2 is 254 in uint8)
+        src = src * np.asarray(a).astype(out.dtype)
     if out.ndim == 0:
         out[...] += src.reshape(())
         return
