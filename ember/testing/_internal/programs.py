@@ -13,7 +13,8 @@ a failure prints, so a report can be pasted after ``import ember as torch``:
 ``torch``), on any device, so the lazy device can check itself against eager with the same
 programs. The hypothesis strategy :func:`programs` builds programs of 5 to 15 steps over a
 vocabulary of pointwise ops, reductions, views, in-place writes through views, indexing,
-matmul and einsum, ``nn.functional``, casts and mixed dtypes.
+matmul and einsum, ``nn.functional``, casts and mixed dtypes, special functions, order
+statistics, shape and selection ops, contractions and counting ops (``docs/testing.md``).
 
 NOTE [stable steps]: an op whose result jumps at a threshold (floor, comparisons, argmax,
 fmod, a cast to int) or whose derivative jumps at a kink (relu, abs, max) would make two
@@ -1915,7 +1916,7 @@ def selection(b: Builder) -> None:
         d = b.dim(x)
         ishape = [b.choice([1, s]) for s in shape]
         ishape[d] = b.integer(0, 3)
-        idx = b.new_input(ishape, "int64", low=-shape[d], high=shape[d])
+        idx = b.new_input(ishape, "int64", low=0, high=shape[d])  # gather's: no negatives
         b.emit("take_along_dim", [x], f"{o} = {_call(b, 'take_along_dim', x, f'{idx}, {d}')}")
         return
     if kind == "masked_scatter":
