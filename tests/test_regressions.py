@@ -720,3 +720,17 @@ def test_block_diag_promotes_a_0dim_input_as_pytorch(a: Any, b: Any) -> None:
             meta = m.block_diag(t1.to("meta"), t2.to("meta"))
             assert str(meta.dtype).split(".")[-1] == dts[0]
     assert dts[1] == dts[0]
+
+
+@requires_torch
+def test_layer_norm_of_a_transposed_input_is_contiguous() -> None:
+    # Found by the random programs: NumPy laid layer_norm's result out in a transposed
+    # input's order, so a later .view(-1) failed; PyTorch's is contiguous (as the Meta rule)
+    for m in (torch, ember):
+        x = m.arange(6.0).reshape(3, 2).t().requires_grad_()
+        w = m.ones(3, requires_grad=True)
+        y = m.nn.functional.layer_norm(x, [3], w, w)
+        assert y.is_contiguous()
+        assert y.clone().view(-1).shape == (6,)
+        y.backward(m.ones(3, 2).t())
+        assert x.grad is not None

@@ -1631,15 +1631,26 @@ def special(b: Builder) -> None:
 
 def order(b: Builder) -> None:
     """Order statistics: ``median`` and ``nanmedian`` (whole and along a dim), ``mode``,
-    ``kthvalue`` and ``quantile`` (scalar or tensor q, each interpolation). Ties make the
-    index (and with it the gradient) unspecified: on floats the stability test drops them
-    (a nudge moves tied elements apart); on integers only the values are compared."""
-    kind = b.choice(["median", "median_dim", "nanmedian", "mode", "kthvalue", "quantile"])
-    x = b.pick(_nonempty) if kind != "quantile" else b.pick(_is_float, _nonempty)
+    ``kthvalue``, ``quantile`` and ``nanquantile`` (scalar or tensor q, each interpolation).
+    Ties make the index (and with it the gradient) unspecified: on floats the stability test
+    drops them (a nudge moves tied elements apart); on integers only the values are
+    compared."""
+    kind = b.choice(
+        ["median", "median_dim", "nanmedian", "mode", "kthvalue", "quantile", "nanquantile"]
+    )
+    floats_only = kind in ("quantile", "nanquantile")
+    x = b.pick(_is_float, _nonempty) if floats_only else b.pick(_nonempty)
     t = b.t(x)
     if _dtype_name(t.dtype) == "bool":
         raise _Skip()
     is_float = t.is_floating_point()
+    if is_float:
+        values = t.detach().numpy()
+        if np.unique(values).size < values.size:
+            # which of tied floats is picked (the index, and the element the gradient goes
+            # to) is unspecified; the nudge does not always reveal it: the middle of three
+            # tied elements stays the middle when the nudge is reversed
+            raise _Skip()
     outs = b.outputs(2)
     o = outs[0]
     keep = b.flag()
@@ -1678,7 +1689,11 @@ def order(b: Builder) -> None:
         interp = b.choice(["linear", "lower", "higher", "nearest", "midpoint", ""])
         if interp:
             rest += f", interpolation={interp!r}"
-        b.emit("quantile", [x], f"{o} = {_call(b, 'quantile', x, rest)}", kinks=True)
+        if kind == "nanquantile":
+            src = f"{x}.masked_fill({x} > 1, float('nan'))"
+            b.emit(kind, [x], f"{o} = torch.nanquantile({src}, {rest})", kinks=True)
+        else:
+            b.emit(kind, [x], f"{o} = {_call(b, 'quantile', x, rest)}", kinks=True)
         return
     if is_float:
         b.emit(kind, [x], f"{outs[0]}, {outs[1]} = {call}", 2, kinks=True)
@@ -2067,9 +2082,9 @@ def contraction(b: Builder) -> None:
 
 def counting(b: Builder) -> None:
     """Integer-valued ops: ``bincount`` (weights, minlength), ``histc``, ``searchsorted``
-    and ``bucketize`` (left and right, int32 results, a sorter) and ``unique`` (sorted
-    values with their inverse and counts). Floats on a boundary are threshold steps the
-    stability test drops."""
+    and ``bucketize`` (left and right, int32 results, a sorter), ``unique`` (sorted
+    values with their inverse and counts) and ``unique_consecutive``. Floats on a boundary
+    are threshold steps the stability test drops."""
     kind = b.choice(["bincount", "histc", "searchsorted", "bucketize", "unique"])
     outs = b.outputs(3)
     o = outs[0]
@@ -2115,7 +2130,7 @@ def counting(b: Builder) -> None:
         b.emit(kind, [x, v], code)
     else:
         x = b.pick()
-        form = b.choice(["values", "counts", "inverse", "all", "dim"])
+        form = b.choice(["values", "counts", "inverse", "all", "dim", "consecutive"])
         if form == "values":
             code = f"{o} = {_call(b, 'unique', x)}"
             b.emit("unique", [x], code)
@@ -2131,6 +2146,11 @@ def counting(b: Builder) -> None:
                 f"torch.unique({x}, return_inverse=True, return_counts=True)"
             )
             b.emit("unique", [x], code, 3)
+        elif form == "consecutive":
+            code = f"{outs[0]}, {outs[1]} = torch.unique_consecutive({x}, return_counts=True)"
+            if b.t(x).dim() and b.flag():
+                code = code.replace("=True)", f"=True, dim={b.dim(x)})")
+            b.emit("unique_consecutive", [x], code, 2)
         else:
             if b.t(x).dim() == 0:
                 raise _Skip()
