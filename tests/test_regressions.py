@@ -734,3 +734,27 @@ def test_layer_norm_of_a_transposed_input_is_contiguous() -> None:
         assert y.clone().view(-1).shape == (6,)
         y.backward(m.ones(3, 2).t())
         assert x.grad is not None
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.roll(1, 0),
+        lambda m, x: x.roll((1, -1), (0, 2)),
+        lambda m, x: m.roll(x, 2),
+        lambda m, x: x.index_add(1, m.tensor([0]), m.ones(4, 1, 3)),
+        lambda m, x: x.index_copy(1, m.tensor([1]), m.ones(4, 1, 3)),
+        lambda m, x: x.index_fill(1, m.tensor([0]), 1.0),
+        lambda m, x: x.flip(0),
+    ],
+)
+def test_roll_and_index_add_results_are_laid_out_as_pytorch(call: Callable[..., Any]) -> None:
+    # roll, index_add and index_copy give a new contiguous tensor in PyTorch, whatever the
+    # input's strides (ember kept a permuted input's layout, so a later .view() could fail
+    # where PyTorch's works); flip and index_fill keep the input's layout in both
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected = call(torch, torch.from_numpy(base).permute(2, 0, 1)).stride()
+    x = ember.from_numpy(base).permute(2, 0, 1)
+    assert call(ember, x).stride() == expected
+    assert call(ember, x.to("meta")).stride() == expected

@@ -391,7 +391,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     d = self._data
     sh, axes = roll_args(d.ndim, shifts, dims)
-    out = empty_like(self)
+    out = np.empty(d.shape, d.dtype)  # contiguous, as PyTorch's (flip keeps the layout)
     if d.ndim == 0 or d.size == 0:
         _copyto(out, d)
     elif not axes:

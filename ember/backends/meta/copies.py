@@ -581,7 +581,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 @impl(aten.roll.default, Meta)
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     roll_args(self._data.ndim, shifts, dims)
-    return meta_like(self, op="roll")
+    return meta_new(tuple(self.shape), self._data.dtype)  # contiguous, as PyTorch's
 
 
 @impl(aten.repeat.default, Meta)
