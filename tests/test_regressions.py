@@ -758,3 +758,19 @@ def test_roll_and_index_add_results_are_laid_out_as_pytorch(call: Callable[..., 
     x = ember.from_numpy(base).permute(2, 0, 1)
     assert call(ember, x).stride() == expected
     assert call(ember, x.to("meta")).stride() == expected
+
+
+@requires_torch
+@pytest.mark.parametrize("perm", [(0, 1, 2), (2, 0, 1)])
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3])
+def test_rot90_is_laid_out_as_pytorch(perm: tuple[int, ...], k: int) -> None:
+    # PyTorch's rot90 is a flip (laid out as the input) transposed for odd k, a contiguous
+    # copy for k = 0; ember's was always contiguous, so .view() could work where PyTorch's
+    # fails, or fail where it works
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected = torch.from_numpy(base).permute(*perm).rot90(k, [0, 2])
+    x = ember.from_numpy(base).permute(*perm)
+    got = x.rot90(k, [0, 2])
+    assert got.stride() == expected.stride()
+    assert x.to("meta").rot90(k, [0, 2]).stride() == expected.stride()
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
