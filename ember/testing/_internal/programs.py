@@ -1302,6 +1302,8 @@ def linalg(b: Builder) -> None:
         dt2 = b.choice(FLOATS)  # type promotion where the op allows it
     else:
         dt2 = dt
+    if t.numel() == 0:
+        dt2 = dt  # PyTorch's einsum skips its dtype check for an empty operand (ember's not)
     [o] = b.outputs()
     k = shape[-1] if shape else 1
     if kind in ("matmul", "@"):
@@ -2017,6 +2019,8 @@ def contraction(b: Builder) -> None:
     n = len(shape)
     dt = _dtype_name(t.dtype)
     dt2 = b.choice(FLOATS) if b.integer(0, 4) == 0 else dt
+    if t.numel() == 0:
+        dt2 = dt  # PyTorch's einsum skips its dtype check for an empty operand (ember's not)
     [o] = b.outputs()
     if kind == "tensordot":
         k = b.integer(0, min(n, 2))
