@@ -601,3 +601,207 @@ def test_library_define_and_impl_return_what_pytorchs_do() -> None:
         finally:
             lib._destroy()
     assert results[0] == results[1] == (("f", "f"), None)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("seq_shape", "val_shape"),
+    [((1, 1), (1, 0)), ((2, 0), (2, 3)), ((2, 0), (2, 0)), ((0, 3), (0, 2)), ((3,), (0, 2))],
+)
+def test_searchsorted_of_empty_rows(seq_shape: tuple[int, ...], val_shape: tuple[int, ...]) -> None:
+    # Found by the random programs: a batched search folded its values with
+    # reshape(-1, 0), which NumPy cannot resolve for an empty row; rows are counted now
+    results = []
+    for m in (torch, ember):
+        seq = m.arange(float(math.prod(seq_shape))).reshape(seq_shape)
+        r = m.searchsorted(seq, m.ones(val_shape), right=True)
+        results.append((tuple(r.shape), r.numpy().tolist()))
+    assert results[1] == results[0]
+
+
+def test_block_diag_gradient_of_a_block_after_an_empty_vector() -> None:
+    # PyTorch 2.13 gets this one wrong (found by the random programs): its forward gives a
+    # 1-D empty input a row of its own, as ember, but its backward does not, so the next
+    # block's gradient is read from the row above it; ember's is the block's own gradient
+    # (docs/testing.md)
+    a = ember.tensor([]).requires_grad_()
+    b = ember.tensor([1.0, 2.0, 3.0]).requires_grad_()
+    y = ember.block_diag(a, b)
+    assert y.tolist() == [[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]
+    g = ember.arange(6.0).reshape(2, 3)
+    y.backward(g)
+    assert b.grad.tolist() == [3.0, 4.0, 5.0]
+    assert a.grad.shape == (0,)
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_along_an_expanded_dim(fn: str) -> None:
+    # PyTorch 2.13 gets this one wrong (found by the random programs): its median along a
+    # dim of stride 0 reads garbage ([0, 3, 343680612] here); ember's is the median of the
+    # rows, as of the same tensor made contiguous (docs/testing.md)
+    x = ember.tensor([0, -4, 3], dtype=ember.int32).expand(3, 3)
+    assert getattr(x, fn)(0).values.tolist() == [0, -4, 3]
+    y = ember.tensor([[0.5], [-4.0], [3.0]]).expand(3, 4).t()
+    assert getattr(y, fn)(0, keepdim=True).values.tolist() == [[0.5, -4.0, 3.0]]
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, t: m.xlogy(t, 0.5),
+        lambda m, t: m.xlogy(2.0, t),
+        lambda m, t: m.special.xlogy(t, 3),
+        lambda m, t: m.special.xlog1py(t, 0.5),
+        lambda m, t: m.special.xlog1py(2.0, t),
+        lambda m, t: t.xlogy(2.0),
+    ],
+)
+def test_a_0dim_tensor_that_requires_grad_binds_as_a_tensor(call: Callable[..., Any]) -> None:
+    # Found by the random programs: a 0-dim tensor filled a Scalar parameter even when it
+    # required grad, so xlogy(t, 0.5) bound xlogy.Scalar_Self and the result lost t's
+    # gradient; PyTorch's parser takes a tensor as a number only 0-dim and without grad
+    grads = []
+    for m in (torch, ember):
+        t = m.tensor(0.071, requires_grad=True)
+        r = call(m, t)
+        assert r.requires_grad
+        r.backward()
+        grads.append(t.grad.item())
+    assert grads[1] == pytest.approx(grads[0], rel=1e-6)
+
+
+@requires_torch
+@pytest.mark.parametrize("alpha", [[2.0], [[2.0]]])
+def test_a_tensor_of_one_element_is_not_a_scalar_argument(alpha: list[Any]) -> None:
+    # add's alpha is a Scalar: PyTorch takes only a 0-dim tensor (without grad) there
+    for m in (torch, ember):
+        x = m.tensor([1.0, 2.0])
+        with pytest.raises(TypeError):
+            m.add(x, x, alpha=m.tensor(alpha))
+    x = ember.tensor([1.0, 2.0])
+    assert ember.add(x, x, alpha=ember.tensor(2.0)).tolist() == [3.0, 6.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, i: x.index_add(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_add_(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_copy_(0, i, ember.ones(1, 3)),
+        lambda x, i: x.index_fill_(0, i, 1.0),
+    ],
+)
+def test_an_index_into_an_empty_dim_is_out_of_range(call: Callable[..., Any]) -> None:
+    # PyTorch 2.13 does not check (found by the random programs): its index_add of index 0
+    # into a dim of size 0 returns the empty tensor, its index_copy_ and index_fill_ fail
+    # in setStorage; ember says the index is out of range, as for any other size
+    # (docs/testing.md)
+    with pytest.raises((IndexError, RuntimeError), match="out of"):
+        call(ember.zeros(0, 3), ember.tensor([0]))
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("dtype", "alpha"), [("uint8", -2), ("uint8", -1), ("int8", 2), ("int64", -3)]
+)
+def test_index_add_of_an_integer_alpha_wraps_into_the_dtype(dtype: str, alpha: int) -> None:
+    # Found by the random programs: index_add on uint8 with alpha=-2 raised NumPy's
+    # OverflowError; PyTorch casts alpha into the dtype (-2 is 254) and wraps the products
+    results = []
+    for m in (torch, ember):
+        dt = getattr(m, dtype)
+        x = m.tensor([1, 2, 3], dtype=dt)
+        src = m.tensor([3, 100], dtype=dt)
+        results.append(x.index_add(0, m.tensor([0, 0]), src, alpha=alpha).tolist())
+    assert results[1] == results[0]
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (([1.0], "float32"), (2.0, "float64")),
+        (([1], "int64"), (2.0, "float32")),
+        ((1, "int64"), (2.0, "float64")),
+        (([1], "uint8"), (-2, "int64")),
+        (([[True]], "bool"), (2, "int64")),
+    ],
+)
+def test_block_diag_promotes_a_0dim_input_as_pytorch(a: Any, b: Any) -> None:
+    # Found by the random programs: block_diag promoted its inputs pairwise, so a float64
+    # 0-dim input made a float32 matrix float64; PyTorch's result type ranks 0-dim inputs
+    # below the others of their category
+    dts = []
+    for m in (torch, ember):
+        t1, t2 = (m.tensor(v, dtype=getattr(m, d)) for v, d in (a, b))
+        dts.append(str(m.block_diag(t1, t2).dtype).split(".")[-1])
+        if m is ember:
+            meta = m.block_diag(t1.to("meta"), t2.to("meta"))
+            assert str(meta.dtype).split(".")[-1] == dts[0]
+    assert dts[1] == dts[0]
+
+
+@requires_torch
+def test_layer_norm_of_a_transposed_input_is_contiguous() -> None:
+    # Found by the random programs: NumPy laid layer_norm's result out in a transposed
+    # input's order, so a later .view(-1) failed; PyTorch's is contiguous (as the Meta rule)
+    for m in (torch, ember):
+        x = m.arange(6.0).reshape(3, 2).t().requires_grad_()
+        w = m.ones(3, requires_grad=True)
+        y = m.nn.functional.layer_norm(x, [3], w, w)
+        assert y.is_contiguous()
+        assert y.clone().view(-1).shape == (6,)
+        y.backward(m.ones(3, 2).t())
+        assert x.grad is not None
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: x.roll(1, 0),
+        lambda m, x: x.roll((1, -1), (0, 2)),
+        lambda m, x: m.roll(x, 2),
+        lambda m, x: x.index_add(1, m.tensor([0]), m.ones(4, 1, 3)),
+        lambda m, x: x.index_copy(1, m.tensor([1]), m.ones(4, 1, 3)),
+        lambda m, x: x.index_fill(1, m.tensor([0]), 1.0),
+        lambda m, x: x.flip(0),
+    ],
+)
+def test_roll_and_index_add_results_are_laid_out_as_pytorch(call: Callable[..., Any]) -> None:
+    # roll, index_add and index_copy give a new contiguous tensor in PyTorch, whatever the
+    # input's strides (ember kept a permuted input's layout, so a later .view() could fail
+    # where PyTorch's works); flip and index_fill keep the input's layout in both
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected = call(torch, torch.from_numpy(base).permute(2, 0, 1)).stride()
+    x = ember.from_numpy(base).permute(2, 0, 1)
+    assert call(ember, x).stride() == expected
+    assert call(ember, x.to("meta")).stride() == expected
+
+
+@requires_torch
+@pytest.mark.parametrize("perm", [(0, 1, 2), (2, 0, 1)])
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3])
+def test_rot90_is_laid_out_as_pytorch(perm: tuple[int, ...], k: int) -> None:
+    # PyTorch's rot90 is a flip (laid out as the input) transposed for odd k, a contiguous
+    # copy for k = 0; ember's was always contiguous, so .view() could work where PyTorch's
+    # fails, or fail where it works
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected = torch.from_numpy(base).permute(*perm).rot90(k, [0, 2])
+    x = ember.from_numpy(base).permute(*perm)
+    got = x.rot90(k, [0, 2])
+    assert got.stride() == expected.stride()
+    assert x.to("meta").rot90(k, [0, 2]).stride() == expected.stride()
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("rows", [0, 1])
+def test_einsum_of_two_float_dtypes_is_refused_empty_or_not(rows: int) -> None:
+    # PyTorch 2.13 returns float64 zeros for an empty float32 operand and a float64 one
+    # (found by the random programs) but refuses the same operands with a row; ember refuses
+    # both, as its contraction takes one dtype (docs/testing.md)
+    a = ember.zeros(rows, 2)
+    b = ember.ones(2, 2, dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+        ember.einsum("...ij,...jk->...ik", a, b)

@@ -36,8 +36,10 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, TENSOR_TYPE[0]) and x.ndim == 0 and not x.dtype.is_floating_point
 
 
-def type_matches(t: SchemaType, x: Any, pointwise: bool = False) -> bool:
-    """Whether ``x`` can be passed where the schema says ``t`` (PyTorch's arg-parser rules)."""
+def type_matches(t: SchemaType, x: Any, pointwise: bool = False, lenient: bool = False) -> bool:
+    """Whether ``x`` can be passed where the schema says ``t`` (PyTorch's arg-parser rules;
+    ``lenient``: a 0-dim tensor that requires grad passes as a Scalar too, the last resort
+    of ``resolve`` for ops ember has no Tensor overload of, such as ``_foreach_mul_``)."""
     if x is None:
         return t.optional
     if t.is_list:
@@ -62,7 +64,11 @@ def type_matches(t: SchemaType, x: Any, pointwise: bool = False) -> bool:
     if b == "bool":
         return isinstance(x, (bool, np.bool_))
     if b == "Scalar":
-        return isinstance(x, _NUMBER_TYPES) or (isinstance(x, TENSOR_TYPE[0]) and x.numel() == 1)
+        # a tensor passes as a number only 0-dim and without grad, as in PyTorch's parser:
+        # else ``xlogy(t0, 0.5)`` bound ``xlogy.Scalar_Self`` and lost ``t0``'s gradient
+        return isinstance(x, _NUMBER_TYPES) or (
+            isinstance(x, TENSOR_TYPE[0]) and x.ndim == 0 and (lenient or not x.requires_grad)
+        )
     if b == "str":
         return isinstance(x, str)
     if b == "ScalarType":
@@ -235,15 +241,17 @@ def _candidates(packet: OpOverloadPacket, nargs: int, names: tuple[str, ...]) ->
     return found
 
 
-def matches(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+def matches(
+    op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], lenient: bool = False
+) -> bool:
     schema = op._schema
     pointwise = numbers_as_tensors(op)
     for a, x in zip(schema.positional, args, strict=False):
-        if not type_matches(a.type, x, pointwise):
+        if not type_matches(a.type, x, pointwise, lenient):
             return False
     params = _param_names(schema)
     for name, x in kwargs.items():
-        if not type_matches(params[name].type, x, pointwise):
+        if not type_matches(params[name].type, x, pointwise, lenient):
             return False
     return True
 
@@ -255,9 +263,10 @@ def resolve(
     cands = _candidates(packet, len(args), tuple(kwargs))
     if len(cands) == 1 and not kwargs:
         return cands[0], args, kwargs
-    for op in cands:
-        if matches(op, args, kwargs):
-            return (op, *canonical(op, args, kwargs)) if kwargs else (op, args, kwargs)
+    for lenient in (False, True):
+        for op in cands:
+            if matches(op, args, kwargs, lenient):
+                return (op, *canonical(op, args, kwargs)) if kwargs else (op, args, kwargs)
     raise TypeError(invalid_arguments_message(packet, args, kwargs))
 
 

@@ -391,7 +391,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     d = self._data
     sh, axes = roll_args(d.ndim, shifts, dims)
-    out = empty_like(self)
+    out = np.empty(d.shape, d.dtype)  # contiguous, as PyTorch's (flip keeps the layout)
     if d.ndim == 0 or d.size == 0:
         _copyto(out, d)
     elif not axes:
@@ -576,7 +576,15 @@ def block_diag(tensors: list[Tensor]) -> Tensor:
 def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     d = self._data
     k, d0, d1 = rot90_plan(d.ndim, k, dims)
-    return wrap(np.array(np.rot90(d, k, (d0, d1)), order="C"))  # a copy, even for k=0
+    if k == 0:
+        return wrap(np.array(d, order="C"))  # a contiguous copy
+    # laid out as PyTorch's: a flip (which keeps the input's layout), transposed for odd k
+    out = empty_like(self, op="flip")
+    if k == 2:
+        _copyto(out, np.flip(d, (d0, d1)))
+        return wrap(out)
+    _copyto(out, np.flip(d, d1 if k == 1 else d0))
+    return wrap(np.swapaxes(out, d0, d1))
 
 
 @impl(aten.repeat_interleave.Tensor, CPU)

@@ -191,7 +191,8 @@ def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: An
     src = source._data
     if alpha != 1:
         a = alpha if out.dtype.kind in "fc" else int(alpha)
-        src = src * np.asarray(a, out.dtype)
+        # an integer alpha wraps into the dtype, as PyTorch's cast (-2 is 254 in uint8)
+        src = src * np.asarray(a).astype(out.dtype)
     if out.ndim == 0:
         out[...] += src.reshape(())
         return
@@ -234,6 +235,14 @@ def _copy_of(self: Tensor) -> np.ndarray:
     return out
 
 
+def _contiguous_copy_of(self: Tensor) -> np.ndarray:
+    """A contiguous copy: index_add's and index_copy's result, as PyTorch's (index_fill's
+    is a clone, laid out as ``self``)."""
+    out = np.empty(self._data.shape, self._data.dtype)
+    copy_into(out, self._data)
+    return out
+
+
 def _scalar_value(value: Any, op: str) -> Any:
     if isinstance(value, Tensor):
         if value.ndim != 0:
@@ -252,7 +261,7 @@ _LONG = (dtypes.int64,)
 @impl(aten.index_add.default, CPU)
 def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     d = index_along("index_add_", self, dim, index, source, _ADD_INDEX)
-    out = _copy_of(self)
+    out = _contiguous_copy_of(self)
     _index_add(out, d, index, source, alpha)
     return wrap(out)
 
@@ -268,7 +277,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 @impl(aten.index_copy.default, CPU)
 def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d = index_along("index_copy_", self, dim, index, source, _LONG)
-    out = _copy_of(self)
+    out = _contiguous_copy_of(self)
     _index_copy(out, d, index, source)
     return wrap(out)
 

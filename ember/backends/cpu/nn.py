@@ -516,7 +516,10 @@ def native_layer_norm(
             out += bias._data
     if dt is not x.dtype:
         out, mean, rstd = out.astype(dt), mean.astype(dt), rstd.astype(dt)
-    return wrap(out), wrap(as_array(mean)), wrap(as_array(rstd))
+    # contiguous, as PyTorch's and the Meta rule's (NumPy keeps a transposed input's order,
+    # so a later .view() failed; found by the random programs)
+    c = np.ascontiguousarray
+    return wrap(c(out)), wrap(c(as_array(mean))), wrap(c(as_array(rstd)))
 
 
 @impl(aten.native_layer_norm_backward.default, CPU)
@@ -541,7 +544,7 @@ def native_layer_norm_backward(
         gx = g * weight._data if weight is not None else g
         m1 = gx.mean(axis=axes, keepdims=True)
         m2 = (gx * xhat).mean(axis=axes, keepdims=True)
-        gi = wrap((r * (gx - m1 - xhat * m2)).astype(x.dtype, copy=False))
+        gi = wrap(np.ascontiguousarray((r * (gx - m1 - xhat * m2)).astype(x.dtype, copy=False)))
     if output_mask[1] and weight is not None:
         gw = wrap(as_array((g * xhat).sum(axis=lead)).astype(x.dtype, copy=False))
     if output_mask[2] and bias is not None:

@@ -7,6 +7,7 @@ the Meta rules. Which index a tied order statistic reports: NOTE [ties in order 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -324,8 +325,10 @@ def search(seq: np.ndarray, vals: np.ndarray, right: bool) -> np.ndarray:
             return np.searchsorted(seq, vals, side).astype(_I64, copy=False)
         flat = vals.reshape(1, -1)
         return _binary_search(seq[None], flat, right).reshape(vals.shape)
+    # rows by their explicit count: reshape(-1, 0) of an empty row is ambiguous
+    rows = math.prod(seq.shape[:-1])
     n = seq.shape[-1]
-    s2, v2 = seq.reshape(-1, n), vals.reshape(-1, vals.shape[-1])
+    s2, v2 = seq.reshape(rows, n), vals.reshape(rows, vals.shape[-1])
     if not _is_clean(s2):
         return _binary_search(s2, v2, right).reshape(vals.shape)
     # one search over every row at once: values become global ranks (equal values, equal

@@ -581,7 +581,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 @impl(aten.roll.default, Meta)
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     roll_args(self._data.ndim, shifts, dims)
-    return meta_like(self, op="roll")
+    return meta_new(tuple(self.shape), self._data.dtype)  # contiguous, as PyTorch's
 
 
 @impl(aten.repeat.default, Meta)
@@ -645,7 +645,15 @@ def block_diag(tensors: list[Tensor]) -> Tensor:
 @impl(aten.rot90.default, Meta)
 def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     k, d0, d1 = rot90_plan(self.ndim, k, dims)
-    return meta_new(rot90_shape(tuple(self.shape), k, d0, d1), self.dtype)
+    if k == 0:
+        return meta_new(tuple(self.shape), self.dtype)
+    flipped = meta_like(self, op="flip")  # laid out as the CPU kernel's
+    if k == 2:
+        return flipped
+    strides = list(flipped.stride())
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    shape = rot90_shape(tuple(self.shape), k, d0, d1)
+    return wrap_shape_only(ShapeOnlyArray(shape, self._data.dtype, tuple(strides)))
 
 
 @impl(aten.repeat_interleave.Tensor, Meta)

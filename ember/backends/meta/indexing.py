@@ -100,7 +100,9 @@ def _along(op: str, allowed: tuple[Any, ...], inplace: bool, with_source: bool) 
         if inplace:
             self._bump_version()
             return self
-        return meta_like(self, op=op)
+        if with_source:  # index_add and index_copy: a new contiguous tensor, as PyTorch's
+            return meta_new(tuple(self.shape), self.dtype)
+        return meta_like(self, op=op)  # index_fill: a clone of self
 
     return rule
 

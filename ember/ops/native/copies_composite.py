@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,11 +65,13 @@ def block_diag_plan(
                 f"{len(s)} dimensions"
             )
         mats.append((1, 1) if not s else (1, s[0]) if len(s) == 1 else (s[0], s[1]))
-    d = dtypes.float32 if not dts else dts[0]
-    for x in dts[1:]:
-        d = dtypes.promote_types(d, x)
     if not shapes:
         return [], (1, 0), dtypes.get_default_dtype()
+    # PyTorch's result type: a 0-dim input counts below the others of its category
+    # (float32 and a float64 scalar give float32)
+    d = dtypes.result_type_of(
+        [SimpleNamespace(dtype=x, ndim=len(s)) for s, x in zip(shapes, dts, strict=True)]
+    )
     return mats, (sum(m[0] for m in mats), sum(m[1] for m in mats)), d
 
 
