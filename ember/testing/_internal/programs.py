@@ -1684,7 +1684,7 @@ def order(b: Builder) -> None:
         q = b.choice(["0.5", "0.25", "0.0", "1.0", "0.9", "tensor", "tensor"])
         if q == "tensor":
             qs = sorted({b.choice([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]) for _ in range(3)})
-            q = f"torch.tensor({qs}, dtype={x}.dtype)"
+            q = f"torch.tensor({qs}, dtype={x}.dtype, device={x}.device)"
         rest = q
         if b.flag():
             rest += f", dim={d}{kd}"
