@@ -581,3 +581,21 @@ def test_batch_norm_gradients_of_a_strided_input_are_the_derivative() -> None:
     y2 = ember.nn.functional.batch_norm(x.contiguous(), None, None, None, b2, training=True)
     (y2 * g).sum().backward()
     np.testing.assert_allclose(b2.grad.numpy(), bias.grad.numpy(), rtol=1e-6)
+
+
+@requires_torch
+def test_circular_pad_refuses_to_wrap_a_cropped_dim_more_than_once() -> None:
+    # a random program padded a size-2 dim by (-1, 2), circularly: PyTorch's 5-d form
+    # copies overlapping slices (its 3-d form refuses the same pad); ember refuses every
+    # form, so the generator steers clear (docs/testing.md, docs/spatial.md)
+    for k in (1, 2, 3):
+        x = ember.arange(2.0).reshape((1, 1) + (1,) * (k - 1) + (2,))
+        with pytest.raises(RuntimeError, match="more than once"):
+            ember.nn.functional.pad(x, [-1, 2] + [0, 0] * (k - 1), mode="circular")
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.pad(torch.arange(2.0).reshape(1, 1, 2), [-1, 2], mode="circular")
+    # within one wrap, the same values as PyTorch
+    x = np.arange(8.0).reshape(1, 2, 4)
+    expected = torch.nn.functional.pad(torch.from_numpy(x), [-1, 3], mode="circular")
+    got = ember.nn.functional.pad(ember.from_numpy(x), [-1, 3], mode="circular")
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())

@@ -1921,7 +1921,13 @@ def spatial(b: Builder) -> None:
         for s in reversed(sides):
             hi = s - 1 if mode == "reflect" else (s if mode == "circular" else 2)
             lo = -1 if mode in ("constant", "circular") and s > 1 else 0
-            pads += [b.integer(lo, max(hi, 0)), b.integer(lo, max(hi, 0))]
+            left, right = b.integer(lo, max(hi, 0)), b.integer(lo, max(hi, 0))
+            kept = s + min(left, 0) + min(right, 0)
+            if mode == "circular" and max(left, right) > kept:
+                # wrapping a cropped dim more than once: PyTorch copies overlapping slices
+                # (its 3-d form refuses; ember's refuses every form, docs/spatial.md)
+                raise _Skip()
+            pads += [left, right]
         extra = f", mode={mode!r}" if mode != "constant" or b.flag() else ""
         if mode == "constant" and b.flag():
             extra += f", value={b.scalar('float')}"
