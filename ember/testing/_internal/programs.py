@@ -99,6 +99,10 @@ class Input:
         """The Python expression building this input (``torch`` the library)."""
         where = ", device=device" if device else ""
         grad = ".requires_grad_()" if self.requires_grad else ""
+        if self.data.size == 0 and self.data.ndim != 1:
+            # a nested empty list loses the shape: torch.tensor([]) is 1-d
+            shape = list(self.data.shape)
+            return f"torch.empty({shape}, dtype=torch.{self.dtype}{where}){self.layout}{grad}"
         literal = repr(self.data.tolist())
         return f"torch.tensor({literal}, dtype=torch.{self.dtype}{where}){self.layout}{grad}"
 
@@ -1534,15 +1538,18 @@ def cast(b: Builder) -> None:
 # nn.functional beyond the everyday ops, ember.linalg and ember.fft
 
 
-def _float_with(b: Builder, ndims: Sequence[int], side: int = 4) -> str:
+def _float_with(b: Builder, ndims: Sequence[int], side: int = 4, empty: bool = False) -> str:
     """A nonempty float value with one of ``ndims`` dims: an existing one (half the time,
-    when one fits) or a new input with small leading dims and sides up to ``side``."""
+    when one fits) or a new input with small leading dims and sides up to ``side`` (if
+    ``empty``, sometimes an empty batch: a leading 0 before the channel and spatial dims)."""
     fits = [n for n, v in b.values.items() if _is_float(v) and v.dim() in ndims and v.numel()]
     if fits and b.flag():
         return b.choice(fits)
     nd = b.choice(list(ndims))
     lead = max(nd - 2, 0) if nd > 2 else 0
     shape = [b.integer(1, 3) for _ in range(lead)] + [b.integer(1, side) for _ in range(nd - lead)]
+    if empty and nd >= 3 and b.integer(0, 7) == 0:
+        shape[0] = 0
     return b.new_input(shape, b.choice(["float32", "float32", "float64"]))
 
 
@@ -1554,9 +1561,13 @@ def _val(b: Builder, name: str) -> Any:
 
 
 def _like(b: Builder, x: str, **kwargs: Any) -> str:
-    """A new input of ``x``'s shape and dtype."""
+    """A new input of ``x``'s shape and dtype (one time in six the other float dtype: type
+    promotion where the op allows it)."""
     t = _val(b, x)
-    return b.new_input(tuple(t.shape), _dtype_name(t.dtype), **kwargs)
+    dt = _dtype_name(t.dtype)
+    if dt in FLOATS and b.integer(0, 5) == 0:
+        dt = FLOATS[1 - FLOATS.index(dt)]
+    return b.new_input(tuple(t.shape), dt, **kwargs)
 
 
 def _signs(b: Builder, shape: Sequence[int]) -> str:
@@ -1864,18 +1875,18 @@ def spatial(b: Builder) -> None:
     )
     [o, o2] = b.outputs(2)
     if kind in ("conv1d", "conv_transpose1d"):
-        _conv(b, kind, _float_with(b, (2, 3), 6))
+        _conv(b, kind, _float_with(b, (2, 3), 6, empty=True))
     elif kind in ("conv3d",):
-        _conv(b, kind, _float_with(b, (4, 5), 3))
+        _conv(b, kind, _float_with(b, (4, 5), 3, empty=True))
     elif kind == "conv_transpose2d":
-        _conv(b, kind, _float_with(b, (3, 4), 4))
+        _conv(b, kind, _float_with(b, (3, 4), 4, empty=True))
     elif kind in ("max_pool1d", "avg_pool1d"):
-        _pool(b, kind, _float_with(b, (2, 3), 6))
+        _pool(b, kind, _float_with(b, (2, 3), 6, empty=True))
     elif kind in ("max_pool2d", "avg_pool2d"):
-        _pool(b, kind, _float_with(b, (3, 4), 5))
+        _pool(b, kind, _float_with(b, (3, 4), 5, empty=True))
     elif kind.startswith("adaptive"):
         nd = int(kind[-2])
-        x = _float_with(b, (nd + 1, nd + 2), 6)
+        x = _float_with(b, (nd + 1, nd + 2), 6, empty=True)
         sizes = [b.integer(1, 4) for _ in range(nd)]
         size: Any = sizes[0] if nd == 1 or b.flag() else sizes
         if nd == 2 and b.integer(0, 3) == 0:
@@ -1915,7 +1926,7 @@ def spatial(b: Builder) -> None:
     elif kind == "pad":
         mode = b.choice(["constant", "reflect", "replicate", "circular"])
         k = b.integer(1, 3)
-        x = _float_with(b, (k + 1, k + 2), 4)
+        x = _float_with(b, (k + 1, k + 2), 4, empty=True)
         sides = _val(b, x).shape[-k:]
         pads = []
         for s in reversed(sides):
@@ -1934,7 +1945,7 @@ def spatial(b: Builder) -> None:
         b.emit("pad", [x], f"{o} = F.pad({x}, {pads}{extra})")
     elif kind == "interpolate":
         nd = b.choice([1, 2, 2, 3])
-        x = _float_with(b, (nd + 2,), 4 if nd < 3 else 3)
+        x = _float_with(b, (nd + 2,), 4 if nd < 3 else 3, empty=True)
         modes = {
             1: ["nearest", "linear", "area", "nearest-exact"],
             2: ["nearest", "bilinear", "bicubic", "area", "nearest-exact"],
@@ -1956,14 +1967,14 @@ def spatial(b: Builder) -> None:
         r = b.integer(1, 2)
         x = b.new_input(
             (b.integer(1, 2), b.integer(1, 2) * r * r, b.integer(1, 3), b.integer(1, 3)),
-            b.choice(FLOATS),
+            b.choice([*FLOATS, "int64", "bool"]),
         )
         b.emit(kind, [x], f"{o} = F.pixel_shuffle({x}, {r})")
     elif kind == "pixel_unshuffle":
         r = b.integer(1, 2)
         x = b.new_input(
             (b.integer(1, 2), b.integer(1, 2), b.integer(1, 2) * r, b.integer(1, 3) * r),
-            b.choice(FLOATS),
+            b.choice([*FLOATS, "int64", "bool"]),
         )
         b.emit(kind, [x], f"{o} = F.pixel_unshuffle({x}, {r})")
     elif kind in ("unfold", "fold"):
@@ -1973,7 +1984,7 @@ def spatial(b: Builder) -> None:
         opts += f", padding={pad}" if pad else ""
         opts += f", stride={stride}" if stride > 1 else ""
         if kind == "unfold":
-            x = _float_with(b, (3, 4), 4)
+            x = _float_with(b, (3, 4), 4, empty=True)
             b.emit(kind, [x], f"{o} = F.unfold({x}, {ks if b.flag() else ks[0]}{opts})")
             return
         out = [b.integer(1, 4), b.integer(1, 4)]
@@ -2227,13 +2238,14 @@ def fft(b: Builder) -> None:
         d = f", d={b.choice([0.5, 2.0, 0.1])}" if b.flag() else ""
         b.emit(kind, [], f"{o} = torch.fft.{kind}({b.integer(1, 6)}{d}{dt})")
         return
-    x = b.pick(_is_float, _nonempty, _ndim(1))
-    t = _val(b, x)
-    norm = b.choice(["", "", ", norm='ortho'", ", norm='forward'", ", norm='backward'"])
     if kind in ("fftshift", "ifftshift"):
+        x = b.pick(_ndim(1))
         dim = f", dim={b.dim(x) if b.flag() else b.dims(x)}" if b.flag() else ""
         b.emit(kind, [x], f"{o} = torch.fft.{kind}({x}{dim})")
         return
+    x = b.pick(_is_float, _nonempty, _ndim(1))
+    t = _val(b, x)
+    norm = b.choice(["", "", ", norm='ortho'", ", norm='forward'", ", norm='backward'"])
     # .imag.clone(): PyTorch's ifft of a real input is a conjugate view, whose .imag has the
     # negative bit set (and cannot be read by .numpy())
     part = b.choice([".abs()", ".real", ".imag.clone()"])
