@@ -599,3 +599,79 @@ def test_circular_pad_refuses_to_wrap_a_cropped_dim_more_than_once() -> None:
     expected = torch.nn.functional.pad(torch.from_numpy(x), [-1, 3], mode="circular")
     got = ember.nn.functional.pad(ember.from_numpy(x), [-1, 3], mode="circular")
     np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+# ------------------------------------------------------------- empty batches in nn kernels
+# A random program ran conv1d with groups=2 over an empty batch: its backward reshaped the
+# output gradient to (0, 2, 2, -1), which NumPy cannot infer for zero elements. The kernels
+# now spell out every size (conv, transposed conv, pools, group norm, grid sampling), and
+# batch_norm of an empty input is its copy, as PyTorch's (the native op refuses it).
+
+
+def _empty_case_grads(lib: Any, fn: Callable[..., Any], shapes: list[tuple[int, ...]]) -> Any:
+    xs = [
+        lib.tensor(np.random.default_rng(i).uniform(-1, 1, s), dtype=lib.float32).requires_grad_()
+        for i, s in enumerate(shapes)
+    ]
+    y = fn(lib, *xs)
+    y = y[0] if isinstance(y, tuple) else y
+    y.sum().backward()
+    return (
+        tuple(y.shape),
+        [tuple(x.grad.shape) for x in xs],
+        [float(x.grad.abs().sum()) for x in xs],
+    )
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("fn", "shapes"),
+    [
+        (
+            lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, padding=1, dilation=2, groups=2),
+            [(0, 6, 6), (4, 3, 1), (4,)],
+        ),
+        (lambda m, x, w: m.nn.functional.conv2d(x, w, groups=2), [(0, 4, 3, 3), (4, 2, 2, 2)]),
+        (lambda m, x, w: m.nn.functional.conv3d(x, w), [(0, 2, 3, 3, 3), (3, 2, 2, 2, 2)]),
+        (lambda m, x, w: m.nn.functional.conv_transpose1d(x, w, groups=2), [(0, 4, 5), (4, 3, 2)]),
+        (
+            lambda m, x, w: m.nn.functional.conv_transpose2d(x, w, stride=2),
+            [(0, 2, 3, 3), (2, 3, 2, 2)],
+        ),
+        (lambda m, x: m.nn.functional.max_pool1d(x, 2, return_indices=True), [(0, 2, 4)]),
+        (lambda m, x: m.nn.functional.max_pool3d(x, 2), [(0, 2, 4, 4, 4)]),
+        (lambda m, x: m.nn.functional.adaptive_max_pool2d(x, 2), [(0, 2, 4, 4)]),
+        (lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b), [(0, 4, 3), (4,), (4,)]),
+        (lambda m, x: m.nn.functional.instance_norm(x), [(0, 4, 3)]),
+        (
+            lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, training=True),
+            [(0, 4, 3), (4,), (4,)],
+        ),
+        (lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True), [(2, 0, 3)]),
+        (
+            lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
+            [(0, 2, 3, 3), (0, 2, 2, 2)],
+        ),
+        (
+            lambda m, x, g: m.nn.functional.grid_sample(x, g, mode="nearest", align_corners=True),
+            [(1, 0, 3, 3), (1, 2, 2, 2)],
+        ),
+        (
+            lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
+            [(0, 2, 3, 3, 3), (0, 2, 2, 2, 3)],
+        ),
+    ],
+)
+def test_nn_kernels_of_empty_batches_match_torch(
+    fn: Callable[..., Any], shapes: list[tuple[int, ...]]
+) -> None:
+    assert _empty_case_grads(ember, fn, shapes) == _empty_case_grads(torch, fn, shapes)
+
+
+def test_batch_norm_of_an_empty_batch_leaves_the_running_statistics() -> None:
+    rm, rv = ember.zeros(3), ember.ones(3)
+    out = ember.nn.functional.batch_norm(ember.zeros(0, 3, 2), rm, rv, training=True)
+    assert out.shape == (0, 3, 2)
+    assert rm.tolist() == [0.0] * 3 and rv.tolist() == [1.0] * 3
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        ember.nn.functional.batch_norm(ember.zeros(1, 3, 1), None, None, training=True)
