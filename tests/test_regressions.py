@@ -675,3 +675,40 @@ def test_batch_norm_of_an_empty_batch_leaves_the_running_statistics() -> None:
     assert rm.tolist() == [0.0] * 3 and rv.tolist() == [1.0] * 3
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         ember.nn.functional.batch_norm(ember.zeros(1, 3, 1), None, None, training=True)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    ("call", "shape"),
+    [
+        (lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, [1, 2]), (0, 2, 2)),
+        (lambda m, x: m.nn.functional.adaptive_max_pool2d(x, 2), (0, 2, 2)),
+        (lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 1), (0, 2)),
+        (lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 1), (0, 2)),
+        (lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, 1), (0, 2, 2, 2)),
+    ],
+)
+def test_adaptive_pools_take_an_unbatched_input_with_no_channels(
+    call: Callable[..., Any], shape: tuple[int, ...]
+) -> None:
+    # a random program's adaptive_avg_pool2d of a (0, 2, 2) input: PyTorch checks only the
+    # dims after the first, so an unbatched input may have no channels; ember refused it
+    shapes = []
+    for m in (ember, torch):
+        x = m.zeros(shape).requires_grad_()
+        y = call(m, x)
+        y.sum().backward()
+        shapes.append((tuple(y.shape), tuple(x.grad.shape)))
+    assert shapes[0] == shapes[1]
+
+
+@pytest.mark.parametrize("dim", [None, 0, -1])
+def test_vector_norm_of_order_zero_leaves_the_gradient_undefined(dim: Any) -> None:
+    # a count of nonzeros: PyTorch's backward gives no gradient (x.grad stays None), not
+    # zeros (found by a random program: ember's x.grad was 0.0)
+    x = ember.tensor([2.5, 0.0, -1.0]).requires_grad_()
+    ember.linalg.vector_norm(x, 0, dim=dim).backward()
+    assert x.grad is None
+    x = ember.tensor([2.5, 0.0, -1.0]).requires_grad_()
+    (ember.linalg.vector_norm(x, 0) + x.sum()).backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
