@@ -712,3 +712,15 @@ def test_vector_norm_of_order_zero_leaves_the_gradient_undefined(dim: Any) -> No
     x = ember.tensor([2.5, 0.0, -1.0]).requires_grad_()
     (ember.linalg.vector_norm(x, 0) + x.sum()).backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_convolution_of_an_unbatched_input_with_no_channels_has_the_weights_channels() -> None:
+    # PyTorch 2.13 gives conv1d of a (0, 2) input with a (2, 0, 1) weight the shape (0, 2);
+    # a sum over no input channels is zeros, one row per output channel, plus the bias
+    # (the random programs steer clear: docs/testing.md)
+    bias = ember.tensor([1.5, -2.0])
+    out = ember.nn.functional.conv1d(ember.zeros(0, 2), ember.zeros(2, 0, 1), bias)
+    assert out.shape == (2, 2)
+    assert out.tolist() == [[1.5, 1.5], [-2.0, -2.0]]
+    out = ember.nn.functional.conv2d(ember.zeros(0, 2, 2), ember.zeros(3, 0, 1, 1))
+    assert out.shape == (3, 2, 2) and not out.any()
