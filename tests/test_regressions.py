@@ -724,3 +724,26 @@ def test_convolution_of_an_unbatched_input_with_no_channels_has_the_weights_chan
     assert out.tolist() == [[1.5, 1.5], [-2.0, -2.0]]
     out = ember.nn.functional.conv2d(ember.zeros(0, 2, 2), ember.zeros(3, 0, 1, 1))
     assert out.shape == (3, 2, 2) and not out.any()
+
+
+@requires_torch
+def test_hardswish_gradient_at_its_kinks_is_pytorchs() -> None:
+    # found by a sweep of the activations after a random program's hardsigmoid: at -3 and 3
+    # ember's gradient was
+    # -0.5 and 1.5 (the middle piece's closed interval); PyTorch's is 0 and 1
+    values = [-3.5, -3.0, -1.0, 0.0, 2.0, 3.0, 3.5]
+    grads = []
+    for m in (ember, torch):
+        x = m.tensor(values, dtype=m.float64).requires_grad_()
+        m.nn.functional.hardswish(x).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+
+
+def test_hardsigmoid_gradient_in_float64_is_one_sixth() -> None:
+    # PyTorch 2.13's float64 gradient is 0.1666666716337204, float32's 1/6 (3e-8 off, past
+    # the float64 tolerance); ember's is 1/6 in float64, so the generator gives hardsigmoid
+    # only float32 inputs (docs/testing.md)
+    x = ember.tensor([0.822, -2.0], dtype=ember.float64).requires_grad_()
+    ember.nn.functional.hardsigmoid(x).sum().backward()
+    assert x.grad.tolist() == [1 / 6, 1 / 6]

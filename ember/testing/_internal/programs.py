@@ -1635,6 +1635,8 @@ def activation(b: Builder) -> None:
         b.emit("prelu", [x], f"{o} = F.prelu({x}, {w})", kinks=True)
         return
     name, template, kinks = _ACTIVATIONS[kind]
+    if name == "hardsigmoid" and _dtype_name(t.dtype) == "float64":
+        raise _Skip()  # PyTorch's float64 gradient is float32's 1/6 (tests/test_regressions.py)
     lo = b.choice([-1.0, -0.5, 0.0])
     code = template.format(
         x=x,
