@@ -729,8 +729,8 @@ def test_convolution_of_an_unbatched_input_with_no_channels_has_the_weights_chan
 @requires_torch
 def test_hardswish_gradient_at_its_kinks_is_pytorchs() -> None:
     # found by a sweep of the activations after a random program's hardsigmoid: at -3 and 3
-    # ember's gradient was
-    # -0.5 and 1.5 (the middle piece's closed interval); PyTorch's is 0 and 1
+    # ember's gradient was -0.5 and 1.5 (the middle piece's closed interval); PyTorch's is
+    # 0 and 1
     values = [-3.5, -3.0, -1.0, 0.0, 2.0, 3.0, 3.5]
     grads = []
     for m in (ember, torch):
