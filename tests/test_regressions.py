@@ -757,3 +757,23 @@ def test_transposed_convolution_checks_its_output_size_for_an_empty_batch_too() 
             ember.nn.functional.conv_transpose1d(
                 ember.zeros(n, 1, 2), ember.ones(1, 1, 1), padding=1
             )
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: m.zeros(3, 4).t(),
+        lambda m: m.zeros(3, 4, 5).permute(2, 0, 1),
+        lambda m: m.zeros(3, 4, 5)[:, ::2],
+        lambda m: m.zeros(2, 3, 4, 5).to(memory_format=m.channels_last),
+    ],
+)
+def test_roll_and_fftshift_are_laid_out_as_pytorch(make: Callable[[Any], Any]) -> None:
+    # a random program viewed fftshift's result of a transposed input: ember's roll kept the
+    # input's permuted layout, so .view(4) failed; PyTorch's is contiguous (channels-last
+    # for a channels-last input)
+    for call in (lambda m, x: m.roll(x, 1, 0), lambda m, x: m.fft.fftshift(x)):
+        expected = call(torch, make(torch)).stride()
+        assert call(ember, make(ember)).stride() == expected
+        assert call(ember, make(ember).to("meta")).stride() == expected
