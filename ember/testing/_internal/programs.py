@@ -2136,7 +2136,7 @@ def linalg_namespace(b: Builder) -> None:
             # an explicit driver: PyTorch's default, gelsy, varies in the last bit from run to
             # run (so the builder's repeat run would drop the step at random)
             drv = b.choice(["gels", "gelsd", "gelss"])
-            well = f"{a} + {n} * torch.eye({m}, {n}, dtype={a}.dtype)"
+            well = f"{a} + {n} * torch.eye({m}, {n}, dtype={a}.dtype, device={a}.device)"
             code = f"torch.linalg.lstsq({well}, {rhs}, driver={drv!r})"
             b.emit(kind, [a], f"{o} = {code}.solution")
             return
@@ -2186,7 +2186,7 @@ def linalg_namespace(b: Builder) -> None:
         return
     a = _square(b)
     n = _val(b, a).shape[-1]
-    eye = f"torch.eye({n}, dtype={a}.dtype)"
+    eye = f"torch.eye({n}, dtype={a}.dtype, device={a}.device)"
     inv = f"({a} + {3 * n} * {eye})"
     spd = f"({a} @ {a}.mT + {n} * {eye})"
     if kind == "inv":
