@@ -726,8 +726,8 @@ def _vector_norm(
     p = float(ord)
     gu = unreduce(g, self.shape, dim, keepdim)
     r = unreduce(result, self.shape, dim, keepdim)
-    if p == 0:
-        return (E.zeros_like(self),)
+    if p == 0:  # a count of nonzeros: PyTorch's gradient is undefined (None), not zeros
+        return (None,)
     if p == 1:
         return (gu * _sgn(self),)
     if math.isinf(p):  # shared equally by the elements whose magnitude is the norm (or NaN)

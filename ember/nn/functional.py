@@ -169,7 +169,8 @@ def batch_norm(
     """
     if training:
         size = list(input.shape)
-        if input.ndim < 2 or math.prod(size) // size[1] <= 1:
+        # values per channel, as PyTorch counts them: an empty batch has none and is fine
+        if input.ndim < 2 or math.prod(size[:1] + size[2:]) == 1:
             raise ValueError(
                 f"batch_norm: Expected more than 1 value per channel when training, "
                 f"got input size {size}"

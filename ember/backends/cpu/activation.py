@@ -253,7 +253,8 @@ def hardtanh_backward(grad_output: Any, self: Any, min_val: Any, max_val: Any) -
 @impl(aten.hardswish_backward.default, CPU)
 def hardswish_backward(grad_output: Any, self: Any) -> Tensor:
     def fn(c: Any, g: Any, x: Any) -> Any:
-        return np.where(x < -3, 0, np.where(x <= 3, g * (x / 3 + 0.5), g))
+        # at the kinks as PyTorch: 0 at -3, g at 3 (its double backward's open interval)
+        return np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g))
 
     return _run("hardswish_backward.default", fn, (grad_output, self), (grad_output, self))
 

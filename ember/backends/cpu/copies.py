@@ -391,7 +391,9 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     d = self._data
     sh, axes = roll_args(d.ndim, shifts, dims)
-    out = np.empty(d.shape, d.dtype)  # contiguous, as PyTorch's (flip keeps the layout)
+    # laid out as PyTorch's: contiguous, or channels-last for a channels-last input (not a
+    # permuted input's layout: a view of fftshift's result failed; found by a random program)
+    out = empty_like(self, mf=suggest_memory_format(d.shape, self.stride()), op="roll")
     if d.ndim == 0 or d.size == 0:
         _copyto(out, d)
     elif not axes:

@@ -12,6 +12,7 @@ positions, never over elements. Pooling uses the same windows.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,8 +126,8 @@ def _transposed(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
     convolution])."""
     nb, c_in = x.shape[0], x.shape[1]
     sp = x.shape[2:]
-    wg = w.reshape(groups, c_in // groups, -1)  # (G, C_in/G, C_out/G * K)
-    xg = x.reshape(nb, groups, c_in // groups, -1)  # (N, G, C_in/G, L)
+    wg = w.reshape(groups, c_in // groups, math.prod(w.shape[1:]))  # (G, C_in/G, C_out/G * K)
+    xg = x.reshape(nb, groups, c_in // groups, math.prod(sp))  # (N, G, C_in/G, L)
     cols = np.matmul(wg.transpose(0, 2, 1), xg)  # (N, G, C_out/G * K, L)
     return cols.reshape(nb, w.shape[1] * groups, *w.shape[2:], *sp)
 
@@ -156,7 +157,8 @@ def convolution(
     else:
         cols = _columns(x, k, s, p, d, groups)
         o = w.shape[0]
-        out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(shape)
+        out = np.matmul(w.reshape(groups, o // groups, math.prod(w.shape[1:])), cols)
+        out = out.reshape(shape)
     if bias is not None:
         out += bias._data.reshape((shape[1],) + (1,) * len(k))
     return wrap(out)
@@ -232,17 +234,17 @@ def convolution_backward(
         if output_mask[0] or output_mask[1]:
             gcols = _columns(go, k, s, p, d, groups, in_sp)  # (N, G, C_out/G * K, L_in)
         if output_mask[0]:
-            wg = w.reshape(groups, c_in // groups, -1)
+            wg = w.reshape(groups, c_in // groups, math.prod(w.shape[1:]))
             gi = wrap(np.matmul(wg, gcols).reshape(x.shape))
         if output_mask[1]:
-            xg = x.reshape(nb, groups, c_in // groups, -1)
+            xg = x.reshape(nb, groups, c_in // groups, math.prod(in_sp))
             gw = wrap(_weight_grad(xg, gcols, groups).reshape(w.shape))
     else:
         o = go.shape[1]
         out_sp = go.shape[2:]
-        g3 = go.reshape(nb, groups, o // groups, -1)  # (N, G, O/G, L)
+        g3 = go.reshape(nb, groups, o // groups, math.prod(out_sp))  # (N, G, O/G, L)
         if output_mask[0]:
-            wg = w.reshape(groups, o // groups, -1)  # (G, O/G, K)
+            wg = w.reshape(groups, o // groups, math.prod(w.shape[1:]))  # (G, O/G, K)
             dcols = np.matmul(wg.transpose(0, 2, 1), g3)  # (N, G, K, L)
             dcols = dcols.reshape(nb, x.shape[1], *k, *out_sp)
             gi = wrap(np.ascontiguousarray(_col2im(dcols, x.shape, k, s, p, d, out_sp)))
@@ -312,7 +314,7 @@ def max_pool_nd(
     """Max pooling over the last ``n`` dims: values and flat spatial argmax indices."""
     x = batched(self._data, n)
     win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
-    flat = win.reshape(*win.shape[: 2 + n], -1)
+    flat = win.reshape(*win.shape[: 2 + n], math.prod(win.shape[2 + n :]))
     arg = argmax_last(flat)
     vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     offs = np.unravel_index(arg, tuple(k))
@@ -335,7 +337,8 @@ def scatter_indices(grad_output: Tensor, self: Tensor, indices: Tensor, n: int) 
     plane = int(np.prod(x.shape[-n:]))
     go = grad_output._data
     lead = int(np.prod(x.shape[:-n]))
-    flat_idx = indices._data.reshape(lead, -1) + (np.arange(lead) * plane)[:, None]
+    per_plane = math.prod(indices.shape[indices.ndim - n :])
+    flat_idx = indices._data.reshape(lead, per_plane) + (np.arange(lead) * plane)[:, None]
     res = np.bincount(flat_idx.ravel(), weights=go.reshape(-1), minlength=lead * plane)
     return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
 
@@ -581,7 +584,7 @@ def native_batch_norm(
         var = var64.astype(dt)
         invstd = (1.0 / np.sqrt(var64 + eps)).astype(dt, copy=False)
         xc = x - _channel(mean, x.ndim)
-        n = x.size // x.shape[1]
+        n = math.prod(x.shape[a] for a in axes)  # per channel (none: no channels)
         if running_mean is not None:
             rm = running_mean._data
             rm *= 1 - momentum

@@ -245,7 +245,7 @@ def _register_adaptive_max(n: int) -> None:
         outs = tuple(lead + 2 * i for i in range(n))
         ks = tuple(lead + 2 * i + 1 for i in range(n))
         win = win.transpose(*range(lead), *outs, *ks)
-        flat = win.reshape(*win.shape[: lead + n], -1)
+        flat = win.reshape(*win.shape[: lead + n], math.prod(win.shape[lead + n :]))
         arg = argmax_last(flat)
         vals = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
         offs = np.unravel_index(arg, tuple(p.shape[1] for p in positions))
@@ -290,7 +290,7 @@ def native_group_norm(
 ) -> tuple[Tensor, Tensor, Tensor]:
     check_group_norm(input, weight, bias, N, C, HxW, group)
     dt = input._data.dtype
-    x = input._data.reshape(N, group, -1)
+    x = input._data.reshape(N, group, C // group * HxW)
     with quiet_block():
         mean = x.mean(axis=-1, dtype=dt) if x.shape[-1] else np.full((N, group), np.nan, dt)
         xc = x - mean[..., None]
@@ -322,10 +322,13 @@ def native_group_norm_backward(
     g = grad_out._data.reshape(N, C, HxW)
     r = rstd._data.reshape(N, group, 1)
     with quiet_block():
-        xhat = (input._data.reshape(N, group, -1) - mean._data.reshape(N, group, 1)) * r
+        per_group = C // group * HxW
+        xhat = (input._data.reshape(N, group, per_group) - mean._data.reshape(N, group, 1)) * r
         gi = gw = gb = None
         if output_mask[0]:
-            a = (g * weight._data[:, None] if weight is not None else g).reshape(N, group, -1)
+            a = (g * weight._data[:, None] if weight is not None else g).reshape(
+                N, group, per_group
+            )
             m1 = a.mean(axis=-1, keepdims=True) if a.shape[-1] else 0
             m2 = (a * xhat).mean(axis=-1, keepdims=True) if a.shape[-1] else 0
             gi = wrap((r * (a - m1 - xhat * m2)).astype(dt, copy=False).reshape(input.shape))
@@ -631,7 +634,7 @@ def _grid_corners(
     spatial = input.shape[2:]
     g = grid._data
     out_sp = tuple(g.shape[1:-1])
-    flat = g.reshape(g.shape[0], -1, n)
+    flat = g.reshape(g.shape[0], math.prod(out_sp), n)
     coords, grads = [], []
     for d in range(n):  # grid's last entry is x, along the last spatial dim
         c, gr = _source(flat[..., n - 1 - d], spatial[d], padding_mode, align_corners)
@@ -661,7 +664,8 @@ def _grid_corners(
 def _rows(x: np.ndarray) -> np.ndarray:
     """``x`` ``(N, C, *spatial)`` channels-last: ``(N * prod(spatial), C)``, one row a pixel."""
     nb, c = x.shape[:2]
-    return np.ascontiguousarray(x.reshape(nb, c, -1).transpose(0, 2, 1)).reshape(-1, c)
+    plane = math.prod(x.shape[2:])
+    return np.ascontiguousarray(x.reshape(nb, c, plane).transpose(0, 2, 1)).reshape(nb * plane, c)
 
 
 def _gather_rows(x: np.ndarray, corners: list[Any]) -> np.ndarray:
@@ -715,7 +719,11 @@ def _register_grid_sampler(n: int) -> None:
         x = input._data
         nb, c = x.shape[:2]
         check_grad_output(grad_output, (nb, c, *grid.shape[1:-1]), f"{name}_backward")
-        go = grad_output._data.reshape(nb, c, -1)
+        if x.size == 0 or grid.numel() == 0:  # an empty batch, channels or output
+            gi = wrap(np.zeros(x.shape, x.dtype)) if output_mask[0] else None
+            gg = wrap(np.zeros(grid.shape, grid._data.dtype)) if output_mask[1] else None
+            return gi, gg
+        go = grad_output._data.reshape(nb, c, math.prod(grad_output.shape[2:]))
         plane = math.prod(x.shape[2:])
         gi = gg = None
         corners, _, grads, _ = _grid_corners(

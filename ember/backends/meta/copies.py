@@ -27,6 +27,7 @@ from ember._memory_format import (
     channels_last_strides,
     is_contiguous_for,
     result_strides,
+    suggest_memory_format,
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
@@ -581,7 +582,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 @impl(aten.roll.default, Meta)
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     roll_args(self._data.ndim, shifts, dims)
-    return meta_new(tuple(self.shape), self._data.dtype)  # contiguous, as PyTorch's
+    return meta_like(self, mf=suggest_memory_format(tuple(self.shape), strides_of(self)), op="roll")
 
 
 @impl(aten.repeat.default, Meta)

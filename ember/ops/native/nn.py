@@ -320,6 +320,11 @@ def check_native_batch_norm(
 ) -> int:
     """``check_batch_norm`` of the forward op; evaluation mode also needs the running stats."""
     c = check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+    if input.numel() == 0:  # batch_norm handles an empty input without this op
+        raise RuntimeError(
+            "native_batch_norm: input tensor must have at least one element, but got "
+            f"input_sizes = {list(input.shape)}"
+        )
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(
             "native_batch_norm: running_mean and running_var must be defined "
@@ -514,6 +519,18 @@ def batch_norm(
     eps: float,
     cudnn_enabled: bool,
 ) -> Tensor:
+    if input.numel() == 0:
+        # an empty batch (or no channels): the input's copy, scaled and shifted per channel,
+        # the running statistics untouched, as PyTorch's batch_norm (native_batch_norm
+        # refuses it; its statistics would be NaN)
+        check_batch_norm(input, (weight, bias, running_mean, running_var), training)
+        out = aten.clone.default(input)
+        per_channel = [input.shape[1], *[1] * (input.ndim - 2)]
+        if weight is not None:
+            out = aten.mul.Tensor(out, aten.view.default(weight, per_channel))
+        if bias is not None:
+            out = aten.add.Tensor(out, aten.view.default(bias, per_channel))
+        return out
     return aten.native_batch_norm.default(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )[0]

@@ -203,7 +203,7 @@ def adaptive_output(shape: Sequence[int], output_size: Sequence[int], n: int, op
         raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(shape)}")
     if len(output_size) != n:
         raise RuntimeError(f"{op}: output_size must be {n}, got {list(output_size)}")
-    for i in range(len(shape) - n - 1, len(shape)):
+    for i in range(1, len(shape)):  # as PyTorch: an unbatched input's dim 0 may be empty
         if shape[i] <= 0:
             raise RuntimeError(
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but "

@@ -100,6 +100,10 @@ class Input:
         """The Python expression building this input (``torch`` the library)."""
         where = ", device=device" if device else ""
         grad = ".requires_grad_()" if self.requires_grad else ""
+        if self.data.size == 0 and self.data.ndim != 1:
+            # a nested empty list loses the shape: torch.tensor([]) is 1-d
+            shape = list(self.data.shape)
+            return f"torch.empty({shape}, dtype=torch.{self.dtype}{where}){self.layout}{grad}"
         literal = repr(self.data.tolist())
         return f"torch.tensor({literal}, dtype=torch.{self.dtype}{where}){self.layout}{grad}"
 
@@ -2162,6 +2166,751 @@ def counting(b: Builder) -> None:
             b.emit("unique", [x], code, 2)
 
 
+# --------------------------------------------------------------------------------------------
+# nn.functional beyond the everyday ops, ember.linalg and ember.fft
+
+
+def _float_with(b: Builder, ndims: Sequence[int], side: int = 4, empty: bool = False) -> str:
+    """A nonempty float value with one of ``ndims`` dims: an existing one (half the time,
+    when one fits) or a new input with small leading dims and sides up to ``side`` (if
+    ``empty``, sometimes an empty batch: a leading 0 before the channel and spatial dims)."""
+    fits = [n for n, v in b.values.items() if _is_float(v) and v.dim() in ndims and v.numel()]
+    if fits and b.flag():
+        return b.choice(fits)
+    nd = b.choice(list(ndims))
+    lead = max(nd - 2, 0) if nd > 2 else 0
+    shape = [b.integer(1, 3) for _ in range(lead)] + [b.integer(1, side) for _ in range(nd - lead)]
+    if empty and nd == max(ndims) and b.integer(0, 7) == 0:
+        # only a batch: PyTorch's convolutions of an unbatched input with no channels give
+        # (0, L) where the output has the weight's channels
+        shape[0] = 0
+    return b.new_input(shape, b.choice(["float32", "float32", "float64"]))
+
+
+def _val(b: Builder, name: str) -> Any:
+    """The oracle's tensor for a value or a pending input."""
+    if name in b.values:
+        return b.values[name]
+    return next(p for p in b.pending if p.name == name).make(b.torch).detach()
+
+
+def _like(b: Builder, x: str, **kwargs: Any) -> str:
+    """A new input of ``x``'s shape and dtype (one time in six the other float dtype: type
+    promotion where the op allows it)."""
+    t = _val(b, x)
+    dt = _dtype_name(t.dtype)
+    if dt in FLOATS and b.integer(0, 5) == 0:
+        dt = FLOATS[1 - FLOATS.index(dt)]
+    return b.new_input(tuple(t.shape), dt, **kwargs)
+
+
+def _signs(b: Builder, shape: Sequence[int]) -> str:
+    """Code for a ±1 target of ``shape`` (integers, so the nudge leaves it alone)."""
+    return f"({b.new_input(shape, 'int64', low=0, high=2)} * 2 - 1)"
+
+
+def _reduction(b: Builder, extra: Sequence[str] = ()) -> str:
+    reduction = b.choice(["mean", "sum", "none", *extra])
+    return f", reduction={reduction!r}" if reduction != "mean" or b.flag() else ""
+
+
+# (name, template, kinks); {x} the input, {a} a positive parameter, {d} a dim
+_ACTIVATIONS = [
+    ("elu", "F.elu({x})", True),
+    ("elu", "F.elu({x}, alpha={a})", True),
+    ("elu", "F.elu({x}.clone(), {a}, inplace=True)", True),
+    ("selu", "F.selu({x})", True),
+    ("celu", "F.celu({x}, alpha={a})", True),
+    ("leaky_relu", "F.leaky_relu({x})", True),
+    ("leaky_relu", "F.leaky_relu({x}, {slope})", True),
+    ("leaky_relu", "F.leaky_relu({x}.clone(), negative_slope={slope}, inplace=True)", True),
+    ("softplus", "F.softplus({x})", True),
+    ("softplus", "F.softplus({x}, beta={beta}, threshold={thr})", True),
+    ("hardtanh", "F.hardtanh({x})", True),
+    ("hardtanh", "F.hardtanh({x}, {lo}, {hi})", True),
+    ("hardtanh", "F.hardtanh({x}.clone(), min_val={lo}, max_val={hi}, inplace=True)", True),
+    ("hardswish", "F.hardswish({x})", True),
+    ("hardsigmoid", "F.hardsigmoid({x})", True),
+    ("mish", "F.mish({x})", False),
+    ("silu", "F.silu({x}.clone(), inplace=True)", False),
+    ("gelu", "F.gelu({x}, approximate={approx!r})", False),
+    ("logsigmoid", "F.logsigmoid({x})", False),
+    ("softsign", "F.softsign({x})", False),
+    ("tanhshrink", "F.tanhshrink({x})", False),
+    ("relu6", "F.relu6({x})", True),
+    ("relu6", "F.relu6({x}.clone(), inplace=True)", True),
+    ("hardshrink", "F.hardshrink({x}, {a})", True),
+    ("softshrink", "F.softshrink({x}, {a})", True),
+    ("threshold", "F.threshold({x}, {lo}, {hi})", True),
+    ("softmin", "F.softmin({x}, dim={d})", False),
+    ("softmin", "F.softmin({x}, {d}, dtype=torch.float64)", False),
+]
+
+
+def activation(b: Builder) -> None:
+    """An ``nn.functional`` activation (parameters, in-place forms on a clone), ``glu`` and
+    ``prelu``; the ones with kinks or thresholds go through the stability test."""
+    x = b.pick(_is_float)
+    t = _val(b, x)
+    [o] = b.outputs()
+    kind = b.choice(range(len(_ACTIVATIONS) + 2))
+    if kind == len(_ACTIVATIONS):  # glu halves a dim of even size
+        even = [d for d in range(t.dim()) if t.shape[d] % 2 == 0 and t.shape[d] > 0]
+        if not even:
+            raise _Skip()
+        d = b.choice(even)
+        b.emit("glu", [x], f"{o} = F.glu({x}, {d - t.dim() if b.flag() else d})")
+        return
+    if kind == len(_ACTIVATIONS) + 1:  # prelu: one weight, or one per channel (dim 1)
+        c = t.shape[1] if t.dim() >= 2 else 1
+        w = b.new_input((b.choice([1, c]),), _dtype_name(t.dtype))
+        b.emit("prelu", [x], f"{o} = F.prelu({x}, {w})", kinks=True)
+        return
+    name, template, kinks = _ACTIVATIONS[kind]
+    if name == "hardsigmoid" and _dtype_name(t.dtype) == "float64":
+        raise _Skip()  # PyTorch's float64 gradient is float32's 1/6 (tests/test_regressions.py)
+    lo = b.choice([-1.0, -0.5, 0.0])
+    code = template.format(
+        x=x,
+        a=b.choice([1.0, 0.5, 2.0]),
+        slope=b.choice([0.01, 0.2, 1.5]),
+        beta=b.choice([0.5, 1.0, 2.0]),
+        thr=b.choice([1.0, 5.0, 20.0]),
+        lo=lo,
+        hi=lo + b.choice([1.0, 2.0]),
+        approx=b.choice(["none", "tanh"]),
+        d=b.dim(x),
+    )
+    b.emit(name, [x], f"{o} = {code}", kinks=kinks)
+
+
+def loss(b: Builder) -> None:
+    """The ``nn.functional`` losses beyond mse/l1/cross-entropy: every reduction, weights,
+    targets in their domains (probabilities, ±1, positive variances)."""
+    kind = b.choice(
+        [
+            "smooth_l1_loss",
+            "huber_loss",
+            "kl_div",
+            "binary_cross_entropy",
+            "cosine_embedding_loss",
+            "margin_ranking_loss",
+            "triplet_margin_loss",
+            "soft_margin_loss",
+            "poisson_nll_loss",
+            "gaussian_nll_loss",
+            "hinge_embedding_loss",
+            "normalize",
+            "cosine_similarity",
+            "pairwise_distance",
+        ]
+    )
+    [o] = b.outputs()
+    red = _reduction(b)
+    if kind in ("cosine_embedding_loss", "triplet_margin_loss", "pairwise_distance"):
+        x = _float_with(b, (1, 2))
+        t = _val(b, x)
+        shape = tuple(t.shape)
+        y = _like(b, x)
+        if kind == "cosine_embedding_loss":
+            target = _signs(b, shape[:-1])
+            margin = f", margin={b.choice([0.0, 0.5, -0.5])}" if b.flag() else ""
+            code = f"F.cosine_embedding_loss({x}, {y}, {target}{margin}{red})"
+        elif kind == "triplet_margin_loss":
+            z = _like(b, x)
+            opts = f", margin={b.choice([1.0, 0.5, 2.0])}" if b.flag() else ""
+            opts += f", p={b.choice([1, 2, 3])}" if b.flag() else ""
+            opts += ", swap=True" if b.flag() else ""
+            code = f"F.triplet_margin_loss({x}, {y}, {z}{opts}{red})"
+        else:
+            opts = f", p={b.choice([1.0, 2.0, 3.0])}" if b.flag() else ""
+            opts += f", keepdim={b.flag()}" if b.flag() else ""
+            code = f"F.pairwise_distance({x}, {y}{opts})"
+        b.emit(kind, [x], f"{o} = {code}", kinks=True)
+        return
+    x = b.pick(_is_float, _nonempty)
+    t = _val(b, x)
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    if kind in ("smooth_l1_loss", "huber_loss"):
+        y = _like(b, x, requires_grad=b.flag())
+        param = "beta" if kind == "smooth_l1_loss" else "delta"
+        opts = f", {param}={b.choice([1.0, 0.5, 2.0])}" if b.flag() else ""
+        b.emit(kind, [x], f"{o} = F.{kind}({x}, {y}{red}{opts})", kinks=True)
+    elif kind == "kl_div":
+        red = _reduction(b, ["batchmean"])
+        y = _like(b, x, requires_grad=b.flag())
+        log_target = b.flag()
+        src = f"{x}.log_softmax(-1)" if b.flag() else x
+        target = (
+            f"{y}.log_softmax(-1)"
+            if log_target
+            else b.choice([f"{y}.softmax(-1)", f"{y}.sigmoid()"])
+        )
+        b.emit("kl_div", [x], f"{o} = F.kl_div({src}, {target}{red}, log_target={log_target})")
+    elif kind == "binary_cross_entropy":
+        if float(t.detach().abs().max()) > 6:
+            raise _Skip()  # sigmoid rounds to 1 in float32: log(0), clamped, on one side only
+        y = _like(b, x, requires_grad=b.flag())
+        opts = ""
+        if b.flag():
+            w = b.new_input(b.choice([shape, shape[-1:]]), dt, requires_grad=False)
+            opts = f", weight={w}.abs()"
+        code = f"{o} = F.binary_cross_entropy({x}.sigmoid(), {y}.sigmoid(){opts}{red})"
+        b.emit(kind, [x], code)
+    elif kind in ("margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss"):
+        target = _signs(b, shape)
+        if kind == "margin_ranking_loss":
+            y = _like(b, x)
+            margin = f", margin={b.choice([0.0, 0.5, 1.0])}" if b.flag() else ""
+            code = f"F.margin_ranking_loss({x}, {y}, {target}{margin}{red})"
+        elif kind == "hinge_embedding_loss":
+            margin = f", margin={b.choice([0.0, 0.5, 1.0])}" if b.flag() else ""
+            code = f"F.hinge_embedding_loss({x}, {target}{margin}{red})"
+        else:
+            code = f"F.soft_margin_loss({x}, {target}.to({x}.dtype){red})"
+        b.emit(kind, [x], f"{o} = {code}", kinks=True)
+    elif kind == "poisson_nll_loss":
+        y = _like(b, x, requires_grad=False)
+        log_input = b.flag()
+        src = x if log_input else f"({x}.square() + 0.25)"
+        opts = f", log_input={log_input}"
+        opts += f", full={b.flag()}" if b.flag() else ""
+        code = f"{o} = F.poisson_nll_loss({src}, {y}.abs(){opts}{red})"
+        b.emit(kind, [x], code, kinks=True)
+    elif kind == "gaussian_nll_loss":
+        y = _like(b, x, requires_grad=b.flag())
+        var_shape = b.choice([shape, (*shape[:-1], 1)] if shape else [shape])
+        v = b.new_input(var_shape, dt)
+        full = f", full={b.flag()}" if b.flag() else ""
+        code = f"{o} = F.gaussian_nll_loss({x}, {y}, {v}.square() + 0.1{full}{red})"
+        b.emit(kind, [x], code)
+    elif kind == "normalize":
+        p = b.choice([2.0, 1.0, 3.0, "float('inf')"])
+        b.emit(kind, [x], f"{o} = F.normalize({x}, p={p}, dim={b.dim(x)})", kinks=True)
+    else:  # cosine_similarity
+        if not shape:
+            raise _Skip()
+        y = _broadcastable(b, x)
+        if not _is_float(_val(b, y)) or _val(b, y).dim() == 0:
+            raise _Skip()
+        d = b.integer(-1, 0) if b.flag() else -1
+        b.emit(kind, [x, y], f"{o} = F.cosine_similarity({x}, {y}, dim={d})", kinks=True)
+
+
+def _conv(b: Builder, kind: str, x: str) -> None:
+    t = _val(b, x)
+    nd = int(kind[-2])
+    dt = _dtype_name(t.dtype)
+    c = t.shape[-nd - 1]
+    groups = b.choice([g for g in (1, 2, 3) if c % g == 0])
+    transposed = kind.startswith("conv_transpose")
+    per_group = b.integer(1, 2)
+    ks = [b.integer(1, 2 if nd == 3 else 3) for _ in range(nd)]
+    stride = b.integer(1, 2)
+    dilation = b.integer(1, 2)
+    if transposed:
+        weight = b.new_input((c, per_group, *ks), dt)
+    else:
+        weight = b.new_input((groups * per_group, c // groups, *ks), dt)
+    oc = per_group * groups if transposed else groups * per_group
+    opts = f", {b.new_input((oc,), dt)}" if b.flag() else ""
+    if stride > 1 or b.flag():
+        opts += f", stride={stride if b.flag() else [stride] * nd}"
+    if transposed:
+        pad = b.integer(0, 1) if b.flag() else 0
+        if pad and t.numel() == 0:
+            # PyTorch skips its output size check for an empty batch (a transposed conv1d
+            # of (0, 1, 2) by a (1, 1, 1) weight with padding=1 is (0, 1, 0), of (1, 1, 2)
+            # an error, as ember's both; docs/testing.md)
+            raise _Skip()
+        if pad or b.flag():
+            opts += f", padding={pad}"
+        if max(stride, dilation) > 1 and b.flag():
+            opts += f", output_padding={b.integer(0, max(stride, dilation) - 1)}"
+        if groups > 1:
+            opts += f", groups={groups}"
+        if dilation > 1:
+            opts += f", dilation={dilation}"
+    else:
+        pad = b.choice(["0", "1", "'same'", "'valid'"] if stride == 1 else ["0", "1"])
+        if pad != "0" or b.flag():
+            opts += f", padding={pad}"
+        if dilation > 1:
+            opts += f", dilation={dilation}"
+        if groups > 1:
+            opts += f", groups={groups}"
+    [o] = b.outputs()
+    b.emit(kind, [x], f"{o} = F.{kind}({x}, {weight}{opts})")
+
+
+def _pool(b: Builder, kind: str, x: str) -> None:
+    t = _val(b, x)
+    nd = int(kind[-2])
+    sides = tuple(t.shape[-nd:])
+    k = b.integer(1, max(1, min(3, *sides)))
+    opts = ""
+    if b.flag():
+        opts += f", stride={b.integer(1, 2)}"
+    pad = b.integer(0, k // 2)
+    if pad or b.flag():
+        opts += f", padding={pad}"
+    dilation = 1
+    if kind.startswith("max") and b.flag():
+        dilation = b.integer(1, 2)
+        opts += f", dilation={dilation}"
+    if b.flag():
+        opts += f", ceil_mode={b.flag()}"
+    outs = b.outputs(2)
+    if kind.startswith("avg"):
+        if b.flag():
+            opts += f", count_include_pad={b.flag()}"
+        if nd == 2 and b.integer(0, 3) == 0:
+            opts += f", divisor_override={b.integer(1, 3)}"
+        b.emit(kind, [x], f"{outs[0]} = F.{kind}({x}, {k}{opts})")
+    elif b.flag():
+        code = f"{outs[0]}, {outs[1]} = F.{kind}({x}, {k}{opts}, return_indices=True)"
+        b.emit(kind, [x], code, 2, kinks=True)
+    else:
+        b.emit(kind, [x], f"{outs[0]} = F.{kind}({x}, {k}{opts})", kinks=True)
+
+
+def _norm_over(t: Any, groups: int) -> bool:
+    """group_norm/instance_norm: every (sample, group) slice has spread (see ``_spread``)."""
+    x = t.detach().double().reshape(t.shape[0], groups, -1)
+    return x.shape[-1] >= 2 and _spread(x, (2,))
+
+
+def spatial(b: Builder) -> None:
+    """The spatial functions of ``nn.functional`` (docs/spatial.md): conv1d/3d, transposed
+    convolutions, 1-d and 2-d pools with their options, adaptive pools, group and instance
+    norm, pad in every mode, interpolate, pixel (un)shuffle, unfold/fold, grid_sample,
+    bilinear, scaled_dot_product_attention and the dropouts with p=0."""
+    kind = b.choice(
+        [
+            "conv1d",
+            "conv3d",
+            "conv_transpose1d",
+            "conv_transpose2d",
+            "max_pool1d",
+            "max_pool2d",
+            "avg_pool1d",
+            "avg_pool2d",
+            "adaptive_avg_pool1d",
+            "adaptive_avg_pool2d",
+            "adaptive_max_pool1d",
+            "adaptive_max_pool2d",
+            "group_norm",
+            "instance_norm",
+            "pad",
+            "interpolate",
+            "pixel_shuffle",
+            "pixel_unshuffle",
+            "unfold",
+            "fold",
+            "grid_sample",
+            "bilinear",
+            "scaled_dot_product_attention",
+            "dropout",
+        ]
+    )
+    [o, o2] = b.outputs(2)
+    if kind in ("conv1d", "conv_transpose1d"):
+        _conv(b, kind, _float_with(b, (2, 3), 6, empty=True))
+    elif kind in ("conv3d",):
+        _conv(b, kind, _float_with(b, (4, 5), 3, empty=True))
+    elif kind == "conv_transpose2d":
+        _conv(b, kind, _float_with(b, (3, 4), 4, empty=True))
+    elif kind in ("max_pool1d", "avg_pool1d"):
+        _pool(b, kind, _float_with(b, (2, 3), 6, empty=True))
+    elif kind in ("max_pool2d", "avg_pool2d"):
+        _pool(b, kind, _float_with(b, (3, 4), 5, empty=True))
+    elif kind.startswith("adaptive"):
+        nd = int(kind[-2])
+        x = _float_with(b, (nd + 1, nd + 2), 6, empty=True)
+        sizes = [b.integer(1, 4) for _ in range(nd)]
+        size: Any = sizes[0] if nd == 1 or b.flag() else sizes
+        if nd == 2 and b.integer(0, 3) == 0:
+            size = [None, sizes[1]]
+        if kind.startswith("adaptive_max") and b.flag():
+            code = f"{o}, {o2} = F.{kind}({x}, {size}, return_indices=True)"
+            b.emit(kind, [x], code, 2, kinks=True)
+        else:
+            b.emit(kind, [x], f"{o} = F.{kind}({x}, {size})", kinks=kind.startswith("adaptive_max"))
+    elif kind in ("group_norm", "instance_norm"):
+        x = _float_with(b, (2, 3, 4) if kind == "group_norm" else (3, 4), 4)
+        t = _val(b, x)
+        dt = _dtype_name(t.dtype)
+        c = t.shape[1]
+        w = f", {b.new_input((c,), dt)}" if b.flag() else ""
+        bias = f", {b.new_input((c,), dt)}" if w and b.flag() else ""
+        if kind == "group_norm":
+            g = b.choice([g for g in (1, 2, 3) if c % g == 0])
+            if not _norm_over(t, g):
+                raise _Skip()
+            eps = ", eps=0.001" if b.integer(0, 3) == 0 else ""
+            b.emit(kind, [x], f"{o} = F.group_norm({x}, {g}{w}{bias}{eps})")
+            return
+        opts = f", weight={w[2:]}" if w else ""
+        opts += f", bias={bias[2:]}" if bias else ""
+        if b.flag():
+            rm = b.new_input((c,), dt, requires_grad=False, layout=False)
+            rv = b.new_input((c,), dt, requires_grad=False, layout=False)
+            if b.flag():
+                code = f"F.instance_norm({x}, {rm}, {rv}.abs() + 0.5{opts}, use_input_stats=False)"
+                b.emit(kind, [x], f"{o} = {code}")
+                return
+            opts = f", {rm}, {rv}.abs() + 0.5{opts}"
+        if not _norm_over(t, c):
+            raise _Skip()
+        b.emit(kind, [x], f"{o} = F.instance_norm({x}{opts})")
+    elif kind == "pad":
+        mode = b.choice(["constant", "reflect", "replicate", "circular"])
+        k = b.integer(1, 3)
+        x = _float_with(b, (k + 1, k + 2), 4, empty=True)
+        sides = _val(b, x).shape[-k:]
+        pads = []
+        for s in reversed(sides):
+            hi = s - 1 if mode == "reflect" else (s if mode == "circular" else 2)
+            lo = -1 if mode in ("constant", "circular") and s > 1 else 0
+            left, right = b.integer(lo, max(hi, 0)), b.integer(lo, max(hi, 0))
+            kept = s + min(left, 0) + min(right, 0)
+            if mode == "circular" and max(left, right) > kept:
+                # wrapping a cropped dim more than once: PyTorch copies overlapping slices
+                # (its 3-d form refuses; ember's refuses every form, docs/spatial.md)
+                raise _Skip()
+            pads += [left, right]
+        extra = f", mode={mode!r}" if mode != "constant" or b.flag() else ""
+        if mode == "constant" and b.flag():
+            extra += f", value={b.scalar('float')}"
+        b.emit("pad", [x], f"{o} = F.pad({x}, {pads}{extra})")
+    elif kind == "interpolate":
+        nd = b.choice([1, 2, 2, 3])
+        x = _float_with(b, (nd + 2,), 4 if nd < 3 else 3, empty=True)
+        modes = {
+            1: ["nearest", "linear", "area", "nearest-exact"],
+            2: ["nearest", "bilinear", "bicubic", "area", "nearest-exact"],
+            3: ["nearest", "trilinear", "area"],
+        }[nd]
+        mode = b.choice(modes)
+        if b.flag():
+            size = [b.integer(1, 6) for _ in range(nd)]
+            opts = f", size={size[0] if b.flag() else size}"
+        else:
+            factor = b.choice([0.5, 1.5, 2.0, 1.7, 3.0])
+            opts = f", scale_factor={factor}"
+            if mode != "area" and b.flag():
+                opts += f", recompute_scale_factor={b.flag()}"
+        if mode in ("linear", "bilinear", "bicubic", "trilinear") and b.flag():
+            opts += f", align_corners={b.flag()}"
+        b.emit("interpolate", [x], f"{o} = F.interpolate({x}{opts}, mode={mode!r})")
+    elif kind == "pixel_shuffle":
+        r = b.integer(1, 2)
+        x = b.new_input(
+            (b.integer(1, 2), b.integer(1, 2) * r * r, b.integer(1, 3), b.integer(1, 3)),
+            b.choice([*FLOATS, "int64", "bool"]),
+        )
+        b.emit(kind, [x], f"{o} = F.pixel_shuffle({x}, {r})")
+    elif kind == "pixel_unshuffle":
+        r = b.integer(1, 2)
+        x = b.new_input(
+            (b.integer(1, 2), b.integer(1, 2), b.integer(1, 2) * r, b.integer(1, 3) * r),
+            b.choice([*FLOATS, "int64", "bool"]),
+        )
+        b.emit(kind, [x], f"{o} = F.pixel_unshuffle({x}, {r})")
+    elif kind in ("unfold", "fold"):
+        ks = [b.integer(1, 2), b.integer(1, 2)]
+        dil, pad, stride = b.integer(1, 2), b.integer(0, 1), b.integer(1, 2)
+        opts = f", dilation={dil}" if dil > 1 else ""
+        opts += f", padding={pad}" if pad else ""
+        opts += f", stride={stride}" if stride > 1 else ""
+        if kind == "unfold":
+            x = _float_with(b, (3, 4), 4, empty=True)
+            b.emit(kind, [x], f"{o} = F.unfold({x}, {ks if b.flag() else ks[0]}{opts})")
+            return
+        out = [b.integer(1, 4), b.integer(1, 4)]
+        blocks = math.prod(
+            (out[i] + 2 * pad - dil * (ks[i] - 1) - 1) // stride + 1 for i in range(2)
+        )
+        if blocks < 1:
+            raise _Skip()
+        c = b.integer(1, 2)
+        lead = [b.integer(1, 2)] if b.flag() else []
+        x = b.new_input((*lead, c * ks[0] * ks[1], blocks), b.choice(FLOATS))
+        b.emit(kind, [x], f"{o} = F.fold({x}, {out}, {ks}{opts})")
+    elif kind == "grid_sample":
+        nd = b.choice([2, 2, 3])
+        x = _float_with(b, (nd + 2,), 4 if nd == 2 else 3)
+        t = _val(b, x)
+        out = [b.integer(1, 3) for _ in range(nd)]
+        g = b.new_input((t.shape[0], *out, nd), _dtype_name(t.dtype))
+        mode = b.choice(["bilinear", "nearest"])
+        pm = b.choice(["zeros", "border", "reflection"])
+        code = (
+            f"{o} = F.grid_sample({x}, {g}.tanh() * 1.1, mode={mode!r}, padding_mode={pm!r}, "
+            f"align_corners={b.flag()})"
+        )
+        b.emit(kind, [x], code, kinks=True)
+    elif kind == "bilinear":
+        x = _float_with(b, (1, 2, 3), 3)
+        t = _val(b, x)
+        dt = _dtype_name(t.dtype)
+        i2, out = b.integer(1, 3), b.integer(1, 3)
+        y = b.new_input((*t.shape[:-1], i2), dt)
+        w = b.new_input((out, t.shape[-1], i2), dt)
+        bias = f", {b.new_input((out,), dt)}" if b.flag() else ""
+        b.emit(kind, [x], f"{o} = F.bilinear({x}, {y}, {w}{bias})")
+    elif kind == "scaled_dot_product_attention":
+        x = _float_with(b, (2, 3, 4), 4)
+        t = _val(b, x)
+        dt = _dtype_name(t.dtype)
+        lead, n_q, e = tuple(t.shape[:-2]), t.shape[-2], t.shape[-1]
+        s = b.integer(1, 4)
+        k = b.new_input((*lead, s, e), dt)
+        v = b.new_input((*lead, s, b.integer(1, 3)), dt)
+        opts = ""
+        mask = b.choice(["none", "bool", "float", "causal"])
+        if mask == "bool":
+            opts = f", attn_mask={b.new_input((n_q, s), 'bool')}"
+        elif mask == "float":
+            opts = f", attn_mask={b.new_input((n_q, s), dt, requires_grad=False)}"
+        elif mask == "causal":
+            opts = ", is_causal=True"
+        if b.flag():
+            opts += f", scale={b.choice([0.5, 1.0, 2.0])}"
+        if b.flag():
+            opts += ", dropout_p=0.0"
+        b.emit(kind, [x], f"{o} = F.scaled_dot_product_attention({x}, {k}, {v}{opts})")
+    else:
+        fn = b.choice(["dropout", "dropout1d", "dropout2d", "dropout3d"])
+        nd = {"dropout": (0, 1, 2, 3), "dropout1d": (2, 3), "dropout2d": (3, 4)}.get(fn, (4, 5))
+        x = _float_with(b, nd, 3)
+        b.emit(fn, [x], f"{o} = F.{fn}({x}, p=0.0, training={b.flag()})")
+
+
+def _square(b: Builder, batch: bool = True) -> str:
+    """A float value with square matrices in its last two dims (existing or new)."""
+    fits = [
+        n
+        for n, v in b.values.items()
+        if _is_float(v) and v.dim() >= 2 and v.shape[-1] == v.shape[-2] and v.numel()
+    ]
+    if fits and b.flag():
+        return b.choice(fits)
+    n = b.integer(1, 4)
+    lead = [b.integer(1, 2)] if batch and b.integer(0, 3) == 0 else []
+    return b.new_input((*lead, n, n), b.choice(["float32", "float32", "float64"]))
+
+
+def linalg_namespace(b: Builder) -> None:
+    """``torch.linalg`` on well-conditioned matrices built inside the step (``a + 3n*eye``
+    invertible, ``a @ a.mT + n*eye`` positive definite, ``a + a.mT`` symmetric); the
+    stability test drops the ill-conditioned ones, and kinks (repeated singular values or
+    eigenvalues, norms at zero) go through it too."""
+    kind = b.choice(
+        [
+            "inv",
+            "solve",
+            "det",
+            "slogdet",
+            "cholesky",
+            "qr",
+            "svdvals",
+            "eigvalsh",
+            "pinv",
+            "matrix_norm",
+            "vector_norm",
+            "norm",
+            "matrix_power",
+            "lstsq",
+            "cross",
+            "matrix_rank",
+        ]
+    )
+    [o, o2] = b.outputs(2)
+    if kind in ("vector_norm", "norm"):
+        x = b.pick(_is_float)
+        t = _val(b, x)
+        ord_ = b.choice([2, 1, "float('inf')", "-float('inf')", 0, 3, 0.5])
+        opts = f", dim={b.dim(x) if b.flag() else b.dims(x)}" if t.dim() and b.flag() else ""
+        if kind == "norm" and t.dim() == 2 and not opts and b.flag():
+            ord_ = b.choice(["'fro'", "'nuc'", 2, 1, "float('inf')"])
+        elif kind == "norm" and not opts and t.dim() > 1:
+            ord_ = None
+        if opts and b.flag():
+            opts += f", keepdim={b.flag()}"
+        if kind == "vector_norm" and b.integer(0, 3) == 0:
+            opts += ", dtype=torch.float64"
+        code = f"torch.linalg.{kind}({x}{'' if ord_ is None else f', {ord_}'}{opts})"
+        b.emit(kind, [x], f"{o} = {code}", kinks=True)
+        return
+    if kind == "cross":
+        fits = [n for n, v in b.values.items() if _is_float(v) and 3 in tuple(v.shape)]
+        if fits and b.flag():
+            x = b.choice(fits)
+        else:
+            x = b.new_input(
+                b.choice([(3,), (b.integer(1, 3), 3), (3, b.integer(1, 2))]), b.choice(FLOATS)
+            )
+        t = _val(b, x)
+        d = b.choice([d for d in range(t.dim()) if t.shape[d] == 3])
+        y = _like(b, x)
+        dim = f", dim={d - t.dim()}" if b.flag() or d != t.dim() - 1 else ""
+        b.emit("cross", [x], f"{o} = torch.linalg.cross({x}, {y}{dim})")
+        return
+    if kind in ("svdvals", "pinv", "matrix_norm", "qr", "lstsq", "matrix_rank"):
+        if kind == "lstsq":
+            m, n = b.integer(1, 4), b.integer(1, 4)
+            m, n = max(m, n), min(m, n)
+            a = b.new_input((m, n), b.choice(FLOATS))
+            dt = _dtype_name(_val(b, a).dtype)
+            rhs = b.new_input(b.choice([(m, b.integer(1, 2)), (m, 1)]), dt)
+            # an explicit driver: PyTorch's default, gelsy, varies in the last bit from run to
+            # run (so the builder's repeat run would drop the step at random)
+            drv = b.choice(["gels", "gelsd", "gelss"])
+            well = f"{a} + {n} * torch.eye({m}, {n}, dtype={a}.dtype, device={a}.device)"
+            code = f"torch.linalg.lstsq({well}, {rhs}, driver={drv!r})"
+            b.emit(kind, [a], f"{o} = {code}.solution")
+            return
+        a = _float_with(b, (2, 3), 4)
+        if kind == "svdvals":
+            b.emit(kind, [a], f"{o} = torch.linalg.svdvals({a})", kinks=True)
+        elif kind == "pinv":
+            if _val(b, a).shape[-1] == _val(b, a).shape[-2] and b.flag():
+                b.emit(
+                    kind, [a], f"{o} = torch.linalg.pinv({a} + {a}.mT, hermitian=True)", kinks=True
+                )
+            else:
+                b.emit(kind, [a], f"{o} = torch.linalg.pinv({a})", kinks=True)
+        elif kind == "matrix_norm":
+            ord_ = b.choice(["'fro'", "'nuc'", 2, -2, 1, -1, "float('inf')"])
+            kd = f", keepdim={b.flag()}" if b.flag() else ""
+            code = f"torch.linalg.matrix_norm({a}, ord={ord_}{kd})"
+            b.emit(kind, [a], f"{o} = {code}", kinks=True)
+        elif kind == "qr":
+            m, n = _val(b, a).shape[-2:]
+            mode = b.choice(["reduced", "complete"] if m <= n else ["reduced"])
+            # QR's backward divides by R's diagonal: with leading columns (nearly) dependent
+            # it is noise even where the composite is smooth (Q @ R of a constant matrix:
+            # PyTorch's float32 gradient is NaN, ember's 7e8, the identity's 1), and a nudge
+            # of A does not reveal that through Q @ R
+            lead = _val(b, a).detach().double()[..., : min(m, n)]
+            sv = b.torch.linalg.svdvals(lead)
+            if not bool((sv[..., -1] > 1e-2 * sv[..., 0]).all()):
+                raise _Skip()
+            # one output, free of the signs of Q's columns and R's rows (LAPACK's choice)
+            use = b.choice(["Q @ {o}.R", "R.abs()", "Q.abs()"])
+            code = f"{o} = torch.linalg.qr({a}, mode={mode!r})\n{o} = {o}." + use.format(o=o)
+            b.emit(kind, [a], code, kinks=True)
+        else:
+            opts = b.choice(["", ", rtol=0.01", ", atol=0.1", ", hermitian=True"])
+            src = a
+            if b.flag():
+                t = _val(b, a)
+                r = b.integer(1, 2)
+                lo = b.new_input((*t.shape[:-1], r), _dtype_name(t.dtype))
+                src = f"{lo} @ {lo}.mT"
+            elif opts == ", hermitian=True":
+                if _val(b, a).shape[-1] != _val(b, a).shape[-2]:
+                    raise _Skip()
+                src = f"({a} + {a}.mT)"
+            b.emit(kind, [a], f"{o} = torch.linalg.matrix_rank({src}{opts})")
+        return
+    a = _square(b)
+    n = _val(b, a).shape[-1]
+    eye = f"torch.eye({n}, dtype={a}.dtype, device={a}.device)"
+    inv = f"({a} + {3 * n} * {eye})"
+    spd = f"({a} @ {a}.mT + {n} * {eye})"
+    if kind == "inv":
+        fn = b.choice(["torch.linalg.inv", "torch.inverse"])
+        b.emit(kind, [a], f"{o} = {fn}({inv})")
+    elif kind == "solve":
+        rhs = b.new_input(b.choice([(n,), (n, b.integer(1, 2))]), b.choice(FLOATS))
+        if b.flag():
+            b.emit(kind, [a], f"{o} = torch.linalg.solve({inv}, {rhs}.to({a}.dtype))")
+        else:
+            code = f"{o} = torch.linalg.solve({inv}, {rhs}.to({a}.dtype).mT, left=False)"
+            if _val(b, rhs).dim() == 1:
+                raise _Skip()
+            b.emit(kind, [a], code)
+    elif kind == "det":
+        fn = b.choice(["torch.linalg.det", "torch.det"])
+        b.emit(kind, [a], f"{o} = {fn}({b.choice([inv, spd, a])})")
+    elif kind == "slogdet":
+        code = f"{o}, {o2} = torch.linalg.slogdet({b.choice([inv, spd, a])})"
+        b.emit(kind, [a], code, 2, kinks=True)
+    elif kind == "cholesky":
+        up = ", upper=True" if b.flag() else ""
+        b.emit(kind, [a], f"{o} = torch.linalg.cholesky({spd}{up})")
+    elif kind == "eigvalsh":
+        uplo = ", UPLO='U'" if b.flag() else ""
+        src = b.choice([spd, f"({a} + {a}.mT)"])
+        b.emit(kind, [a], f"{o} = torch.linalg.eigvalsh({src}{uplo})", kinks=True)
+    else:  # matrix_power
+        k = b.choice([-2, -1, 0, 1, 2, 3])
+        src = inv if k < 0 or b.flag() else a
+        b.emit(kind, [a], f"{o} = torch.linalg.matrix_power({src}, {k})")
+
+
+def fft(b: Builder) -> None:
+    """``torch.fft`` transforms of real values reduced to real ones in the same step
+    (``.abs()``, ``.real``, ``.imag``; ``irfft`` of an ``rfft``), shifts and frequencies."""
+    kind = b.choice(
+        [
+            "fft",
+            "ifft",
+            "rfft",
+            "irfft",
+            "hfft",
+            "fft2",
+            "ifft2",
+            "rfft2",
+            "fftn",
+            "rfftn",
+            "fftshift",
+            "ifftshift",
+            "fftfreq",
+            "rfftfreq",
+        ]
+    )
+    [o] = b.outputs()
+    if kind in ("fftfreq", "rfftfreq"):
+        dt = f", dtype=torch.{b.choice(FLOATS)}" if b.flag() else ""
+        d = f", d={b.choice([0.5, 2.0, 0.1])}" if b.flag() else ""
+        b.emit(kind, [], f"{o} = torch.fft.{kind}({b.integer(1, 6)}{d}{dt})")
+        return
+    if kind in ("fftshift", "ifftshift"):
+        x = b.pick(_ndim(1))
+        dim = f", dim={b.dim(x) if b.flag() else b.dims(x)}" if b.flag() else ""
+        b.emit(kind, [x], f"{o} = torch.fft.{kind}({x}{dim})")
+        return
+    x = b.pick(_is_float, _nonempty, _ndim(1))
+    t = _val(b, x)
+    norm = b.choice(["", "", ", norm='ortho'", ", norm='forward'", ", norm='backward'"])
+    # .imag.clone(): PyTorch's ifft of a real input is a conjugate view, whose .imag has the
+    # negative bit set (and cannot be read by .numpy())
+    part = b.choice([".abs()", ".real", ".imag.clone()"])
+    if kind in ("fft", "ifft", "rfft", "irfft", "hfft"):
+        d = b.dim(x)
+        n = f", n={b.integer(1, 6)}" if b.flag() else ""
+        call = f"torch.fft.{kind}({x}{n}, dim={d}{norm})"
+        if kind == "irfft" and b.flag():
+            call = f"torch.fft.irfft(torch.fft.rfft({x}, dim={d}){n}, dim={d}{norm})"
+        if kind in ("irfft", "hfft"):
+            part = ""
+    else:
+        if kind in ("fft2", "ifft2", "rfft2") and t.dim() < 2:
+            raise _Skip()
+        s = ""
+        if b.flag():
+            k = 2 if kind.endswith("2") else b.integer(1, t.dim())
+            s = f", s={[b.integer(1, 4) for _ in range(k)]}"
+            if kind.endswith("n"):
+                s += f", dim={list(range(t.dim() - k, t.dim()))}"
+        call = f"torch.fft.{kind}({x}{s}{norm})"
+    b.emit(kind, [x], f"{o} = {call}{part}", kinks=part == ".abs()")
+
+
 VOCABULARY: list[Callable[[Builder], None]] = [
     unary,
     unary,
@@ -2195,6 +2944,12 @@ VOCABULARY: list[Callable[[Builder], None]] = [
     selection,
     contraction,
     counting,
+    activation,
+    loss,
+    spatial,
+    spatial,
+    linalg_namespace,
+    fft,
 ]
 
 
