@@ -2877,7 +2877,9 @@ def fft(b: Builder) -> None:
     if kind in ("fftfreq", "rfftfreq"):
         dt = f", dtype=torch.{b.choice(FLOATS)}" if b.flag() else ""
         d = f", d={b.choice([0.5, 2.0, 0.1])}" if b.flag() else ""
-        b.emit(kind, [], f"{o} = torch.fft.{kind}({b.integer(1, 6)}{d}{dt})")
+        x = b.pick()  # made on its device: a factory's tensor must be on the program's
+        where = f", device={x}.device"
+        b.emit(kind, [x], f"{o} = torch.fft.{kind}({b.integer(1, 6)}{d}{dt}{where})")
         return
     if kind in ("fftshift", "ifftshift"):
         x = b.pick(_ndim(1))
