@@ -1001,3 +1001,21 @@ def test_roll_and_fftshift_are_laid_out_as_pytorch(make: Callable[[Any], Any]) -
         expected = call(torch, make(torch)).stride()
         assert call(ember, make(ember)).stride() == expected
         assert call(ember, make(ember).to("meta")).stride() == expected
+
+
+@requires_torch
+@pytest.mark.parametrize("shape", [(0, 1), (1, 0), (0, 0), (3, 0, 2), (3, 2, 0), (0, 2, 2)])
+@pytest.mark.parametrize("ord", [2, -2, 1, -1, math.inf, -math.inf])
+def test_matrix_norms_of_empty_matrices_match_pytorch(shape: tuple[int, ...], ord: float) -> None:
+    # linalg.norm(empty (0, 1), 2) raised amax's empty-dim error; PyTorch's positive orders
+    # give zeros without autograd history, its negative ones amin's error (found by the
+    # random programs)
+    def run(lib: Any) -> Any:
+        x = lib.ones(*shape, requires_grad=True)
+        try:
+            results = [lib.linalg.matrix_norm(x, ord, keepdim=k) for k in (False, True)]
+        except IndexError as exc:
+            return "IndexError" if "non-zero size" in str(exc) else str(exc)
+        return [(tuple(r.shape), r.requires_grad, r.detach().numpy().tolist()) for r in results]
+
+    assert run(ember) == run(torch)

@@ -462,7 +462,7 @@ def linalg_matrix_norm(
         A = self if dtype is None else aten._to_copy.default(self, dtype=dtype)
         rest = [i for i in range(self.ndim) if i not in (d0, d1)]
         s = linalg_svdvals(aten.permute.default(A, [*rest, d0, d1]))
-        r = aten.amax.default(s, [-1]) if ord > 0 else aten.amin.default(s, [-1])
+        r = _largest(s, -1, False) if ord > 0 else aten.amin.default(s, [-1])
         if keepdim:
             for d in sorted((d0, d1)):
                 r = aten.unsqueeze.default(r, d)
@@ -472,8 +472,21 @@ def linalg_matrix_norm(
     if not keepdim and d0 < d1:
         d1 -= 1
     s = aten.linalg_vector_norm.default(self, 1.0, [d0], keepdim, dtype=dtype)
-    red = aten.amax.default if ord > 0 else aten.amin.default
-    return red(s, [d1], keepdim)  # type: ignore[no-any-return]
+    if ord > 0:
+        return _largest(s, d1, keepdim)
+    return aten.amin.default(s, [d1], keepdim)  # type: ignore[no-any-return]
+
+
+def _largest(s: Tensor, d: int, keepdim: bool) -> Tensor:
+    """The largest of the nonnegative ``s`` along ``d``; over an empty dim, zeros with no
+    autograd history, as PyTorch's matrix norms of positive order give for an empty matrix
+    (the smallest, of a negative order, is an error there, as amin's)."""
+    if s.shape[d] == 0:
+        shape = [n for i, n in enumerate(s.shape) if i != d % s.ndim]
+        if keepdim:
+            shape.insert(d % s.ndim, 1)
+        return aten.new_zeros.default(s, shape)  # type: ignore[no-any-return]
+    return aten.amax.default(s, [d], keepdim)  # type: ignore[no-any-return]
 
 
 @impl(aten.linalg_matrix_norm.str_ord, _CIA)
