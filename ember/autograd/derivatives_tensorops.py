@@ -192,3 +192,61 @@ defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
 defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
     _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
 not_differentiated(aten.bernoulli.p, _UNNAMED)
+
+
+# ----------------------------------------------------------------------- reductions and scans
+def _nansum_grad(g: Any, self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """The sum's gradient at each element that is not NaN, 0 at the NaNs."""
+    from ember.autograd.derivatives import unreduce
+
+    return unreduce(g, self.shape, dim, keepdim) * self.isnan().logical_not()
+
+
+def _aminmax_grad(g: Any, self: Any, dim: Any, keepdim: bool, result: Any) -> Any:
+    """Each result's gradient shared equally among the elements equal to it (amin's and
+    amax's)."""
+    from ember.autograd.derivatives import _evenly
+
+    out = None
+    for gi, r in zip(g, result, strict=True):
+        if gi is not None:
+            part = _evenly(gi, self, r, dim, keepdim, False)[0]
+            out = part if out is None else out + part
+    return out
+
+
+def _cum_extreme_grad(g: Any, self: Any, dim: int, indices: Any) -> Any:
+    """Each gradient element added at the index its running extreme came from."""
+    if self.ndim == 0:
+        return g
+    return E.zeros_like(self).scatter_add(dim, indices, g)
+
+
+def _logcumsumexp_grad(g: Any, self: Any, dim: int, result: Any) -> Any:
+    """``grad[j] = sum over i >= j of g[i] exp(x[j] - out[i])``, as reversed log-cum-sum-exps
+    of the positive and the negative parts of ``g`` (no overflow for large ``x``)."""
+    if self.ndim == 0:
+        return g
+    if self.is_complex():
+        rev = (g * (-result).exp().conj()).flip(dim).cumsum(dim).flip(dim)
+        return rev * self.exp().conj()
+
+    def reverse_lcse(v: Any) -> Any:
+        return v.flip(dim).logcumsumexp(dim).flip(dim)
+
+    pos = reverse_lcse(g.clamp(min=0).log() - result)
+    neg = reverse_lcse((-g).clamp(min=0).log() - result)
+    return (self + pos).exp() - (self + neg).exp()
+
+
+defvjp(aten.nansum.default, lambda g, self, dim=None, keepdim=False, *, dtype=None: (
+    _nansum_grad(g, self, dim, keepdim),))  # fmt: skip
+defvjp(aten.aminmax.default, lambda g, self, *, dim=None, keepdim=False, result: (
+    _aminmax_grad(g, self, dim, keepdim, result),))  # fmt: skip
+defvjp(aten.cummax.default, lambda g, self, dim, *, result: (
+    _cum_extreme_grad(g[0], self, dim, result[1]),))  # fmt: skip
+defvjp(aten.cummin.default, lambda g, self, dim, *, result: (
+    _cum_extreme_grad(g[0], self, dim, result[1]),))  # fmt: skip
+defvjp(aten.logcumsumexp.default, lambda g, self, dim, *, result: (
+    _logcumsumexp_grad(g, self, dim, result),))  # fmt: skip
+nondifferentiable(aten.count_nonzero.dim_IntList, aten.count_nonzero.default)

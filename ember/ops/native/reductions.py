@@ -126,6 +126,26 @@ define("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=T
 
 # the sum of a matrix's diagonal
 define("trace(Tensor self) -> Tensor", out=True)
+
+# NaN-ignoring sums and means, counts of non-zeros, both extremes at once
+define("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+       "-> Tensor", out=True)
+define("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+       "-> Tensor", out=True)
+define("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", out=True,
+       out_overload="dim_IntList_out")
+define("count_nonzero(Tensor self, int? dim=None) -> Tensor", out=True)
+define_with_out(
+    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+    "aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, "
+    "Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)")
+# running extremes (values and the index of each) and the running log-sum-exp
+for _name in ("cummax", "cummin"):
+    define_with_out(
+        f"{_name}(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+        f"{_name}.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> "
+        "(Tensor(a!) values, Tensor(b!) indices)")
+define("logcumsumexp(Tensor self, int dim) -> Tensor", out=True)
 # fmt: on
 
 
@@ -418,6 +438,67 @@ def norm(self: Tensor, p: Any = 2) -> Tensor:
 @impl(aten.norm.ScalarOpt_dim, _CIA)
 def norm_dim(self: Tensor, p: Any, dim: Any, keepdim: bool = False) -> Tensor:
     return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)
+
+
+@impl(aten.nanmean.default, _CIA)
+def nanmean(
+    self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    """``nansum / (number of non-NaNs)`` over ``dim``; floating and complex inputs only."""
+    if self.dtype.category < FLOATING:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{self.dtype._short}"
+        )
+    count = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(self)), dim, keepdim)
+    return aten.div.Tensor(aten.nansum.default(self, dim, keepdim, dtype=dtype), count)
+
+
+def check_nansum(self: Tensor) -> None:
+    if self.dtype.category == COMPLEX:
+        raise RuntimeError(
+            f"nansum does not support complex inputs ({self.dtype._short}); sum the real and "
+            "imaginary parts separately"
+        )
+
+
+def check_aminmax(self: Tensor, dim: int | None) -> tuple[int, ...]:
+    """``aminmax``'s checks (an empty reduction, then complex inputs); returns the axes."""
+    shape = tuple(self.shape)
+    axes = reduction_axes(shape, dim, "aminmax")
+    if shape and dim is not None and shape[axes[0]] == 0:
+        raise IndexError(
+            f"aminmax: Expected reduction dim {dim} to have non-zero size (it has no identity)"
+        )
+    if 0 in shape and dim is None:
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity (pass a dim whose size is not 0)"
+        )
+    if self.dtype.category == COMPLEX:
+        raise NotImplementedError(
+            f"\"aminmax_cpu\" not implemented for '{self.dtype._short}' (complex numbers have no "
+            "order)"
+        )
+    return axes
+
+
+def check_scan_extreme(self: Tensor, dim: int, name: str) -> int:
+    """``cummax``/``cummin``'s checks; returns the wrapped dim."""
+    d = wrap_dim(dim, self.ndim, name)
+    if self.dtype.category == COMPLEX and self.ndim and 0 not in tuple(self.shape):  # (no kernel)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self.dtype._short}'")
+    return d
+
+
+def check_logcumsumexp(self: Tensor, dim: int) -> int:
+    d = wrap_dim(dim, self.ndim, "logcumsumexp")
+    if self.dtype.category < FLOATING:
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{self.dtype._short}' (convert the "
+            "input to a floating dtype)"
+        )
+    return d
 
 
 @impl(aten.argsort.default, _CIA)
