@@ -250,3 +250,37 @@ defvjp(aten.cummin.default, lambda g, self, dim, *, result: (
 defvjp(aten.logcumsumexp.default, lambda g, self, dim, *, result: (
     _logcumsumexp_grad(g, self, dim, result),))  # fmt: skip
 nondifferentiable(aten.count_nonzero.dim_IntList, aten.count_nonzero.default)
+
+
+# ----------------------------------------------------------------------- add* products
+def _scaled(x: Any, s: Any) -> Any:
+    """``x * conj(s)``, skipping the product for 1 (NOTE [complex gradients])."""
+    from ember.autograd.derivatives import conj
+
+    return x if s == 1 else x * conj(s)
+
+
+def _mH(x: Any) -> Any:
+    return x.transpose(-2, -1).conj() if x.is_complex() else x.transpose(-2, -1)
+
+
+def _self_grad(g: Any, beta: Any) -> Any:
+    return g * 0 if beta == 0 else _scaled(g, beta)
+
+
+defvjp(aten.baddbmm.default, lambda g, self, batch1, batch2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.bmm(_mH(batch2)), alpha) if needs[1] else None,
+    _scaled(_mH(batch1).bmm(g), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addbmm.default, lambda g, self, batch1, batch2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.expand(batch1.shape[0], *g.shape).bmm(_mH(batch2)), alpha) if needs[1] else None,
+    _scaled(_mH(batch1).bmm(g.expand(batch1.shape[0], *g.shape)), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addmv.default, lambda g, self, mat, vec, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.outer(vec.conj() if vec.is_complex() else vec), alpha) if needs[1] else None,
+    _scaled(_mH(mat).mv(g), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addr.default, lambda g, self, vec1, vec2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.mv(vec2.conj() if vec2.is_complex() else vec2), alpha) if needs[1] else None,
+    _scaled(_mH(g).mv(vec1), alpha) if needs[2] else None))  # fmt: skip
