@@ -284,3 +284,23 @@ defvjp(aten.addr.default, lambda g, self, vec1, vec2, *, beta=1, alpha=1, needs:
     _self_grad(g, beta) if needs[0] else None,
     _scaled(g.mv(vec2.conj() if vec2.is_complex() else vec2), alpha) if needs[1] else None,
     _scaled(_mH(g).mv(vec1), alpha) if needs[2] else None))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- views
+def _unfold_grad(g: Any, self: Any, dimension: int, size: int, step: int) -> Any:
+    """Each window element's gradient added at the input element it views (windows overlap
+    when ``step < size``)."""
+    if self.ndim == 0:
+        return g.sum().reshape(())
+    d = dimension % self.ndim
+    windows = g.shape[d]
+    at = {"device": g.device}
+    index = (
+        E.arange(windows, **at).unsqueeze(1) * step + E.arange(size, **at).unsqueeze(0)
+    ).reshape(-1)
+    flat = g.movedim(-1, d + 1).reshape(*self.shape[:d], windows * size, *self.shape[d + 1 :])
+    return E.zeros_like(self).index_add(d, index, flat)
+
+
+defvjp(aten.unfold.default, lambda g, self, dimension, size, step: (
+    _unfold_grad(g, self, dimension, size, step),))  # fmt: skip

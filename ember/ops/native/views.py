@@ -77,6 +77,7 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
     define(f"{_name}(Tensor self) -> Tensor", variants=("function",))
     define(f"{_name}.Sequence(Tensor[] tensors) -> Tensor[]", variants=("function",))
 define("ravel(Tensor(a) self) -> Tensor(a)")
+define("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", variants=M)
 # shaped like another tensor (methods only, as in PyTorch)
 define("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
 define("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)

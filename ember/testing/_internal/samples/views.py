@@ -500,3 +500,19 @@ def ravel_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((0, 3)))
     yield S(make((3, 4), noncontiguous=True), name="noncontiguous: a copy")
     yield S(_t(make, (3, 4)), name="transposed: a copy")
+
+
+@samples("unfold.default", dtypes=ALL_DTYPES)
+def unfold_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((7,)), 0, 2, 1, name="overlapping windows")
+    yield S(make((3, 8)), 1, 3, 2)
+    yield S(make((6, 4)), -2, 2, 3, name="negative dim, a gap")
+    yield S(make((4, 6), noncontiguous=True), 0, 2, 2, name="noncontiguous")
+    yield S(_t(make, (3, 5)), 1, 5, 1, name="transposed, whole dim")
+    yield S(make((3, 4)), 1, 0, 1, name="empty windows")
+    yield S(make((0, 4)), 1, 2, 1, name="empty")
+    yield S(make(()), 0, 1, 1, name="0-dim")
+    yield S(make(()), 0, 0, 1, name="0-dim, size 0")
+    yield S(make((3, 4)), 1, 5, 1, name="window too big raises")
+    yield S(make((3, 4)), 1, 2, 0, name="step 0 raises")
+    yield S(make((3, 4)), 2, 2, 1, name="dim out of range raises")
