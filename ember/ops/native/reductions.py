@@ -146,6 +146,14 @@ for _name in ("cummax", "cummin"):
         f"{_name}.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> "
         "(Tensor(a!) values, Tensor(b!) indices)")
 define("logcumsumexp(Tensor self, int dim) -> Tensor", out=True)
+# integrals of samples by the trapezoid rule, and Vandermonde matrices (compositions)
+define("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("function",))
+define("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", variants=("function",))
+define("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor",
+       variants=("function",))
+define("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor",
+       variants=("function",))
+define("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", variants=("function",))
 # fmt: on
 
 
@@ -452,6 +460,98 @@ def nanmean(
         )
     count = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(self)), dim, keepdim)
     return aten.div.Tensor(aten.nansum.default(self, dim, keepdim, dtype=dtype), count)
+
+
+def _trapezoid_dx(y: Tensor, x: Tensor, d: int, op: str) -> Tensor:
+    """The spacings ``x[i + 1] - x[i]`` along ``d``: a 1-D ``x`` is laid along ``d``."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(
+                f"{op}: There must be one `x` value for each sample point (x has "
+                f"{x.shape[0]}, y has {y.shape[d]} along dim {d})"
+            )
+        sizes = [1] * y.ndim
+        sizes[d] = x.shape[0]
+        x = aten.view.default(x, sizes)
+    n = x.shape[d]
+    return aten.sub.Tensor(aten.slice.Tensor(x, d, 1, n), aten.slice.Tensor(x, d, 0, n - 1))
+
+
+def _no_bool(op: str, *ts: Tensor) -> None:
+    if any(t.dtype is dtypes.bool_ for t in ts):
+        raise RuntimeError(
+            f"{op}: received a bool input for `x` or `y`, but bool is not supported (convert "
+            "it with .int() or .float())"
+        )
+
+
+def _pair_sums(y: Tensor, d: int) -> Tensor:
+    n = y.shape[d]
+    return aten.add.Tensor(aten.slice.Tensor(y, d, 0, n - 1), aten.slice.Tensor(y, d, 1, n))
+
+
+def _empty_integral(y: Tensor, d: int) -> Tensor:
+    shape = [s for i, s in enumerate(y.shape) if i != d]
+    return aten.zeros.default(shape, dtype=y.dtype, device=y.device)
+
+
+@impl(aten.trapezoid.x, _CIA)
+def trapezoid_x(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """``sum((y[i] + y[i + 1]) * (x[i + 1] - x[i])) / 2`` along ``dim``."""
+    _no_bool("trapezoid", y, x)
+    d = wrap_dim(dim, y.ndim, "trapezoid")
+    if y.ndim and y.shape[d] == 0:
+        return _empty_integral(y, d)
+    dx = _trapezoid_dx(y, x, d, "trapezoid")
+    total = aten.sum.dim_IntList(aten.mul.Tensor(_pair_sums(y, d), dx), [d])
+    return aten.div.Scalar(total, 2.0)
+
+
+@impl(aten.trapezoid.dx, _CIA)
+def trapezoid_dx(y: Tensor, *, dx: Any = 1, dim: int = -1) -> Tensor:
+    """``(sum(y) - (y[0] + y[-1]) / 2) * dx`` along ``dim``."""
+    d = wrap_dim(dim, y.ndim, "trapezoid")
+    if y.ndim and y.shape[d] == 0:
+        return _empty_integral(y, d)
+    _no_bool("trapezoid", y)
+    ends = aten.add.Tensor(aten.select.int(y, d, -1), aten.select.int(y, d, 0))
+    inner = aten.sub.Tensor(aten.sum.dim_IntList(y, [d]), aten.mul.Scalar(ends, 0.5))
+    return aten.mul.Scalar(inner, dx)
+
+
+@impl(aten.cumulative_trapezoid.x, _CIA)
+def cumulative_trapezoid_x(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """The running trapezoid integral: one element fewer than ``y`` along ``dim``."""
+    _no_bool("cumulative_trapezoid", y, x)
+    d = wrap_dim(dim, y.ndim, "cumulative_trapezoid")
+    dx = _trapezoid_dx(y, x, d, "cumulative_trapezoid")
+    running = aten.cumsum.default(aten.mul.Tensor(_pair_sums(y, d), dx), d)
+    return aten.div.Scalar(running, 2.0)
+
+
+@impl(aten.cumulative_trapezoid.dx, _CIA)
+def cumulative_trapezoid_dx(y: Tensor, *, dx: Any = 1, dim: int = -1) -> Tensor:
+    _no_bool("cumulative_trapezoid", y)
+    d = wrap_dim(dim, y.ndim, "cumulative_trapezoid")
+    return aten.cumsum.default(aten.mul.Scalar(_pair_sums(y, d), dx / 2), d)
+
+
+@impl(aten.vander.default, _CIA)
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The powers ``x**0 ... x**(N-1)`` of each element, one row each (decreasing unless
+    ``increasing``), in ``x``'s dtype promoted with int64."""
+    if x.ndim != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor (got {x.ndim} dims)")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative (got {n})")
+    d = dtypes.promote_types(x.dtype, dtypes.int64)
+    rows = x.shape[0]
+    ones = aten.ones.default([rows, min(n, 1)], dtype=d, device=x.device)
+    if n > 1:
+        powers = aten.expand.default(aten.unsqueeze.default(x, 1), [rows, n - 1])
+        ones = aten.cat.default([ones, aten.cumprod.default(powers, 1, dtype=d)], 1)
+    return ones if increasing else aten.flip.default(ones, [1])
 
 
 def check_nansum(self: Tensor) -> None:

@@ -757,3 +757,17 @@ def addr_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=2, alpha=-1)
         yield SampleInput(make((3, 4)), make((3,)), make((4,)), alpha=0.5, name="float raises")
         yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=True, name="bool raises")
+
+
+@samples("vander.default", dtypes=ALL_DTYPES)
+def vander_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((4,), low=-3, high=3)
+    yield SampleInput(x)
+    yield SampleInput(x, 3)
+    yield SampleInput(x, 5, True)
+    yield SampleInput(x, N=1, increasing=True)
+    yield SampleInput(x, 0)
+    yield SampleInput(make((4,), noncontiguous=True, low=-3, high=3), 2)
+    yield SampleInput(make((0,)), 3, name="empty")
+    yield SampleInput(make((2, 2)), name="2-D raises")
+    yield SampleInput(x, -1, name="negative N raises")

@@ -504,3 +504,28 @@ def logcumsumexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         big = ember.tensor([[100.0, 1000.0, -1000.0], [-float("inf"), 1.0, float("inf")]])
         yield SampleInput(big.to(dtype), 1, name="large and infinite")
     yield SampleInput(x, 2, name="dim out of range")
+
+
+@samples("trapezoid.dx", "cumulative_trapezoid.dx", dtypes=ALL_DTYPES)
+def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    y = make((3, 4))
+    yield SampleInput(y)
+    yield SampleInput(y, dx=0.5)
+    yield SampleInput(y, dx=2, dim=0)
+    yield SampleInput(make((5,)), dim=-1)
+    yield SampleInput(make((3, 4), noncontiguous=True), dx=-1.5, dim=1)
+    yield SampleInput(make((3, 1)), name="one sample")
+    yield SampleInput(make((2, 0)), name="no samples")
+    yield SampleInput(y, dim=2, name="dim out of range")
+
+
+@samples("trapezoid.x", "cumulative_trapezoid.x", dtypes=ALL_DTYPES)
+def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    y = make((3, 4))
+    x = ember.tensor([0.0, 0.5, 2.0, 2.5])
+    yield SampleInput(y, x)
+    yield SampleInput(y, make((3, 4), dtype=dtypes.float64), dim=1, name="x like y")
+    yield SampleInput(y, make((4, 1), dtype=dtypes.float32), dim=0, name="x broadcast")
+    yield SampleInput(make((3, 4), noncontiguous=True), ember.tensor([1.0, 2.0, 4.0]), dim=0)
+    yield SampleInput(make((4,)), ember.tensor([3, 1, 2, 5]), name="integer x")
+    yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
