@@ -154,6 +154,10 @@ define("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor",
 define("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor",
        variants=("function",))
 define("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", variants=("function",))
+# covariance and correlation matrices of the rows' variables (compositions)
+define("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) "
+       "-> Tensor", tags=("data_dependent_output",))  # (it reads the degrees of freedom)
+define("corrcoef(Tensor self) -> Tensor", tags=("data_dependent_output",))
 # fmt: on
 
 
@@ -552,6 +556,111 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
         powers = aten.expand.default(aten.unsqueeze.default(x, 1), [rows, n - 1])
         ones = aten.cat.default([ones, aten.cumprod.default(powers, 1, dtype=d)], 1)
     return ones if increasing else aten.flip.default(ones, [1])
+
+
+def _read(flag: Tensor) -> bool:
+    """A 0-dim bool's value: ``cov`` checks values, so it has no Meta result (NOTE
+    [data-dependent shapes]) and a fake tensor's read raises, as in PyTorch."""
+    if flag.device.type == "meta":
+        raise NotImplementedError(
+            "cov: its weights and degrees of freedom are checked by value, which a meta tensor "
+            "does not have"
+        )
+    return bool(flag.item())
+
+
+def _check_weights(w: Tensor | None, name: str, n: int, integral: bool) -> None:
+    if w is None:
+        return
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{w.ndim} dimensions"
+        )
+    if integral and w.dtype.category != INTEGRAL:
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{w.dtype._short} dtype")  # fmt: skip
+    if not integral and w.dtype.category != FLOATING:
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got "
+                           f"{name} with {w.dtype._short} dtype")  # fmt: skip
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if w.numel() and _read(aten.lt.Scalar(aten.min.default(w), 0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@impl(aten.cov.default, _CIA)
+def cov(
+    self: Tensor,
+    *,
+    correction: int = 1,
+    fweights: Tensor | None = None,
+    aweights: Tensor | None = None,
+) -> Tensor:
+    """The covariance matrix of the rows (variables) over the columns (observations),
+    weighted by ``fweights * aweights``; squeezed, as PyTorch's."""
+    if self.ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{self.ndim} dimensions"
+        )
+    x = self if self.ndim == 2 else aten.view.default(self, [1, -1])
+    n = x.shape[1]
+    _check_weights(fweights, "fweights", n, True)
+    _check_weights(aweights, "aweights", n, False)
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else aten.mul.Tensor(w, aweights)
+    if w is None:
+        w_sum = aten.scalar_tensor.default(n, dtype=dtypes.int64, device=self.device)
+    else:
+        w_sum = aten.sum.default(w)
+    weighted = x if w is None else aten.mul.Tensor(x, w)
+    avg = aten.div.Tensor(aten.sum.dim_IntList(weighted, [1]), w_sum)
+    if w is not None and correction != 0 and aweights is not None:
+        spread = aten.div.Tensor(aten.sum.default(aten.mul.Tensor(w, aweights)), w_sum)
+        norm = aten.sub.Tensor(w_sum, aten.mul.Scalar(spread, correction))
+    else:
+        norm = aten.sub.Scalar(w_sum, correction)
+    if _read(aten.le.Scalar(norm, 0)):
+        import warnings
+
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm = aten.mul.Scalar(norm, 0)
+    x = aten.sub.Tensor(x, aten.unsqueeze.default(avg, 1))
+    weighted = x if w is None else aten.mul.Tensor(x, w)
+    other = aten.t.default(weighted)
+    if other.dtype.category == COMPLEX:
+        other = aten._conj_physical.default(other)
+    c = aten.mm.default(x, other)
+    return aten.squeeze.default(aten.div.Tensor(c, norm))
+
+
+@impl(aten.corrcoef.default, _CIA)
+def corrcoef(self: Tensor) -> Tensor:
+    """The covariance matrix scaled by the standard deviations, clipped to [-1, 1]."""
+    c = aten.cov.default(self)
+    if c.ndim == 0:
+        return aten.div.Tensor(c, c)
+    d = aten.diagonal.default(c)
+    if d.dtype.category == COMPLEX:
+        d = aten.real.default(d)
+    std = aten.sqrt.default(d)
+    c = aten.div.Tensor(c, aten.view.default(std, [-1, 1]))
+    c = aten.div.Tensor(c, aten.view.default(std, [1, -1]))
+    if c.dtype.category == COMPLEX:
+        re = aten.clamp.default(aten.real.default(c), -1, 1)
+        im = aten.clamp.default(aten.imag.default(c), -1, 1)
+        return aten.add.Tensor(re, aten.mul.Scalar(im, 1j))
+    return aten.clamp.default(c, -1, 1)
 
 
 def check_nansum(self: Tensor) -> None:

@@ -529,3 +529,29 @@ def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), noncontiguous=True), ember.tensor([1.0, 2.0, 4.0]), dim=0)
     yield SampleInput(make((4,)), ember.tensor([3, 1, 2, 5]), name="integer x")
     yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
+
+
+@samples("cov.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)
+def cov_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 5), low=-3, high=3)
+    yield SampleInput(x)
+    yield SampleInput(x, correction=0)
+    yield SampleInput(make((5,), low=-3, high=3), name="one variable")
+    yield SampleInput(make((3, 5), noncontiguous=True, low=-3, high=3), correction=2)
+    yield SampleInput(x, fweights=ember.tensor([1, 2, 0, 3, 1]))
+    yield SampleInput(x, aweights=ember.tensor([0.5, 1.0, 2.0, 0.25, 1.0]))
+    yield SampleInput(
+        x, fweights=ember.tensor([1, 2, 1, 3, 1]), aweights=ember.tensor([0.5, 1.0, 2.0, 0.25, 1.0])
+    )
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")
+    yield SampleInput(x, fweights=ember.tensor([1.0, 2, 0, 3, 1]), name="float fweights raise")
+    yield SampleInput(x, fweights=ember.tensor([1, 2]), name="fweights of another length raise")
+    yield SampleInput(x, aweights=ember.tensor([1, 2, 0, 3, 1]), name="int aweights raise")
+
+
+@samples("corrcoef.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)
+def corrcoef_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 5), low=-3, high=3))
+    yield SampleInput(make((2, 4), noncontiguous=True, low=-3, high=3))
+    yield SampleInput(make((5,), low=-3, high=3), name="one variable")
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")
