@@ -264,6 +264,13 @@ def _mH(x: Any) -> Any:
     return x.transpose(-2, -1).conj() if x.is_complex() else x.transpose(-2, -1)
 
 
+def _conj_as(v: Any, g: Any) -> Any:
+    """``conj(v)`` in ``g``'s dtype (``addr`` promotes its operands)."""
+    if v.dtype != g.dtype:
+        v = v.to(g.dtype)
+    return v.conj() if v.is_complex() else v
+
+
 def _self_grad(g: Any, beta: Any) -> Any:
     return g * 0 if beta == 0 else _scaled(g, beta)
 
@@ -282,8 +289,8 @@ defvjp(aten.addmv.default, lambda g, self, mat, vec, *, beta=1, alpha=1, needs: 
     _scaled(_mH(mat).mv(g), alpha) if needs[2] else None))  # fmt: skip
 defvjp(aten.addr.default, lambda g, self, vec1, vec2, *, beta=1, alpha=1, needs: (
     _self_grad(g, beta) if needs[0] else None,
-    _scaled(g.mv(vec2.conj() if vec2.is_complex() else vec2), alpha) if needs[1] else None,
-    _scaled(_mH(g).mv(vec1), alpha) if needs[2] else None))  # fmt: skip
+    _scaled(g.mv(_conj_as(vec2, g)), alpha) if needs[1] else None,
+    _scaled(g.t().mv(_conj_as(vec1, g)), alpha) if needs[2] else None))  # fmt: skip
 
 
 # ----------------------------------------------------------------------- views
