@@ -1,8 +1,8 @@
 """The functions PyTorch writes in Python (``torch/functional.py``) over its ops: ``unique``,
-``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist`` and
-``tensordot``; and ``is_tensor`` (``torch/__init__.py``). Each takes the Python route of
-``__torch_function__`` as PyTorch's does (plain tensors count: NOTE [two routes] in
-``ember/overrides.py``) and calls the aten op, which
+``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist``,
+``tensordot`` and ``atleast_1d``/``2d``/``3d``; and ``is_tensor`` (``torch/__init__.py``).
+Each takes the Python route of ``__torch_function__`` as PyTorch's does (plain tensors
+count: NOTE [two routes] in ``ember/overrides.py``) and calls the aten op, which
 ``__torch_dispatch__`` code then sees. ``ember/functional.py`` exports them in place of the
 functions generated from those ops' schemas.
 """
@@ -17,6 +17,9 @@ from ember.ops.registry import ops
 from ember.overrides import python_route
 
 __all__ = [
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
     "block_diag",
     "cartesian_prod",
     "cdist",
@@ -134,6 +137,44 @@ def block_diag(*tensors: Tensor) -> Tensor:
             [0., 0., 3.]])
     """
     return aten.block_diag.default(list(tensors))
+
+
+def _atleast(n: int) -> Any:
+    packet = getattr(aten, f"atleast_{n}d")
+
+    @python_route("tensors")
+    def atleast(*tensors: Any) -> Any:
+        one = tensors[0] if len(tensors) == 1 else tensors
+        if isinstance(one, (list, tuple)):
+            return tuple(packet.Sequence(list(one)))
+        return packet.default(one)
+
+    atleast.__name__ = atleast.__qualname__ = f"atleast_{n}d"
+    return atleast
+
+
+atleast_1d = _atleast(1)
+atleast_1d.__doc__ = """Each tensor with at least one dimension (a 0-dim one as a 1-element
+1-D tensor); one tensor gives a tensor, several (or a list) a tuple.
+
+>>> ember.atleast_1d(ember.tensor(1.0))
+tensor([1.])
+"""
+atleast_2d = _atleast(2)
+atleast_2d.__doc__ = """Each tensor with at least two dimensions (a 1-D one as one row); one
+tensor gives a tensor, several (or a list) a tuple.
+
+>>> ember.atleast_2d(ember.tensor([1.0, 2.0]))
+tensor([[1., 2.]])
+"""
+atleast_3d = _atleast(3)
+atleast_3d.__doc__ = """Each tensor with at least three dimensions (a 1-D one of size n as
+(1, n, 1), a 2-D one with a trailing dim); one tensor gives a tensor, several (or a list) a
+tuple.
+
+>>> ember.atleast_3d(ember.tensor([1.0, 2.0])).shape
+ember.Size([1, 2, 1])
+"""
 
 
 @python_route("x1", "x2")

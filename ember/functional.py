@@ -36,6 +36,9 @@ def einsum(equation: str, *operands: Any, **kwargs: Any) -> Any:
 # the functions torch/functional.py writes in Python (their Python route, their signatures),
 # in place of those generated from their ops' schemas
 from ember._torch_functional import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
     block_diag,
     cartesian_prod,
     cdist,
@@ -46,8 +49,8 @@ from ember._torch_functional import (  # noqa: E402
     unique_consecutive,
 )
 
-_PYTHON_WRITTEN = (block_diag, cartesian_prod, cdist, is_tensor, meshgrid, tensordot, unique,
-                   unique_consecutive)  # fmt: skip
+_PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, cdist,
+                   is_tensor, meshgrid, tensordot, unique, unique_consecutive)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 
 

@@ -192,3 +192,122 @@ defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
 defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
     _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
 not_differentiated(aten.bernoulli.p, _UNNAMED)
+
+
+# ----------------------------------------------------------------------- reductions and scans
+def _nansum_grad(g: Any, self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """The sum's gradient at each element that is not NaN, 0 at the NaNs."""
+    from ember.autograd.derivatives import unreduce
+
+    return unreduce(g, self.shape, dim, keepdim) * self.isnan().logical_not()
+
+
+def _aminmax_grad(g: Any, self: Any, dim: Any, keepdim: bool, result: Any) -> Any:
+    """Each result's gradient shared equally among the elements equal to it (amin's and
+    amax's)."""
+    from ember.autograd.derivatives import _evenly
+
+    out = None
+    for gi, r in zip(g, result, strict=True):
+        if gi is not None:
+            part = _evenly(gi, self, r, dim, keepdim, False)[0]
+            out = part if out is None else out + part
+    return out
+
+
+def _cum_extreme_grad(g: Any, self: Any, dim: int, indices: Any) -> Any:
+    """Each gradient element added at the index its running extreme came from."""
+    if self.ndim == 0:
+        return g
+    return E.zeros_like(self).scatter_add(dim, indices, g)
+
+
+def _logcumsumexp_grad(g: Any, self: Any, dim: int, result: Any) -> Any:
+    """``grad[j] = sum over i >= j of g[i] exp(x[j] - out[i])``, as reversed log-cum-sum-exps
+    of the positive and the negative parts of ``g`` (no overflow for large ``x``)."""
+    if self.ndim == 0:
+        return g
+    if self.is_complex():
+        rev = (g * (-result).exp().conj()).flip(dim).cumsum(dim).flip(dim)
+        return rev * self.exp().conj()
+
+    def reverse_lcse(v: Any) -> Any:
+        return v.flip(dim).logcumsumexp(dim).flip(dim)
+
+    pos = reverse_lcse(g.clamp(min=0).log() - result)
+    neg = reverse_lcse((-g).clamp(min=0).log() - result)
+    return (self + pos).exp() - (self + neg).exp()
+
+
+defvjp(aten.nansum.default, lambda g, self, dim=None, keepdim=False, *, dtype=None: (
+    _nansum_grad(g, self, dim, keepdim),))  # fmt: skip
+defvjp(aten.aminmax.default, lambda g, self, *, dim=None, keepdim=False, result: (
+    _aminmax_grad(g, self, dim, keepdim, result),))  # fmt: skip
+defvjp(aten.cummax.default, lambda g, self, dim, *, result: (
+    _cum_extreme_grad(g[0], self, dim, result[1]),))  # fmt: skip
+defvjp(aten.cummin.default, lambda g, self, dim, *, result: (
+    _cum_extreme_grad(g[0], self, dim, result[1]),))  # fmt: skip
+defvjp(aten.logcumsumexp.default, lambda g, self, dim, *, result: (
+    _logcumsumexp_grad(g, self, dim, result),))  # fmt: skip
+nondifferentiable(aten.count_nonzero.dim_IntList, aten.count_nonzero.default)
+
+
+# ----------------------------------------------------------------------- add* products
+def _scaled(x: Any, s: Any) -> Any:
+    """``x * conj(s)``, skipping the product for 1 (NOTE [complex gradients])."""
+    from ember.autograd.derivatives import conj
+
+    return x if s == 1 else x * conj(s)
+
+
+def _mH(x: Any) -> Any:
+    return x.transpose(-2, -1).conj() if x.is_complex() else x.transpose(-2, -1)
+
+
+def _conj_as(v: Any, g: Any) -> Any:
+    """``conj(v)`` in ``g``'s dtype (``addr`` promotes its operands)."""
+    if v.dtype != g.dtype:
+        v = v.to(g.dtype)
+    return v.conj() if v.is_complex() else v
+
+
+def _self_grad(g: Any, beta: Any) -> Any:
+    return g * 0 if beta == 0 else _scaled(g, beta)
+
+
+defvjp(aten.baddbmm.default, lambda g, self, batch1, batch2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.bmm(_mH(batch2)), alpha) if needs[1] else None,
+    _scaled(_mH(batch1).bmm(g), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addbmm.default, lambda g, self, batch1, batch2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.expand(batch1.shape[0], *g.shape).bmm(_mH(batch2)), alpha) if needs[1] else None,
+    _scaled(_mH(batch1).bmm(g.expand(batch1.shape[0], *g.shape)), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addmv.default, lambda g, self, mat, vec, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.outer(vec.conj() if vec.is_complex() else vec), alpha) if needs[1] else None,
+    _scaled(_mH(mat).mv(g), alpha) if needs[2] else None))  # fmt: skip
+defvjp(aten.addr.default, lambda g, self, vec1, vec2, *, beta=1, alpha=1, needs: (
+    _self_grad(g, beta) if needs[0] else None,
+    _scaled(g.mv(_conj_as(vec2, g)), alpha) if needs[1] else None,
+    _scaled(g.t().mv(_conj_as(vec1, g)), alpha) if needs[2] else None))  # fmt: skip
+
+
+# ----------------------------------------------------------------------- views
+def _unfold_grad(g: Any, self: Any, dimension: int, size: int, step: int) -> Any:
+    """Each window element's gradient added at the input element it views (windows overlap
+    when ``step < size``)."""
+    if self.ndim == 0:
+        return g.sum().reshape(())
+    d = dimension % self.ndim
+    windows = g.shape[d]
+    at = {"device": g.device}
+    index = (
+        E.arange(windows, **at).unsqueeze(1) * step + E.arange(size, **at).unsqueeze(0)
+    ).reshape(-1)
+    flat = g.movedim(-1, d + 1).reshape(*self.shape[:d], windows * size, *self.shape[d + 1 :])
+    return E.zeros_like(self).index_add(d, index, flat)
+
+
+defvjp(aten.unfold.default, lambda g, self, dimension, size, step: (
+    _unfold_grad(g, self, dimension, size, step),))  # fmt: skip

@@ -338,6 +338,28 @@ def diagonal(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
     return sh, st, off + start
 
 
+def unfold(layout: Layout, dimension: int, size: int, step: int) -> Layout:
+    """``Tensor.unfold``: the windows of ``size`` elements, ``step`` apart, along
+    ``dimension``; the window index replaces the dim and the window is a new last dim."""
+    shape, strides, off = layout
+    n = len(shape)
+    d = wrap_dim(dimension, n)
+    length = shape[d] if n else 1
+    if size > length:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {length} but size is {size}"
+        )
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if n == 0:
+        return (size,), (1,), off
+    sh = (*shape[:d], (length - size) // step + 1, *shape[d + 1 :], size)
+    st = (*strides[:d], strides[d] * step, *strides[d + 1 :], strides[d])
+    return sh, st, off
+
+
 # --------------------------------------------------------------------------- splits
 
 

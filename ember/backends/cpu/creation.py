@@ -145,7 +145,16 @@ def _full(shape: tuple[int, ...], d: dtypes.dtype, value: Any) -> np.ndarray:
         return np.full(shape, value, d.np)
 
 
+def _triangle(
+    shape: tuple[int, ...], d: dtypes.dtype, upper: bool, row: int, col: int, offset: int
+) -> np.ndarray:
+    """The (row, column) indices of a triangle, row by row (``np.tri*_indices``' order)."""
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return np.stack([rows, cols]).astype(d.np).reshape(shape)
+
+
 _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
+    "triangle": _triangle,
     "empty": _uninitialized,
     "zeros": lambda shape, d: np.zeros(shape, d.np),
     "full": lambda shape, d, value: _full(shape, d, value),

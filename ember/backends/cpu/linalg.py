@@ -16,7 +16,11 @@ from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
+    addbmm_shape,
     addmm_shape,
+    addmv_shape,
+    addr_shape,
+    baddbmm_shape,
     bmm_shape,
     dot_shape,
     einsum_dtype,
@@ -117,6 +121,77 @@ def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any
     s = self._data if beta == 1 else self._data * t(beta)
     with quiet_block():
         return wrap((s + prod).astype(prod.dtype, copy=False))
+
+
+def _as(x: Any, res: np.dtype[Any]) -> Any:
+    """A Python scalar as an integer result's dtype (wrapping, as PyTorch's cast does), as
+    itself otherwise (NumPy keeps the array's dtype)."""
+    return np.array(x).astype(res) if res.kind in "iu" else x
+
+
+def _scaled_sum(
+    self: Tensor, prod: np.ndarray, shape: Any, beta: Any, alpha: Any, res: np.dtype[Any]
+) -> Tensor:
+    """``beta * self + alpha * prod`` in ``res``, laid out as the product; ``beta == 0``
+    ignores ``self``, NaNs and all (PyTorch's rule for the add* products)."""
+    with quiet_block():
+        if alpha != 1:
+            prod = (prod * _as(alpha, res)).astype(res, copy=False)
+        if beta == 0:
+            return wrap(np.broadcast_to(prod, shape).astype(res, copy=True))
+        s = self._data.astype(res, copy=False)
+        if beta != 1:
+            s = (s * _as(beta, res) if res.kind != "b" else s & bool(beta)).astype(res, copy=False)
+        return wrap(np.asarray(s + prod).astype(res, copy=False))
+
+
+@impl(aten.baddbmm.default, CPU)
+def baddbmm(
+    self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
+    shape = baddbmm_shape(
+        self.shape, batch1.shape, batch2.shape, self.dtype, batch1.dtype, batch2.dtype
+    )
+    prod = _product(batch1._data, batch2._data)
+    return _scaled_sum(self, prod, shape, beta, alpha, prod.dtype)
+
+
+@impl(aten.addbmm.default, CPU)
+def addbmm(
+    self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Tensor:
+    shape = addbmm_shape(
+        self.shape, batch1.shape, batch2.shape, self.dtype, batch1.dtype, batch2.dtype
+    )
+    a, b = batch1._data, batch2._data
+    n = a.shape[0]
+    # the batches side by side: one matrix product of (n1, b*k) by (b*k, p)
+    flat_a = np.moveaxis(a, 0, 1).reshape(a.shape[1], n * a.shape[2])
+    prod = _product(flat_a, b.reshape(n * b.shape[1], b.shape[2]))
+    return _scaled_sum(self, prod, shape, beta, alpha, prod.dtype)
+
+
+@impl(aten.addmv.default, CPU)
+def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape = addmv_shape(self.shape, mat.shape, vec.shape, self.dtype, mat.dtype, vec.dtype)
+    prod = _product(mat._data, vec._data)
+    return _scaled_sum(self, prod, shape, beta, alpha, prod.dtype)
+
+
+@impl(aten.addr.default, CPU)
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape, d = addr_shape(
+        self.shape, vec1.shape, vec2.shape, self.dtype, vec1.dtype, vec2.dtype, beta, alpha
+    )
+    res = d.np
+    with quiet_block():
+        v1, v2 = vec1._data.astype(res, copy=False), vec2._data.astype(res, copy=False)
+        if res.kind == "b":
+            prod = np.logical_and.outer(v1, v2) & bool(alpha)
+            s = self._data & bool(beta)
+            return wrap(np.broadcast_to(s | prod, shape).copy())
+        prod = np.multiply.outer(v1, v2).astype(res, copy=False)
+    return _scaled_sum(self, prod, shape, beta, alpha, res)
 
 
 def _addmm_fast(s: Any, a: Any, b: Any) -> np.ndarray | None:

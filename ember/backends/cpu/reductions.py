@@ -23,8 +23,12 @@ from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native.reductions import (
     all_any_dtype,
+    check_aminmax,
+    check_logcumsumexp,
+    check_nansum,
     check_nonempty,
     check_not_complex,
+    check_scan_extreme,
     check_sortable,
     check_topk,
     mean_dtype,
@@ -37,6 +41,9 @@ from ember.ops.native.reductions import (
     vector_norm_plan,
 )
 from ember.ops.registry import ops
+from ember.return_types import aminmax as aminmax_t
+from ember.return_types import cummax as cummax_t
+from ember.return_types import cummin as cummin_t
 from ember.return_types import max as max_t
 from ember.return_types import min as min_t
 from ember.return_types import sort as sort_t
@@ -557,3 +564,105 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 def trace(self: Tensor) -> Tensor:
     res = trace_dtype(self._data.shape, self.dtype).np
     return _out(np.trace(self._data, dtype=_acc(res)), res)
+
+
+# --------------------------------------------------------------------------- nansum, counts
+
+
+@impl(aten.nansum.default, CPU)
+def nansum(
+    self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    """``sum`` with every NaN counted as 0."""
+    check_nansum(self)
+    x = self._data
+    if x.dtype.kind == "f" or x.dtype is _BF16:
+        x = np.where(np.isnan(x), np.zeros((), x.dtype), x)
+    return sum_dim(wrap(x), dim, keepdim, dtype=dtype)
+
+
+@impl(aten.count_nonzero.dim_IntList, CPU)
+def count_nonzero(self: Tensor, dim: Any) -> Tensor:
+    x = self._data
+    axes = reduction_axes(x.shape, dim, "count_nonzero")
+    return _out(np.count_nonzero(x, axis=axes) if axes else (x != 0).astype(_I64), _I64)
+
+
+@impl(aten.count_nonzero.default, CPU)
+def count_nonzero_one(self: Tensor, dim: int | None = None) -> Tensor:
+    return count_nonzero(self, [] if dim is None else [dim])
+
+
+@impl(aten.aminmax.default, CPU)
+def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    axes = check_aminmax(self, dim)
+    x = self._data
+    if dim is None and keepdim:  # every dim kept, with size 1
+        lo, hi = _min_reduce(x, axes, None, None, True), _max_reduce(x, axes, None, None, True)
+    elif dim is None:
+        lo, hi = _min_reduce(x, None), _max_reduce(x, None)
+    else:
+        lo, hi = (
+            _min_reduce(x, axes, None, None, keepdim),
+            _max_reduce(x, axes, None, None, keepdim),
+        )
+    return aminmax_t(_out(lo, x.dtype), _out(hi, x.dtype))
+
+
+# --------------------------------------------------------------------------- running extremes
+
+
+def _cum_extreme(name: str, accumulate: Any, result: Any) -> Any:
+    """``cummax``/``cummin``: at each position the extreme so far and the last index where it
+    was reached (a tie or a NaN moves the index; a NaN stays the extreme)."""
+
+    def kernel(self: Tensor, dim: int) -> Any:
+        d = check_scan_extreme(self, dim, name)
+        x = _moveaxis_1d(self._data)
+        if x.size == 0:
+            return result(_out(x.copy(), x.dtype), wrap(np.zeros(self._data.shape, _I64)))
+        running = accumulate(x, axis=d)
+        hit = x == running
+        if x.dtype.kind in "fc" or x.dtype is _F16 or x.dtype is _BF16:
+            hit |= np.isnan(x.astype(_F32) if x.dtype is _BF16 else x)
+        shape = [1] * x.ndim
+        shape[d] = x.shape[d]
+        positions = np.arange(x.shape[d], dtype=_I64).reshape(shape)
+        indices = np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
+        values = np.take_along_axis(x, indices, axis=d)  # the elements themselves (-0.0)
+        shape0 = self._data.shape
+        return result(_out(values.reshape(shape0), x.dtype), _out(indices.reshape(shape0), _I64))
+
+    kernel.__name__ = name
+    return kernel
+
+
+impl(aten.cummax.default, CPU, _cum_extreme("cummax", np.maximum.accumulate, cummax_t))
+impl(aten.cummin.default, CPU, _cum_extreme("cummin", np.minimum.accumulate, cummin_t))
+
+
+def _complex_logcumsumexp(x: np.ndarray, d: int) -> np.ndarray:
+    """Complex ``logaddexp`` accumulated element by element along ``d``, as PyTorch's: the
+    operand with the larger real part plus ``log1p(exp(other - it))``, so the imaginary part
+    accumulates unwrapped (it is not brought back into (-pi, pi])."""
+    out = np.moveaxis(x.copy(), d, 0)
+    for i in range(1, out.shape[0]):
+        a, b = out[i - 1], out[i]
+        first = a.real >= b.real
+        big, small = np.where(first, a, b), np.where(first, b, a)
+        out[i] = big + np.log1p(np.exp(small - big))
+    return np.moveaxis(out, 0, d)
+
+
+@impl(aten.logcumsumexp.default, CPU)
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(x)))`` without overflow: ``logaddexp`` accumulated."""
+    d = check_logcumsumexp(self, dim)
+    x = _moveaxis_1d(self._data)
+    res = x.dtype
+    with quiet_block():
+        if x.dtype.kind == "c":
+            r = _complex_logcumsumexp(x, d)
+        else:
+            r = np.logaddexp.accumulate(x.astype(_acc(res)), axis=d)
+    return _out(r.reshape(self._data.shape), res)

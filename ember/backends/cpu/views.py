@@ -323,6 +323,11 @@ def slice_(
     return wrap_view(self, out)
 
 
+@impl(aten.unfold.default, CPU)
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return _build(self, S.unfold(layout(self), dimension, size, step))
+
+
 @impl(aten.diagonal.default, CPU)
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     return _build(self, S.diagonal(layout(self), offset, dim1, dim2))

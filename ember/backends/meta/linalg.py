@@ -10,7 +10,11 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
+    addbmm_shape,
     addmm_shape,
+    addmv_shape,
+    addr_shape,
+    baddbmm_shape,
     bmm_shape,
     dot_shape,
     einsum_dtype,
@@ -42,6 +46,27 @@ impl(aten.dot.default, Meta, _binary(dot_shape))
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     shape = addmm_shape(self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype)
     return wrap_shape_only(ShapeOnlyArray(shape, self.dtype.np))
+
+
+def _scaled(check: Any) -> Any:
+    def rule(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        shape = check(self.shape, a.shape, b.shape, self.dtype, a.dtype, b.dtype)
+        return wrap_shape_only(ShapeOnlyArray(shape, a.dtype.np))
+
+    return rule
+
+
+impl(aten.baddbmm.default, Meta, _scaled(baddbmm_shape))
+impl(aten.addbmm.default, Meta, _scaled(addbmm_shape))
+impl(aten.addmv.default, Meta, _scaled(addmv_shape))
+
+
+@impl(aten.addr.default, Meta)
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    shape, d = addr_shape(
+        self.shape, vec1.shape, vec2.shape, self.dtype, vec1.dtype, vec2.dtype, beta, alpha
+    )
+    return wrap_shape_only(ShapeOnlyArray(shape, d.np))
 
 
 @impl(aten.einsum.default, Meta)

@@ -16,8 +16,12 @@ from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native.reductions import (
     all_any_dtype,
+    check_aminmax,
+    check_logcumsumexp,
+    check_nansum,
     check_nonempty,
     check_not_complex,
+    check_scan_extreme,
     check_sortable,
     check_topk,
     mean_dtype,
@@ -31,6 +35,9 @@ from ember.ops.native.reductions import (
     vector_norm_plan,
 )
 from ember.ops.registry import ops
+from ember.return_types import aminmax as aminmax_t
+from ember.return_types import cummax as cummax_t
+from ember.return_types import cummin as cummin_t
 from ember.return_types import max as max_t
 from ember.return_types import min as min_t
 from ember.return_types import sort as sort_t
@@ -251,3 +258,49 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 @impl(aten.trace.default, Meta)
 def trace(self: Tensor) -> Tensor:
     return _new((), trace_dtype(tuple(self.shape), self.dtype))
+
+
+@impl(aten.nansum.default, Meta)
+def nansum(
+    self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    check_nansum(self)
+    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "sum")
+
+
+@impl(aten.count_nonzero.dim_IntList, Meta)
+def count_nonzero(self: Tensor, dim: Any) -> Tensor:
+    shape = tuple(self.shape)
+    axes = reduction_axes(shape, dim, "count_nonzero")
+    return _new(reduced_shape(shape, axes, False) if axes else shape, dtypes.int64)
+
+
+@impl(aten.count_nonzero.default, Meta)
+def count_nonzero_one(self: Tensor, dim: int | None = None) -> Tensor:
+    return count_nonzero(self, [] if dim is None else [dim])
+
+
+@impl(aten.aminmax.default, Meta)
+def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    axes = check_aminmax(self, dim)
+    out = reduced_shape(tuple(self.shape), axes, keepdim)
+    return aminmax_t(_new(out, self.dtype), _new(out, self.dtype))
+
+
+def _cum_extreme(name: str, result: Any) -> Any:
+    def rule(self: Tensor, dim: int) -> Any:
+        check_scan_extreme(self, dim, name)
+        shape = tuple(self.shape)
+        return result(_new(shape, self.dtype), _new(shape, dtypes.int64))
+
+    return rule
+
+
+impl(aten.cummax.default, Meta, _cum_extreme("cummax", cummax_t))
+impl(aten.cummin.default, Meta, _cum_extreme("cummin", cummin_t))
+
+
+@impl(aten.logcumsumexp.default, Meta)
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+    check_logcumsumexp(self, dim)
+    return _new(tuple(self.shape), self.dtype)

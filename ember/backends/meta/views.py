@@ -118,6 +118,11 @@ def slice_(
     return build(self, S.slice_(layout(self), dim, start, end, step))
 
 
+@impl(aten.unfold.default, Meta)
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return build(self, S.unfold(layout(self), dimension, size, step))
+
+
 @impl(aten.diagonal.default, Meta)
 def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     return build(self, S.diagonal(layout(self), offset, dim1, dim2))

@@ -138,6 +138,8 @@ define("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", varia
 # diagonals, rotations, repeats, differences
 define("diag(Tensor self, int diagonal=0) -> Tensor", out=True)
 define("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", out=True)
+define("diagflat(Tensor self, int offset=0) -> Tensor")
+define("argwhere(Tensor self) -> Tensor", tags=("dynamic_output_shape",))
 define("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", out=True)
 define("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
        tags=("dynamic_output_shape",), out=True, out_overload="Tensor_out")  # fmt: skip

@@ -285,6 +285,17 @@ def diag(self: Tensor, diagonal: int = 0) -> Tensor:
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
 
 
+@impl(aten.diagflat.default, CIA)
+def diagflat(self: Tensor, offset: int = 0) -> Tensor:
+    """The flattened input as the ``offset`` diagonal of a square matrix."""
+    return aten.diag_embed.default(aten.reshape.default(self, [-1]), offset, 0, 1)
+
+
+@impl(aten.argwhere.default, CIA)
+def argwhere(self: Tensor) -> Tensor:
+    return aten.nonzero.default(self)
+
+
 # --------------------------------------------------------------------------- repeats
 
 

@@ -59,6 +59,12 @@ define(
 define(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTIONS}) -> Tensor", variants=_F)
 define(f"eye(SymInt n, *, {_OPTIONS}) -> Tensor", variants=_F)
 define(f"eye.m(SymInt n, SymInt m, *, {_OPTIONS}) -> Tensor", variants=_F)
+for _name in ("tril_indices", "triu_indices"):
+    define(
+        f"{_name}(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor",
+        variants=_F,
+    )
 
 # random factories (values from ember.random generators)
 define(f"rand(SymInt[] size, *, {_OPTIONS}) -> Tensor", variants=_F)
@@ -146,6 +152,10 @@ _OUTS = {
         "linspace.default",
     "eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)": "eye.default",
     "eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)": "eye.m",
+    "tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)":
+        "tril_indices.default",
+    "triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)":
+        "triu_indices.default",
     "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)": "rand.default",
     "rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)":
         "rand.generator",
@@ -626,6 +636,29 @@ def _eye(n: int, m: int, **options: Any) -> Plan:
     return Plan((n, m), d, ("eye",))
 
 
+def tril_count(row: int, col: int, offset: int) -> int:
+    """The number of elements of a ``row`` x ``col`` matrix on or below diagonal ``offset``."""
+    return sum(max(min(col, i + offset + 1), 0) for i in range(row))
+
+
+def _triangle_indices(upper: bool) -> Callable[..., Plan]:
+    name = "triu_indices" if upper else "tril_indices"
+
+    def plan(row: int, col: int, offset: int = 0, **options: Any) -> Plan:
+        d = _dtype(name, dtypes.int64, options)
+        for what, n in (("row", row), ("col", col)):
+            if n < 0:
+                raise RuntimeError(f"{what} must be non-negative, got {n}")
+        if d not in (dtypes.int32, dtypes.int64):
+            raise NotImplementedError(
+                f"\"{name}\" not implemented for '{d._short}' (use int32 or int64)"
+            )
+        n = row * col - tril_count(row, col, offset - 1) if upper else tril_count(row, col, offset)
+        return Plan((2, n), d, ("triangle", upper, row, col, offset))
+
+    return plan
+
+
 def _rand(size: Any, *, generator: Any = None, **options: Any) -> Plan:
     return _sized("rand", size, None, ("uniform", generator), options)
 
@@ -679,6 +712,8 @@ PLANS: dict[OpOverload, Callable[..., Plan]] = {
     aten.normal.float_float: _normal_size,
     aten.eye.default: lambda n, **o: _eye(n, n, **o),
     aten.eye.m: _eye,
+    aten.tril_indices.default: _triangle_indices(False),
+    aten.triu_indices.default: _triangle_indices(True),
     aten.rand.default: _rand,
     aten.rand.generator: _rand,
     aten.randn.default: _randn,

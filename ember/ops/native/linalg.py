@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.dispatcher import KIND_PLAIN
@@ -41,6 +41,15 @@ define("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar al
        inplace=True, out=True)
 define("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
        variants=("function",))
+# self * beta + alpha * (a product): of batches, their sum, a matrix-vector and an outer one
+define("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
+       "-> Tensor", inplace=True, out=True)
+define("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
+       "-> Tensor", inplace=True, out=True)
+define("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+       inplace=True, out=True)
+define("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+       inplace=True, out=True)
 # fmt: on
 
 
@@ -148,6 +157,128 @@ def addmm_shape(
             f"addmm: self and mat2 must have the same dtype, but got {ds._short} and {db._short}"
         )
     return out
+
+
+def _expands_to(name: str, s: Sequence[int], out: Sequence[int]) -> None:
+    """``self`` of the ``add*`` products must broadcast to the product's shape."""
+    ok = len(s) <= len(out) and all(
+        n in (1, m) for n, m in zip(reversed(s), reversed(out), strict=False)
+    )
+    if not ok:
+        raise RuntimeError(
+            f"{name}: The expanded size of the tensor self {list(s)} must match the result's "
+            f"size {list(out)} (self broadcasts to the product's shape)"
+        )
+
+
+def baddbmm_shape(
+    s: Sequence[int], a: Sequence[int], b: Sequence[int], ds: dtype, da: dtype, db: dtype
+) -> tuple[int, int, int]:
+    """``baddbmm``: ``self`` broadcastable to ``(b, n, p)`` (checked first, as PyTorch does,
+    so a batch with too few dims is an IndexError), ``bmm``'s shapes, one dtype for all."""
+    if len(b) < 3 or len(a) < 2:
+        raise IndexError(
+            f"baddbmm: Dimension out of range: batch1 and batch2 must be 3-D (got shapes "
+            f"{list(a)} and {list(b)})"
+        )
+    _expands_to("baddbmm", s, (a[0], a[1], b[2]))
+    out = bmm_shape(a, b, da, da)
+    if not ds is da is db:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {ds.name}, batch1: {da.name}, batch2: "
+            f"{db.name}"
+        )
+    _no_bool(da, "baddbmm", a, b)
+    return out
+
+
+def addbmm_shape(
+    s: Sequence[int], a: Sequence[int], b: Sequence[int], ds: dtype, da: dtype, db: dtype
+) -> tuple[int, int]:
+    """``addbmm``: ``bmm``'s shapes, the batch summed; ``self`` broadcastable to it."""
+    for name, x in (("batch1", a), ("batch2", b)):
+        if len(x) != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor, got shape {list(x)}")
+    if a[0] != b[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {a[0]} and {b[0]}"
+        )
+    if a[2] != b[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({a[1]}x{a[2]} and {b[1]}x{b[2]})")
+    out = (a[1], b[2])
+    _expands_to("addbmm", s, out)
+    if ds is not db:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {ds._short} and {db._short}"
+        )
+    if da is not db:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {da.name} != {db.name}"
+        )
+    _no_bool(da, "addmm_impl_cpu_", a, b)
+    return out
+
+
+def addmv_shape(
+    s: Sequence[int], a: Sequence[int], v: Sequence[int], ds: dtype, da: dtype, dv: dtype
+) -> tuple[int]:
+    """``addmv``: ``mv``'s shapes, one dtype for all three, ``self`` broadcastable."""
+    if len(a) != 2 or len(v) != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {len(s)}, {len(a)}, {len(v)} (shapes "
+            f"{list(s)}, {list(a)}, {list(v)})"
+        )
+    if a[1] != v[0] or not _broadcasts(s, (a[0],)):
+        raise RuntimeError(
+            f"size mismatch, got input ({s[0] if s else 1}), mat ({a[0]}x{a[1]}), vec ({v[0]})"
+        )
+    if not ds is da is dv:
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {ds._short}, {da._short}, "
+            f"and {dv._short}"
+        )
+    _no_bool(da, "addmv_impl_cpu", a, v)
+    return (a[0],)
+
+
+def _broadcasts(s: Sequence[int], out: Sequence[int]) -> bool:
+    return len(s) <= len(out) and all(
+        n in (1, m) for n, m in zip(reversed(s), reversed(out), strict=False)
+    )
+
+
+def addr_shape(
+    s: Sequence[int],
+    v1: Sequence[int],
+    v2: Sequence[int],
+    ds: dtype,
+    d1: dtype,
+    d2: dtype,
+    beta: Any,
+    alpha: Any,
+) -> tuple[tuple[int, int], dtype]:
+    """``addr``: two vectors, ``self`` broadcastable to their outer product; the promoted
+    dtype (only a bool result takes bool scalars, an integral one no floating scalar)."""
+    for name, v in (("vec1", v1), ("vec2", v2)):
+        if len(v) != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {len(v)}-D")
+    out = (v1[0], v2[0])
+    _expands_to("addr", s, out)
+    d = promote_types(promote_types(ds, d1), d2)
+    if d.category != BOOL:
+        for name, x in (("beta", beta), ("alpha", alpha)):
+            if isinstance(x, bool):
+                raise RuntimeError(
+                    f"Boolean {name} only supported for Boolean results (pass a number)"
+                )
+    if BOOL < d.category <= INTEGRAL:
+        for name, x in (("beta", beta), ("alpha", alpha)):
+            if isinstance(x, (float, complex)):
+                raise RuntimeError(
+                    f"For integral input tensors, argument {name} must not be a floating point "
+                    "number."
+                )
+    return out, d
 
 
 _TERM = re.compile(r"^(?:[A-Za-z]|\.\.\.)*$")

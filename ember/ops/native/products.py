@@ -38,6 +38,8 @@ define("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tens
 define("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor",
        variants=(), out=True)  # fmt: skip
 define("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", variants=F, out=True)
+define("inner(Tensor self, Tensor other) -> Tensor", out=True)
+define("kron(Tensor self, Tensor other) -> Tensor", out=True)
 
 
 # --------------------------------------------------------------------------- shared rules
@@ -187,3 +189,32 @@ def euclidean_shape(x1: Tensor, x2: Tensor) -> tuple[Shape, dtypes.dtype]:
         )
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), op="_euclidean_dist")
     return (*batch, x1.shape[-2], x2.shape[-2]), d
+
+
+@impl(aten.inner.default, CIA)
+def inner(self: Tensor, other: Tensor) -> Tensor:
+    """The sums of products over both inputs' last dims (a 0-dim input scales the other)."""
+    if self.ndim == 0 or other.ndim == 0:
+        return aten.mul.Tensor(self, other)
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(self.shape)} and {list(other.shape)}"
+        )
+    if self.ndim == 1 == other.ndim:  # PyTorch's tensordot contracts two vectors with dot
+        return aten.dot.default(self, other)
+    return aten.tensordot.default(self, other, [-1], [-1])
+
+
+@impl(aten.kron.default, CIA)
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: ``self``'s dims interleaved with ``other``'s (the shorter shape
+    padded with leading 1s), multiplied, and each pair merged."""
+    n = max(self.ndim, other.ndim)
+    a = [1] * (n - self.ndim) + list(self.shape)
+    b = [1] * (n - other.ndim) + list(other.shape)
+    left = aten.reshape.default(self, [s for d in a for s in (d, 1)])
+    right = aten.reshape.default(other, [s for d in b for s in (1, d)])
+    return aten.reshape.default(
+        aten.mul.Tensor(left, right), [x * y for x, y in zip(a, b, strict=True)]
+    )

@@ -126,6 +126,38 @@ define("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=T
 
 # the sum of a matrix's diagonal
 define("trace(Tensor self) -> Tensor", out=True)
+
+# NaN-ignoring sums and means, counts of non-zeros, both extremes at once
+define("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+       "-> Tensor", out=True)
+define("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+       "-> Tensor", out=True)
+define("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", out=True,
+       out_overload="dim_IntList_out")
+define("count_nonzero(Tensor self, int? dim=None) -> Tensor", out=True)
+define_with_out(
+    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+    "aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, "
+    "Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)")
+# running extremes (values and the index of each) and the running log-sum-exp
+for _name in ("cummax", "cummin"):
+    define_with_out(
+        f"{_name}(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+        f"{_name}.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> "
+        "(Tensor(a!) values, Tensor(b!) indices)")
+define("logcumsumexp(Tensor self, int dim) -> Tensor", out=True)
+# integrals of samples by the trapezoid rule, and Vandermonde matrices (compositions)
+define("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("function",))
+define("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", variants=("function",))
+define("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor",
+       variants=("function",))
+define("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor",
+       variants=("function",))
+define("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", variants=("function",))
+# covariance and correlation matrices of the rows' variables (compositions)
+define("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) "
+       "-> Tensor", tags=("data_dependent_output",))  # (it reads the degrees of freedom)
+define("corrcoef(Tensor self) -> Tensor", tags=("data_dependent_output",))
 # fmt: on
 
 
@@ -418,6 +450,264 @@ def norm(self: Tensor, p: Any = 2) -> Tensor:
 @impl(aten.norm.ScalarOpt_dim, _CIA)
 def norm_dim(self: Tensor, p: Any, dim: Any, keepdim: bool = False) -> Tensor:
     return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)
+
+
+@impl(aten.nanmean.default, _CIA)
+def nanmean(
+    self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None
+) -> Tensor:
+    """``nansum / (number of non-NaNs)`` over ``dim``; floating and complex inputs only."""
+    if self.dtype.category < FLOATING:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{self.dtype._short}"
+        )
+    count = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(self)), dim, keepdim)
+    return aten.div.Tensor(aten.nansum.default(self, dim, keepdim, dtype=dtype), count)
+
+
+def _trapezoid_dx(y: Tensor, x: Tensor, d: int, op: str) -> Tensor:
+    """The spacings ``x[i + 1] - x[i]`` along ``d``: a 1-D ``x`` is laid along ``d``."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(
+                f"{op}: There must be one `x` value for each sample point (x has "
+                f"{x.shape[0]}, y has {y.shape[d]} along dim {d})"
+            )
+        sizes = [1] * y.ndim
+        sizes[d] = x.shape[0]
+        x = aten.view.default(x, sizes)
+    n = x.shape[d]
+    return aten.sub.Tensor(aten.slice.Tensor(x, d, 1, n), aten.slice.Tensor(x, d, 0, n - 1))
+
+
+def _no_bool(op: str, *ts: Tensor) -> None:
+    if any(t.dtype is dtypes.bool_ for t in ts):
+        raise RuntimeError(
+            f"{op}: received a bool input for `x` or `y`, but bool is not supported (convert "
+            "it with .int() or .float())"
+        )
+
+
+def _pair_sums(y: Tensor, d: int) -> Tensor:
+    n = y.shape[d]
+    return aten.add.Tensor(aten.slice.Tensor(y, d, 0, n - 1), aten.slice.Tensor(y, d, 1, n))
+
+
+def _empty_integral(y: Tensor, d: int) -> Tensor:
+    shape = [s for i, s in enumerate(y.shape) if i != d]
+    return aten.zeros.default(shape, dtype=y.dtype, device=y.device)
+
+
+@impl(aten.trapezoid.x, _CIA)
+def trapezoid_x(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """``sum((y[i] + y[i + 1]) * (x[i + 1] - x[i])) / 2`` along ``dim``."""
+    _no_bool("trapezoid", y, x)
+    d = wrap_dim(dim, y.ndim, "trapezoid")
+    if y.ndim and y.shape[d] == 0:
+        return _empty_integral(y, d)
+    dx = _trapezoid_dx(y, x, d, "trapezoid")
+    total = aten.sum.dim_IntList(aten.mul.Tensor(_pair_sums(y, d), dx), [d])
+    return aten.div.Scalar(total, 2.0)
+
+
+@impl(aten.trapezoid.dx, _CIA)
+def trapezoid_dx(y: Tensor, *, dx: Any = 1, dim: int = -1) -> Tensor:
+    """``(sum(y) - (y[0] + y[-1]) / 2) * dx`` along ``dim``."""
+    d = wrap_dim(dim, y.ndim, "trapezoid")
+    if y.ndim and y.shape[d] == 0:
+        return _empty_integral(y, d)
+    _no_bool("trapezoid", y)
+    ends = aten.add.Tensor(aten.select.int(y, d, -1), aten.select.int(y, d, 0))
+    inner = aten.sub.Tensor(aten.sum.dim_IntList(y, [d]), aten.mul.Scalar(ends, 0.5))
+    return aten.mul.Scalar(inner, dx)
+
+
+@impl(aten.cumulative_trapezoid.x, _CIA)
+def cumulative_trapezoid_x(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """The running trapezoid integral: one element fewer than ``y`` along ``dim``."""
+    _no_bool("cumulative_trapezoid", y, x)
+    d = wrap_dim(dim, y.ndim, "cumulative_trapezoid")
+    dx = _trapezoid_dx(y, x, d, "cumulative_trapezoid")
+    running = aten.cumsum.default(aten.mul.Tensor(_pair_sums(y, d), dx), d)
+    return aten.div.Scalar(running, 2.0)
+
+
+@impl(aten.cumulative_trapezoid.dx, _CIA)
+def cumulative_trapezoid_dx(y: Tensor, *, dx: Any = 1, dim: int = -1) -> Tensor:
+    _no_bool("cumulative_trapezoid", y)
+    d = wrap_dim(dim, y.ndim, "cumulative_trapezoid")
+    return aten.cumsum.default(aten.mul.Scalar(_pair_sums(y, d), dx / 2), d)
+
+
+@impl(aten.vander.default, _CIA)
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The powers ``x**0 ... x**(N-1)`` of each element, one row each (decreasing unless
+    ``increasing``), in ``x``'s dtype promoted with int64."""
+    if x.ndim != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor (got {x.ndim} dims)")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative (got {n})")
+    d = dtypes.promote_types(x.dtype, dtypes.int64)
+    rows = x.shape[0]
+    ones = aten.ones.default([rows, min(n, 1)], dtype=d, device=x.device)
+    if n > 1:
+        powers = aten.expand.default(aten.unsqueeze.default(x, 1), [rows, n - 1])
+        ones = aten.cat.default([ones, aten.cumprod.default(powers, 1, dtype=d)], 1)
+    return ones if increasing else aten.flip.default(ones, [1])
+
+
+def _read(flag: Tensor) -> bool:
+    """A 0-dim bool's value: ``cov`` checks values, so it has no Meta result (NOTE
+    [data-dependent shapes]) and a fake tensor's read raises, as in PyTorch."""
+    if flag.device.type == "meta":
+        raise NotImplementedError(
+            "cov: its weights and degrees of freedom are checked by value, which a meta tensor "
+            "does not have"
+        )
+    return bool(flag.item())
+
+
+def _check_weights(w: Tensor | None, name: str, n: int, integral: bool) -> None:
+    if w is None:
+        return
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{w.ndim} dimensions"
+        )
+    if integral and w.dtype.category != INTEGRAL:
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{w.dtype._short} dtype")  # fmt: skip
+    if not integral and w.dtype.category != FLOATING:
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got "
+                           f"{name} with {w.dtype._short} dtype")  # fmt: skip
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if w.numel() and _read(aten.lt.Scalar(aten.min.default(w), 0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@impl(aten.cov.default, _CIA)
+def cov(
+    self: Tensor,
+    *,
+    correction: int = 1,
+    fweights: Tensor | None = None,
+    aweights: Tensor | None = None,
+) -> Tensor:
+    """The covariance matrix of the rows (variables) over the columns (observations),
+    weighted by ``fweights * aweights``; squeezed, as PyTorch's."""
+    if self.ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{self.ndim} dimensions"
+        )
+    x = self if self.ndim == 2 else aten.view.default(self, [1, -1])
+    n = x.shape[1]
+    _check_weights(fweights, "fweights", n, True)
+    _check_weights(aweights, "aweights", n, False)
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else aten.mul.Tensor(w, aweights)
+    if w is None:
+        w_sum = aten.scalar_tensor.default(n, dtype=dtypes.int64, device=self.device)
+    else:
+        w_sum = aten.sum.default(w)
+    weighted = x if w is None else aten.mul.Tensor(x, w)
+    avg = aten.div.Tensor(aten.sum.dim_IntList(weighted, [1]), w_sum)
+    if w is not None and correction != 0 and aweights is not None:
+        spread = aten.div.Tensor(aten.sum.default(aten.mul.Tensor(w, aweights)), w_sum)
+        norm = aten.sub.Tensor(w_sum, aten.mul.Scalar(spread, correction))
+    else:
+        norm = aten.sub.Scalar(w_sum, correction)
+    if _read(aten.le.Scalar(norm, 0)):
+        import warnings
+
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm = aten.mul.Scalar(norm, 0)
+    x = aten.sub.Tensor(x, aten.unsqueeze.default(avg, 1))
+    weighted = x if w is None else aten.mul.Tensor(x, w)
+    other = aten.t.default(weighted)
+    if other.dtype.category == COMPLEX:
+        other = aten._conj_physical.default(other)
+    c = aten.mm.default(x, other)
+    return aten.squeeze.default(aten.div.Tensor(c, norm))
+
+
+@impl(aten.corrcoef.default, _CIA)
+def corrcoef(self: Tensor) -> Tensor:
+    """The covariance matrix scaled by the standard deviations, clipped to [-1, 1]."""
+    c = aten.cov.default(self)
+    if c.ndim == 0:
+        return aten.div.Tensor(c, c)
+    d = aten.diagonal.default(c)
+    if d.dtype.category == COMPLEX:
+        d = aten.real.default(d)
+    std = aten.sqrt.default(d)
+    c = aten.div.Tensor(c, aten.view.default(std, [-1, 1]))
+    c = aten.div.Tensor(c, aten.view.default(std, [1, -1]))
+    if c.dtype.category == COMPLEX:
+        re = aten.clamp.default(aten.real.default(c), -1, 1)
+        im = aten.clamp.default(aten.imag.default(c), -1, 1)
+        return aten.add.Tensor(re, aten.mul.Scalar(im, 1j))
+    return aten.clamp.default(c, -1, 1)
+
+
+def check_nansum(self: Tensor) -> None:
+    if self.dtype.category == COMPLEX:
+        raise RuntimeError(
+            f"nansum does not support complex inputs ({self.dtype._short}); sum the real and "
+            "imaginary parts separately"
+        )
+
+
+def check_aminmax(self: Tensor, dim: int | None) -> tuple[int, ...]:
+    """``aminmax``'s checks (an empty reduction, then complex inputs); returns the axes."""
+    shape = tuple(self.shape)
+    axes = reduction_axes(shape, dim, "aminmax")
+    if shape and dim is not None and shape[axes[0]] == 0:
+        raise IndexError(
+            f"aminmax: Expected reduction dim {dim} to have non-zero size (it has no identity)"
+        )
+    if 0 in shape and dim is None:
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity (pass a dim whose size is not 0)"
+        )
+    if self.dtype.category == COMPLEX:
+        raise NotImplementedError(
+            f"\"aminmax_cpu\" not implemented for '{self.dtype._short}' (complex numbers have no "
+            "order)"
+        )
+    return axes
+
+
+def check_scan_extreme(self: Tensor, dim: int, name: str) -> int:
+    """``cummax``/``cummin``'s checks; returns the wrapped dim."""
+    d = wrap_dim(dim, self.ndim, name)
+    if self.dtype.category == COMPLEX and self.ndim and 0 not in tuple(self.shape):  # (no kernel)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{self.dtype._short}'")
+    return d
+
+
+def check_logcumsumexp(self: Tensor, dim: int) -> int:
+    d = wrap_dim(dim, self.ndim, "logcumsumexp")
+    if self.dtype.category < FLOATING:
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{self.dtype._short}' (convert the "
+            "input to a floating dtype)"
+        )
+    return d
 
 
 @impl(aten.argsort.default, _CIA)

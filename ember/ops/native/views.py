@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import dtypes
 from ember.backends import strides as S
 from ember.backends.shapes import wrap_dim
 from ember.library import impl
@@ -58,6 +59,25 @@ define("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tenso
 define("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]")
 define("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]")
 define("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
+define("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)")
+define("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
+define("moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)")
+define("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)")
+define("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]")
+define("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]")
+define(
+    "tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, "
+    "Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]",
+    tags=("data_dependent_output",),  # the pieces depend on the index tensor's values
+)
+for _name in ("hsplit", "vsplit", "dsplit"):
+    define(f"{_name}.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]")
+    define(f"{_name}.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]")
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    define(f"{_name}(Tensor self) -> Tensor", variants=("function",))
+    define(f"{_name}.Sequence(Tensor[] tensors) -> Tensor[]", variants=("function",))
+define("ravel(Tensor(a) self) -> Tensor(a)")
+define("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", variants=M)
 # shaped like another tensor (methods only, as in PyTorch)
 define("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
 define("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", variants=M)
@@ -182,6 +202,158 @@ def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
     if split_size == 0 and size == 0:
         return aten.split_with_sizes.default(self, [0] * chunks, dim)
     return aten.split.Tensor(self, split_size, dim)
+
+
+@impl(aten.swapaxes.default, IMPLICIT)
+def swapaxes(self: Any, axis0: int, axis1: int) -> Any:
+    return aten.transpose.int(self, axis0, axis1)
+
+
+@impl(aten.swapdims.default, IMPLICIT)
+def swapdims(self: Any, dim0: int, dim1: int) -> Any:
+    return aten.transpose.int(self, dim0, dim1)
+
+
+@impl(aten.moveaxis.intlist, IMPLICIT)
+def moveaxis(self: Any, source: Sequence[int], destination: Sequence[int]) -> Any:
+    return aten.movedim.intlist(self, source, destination)
+
+
+@impl(aten.moveaxis.int, IMPLICIT)
+def moveaxis_int(self: Any, source: int, destination: int) -> Any:
+    return aten.movedim.int(self, source, destination)
+
+
+def _split_dim(self: Any, dim: int) -> int:
+    ndim = self._data.ndim
+    if ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    return wrap_dim(dim, ndim)
+
+
+@impl(aten.tensor_split.sections, IMPLICIT)
+def tensor_split_sections(self: Any, sections: int, dim: int = 0) -> Any:
+    """``sections`` pieces along ``dim``: the first ``size % sections`` one longer."""
+    d = _split_dim(self, dim)
+    sections = int(sections)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    size = self._data.shape[d]
+    short, extra = divmod(size, sections)
+    out, start = [], 0
+    for i in range(sections):
+        length = short + (1 if i < extra else 0)
+        out.append(aten.slice.Tensor(self, d, start, start + length))
+        start += length
+    return out
+
+
+@impl(aten.tensor_split.indices, IMPLICIT)
+def tensor_split_indices(self: Any, indices: Sequence[int], dim: int = 0) -> Any:
+    """The pieces between consecutive ``indices`` along ``dim`` (slice bounds: clamped)."""
+    d = _split_dim(self, dim)
+    out, start = [], 0
+    for i in indices:
+        out.append(aten.slice.Tensor(self, d, start, int(i)))
+        start = int(i)
+    out.append(aten.slice.Tensor(self, d, start, self._data.shape[d]))
+    return out
+
+
+@impl(aten.tensor_split.tensor_indices_or_sections, IMPLICIT)
+def tensor_split_tensor(self: Any, tensor_indices_or_sections: Any, dim: int = 0) -> Any:
+    """A 0-dim int64 tensor is a number of sections, a 1-D one a list of indices."""
+    t = tensor_indices_or_sections
+    if t.device.type == "meta":  # NOTE [data-dependent shapes]
+        raise NotImplementedError(
+            "tensor_split: the pieces depend on the values of tensor_indices_or_sections, "
+            "which a meta tensor does not have; pass a cpu tensor or a list"
+        )
+    # (PyTorch also wants it on the cpu; ember reads a lazy one's values, which the lazy
+    # device computes, so that a lazy program splits as its eager run does)
+    if t.dtype is not dtypes.int64:
+        raise RuntimeError(
+            "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+            f"{t.dtype}"
+        )
+    if t.ndim == 0:
+        return aten.tensor_split.sections(self, int(t.item()), dim)
+    if t.ndim == 1:
+        return aten.tensor_split.indices(self, [int(v) for v in t.tolist()], dim)
+    raise RuntimeError(
+        "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+        f"one-dimensional tensor, but got a tensor with {t.ndim} dims"
+    )
+
+
+def _nsplit(name: str, need: int, dim_of: Any) -> tuple[Any, Any]:
+    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along a fixed dim, whose size the
+    number of sections must divide."""
+
+    def check(self: Any) -> int:
+        ndim = self._data.ndim
+        if ndim < need:
+            raise RuntimeError(
+                f"torch.{name} requires a tensor with at least {need} dimension"
+                f"{'s' if need > 1 else ''}, but got a tensor with {ndim} dimensions!"
+            )
+        return dim_of(ndim)
+
+    def by_int(self: Any, sections: int) -> Any:
+        d = check(self)
+        size = self._data.shape[d]
+        if sections == 0 or size % sections:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                f"dimension {size} is not divisible by the split_size {sections}!"
+            )
+        return aten.tensor_split.sections(self, sections, d)
+
+    def by_array(self: Any, indices: Sequence[int]) -> Any:
+        return aten.tensor_split.indices(self, indices, check(self))
+
+    return by_int, by_array
+
+
+for _name, _need, _dim_of in (
+    ("hsplit", 1, lambda n: 1 if n > 1 else 0),
+    ("vsplit", 2, lambda n: 0),
+    ("dsplit", 3, lambda n: 2),
+):
+    _int, _array = _nsplit(_name, _need, _dim_of)
+    impl(getattr(aten, _name).int, IMPLICIT, _int)
+    impl(getattr(aten, _name).array, IMPLICIT, _array)
+
+
+def _atleast(n: int) -> tuple[Any, Any]:
+    def one(self: Any) -> Any:
+        ndim = self._data.ndim
+        if ndim >= n:
+            return self
+        if ndim == 0:
+            return aten.reshape.default(self, [1] * n)
+        if ndim == 1 and n == 3:
+            return aten.unsqueeze.default(aten.unsqueeze.default(self, 0), -1)
+        return aten.unsqueeze.default(self, 0 if ndim == 1 else -1)
+
+    def seq(tensors: Sequence[Any]) -> Any:
+        return [one(t) for t in tensors]
+
+    return one, seq
+
+
+for _n in (1, 2, 3):
+    _one, _seq = _atleast(_n)
+    impl(getattr(aten, f"atleast_{_n}d").default, IMPLICIT, _one)
+    impl(getattr(aten, f"atleast_{_n}d").Sequence, IMPLICIT, _seq)
+
+
+@impl(aten.ravel.default, IMPLICIT)
+def ravel(self: Any) -> Any:
+    """A view of a contiguous tensor, else a flat contiguous copy."""
+    return aten.view.default(aten.contiguous.default(self), [-1])
 
 
 # --------------------------------------------------------------------------- complex numbers

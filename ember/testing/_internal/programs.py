@@ -891,9 +891,17 @@ def reduction(b: Builder) -> None:
             "argsort",
             "topk",
             "sum_dtype",
+            "nansum",
+            "nanmean",
+            "count_nonzero",
+            "aminmax",
+            "cummax",
+            "cummin",
+            "logcumsumexp",
         ]
     )
-    x = b.pick(_is_float) if kind not in ("sum", "prod", "all", "any", "sum_dtype") else b.pick()
+    anything = ("sum", "prod", "all", "any", "sum_dtype", "count_nonzero")
+    x = b.pick(_is_float) if kind not in anything else b.pick()
     keep = b.flag()
     kd = f", keepdim={keep}" if keep or b.flag() else ""
     outs = b.outputs(2)
@@ -954,6 +962,24 @@ def reduction(b: Builder) -> None:
     elif kind in ("cumsum", "cumprod"):
         dt = f", dtype=torch.{b.choice(['float64', 'float32'])}" if b.integer(0, 3) == 0 else ""
         b.emit(kind, [x], f"{o} = {_call(b, kind, x, f'{b.dim(x)}{dt}')}")
+    elif kind in ("nansum", "nanmean"):
+        rest = "" if form == 0 else f"{b.dims(x) if form == 2 else b.dim(x)}{kd}"
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x, rest)}")
+    elif kind == "count_nonzero":
+        rest = "" if form == 0 else str(b.dims(x)) if form == 2 else f"dim={b.dim(x)}"
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x, rest)}")
+    elif kind == "aminmax":
+        rest = "" if form == 0 else f"dim={b.dim(x)}{kd}"
+        code = f"{outs[0]}, {outs[1]} = {_call(b, kind, x, rest)}"
+        b.emit(kind, [x], code, 2, kinks=True)
+    elif kind in ("cummax", "cummin"):
+        if b.flag():
+            code = f"{outs[0]}, {outs[1]} = {_call(b, kind, x, str(b.dim(x)))}"
+            b.emit(kind, [x], code, 2, kinks=True)
+        else:
+            b.emit(kind, [x], f"{o} = {_call(b, kind, x, f'dim={b.dim(x)}')}.values", kinks=True)
+    elif kind == "logcumsumexp":
+        b.emit(kind, [x], f"{o} = {_call(b, kind, x, str(b.dim(x)))}")
     elif kind == "norm":
         p = b.choice([2, 1, "float('inf')", 3])
         if form == 0:
@@ -1011,7 +1037,8 @@ def _slice_index(b: Builder, x: str) -> str:
 
 def view(b: Builder) -> None:
     """A view or shape op: transpose, permute, slicing with steps, select, narrow, expand,
-    reshape/view, (un)squeeze, flatten, t, movedim, diagonal, split, flip, cat/stack..."""
+    reshape/view, (un)squeeze, flatten, t, movedim, diagonal, split, flip, cat/stack, swapaxes,
+    moveaxis, ravel, unfold, tensor_split..."""
     x = b.pick()
     t = b.t(x)
     n = t.dim()
@@ -1048,6 +1075,11 @@ def view(b: Builder) -> None:
             "cat",
             "stack",
             "T",
+            "swapaxes",
+            "moveaxis",
+            "ravel",
+            "unfold",
+            "tensor_split",
         ]
     )
     [o] = b.outputs()
@@ -1124,6 +1156,22 @@ def view(b: Builder) -> None:
         code = f"{x}.{kind}({b.integer(1, 3)}, {d})[{b.integer(-1, 0)}]"
     elif kind == "unbind":
         code = f"{x}.unbind({b.dim(x)})[0]"
+    elif kind == "swapaxes":
+        code = _call(b, b.choice(["swapaxes", "swapdims"]), x, f"{b.dim(x)}, {b.dim(x)}")
+    elif kind == "moveaxis":
+        code = f"torch.moveaxis({x}, {b.dim(x)}, {b.dim(x)})"
+    elif kind == "ravel":
+        code = _call(b, "ravel", x)
+    elif kind == "unfold":
+        d = b.dim(x)
+        size = b.integer(0, shape[d] if n else 1)
+        code = f"{x}.unfold({d}, {size}, {b.integer(1, 3)})"
+    elif kind == "tensor_split":
+        if n == 0:
+            raise _Skip()
+        d = b.dim(x)
+        how = b.integer(1, 3) if b.flag() else sorted({b.integer(0, shape[d]) for _ in range(2)})
+        code = f"{_call(b, 'tensor_split', x, f'{how}, {d}')}[{b.integer(-1, 0)}]"
     elif kind == "flip":
         code = f"{x}.flip({b.dims(x) or (0,)})"
     elif kind == "roll":
@@ -1295,9 +1343,13 @@ def indexing(b: Builder) -> None:
 
 
 def linalg(b: Builder) -> None:
-    """matmul (1-D to 3-D operands), mm, bmm, mv, dot, outer, addmm and einsum, with new
-    weight inputs of matching shape (and sometimes another dtype)."""
-    kind = b.choice(["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "@"])
+    """matmul (1-D to 3-D operands), mm, bmm, mv, dot, outer, addmm, addmv, addr, baddbmm,
+    addbmm, inner, kron and einsum, with new weight inputs of matching shape (and sometimes
+    another dtype)."""
+    kind = b.choice(
+        ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "@", "addmv", "addr",
+         "baddbmm", "inner", "kron"]
+    )  # fmt: skip
     x = b.pick(_is_float)
     t = b.t(x)
     shape = tuple(t.shape)
@@ -1338,6 +1390,36 @@ def linalg(b: Builder) -> None:
         c = b.new_input(b.choice([(m,), (shape[0] if shape else 1, m), (1, m)]), dt)
         extra = f", beta={b.scalar('float')}, alpha={b.scalar('float')}" if b.flag() else ""
         b.emit("addmm", [x], f"{o} = torch.addmm({c}, {x}, {w}{extra})")
+    elif kind == "addmv":
+        if t.dim() != 2:
+            raise _Skip()
+        v = b.new_input((k,), dt)
+        c = b.new_input(b.choice([(shape[0],), (1,), ()]), dt)
+        extra = f", beta={b.scalar('float')}, alpha={b.scalar('float')}" if b.flag() else ""
+        b.emit("addmv", [x], f"{o} = torch.addmv({c}, {x}, {v}{extra})")
+    elif kind == "addr":
+        if t.dim() != 1:
+            raise _Skip()
+        v = b.new_input((b.integer(1, 3),), dt2)
+        c = b.new_input(b.choice([(k, 1), (1,), ()]), dt)
+        extra = f", beta={b.scalar('float')}, alpha={b.scalar('float')}" if b.flag() else ""
+        b.emit("addr", [x], f"{o} = torch.addr({c}, {x}, {v}{extra})")
+    elif kind == "baddbmm":
+        if t.dim() != 3:
+            raise _Skip()
+        w = b.new_input((shape[0], k, 2), dt)
+        c = b.new_input(b.choice([(shape[0], shape[1], 2), (2,), (shape[1], 1)]), dt)
+        extra = f", beta={b.scalar('float')}, alpha={b.scalar('float')}" if b.flag() else ""
+        fn = b.choice(["baddbmm", "addbmm"])
+        if fn == "addbmm":
+            c = b.new_input(b.choice([(shape[1], 2), (2,)]), dt)
+        b.emit(fn, [x], f"{o} = torch.{fn}({c}, {x}, {w}{extra})")
+    elif kind == "inner":
+        w = b.new_input(b.choice([(k,), (2, k)]), dt)
+        b.emit("inner", [x], f"{o} = {_call(b, 'inner', x, w)}")
+    elif kind == "kron":
+        w = b.new_input(b.choice([(2,), (2, 1), (1, 2, 2)]), dt2)
+        b.emit("kron", [x], f"{o} = {_call(b, 'kron', x, w)}")
     else:
         n = t.dim()
         letters = "abcd"[:n]

@@ -506,3 +506,21 @@ def diff_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(x, 1, 1, make((2, 1)), name="prepend shape mismatch raises")
     yield SampleInput(make(()), name="0-dim raises")
     yield SampleInput(x, -1, name="negative n raises")
+
+
+@samples("diagflat.default", dtypes=ALL_DTYPES)
+def diagflat_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3,)))
+    yield SampleInput(make((2, 2)), 1)
+    yield SampleInput(make((2, 3), noncontiguous=True), -2)
+    yield SampleInput(make(()), offset=0)
+    yield SampleInput(make((0,)), 1, name="empty")
+
+
+@samples("argwhere.default", dtypes=ALL_DTYPES)
+def argwhere_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=-1, high=2))
+    yield SampleInput(make((5,), low=-1, high=2))
+    yield SampleInput(make(()))
+    yield SampleInput(make((0, 3)))
+    yield SampleInput(make((3, 4), noncontiguous=True, low=-1, high=2))

@@ -510,3 +510,21 @@ def logspace_ts_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
 @samples("logspace.Scalar_Tensor", dtypes=FLOATS)
 def logspace_st_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield from _logspace_bounds(dtype, (False, True))
+
+
+@samples("tril_indices.default", "triu_indices.default", dtypes=ALL_DTYPES)
+def triangle_indices_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    # raises for every dtype but int32 and int64, as PyTorch does
+    for row, col, offset in ((3, 3, 0), (3, 5, 1), (5, 3, -2), (4, 4, 9), (4, 4, -9), (0, 3, 0)):
+        yield SampleInput(row, col, offset, dtype=dtype)
+    if _default_only(dtype):
+        yield SampleInput(3, 4, name="default dtype")
+        yield SampleInput(3, 4, offset=-1, name="offset keyword")
+        yield SampleInput(-1, 3, name="negative row raises")
+        yield SampleInput(3, -1, name="negative col raises")
+
+
+@samples("tril_indices.out", "triu_indices.out", dtypes=(dtypes.int64, dtypes.int32))
+def triangle_indices_out_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(3, 4, 1)
+    yield SampleInput(0, 3, name="empty")

@@ -674,3 +674,100 @@ def nuclear_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
 def nuclear_norm_dim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3, 4), low=-1, high=1), [0, 2])
     yield SampleInput(make((3, 4), low=-1, high=1), [1, 0], True)
+
+
+@samples("baddbmm.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
+def baddbmm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {**SMALL}
+    yield SampleInput(make((2, 3, 4), **s), make((2, 3, 5), **s), make((2, 5, 4), **s))
+    yield SampleInput(make((3, 4), **s), make((2, 3, 5), **s), make((2, 5, 4), **s), beta=2,
+                      alpha=3, name="broadcast self")  # fmt: skip
+    yield SampleInput(make((2, 3, 4), noncontiguous=True, **s), make((2, 3, 5), **s),
+                      make((2, 5, 4), noncontiguous=True, **s), name="noncontiguous")  # fmt: skip
+    yield SampleInput(make((0, 3, 4)), make((0, 3, 5)), make((0, 5, 4)), name="empty")
+    if dtype.category != dtypes.BOOL:  # (PyTorch's bool one fails casting its int64 zeros)
+        yield SampleInput(make(()), make((2, 3, 0)), make((2, 0, 4)), name="inner size 0")
+    yield SampleInput(make((2, 3)), make((2, 3, 5)), make((2, 5, 4)), name="self raises")
+    yield SampleInput(make((2, 3, 4)), make((2, 3, 5)), make((2, 4, 4)), name="shapes raise")
+    yield SampleInput(make((3, 5)), make((3, 5)), make((5, 4)), name="2-D raises")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.from_numpy(np.full((2, 3, 4), np.nan, dtype.np))
+        yield SampleInput(nan, make((2, 3, 5)), make((2, 5, 4)), beta=0, name="beta=0")
+        yield SampleInput(make((2, 3, 4)), make((2, 3, 5)), make((2, 5, 4)), beta=0.5,
+                          alpha=-1.5)  # fmt: skip
+        yield SampleInput(make((2, 3, 4), dtype=dtypes.float64), make((2, 3, 5)),
+                          make((2, 5, 4)), name="dtypes differ raise")  # fmt: skip
+
+
+@samples("addbmm.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
+def addbmm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {**SMALL}
+    yield SampleInput(make((3, 4), **s), make((2, 3, 5), **s), make((2, 5, 4), **s))
+    yield SampleInput(make((4,), **s), make((2, 3, 5), **s), make((2, 5, 4), **s), beta=2,
+                      alpha=3, name="broadcast self")  # fmt: skip
+    yield SampleInput(make((3, 4), **s), make((2, 3, 5), noncontiguous=True, **s),
+                      make((2, 5, 4), **s), name="noncontiguous")  # fmt: skip
+    if dtype.category != dtypes.BOOL:  # (PyTorch's bool one fails casting its int64 zeros)
+        yield SampleInput(make((3, 4)), make((0, 3, 5)), make((0, 5, 4)), name="no batches")
+    yield SampleInput(make((2, 3)), make((2, 3, 5)), make((2, 5, 4)), name="self raises")
+    yield SampleInput(make((3, 4)), make((2, 3, 5)), make((3, 5, 4)), name="batches raise")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.from_numpy(np.full((3, 4), np.nan, dtype.np))
+        yield SampleInput(nan, make((2, 3, 5)), make((2, 5, 4)), beta=0, name="beta=0")
+        yield SampleInput(make((3, 4)), make((2, 3, 5)), make((2, 5, 4)), beta=0.5, alpha=-1.5)
+
+
+@samples("addmv.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
+def addmv_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {**SMALL}
+    yield SampleInput(make((3,), **s), make((3, 5), **s), make((5,), **s))
+    yield SampleInput(make((1,), **s), make((3, 5), **s), make((5,), **s), beta=2, alpha=3,
+                      name="broadcast self")  # fmt: skip
+    yield SampleInput(make((), **s), make((3, 5), noncontiguous=True, **s), make((5,), **s),
+                      name="0-dim self, noncontiguous")  # fmt: skip
+    yield SampleInput(make((0,)), make((0, 5)), make((5,)), name="empty")
+    yield SampleInput(make((2,)), make((3, 5)), make((5,)), name="self raises")
+    yield SampleInput(make((3,)), make((3, 5)), make((4,)), name="vec raises")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.from_numpy(np.full((3,), np.nan, dtype.np))
+        yield SampleInput(nan, make((3, 5)), make((5,)), beta=0, name="beta=0")
+        yield SampleInput(make((3,)), make((3, 5)), make((5,)), beta=0.5, alpha=-1.5)
+
+
+@samples("addr.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
+def addr_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {**SMALL}
+    yield SampleInput(make((3, 4), **s), make((3,), **s), make((4,), **s))
+    yield SampleInput(make((4,), **s), make((3,), **s), make((4,), **s), name="broadcast self")
+    yield SampleInput(make((3, 4), noncontiguous=True, **s), make((3,), noncontiguous=True, **s),
+                      make((4,), **s), name="noncontiguous")  # fmt: skip
+    yield SampleInput(make((3, 4), **s), make((3,), **s), make((4,), dtype=dtypes.float64, **s),
+                      name="promotes")  # fmt: skip
+    yield SampleInput(make((0, 4)), make((0,)), make((4,)), name="empty")
+    yield SampleInput(make((3, 4)), make((3, 1)), make((4,)), name="2-D vec raises")
+    yield SampleInput(make((2, 4)), make((3,)), make((4,)), name="self raises")
+    if dtype.category == dtypes.BOOL:
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=False, alpha=True)
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=2, name="int beta")
+    elif dtype.category == dtypes.FLOATING:
+        nan = ember.from_numpy(np.full((3, 4), np.nan, dtype.np))
+        yield SampleInput(nan, make((3,)), make((4,)), beta=0, name="beta=0")
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=0.5, alpha=-1.5)
+    elif dtype.category == dtypes.INTEGRAL:
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=2, alpha=-1)
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), alpha=0.5, name="float raises")
+        yield SampleInput(make((3, 4)), make((3,)), make((4,)), beta=True, name="bool raises")
+
+
+@samples("vander.default", dtypes=ALL_DTYPES)
+def vander_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((4,), low=-3, high=3)
+    yield SampleInput(x)
+    yield SampleInput(x, 3)
+    yield SampleInput(x, 5, True)
+    yield SampleInput(x, N=1, increasing=True)
+    yield SampleInput(x, 0)
+    yield SampleInput(make((4,), noncontiguous=True, low=-3, high=3), 2)
+    yield SampleInput(make((0,)), 3, name="empty")
+    yield SampleInput(make((2, 2)), name="2-D raises")
+    yield SampleInput(x, -1, name="negative N raises")

@@ -90,3 +90,27 @@ def euclidean_dist_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((4, 3)), make((5, 3)))
     yield S(make((2, 4, 3)), make((2, 5, 3), noncontiguous=True), name="batch, nc")
     yield S(make((0, 3)), make((2, 3)), name="no rows")
+
+
+@samples("inner.default", dtypes=ALL_DTYPES, atol=1e-2, rtol=1e-2)
+def inner_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {"low": -3, "high": 4}
+    yield SampleInput(make((3,), **s), make((3,), **s))
+    yield SampleInput(make((2, 3), **s), make((4, 3), **s))
+    yield SampleInput(make((2, 2, 3), noncontiguous=True, **s), make((3,), **s))
+    yield SampleInput(make((), **s), make((2, 3), **s), name="0-dim scales")
+    yield SampleInput(make((2, 3), **s), make((), dtype=dtypes.float64), name="0-dim promotes")
+    yield SampleInput(make((0, 3)), make((2, 3)), name="empty")
+    yield SampleInput(make((2, 0)), make((3, 0)), name="empty contraction")
+    yield SampleInput(make((2, 3)), make((3, 2)), name="last dims differ raise")
+
+
+@samples("kron.default", dtypes=ALL_DTYPES)
+def kron_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    s = {"low": -3, "high": 4}
+    yield SampleInput(make((2, 3), **s), make((3, 2), **s))
+    yield SampleInput(make((2,), **s), make((2, 3, 2), **s), name="dims differ")
+    yield SampleInput(make((2, 3), noncontiguous=True, **s), make((2,), **s))
+    yield SampleInput(make((), **s), make((2, 3), **s), name="0-dim")
+    yield SampleInput(make((2, 3), **s), make((2,), dtype=dtypes.float64), name="promotes")
+    yield SampleInput(make((0, 3)), make((2, 2)), name="empty")

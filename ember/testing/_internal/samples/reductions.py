@@ -409,3 +409,149 @@ def trace_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((0, 3)), name="empty")
     yield SampleInput(make((3,)), name="1-D raises")
     yield SampleInput(make((2, 2, 2)), name="3-D raises")
+
+
+@samples("nansum.default", dtypes=ALL_DTYPES)
+def nansum_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = with_specials(make, dtype, (3, 4))
+    yield SampleInput(x)
+    yield SampleInput(x, 1)
+    yield SampleInput(x, [0, 1], True)
+    yield SampleInput(x, -1, keepdim=True)
+    yield SampleInput(make(()))
+    yield SampleInput(make((0, 3)), 0, name="empty")
+    yield SampleInput(make((3, 4), noncontiguous=True), [1])
+    if dtype.category != dtypes.COMPLEX:
+        yield SampleInput(make((2, 3), low=-2, high=2), 1, dtype=ember.float64)
+
+
+@samples("nanmean.default", dtypes=ALL_DTYPES)
+def nanmean_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    # raises for bool and integers (and complex: nansum has no complex kernel), as PyTorch
+    x = with_specials(make, dtype, (3, 4))
+    yield SampleInput(x)
+    yield SampleInput(x, 1)
+    yield SampleInput(x, [0, 1], True)
+    yield SampleInput(make(()))
+    yield SampleInput(make((0, 3)), 0, name="empty: NaN")
+    yield SampleInput(make((3, 4), noncontiguous=True), [1])
+    if dtype.category == dtypes.FLOATING:
+        yield SampleInput(make((2, 3)), 1, dtype=ember.float64)
+        nan = ember.full((2, 3), float("nan"), dtype=dtype)
+        yield SampleInput(nan, 1, name="all NaN")
+
+
+@samples("count_nonzero.dim_IntList", dtypes=ALL_DTYPES)
+def count_nonzero_dims_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 4), low=-1, high=2)
+    yield SampleInput(x, [1])
+    yield SampleInput(x, [0, -1])
+    yield SampleInput(x, [], name="empty list: every dim")
+    yield SampleInput(make(()), [0])
+    yield SampleInput(make((0, 3)), [0], name="empty")
+    yield SampleInput(make((3, 4), noncontiguous=True, low=-1, high=2), [0])
+    yield SampleInput(x, [0, 0], name="repeated dim raises")
+
+
+@samples("count_nonzero.default", dtypes=ALL_DTYPES)
+def count_nonzero_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 4), low=-1, high=2)
+    yield SampleInput(x)
+    yield SampleInput(x, 1)
+    yield SampleInput(x, dim=-2)
+    yield SampleInput(make(()), 0)
+    yield SampleInput(with_specials(make, dtype, (3, 4)), name="NaN counts")
+    yield SampleInput(x, 2, name="dim out of range")
+
+
+@samples("aminmax.default", dtypes=ALL_DTYPES)
+def aminmax_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 4), low=-3, high=3)
+    yield SampleInput(x)
+    yield SampleInput(x, dim=1)
+    yield SampleInput(x, dim=0, keepdim=True)
+    yield SampleInput(x, keepdim=True, name="every dim kept")
+    yield SampleInput(with_specials(make, dtype, (3, 4)), dim=1, name="nan")
+    yield SampleInput(make(()), dim=0)
+    yield SampleInput(make(()))
+    yield SampleInput(make((3, 4), noncontiguous=True), dim=-1)
+    yield SampleInput(make((0, 3)), dim=1, name="empty non-reduced")
+    yield SampleInput(make((0, 3)), name="empty raises")
+    yield SampleInput(make((0, 3)), dim=0, name="empty reduced raises")
+
+
+@samples("cummax.default", "cummin.default", dtypes=ALL_DTYPES)
+def cum_extreme_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 5), low=-2, high=3)  # ties
+    yield SampleInput(x, 1)
+    yield SampleInput(x, -2)
+    yield SampleInput(with_specials(make, dtype, (3, 4)), 1, name="nan")
+    yield SampleInput(make(()), 0)
+    yield SampleInput(make((0, 3)), 0)
+    yield SampleInput(make((3, 4), noncontiguous=True), 1)
+    yield SampleInput(x, 2, name="dim out of range")
+
+
+@samples("logcumsumexp.default", dtypes=ALL_DTYPES)
+def logcumsumexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 4))
+    yield SampleInput(x, 1)  # raises for bool and integers, as PyTorch does
+    yield SampleInput(x, -2)
+    yield SampleInput(make(()), 0)
+    yield SampleInput(make((0, 3)), 0)
+    yield SampleInput(make((3, 4), noncontiguous=True), 1)
+    if dtype.category == dtypes.FLOATING:
+        big = ember.tensor([[100.0, 1000.0, -1000.0], [-float("inf"), 1.0, float("inf")]])
+        yield SampleInput(big.to(dtype), 1, name="large and infinite")
+    yield SampleInput(x, 2, name="dim out of range")
+
+
+@samples("trapezoid.dx", "cumulative_trapezoid.dx", dtypes=ALL_DTYPES)
+def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    y = make((3, 4))
+    yield SampleInput(y)
+    yield SampleInput(y, dx=0.5)
+    yield SampleInput(y, dx=2, dim=0)
+    yield SampleInput(make((5,)), dim=-1)
+    yield SampleInput(make((3, 4), noncontiguous=True), dx=-1.5, dim=1)
+    yield SampleInput(make((3, 1)), name="one sample")
+    yield SampleInput(make((2, 0)), name="no samples")
+    yield SampleInput(y, dim=2, name="dim out of range")
+
+
+@samples("trapezoid.x", "cumulative_trapezoid.x", dtypes=ALL_DTYPES)
+def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    y = make((3, 4))
+    x = ember.tensor([0.0, 0.5, 2.0, 2.5])
+    yield SampleInput(y, x)
+    yield SampleInput(y, make((3, 4), dtype=dtypes.float64), dim=1, name="x like y")
+    yield SampleInput(y, make((4, 1), dtype=dtypes.float32), dim=0, name="x broadcast")
+    yield SampleInput(make((3, 4), noncontiguous=True), ember.tensor([1.0, 2.0, 4.0]), dim=0)
+    yield SampleInput(make((4,)), ember.tensor([3, 1, 2, 5]), name="integer x")
+    yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
+
+
+@samples("cov.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)
+def cov_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 5), low=-3, high=3)
+    yield SampleInput(x)
+    yield SampleInput(x, correction=0)
+    yield SampleInput(make((5,), low=-3, high=3), name="one variable")
+    yield SampleInput(make((3, 5), noncontiguous=True, low=-3, high=3), correction=2)
+    yield SampleInput(x, fweights=ember.tensor([1, 2, 0, 3, 1]))
+    yield SampleInput(x, aweights=ember.tensor([0.5, 1.0, 2.0, 0.25, 1.0]))
+    yield SampleInput(
+        x, fweights=ember.tensor([1, 2, 1, 3, 1]), aweights=ember.tensor([0.5, 1.0, 2.0, 0.25, 1.0])
+    )
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")
+    yield SampleInput(x, fweights=ember.tensor([1.0, 2, 0, 3, 1]), name="float fweights raise")
+    yield SampleInput(x, fweights=ember.tensor([1, 2]), name="fweights of another length raise")
+    yield SampleInput(x, aweights=ember.tensor([1, 2, 0, 3, 1]), name="int aweights raise")
+
+
+@samples("corrcoef.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)
+def corrcoef_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 5), low=-3, high=3))
+    yield SampleInput(make((2, 4), noncontiguous=True, low=-3, high=3))
+    yield SampleInput(make((5,), low=-3, high=3), name="one variable")
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")

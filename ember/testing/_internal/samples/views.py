@@ -390,3 +390,129 @@ def view_errors() -> Iterator[ErrorInput]:
     x = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     yield ErrorInput(S(x.t(), (6,)), RuntimeError, r"view size is not compatible .* \.reshape")
     yield ErrorInput(S(x, (4,)), RuntimeError, r"shape '\[4\]' is invalid for input of size 6")
+
+
+# --------------------------------------------------------------------------- aliases and splits
+
+
+@samples("swapaxes.default", "swapdims.default", dtypes=ALL_DTYPES)
+def swapaxes_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), 0, 2)
+    yield S(make((2, 3)), -1, 0, name="negative")
+    yield S(make(()), 0, -1, name="0-dim")
+    yield S(make((3, 4), noncontiguous=True), 0, 1, name="noncontiguous")
+    yield S(make((2, 3)), 0, 2, name="out of range raises")
+
+
+@samples("moveaxis.intlist", dtypes=ALL_DTYPES)
+def moveaxis_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from movedim_samples(make, dtype)
+
+
+@samples("moveaxis.int", dtypes=ALL_DTYPES)
+def moveaxis_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from movedim_int_samples(make, dtype)
+
+
+@samples("tensor_split.sections", dtypes=ALL_DTYPES)
+def tensor_split_sections_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((7, 4)), 3)
+    yield S(make((5, 4)), 2, 1)
+    yield S(make((2, 4)), 5, name="more sections than elements")
+    yield S(make((5, 4)), 1, -1, name="negative dim")
+    yield S(make((0, 4)), 2, name="empty")
+    yield S(make((4, 6), noncontiguous=True), 4, 1, name="noncontiguous")
+    yield S(make((5, 4)), 0, name="0 sections raise")
+    yield S(make(()), 1, name="0-dim raises")
+
+
+@samples("tensor_split.indices", dtypes=ALL_DTYPES)
+def tensor_split_indices_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((7, 4)), [2, 5])
+    yield S(make((5, 4)), [1, -1, 9], 1, name="negative, past the end")
+    yield S(make((5, 4)), [3, 1], name="decreasing")
+    yield S(make((5, 4)), [], name="no indices")
+    yield S(make((4, 6), noncontiguous=True), [2], -1, name="noncontiguous")
+    yield S(make(()), [1], name="0-dim raises")
+
+
+@samples("tensor_split.tensor_indices_or_sections", dtypes=ALL_DTYPES)
+def tensor_split_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((7, 4)), ember.tensor(3))
+    yield S(make((7, 4)), ember.tensor([1, 4]), 0)
+    yield S(make((5, 4)), ember.tensor([2]), dim=1)
+    yield S(make((7, 4)), ember.tensor([1.0]), name="float indices raise")
+    yield S(make((7, 4)), ember.tensor([[1]]), name="2-D indices raise")
+
+
+@samples("hsplit.int", dtypes=ALL_DTYPES)
+def hsplit_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4)), 2)
+    yield S(make((6,)), 3, name="1-D splits dim 0")
+    yield S(make((2, 4, 3)), 4)
+    yield S(make((3, 4)), 3, name="not divisible raises")
+    yield S(make(()), 1, name="0-dim raises")
+
+
+@samples("vsplit.int", dtypes=ALL_DTYPES)
+def vsplit_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((4, 3)), 2)
+    yield S(make((6, 2, 2), noncontiguous=True), 3)
+    yield S(make((3, 4)), 2, name="not divisible raises")
+    yield S(make((4,)), 2, name="1-D raises")
+
+
+@samples("dsplit.int", dtypes=ALL_DTYPES)
+def dsplit_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)), 2)
+    yield S(make((2, 3, 4)), 3, name="not divisible raises")
+    yield S(make((4, 2)), 2, name="2-D raises")
+
+
+@samples("hsplit.array", "vsplit.array", "dsplit.array", dtypes=ALL_DTYPES)
+def nsplit_array_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((4, 5, 6)), [1, 3])
+    yield S(make((4, 5, 6), noncontiguous=True), [2])
+    yield S(make((4, 5, 6)), [-2, 9], name="negative, past the end")
+    yield S(make((4, 5, 6)), [], name="no indices")
+    yield S(make((4,)), [1], name="1-D")
+
+
+@samples("atleast_1d.default", "atleast_2d.default", "atleast_3d.default", dtypes=ALL_DTYPES)
+def atleast_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make(()))
+    yield S(make((3,)))
+    yield S(make((2, 3)))
+    yield S(make((2, 3, 4)))
+    yield S(make((3, 4), noncontiguous=True))
+
+
+@samples("atleast_1d.Sequence", "atleast_2d.Sequence", "atleast_3d.Sequence", dtypes=ALL_DTYPES)
+def atleast_sequence_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S([make(()), make((3,)), make((2, 3)), make((1, 2, 3))])
+    yield S([], name="no tensors")
+
+
+@samples("ravel.default", dtypes=ALL_DTYPES)
+def ravel_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((2, 3, 4)))
+    yield S(make(()))
+    yield S(make((0, 3)))
+    yield S(make((3, 4), noncontiguous=True), name="noncontiguous: a copy")
+    yield S(_t(make, (3, 4)), name="transposed: a copy")
+
+
+@samples("unfold.default", dtypes=ALL_DTYPES)
+def unfold_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((7,)), 0, 2, 1, name="overlapping windows")
+    yield S(make((3, 8)), 1, 3, 2)
+    yield S(make((6, 4)), -2, 2, 3, name="negative dim, a gap")
+    yield S(make((4, 6), noncontiguous=True), 0, 2, 2, name="noncontiguous")
+    yield S(_t(make, (3, 5)), 1, 5, 1, name="transposed, whole dim")
+    yield S(make((3, 4)), 1, 0, 1, name="empty windows")
+    yield S(make((0, 4)), 1, 2, 1, name="empty")
+    yield S(make(()), 0, 1, 1, name="0-dim")
+    yield S(make(()), 0, 0, 1, name="0-dim, size 0")
+    yield S(make((3, 4)), 1, 5, 1, name="window too big raises")
+    yield S(make((3, 4)), 1, 2, 0, name="step 0 raises")
+    yield S(make((3, 4)), 2, 2, 1, name="dim out of range raises")
