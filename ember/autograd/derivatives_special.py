@@ -18,6 +18,7 @@ from typing import Any
 
 import ember
 from ember.autograd.derivatives import _sgn, conj
+from ember.autograd.derivatives_tensorops import not_differentiated
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
 
@@ -100,3 +101,6 @@ defvjp(aten.special_xlog1py.other_scalar, lambda g, self, other: (
     aten.special_xlog1py.other_scalar(g, other) if other > -1
     else aten.special_xlog1py.other_scalar(g, other).masked_fill(self == 0, 0.0),))
 # fmt: on
+
+# PyTorch has no derivative for heaviside: its backward raises
+not_differentiated(aten.heaviside.default)

@@ -204,7 +204,30 @@ def pow_scalar_base_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(3, make((), low=low, high=5), name="0-dim")
 
 
-samples("maximum.default", "minimum.default", "atan2.default", dtypes=ALL_DTYPES)(tensor_pairs)
+samples("maximum.default", "minimum.default", "atan2.default", "hypot.default",
+        "logaddexp.default", "logaddexp2.default", "copysign.Tensor", "nextafter.default",
+        "true_divide.Tensor",
+        dtypes=ALL_DTYPES)(tensor_pairs)  # fmt: skip
+samples("copysign.Scalar", "true_divide.Scalar", dtypes=ALL_DTYPES)(scalar_samples)
+
+
+@samples("fmax.default", "fmin.default", "heaviside.default", dtypes=ALL_DTYPES)
+def nan_pairs(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """Tensor pairs, and NaN against numbers (fmax and fmin ignore it, heaviside maps it)."""
+    yield from tensor_pairs(make, dtype)
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.tensor([math.nan, 1.0, math.nan, 0.0, -0.0], dtype=dtype)
+        yield SampleInput(nan, ember.tensor([2.0, math.nan, math.nan, 0.5, 1.0], dtype=dtype),
+                          name="NaN")  # fmt: skip
+
+
+@samples("gcd.default", "lcm.default", dtypes=ALL_DTYPES)
+def gcd_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from tensor_pairs(make, dtype)
+    if dtype.category == dtypes.INTEGRAL and dtype.is_signed:
+        a = ember.tensor([4, -6, 0, 0, 9, -12], dtype=dtype)
+        b = ember.tensor([6, 4, 5, 0, -3, -18], dtype=dtype)
+        yield SampleInput(a, b, name="signs and zeros")
 
 
 @samples("threshold_backward.default", dtypes=ALL_DTYPES)
@@ -356,7 +379,9 @@ _UNARY = (
     "neg", "abs", "exp", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
     "tanh", "sigmoid", "relu", "silu", "erf", "floor", "ceil", "round", "trunc", "sign",
     "reciprocal", "square", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not",
-    "positive",
+    "positive", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "arcsin", "arccos",
+    "arctan", "arcsinh", "arctanh", "log10", "frac", "fix", "sgn", "signbit", "deg2rad",
+    "rad2deg", "angle", "negative", "isneginf", "isposinf", "isreal",
 )  # fmt: skip
 
 
@@ -369,6 +394,13 @@ def unary_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     if dtype.category >= dtypes.FLOATING:
         yield SampleInput(make((5,), low=-2, high=2), name="near zero")
         yield SampleInput(make((5,), low=0, high=1), name="unit interval")
+
+
+@samples("acosh.default", "arccosh.default", dtypes=ALL_DTYPES)
+def acosh_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from unary_samples(make, dtype)
+    if dtype.category >= dtypes.FLOATING:
+        yield SampleInput(make((5,), low=1.5, high=4), name="above one")
 
 
 @samples("_conj_physical.default", "conj_physical.default", dtypes=ALL_DTYPES)
