@@ -21,7 +21,7 @@ from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.pointwise import POSITIVE_CHECK
+from ember.ops.native.pointwise import POSITIVE_CHECK, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import ops
 
@@ -918,3 +918,32 @@ def equal(self: Tensor, other: Tensor) -> bool:
     """True if both have one shape and equal elements (after promotion; NaN is unequal)."""
     a, b = self._data, other._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _isin(elements: Any, test_elements: Any, assume_unique: bool, invert: bool) -> Tensor:
+    cnp = isin_dtype(elements, test_elements).np
+    a, b = arg(elements, cnp), arg(test_elements, cnp)
+    r = np.isin(_asarray(a, cnp), _asarray(b, cnp), assume_unique=assume_unique, invert=invert)
+    return wrap(_asarray(r, np.bool_))
+
+
+@impl(aten.isin.Tensor_Tensor, CPU)
+def isin(
+    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    """Whether each element of ``elements`` is in ``test_elements`` (NaN never is)."""
+    return _isin(elements, test_elements, assume_unique, invert)
+
+
+@impl(aten.isin.Tensor_Scalar, CPU)
+def isin_tensor_scalar(
+    elements: Any, test_element: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    return _isin(elements, test_element, assume_unique, invert)
+
+
+@impl(aten.isin.Scalar_Tensor, CPU)
+def isin_scalar_tensor(
+    element: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    return _isin(element, test_elements, assume_unique, invert)

@@ -498,6 +498,53 @@ define("true_divide.Scalar(Tensor self, Scalar other) -> Tensor", inplace=True, 
        tags=("pointwise",))  # fmt: skip
 
 
+# float_power: pow in float64 (complex128 for a complex operand), PyTorch's composition
+# (CompositeImplicitAutograd: to and pow are what subclasses and autograd see); the in-place
+# and out= overloads check the destination is already of that dtype
+_FP = "float_power"
+for _ov, _args, _ip, _out in (
+    ("Tensor_Tensor", "Tensor self, Tensor exponent", "Tensor", "Tensor_Tensor_out"),
+    ("Tensor_Scalar", "Tensor self, Scalar exponent", "Scalar", "Tensor_Scalar_out"),
+    ("Scalar", "Scalar self, Tensor exponent", None, "Scalar_out"),
+):
+    _schema = f"{_FP}.{_ov}({_args}) -> Tensor"
+    _fp = define_op(_schema, "aten", ("pointwise",), _FUNCTION_AND_METHOD if _ip else ("function",))
+    _fp_ip = None
+    if _ip is not None:
+        _fp_ip = define_op(_rename(inplace_schema(_schema), _ip), "aten", ("pointwise",),
+                           ("method",))  # fmt: skip
+    _fp_out = define_op(out_schema(_schema, _out), "aten", ("pointwise",), ())
+    # FUNCTIONAL_OF only: VARIANTS_OF would derive CPU kernels writing the result into any
+    # floating destination, where these check its dtype (their own kernels, below)
+    for _v in (_fp_ip, _fp_out):
+        if _v is not None:
+            FUNCTIONAL_OF[_v] = _fp
+
+# isin: whether each element is among test_elements (compared in their promoted dtype)
+define("isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Tensor_Tensor_out",
+       variants=("function",))  # fmt: skip
+define("isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Tensor_Scalar_out",
+       variants=("function",))  # fmt: skip
+define("isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Scalar_Tensor_out",
+       variants=("function",))  # fmt: skip
+
+
+def isin_dtype(elements: Any, test_elements: Any) -> dtype:
+    """The dtype isin compares in (PyTorch's promotion), refusing bool and complex as PyTorch
+    does (shared by the CPU kernel and the Meta rule)."""
+    for x in (elements, test_elements):  # each operand's own dtype, as PyTorch checks
+        d = getattr(x, "dtype", None)
+        if d is bool_ or (d is not None and d.category == dtypes.COMPLEX):
+            raise RuntimeError(
+                f"Unsupported input type encountered for isin(): {d._short}; compare "
+                "booleans with ==, complex numbers through .real and .imag"
+            )
+    return dtypes.result_type_of((elements, test_elements))
+
+
 # CompositeImplicitAutograd kernels of the ops above
 _aten = ops.aten
 _CIA = "CompositeImplicitAutograd"
@@ -596,3 +643,82 @@ def data_dependent(op: str, self: Any) -> NotImplementedError:
         f"{op}: the result is a Python value computed from the inputs' values (shape "
         f"{list(self.shape)}), which a meta tensor does not have; run {op} on the cpu device"
     )
+
+
+def _float_power_dtype(*xs: Any) -> dtype:
+    cplx = any((x.dtype.is_complex if hasattr(x, "dtype") else isinstance(x, complex)) for x in xs)
+    return complex128 if cplx else float64
+
+
+def _power_scalar(x: Any, dt: dtype) -> Any:
+    return complex(x) if dt is complex128 else float(x)
+
+
+def _check_float_power_dest(dst: Any, dt: dtype, what: str) -> None:
+    if dst.dtype is not dt:
+        raise RuntimeError(
+            f"the {what} given to float_power has dtype {dst.dtype._short} but the operation's "
+            f"result requires dtype {dt._short}; make it {dt.name}"
+        )
+
+
+@impl(_aten.float_power.Tensor_Tensor, _CIA)
+def float_power(self: Any, exponent: Any) -> Any:
+    """``self ** exponent`` computed in float64 (complex128 if either is complex).
+
+    >>> ember.float_power(ember.tensor([2, 3]), 2)
+    tensor([4., 9.], dtype=ember.float64)
+    """
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Tensor_Tensor(_aten.to.dtype(self, dt), _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power.Tensor_Scalar, _CIA)
+def float_power_tensor_scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Tensor_Scalar(_aten.to.dtype(self, dt), _power_scalar(exponent, dt))
+
+
+@impl(_aten.float_power.Scalar, _CIA)
+def float_power_scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Scalar(_power_scalar(self, dt), _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power_.Tensor, _CIA)
+def float_power_(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(self, dt, "base")
+    return _aten.pow_.Tensor(self, _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power_.Scalar, _CIA)
+def float_power__scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(self, dt, "base")
+    return _aten.pow_.Scalar(self, _power_scalar(exponent, dt))
+
+
+@impl(_aten.float_power.Tensor_Tensor_out, _CIA)
+def float_power_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Tensor_Tensor_out(
+        _aten.to.dtype(self, dt), _aten.to.dtype(exponent, dt), out=out
+    )
+
+
+@impl(_aten.float_power.Tensor_Scalar_out, _CIA)
+def float_power_tensor_scalar_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Tensor_Scalar_out(
+        _aten.to.dtype(self, dt), _power_scalar(exponent, dt), out=out
+    )
+
+
+@impl(_aten.float_power.Scalar_out, _CIA)
+def float_power_scalar_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Scalar_out(_power_scalar(self, dt), _aten.to.dtype(exponent, dt), out=out)
