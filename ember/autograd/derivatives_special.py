@@ -57,7 +57,9 @@ def _xlogy_self(g: Any, self: Any, other: Any) -> Any:
 
 
 def _xlog1py_self(g: Any, self: Any, other: Any) -> Any:
-    return aten.special_xlog1py.default(g, other).masked_fill((self == 0) & (other <= -1), 0.0)
+    # other compared as a number (in g's dtype): a uint8 other would wrap -1 to 255
+    below = other.to(g.dtype) <= -1 if other.dtype is ember.uint8 else other <= -1
+    return aten.special_xlog1py.default(g, other).masked_fill((self == 0) & below, 0.0)
 
 
 def _i1(g: Any, self: Any, result: Any) -> Any:
