@@ -18,7 +18,7 @@ from typing import Any
 
 import ember
 from ember.autograd.derivatives import _sgn, conj
-from ember.autograd.derivatives_tensorops import not_differentiated
+from ember.autograd.derivatives_tensorops import _UNNAMED, not_differentiated
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
 
@@ -105,4 +105,4 @@ defvjp(aten.special_xlog1py.other_scalar, lambda g, self, other: (
 # fmt: on
 
 # PyTorch has no derivative for heaviside: its backward raises
-not_differentiated(aten.heaviside.default)
+not_differentiated(aten.heaviside.default, _UNNAMED)  # PyTorch's node has no name
