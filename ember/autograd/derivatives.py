@@ -301,9 +301,11 @@ defvjp(aten.atan.default, lambda g, self: (g / conj(self * self + 1),))
 defvjp(aten.sinh.default, lambda g, self: (g * conj(self.cosh()),))
 defvjp(aten.cosh.default, lambda g, self: (g * conj(self.sinh()),))
 defvjp(aten.asinh.default, lambda g, self: (g * conj((self * self + 1).rsqrt()),))
-# (z + 1)^-1/2 (z - 1)^-1/2, not (z² - 1)^-1/2: the same for real z > 1, but on the principal
-# branch for complex z (PyTorch's formula)
-defvjp(aten.acosh.default, lambda g, self: (g * conj((self + 1).rsqrt() * (self - 1).rsqrt()),))
+# (x² - 1)^-1/2 for a real x; (z + 1)^-1/2 (z - 1)^-1/2 for a complex z, on the principal
+# branch (PyTorch's formulas)
+defvjp(aten.acosh.default, lambda g, self: (g * (
+    conj((self + 1).rsqrt() * (self - 1).rsqrt()) if self.dtype.is_complex
+    else (self * self - 1).rsqrt()),))  # fmt: skip
 defvjp(aten.atanh.default, lambda g, self: (g / conj(1 - self * self),))
 defvjp(aten.log10.default, lambda g, self: (g / (conj(self) * math.log(10.0)),))
 defvjp(aten.frac.default, lambda g, self: (g,))
