@@ -276,3 +276,15 @@ def test_torch_has_no_scatter_reduce_derivative() -> None:
         y = x.scatter(1, torch.from_numpy(_INDEX), torch.ones(3, 4, dtype=torch.float64),
                       reduce="multiply")  # fmt: skip
         y.sum().backward()
+
+
+def test_xlog1py_gradient_with_a_uint8_other_at_zero() -> None:
+    """``xlog1py(0, other)``'s gradient is ``log1p(other)`` unless ``other <= -1``; a uint8
+    ``other`` is compared as a number (ember compared it in uint8, where -1 is 255, and
+    zeroed the gradient; found by a random program)."""
+    other = np.array([25, 0, 3], dtype=np.uint8)
+    e_x = ember.tensor([0.0, 0.0, -2.5], requires_grad=True)
+    t_x = torch.tensor([0.0, 0.0, -2.5], requires_grad=True)
+    ember.special.xlog1py(e_x, ember.from_numpy(other)).sum().backward()
+    torch.special.xlog1py(t_x, torch.from_numpy(other)).sum().backward()
+    np.testing.assert_allclose(e_x.grad.numpy(), t_x.grad.numpy(), rtol=1e-6)

@@ -294,6 +294,83 @@ def _silu(g: Any, self: Any) -> tuple[Any]:
 
 defvjp(aten.silu.default, _silu)
 
+# inverse trigonometric and hyperbolic functions, log10, angle conversions (derivatives.yaml)
+defvjp(aten.asin.default, lambda g, self: (g * conj((1 - self * self).rsqrt()),))
+defvjp(aten.acos.default, lambda g, self: (-g * conj((1 - self * self).rsqrt()),))
+defvjp(aten.atan.default, lambda g, self: (g / conj(self * self + 1),))
+defvjp(aten.sinh.default, lambda g, self: (g * conj(self.cosh()),))
+defvjp(aten.cosh.default, lambda g, self: (g * conj(self.sinh()),))
+defvjp(aten.asinh.default, lambda g, self: (g * conj((self * self + 1).rsqrt()),))
+# (x² - 1)^-1/2 for a real x; (z + 1)^-1/2 (z - 1)^-1/2 for a complex z, on the principal
+# branch (PyTorch's formulas)
+defvjp(aten.acosh.default, lambda g, self: (g * (
+    conj((self + 1).rsqrt() * (self - 1).rsqrt()) if self.dtype.is_complex
+    else (self * self - 1).rsqrt()),))  # fmt: skip
+defvjp(aten.atanh.default, lambda g, self: (g / conj(1 - self * self),))
+defvjp(aten.log10.default, lambda g, self: (g / (conj(self) * math.log(10.0)),))
+defvjp(aten.frac.default, lambda g, self: (g,))
+defvjp(aten.deg2rad.default, lambda g, self: (g * (math.pi / 180),))
+defvjp(aten.rad2deg.default, lambda g, self: (g * (180 / math.pi),))
+
+
+def _sgn_grad(g: Any, self: Any, result: Any) -> tuple[Any]:
+    """0 for a real input; for a complex one ``(g - Re(conj(g) s) s) / |z|`` (0 at 0)."""
+    if not self.dtype.is_complex:
+        return (_nz(g),)
+    a = self.abs()
+    grad = (g - real(conj(g) * result) * result) / a.masked_fill(a == 0, 1)
+    return (grad.masked_fill(a == 0, 0),)
+
+
+def _angle_grad(g: Any, self: Any) -> tuple[Any]:
+    """0 for a real input; ``g * i z / |z|²`` (0 at 0) for a complex one."""
+    if not self.dtype.is_complex:
+        return (_nz(g),)
+    sq = self.abs().square()
+    grad = g * self * 1j / sq.masked_fill(sq == 0, 1)
+    return (grad.masked_fill(sq == 0, 0),)
+
+
+defvjp(aten.sgn.default, lambda g, self, *, result: _sgn_grad(g, self, result))
+defvjp(aten.angle.default, _angle_grad)
+
+# binary
+defvjp(aten.hypot.default, lambda g, self, other, *, result: (
+    g * self / result, g * other / result))  # fmt: skip
+
+
+def _logaddexp(g: Any, self: Any, other: Any, two: bool) -> tuple[Any, Any]:
+    """``g / (1 + exp(other - self))`` and the same swapped (base 2 for logaddexp2); a bool
+    operand is taken as numbers (its gradient is not wanted, but the difference is)."""
+    a = self.to(g.dtype) if self.dtype is E.bool else self
+    b = other.to(g.dtype) if other.dtype is E.bool else other
+    if two:
+        return g / (1 + E.pow(2, b - a)), g / (1 + E.pow(2, a - b))
+    return g / conj(1 + (b - a).exp()), g / conj(1 + (a - b).exp())
+
+
+defvjp(aten.logaddexp.default, lambda g, self, other: _logaddexp(g, self, other, False))
+defvjp(aten.logaddexp2.default, lambda g, self, other: _logaddexp(g, self, other, True))
+
+
+def _copysign_self(g: Any, self: Any, result: Any) -> Any:
+    """``g * result / self``, 0 where ``self`` is 0, as PyTorch's."""
+    zero = self == 0
+    return g * (result / self.masked_fill(zero, 1)).masked_fill(zero, 0)
+
+
+defvjp(aten.copysign.Tensor, lambda g, self, other, *, result: (
+    _copysign_self(g, self, result), _nz(other)))  # fmt: skip
+defvjp(aten.copysign.Scalar, lambda g, self, other, *, result: (_copysign_self(g, self, result),))
+# nextafter: the identity, except where self == other (PyTorch's: the result is other there)
+defvjp(aten.nextafter.default, lambda g, self, other: (g.masked_fill(self == other, 0), _nz(other)))
+defvjp(aten.fmax.default, lambda g, self, other: (
+    g.masked_fill(((self >= other) | other.isnan()).logical_not(), 0),
+    g.masked_fill((self >= other) | other.isnan(), 0)))  # fmt: skip
+defvjp(aten.fmin.default, lambda g, self, other: (
+    g.masked_fill(((self <= other) | other.isnan()).logical_not(), 0),
+    g.masked_fill((self <= other) | other.isnan(), 0)))  # fmt: skip
+
 # ----------------------------------------------------------------------- reductions
 defvjp(
     aten.sum.default, lambda g, self, *, dtype=None: (g.expand(self.shape),), name="SumBackward0"

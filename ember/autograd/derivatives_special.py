@@ -18,6 +18,7 @@ from typing import Any
 
 import ember
 from ember.autograd.derivatives import _sgn, conj
+from ember.autograd.derivatives_tensorops import _UNNAMED, not_differentiated
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
 
@@ -56,7 +57,9 @@ def _xlogy_self(g: Any, self: Any, other: Any) -> Any:
 
 
 def _xlog1py_self(g: Any, self: Any, other: Any) -> Any:
-    return aten.special_xlog1py.default(g, other).masked_fill((self == 0) & (other <= -1), 0.0)
+    # other compared as a number (in g's dtype): a uint8 other would wrap -1 to 255
+    below = other.to(g.dtype) <= -1 if other.dtype is ember.uint8 else other <= -1
+    return aten.special_xlog1py.default(g, other).masked_fill((self == 0) & below, 0.0)
 
 
 def _i1(g: Any, self: Any, result: Any) -> Any:
@@ -100,3 +103,6 @@ defvjp(aten.special_xlog1py.other_scalar, lambda g, self, other: (
     aten.special_xlog1py.other_scalar(g, other) if other > -1
     else aten.special_xlog1py.other_scalar(g, other).masked_fill(self == 0, 0.0),))
 # fmt: on
+
+# PyTorch has no derivative for heaviside: its backward raises
+not_differentiated(aten.heaviside.default, _UNNAMED)  # PyTorch's node has no name

@@ -21,7 +21,7 @@ from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.pointwise import POSITIVE_CHECK
+from ember.ops.native.pointwise import POSITIVE_CHECK, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import ops
 
@@ -479,6 +479,32 @@ impl(aten.minimum.default, CPU, binary("minimum.default", np.minimum, quiet_fp=F
 impl(aten.atan2.default, CPU, binary("atan2.default", np.arctan2))
 
 
+def _logaddexp(a: Any, b: Any) -> Any:
+    """``log(exp(a) + exp(b))`` without overflow; complex operands by the larger real part."""
+    if np.result_type(a, b).kind != "c":
+        return np.logaddexp(a, b)
+    a, b = np.broadcast_arrays(_asarray(a), _asarray(b))
+    big = np.where(a.real >= b.real, a, b)
+    small = np.where(a.real >= b.real, b, a)
+    return big + np.log1p(np.exp(small - big))
+
+
+def _heaviside(a: Any, values: Any) -> Any:
+    """0 below zero, 1 above (also for NaN: 0, as PyTorch), ``values`` at zero."""
+    dt = a.dtype if type(a) is _nd else _asarray(values).dtype
+    return np.where(np.equal(a, 0), values, np.greater(a, 0)).astype(dt)
+
+
+for _n, _fn in (
+    ("hypot", np.hypot), ("logaddexp", _logaddexp), ("logaddexp2", np.logaddexp2),
+    ("nextafter", np.nextafter), ("heaviside", _heaviside), ("gcd", np.gcd), ("lcm", np.lcm),
+    ("fmax", np.fmax), ("fmin", np.fmin),
+):  # fmt: skip
+    impl(getattr(aten, _n).default, CPU, binary(f"{_n}.default", _fn))
+impl(aten.copysign.Tensor, CPU, binary("copysign.Tensor", np.copysign))
+impl(aten.copysign.Scalar, CPU, binary("copysign.Scalar", np.copysign))
+
+
 def _power(a: Any, b: Any) -> Any:
     """``a ** b``; integers to negative powers give PyTorch's results (1, ±1 or 0), not errors."""
     dt = a.dtype if type(a) is _nd else (b.dtype if type(b) is _nd else np.result_type(a, b))
@@ -743,6 +769,45 @@ def _square(x: Any) -> Any:
     return np.multiply(x, x)
 
 
+def _frac(x: Any) -> Any:
+    return np.subtract(x, np.trunc(x))
+
+
+def _sgn(x: Any) -> Any:
+    """``sign`` of a real tensor, ``z / |z|`` (0 at 0) of a complex one."""
+    if x.dtype.kind != "c":
+        return _sign(x)
+    a = np.abs(x)
+    zero = a == 0
+    return np.where(zero, 0, x / np.where(zero, 1, a)).astype(x.dtype)
+
+
+def _signbit(x: Any) -> Any:
+    if x.dtype.kind == "b":
+        return np.zeros(x.shape, np.bool_)
+    return np.signbit(x) if x.dtype.kind == "f" else np.less(x, 0)
+
+
+def _angle(x: Any) -> Any:
+    """The argument of a complex number; of a real one, pi below 0, 0 else, NaN kept."""
+    if x.dtype.kind == "c":
+        return np.angle(x)
+    return np.where(np.isnan(x), x, np.where(np.less(x, 0), x.dtype.type(math.pi), 0)).astype(
+        x.dtype
+    )
+
+
+def _isneginf(x: Any) -> Any:
+    return np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, np.bool_)
+
+
+def _isposinf(x: Any) -> Any:
+    return np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, np.bool_)
+
+
+_DEG = math.pi / 180
+
+
 _UNARY: dict[str, tuple[Callable[[Any], Any], bool]] = {
     "neg": (np.negative, False), "abs": (np.abs, False), "exp": (np.exp, True),
     "expm1": (np.expm1, True), "log": (np.log, True), "log2": (np.log2, True),
@@ -757,6 +822,13 @@ _UNARY: dict[str, tuple[Callable[[Any], Any], bool]] = {
     "sign": (_sign, False), "square": (_square, True), "isnan": (_isnan, False),
     "isinf": (_isinf, False), "isfinite": (_isfinite, False),
     "logical_not": (np.logical_not, False), "bitwise_not": (np.invert, False),
+    "asin": (np.arcsin, True), "acos": (np.arccos, True), "atan": (np.arctan, True),
+    "sinh": (np.sinh, True), "cosh": (np.cosh, True), "asinh": (np.arcsinh, True),
+    "acosh": (np.arccosh, True), "atanh": (np.arctanh, True), "log10": (np.log10, True),
+    "frac": (_frac, True), "sgn": (_sgn, True), "signbit": (_signbit, False),
+    "deg2rad": (_in_opmath(lambda x: np.multiply(x, _DEG)), True),
+    "rad2deg": (_in_opmath(lambda x: np.multiply(x, 1 / _DEG)), True),
+    "angle": (_angle, True), "isneginf": (_isneginf, False), "isposinf": (_isposinf, False),
 }  # fmt: skip
 
 for _n, (_fn, _q) in _UNARY.items():
@@ -846,3 +918,32 @@ def equal(self: Tensor, other: Tensor) -> bool:
     """True if both have one shape and equal elements (after promotion; NaN is unequal)."""
     a, b = self._data, other._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _isin(elements: Any, test_elements: Any, assume_unique: bool, invert: bool) -> Tensor:
+    cnp = isin_dtype(elements, test_elements).np
+    a, b = arg(elements, cnp), arg(test_elements, cnp)
+    r = np.isin(_asarray(a, cnp), _asarray(b, cnp), assume_unique=assume_unique, invert=invert)
+    return wrap(_asarray(r, np.bool_))
+
+
+@impl(aten.isin.Tensor_Tensor, CPU)
+def isin(
+    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    """Whether each element of ``elements`` is in ``test_elements`` (NaN never is)."""
+    return _isin(elements, test_elements, assume_unique, invert)
+
+
+@impl(aten.isin.Tensor_Scalar, CPU)
+def isin_tensor_scalar(
+    elements: Any, test_element: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    return _isin(elements, test_element, assume_unique, invert)
+
+
+@impl(aten.isin.Scalar_Tensor, CPU)
+def isin_scalar_tensor(
+    element: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    return _isin(element, test_elements, assume_unique, invert)

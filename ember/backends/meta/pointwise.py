@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
@@ -14,7 +16,7 @@ from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
-from ember.ops.native.pointwise import data_dependent
+from ember.ops.native.pointwise import data_dependent, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import OpOverload, all_overloads, ops
 
@@ -68,3 +70,17 @@ def equal(self: Tensor, other: Tensor) -> bool:
 @impl(aten.allclose.default, Meta)
 def allclose(self: Tensor, other: Tensor, *args: Any, **kwargs: Any) -> bool:
     raise data_dependent("allclose", self)
+
+
+def _isin_rule(self_is_scalar: bool) -> Callable[..., Tensor]:
+    def rule(a: Any, b: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+        isin_dtype(a, b)
+        shape = () if self_is_scalar else tuple(a.shape)
+        return wrap_shape_only(ShapeOnlyArray(shape, np.dtype(np.bool_)))
+
+    return rule
+
+
+impl(aten.isin.Tensor_Tensor, Meta, _isin_rule(False))
+impl(aten.isin.Tensor_Scalar, Meta, _isin_rule(False))
+impl(aten.isin.Scalar_Tensor, Meta, _isin_rule(True))

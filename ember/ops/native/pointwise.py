@@ -255,6 +255,28 @@ def pow_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, An
             )
 
 
+def no_complex(what: str, error: type[Exception] = RuntimeError) -> Check:
+    """A check refusing complex operands with PyTorch's error type for ``what``."""
+
+    def check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if cdt.category == dtypes.COMPLEX:
+            raise error(f"{name}: {what} is not supported for complex tensors; use .real or .abs()")
+
+    return check
+
+
+def heaviside_check(name: str, cdt: dtype, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """heaviside refuses complex operands, and operands of different dtypes."""
+    if cdt.category == dtypes.COMPLEX:
+        raise RuntimeError(f"{name}: heaviside is not yet implemented for complex tensors")
+    a, b = _dtype_of(args[0]), _dtype_of(args[1])
+    if a is not b:
+        raise RuntimeError(
+            f"{name}: heaviside is not yet implemented for tensors with different dtypes "
+            f"({a._short} and {b._short}); convert values with .to(self.dtype)"
+        )
+
+
 # --------------------------------------------------------------------------- binary arithmetic
 
 pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", check=add_check)
@@ -301,6 +323,19 @@ pointwise("maximum(Tensor self, Tensor other) -> Tensor", inplace=False, unsuppo
 pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=COMPLEX,
           check=extremum_check)  # fmt: skip
 pointwise("atan2(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
+pointwise("hypot(Tensor self, Tensor other) -> Tensor", unsupported=ONLY_FLOAT)
+pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=ONLY_INEXACT)
+pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=ONLY_FLOAT)
+pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
+pointwise("copysign.Scalar(Tensor self, Scalar other) -> Tensor", I2F,
+          out="Scalar_out", unsupported=COMPLEX)  # fmt: skip
+pointwise("nextafter(Tensor self, Tensor other) -> Tensor", unsupported=ONLY_FLOAT)
+pointwise("heaviside(Tensor self, Tensor values) -> Tensor", check=heaviside_check)
+for _name in ("gcd", "lcm"):
+    pointwise(f"{_name}(Tensor self, Tensor other) -> Tensor", unsupported=ONLY_INTEGRAL | NO_BOOL)
+for _name in ("fmax", "fmin"):
+    pointwise(f"{_name}(Tensor self, Tensor other) -> Tensor", inplace=False,
+              unsupported=COMPLEX, check=extremum_check)  # fmt: skip
 
 # --------------------------------------------------------------------------- comparisons
 
@@ -400,6 +435,16 @@ pointwise("bitwise_not(Tensor self) -> Tensor", unsupported=ONLY_INTEGRAL)
 pointwise(
     "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"
 )
+for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log10"):
+    pointwise(f"{_name}(Tensor self) -> Tensor", I2F)
+pointwise("frac(Tensor self) -> Tensor", unsupported=ONLY_FLOAT)
+pointwise("sgn(Tensor self) -> Tensor")
+pointwise("signbit(Tensor self) -> Tensor", BOOL, inplace=False, unsupported=COMPLEX)
+for _name in ("deg2rad", "rad2deg"):
+    pointwise(f"{_name}(Tensor self) -> Tensor", I2F, check=no_complex(_name))
+pointwise("angle(Tensor self) -> Tensor", Promotion.INT_TO_FLOAT_REAL, inplace=False)
+for _name in ("isneginf", "isposinf"):
+    pointwise(f"{_name}(Tensor self) -> Tensor", BOOL, inplace=False, check=no_complex(_name))
 # the complex conjugate as a new tensor: ``_conj_physical`` computes it (a copy for real
 # inputs); ``conj_physical`` returns a real input itself and is ``_conj_physical`` otherwise,
 # so, like ``positive``, it has one CompositeImplicitAutograd kernel (in
@@ -434,6 +479,70 @@ for _ov, _types in (("", "Scalar"), ("Tensor", "Tensor")):
 _clip_ = VARIANTS_OF[ops.aten.clip.default][0]
 assert _clip_ is not None
 _clip_.overloadpacket._variants.update(("function",))  # ember.clip_, as torch.clip_
+define("isreal(Tensor self) -> Tensor")
+
+# NumPy-style aliases: ops of their own (so __torch_dispatch__ code sees the alias's name
+# only where PyTorch's does), each a CompositeImplicitAutograd kernel calling its target
+#: alias -> the op it is, for the functional overloads (in-place and out= follow)
+ALIASES: dict[str, str] = {
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "fix": "trunc", "negative": "neg",
+}  # fmt: skip
+for _alias in ALIASES:
+    define(f"{_alias}(Tensor self) -> Tensor", inplace=True, out=True)
+# tagged pointwise, as PyTorch's, so a Python number fills ``other`` (``true_divide(x, 2,
+# out=y)``), as div's
+define("true_divide.Tensor(Tensor self, Tensor other) -> Tensor", inplace=True, out=True,
+       tags=("pointwise",))  # fmt: skip
+define("true_divide.Scalar(Tensor self, Scalar other) -> Tensor", inplace=True, out=False,
+       tags=("pointwise",))  # fmt: skip
+
+
+# float_power: pow in float64 (complex128 for a complex operand), PyTorch's composition
+# (CompositeImplicitAutograd: to and pow are what subclasses and autograd see); the in-place
+# and out= overloads check the destination is already of that dtype
+_FP = "float_power"
+for _ov, _args, _ip, _out in (
+    ("Tensor_Tensor", "Tensor self, Tensor exponent", "Tensor", "Tensor_Tensor_out"),
+    ("Tensor_Scalar", "Tensor self, Scalar exponent", "Scalar", "Tensor_Scalar_out"),
+    ("Scalar", "Scalar self, Tensor exponent", None, "Scalar_out"),
+):
+    _schema = f"{_FP}.{_ov}({_args}) -> Tensor"
+    _fp = define_op(_schema, "aten", ("pointwise",), _FUNCTION_AND_METHOD if _ip else ("function",))
+    _fp_ip = None
+    if _ip is not None:
+        _fp_ip = define_op(_rename(inplace_schema(_schema), _ip), "aten", ("pointwise",),
+                           ("method",))  # fmt: skip
+    _fp_out = define_op(out_schema(_schema, _out), "aten", ("pointwise",), ())
+    # FUNCTIONAL_OF only: VARIANTS_OF would derive CPU kernels writing the result into any
+    # floating destination, where these check its dtype (their own kernels, below)
+    for _v in (_fp_ip, _fp_out):
+        if _v is not None:
+            FUNCTIONAL_OF[_v] = _fp
+
+# isin: whether each element is among test_elements (compared in their promoted dtype)
+define("isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Tensor_Tensor_out",
+       variants=("function",))  # fmt: skip
+define("isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Tensor_Scalar_out",
+       variants=("function",))  # fmt: skip
+define("isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, "
+       "bool invert=False) -> Tensor", out=True, out_overload="Scalar_Tensor_out",
+       variants=("function",))  # fmt: skip
+
+
+def isin_dtype(elements: Any, test_elements: Any) -> dtype:
+    """The dtype isin compares in (PyTorch's promotion), refusing bool and complex as PyTorch
+    does (shared by the CPU kernel and the Meta rule)."""
+    for x in (elements, test_elements):  # each operand's own dtype, as PyTorch checks
+        d = getattr(x, "dtype", None)
+        if d is bool_ or (d is not None and d.category == dtypes.COMPLEX):
+            raise RuntimeError(
+                f"Unsupported input type encountered for isin(): {d._short}; compare "
+                "booleans with ==, complex numbers through .real and .imag"
+            )
+    return dtypes.result_type_of((elements, test_elements))
 
 
 # CompositeImplicitAutograd kernels of the ops above
@@ -492,6 +601,27 @@ for _clip in ("clip", "clip_"):
         impl(getattr(getattr(_aten, _clip), _ov), _CIA, _clamp)
 impl(_aten.clip.out, _CIA, _aten.clamp.out)
 impl(_aten.clip.Tensor_out, _CIA, _aten.clamp.Tensor_out)
+for _alias, _target in ALIASES.items():
+    impl(getattr(_aten, _alias).default, _CIA, getattr(_aten, _target).default)
+    impl(getattr(_aten, _alias + "_").default, _CIA, getattr(_aten, _target + "_").default)
+    impl(getattr(_aten, _alias).out, _CIA, getattr(_aten, _target).out)
+impl(_aten.true_divide.Tensor, _CIA, _aten.div.Tensor)
+impl(_aten.true_divide_.Tensor, _CIA, _aten.div_.Tensor)
+impl(_aten.true_divide.out, _CIA, _aten.div.out)
+impl(_aten.true_divide.Scalar, _CIA, _aten.div.Scalar)
+impl(_aten.true_divide_.Scalar, _CIA, _aten.div_.Scalar)
+
+
+@impl(_aten.isreal.default, _CIA)
+def isreal(self: Any) -> Any:
+    """Whether each element has no imaginary part (all True for a real tensor).
+
+    >>> ember.isreal(ember.tensor([1 + 0j, 1 + 1j]))
+    tensor([ True, False])
+    """
+    if not self.dtype.is_complex:
+        return _aten.ones_like.default(self, dtype=bool_)
+    return _aten.eq.Scalar(_aten.imag.default(self), 0)
 
 
 @impl(_aten.allclose.default, "CompositeExplicitAutograd")
@@ -513,3 +643,82 @@ def data_dependent(op: str, self: Any) -> NotImplementedError:
         f"{op}: the result is a Python value computed from the inputs' values (shape "
         f"{list(self.shape)}), which a meta tensor does not have; run {op} on the cpu device"
     )
+
+
+def _float_power_dtype(*xs: Any) -> dtype:
+    cplx = any((x.dtype.is_complex if hasattr(x, "dtype") else isinstance(x, complex)) for x in xs)
+    return complex128 if cplx else float64
+
+
+def _power_scalar(x: Any, dt: dtype) -> Any:
+    return complex(x) if dt is complex128 else float(x)
+
+
+def _check_float_power_dest(dst: Any, dt: dtype, what: str) -> None:
+    if dst.dtype is not dt:
+        raise RuntimeError(
+            f"the {what} given to float_power has dtype {dst.dtype._short} but the operation's "
+            f"result requires dtype {dt._short}; make it {dt.name}"
+        )
+
+
+@impl(_aten.float_power.Tensor_Tensor, _CIA)
+def float_power(self: Any, exponent: Any) -> Any:
+    """``self ** exponent`` computed in float64 (complex128 if either is complex).
+
+    >>> ember.float_power(ember.tensor([2, 3]), 2)
+    tensor([4., 9.], dtype=ember.float64)
+    """
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Tensor_Tensor(_aten.to.dtype(self, dt), _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power.Tensor_Scalar, _CIA)
+def float_power_tensor_scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Tensor_Scalar(_aten.to.dtype(self, dt), _power_scalar(exponent, dt))
+
+
+@impl(_aten.float_power.Scalar, _CIA)
+def float_power_scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    return _aten.pow.Scalar(_power_scalar(self, dt), _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power_.Tensor, _CIA)
+def float_power_(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(self, dt, "base")
+    return _aten.pow_.Tensor(self, _aten.to.dtype(exponent, dt))
+
+
+@impl(_aten.float_power_.Scalar, _CIA)
+def float_power__scalar(self: Any, exponent: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(self, dt, "base")
+    return _aten.pow_.Scalar(self, _power_scalar(exponent, dt))
+
+
+@impl(_aten.float_power.Tensor_Tensor_out, _CIA)
+def float_power_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Tensor_Tensor_out(
+        _aten.to.dtype(self, dt), _aten.to.dtype(exponent, dt), out=out
+    )
+
+
+@impl(_aten.float_power.Tensor_Scalar_out, _CIA)
+def float_power_tensor_scalar_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Tensor_Scalar_out(
+        _aten.to.dtype(self, dt), _power_scalar(exponent, dt), out=out
+    )
+
+
+@impl(_aten.float_power.Scalar_out, _CIA)
+def float_power_scalar_out(self: Any, exponent: Any, *, out: Any) -> Any:
+    dt = _float_power_dtype(self, exponent)
+    _check_float_power_dest(out, dt, "output")
+    return _aten.pow.Scalar_out(_power_scalar(self, dt), _aten.to.dtype(exponent, dt), out=out)

@@ -24,6 +24,7 @@ class Promotion(Enum):
     COMPLEX_TO_FLOAT = "complex_to_float"  # ... then complex becomes its real type (abs)
     BOOL_TO_LONG = "bool_to_long"  # ... then bool becomes int64
     NO_OPMATH = "no_opmath"  # like DEFAULT (ember computes in the result dtype anyway)
+    INT_TO_FLOAT_REAL = "int_to_float_real"  # INT_TO_FLOAT, and complex to its real (angle)
 
 
 def operands_dtype(operands: tuple[Any, ...]) -> dtype:
@@ -62,6 +63,10 @@ def compute_dtype(kind: Promotion, operands: tuple[Any, ...]) -> tuple[dtype, dt
     if kind is Promotion.ALWAYS_BOOL:
         return common, dtypes.bool_
     if kind is Promotion.COMPLEX_TO_FLOAT:
+        return common, common.to_real()
+    if kind is Promotion.INT_TO_FLOAT_REAL:
+        if common.category < FLOATING:
+            common = dtypes.get_default_dtype()
         return common, common.to_real()
     if kind is Promotion.BOOL_TO_LONG:
         return common, (dtypes.int64 if common is dtypes.bool_ else common)

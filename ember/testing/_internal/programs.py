@@ -219,6 +219,8 @@ class Program:
 
 
 def _numpy(t: Any) -> np.ndarray:
+    if getattr(t, "_is_zerotensor", lambda: False)():  # PyTorch's efficient zeros (sgn's grad)
+        return np.zeros(tuple(t.shape), dtype=_numpy(t.new_zeros(())).dtype)
     return np.asarray(t.detach().cpu().numpy())
 
 
@@ -692,6 +694,28 @@ _UNARY = [
     ("gelu", "F.gelu({x})", False),
     ("gelu", "F.gelu({x}, approximate='tanh')", False),
     ("neg", "-{x}", False),
+    ("asin", "({x}.tanh() * 0.9).asin()", False),
+    ("arcsin", "torch.arcsin({x}.tanh() * 0.9)", False),
+    ("acos", "({x}.tanh() * 0.9).acos()", False),
+    ("arccos", "({x}.tanh() * 0.9).arccos()", False),
+    ("atan", "{call}", False),
+    ("arctan", "{call}", False),
+    ("sinh", "{call}", False),
+    ("cosh", "{call}", False),
+    ("asinh", "{call}", False),
+    ("arcsinh", "{call}", False),
+    ("acosh", "({x}.square() + 1.5).acosh()", False),
+    ("arccosh", "torch.arccosh({x}.square() + 1.5)", False),
+    ("atanh", "({x}.tanh() * 0.9).atanh()", False),
+    ("arctanh", "torch.arctanh({x}.tanh() * 0.9)", False),
+    ("log10", "({x}.square() + 1).log10()", False),
+    ("frac", "{call}", True),
+    ("fix", "{call}", False),
+    ("sgn", "{call}", False),
+    ("deg2rad", "{call}", False),
+    ("rad2deg", "{call}", False),
+    ("angle", "{call}", False),
+    ("negative", "{call}", False),
 ]
 
 
@@ -753,7 +777,17 @@ _BINARY = [
     ("bitwise_and", "torch.bitwise_and", "&", False),
     ("bitwise_or", "torch.bitwise_or", "|", False),
     ("bitwise_xor", "torch.bitwise_xor", "^", False),
+    ("hypot", "torch.hypot", None, True),
+    ("logaddexp", "torch.logaddexp", None, False),
+    ("logaddexp2", "torch.logaddexp2", None, False),
+    ("copysign", "torch.copysign", None, True),
+    ("nextafter", "torch.nextafter", None, True),
+    ("fmax", "torch.fmax", None, True),
+    ("fmin", "torch.fmin", None, True),
+    ("true_divide", "torch.true_divide", None, False),
 ]
+#: binary ops PyTorch has kernels for only when an operand is floating (a float result)
+_FLOAT_BINARY = {"hypot", "logaddexp", "logaddexp2", "nextafter"}
 _SCALAR_OK = {
     "add",
     "sub",
@@ -791,7 +825,7 @@ def binary(b: Builder) -> None:
     """A binary pointwise op: tensor-tensor with broadcasting and promotion, or with a Python
     scalar on either side; function, method or operator form."""
     name, fn, sym, kinks = b.choice(_BINARY)
-    x = b.pick()
+    x = b.pick(_is_float) if name in _FLOAT_BINARY else b.pick()
     form = b.choice(["tensor", "tensor", "scalar", "rscalar"])
     if name not in _SCALAR_OK:
         form = "tensor"

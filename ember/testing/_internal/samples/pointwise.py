@@ -204,7 +204,89 @@ def pow_scalar_base_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(3, make((), low=low, high=5), name="0-dim")
 
 
-samples("maximum.default", "minimum.default", "atan2.default", dtypes=ALL_DTYPES)(tensor_pairs)
+samples("float_power.Tensor_Tensor", dtypes=ALL_DTYPES)(pow_samples)
+samples("float_power.Tensor_Scalar", dtypes=ALL_DTYPES)(pow_scalar_samples)
+samples("float_power.Scalar", dtypes=ALL_DTYPES)(pow_scalar_base_samples)
+
+
+@samples("float_power_.Tensor", dtypes=ALL_DTYPES)
+def float_power_inplace_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """In place: a float64 (complex128) base works, any other refuses, as in PyTorch."""
+    yield from pow_samples(make, dtype)
+    yield SampleInput(make((3,), dtypes.float64), make((3,)), name="float64 base")
+
+
+@samples("float_power_.Scalar", dtypes=ALL_DTYPES)
+def float_power_inplace_scalar_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from pow_scalar_samples(make, dtype)
+    yield SampleInput(make((3,), dtypes.float64), 2, name="float64 base")
+
+
+@samples("isin.Tensor_Tensor", dtypes=ALL_DTYPES)
+def isin_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    low = 0 if dtype.category <= dtypes.INTEGRAL else None
+    a = make((3, 4), low=low, high=6)
+    if dtype.category <= dtypes.INTEGRAL or dtype.category == dtypes.FLOATING:
+        a = ember.tensor([[0, 1, 2, 3], [4, 5, 1, 2], [3, 3, 0, 5]]).to(dtype)
+    yield SampleInput(a, a[:, 1])
+    yield SampleInput(a, a[1, :2], invert=True, name="invert")
+    distinct = ember.tensor([0, 1, 2, 3]).to(dtype)
+    yield SampleInput(ember.tensor([5, 0, 3]).to(dtype), distinct, assume_unique=True,
+                      name="assume_unique")  # fmt: skip
+    yield SampleInput(make(()), a, name="0-dim elements")
+    yield SampleInput(a, make((0,)), name="no test elements")
+    yield SampleInput(make((0, 2)), a, name="empty")
+    yield SampleInput(a.t(), a[2], name="noncontiguous")
+    if not dtype.is_complex:
+        yield SampleInput(a, a[0].to(dtypes.float64), name="float64 tests")
+    yield SampleInput(a, make((2,), dtypes.int32), name="int32 tests")
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.tensor([math.nan, 0.0, -0.0, math.inf], dtype=dtype)
+        yield SampleInput(nan, nan.flip(0), name="NaN never matches, -0 is 0")
+
+
+@samples("isin.Tensor_Scalar", dtypes=ALL_DTYPES)
+def isin_scalar_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=0 if dtype.category <= dtypes.INTEGRAL else None, high=4)
+    yield SampleInput(a, 2)
+    yield SampleInput(a, 1.5, name="float")
+    yield SampleInput(a, 3, invert=True, name="invert")
+    yield SampleInput(make(()), 0, name="0-dim")
+
+
+@samples("isin.Scalar_Tensor", dtypes=ALL_DTYPES)
+def isin_scalar_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    a = make((3, 4), low=0 if dtype.category <= dtypes.INTEGRAL else None, high=4)
+    yield SampleInput(2, a)
+    yield SampleInput(1.5, a, name="float")
+    yield SampleInput(3, a, invert=True, name="invert")
+    yield SampleInput(0, make((0,)), name="empty")
+
+
+samples("maximum.default", "minimum.default", "atan2.default", "hypot.default",
+        "logaddexp.default", "logaddexp2.default", "copysign.Tensor", "nextafter.default",
+        "true_divide.Tensor",
+        dtypes=ALL_DTYPES)(tensor_pairs)  # fmt: skip
+samples("copysign.Scalar", "true_divide.Scalar", dtypes=ALL_DTYPES)(scalar_samples)
+
+
+@samples("fmax.default", "fmin.default", "heaviside.default", dtypes=ALL_DTYPES)
+def nan_pairs(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """Tensor pairs, and NaN against numbers (fmax and fmin ignore it, heaviside maps it)."""
+    yield from tensor_pairs(make, dtype)
+    if dtype.category == dtypes.FLOATING:
+        nan = ember.tensor([math.nan, 1.0, math.nan, 0.0, -0.0], dtype=dtype)
+        yield SampleInput(nan, ember.tensor([2.0, math.nan, math.nan, 0.5, 1.0], dtype=dtype),
+                          name="NaN")  # fmt: skip
+
+
+@samples("gcd.default", "lcm.default", dtypes=ALL_DTYPES)
+def gcd_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from tensor_pairs(make, dtype)
+    if dtype.category == dtypes.INTEGRAL and dtype.is_signed:
+        a = ember.tensor([4, -6, 0, 0, 9, -12], dtype=dtype)
+        b = ember.tensor([6, 4, 5, 0, -3, -18], dtype=dtype)
+        yield SampleInput(a, b, name="signs and zeros")
 
 
 @samples("threshold_backward.default", dtypes=ALL_DTYPES)
@@ -356,7 +438,9 @@ _UNARY = (
     "neg", "abs", "exp", "expm1", "log", "log2", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
     "tanh", "sigmoid", "relu", "silu", "erf", "floor", "ceil", "round", "trunc", "sign",
     "reciprocal", "square", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not",
-    "positive",
+    "positive", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "arcsin", "arccos",
+    "arctan", "arcsinh", "arctanh", "log10", "frac", "fix", "sgn", "signbit", "deg2rad",
+    "rad2deg", "angle", "negative", "isneginf", "isposinf", "isreal",
 )  # fmt: skip
 
 
@@ -369,6 +453,13 @@ def unary_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     if dtype.category >= dtypes.FLOATING:
         yield SampleInput(make((5,), low=-2, high=2), name="near zero")
         yield SampleInput(make((5,), low=0, high=1), name="unit interval")
+
+
+@samples("acosh.default", "arccosh.default", dtypes=ALL_DTYPES)
+def acosh_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield from unary_samples(make, dtype)
+    if dtype.category >= dtypes.FLOATING:
+        yield SampleInput(make((5,), low=1.5, high=4), name="above one")
 
 
 @samples("_conj_physical.default", "conj_physical.default", dtypes=ALL_DTYPES)
