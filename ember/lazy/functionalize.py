@@ -138,10 +138,11 @@ def passthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str
     (``op.redispatch`` inline for a boxed kernel, the Lazy key's: one call per recorded op
     fewer)."""
     ks &= BELOW
-    fn, kind = (op._table or op._build_table())[ks.bit_length() - 1]
-    if kind == KIND_BOXED:
-        return fn(op, ks, args, kwargs)
-    return op.redispatch(ks, *args, **kwargs)
+    if ks:
+        fn, kind = (op._table or op._build_table())[ks.bit_length() - 1]
+        if kind == KIND_BOXED:
+            return fn(op, ks, args, kwargs)
+    return op.redispatch(ks, *args, **kwargs)  # (raises for an empty key set)
 
 
 def specialize(op: OpOverload) -> Kernel:
