@@ -376,7 +376,7 @@ def where_scalars_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make(()), True, False, name="bool")
 
 
-@samples("clamp.default", dtypes=ALL_DTYPES)
+@samples("clamp.default", "clip.default", dtypes=ALL_DTYPES)
 def clamp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4)), -2, 3)
     yield SampleInput(make((3, 4), noncontiguous=True), 1, name="min only")
@@ -387,7 +387,7 @@ def clamp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3,)), name="neither")
 
 
-@samples("clamp.Tensor", dtypes=ALL_DTYPES)
+@samples("clamp.Tensor", "clip.Tensor", dtypes=ALL_DTYPES)
 def clamp_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4)), make((3, 4)), make((4,)))
     yield SampleInput(make((3, 4)), make((4,)), name="min only")
@@ -599,13 +599,3 @@ def type_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((3, 4)), make((2,), other), name=f"as {other.name}")
     other = dtypes.complex64 if dtype.is_complex else dtypes.float32
     yield SampleInput(make((3, 4), noncontiguous=True), make((), other), name="nc")
-
-
-@samples("clip.default", dtypes=ALL_DTYPES)
-def clip_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from clamp_samples(make, dtype)
-
-
-@samples("clip.Tensor", dtypes=ALL_DTYPES)
-def clip_tensor_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from clamp_tensor_samples(make, dtype)

@@ -227,7 +227,7 @@ def squeeze_dims_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((1, 3)), (0, 5), name="dim out of range raises")
 
 
-@samples("movedim.intlist", dtypes=ALL_DTYPES)
+@samples("movedim.intlist", "moveaxis.intlist", dtypes=ALL_DTYPES)
 def movedim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((2, 3, 4)), (0,), (2,))
     yield S(make((2, 3, 4, 5)), (0, -1), (-1, 1), name="two")
@@ -237,7 +237,7 @@ def movedim_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((2, 3)), (0, 0), (0, 1), name="repeated raises")
 
 
-@samples("movedim.int", dtypes=ALL_DTYPES)
+@samples("movedim.int", "moveaxis.int", dtypes=ALL_DTYPES)
 def movedim_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((2, 3, 4)), 0, -1)
     yield S(make((2, 3, 4)), 2, 0)
@@ -402,16 +402,6 @@ def swapaxes_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make(()), 0, -1, name="0-dim")
     yield S(make((3, 4), noncontiguous=True), 0, 1, name="noncontiguous")
     yield S(make((2, 3)), 0, 2, name="out of range raises")
-
-
-@samples("moveaxis.intlist", dtypes=ALL_DTYPES)
-def moveaxis_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from movedim_samples(make, dtype)
-
-
-@samples("moveaxis.int", dtypes=ALL_DTYPES)
-def moveaxis_int_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from movedim_int_samples(make, dtype)
 
 
 @samples("tensor_split.sections", dtypes=ALL_DTYPES)
