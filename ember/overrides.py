@@ -112,13 +112,14 @@ class DisableTorchFunction(state.TorchFunctionGuard):
         super().__init__(0, _BOTH)
 
 
-class _EnableTorchFunction(state.TorchFunctionGuard):
-    """Handlers and modes are on again in the block."""
+class _EnableTorchFunction(state.ScopedGuard):
+    """Handlers and modes are on again until this guard is deleted or its with-block ends
+    (NOTE [scoped guards] in ``ember/dispatch/state.py``)."""
 
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__(0, 0)
+        super().__init__(keep=~state.TF_BITS)
 
 
 def _enable_torch_function() -> Any:
@@ -550,6 +551,8 @@ def guard_tensor_members() -> None:
         if not is_overridable_member(name):
             continue
         if name in GENERATED_MEMBERS and getattr(member, "__module__", None) in _CHECKS_ITSELF:
+            continue
+        if getattr(member, "checks_torch_function", False):  # hand-written, with its own check
             continue
         if isinstance(member, property):
             setattr(Tensor, name, _guarded_property(member, name))
