@@ -44,6 +44,7 @@ from ember._torch_function import (
 )
 from ember.dispatch import dispatcher, state
 from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
+from ember.ops.registry import OpOverload, OpOverloadPacket
 
 __all__ = [
     "BaseTorchFunctionMode",
@@ -263,7 +264,10 @@ def _run_handlers(
         result = a.__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    name = resolve_name(func) or getattr(func, "__qualname__", repr(func))
+    if isinstance(func, (OpOverload, OpOverloadPacket)):
+        name = f"{func.__module__}.{func.__name__}"  # ember.ops.aten.add.Tensor
+    else:
+        name = resolve_name(func) or getattr(func, "__qualname__", repr(func))
     raise TypeError(
         f"no implementation found for '{name}' on types that implement __torch_function__: "
         f"{list(types)}"
