@@ -452,3 +452,12 @@ def test_proxy_on_a_hand_built_graph() -> None:
     gm = fx.GraphModule(ember.nn.Module(), g)
     assert gm(ember.tensor([-1.0, 2.0])).item() == 4.0
     g.lint()
+
+
+@pytest.mark.parametrize("builder", ["mlp", "cnn"])
+def test_printed_graph_module_matches_torch_fx(builder: str) -> None:
+    m, tm = twin(ember, builder)
+    e, t = fx.symbolic_trace(m), tfx.symbolic_trace(tm)
+    assert repr(e) == repr(t)
+    assert code_lines(str(e), "ember") == code_lines(str(t), "torch")
+    assert e._get_name() == t._get_name() == "Sequential"

@@ -90,11 +90,18 @@ class GraphModule(Module):
             print(text)
         return text
 
+    def _get_name(self) -> str:
+        return self._class_name
+
     def __str__(self) -> str:
-        return f"{self._class_name}()\n\n\n\n{self.code}"
+        # as torch.fx prints it: the module with its children, then the code
+        return (
+            f"{Module.__repr__(self)}\n\n\n\n{self.code}\n"
+            "# To see more debug info, please use `graph_module.print_readable()`"
+        )
 
     def __repr__(self) -> str:
-        return f"{self._class_name}()"
+        return Module.__repr__(self)
 
 
 def _copy_attr(root: Any, into: Module, qualified: str) -> None:
