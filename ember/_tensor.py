@@ -130,7 +130,10 @@ class Tensor:
             )
         t = object.__new__(cls)
         t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
-        t._keys = CPU_BIT | classify(cls)  # NOTE [torch function keys]
+        backend = CPU_BIT
+        if len(args) == 1 and isinstance(args[0], Tensor):  # its device's key (meta stays meta)
+            backend = args[0]._keys & BACKEND_MASK
+        t._keys = backend | classify(cls)  # NOTE [torch function keys]
         return t
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
