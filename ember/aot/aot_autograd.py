@@ -55,6 +55,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ember._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+)
 from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
 from ember.aot.partitioners import default_partition
@@ -63,7 +67,12 @@ from ember.autograd.api import grad as autograd_grad
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, no_grad
 from ember.dispatch import state
-from ember.fx.experimental.proxy_tensor import _snapshot, _trace, _Tracker
+from ember.fx.experimental.proxy_tensor import (
+    DataDependentTracingError,
+    _snapshot,
+    _trace,
+    _Tracker,
+)
 from ember.fx.graph_module import GraphModule
 from ember.nn.modules.module import Module
 from ember.ops.registry import ops
@@ -80,6 +89,12 @@ __all__ = [
 ]
 
 aten = ops.aten
+#: what tracing raises where the program reads values (a graph break for ``ember.compile``)
+GRAPH_BREAKS = (
+    DataDependentTracingError,
+    DynamicOutputShapeException,
+    DataDependentOutputException,
+)
 log = logging.getLogger("ember.aot")
 
 
@@ -250,6 +265,8 @@ class _Entry:
         self.fn_class: type[Function] | None = None
         self.keep_mutations = False
         self.graphs: dict[str, GraphModule] = {}
+        #: what runs instead when tracing met a data-dependent call (``ember.compile``)
+        self.fallback: Callable[..., Any] | None = None
 
     def backward_fn(self) -> Callable[..., Any]:
         if self.bw is None:
@@ -641,6 +658,8 @@ class AOTCompiledFunction:
             entry = self._miss(sig, flat, spec)
             if entry is None:
                 return self.fn(*args, **kwargs)
+        if entry.fallback is not None:
+            return entry.fallback(*args, **kwargs)
         uniq = [flat[i] for i in self._uniq_pos(flat)]
         leaves = entry.run(uniq)
         return tree_unflatten(leaves, entry.plan.out_spec)
@@ -682,7 +701,14 @@ class AOTCompiledFunction:
                 if j != i:
                     dup_of[i] = j
         uniq = [flat[i] for i in uniq_pos]
-        entry = _compile_entry(self.fn, flat, spec, uniq_pos, dup_of, uniq, self.options)
+        try:
+            entry = _compile_entry(self.fn, flat, spec, uniq_pos, dup_of, uniq, self.options)
+        except GRAPH_BREAKS as e:
+            hook = self.options.get("graph_break")
+            if hook is None:
+                raise
+            entry = _Entry()
+            entry.fallback = hook(sig, e)
         self.cache[sig] = entry
         self.signatures.append(sig)
         return entry
