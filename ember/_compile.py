@@ -43,6 +43,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
 from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
@@ -63,6 +64,7 @@ __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backen
 counters: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
 GRAPH_BREAKS = (
+    DataDependentShapeError,
     DataDependentTracingError,
     DynamicOutputShapeException,
     DataDependentOutputException,
