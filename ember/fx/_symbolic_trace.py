@@ -48,7 +48,7 @@ from ember._torch_functional import _assert
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Argument, map_aggregate
-from ember.fx.proxy import Proxy, TracerBase
+from ember.fx.proxy import ParameterProxy, Proxy, TracerBase
 from ember.nn.modules.container import Sequential
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -204,7 +204,12 @@ class Tracer(TracerBase):
             for n, p in named():
                 if attr_val is p:
                     if n not in parameter_proxy_cache:
-                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                        factory = None
+                        if self.param_shapes_constant and isinstance(attr_val, Parameter):
+                            factory = functools.partial(_parameter_proxy, self, n, attr_val)
+                        parameter_proxy_cache[n] = self.create_proxy(
+                            "get_attr", n, (), {}, proxy_factory_fn=factory
+                        )
                     return parameter_proxy_cache[n]
         return attr_val
 
@@ -330,6 +335,8 @@ class Tracer(TracerBase):
             if isinstance(root, Module):
                 self.root = root
                 fn = getattr(type(root), self.traced_func_name, None)
+                if isinstance(root, GraphModule) and self.traced_func_name == "forward":
+                    fn = root.generated_forward()  # its parameters, not (*args, **kwargs)
                 if fn is None:
                     raise AttributeError(
                         f"traced_func_name={self.traced_func_name} doesn't exist in "
@@ -399,6 +406,10 @@ class Tracer(TracerBase):
             else:
                 orig = frame_dict[name]
             patcher.setitem(frame_dict, name, _wrapped_function(orig))
+
+
+def _parameter_proxy(tracer: Tracer, name: str, param: Any, node: Any) -> ParameterProxy:
+    return ParameterProxy(tracer, node, name, param)
 
 
 class _Key:
