@@ -48,6 +48,10 @@ _FROM_NP = dtypes.FROM_NUMPY
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
 
+#: a function called with (tensor, what) before a tensor's values are read (``item``,
+#: ``bool``, ``numpy``...): ``make_fx`` sets it to refuse reads of traced tensors
+VALUE_READ_HOOK: list[Any] = [None]
+
 
 if TYPE_CHECKING:
 
@@ -128,7 +132,10 @@ class Tensor:
             return args[0].as_subclass(cls)  # type: ignore[no-any-return]
         t = object.__new__(cls)
         t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
-        t._keys = CPU_BIT | classify(cls)  # NOTE [torch function keys]
+        backend = CPU_BIT
+        if len(args) == 1 and isinstance(args[0], Tensor):  # its device's key (meta stays meta)
+            backend = args[0]._keys & BACKEND_MASK
+        t._keys = backend | classify(cls)  # NOTE [torch function keys]
         return t
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -359,6 +366,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversion
     def _values(self, what: str) -> np.ndarray:
+        if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
+            VALUE_READ_HOOK[0](self, what)
         data = self._data
         if type(data) is not _ndarray:
             materialize = getattr(data, "materialize", None)
