@@ -38,7 +38,7 @@ _local = state.local
 class _Plan:
     """What the fallback needs of an op's schema, worked out once per op."""
 
-    __slots__ = ("slots", "required", "converters", "written")
+    __slots__ = ("slots", "required", "converters", "written", "options", "fill_device")
 
     def __init__(self, op: OpOverload) -> None:
         #: (position or -1, name, is a list) of each Tensor parameter, in schema order
@@ -56,6 +56,14 @@ class _Plan:
         #: positional parameters without a default: a call giving no more has none to strip
         self.required = sum(1 for a in op._schema.positional if not a.has_default_value())
         self.converters = _converters(op)
+        #: the keyword-only parameters, in schema order, of an op with TensorOptions
+        #: (``pin_memory``): PyTorch's handlers see ``pin_memory`` always, and a factory's
+        #: ``device`` always (NOTE [factory options at the python key])
+        kw = [a.name for a in op._schema.arguments if a.kwarg_only]
+        name = op._schema.name.rpartition("::")[2]
+        public = not self.slots or name.endswith("_like") or name.startswith("new_")
+        self.options: tuple[str, ...] | None = tuple(kw) if "pin_memory" in kw and public else None
+        self.fill_device = not self.slots and "device" in kw
 
 
 _PLANS: dict[OpOverload, _Plan] = {}
@@ -111,6 +119,8 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         sargs, skwargs = args, kwargs
     if plan.converters is not None:
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
+    if plan.options is not None:
+        skwargs = _with_options(plan, skwargs)
     types = tuple([type(t) for t in overloaded])
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
@@ -141,6 +151,35 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
         f"handler returned NotImplemented (types {list(types)})"
     )
+
+
+_CPU = device("cpu")
+
+
+def _with_options(plan: _Plan, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` of an op with TensorOptions as PyTorch's handlers get them.
+
+    # NOTE [factory options at the python key]
+    PyTorch's argument parser fills in TensorOptions of the ops it binds with them
+    (factories, ``*_like``, ``new_*``) before the dispatcher runs, so at the Python key their
+    ``pin_memory`` is always there (``False``), and a factory (no tensor argument) always
+    has its ``device`` (the default device when none was given), while
+    ``dtype`` and ``layout`` appear only when the caller gave them: ``ember.ones(2)`` reaches
+    a mode as ``aten.ones.default([2], device=device(type='cpu'), pin_memory=False)``, as in
+    PyTorch. The keywords keep the schema's order.
+    """
+    out: dict[str, Any] = {}
+    for name in plan.options or ():
+        v = kwargs.get(name)
+        if v is None:
+            if name == "pin_memory":
+                v = False
+            elif name == "device" and plan.fill_device:
+                v = _CPU
+            else:
+                continue
+        out[name] = v
+    return out
 
 
 def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, int]]:

@@ -1019,3 +1019,29 @@ def test_matrix_norms_of_empty_matrices_match_pytorch(shape: tuple[int, ...], or
         return [(tuple(r.shape), r.requires_grad, r.detach().numpy().tolist()) for r in results]
 
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0])
+@pytest.mark.parametrize("n", [1, 3, 64])
+def test_logit_gradient_at_signed_zeros_is_ieee(eps: float | None, n: int) -> None:
+    """logit's gradient at ±0 is g / (x (1 - x)) in IEEE arithmetic, at every size: -g * inf at
+    -0, g * inf at +0 (ember gave +g * inf at -0, PyTorch's scalar-loop value; NOTE [logit at
+    -0])."""
+    g = np.array([1.0, -1.0] * n)[:n]
+    for zero, sign in ((0.0, 1.0), (-0.0, -1.0)):
+        x = ember.full((n,), zero, dtype=ember.float64, requires_grad=True)
+        ember.logit(x, eps).backward(ember.from_numpy(g))
+        np.testing.assert_array_equal(x.grad.numpy(), sign * g * math.inf)
+
+
+@requires_torch
+def test_logit_gradient_at_signed_zeros_matches_pytorch_vectorized_loop() -> None:
+    """On a 64-element input PyTorch's vectorized loop runs on every element a vector width
+    divides, and gives IEEE's signs there, as ember does everywhere."""
+    g = np.array([1.0, -1.0] * 32)
+    for zero in (0.0, -0.0):
+        x = ember.full((64,), zero, dtype=ember.float64, requires_grad=True)
+        ember.logit(x).backward(ember.from_numpy(g))
+        t = torch.full((64,), zero, dtype=torch.float64, requires_grad=True)
+        torch.logit(t).backward(torch.from_numpy(g))
+        np.testing.assert_array_equal(x.grad.numpy()[:32], t.grad.numpy()[:32])
