@@ -555,3 +555,18 @@ def test_graph_module_submodule_editing() -> None:
     assert not hasattr(gm, "extra")
     assert {n for n, _ in gm.named_modules()} == {"", "block", "block.lin", "head"}
     assert gm.delete_submodule("head") and not gm.delete_submodule("head")
+
+
+def test_factories_of_traced_sizes_are_recorded_as_torch_fx_does() -> None:
+    def make(lib: Any) -> Any:
+        def f(x):
+            return lib.zeros(x.shape) + lib.arange(x.shape[1]) + lib.full((x.shape[0], 1), 2.0)
+
+        return f
+
+    e, t = fx.symbolic_trace(make(ember)), tfx.symbolic_trace(make(torch))
+    assert structure(e) == structure(t)
+    assert code_lines(e.code, "ember") == code_lines(t.code, "torch")
+    same(e(ember.ones(2, 3)), t(torch.ones(2, 3)))
+    assert ember.zeros.__name__ == "zeros" and fx.symbolic_trace(make(ember)).code == e.code
+    assert isinstance(ember.zeros(2), ember.Tensor)  # put back after tracing

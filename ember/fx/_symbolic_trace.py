@@ -37,6 +37,7 @@ import builtins
 import functools
 import inspect
 import math
+import sys
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -116,6 +117,9 @@ class Tracer(TracerBase):
         }
         self._autowrap_function_ids.update(id(f) for f in autowrap_functions)
         self._autowrap_search = list(autowrap_modules)
+        # NOTE [factories of proxies]
+        self._autowrap_function_ids.update(id(f) for f in _factories())
+        self._autowrap_search.append(_EMBER)
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths: dict[Module, str] | None = None
         self.root_module_name = ""
@@ -406,6 +410,22 @@ class Tracer(TracerBase):
             else:
                 orig = frame_dict[name]
             patcher.setitem(frame_dict, name, _wrapped_function(orig))
+
+
+#: ember's factories whose size or bound arguments may be traced values
+FACTORY_NAMES = ("zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint",
+                 "randperm", "linspace", "logspace", "eye", "empty_strided")  # fmt: skip
+_EMBER = sys.modules["ember"]
+
+
+def _factories() -> list[Callable[..., Any]]:
+    """NOTE [factories of proxies]
+    ``torch.zeros(x.shape)`` reaches ``Proxy.__torch_function__`` because PyTorch's argument
+    parser looks for the protocol in size and scalar arguments too; ember's dispatcher looks
+    in tensor arguments only, and a factory has none. So, while tracing, ember's factories
+    are leaves as ``math``'s functions are: a call with a proxy argument is one
+    ``call_function`` node of the factory itself (printed ``ember.zeros(getattr_1)``)."""
+    return [f for n in FACTORY_NAMES if callable(f := getattr(_EMBER, n, None))]
 
 
 def _parameter_proxy(tracer: Tracer, name: str, param: Any, node: Any) -> ParameterProxy:
