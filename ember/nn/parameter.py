@@ -6,7 +6,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember._torch_function import PLAIN_TYPES
+from ember._torch_function import PLAIN_TYPES, disabled_torch_function_impl
 from ember.dispatch.keys import BACKEND_MASK
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
@@ -83,6 +83,10 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
 
 PLAIN_TYPES.add(Parameter)  # exactly Parameter stays out of __torch_function__, as Tensor
+# ... and out of the handlers' ``types`` too, where a plain Tensor counts (PyTorch's
+# Parameter disables the protocol): a subclass's ``super().__torch_function__`` among
+# Parameters then runs the function (layer_norm's weight and bias)
+Parameter.__torch_function__ = disabled_torch_function_impl  # type: ignore[attr-defined]
 
 
 def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
