@@ -82,13 +82,11 @@ class Size(tuple[int, ...]):
 
 def _legacy_data(args: tuple[Any, ...]) -> Any:
     """The array of PyTorch's legacy constructor on a subclass: ``Sub(2, 3)`` is uninitialised
-    data of that shape, ``Sub([1, 2])`` the values in the default dtype, ``Sub(t)`` ``t``'s
-    storage."""
+    data of that shape, ``Sub([1, 2])`` the values in the default dtype (``Sub(t)`` is an
+    alias of ``t``: ``Tensor.__new__``)."""
     np_dtype = dtypes.get_default_dtype().np
     if all(type(a) is int for a in args):
         return np.empty(args, np_dtype)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]._data
     if len(args) == 1:
         return np.array(args[0], np_dtype)
     raise TypeError(f"Tensor subclass(): expected sizes or one sequence of data, got {args!r}")
@@ -132,6 +130,10 @@ class Tensor:
                 "ember.Tensor(...) does not build tensors from data; use ember.tensor(data) or "
                 "ember.empty(size)"
             )
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            # Sub(t): an alias of t as a Sub, as PyTorch's (in grad mode AliasBackward0,
+            # so the gradient flows back to t)
+            return args[0].as_subclass(cls)  # type: ignore[no-any-return]
         t = object.__new__(cls)
         t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
         backend = CPU_BIT
@@ -313,10 +315,14 @@ class Tensor:
 
         >>> ember.ones(2, requires_grad=True).data.requires_grad
         False
+
+        Unlike ``detach()`` it has a version counter of its own, as PyTorch's: writing it
+        in place does not invalidate the values a graph saved of this tensor.
         """
         out = self.detach()  # type: ignore[attr-defined]
-        out._vc = None  # its own version counter, as PyTorch's .data (detach() shares it)
-        return out
+        if out is not self and out.__dict__.get("_vc") is self._vc:
+            del out._vc
+        return out  # type: ignore[no-any-return]
 
     @data.setter
     def data(self, new: Tensor) -> None:
