@@ -600,3 +600,21 @@ def test_encoder_layer_traces_as_in_torch_fx() -> None:
         for ln in code_lines(t.code, "torch")
     ]
     assert code_lines(e.code, "ember") == norm
+
+
+def test_deepcopy_and_copy_of_a_traced_module() -> None:
+    import copy
+
+    gm = fx.symbolic_trace(mlp())
+    x = ember.randn(2, 1, 8, 8)
+    y = gm(x)
+    deep = copy.deepcopy(gm)
+    assert deep.graph is not gm.graph and deep.graph.owning_module is deep
+    assert all(n.graph is deep.graph for n in deep.graph.nodes)
+    assert deep.code == gm.code and repr(deep) == repr(gm)
+    same(deep(x), y)
+    next(iter(deep.parameters())).data.zero_()  # its own parameters
+    same(gm(x), y)
+    shallow = copy.copy(gm)
+    assert shallow.graph is gm.graph
+    same(shallow(x), y)
