@@ -39,12 +39,16 @@ from ember.dispatch.keys import (
     BACKEND_MASK,
     CPU_BIT,
     META_BIT,
+    PYTHON_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
 _FROM_NP = dtypes.FROM_NUMPY
+#: ``aten._local_scalar_dense.default``, set once the registry has it (ember/__init__.py):
+#: what ``item()`` runs on a wrapper subclass, whose handler answers with a number
+_LOCAL_SCALAR: list[Any] = [None]
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
 
@@ -402,6 +406,13 @@ class Tensor:
         >>> ember.tensor([2.5]).item()
         2.5
         """
+        data = self._data
+        if type(data) is not _ndarray and self._keys & PYTHON_BIT:
+            if data.size != 1:
+                raise RuntimeError(
+                    f"a Tensor with {data.size} elements cannot be converted to Scalar"
+                )
+            return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
         data = self._values("item")
         if data.size != 1:
             raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
@@ -427,6 +438,8 @@ class Tensor:
         return iter(self.unbind(0))  # type: ignore[attr-defined]
 
     def _scalar(self, what: str) -> Any:
+        if type(self._data) is not _ndarray and self._keys & PYTHON_BIT and self.numel() == 1:
+            return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
         data = self._values(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"

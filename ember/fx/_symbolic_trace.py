@@ -40,7 +40,7 @@ import math
 import sys
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FunctionType, ModuleType
 from typing import Any
 
@@ -199,7 +199,7 @@ class Tracer(TracerBase):
         """What reading a module attribute gives while tracing: a ``get_attr`` proxy for a
         parameter of the root (one per parameter; buffers too with
         ``proxy_buffer_attributes``), the value itself otherwise."""
-        collections = []
+        collections: list[Callable[[], Iterator[tuple[str, Any]]]] = []
         if isinstance(attr_val, Parameter):
             collections.append(self.root.named_parameters)
         if self.proxy_buffer_attributes and isinstance(attr_val, Tensor):

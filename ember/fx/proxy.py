@@ -223,7 +223,7 @@ class Proxy:
             i = bisect.bisect_left([x.offset for x in insts], caller.f_lasti)
             if i < len(insts) and insts[i].opname == "UNPACK_SEQUENCE":
                 # ``a, b = proxy``: the count is known from the code, so index it
-                return iter([self[k] for k in range(insts[i].argval)])
+                return iter([self[k] for k in range(insts[i].argval)])  # type: ignore[index]
         return self.tracer.iter(self)
 
     def __bool__(self) -> bool:
