@@ -118,3 +118,6 @@ from ember._memory_format import (  # noqa: E402
 )
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])
+from ember._tensor import _LOCAL_SCALAR  # noqa: E402
+
+_LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass
