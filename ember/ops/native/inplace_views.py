@@ -3,31 +3,31 @@
 itself, over the same storage, and return it.
 
 # NOTE [in-place view ops]
-Each runs its functional view (``unsqueeze``, ``transpose``...), so every check, the Meta
-result and the gradient are that op's, then gives ``self`` the view's geometry (its array)
-and, when autograd recorded the view, its history: ``self.grad_fn`` becomes the view's
-``UnsqueezeBackward0``..., whose edge is ``self``'s old history, as PyTorch's in-place view
-ops rebase it (PyTorch names the node ``UnsqueezeBackward1``, its in-place overload's). A
-view keeps its base and its region of it is read off its new strides, so a later write
-through it reaches the base. Values do not change; the version counter is bumped, as
-PyTorch's. A leaf that requires grad refuses, as for any in-place op.
+Below autograd (one kernel for CPU and Meta) each runs its functional view (``unsqueeze``,
+``transpose``...), so every check and every geometry is that op's, gives ``self`` the
+view's array and bumps the version counter, as PyTorch's do. The lazy device runs them
+eagerly (NOTE [lazy mutation]): a CompositeExplicitAutograd kernel would serve the Lazy key
+too, and give a lazy tensor a view's array without its base. The Autograd key's kernel
+(``ember/autograd/inplace_views.py``) records the functional view first and gives ``self``
+its history: ``self.grad_fn`` becomes the view's ``UnsqueezeBackward0``..., whose edge is
+``self``'s old history, as PyTorch rebases it (PyTorch names the node ``UnsqueezeBackward1``,
+its in-place overload's). A view keeps its base, and its region of the base is read off
+its new strides, so a later write through it reaches the base.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ember.dispatch import state
 from ember.library import impl
 from ember.ops.native import views as _views  # noqa: F401  (declares the views composed here)
-from ember.ops.registry import define_op, ops
+from ember.ops.registry import OpOverload, define_op, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
 
 aten = ops.aten
-CIA = "CompositeImplicitAutograd"
 M = ("method",)
 
 define_op("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", "aten", (), M)
@@ -39,43 +39,34 @@ define_op("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", "aten
 define_op("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", "aten", (), M)
 define_op("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", "aten", (), M)
 
-
-def _become(self: Tensor, view: Tensor, name: str) -> Tensor:
-    """Give ``self`` the geometry and history of ``view`` (NOTE [in-place view ops])."""
-    if state.local.grad_enabled and self.requires_grad and self.grad_fn is None:
-        what = "a view of a leaf Variable" if self._base is not None else "a leaf Variable"
-        raise RuntimeError(
-            f"{name}: {what} that requires grad is being used in an in-place operation. Do it "
-            "inside ember.no_grad(), or on a clone()."
-        )
-    self._data = view._data
-    if view.grad_fn is not None:
-        self.grad_fn = view.grad_fn
-        self._output_nr = view._output_nr
-    self._bump_version()
-    return self
+#: each in-place view op -> the functional view whose geometry (and history) it takes
+VIEW_OF: dict[OpOverload, OpOverload] = {
+    aten.unsqueeze_.default: aten.unsqueeze.default,
+    aten.squeeze_.default: aten.squeeze.default,
+    aten.squeeze_.dim: aten.squeeze.dim,
+    aten.squeeze_.dims: aten.squeeze.dims,
+    aten.t_.default: aten.t.default,
+    aten.transpose_.default: aten.transpose.int,
+    aten.swapaxes_.default: aten.transpose.int,
+    aten.swapdims_.default: aten.transpose.int,
+}
 
 
-def _inplace(functional: Any, name: str) -> Callable[..., Tensor]:
+def view_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The functional view's arguments (``squeeze_.dims`` takes any sequence of dims)."""
+    return tuple(list(a) if isinstance(a, Sequence) else a for a in args)
+
+
+def _kernel(view: OpOverload) -> Any:
     def kernel(self: Tensor, *args: Any) -> Tensor:
-        return _become(self, functional(self, *args), name)
+        viewed = view(self, *view_args(args))
+        if viewed.shape != self.shape or viewed.stride() != self.stride():
+            self._data = viewed._data  # (an unchanged geometry keeps self's own array)
+        self._bump_version()
+        return self
 
-    kernel.__name__ = name
     return kernel
 
 
-for _name, _ov, _functional in (
-    ("unsqueeze_", "default", aten.unsqueeze.default),
-    ("squeeze_", "default", aten.squeeze.default),
-    ("squeeze_", "dim", aten.squeeze.dim),
-    ("t_", "default", aten.t.default),
-    ("transpose_", "default", aten.transpose.int),
-    ("swapaxes_", "default", aten.transpose.int),
-    ("swapdims_", "default", aten.transpose.int),
-):
-    impl(getattr(getattr(aten, _name), _ov), CIA, _inplace(_functional, _name))
-
-
-@impl(aten.squeeze_.dims, CIA)
-def squeeze_dims_(self: Tensor, dim: Sequence[int]) -> Tensor:
-    return _become(self, aten.squeeze.dims(self, list(dim)), "squeeze_")
+for _op, _view in VIEW_OF.items():  # CPU and Meta, not every backend: NOTE [in-place view ops]
+    impl(_op, ("CPU", "Meta"), _kernel(_view))
