@@ -273,3 +273,13 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     if out is not None:
         return aten.chain_matmul.out(items, out=out)
     return aten.chain_matmul.default(items)
+
+
+def _assert(condition: Any, message: str) -> None:
+    """``torch._assert``: raise ``AssertionError(message)`` unless ``condition`` holds (what
+    ``symbolic_trace`` records to check a ``concrete_args`` value).
+
+    >>> ember._assert(ember.tensor(True), "never raised")
+    """
+    if not condition:
+        raise AssertionError(message)

@@ -113,6 +113,8 @@ def trace_step(
         hooks.append(layer.register_forward_hook(_leave(trace)))
     how = MODES[mode]
     run = how(model)
+    if mode == "compiled":  # trace ahead of time now: the logging fallback below replaces
+        run(how.move(x))  # the Python key's, which tracing needs; the step then runs compiled
     try:
         with Library("aten", "IMPL") as lib:
             lib.fallback(trace.record, "Python")
@@ -153,7 +155,7 @@ def short(op: str) -> str:
 
 def layer_table(trace: Trace) -> list[str]:
     """One line per layer (then loss, backward, optimizer): the ops it dispatched, with
-    counts above one, wrapped to fit 100 columns (with the caller's 2-space indent)."""
+    counts above one, wrapped to fit 80 columns (with the caller's 2-space indent)."""
     per: dict[str, Counter[str]] = {}
     for (_, where, op, _), n in trace.calls.items():
         per.setdefault(where, Counter())[short(op)] += n
@@ -161,7 +163,7 @@ def layer_table(trace: Trace) -> list[str]:
     lines = []
     for where, ops in per.items():
         parts = [op if n == 1 else f"{op} x{n}" for op, n in ops.items()]
-        wrapped = join_wrapped(parts, ", ", 96 - width)
+        wrapped = join_wrapped(parts, ", ", 76 - width)
         lines.append(f"{where:<{width}}  {wrapped[0]}")
         lines.extend(f"{'':<{width}}  {rest}" for rest in wrapped[1:])
     return lines
