@@ -515,7 +515,7 @@ def save_checkpoint(obj: Any, stream: IO[bytes], name: str = "archive") -> None:
         for ref in pickler.storages.values():
             info = _aligned(zf, f"{name}/data/{ref.key}")
             with zf.open(info, "w", force_zip64=ref.flat.nbytes > 2**31) as w:
-                w.write(memoryview(np.ascontiguousarray(ref.flat)).cast("B"))
+                w.write(memoryview(np.ascontiguousarray(ref.flat).view(np.uint8)))
         zf.writestr(_aligned(zf, f"{name}/version"), b"3\n")
         zf.writestr(_aligned(zf, f"{name}/.data/serialization_id"), uuid.uuid4().hex.encode())
 

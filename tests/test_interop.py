@@ -253,3 +253,16 @@ def test_dlpack_shares_memory_both_ways() -> None:
         a.requires_grad_().__dlpack__()
     with pytest.raises(RuntimeError, match="meta tensor has no memory"):
         ember.empty(2, device="meta").__dlpack__()
+
+
+@requires_torch
+def test_bfloat16_checkpoints_both_ways(tmp_path: Path) -> None:
+    if not _has_ml_dtypes():
+        pytest.skip("ember.bfloat16 needs the optional ml_dtypes package")
+    x = ember.tensor([1.5, -2.0, 3.0], dtype=ember.bfloat16)
+    ember.save(x, tmp_path / "e.pt")
+    t = torch.load(tmp_path / "e.pt", weights_only=True)
+    assert t.dtype == torch.bfloat16 and t.tolist() == [1.5, -2.0, 3.0]
+    torch.save(t * 2, tmp_path / "t.pt")
+    back = ember.load(tmp_path / "t.pt")
+    assert back.dtype is ember.bfloat16 and back.tolist() == [3.0, -4.0, 6.0]
