@@ -40,6 +40,7 @@ from ember._torch_function import (
     TORCH_FUNCTION_HANDLER,
     check_mode_handler,
     classify,
+    disabled_torch_function_impl,
     request,
 )
 from ember.dispatch import dispatcher, state
@@ -219,8 +220,11 @@ _KEYS_OF_TYPE = dispatcher.ARGUMENT_KEYS  # type -> TorchFunction's bit or 0, co
 
 def _add_overloaded(found: list[Any], x: Any, plain_counts: bool) -> None:
     t = type(x)
-    if not (_KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT or (plain_counts and t in PLAIN_TYPES)):
-        return
+    if not _KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT:
+        if not (plain_counts and t in PLAIN_TYPES):
+            return
+        if t.__torch_function__ is disabled_torch_function_impl:  # Parameter, as PyTorch's
+            return
     for f in found:
         if type(f) is t:
             return

@@ -124,3 +124,20 @@ def test_check_and_dtype_helpers() -> None:
         eu.check_same_dtype(ember.ones(2), ember.ones(2, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="not the expected shape"):
         eu.check_same_shape(ember.ones(2), ember.ones(3), allow_cpu_scalar_tensors=True)
+
+
+def test_reduction_dtypes_match_torch() -> None:
+    for dt, kind, out in itertools.product(
+        ["bool", "int32", "float16", "float32", "complex64"],
+        [k.name for k in eu.REDUCTION_OUTPUT_TYPE_KIND],
+        [None, "float64"],
+    ):
+        got = eu.reduction_dtypes(
+            make(ember, dt, 1), eu.REDUCTION_OUTPUT_TYPE_KIND[kind],
+            getattr(ember, out) if out else None,
+        )  # fmt: skip
+        want = tu.reduction_dtypes(
+            make(torch, dt, 1), tu.REDUCTION_OUTPUT_TYPE_KIND[kind],
+            getattr(torch, out) if out else None,
+        )  # fmt: skip
+        assert [name(d) for d in got] == [name(d) for d in want], (dt, kind, out)

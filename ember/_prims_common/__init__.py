@@ -523,9 +523,11 @@ def reduction_dtypes(
     computation = get_computation_dtype(inp)
     kind = output_dtype_kind
     if kind in (REDUCTION_OUTPUT_TYPE_KIND.SAME, REDUCTION_OUTPUT_TYPE_KIND.COMPLEX_TO_FLOAT):
-        result: dtype | None = dtype if dtype else arg.dtype
-        if kind is REDUCTION_OUTPUT_TYPE_KIND.COMPLEX_TO_FLOAT and is_complex_dtype(result):  # type: ignore[arg-type]
-            result = result.to_real()  # type: ignore[union-attr]
+        result: _d.dtype | None = dtype if dtype else arg.dtype
+        if kind is REDUCTION_OUTPUT_TYPE_KIND.COMPLEX_TO_FLOAT and is_complex_dtype(
+            arg.dtype if result is None else result
+        ):
+            result = (arg.dtype if result is None else result).to_real()
     elif kind is REDUCTION_OUTPUT_TYPE_KIND.KEEP_PROMOTED_TYPE:
         result = None
     else:

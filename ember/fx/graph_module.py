@@ -14,6 +14,7 @@ def forward(self, x):
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any
 
@@ -74,12 +75,67 @@ class GraphModule(Module):
         self.__dict__["_forward_fn"] = None
         return code
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
+    def generated_forward(self) -> Any:
+        """The generated ``forward(self, ...)`` function, with the graph's own parameters
+        (what ``symbolic_trace`` of a ``GraphModule`` traces)."""
         fn = self.__dict__["_forward_fn"]
         if fn is None:
             fn = compile_source(self.code, self.__dict__["_globals"], "forward", self._class_name)
             self.__dict__["_forward_fn"] = fn
+        return fn
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        fn = self.__dict__["_forward_fn"] or self.generated_forward()
         return fn(self, *args, **kwargs)
+
+    def add_submodule(self, target: str, m: Module) -> bool:
+        """Install ``m`` at the dotted path ``target``, making empty modules for missing
+        parents; False if a parent on the path is not a module.
+
+        >>> gm = ember.fx.GraphModule(ember.nn.Module(), ember.fx.Graph())
+        >>> gm.add_submodule("a.b", ember.nn.ReLU()), type(gm.a.b).__name__
+        (True, 'ReLU')
+        """
+        *prefix, field = target.split(".")
+        mod: Module = self
+        for part in prefix:
+            nxt = getattr(mod, part, None)
+            if nxt is None:
+                nxt = Module()
+                mod.add_module(part, nxt)
+            if not isinstance(nxt, Module):
+                return False
+            mod = nxt
+        mod.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target: str) -> bool:
+        """Remove the submodule at ``target``; False if there is none."""
+        *prefix, field = target.split(".")
+        mod: Any = self
+        for part in prefix:
+            mod = getattr(mod, part, None)
+            if not isinstance(mod, Module):
+                return False
+        if field not in mod._modules:
+            return False
+        del mod._modules[field]
+        return True
+
+    def delete_all_unused_submodules(self) -> None:
+        """Remove the submodules no ``call_module`` or ``get_attr`` node uses (nor their
+        descendants)."""
+        used: set[str] = set()
+        for node in self.graph.nodes:
+            if node.op in ("call_module", "get_attr"):
+                parts = str(node.target).split(".")
+                used.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+                if node.op == "call_module":
+                    sub = self.get_submodule(str(node.target))
+                    used.update(f"{node.target}.{n}" for n, _ in sub.named_modules() if n)
+        for name, _ in reversed(list(self.named_modules())):
+            if name and name not in used:
+                self.delete_submodule(name)
 
     def print_readable(self, print_output: bool = True) -> str:
         """The module as a class with its ``forward``; printed unless ``print_output`` is
@@ -89,6 +145,24 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GraphModule:
+        """A copy with its own graph, submodules and parameters (the generated code, which
+        holds modules as globals, is made again)."""
+        res = type(self).__new__(type(self))
+        memo[id(self)] = res
+        skip = ("_globals", "_forward_fn", "_code")
+        state = {k: v for k, v in self.__dict__.items() if k not in skip}
+        res.__dict__.update(copy.deepcopy(state, memo))
+        res.__dict__["_graph"].owning_module = res
+        res.recompile()
+        return res
+
+    def __copy__(self) -> GraphModule:
+        """A module over the same graph and the same submodules (``meta`` copied)."""
+        res = GraphModule(self, self.graph, self._class_name)
+        res.__dict__["meta"] = copy.copy(self.meta)
+        return res
 
     def _get_name(self) -> str:
         return self._class_name
