@@ -58,6 +58,7 @@ GROUP_MODULES = (
     "spatial",
     "compiler",
     "nn_models",
+    "serialization",
 )
 
 
