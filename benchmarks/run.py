@@ -59,6 +59,7 @@ GROUP_MODULES = (
     "spatial",
     "compiler",
     "nn_models",
+    "serialization",
 )
 
 

@@ -109,6 +109,7 @@ from ember import special  # noqa: E402  (torch.special's functions, Tensor.poly
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember.storage import UntypedStorage  # noqa: E402
+from ember._dlpack import from_dlpack  # noqa: E402  (also Tensor.__dlpack__)
 from ember._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

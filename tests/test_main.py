@@ -249,6 +249,7 @@ def test_line_counts_report_lists_folders() -> None:
         "docs/aot.md",
         "docs/linalg.md",
         "docs/fidelity.md",
+        "docs/interop.md",
     ],
 )
 def test_doc_examples_run(doc: str) -> None:
