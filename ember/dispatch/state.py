@@ -34,6 +34,21 @@ local = _LocalState()
 ACTIVE = [0]  # see NOTE [fast path counter]
 
 
+def effective_keys(ks: int, op: object = None) -> int:
+    """The key set a call runs with: its arguments' keys ``ks`` plus this thread's include
+    set, minus its exclude set (the one place that computes it); ``op`` names the call in
+    the error when nothing is left.
+
+    >>> from ember.dispatch.state import effective_keys
+    >>> effective_keys(1)
+    1
+    """
+    ks = (ks | local.include) & ~local.exclude
+    if not ks:
+        raise RuntimeError(f"{op}: every key of the call is excluded; nothing can run it")
+    return ks
+
+
 def include_set() -> int:
     return local.include
 

@@ -24,8 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.linalg import blas as _blas
-from scipy.linalg import lapack as _lapack
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.backends.shapes import broadcast_shapes
@@ -61,12 +59,18 @@ _LinAlgErrorNP = np.linalg.LinAlgError
 
 @functools.cache
 def _lapack_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    # deferred: importing scipy.linalg costs about as much as the rest of ember's import,
+    # and most programs never factor a matrix
+    from scipy.linalg import lapack
+
+    return lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
 
 
 @functools.cache
 def _blas_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    from scipy.linalg import blas  # deferred: see _lapack_fn
+
+    return blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
 
 
 def _mH(a: np.ndarray) -> np.ndarray:
