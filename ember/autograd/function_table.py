@@ -166,7 +166,7 @@ def defvjp(
     if op in DERIVATIVES:
         raise ValueError(f"{op} already has a derivative formula")
     DERIVATIVES[op] = VJP(op, formula, name or node_name(op), outputs)
-    op._table = None  # its Autograd kernel is made from the entry (NOTE [generated recorders])
+    op.invalidate()  # its Autograd kernel is made from the entry (NOTE [generated recorders])
 
 
 _META_ATTRS = frozenset({"shape", "ndim", "dtype"})
@@ -219,4 +219,4 @@ def nondifferentiable(*overloads: OpOverload) -> None:
     """Declare ops whose outputs never require grad, whatever their inputs."""
     NONDIFFERENTIABLE.update(overloads)
     for op in overloads:
-        op._table = None
+        op.invalidate()

@@ -41,6 +41,7 @@ from ember.dispatch.keys import (
     DispatchKey,
     below,
 )
+from ember.dispatch.state import ACTIVE, effective_keys
 
 if TYPE_CHECKING:
     from ember.ops.registry import OpOverload
@@ -57,6 +58,7 @@ all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
 _ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
+_CPU_ENTRY = CPU_BIT.bit_length() - 1
 _DEVICE_BITS = DeviceBits(DEVICE_BITS)  # a device with no key raises PyTorch's error
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
 TENSOR_TYPE: list[type[Any]] = [object]
@@ -147,6 +149,23 @@ def as_plain(op: OpOverload, kernel: Kernel, ks: int) -> Callable[..., Any]:
     if kind == KIND_KEYSET:
         return lambda *a, **k: fn(ks, *a, **k)
     return lambda *a, **k: fn(op, ks, a, k)
+
+
+def direct_cpu_kernel(op: OpOverload, a: Any, b: Any) -> Callable[..., Any] | None:
+    """``op``'s plain CPU kernel when a call on tensors ``a`` and ``b`` would run it and
+    nothing else (both carry the CPU key alone, no with-block changes any thread's keys),
+    else None: the one question a fast path in the catalogue asks instead of reading keys.
+
+    >>> from ember.dispatch.dispatcher import direct_cpu_kernel
+    >>> a = ember.ones(2, 2)
+    >>> direct_cpu_kernel(ember.ops.aten.mm.default, a, a) is not None
+    True
+    """
+    if a._keys == CPU_BIT == b._keys and not ACTIVE[0]:
+        fn, kind = (op._table or build_table(op))[_CPU_ENTRY]
+        if kind == KIND_PLAIN:
+            return fn
+    return None
 
 
 def fallthrough_entry(key: DispatchKey) -> Kernel:
@@ -301,8 +320,6 @@ def _factory(layout: Layout) -> Callable[..., Any]:
     made = _FACTORIES.get(layout)
     if made is not None:
         return made
-    from ember.dispatch.state import ACTIVE, effective_keys  # state imports this module
-
     if not _SCOPE:
         _SCOPE.update(
             CPU=CPU_BIT, BITS=_DEVICE_BITS, ACTIVE=ACTIVE, effective_keys=effective_keys,

@@ -31,6 +31,7 @@ class _LocalState(threading.local):
 
 
 local = _LocalState()
+_PYTHON_BIT = 1 << DispatchKey.Python
 ACTIVE = [0]  # see NOTE [fast path counter]
 
 
@@ -47,6 +48,17 @@ def effective_keys(ks: int, op: object = None) -> int:
     if not ks:
         raise RuntimeError(f"{op}: every key of the call is excluded; nothing can run it")
     return ks
+
+
+def python_key_sees(t: Any) -> bool:
+    """Whether a ``__torch_dispatch__`` handler (a wrapper subclass or a mode) sees calls on
+    tensor ``t`` in this thread: the question a decomposition asks instead of reading keys.
+
+    >>> from ember.dispatch.state import python_key_sees
+    >>> python_key_sees(ember.ones(2))
+    False
+    """
+    return bool((t._keys | local.include) & _PYTHON_BIT)
 
 
 def include_set() -> int:

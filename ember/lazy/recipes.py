@@ -254,7 +254,7 @@ def _pending(out: Any, node: Node) -> list[LazyArray]:
 def recipe_hits(op: OpOverload) -> int | None:
     """How many calls of ``op`` were recorded from a recipe; None when the Lazy key does
     not record ``op`` through recipes (a decomposition, a write, a factory)."""
-    fn = (op._table or op._build_table())[DispatchKey.Lazy][0]
+    fn = op.entry(DispatchKey.Lazy)[0]
     fn = getattr(fn, "recorder", fn)  # a kernel that records through one (kernels.py)
     return fn.hits if isinstance(fn, Recorder) else None
 
