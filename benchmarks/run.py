@@ -49,7 +49,16 @@ except ImportError:  # the bench/test extras install it; without it only NumPy i
 
 Thunk = Callable[[], Any]
 #: benchmark groups kept in their own modules (``benchmarks/<name>.py``, ``cases(quick)``)
-GROUP_MODULES = ("optim", "namespaces", "tensorops", "linalg", "spatial", "compiler", "nn_models")
+GROUP_MODULES = (
+    "data",
+    "optim",
+    "namespaces",
+    "tensorops",
+    "linalg",
+    "spatial",
+    "compiler",
+    "nn_models",
+)
 
 
 @dataclass

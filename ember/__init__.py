@@ -86,6 +86,7 @@ from ember.utils import data as _utils_data  # noqa: E402, F401  (ember.utils.da
 from ember.serialization import load, save  # noqa: E402
 from ember import _C  # noqa: E402
 from ember import fx  # noqa: E402
+from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)

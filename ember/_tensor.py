@@ -48,6 +48,10 @@ _FROM_NP = dtypes.FROM_NUMPY
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
 
+#: a function called with (tensor, what) before a tensor's values are read (``item``,
+#: ``bool``, ``numpy``...): ``make_fx`` sets it to refuse reads of traced tensors
+VALUE_READ_HOOK: list[Any] = [None]
+
 
 if TYPE_CHECKING:
 
@@ -351,6 +355,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversion
     def _values(self, what: str) -> np.ndarray:
+        if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
+            VALUE_READ_HOOK[0](self, what)
         data = self._data
         if type(data) is not _ndarray:
             materialize = getattr(data, "materialize", None)

@@ -245,3 +245,13 @@ def is_tensor(obj: Any) -> bool:
     (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+def _assert(condition: Any, message: str) -> None:
+    """``torch._assert``: raise ``AssertionError(message)`` unless ``condition`` holds (what
+    ``symbolic_trace`` records to check a ``concrete_args`` value).
+
+    >>> ember._assert(ember.tensor(True), "never raised")
+    """
+    if not condition:
+        raise AssertionError(message)

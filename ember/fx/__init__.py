@@ -4,8 +4,9 @@
 ``call_method``, ``call_module``, ``output``), ``GraphModule`` (runs a graph through
 generated Python source), ``Interpreter`` and ``Transformer`` (run or rewrite a graph node by
 node), ``map_arg``/``map_aggregate``, ``passes.ShapeProp``, and ``operator_schemas``
-(argument normalisation). The lazy device's compiler works on these graphs (``ember.compiler``);
-tracing (``make_fx``, ``symbolic_trace``) is not here. See ``docs/fx.md``.
+(argument normalisation), ``symbolic_trace``/``Tracer``/``Proxy``/``wrap`` (tracing Python code
+into a graph) and ``subgraph_rewriter``. The lazy device's compiler works on these graphs
+(``ember.compiler``). See ``docs/fx.md``.
 
 >>> from ember.fx import Graph, GraphModule
 >>> g = Graph()
@@ -16,13 +17,20 @@ tracing (``make_fx``, ``symbolic_trace``) is not here. See ``docs/fx.md``.
 tensor([9.])
 """
 
-from ember.fx import operator_schemas, passes
+from ember.fx import (
+    operator_schemas,
+    passes,
+    subgraph_rewriter,  # noqa: E402  (needs symbolic_trace)
+)
+from ember.fx._symbolic_trace import PH, Tracer, symbolic_trace, wrap
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
-from ember.fx.interpreter import Interpreter, Proxy, Transformer
+from ember.fx.interpreter import Interpreter, Transformer
 from ember.fx.node import Node, map_aggregate, map_arg
+from ember.fx.proxy import Proxy
 
 __all__ = [
-    "Graph", "GraphModule", "Interpreter", "Node", "Proxy", "Transformer", "map_arg",
-    "map_aggregate", "operator_schemas", "passes",
+    "Graph", "GraphModule", "Interpreter", "Node", "PH", "Proxy", "Tracer", "Transformer",
+    "map_arg", "map_aggregate", "operator_schemas", "passes", "subgraph_rewriter",
+    "symbolic_trace", "wrap",
 ]  # fmt: skip

@@ -11,13 +11,16 @@ def forward(self, x, y):
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import math
 import operator
 from typing import Any, NamedTuple
 
 import ember
 from ember.fx.graph import RESERVED, Graph
-from ember.fx.node import Node
+from ember.fx.node import Node, public_name
+from ember.fx.proxy import MAGIC
 from ember.ops.registry import OpOverload, OpOverloadPacket
 
 __all__ = ["PythonCode", "python_code", "Globals"]
@@ -63,6 +66,11 @@ class Globals:
         plain = getattr(target, "__name__", "")
         if getattr(operator, plain, None) is target:
             return f"operator.{plain}"
+        if getattr(builtins, plain, None) is target:
+            return plain
+        public = public_name(target)
+        if public is not None:
+            return public
         return self.add(target, getattr(target, "__name__", type(target).__name__))
 
     def value(self, v: Any) -> str:
@@ -119,8 +127,9 @@ def python_code(graph: Graph, root_module: str = "self") -> PythonCode:
         if node.op == "placeholder":
             default = f" = {g.value(node.args[0])}" if node.args else ""
             params.append(f"{node.target}{default}")
-            if node.name != node.target:
-                body.append(f"{node.name} = {node.target}")
+            raw = str(node.target).lstrip("*")
+            if node.name != raw:
+                body.append(f"{node.name} = {raw}")
             continue
         if node.op == "output":
             body.append(f"return {_returned(g, node.args[0])}")
@@ -146,9 +155,15 @@ def emit(g: Globals, node: Node, root_module: str) -> str:
         return f"{g.value(obj)}.{node.target}({g.call(tuple(rest), node.kwargs)})"
     if node.op == "call_module":
         return f"{_attr(root_module, str(node.target))}({g.call(node.args, node.kwargs)})"
-    if node.target is operator.getitem and not node.kwargs and len(node.args) == 2:
-        return f"{g.value(node.args[0])}[{g.value(node.args[1])}]"
-    return f"{g.target(node.target)}({g.call(node.args, node.kwargs)})"
+    target, args = node.target, node.args
+    infix = MAGIC.get(getattr(target, "__name__", ""))
+    if infix is not None and not node.kwargs and getattr(operator, target.__name__) is target:
+        if infix.count("{}") == len(args):
+            return infix.format(*(g.value(a) for a in args))
+    if target is getattr and len(args) == 2 and isinstance(args[1], str):
+        if args[1].isidentifier() and not keyword.iskeyword(args[1]):
+            return f"{g.value(args[0])}.{args[1]}"  # attribute access, as torch.fx writes it
+    return f"{g.target(target)}({g.call(args, node.kwargs)})"
 
 
 def _attr(root: str, qualified: str) -> str:
@@ -157,7 +172,7 @@ def _attr(root: str, qualified: str) -> str:
         return ".".join([root, *parts])
     out = root
     for p in parts:
-        out = f"getattr({out}, {p!r})"
+        out = f'getattr({out}, "{p}")'
     return out
 
 

@@ -15,9 +15,9 @@ def forward(self, x):
 from __future__ import annotations
 
 import itertools
-import linecache
 from typing import Any
 
+from ember.dispatch.codegen import define
 from ember.fx.graph import Graph
 from ember.nn.modules.module import Module
 
@@ -27,13 +27,10 @@ _COUNTER = itertools.count()
 
 
 def compile_source(src: str, globals_: dict[str, Any], name: str, kind: str) -> Any:
-    """Compile generated source under a unique file name kept in ``linecache``, so
-    tracebacks and ``inspect`` show the generated lines; returns the function ``name``."""
-    filename = f"<ember.fx {kind} {next(_COUNTER)}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(keepends=True), filename)
-    namespace = dict(globals_)
-    exec(compile(src, filename, "exec"), namespace)  # noqa: S102 - our own generated code
-    return namespace[name]
+    """Define the function ``name`` from generated source through ``dispatch/codegen.py``
+    (the one place generated code is executed), under a unique name kept in ``linecache``
+    so tracebacks and ``inspect`` show the generated lines."""
+    return define(src.splitlines(), dict(globals_), name, f"ember.fx {kind} {next(_COUNTER)}")
 
 
 class GraphModule(Module):

@@ -17,11 +17,13 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from ember.fx._symbolic_trace import Tracer
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Argument, Node, Target, map_aggregate, map_arg
+from ember.fx.proxy import Proxy
 
-__all__ = ["Interpreter", "Transformer", "Proxy"]
+__all__ = ["Interpreter", "Transformer"]
 
 
 class Interpreter:
@@ -159,16 +161,6 @@ class Interpreter:
         return map_arg(args, load)
 
 
-class Proxy:
-    """A node of the graph a ``Transformer`` is building, standing for its value."""
-
-    def __init__(self, node: Node) -> None:
-        self.node = node
-
-    def __repr__(self) -> str:
-        return f"Proxy({self.node.name})"
-
-
 def _unproxy(a: Any) -> Any:
     return map_aggregate(a, lambda v: v.node if isinstance(v, Proxy) else v)
 
@@ -191,6 +183,7 @@ class Transformer(Interpreter):
     def __init__(self, module: GraphModule) -> None:
         super().__init__(module, garbage_collect_values=False)
         self.new_graph = Graph()
+        self.tracer = _TransformerTracer(self.new_graph, module)
 
     def run_node(self, n: Node) -> Any:
         result = super().run_node(n)
@@ -199,38 +192,50 @@ class Transformer(Interpreter):
                 result.node.meta.setdefault(k, v)
         return result
 
-    def _create(
-        self, op: str, target: Target, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Proxy:
-        return Proxy(self.new_graph.create_node(op, target, _unproxy(args), _unproxy(kwargs)))
-
     def placeholder(
         self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]
     ) -> Proxy:
         default = args[0] if args else inspect.Signature.empty
-        return Proxy(self.new_graph.placeholder(str(target), default_value=default))
+        return Proxy(self.new_graph.placeholder(str(target), default_value=default), self.tracer)
 
     def get_attr(self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]) -> Proxy:
-        return self._create("get_attr", target, args, kwargs)
+        return self.tracer.create_proxy("get_attr", target, args, kwargs)
 
     def call_function(
         self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]
     ) -> Proxy:
-        return self._create("call_function", target, args, kwargs)
+        return self.tracer.create_proxy("call_function", target, args, kwargs)
 
     def call_method(
         self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]
     ) -> Proxy:
-        return self._create("call_method", target, args, kwargs)
+        return self.tracer.create_proxy("call_method", target, args, kwargs)
 
     def call_module(
         self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]
-    ) -> Proxy:
-        return self._create("call_module", target, args, kwargs)
+    ) -> Any:
+        submod = self.fetch_attr(str(target))
+        return self.tracer.call_module(submod, submod.forward, args, kwargs)
 
     def transform(self) -> GraphModule:
         """The new graph, as a ``GraphModule`` over the old module's attributes."""
         result = self.run(enable_io_processing=False)
         if result is not None:
-            self.new_graph.output(_unproxy(result))
+            out = self.new_graph.output(_unproxy(result))
+            old = [n for n in self.graph.nodes if n.op == "output"]
+            if old:
+                out.meta.update(old[0].meta)
         return GraphModule(self.module, self.new_graph)
+
+
+class _TransformerTracer(Tracer):
+    """The tracer of a ``Transformer``'s proxies: it appends to the new graph, and every
+    module is a leaf (a ``call_module`` node stays one)."""
+
+    def __init__(self, graph: Graph, root: Any) -> None:
+        super().__init__()
+        self.graph = graph
+        self.root = root
+
+    def is_leaf_module(self, m: Any, module_qualified_name: str) -> bool:
+        return True

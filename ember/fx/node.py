@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -98,7 +99,10 @@ def qualified_name(target: Any) -> str:
         return f"ember.ops.{target._namespace}.{target.__name__}"
     plain = getattr(target, "__name__", "")
     if getattr(builtins, plain, None) is target:
-        return plain
+        return f"builtins.{plain}"
+    public = public_name(target)
+    if public is not None:
+        return public
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     if name is None:
         name = type(target).__name__
@@ -106,6 +110,34 @@ def qualified_name(target: Any) -> str:
     if module == "_operator":
         module = "operator"
     return f"{module}.{name}"
+
+
+#: the public namespaces a function is named from (``ember.relu``, not ``ember._bind.relu``)
+PUBLIC_MODULES = ("ember", "ember.nn.functional", "ember.linalg", "ember.special", "ember.fft")
+_PUBLIC: dict[int, tuple[Any, str | None]] = {}
+
+
+def public_name(target: Any) -> str | None:
+    """``ember.<name>`` (or ``ember.nn.functional.<name>``...) when ``target`` is that public
+    function, as torch.fx prints ``torch.relu``; None otherwise.
+
+    >>> from ember.fx.node import public_name
+    >>> public_name(ember.relu), public_name(ember.nn.functional.gelu), public_name(print)
+    ('ember.relu', 'ember.nn.functional.gelu', None)
+    """
+    found = _PUBLIC.get(id(target))
+    if found is not None and found[0] is target:
+        return found[1]
+    name = getattr(target, "__name__", None)
+    result = None
+    if isinstance(name, str) and str(getattr(target, "__module__", "")).startswith("ember"):
+        for module_name in PUBLIC_MODULES:
+            module = sys.modules.get(module_name)
+            if module is not None and getattr(module, name, None) is target:
+                result = f"{module_name}.{name}"
+                break
+    _PUBLIC[id(target)] = (target, result)
+    return result
 
 
 def format_arg(a: Argument) -> str:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ember._memory_format import channels_last, channels_last_3d, contiguous_format
 from ember._tensor import Tensor
 from ember.dtypes import dtype
 from ember.fx.interpreter import Interpreter
 from ember.fx.node import Node, map_aggregate
 
-__all__ = ["ShapeProp", "TensorMetadata"]
+__all__ = ["ShapeProp", "TensorMetadata", "_extract_tensor_metadata"]
 
 
 class TensorMetadata(NamedTuple):
@@ -39,9 +40,27 @@ class TensorMetadata(NamedTuple):
     qparams: dict[str, Any]
 
 
-def extract_tensor_metadata(t: Tensor) -> TensorMetadata:
-    fmt = "contiguous_format" if t.is_contiguous() else None
+def extract_tensor_metadata(t: Tensor, include_contiguity: bool = True) -> TensorMetadata:
+    """``t``'s ``TensorMetadata`` (``torch.fx.passes.shape_prop._extract_tensor_metadata``):
+    its memory format is the first of contiguous, channels-last and channels-last-3d that it
+    is laid out as (None when none is, or without ``include_contiguity``).
+
+    >>> from ember.fx.passes.shape_prop import _extract_tensor_metadata
+    >>> m = _extract_tensor_metadata(ember.ones(2, 3).t())
+    >>> m.shape, m.stride, m.memory_format
+    (ember.Size([3, 2]), (1, 3), None)
+    """
+    fmt = None
+    if include_contiguity:
+        for candidate in (contiguous_format, channels_last, channels_last_3d):
+            if t.dim() == {channels_last: 4, channels_last_3d: 5}.get(candidate, t.dim()):
+                if t.is_contiguous(memory_format=candidate):
+                    fmt = candidate
+                    break
     return TensorMetadata(t.shape, t.dtype, t.requires_grad, t.stride(), fmt, False, {})
+
+
+_extract_tensor_metadata = extract_tensor_metadata
 
 
 def _as_meta(t: Tensor) -> Tensor:

@@ -7,6 +7,7 @@ tensor([0, 1])
 
 from __future__ import annotations
 
+from ember.utils.data._worker import WorkerInfo, get_worker_info
 from ember.utils.data.dataloader import (
     BatchSampler,
     DataLoader,
@@ -24,9 +25,11 @@ from ember.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from ember.utils.data.sampler import SubsetRandomSampler, WeightedRandomSampler
 
 __all__ = [
     "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
-    "Sampler", "SequentialSampler", "Subset", "TensorDataset", "default_collate",
-    "default_convert", "random_split",
+    "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+    "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert",
+    "get_worker_info", "random_split",
 ]  # fmt: skip

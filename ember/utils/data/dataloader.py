@@ -1,8 +1,8 @@
 """``DataLoader``: batches of samples from a dataset, in order or shuffled, collated into
 tensors; plus the samplers it draws indices from and ``default_collate``.
 
-Loading runs in the calling process: ``num_workers`` is accepted for compatibility and
-changes nothing but speed (there is none to gain on NumPy with the GIL held).
+With ``num_workers=0`` loading runs in the calling process; with more, in that many worker
+processes (see NOTE [DataLoader workers] in ``_multiprocessing_iter.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import numpy as np
 
 import ember
 from ember._tensor import Tensor
-from ember.random import Generator
+from ember.random import Generator, _generator
+from ember.utils.data._multiprocessing_iter import MultiProcessingIter
 from ember.utils.data.dataset import IterableDataset, permutation
 
 __all__ = [
@@ -55,8 +56,9 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A fresh random permutation of the indices on every pass, drawn from ``generator``
-    (or, if None, from a generator seeded off the default one).
+    """A fresh random permutation of the indices on every pass (or ``num_samples`` indices,
+    with ``replacement`` or as permutations cut short), drawn from ``generator`` (or, if
+    None, from a generator seeded off the default one).
 
     >>> g = ember.Generator().manual_seed(0)
     >>> sorted(ember.utils.data.RandomSampler(range(4), generator=g))
@@ -74,25 +76,36 @@ class RandomSampler(Sampler):
             raise TypeError(
                 f"replacement should be a boolean value, but got replacement={replacement}"
             )
-        if replacement or num_samples is not None:
-            raise NotImplementedError(
-                "RandomSampler: replacement=True and num_samples are not supported by ember yet; "
-                "sample a Subset of the dataset instead"
+        if num_samples is not None and (
+            isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0
+        ):
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
             )
         self.data_source = data_source
         self.replacement = replacement
+        self._num_samples = num_samples
         self.generator = generator
 
     @property
     def num_samples(self) -> int:
-        return len(self.data_source)
+        return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
         gen = self.generator
         if gen is None:
             seed = int(ember.randint(0, 2**62, (), dtype=ember.int64).item())
             gen = Generator().manual_seed(seed)
-        return iter(permutation(len(self.data_source), gen).tolist())
+        n, k = len(self.data_source), self.num_samples
+        if self.replacement:
+            return iter(ember.randint(0, n, (k,), generator=gen).tolist())
+        # without replacement: whole permutations, then the start of one more (as PyTorch)
+        out: list[int] = []
+        for _ in range(k // n):
+            out += permutation(n, gen).tolist()
+        if k % n:
+            out += permutation(n, gen).tolist()[: k % n]
+        return iter(out)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -251,6 +264,17 @@ class DataLoader:
             )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing. let "
+                "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         iterable = isinstance(dataset, IterableDataset)
         if iterable and (shuffle or sampler is not None or batch_sampler is not None):
             raise ValueError(
@@ -290,7 +314,12 @@ class DataLoader:
         self.timeout = timeout
         self.pin_memory = pin_memory
         self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.in_order = in_order
         self._iterable = iterable
+        self._iterator: MultiProcessingIter | None = None
         if collate_fn is None:
             collate_fn = (
                 default_collate if batch_size is not None or batch_sampler else default_convert
@@ -298,12 +327,28 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0:
+            return self._worker_iter()
         if self._iterable:
             return self._iter_stream()
         dataset, collate = self.dataset, self.collate_fn
         if self.batch_sampler is not None:
             return (collate([dataset[i] for i in batch]) for batch in self.batch_sampler)
         return (collate(dataset[i]) for i in self.sampler)  # type: ignore[union-attr]
+
+    def _worker_iter(self) -> MultiProcessingIter:
+        """The batches loaded by worker processes; persistent workers are started once and
+        restarted on each later pass."""
+        if self.persistent_workers and self._iterator is not None:
+            self._iterator._reset()
+            return self._iterator
+        # the workers' base seed comes from the loader's generator (or the default one),
+        # drawn per pass as PyTorch does; workers seed with base_seed + worker_id
+        base_seed = int(_generator(self.generator).integers(0, 2**63 - 1))
+        it = MultiProcessingIter(self, base_seed)
+        if self.persistent_workers:
+            self._iterator = it
+        return it
 
     def _iter_stream(self) -> Iterator[Any]:
         collate, size = self.collate_fn, self.batch_size

@@ -1,0 +1,1 @@
+"""``ember.fx.experimental``: tracing into ``ember.fx`` graphs (``proxy_tensor.make_fx``)."""

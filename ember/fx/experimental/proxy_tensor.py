@@ -1,0 +1,553 @@
+"""``make_fx``: trace a function into an ``ember.fx`` graph of the ops that reach the
+Python key, as ``torch.fx.experimental.proxy_tensor``.
+
+>>> from ember.fx.experimental.proxy_tensor import make_fx
+>>> gm = make_fx(lambda x: (x * 2).relu())(ember.ones(3))
+>>> print(gm.code.strip())
+def forward(self, arg0_1):
+    mul = ember.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None
+    relu = ember.ops.aten.relu.default(mul);  mul = None
+    return relu
+
+# NOTE [make_fx]
+The tracer is a ``TorchDispatchMode`` (``ProxyTorchDispatchMode``), so it sees what
+``__torch_dispatch__`` code sees: every op below autograd, the parts of composite ops, the
+backward's ops when ``autograd.grad`` runs inside the traced function, factories and random
+ops. Each op runs for real (on real tensors, or on fake ones under ``FakeTensorMode`` with
+``tracing_mode="fake"``) and is recorded as a ``call_function`` node whose target is the
+``OpOverload``; the tracer keeps, per tensor it has seen, the node that computes it
+(``_Tracker``): inputs are placeholders ``arg<i>_1``, a tensor the trace did not make (a
+global, a closure's) is a constant (``get_attr`` of ``_tensor_constant<i>``), an op with
+several outputs gets ``getitem`` nodes when an output is used. An in-place op's tensor is
+computed by its node from then on.
+
+Reading a traced tensor's values (``bool(x.sum() > 0)``, ``item()``, ``tolist()``) raises
+PyTorch's error naming ``aten._local_scalar_dense``: the graph cannot branch on data
+(``DataDependentTracingError``, a ``RuntimeError``). Shapes are Python ints, so control flow
+on them is specialized into the graph.
+
+With ``_functionalize=True`` (what AOTAutograd traces with: NOTE [functional tracing]) a
+write becomes its functional op (``FUNCTIONAL_OF``, the table the lazy device's
+Functionalize key rewrites by) and the written tensor is computed by that node from then on.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember import _tensor as _tensor_mod
+from ember._memory_format import contiguous_format as ember_contiguous
+from ember._shape_only import ShapeOnlyArray
+from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from ember._tensor import Tensor
+from ember.dispatch.keys import META_BIT, PYTHON_BIT
+from ember.fx.graph import Graph
+from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node
+from ember.fx.passes.shape_prop import extract_tensor_metadata
+from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.registry import OpOverload, ops
+from ember.ops.writes import UNDECLARED_WRITES, written_tensors
+from ember.utils._python_dispatch import TorchDispatchMode
+from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = [
+    "DataDependentTracingError",
+    "ProxyTorchDispatchMode",
+    "get_isolated_graphmodule",
+    "make_fx",
+]
+
+aten = ops.aten
+
+
+class DataDependentTracingError(RuntimeError):
+    """A traced function read a traced tensor's values (data-dependent control flow)."""
+
+
+_DATA_ERROR = (
+    "It appears that you're trying to get value out of a tracing tensor with "
+    "aten._local_scalar_dense.default - erroring out! It's likely that this is caused by "
+    "data-dependent control flow or similar. It may be possible to trace this with dynamic "
+    "shapes; try setting tracing_mode='symbolic' in your make_fx call."
+)
+
+
+class _Getitem:
+    """An output of a multi-output node, made a ``getitem`` node when first used."""
+
+    __slots__ = ("parent", "index", "node")
+
+    def __init__(self, parent: Any, index: int) -> None:
+        self.parent = parent
+        self.index = index
+        self.node: Node | None = None
+
+
+class _Tracker:
+    """The state of one trace: the graph, and the node computing each tensor seen."""
+
+    def __init__(
+        self, decomposition_table: dict[Any, Callable[..., Any]], functionalize: bool
+    ) -> None:
+        self.graph = Graph()
+        self.root: dict[str, Any] = {}
+        self.decomposition_table = decomposition_table
+        self.functionalize = functionalize
+        #: id(tensor) -> [tensor, node or _Getitem, base version it was made at]
+        self.of: dict[int, list[Any]] = {}
+        #: id(base) -> number of writes into it through views (functional tracing)
+        self.base_version: dict[int, int] = {}
+        self.constants: dict[int, Node] = {}
+        self.inputs: set[int] = set()
+
+    # values -> nodes
+
+    def bind(self, t: Tensor, ref: Any) -> None:
+        base = self.base_of(t)
+        self.of[id(t)] = [t, ref, self.base_version.get(id(base), 0) if base is not t else 0]
+
+    def tracks(self, t: Any) -> bool:
+        entry = self.of.get(id(t))
+        return entry is not None and entry[0] is t
+
+    def node_of(self, t: Tensor) -> Node:
+        entry = self.of.get(id(t))
+        if entry is None or entry[0] is not t:
+            return self.constant(t)
+        ref = entry[1]
+        if self.functionalize:
+            base = self.base_of(t)
+            if base is not t and entry[2] != self.base_version.get(id(base), 0):
+                # NOTE [functional tracing]: the base was written through another view since
+                # this view's node was made: the view is re-derived from the base's value
+                node = self.regenerate_view(t, base)
+                entry[1], entry[2] = node, self.base_version.get(id(base), 0)
+                return node
+        return self.resolve(ref)
+
+    def resolve(self, ref: Any) -> Node:
+        if isinstance(ref, Node):
+            return ref
+        if ref.node is None:
+            parent = self.resolve(ref.parent)
+            ref.node = self.graph.call_function(operator.getitem, (parent, ref.index))
+        return ref.node
+
+    def constant(self, t: Tensor) -> Node:
+        node = self.constants.get(id(t))
+        if node is None:
+            name = f"_tensor_constant{len(self.constants)}"
+            self.root[name] = t
+            node = self.graph.get_attr(name)
+            node.meta["val"] = _snapshot(t)
+            self.constants[id(t)] = node
+            self.of[id(t)] = [t, node, 0]
+        return node
+
+    def arg(self, x: Any) -> Any:
+        return self.node_of(x) if isinstance(x, Tensor) else x
+
+    def base_of(self, t: Tensor) -> Tensor:
+        """The tensor whose storage ``t`` views, when the trace knows it; else ``t``."""
+        b = t._base
+        if b is not None and self.tracks(b):
+            return b
+        return t
+
+    # recording
+
+    def record(self, func: OpOverload, args: Any, kwargs: dict[str, Any], out: Any) -> Node:
+        pargs, pkwargs = tree_map(self.arg, (args, kwargs))
+        node = self.graph.call_function(
+            func, tuple(pargs), pkwargs, name=func.overloadpacket.__name__
+        )
+        self.track(out, node)
+        return node
+
+    def track(self, out: Any, ref: Any) -> None:
+        if isinstance(out, Tensor):
+            self.bind(out, ref)
+            if isinstance(ref, Node):
+                ref.meta["val"] = _snapshot(out)
+                ref.meta["tensor_meta"] = extract_tensor_metadata(ref.meta["val"])
+        elif isinstance(out, (tuple, list)):
+            if isinstance(ref, Node):
+                ref.meta["val"] = tuple(_snapshot(o) if isinstance(o, Tensor) else o for o in out)
+            for i, o in enumerate(out):
+                if isinstance(o, (Tensor, tuple, list)):
+                    self.track(o, _Getitem(ref, i))
+
+    def regenerate_view(self, t: Tensor, base: Tensor) -> Node:
+        offset = t.storage_offset() - base.storage_offset()
+        node = self.graph.call_function(
+            aten.as_strided.default,
+            (self.node_of(base), list(t.shape), list(t.stride()), offset),
+            name="as_strided",
+        )
+        node.meta["val"] = _snapshot(t)
+        return node
+
+    def rebind_written(self, t: Tensor, new: Node) -> None:
+        """NOTE [functional tracing]: ``t`` is computed by ``new`` from now on; a view's base
+        is computed by the base with the view's elements replaced."""
+        base = self.base_of(t)
+        if base is not t:
+            if not base.is_contiguous():
+                raise NotImplementedError(
+                    "functional tracing: a write through a view of a non-contiguous tensor "
+                    f"(base shape {tuple(base.shape)}, strides {base.stride()}) is not supported"
+                    "; make the base contiguous() first"
+                )
+            positions = _positions(t, base)
+            idx = self.constant(_index_constant(positions))
+            g = self.graph
+            flat = g.call_function(aten.view.default, (self.node_of(base), [-1]), name="view")
+            src = new
+            val = new.meta.get("val")
+            if not (isinstance(val, Tensor) and val.is_contiguous()):
+                src = g.call_function(
+                    aten.clone.default, (new,), {"memory_format": ember_contiguous}, name="clone"
+                )
+            vals = g.call_function(aten.view.default, (src, [-1]), name="view")
+            put = g.call_function(aten.index_put.default, (flat, [idx], vals), name="index_put")
+            back = g.call_function(aten.view.default, (put, list(base.shape)), name="view")
+            back.meta["val"] = _snapshot(base)
+            self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
+            self.bind(base, back)
+        self.bind(t, new)
+
+
+def _positions(t: Tensor, base: Tensor) -> np.ndarray:
+    """The flat positions in contiguous ``base`` of each element of its view ``t``."""
+    off = t.storage_offset() - base.storage_offset()
+    pos = np.full(tuple(t.shape), off, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(t.shape, t.stride(), strict=True)):
+        shape = [1] * t.dim()
+        shape[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return pos.reshape(-1)
+
+
+def _index_constant(positions: np.ndarray) -> Tensor:
+    from ember._factory import tensor  # (ember._factory imports the public namespace)
+
+    return tensor(positions)
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """A fake tensor with ``t``'s metadata (what ``node.meta["val"]`` holds)."""
+    if isinstance(t, FakeTensor):
+        return t
+    arr = ShapeOnlyArray(tuple(t.shape), t._data.dtype, t.stride(), t.storage_offset(), t.device)
+    f = object.__new__(FakeTensor)
+    f._data = arr
+    f._keys = META_BIT | PYTHON_BIT
+    f.fake_mode = _SNAPSHOT_MODE
+    if t.requires_grad and t.dtype.is_floating_point:
+        f.requires_grad_(True)
+    return f
+
+
+_SNAPSHOT_MODE = FakeTensorMode()
+
+
+class ProxyTorchDispatchMode(TorchDispatchMode):
+    """The tracer: records each op that reaches it into the tracker's graph (NOTE [make_fx])."""
+
+    def __init__(self, tracker: _Tracker) -> None:
+        super().__init__()
+        self.tracker = tracker
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        for t in types:
+            if not issubclass(t, FakeTensor):
+                return NotImplemented  # a subclass's own handler runs first, then its parts
+        tr = self.tracker
+        decomp = tr.decomposition_table.get(func)
+        if decomp is not None:
+            with self:
+                out = decomp(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        if tr.functionalize and func._schema.is_mutable:
+            return self.functional(func, args, kwargs)
+        out = func(*args, **kwargs)
+        tr.record(func, args, kwargs, out)
+        return out
+
+    def functional(self, func: OpOverload, args: Any, kwargs: dict[str, Any]) -> Any:
+        """NOTE [functional tracing]: a write recorded as its functional op."""
+        tr = self.tracker
+        written = written_tensors(func, args, kwargs)
+        functional = FUNCTIONAL_OF.get(func) if func not in UNDECLARED_WRITES else None
+        if functional is not None:
+            fkwargs = kwargs
+            if func._schema.is_out:
+                outs = {a.name for a in func._schema.kwarg_only if a.is_write}
+                fkwargs = {k: v for k, v in kwargs.items() if k not in outs}
+            new = functional(*args, **fkwargs)
+            node = tr.record(functional, args, fkwargs, new)
+            news = [new] if isinstance(new, Tensor) else list(_flat_tensors(new))
+            refs: list[Any] = [node] if isinstance(new, Tensor) else [tr.of[id(n)][1] for n in news]
+            out = func(*args, **kwargs)  # the values (and PyTorch's checks, version bumps)
+            for t, v, ref in zip(written, news, refs, strict=True):
+                n = tr.resolve(ref)
+                if v.dtype is not t.dtype or tuple(v.shape) != tuple(t.shape):
+                    n = tr.graph.call_function(
+                        aten._to_copy.default, (n,), {"dtype": t.dtype}, name="_to_copy"
+                    )
+                    if tuple(v.shape) != tuple(t.shape):
+                        n = tr.graph.call_function(
+                            aten.expand.default, (n, list(t.shape)), name="expand"
+                        )
+                    n = tr.graph.call_function(aten.clone.default, (n,), name="clone")
+                n.meta["val"] = _snapshot(t)
+                tr.rebind_written(t, n)
+            return out
+        if func._schema.is_inplace and not written_tensors(func, args, kwargs)[1:]:
+            view_op = _out_of_place_view(func)
+            if view_op is not None:  # a metadata write (t_, transpose_, squeeze_): its view
+                out = func(*args, **kwargs)
+                node = tr.graph.call_function(
+                    view_op,
+                    (tr.node_of(args[0]), *tree_map(tr.arg, tuple(args[1:]))),
+                    tree_map(tr.arg, kwargs),
+                    name=view_op.overloadpacket.__name__,
+                )
+                node.meta["val"] = _snapshot(args[0])
+                tr.bind(args[0], node)
+                return out
+        # no functional counterpart (or writes the schema leaves undeclared): the op writes
+        # clones, which stand for what it wrote from then on
+        clones: dict[int, Node] = {}
+        for t in written + [w for w in _undeclared(func, args, kwargs) if w is not None]:
+            if id(t) not in clones:
+                c = tr.graph.call_function(aten.clone.default, (tr.node_of(t),), name="clone")
+                c.meta["val"] = _snapshot(t)
+                clones[id(t)] = c
+        pargs, pkwargs = tree_map(
+            lambda x: clones[id(x)] if isinstance(x, Tensor) and id(x) in clones else tr.arg(x),
+            (args, kwargs),
+        )
+        out = func(*args, **kwargs)
+        node = tr.graph.call_function(
+            func, tuple(pargs), pkwargs, name=func.overloadpacket.__name__
+        )
+        for t in written:
+            tr.rebind_written(t, clones[id(t)])
+        for t in _undeclared(func, args, kwargs):
+            if t is not None:
+                tr.rebind_written(t, clones[id(t)])
+        written_ids = {id(t) for t in written}
+        if isinstance(out, Tensor) and id(out) not in written_ids:
+            tr.track(out, node)
+        elif isinstance(out, (tuple, list)):
+            for i, o in enumerate(out):
+                if isinstance(o, Tensor) and id(o) not in written_ids:
+                    tr.track(o, _Getitem(node, i))
+        return out
+
+
+def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any]:
+    """The tensors a call writes that its schema does not declare (batch norm's running
+    statistics: NOTE [undeclared writes])."""
+    if func not in UNDECLARED_WRITES:
+        return []
+    names = UNDECLARED_WRITES[func]
+    out = []
+    for name in names if isinstance(names, (tuple, list, frozenset, set)) else (names,):
+        pos = next(
+            (i for i, a in enumerate(func._schema.positional) if a.name == name),
+            None,
+        )
+        x = args[pos] if pos is not None and pos < len(args) else kwargs.get(name)
+        if isinstance(x, Tensor):
+            out.append(x)
+    return out
+
+
+def _flat_tensors(x: Any) -> list[Tensor]:
+    if isinstance(x, Tensor):
+        return [x]
+    out: list[Tensor] = []
+    for e in x:
+        out.extend(_flat_tensors(e))
+    return out
+
+
+def _out_of_place_view(func: OpOverload) -> OpOverload | None:
+    """``t`` for ``t_``, ``transpose.int`` for ``transpose_``...: the view op a metadata
+    write applies to its tensor, or None."""
+    name = func.overloadpacket.__name__
+    if not name.endswith("_") or name.startswith("_"):
+        return None
+    packet = getattr(aten, name[:-1], None)
+    op = getattr(packet, func._overloadname, None) if packet is not None else None
+    if isinstance(op, OpOverload) and op._schema.view_of is not None:
+        return op
+    return None
+
+
+# NOTE [functional tracing]
+# AOTAutograd traces with ``_functionalize=True``: its graphs are pure. An op that writes is
+# recorded as its functional op (``add_``/``add.out`` -> ``add``, ``copy_`` -> ``copy``: the
+# ``FUNCTIONAL_OF`` table the lazy device's Functionalize key rewrites by), cast back to the
+# written tensor's dtype when the functional op promotes; the op itself still runs on the
+# traced values, so later ops see the written values and PyTorch's checks and version bumps
+# happen. The written tensor is computed by the new node from then on; a written view's base
+# is computed by ``index_put`` of the view's elements into the base's old value, and every
+# other view of that base is re-derived by ``as_strided`` of the base's new value the next
+# time it is used. Metadata writes (``t_``) become their view op; writes without a functional
+# op (and the writes a schema leaves undeclared, batch norm's running statistics) run on
+# clones, which stand for the written tensors from then on (the graph writes only values it
+# made). Which inputs were written is read from the tracker afterwards.
+
+
+class _Tracing:
+    """Installs the data-read check for the tensors of one trace."""
+
+    def __init__(self, tracker: _Tracker) -> None:
+        self.tracker = tracker
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        self.previous = _tensor_mod.VALUE_READ_HOOK[0]
+        tracker = self.tracker
+
+        def check(t: Tensor, what: str) -> None:
+            if tracker.tracks(t) and id(t) not in tracker.constants:
+                raise DataDependentTracingError(f"{_DATA_ERROR} (Tensor.{what}() was called)")
+
+        _tensor_mod.VALUE_READ_HOOK[0] = check
+
+    def __exit__(self, *exc: Any) -> None:
+        _tensor_mod.VALUE_READ_HOOK[0] = self.previous
+
+
+def make_fx(
+    f: Callable[..., Any],
+    decomposition_table: dict[Any, Callable[..., Any]] | None = None,
+    tracing_mode: str = "real",
+    _allow_non_fake_inputs: bool = False,
+    *,
+    pre_dispatch: bool = False,
+    record_module_stack: bool = False,
+    _allow_fake_constant: bool = False,
+    _error_on_data_dependent_ops: bool = True,
+    _functionalize: bool = False,
+) -> Callable[..., GraphModule]:
+    """A function that traces ``f`` on example arguments into a ``GraphModule`` of the ops
+    that reach the Python key (NOTE [make_fx]).
+
+    >>> from ember.fx.experimental.proxy_tensor import make_fx
+    >>> gm = make_fx(lambda x: x.sum(0), tracing_mode="fake")(ember.ones(1000, 1000))
+    >>> [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    [<OpOverload(op='aten.sum', overload='dim_IntList')>]
+    """
+    if tracing_mode not in ("real", "fake", "symbolic"):
+        raise AssertionError(f"make_fx: unexpected tracing mode {tracing_mode!r}")
+    if tracing_mode == "symbolic":
+        raise NotImplementedError(
+            "make_fx: tracing_mode='symbolic' (symbolic shapes) is not supported by ember; "
+            "use 'real' or 'fake' (shapes are specialized)"
+        )
+    if pre_dispatch:
+        raise NotImplementedError(
+            "make_fx(pre_dispatch=True): ember traces below autograd only; use the default "
+            "pre_dispatch=False"
+        )
+    table = dict(decomposition_table or {})
+
+    def wrapped(*args: Any) -> GraphModule:
+        tracker = _Tracker(table, _functionalize)
+        gm, _ = _trace(f, args, tracker, tracing_mode, _allow_non_fake_inputs)
+        return gm
+
+    return wrapped
+
+
+def _trace(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    tracker: _Tracker,
+    tracing_mode: str,
+    allow_non_fake_inputs: bool,
+    placeholder_names: list[str] | None = None,
+) -> tuple[GraphModule, Any]:
+    """Trace ``f(*args)``; the graph module and the traced output (of the traced values)."""
+    flat, spec = tree_flatten(args)
+    fake_mode = None
+    if tracing_mode == "fake":
+        fake_mode = FakeTensorMode(allow_non_fake_inputs=allow_non_fake_inputs)
+        flat = [fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in flat]
+    g = tracker.graph
+    for i, a in enumerate(flat):
+        name = placeholder_names[i] if placeholder_names is not None else f"arg{i}_1"
+        ph = g.placeholder(name)
+        if isinstance(a, Tensor):
+            if tracker.tracks(a):  # the same tensor twice: its first placeholder
+                continue
+            tracker.bind(a, ph)
+            tracker.inputs.add(id(a))
+            ph.meta["val"] = _snapshot(a)
+            ph.meta["tensor_meta"] = extract_tensor_metadata(ph.meta["val"])
+        else:
+            ph.meta["val"] = a
+    traced_args = tree_unflatten(flat, spec)
+    mode = ProxyTorchDispatchMode(tracker)
+    with _Tracing(tracker):
+        if fake_mode is not None:
+            with fake_mode, mode:
+                out = f(*traced_args)
+        else:
+            with mode:
+                out = f(*traced_args)
+    out_flat, out_spec = tree_flatten(out)
+    g.output(
+        tree_unflatten(
+            [tracker.node_of(o) if isinstance(o, Tensor) else o for o in out_flat], out_spec
+        )  # fmt: skip
+    )
+    gm = GraphModule(tracker.root, g)
+    if not _is_flat(spec):
+        gm = _with_input_spec(gm, spec)
+    return gm, out
+
+
+def _is_flat(spec: Any) -> bool:
+    flat, _ = tree_flatten(tree_unflatten([0] * spec.num_leaves, spec))
+    return tree_unflatten(list(range(spec.num_leaves)), spec) == tuple(range(spec.num_leaves))
+
+
+def _with_input_spec(gm: GraphModule, spec: Any) -> GraphModule:
+    """The module called with the traced function's argument structure (flattened for the
+    graph's placeholders), as PyTorch's pytree codegen does."""
+    inner = gm.__dict__["_forward_fn"]
+    del inner
+
+    class PytreeGraphModule(GraphModule):
+        def forward(self, *args: Any) -> Any:
+            flat, _ = tree_flatten(args)
+            return GraphModule.forward(self, *flat)
+
+    gm.__class__ = PytreeGraphModule
+    gm.__dict__["_in_spec"] = spec
+    return gm
+
+
+def get_isolated_graphmodule(
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    tracing_mode: str = "real",
+) -> GraphModule:
+    """``func(*args, **kwargs)`` traced in a fresh tracer, whatever modes are on."""
+    return make_fx(lambda *a: func(*a, **kwargs), tracing_mode=tracing_mode)(*args)
