@@ -61,17 +61,7 @@ _CALL_BELOW = (
 
 def _excluded(statement: str, indent: str) -> list[str]:
     """``statement`` (a call below) with the Autograd key excluded, restored after."""
-    return [
-        f"{indent}loc = local",
-        f"{indent}old = loc.exclude",
-        f"{indent}loc.exclude = old | AB",
-        f"{indent}ACTIVE[0] += 1",
-        f"{indent}try:",
-        f"{indent}    {statement}",
-        f"{indent}finally:",
-        f"{indent}    loc.exclude = old",
-        f"{indent}    ACTIVE[0] -= 1",
-    ]
+    return state.guard_lines(statement, "AB", indent)
 
 
 _HEAD = [
