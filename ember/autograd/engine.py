@@ -24,6 +24,7 @@ from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList._dispatch  # the ops' dispatch, called directly: no resolution
 _VIEW = ops.aten.view.default._dispatch
+_ZEROS = ops.aten.zeros.default._dispatch
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
@@ -269,12 +270,10 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     tuple: NOTE [undefined output gradients])."""
     if all(g is not None for g in grads):
         return grads
-    import ember
-
     meta = node.out_meta
     return [
         g if g is not None or i >= len(meta) or meta[i] is None
-        else ember.zeros(meta[i][0], dtype=meta[i][1])  # type: ignore[attr-defined]
+        else _ZEROS(meta[i][0], dtype=meta[i][1])
         for i, g in enumerate(grads)
     ]  # fmt: skip
 

@@ -14,7 +14,9 @@ from ember.dispatch.dispatcher import KIND_PLAIN, TENSOR_TYPE, Kernel, call_kern
 from ember.dispatch.keys import DispatchKey
 from ember.ops.schema import FunctionSchema, parse_schema
 
-__all__ = ["OpOverload", "OpOverloadPacket", "ops", "define_op", "all_overloads", "TENSOR_TYPE"]
+__all__ = [
+    "OpOverload", "OpOverloadPacket", "ops", "define_op", "all_overloads", "impl", "TENSOR_TYPE",
+]  # fmt: skip
 
 
 class OpOverload:
@@ -219,6 +221,25 @@ class _Ops:
 
 
 ops = _Ops()
+
+
+def impl(op: OpOverload, key: DispatchKey | str, func: Callable[..., Any] | None = None) -> Any:
+    """Register ``func`` as ``op``'s plain kernel for ``key`` (a DispatchKey or its name); a
+    decorator without ``func``: the catalogue's in-tree registration (``ember.library.impl``
+    is the public one, taking names and libraries too).
+
+    >>> from ember.ops.registry import impl, ops
+    >>> from ember.dispatch.keys import DispatchKey
+    >>> impl(ops.aten.neg.default, DispatchKey.CPU) is not None
+    True
+    """
+    dkey = key if isinstance(key, DispatchKey) else DispatchKey[key]
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        dispatcher.set_kernel(op, dkey, f, KIND_PLAIN)
+        return f
+
+    return register if func is None else register(func)
 
 
 def _lookup(namespace: str, name: str, overload: str) -> OpOverload:

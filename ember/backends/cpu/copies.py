@@ -44,7 +44,6 @@ from ember.backends.meta.copies import (
     roll_args,
     set_,
 )
-from ember.backends.shapes import wrap_dim
 from ember.backends.variants import check_write
 from ember.device import as_device
 from ember.dispatch.keys import DispatchKey
@@ -58,6 +57,7 @@ from ember.ops.native.copies_composite import (
     rot90_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import promote_types
 from ember.library import impl
@@ -46,6 +45,7 @@ from ember.ops.native.linalg import (
     svd_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
 from ember.return_types import linalg_inv_ex as inv_ex_t
 from ember.return_types import linalg_lstsq as lstsq_t

@@ -31,7 +31,6 @@ from ember._memory_format import (
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
@@ -46,6 +45,7 @@ from ember.ops.native.copies_composite import (
     rot90_shape,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 aten = ops.aten
 Meta = DispatchKey.Meta

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
-from ember.library import impl
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

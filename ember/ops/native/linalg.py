@@ -17,13 +17,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.dispatcher import direct_cpu_kernel
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import BOOL, FLOATING, INTEGRAL, dtype, int64, promote_types
-from ember.library import impl
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -23,13 +23,12 @@ from typing import Any
 import numpy as np
 
 from ember._tensor import Tensor
-from ember.backends.shapes import wrap_dim
 from ember.dispatch import state
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, float64
-from ember.library import impl
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import linalg_eigh as eigh_t
 from ember.return_types import linalg_slogdet as linalg_slogdet_t
 from ember.return_types import linalg_solve_ex as solve_ex_t
