@@ -310,6 +310,23 @@ _CALL = """
     return fn(op, ks, args, kwargs)
 """
 
+
+def lookup_source(ks: str) -> str:
+    """Generated-code expression for the ``(fn, kind)`` entry of ``op``'s table for the
+    highest key of the key set named ``ks`` (``op`` and ``build_table`` in scope): the
+    lookup of ``_CALL``, for templates elsewhere (the autograd recorders)."""
+    return f"(op._table or build_table(op))[{ks}.bit_length() - 1]"
+
+
+def call_source(ks: str) -> str:
+    """Generated-code expression calling ``fn`` of kind ``kind`` with key set ``ks``: the
+    calling-convention decision of ``call_kernel``, for templates elsewhere."""
+    return (
+        f"fn(*args, **kwargs) if kind == 0 else fn({ks}, *args, **kwargs) if kind == 1 "
+        f"else fn(op, {ks}, args, kwargs)"
+    )
+
+
 _FACTORIES: dict[Layout, Callable[..., Any]] = {}
 #: the globals every factory shares (``T`` is rebound once the Tensor class exists)
 _SCOPE: dict[str, Any] = {}
