@@ -5,7 +5,9 @@
 
 Each round starts one new interpreter per library (ember first, then torch, then any
 ``--also`` checkouts), so a busy machine slows all of them alike; the table shows the
-minimum and the median over the rounds, and each one's ratio to torch's. Bytecode is cached
+minimum and the median over the rounds of the wall-clock time, the minimum of the CPU time
+the import itself used (steadier than wall time on a machine other jobs share), and each
+one's ratio to torch's. Bytecode is cached
 under a temporary ``PYTHONPYCACHEPREFIX`` (warmed before timing), as an installed package
 has its ``.pyc`` files, even where the environment sets ``PYTHONDONTWRITEBYTECODE``.
 The last line counts the generated source (``<generated ...>`` in ``linecache``) that
@@ -24,7 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-_TIMED = "import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
+_TIMED = (
+    "import time; t, c = time.perf_counter(), time.process_time(); import {mod}; "
+    "print(time.perf_counter() - t, time.process_time() - c)"
+)
 _GENERATED = (
     "import linecache, ember; gen = [v for k, v in linecache.cache.items() "
     "if k.startswith('<generated')]; print(len(gen), sum(len(v[2]) for v in gen))"
@@ -57,22 +62,28 @@ def main(argv: list[str] | None = None) -> int:
     targets = [("ember", "ember", ROOT), ("torch", "torch", ROOT)]
     targets += [(f"ember@{Path(c).name}", "ember", Path(c)) for c in args.also]
     times: dict[str, list[float]] = {name: [] for name, _, _ in targets}
+    cpu: dict[str, list[float]] = {name: [] for name, _, _ in targets}
     with tempfile.TemporaryDirectory(prefix="import_time_") as cache:
         for _, mod, cwd in targets:  # warm: write the bytecode caches
             run_once(f"import {mod}", cwd, cache)
         for _ in range(args.rounds):
             for name, mod, cwd in targets:
-                times[name].append(float(run_once(_TIMED.format(mod=mod), cwd, cache)))
+                wall, used = run_once(_TIMED.format(mod=mod), cwd, cache).split()
+                times[name].append(float(wall))
+                cpu[name].append(float(used))
         generated = {
             name: run_once(_GENERATED, cwd, cache).split()
             for name, mod, cwd in targets
             if mod == "ember"
         }
-    torch_min = min(times["torch"])
-    print(f"{'import':<22}{'min s':>8}{'median s':>10}{'min/torch':>11}")
+    torch_min, torch_cpu = min(times["torch"]), min(cpu["torch"])
+    head = f"{'import':<18}{'min s':>8}{'median s':>10}{'min/torch':>11}"
+    print(head + f"{'cpu s':>8}{'cpu/torch':>11}")
     for name, ts in times.items():
+        c = min(cpu[name])
         print(
-            f"{name:<22}{min(ts):>8.3f}{statistics.median(ts):>10.3f}{min(ts) / torch_min:>10.2f}x"
+            f"{name:<18}{min(ts):>8.3f}{statistics.median(ts):>10.3f}"
+            f"{min(ts) / torch_min:>10.2f}x{c:>8.3f}{c / torch_cpu:>10.2f}x"
         )
     for name, (fns, lines) in generated.items():
         print(f"{name}: {fns} generated functions, {lines} generated lines executed at import")

@@ -123,6 +123,10 @@ def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> b
     pos = schema.positional
     if nargs > len(pos):
         return False
+    if not names:  # every parameter past the given ones has a default
+        return all(a.has_default_value() for a in pos[nargs:]) and all(
+            a.has_default_value() for a in schema.kwarg_only
+        )
     params = _param_names(schema)
     given = {a.name for a in pos[:nargs]}
     for n in names:
@@ -211,6 +215,8 @@ def tensors_first(ops_: list[OpOverload]) -> list[OpOverload]:
     that one, as PyTorch's parser orders them (so a 0-dim tensor binds as a Tensor:
     ``x.clamp(t0, t1)`` is ``clamp.Tensor`` and keeps autograd and type promotion)."""
     out = list(ops_)
+    if len(out) < 2:
+        return out
     changed = True
     while changed:
         changed = False
