@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from ember._torch_function import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl
 from ember._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
+from ember.dispatch.keys import AUTOGRAD_BIT as _AUTOGRAD_BIT
 from ember.dispatch.keys import PYTHON_BIT as _PYTHON_BIT
-from ember.dispatch.state import KeyGuard as _KeyGuard
+from ember.dispatch.state import ScopedGuard as _ScopedGuard
 from ember.overrides import (
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
@@ -30,6 +31,8 @@ from ember.overrides import (
 )
 
 __all__ = [
+    "_AutoDispatchBelowAutograd",
+    "_DisableFuncTorch",
     "_DisableTorchDispatch",
     "_disabled_torch_dispatch_impl",
     "DisableTorchFunction",
@@ -50,10 +53,30 @@ def _get_function_stack_at(i: int) -> object:
     return _get_current_function_mode_stack()[i]
 
 
-class _DisableTorchDispatch(_KeyGuard):
-    """No TorchDispatchMode nor ``__torch_dispatch__`` runs in the block."""
+class _DisableTorchDispatch(_ScopedGuard):
+    """No TorchDispatchMode nor ``__torch_dispatch__`` runs until this guard is deleted or its
+    with-block ends (NOTE [scoped guards] in ``ember/dispatch/state.py``).
+
+    >>> guard = ember._C._DisableTorchDispatch()
+    >>> del guard
+    """
 
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__(exclude=_PYTHON_BIT)
+        super().__init__(add=_PYTHON_BIT)
+
+
+class _AutoDispatchBelowAutograd(_ScopedGuard):
+    """Ops skip the Autograd key until this guard is deleted or its with-block ends."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(add=_AUTOGRAD_BIT)
+
+
+class _DisableFuncTorch(_ScopedGuard):
+    """A guard that changes nothing: ember has no functorch transforms to turn off."""
+
+    __slots__ = ()

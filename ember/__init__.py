@@ -87,6 +87,7 @@ from ember.serialization import load, save  # noqa: E402
 from ember import _C  # noqa: E402
 from ember import fx  # noqa: E402
 from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
+from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpOverload.py_impl)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
@@ -116,3 +117,6 @@ from ember._memory_format import (  # noqa: E402
 )
 
 overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch function keys])
+from ember._tensor import _LOCAL_SCALAR  # noqa: E402
+
+_LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass

@@ -90,6 +90,11 @@ NOT_OVERRIDABLE = frozenset(
     "__weakref__ __dict__ __slots__ __module__ __doc__ __annotations__ __copy__ as_subclass "
     "_make_subclass".split()
 )
+#: further Tensor members PyTorch's ``get_ignored_functions`` lists (those ember has)
+IGNORED_TENSOR_MEMBERS = frozenset(
+    "_make_wrapper_subclass __subclasshook__ __delitem__ _is_zerotensor _neg_view _conj "
+    "_fix_weakref _use_count _typed_storage _view_func".split()
+)
 #: the Python protocol methods of Tensor that PyTorch makes overridable
 OVERRIDABLE_DUNDERS = frozenset(
     "__getitem__ __setitem__ __len__ __iter__ __reversed__ __contains__ __repr__ __format__ "
@@ -118,6 +123,10 @@ def _lists() -> tuple[dict[Any, list[Callable[..., Any]]], dict[Any, str], set[A
             continue
         overridable.setdefault(mod, []).append(obj)
         names.setdefault(obj, f"{mod.__name__}.{name}")
+    for name in sorted(NOT_OVERRIDABLE | IGNORED_TENSOR_MEMBERS):
+        member = getattr(Tensor, name, None)
+        if callable(member) and not isinstance(member, type):
+            ignored.add(member)  # Tensor.as_subclass, Tensor.__hash__, ... (as PyTorch lists)
     tensor_list = overridable.setdefault(Tensor, [])
     for name, func in _tensor_members():
         tensor_list.append(func)
@@ -135,22 +144,28 @@ def get_overridable_functions() -> dict[Any, list[Callable[..., Any]]]:
 
 
 def get_ignored_functions() -> set[Any]:
-    """Public callables that cannot be overridden (types, state helpers, data builders)."""
+    """Public callables that cannot be overridden (types, state helpers, data builders) and
+    the Tensor members that make and identify objects (``Tensor.as_subclass``,
+    ``Tensor._make_subclass``, ``Tensor.__hash__``, ...), as PyTorch's list has them.
+
+    >>> from ember.overrides import get_ignored_functions
+    >>> ember.Tensor.as_subclass in get_ignored_functions()
+    True
+    """
     return set(_lists()[2])
 
 
 def resolve_name(f: Any) -> str | None:
-    """A name that evaluates back to ``f`` (with ``ember`` imported): ``"ember.add"``,
-    ``"ember.Tensor.add"``, ``"ember.ops.aten.add.Tensor"``; None for an unknown callable.
+    """A name for ``f``: ``"ember.add"`` and ``"ember.Tensor.add"`` evaluate back to it (with
+    ``ember`` imported); an operator is named as it prints, ``"aten.add.Tensor"``, as
+    PyTorch's ``resolve_name`` does; None for an unknown callable.
 
     >>> from ember._override_lists import resolve_name
-    >>> resolve_name(ember.add)
-    'ember.add'
+    >>> resolve_name(ember.add), resolve_name(ember.ops.aten.add.Tensor)
+    ('ember.add', 'aten.add.Tensor')
     """
-    if isinstance(f, OpOverload):
-        return f"ember.ops.{f.namespace}.{f.overloadpacket.__name__}.{f._overloadname}"
-    if isinstance(f, OpOverloadPacket):
-        return f"ember.ops.{f.namespace}.{f.__name__}"
+    if isinstance(f, (OpOverload, OpOverloadPacket)):
+        return str(f)
     try:
         return _lists()[1].get(f)
     except TypeError:  # unhashable
@@ -207,12 +222,15 @@ def _dummy(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _signature(f: Callable[..., Any]) -> inspect.Signature | None:
     """The Python signature of ``f``: from its op's schema when it is generated from the
-    registry (parameters annotated with the schema's type strings), else its own."""
+    registry (parameters annotated with the schema's type strings, ``self`` named ``input``
+    and ``out=None`` added where the op has an ``out`` overload, as PyTorch's dummies have
+    them), else its own."""
     name = getattr(f, "__name__", "")
     packet = getattr(ops.aten, name, None) if name and not name.startswith("__") else None
     if packet is not None and getattr(f, "__doc__", "") and str(packet) in (f.__doc__ or ""):
         op = next((o for o in packet._overloads.values() if not o._schema.is_out), None)
         if op is not None:
+            has_input = any(a.name == "input" for a in op._schema.arguments)
             params = []
             for a in op._schema.arguments:
                 kind = (
@@ -222,9 +240,15 @@ def _signature(f: Callable[..., Any]) -> inspect.Signature | None:
                 )
                 default = a.default_value if a.has_default_value() else inspect.Parameter.empty
                 name_ = a.name + "_" if keyword.iskeyword(a.name) else a.name  # from: from_
+                if name_ == "self" and not has_input:
+                    name_ = "input"  # PyTorch's dummies name the tensor argument input
                 params.append(
                     inspect.Parameter(name_, kind, default=default, annotation=str(a.type))
                 )
+            if "out" in packet._overloads and not name.startswith("_"):
+                # PyTorch's dummies take out=None where the function has an out= form
+                out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+                params.append(out.replace(annotation="Tensor?"))
             return inspect.Signature(params)
     try:
         return inspect.signature(f)

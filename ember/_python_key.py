@@ -38,7 +38,10 @@ _local = state.local
 class _Plan:
     """What the fallback needs of an op's schema, worked out once per op."""
 
-    __slots__ = ("slots", "required", "converters", "written")
+    __slots__ = (
+        "slots", "required", "converters", "written", "options", "fill_device", "returns_arg",
+        "view_arg", "view_base",
+    )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
         #: (position or -1, name, is a list) of each Tensor parameter, in schema order
@@ -56,6 +59,35 @@ class _Plan:
         #: positional parameters without a default: a call giving no more has none to strip
         self.required = sum(1 for a in op._schema.positional if not a.has_default_value())
         self.converters = _converters(op)
+        #: the keyword-only parameters, in schema order, of an op with TensorOptions
+        #: (``pin_memory``): PyTorch's handlers see ``pin_memory`` always, and a factory's
+        #: ``device`` always (NOTE [factory options at the python key])
+        kw = [a.name for a in op._schema.arguments if a.kwarg_only]
+        name = op._schema.name.rpartition("::")[2]
+        public = not self.slots or name.endswith("_like") or name.startswith("new_")
+        self.options: tuple[str, ...] | None = tuple(kw) if "pin_memory" in kw and public else None
+        self.fill_device = not self.slots and "device" in kw
+        # NOTE [python key results]: where the op's result is one of its arguments (an
+        # in-place or out= op), or a view of one, PyTorch's keys above the Python key
+        # (ADInplaceOrView, Autograd) make it so whatever the handler returned
+        schema = op._schema
+        self.returns_arg: tuple[int, str] | None = None
+        rets = schema.returns
+        if len(rets) == 1 and rets[0].alias_info is not None and rets[0].alias_info.is_write:
+            pos = 0
+            for a in schema.arguments:
+                if (
+                    a.alias_info is not None
+                    and a.alias_info.before_set & rets[0].alias_info.before_set
+                ):
+                    self.returns_arg = (-1 if a.kwarg_only else pos, a.name)
+                    break
+                if not a.kwarg_only:
+                    pos += 1
+        self.view_arg = schema.view_of
+        #: a view op that also records its base (every one but detach: PyTorch's detach
+        #: shares the version counter only)
+        self.view_base = name != "detach"
 
 
 _PLANS: dict[OpOverload, _Plan] = {}
@@ -111,6 +143,8 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         sargs, skwargs = args, kwargs
     if plan.converters is not None:
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
+    if plan.options is not None:
+        skwargs = _with_options(plan, skwargs)
     types = tuple([type(t) for t in overloaded])
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
@@ -124,7 +158,17 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
             for t, v in versions:
                 if t._version == v:
                     t._bump_version()
-        return check_returns(op, result)
+        result = check_returns(op, result)
+        if plan.returns_arg is not None:
+            pos, name = plan.returns_arg
+            written = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
+            if isinstance(written, Tensor):
+                return written  # the very object the op was called on
+        elif plan.view_arg is not None and isinstance(result, Tensor):
+            base = args[plan.view_arg] if plan.view_arg < len(args) else None
+            if isinstance(base, Tensor) and result is not base:
+                _as_view_of(result, base, plan.view_base)
+        return result
     raise TypeError(
         f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers returned "
         f"NotImplemented:\n\n  - tensor subclasses: {list(types)}\n\nFor more information, "
@@ -133,6 +177,48 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         else f"Multiple dispatch failed for '{op}': the mode and every __torch_dispatch__ "
         f"handler returned NotImplemented (types {list(types)})"
     )
+
+
+_CPU = device("cpu")
+
+
+def _with_options(plan: _Plan, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` of an op with TensorOptions as PyTorch's handlers get them.
+
+    # NOTE [factory options at the python key]
+    PyTorch's argument parser fills in TensorOptions of the ops it binds with them
+    (factories, ``*_like``, ``new_*``) before the dispatcher runs, so at the Python key their
+    ``pin_memory`` is always there (``False``), and a factory (no tensor argument) always
+    has its ``device`` (the default device when none was given), while
+    ``dtype`` and ``layout`` appear only when the caller gave them: ``ember.ones(2)`` reaches
+    a mode as ``aten.ones.default([2], device=device(type='cpu'), pin_memory=False)``, as in
+    PyTorch. The keywords keep the schema's order.
+    """
+    out: dict[str, Any] = {}
+    for name in plan.options or ():
+        v = kwargs.get(name)
+        if v is None:
+            if name == "pin_memory":
+                v = False
+            elif name == "device" and plan.fill_device:
+                v = _CPU
+            else:
+                continue
+        out[name] = v
+    return out
+
+
+def _as_view_of(out: Tensor, base: Tensor, record_base: bool) -> None:
+    """Make a handler's result of a view op a view of ``base``: the same version counter
+    (NOTE [views and versions] in ``ember/_tensor.py``) and, but for ``detach``, ``base``'s
+    base as its ``_base`` (NOTE [python key results])."""
+    if out._vc is not None and out._vc is base._vc:
+        return  # already one (the handler ran the view op on the tensors themselves)
+    if base._vc is None:
+        base._vc = [0]
+    out._vc = base._vc
+    if record_base:
+        out._base = base if base._base is None else base._base
 
 
 def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, int]]:

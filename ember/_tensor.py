@@ -39,12 +39,16 @@ from ember.dispatch.keys import (
     BACKEND_MASK,
     CPU_BIT,
     META_BIT,
+    PYTHON_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
 _FROM_NP = dtypes.FROM_NUMPY
+#: ``aten._local_scalar_dense.default``, set once the registry has it (ember/__init__.py):
+#: what ``item()`` runs on a wrapper subclass, whose handler answers with a number
+_LOCAL_SCALAR: list[Any] = [None]
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
 
@@ -78,13 +82,11 @@ class Size(tuple[int, ...]):
 
 def _legacy_data(args: tuple[Any, ...]) -> Any:
     """The array of PyTorch's legacy constructor on a subclass: ``Sub(2, 3)`` is uninitialised
-    data of that shape, ``Sub([1, 2])`` the values in the default dtype, ``Sub(t)`` ``t``'s
-    storage."""
+    data of that shape, ``Sub([1, 2])`` the values in the default dtype (``Sub(t)`` is an
+    alias of ``t``: ``Tensor.__new__``)."""
     np_dtype = dtypes.get_default_dtype().np
     if all(type(a) is int for a in args):
         return np.empty(args, np_dtype)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]._data
     if len(args) == 1:
         return np.array(args[0], np_dtype)
     raise TypeError(f"Tensor subclass(): expected sizes or one sequence of data, got {args!r}")
@@ -128,9 +130,16 @@ class Tensor:
                 "ember.Tensor(...) does not build tensors from data; use ember.tensor(data) or "
                 "ember.empty(size)"
             )
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            # Sub(t): an alias of t as a Sub, as PyTorch's (in grad mode AliasBackward0,
+            # so the gradient flows back to t)
+            return args[0].as_subclass(cls)  # type: ignore[no-any-return]
         t = object.__new__(cls)
         t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
-        t._keys = CPU_BIT | classify(cls)  # NOTE [torch function keys]
+        backend = CPU_BIT
+        if len(args) == 1 and isinstance(args[0], Tensor):  # its device's key (meta stays meta)
+            backend = args[0]._keys & BACKEND_MASK
+        t._keys = backend | classify(cls)  # NOTE [torch function keys]
         return t
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -306,8 +315,14 @@ class Tensor:
 
         >>> ember.ones(2, requires_grad=True).data.requires_grad
         False
+
+        Unlike ``detach()`` it has a version counter of its own, as PyTorch's: writing it
+        in place does not invalidate the values a graph saved of this tensor.
         """
-        return self.detach()  # type: ignore[attr-defined]
+        out = self.detach()  # type: ignore[attr-defined]
+        if out is not self and out.__dict__.get("_vc") is self._vc:
+            del out._vc
+        return out  # type: ignore[no-any-return]
 
     @data.setter
     def data(self, new: Tensor) -> None:
@@ -391,6 +406,13 @@ class Tensor:
         >>> ember.tensor([2.5]).item()
         2.5
         """
+        data = self._data
+        if type(data) is not _ndarray and self._keys & PYTHON_BIT:
+            if data.size != 1:
+                raise RuntimeError(
+                    f"a Tensor with {data.size} elements cannot be converted to Scalar"
+                )
+            return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
         data = self._values("item")
         if data.size != 1:
             raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
@@ -416,6 +438,8 @@ class Tensor:
         return iter(self.unbind(0))  # type: ignore[attr-defined]
 
     def _scalar(self, what: str) -> Any:
+        if type(self._data) is not _ndarray and self._keys & PYTHON_BIT and self.numel() == 1:
+            return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
         data = self._values(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember.dispatch.keys import PYTHON_BIT
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -259,6 +260,23 @@ def _grad_fn_name(grad_fn: Any) -> str:
     return type(grad_fn).__name__
 
 
+def _wrapper_values(t: Any) -> np.ndarray:
+    """The values of a wrapper subclass (no storage of its own), through dispatched ops as
+    PyTorch's printing gets them: its handler answers ``reshape``, ``select`` and
+    ``_local_scalar_dense`` (``item()``). Only the values that will be shown are asked for
+    (the edges of a summarized tensor); the others stay zero, which no format depends on."""
+    shape = tuple(t.shape)
+    n = math.prod(shape)
+    values = np.zeros(n, dtype=t._data.dtype)
+    index = np.arange(n).reshape(shape)
+    if n > PRINT_OPTS.threshold:
+        index = _summarized(index)
+    flat = t.reshape(-1)
+    for i in index.reshape(-1).tolist():
+        values[i] = flat[i].item()
+    return values.reshape(shape)
+
+
 def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     """``repr(t)`` as PyTorch prints it (see NOTE [tensor printing]).
 
@@ -289,7 +307,9 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
             suffixes.append(f"dtype={d!r}")
         body = tensor_contents
     else:
-        if type(data) is not np.ndarray:
+        if type(data) is not np.ndarray and t._keys & PYTHON_BIT:
+            data = _wrapper_values(t)
+        elif type(data) is not np.ndarray:
             data = t.to("cpu")._data  # lazy tensors materialize to print
         if data.size == 0:
             if data.ndim != 1:

@@ -40,10 +40,12 @@ from ember._torch_function import (
     TORCH_FUNCTION_HANDLER,
     check_mode_handler,
     classify,
+    disabled_torch_function_impl,
     request,
 )
 from ember.dispatch import dispatcher, state
 from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
+from ember.ops.registry import OpOverload, OpOverloadPacket
 
 __all__ = [
     "BaseTorchFunctionMode",
@@ -112,13 +114,14 @@ class DisableTorchFunction(state.TorchFunctionGuard):
         super().__init__(0, _BOTH)
 
 
-class _EnableTorchFunction(state.TorchFunctionGuard):
-    """Handlers and modes are on again in the block."""
+class _EnableTorchFunction(state.ScopedGuard):
+    """Handlers and modes are on again until this guard is deleted or its with-block ends
+    (NOTE [scoped guards] in ``ember/dispatch/state.py``)."""
 
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__(0, 0)
+        super().__init__(keep=~state.TF_BITS)
 
 
 def _enable_torch_function() -> Any:
@@ -217,8 +220,11 @@ _KEYS_OF_TYPE = dispatcher.ARGUMENT_KEYS  # type -> TorchFunction's bit or 0, co
 
 def _add_overloaded(found: list[Any], x: Any, plain_counts: bool) -> None:
     t = type(x)
-    if not (_KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT or (plain_counts and t in PLAIN_TYPES)):
-        return
+    if not _KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT:
+        if not (plain_counts and t in PLAIN_TYPES):
+            return
+        if t.__torch_function__ is disabled_torch_function_impl:  # Parameter, as PyTorch's
+            return
     for f in found:
         if type(f) is t:
             return
@@ -262,7 +268,10 @@ def _run_handlers(
         result = a.__torch_function__(func, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    name = resolve_name(func) or getattr(func, "__qualname__", repr(func))
+    if isinstance(func, (OpOverload, OpOverloadPacket)):
+        name = f"{func.__module__}.{func.__name__}"  # ember.ops.aten.add.Tensor
+    else:
+        name = resolve_name(func) or getattr(func, "__qualname__", repr(func))
     raise TypeError(
         f"no implementation found for '{name}' on types that implement __torch_function__: "
         f"{list(types)}"
@@ -550,6 +559,8 @@ def guard_tensor_members() -> None:
         if not is_overridable_member(name):
             continue
         if name in GENERATED_MEMBERS and getattr(member, "__module__", None) in _CHECKS_ITSELF:
+            continue
+        if getattr(member, "checks_torch_function", False):  # hand-written, with its own check
             continue
         if isinstance(member, property):
             setattr(Tensor, name, _guarded_property(member, name))

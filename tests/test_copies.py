@@ -198,13 +198,17 @@ def test_cpu_type_and_type_as() -> None:
 def test_detach_shares_storage_and_version() -> None:
     y = ember.zeros(3)
     dy = y.detach()
-    assert dy._base is y and dy is not y and dy.stride() == y.stride()
+    # no view, as PyTorch's: _base None (a write through it with a gradient source gives it
+    # a history of its own, not its source a CopySlices)
+    assert dy._base is None and not dy._is_view() and dy is not y and dy.stride() == y.stride()
     dy.fill_(5.0)
     assert y.tolist() == [5.0, 5.0, 5.0] and y._version == dy._version == 1
     assert aten.detach_.default(y) is y
+    assert dy.detach_() is dy
     with pytest.raises(RuntimeError, match="Can't detach views in-place"):
-        dy.detach_()
+        dy[1:].detach_()
     if torch is not None:
+        assert torch.zeros(3).detach()._base is None
         with pytest.raises(RuntimeError, match="Can't detach views in-place"):
             torch.zeros(3)[1:].detach_()
     m = ember.zeros(2, 3, device="meta").transpose(0, 1).detach()

@@ -230,3 +230,29 @@ def test_extract_tensor_metadata_memory_formats() -> None:
         torch.ones(2, 3, requires_grad=True)
     )
     assert TensorMetadata._fields == type(tmeta)._fields
+
+
+def test_fake_tensor_prop_records_fake_values_as_torch() -> None:
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp as TFakeTensorProp
+
+    from ember._subclasses.fake_tensor import FakeTensor
+    from ember.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    def make(lib: Any) -> Any:
+        def f(x, w):
+            y = lib.nn.functional.conv2d(x, w, padding=1).relu()
+            return y.flatten(1) @ y.flatten(1).t(), y.mean((2, 3)), y.shape[0]
+
+        return f
+
+    e, t = fx.symbolic_trace(make(ember)), tfx.symbolic_trace(make(torch))
+    out = FakeTensorProp(e).propagate(ember.randn(2, 3, 8, 8), ember.randn(4, 3, 3, 3))
+    assert isinstance(out[0], FakeTensor) and out[2] == 2
+    TFakeTensorProp(t).propagate(torch.randn(2, 3, 8, 8), torch.randn(4, 3, 3, 3))
+    for en, tn in zip(e.graph.nodes, t.graph.nodes, strict=True):
+        ev, tv = en.meta.get("val"), tn.meta.get("val")
+        if isinstance(tv, torch.Tensor):
+            assert isinstance(ev, FakeTensor), en.name
+            assert list(ev.shape) == list(tv.shape) and ev.stride() == tv.stride(), en.name
+        elif isinstance(tv, int):
+            assert ev == tv, en.name

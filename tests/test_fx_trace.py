@@ -37,6 +37,8 @@ def code_lines(code: str, lib: str) -> list[str]:
     """The lines of generated code; torch.fx's global ``_operator_abs`` is ember's
     ``operator.abs``."""
     code = re.sub(r"\b_operator_(\w+)\(", r"operator.\1(", code)
+    # torch.fx prints the signature's annotations; ember keeps them but does not print them
+    code = re.sub(r" : [^,)=]+", "", re.sub(r"\) -> [^:]+:", "):", code))
     lines = [ln.rstrip() for ln in code.replace(f"{lib}.", "LIB.").splitlines()]
     return [ln for ln in lines if ln.strip()]
 
@@ -366,8 +368,7 @@ def test_lstm_wrapper_with_leaf_modules() -> None:
     m, tm = LSTMWrapper(), TorchLSTMWrapper()
     e, t = fx.symbolic_trace(m), tfx.symbolic_trace(tm)
     assert structure(e) == structure(t)
-    # torch.fx prints the annotations in the signature; ember keeps but does not print them
-    assert code_lines(e.code, "ember")[1:] == code_lines(t.code, "torch")[1:]
+    assert code_lines(e.code, "ember") == code_lines(t.code, "torch")
     x = ember.randn(3, 5, 4)
     same(e(x), m(x))
 
@@ -452,3 +453,120 @@ def test_proxy_on_a_hand_built_graph() -> None:
     gm = fx.GraphModule(ember.nn.Module(), g)
     assert gm(ember.tensor([-1.0, 2.0])).item() == 4.0
     g.lint()
+
+
+@pytest.mark.parametrize("builder", ["mlp", "cnn"])
+def test_printed_graph_module_matches_torch_fx(builder: str) -> None:
+    m, tm = twin(ember, builder)
+    e, t = fx.symbolic_trace(m), tfx.symbolic_trace(tm)
+    assert repr(e) == repr(t)
+    assert code_lines(str(e), "ember") == code_lines(str(t), "torch")
+    assert e._get_name() == t._get_name() == "Sequential"
+
+
+def many_calls(lib: Any) -> Any:
+    class M(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = lib.nn.Linear(4, 4)
+            self.register_buffer("buf", lib.ones(4))
+
+        def forward(self, x: Any) -> Any:
+            y = self.lin(self.lin(x))  # one module called twice: lin, lin_1
+            z = x.new_zeros(x.shape) + self.buf.add(y)  # a real tensor's method, proxy argument
+            w = lib.cat([y, z], dim=1).to(lib.float64)
+            d = lib.log_softmax(w, dim=-1)
+            return d.size(0), x.dim(), x.size(), x.new_ones(x.shape[0]), lib.softmax(y, dim=-1)
+
+    return M
+
+
+def test_module_calls_methods_and_factories_match_torch_fx() -> None:
+    e, t = fx.symbolic_trace(many_calls(ember)()), tfx.symbolic_trace(many_calls(torch)())
+    assert structure(e) == structure(t)
+    assert code_lines(e.code, "ember") == code_lines(t.code, "torch")
+    out = e(ember.ones(2, 4))
+    assert out[0] == 2 and out[1] == 2 and list(out[2]) == [2, 4]
+
+
+def test_retracing_a_graph_module_gives_the_same_graph() -> None:
+    gm = fx.symbolic_trace(many_calls(ember)())
+    again = fx.symbolic_trace(gm)
+    assert structure(again) == structure(gm)
+    assert again.code == gm.code
+    x = ember.randn(3, 4)
+    for a, b in zip(again(x), gm(x), strict=True):
+        if isinstance(a, ember.Tensor):
+            same(a, b)
+        else:
+            assert a == b
+
+
+class ShapeBranch(ember.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = ember.nn.Parameter(ember.ones(3, 4))
+
+    def forward(self, x: Any) -> Any:
+        if self.w.shape[0] == 3 and self.w.dim() == 2:  # Python control flow on a parameter
+            return x @ self.w.t()
+        return x
+
+
+def test_param_shapes_constant_lets_code_branch_on_parameter_shapes() -> None:
+    with pytest.raises(TraceError, match="control flow"):
+        fx.symbolic_trace(ShapeBranch())
+    g = fx.Tracer(param_shapes_constant=True).trace(ShapeBranch())
+    gm = fx.GraphModule(ShapeBranch(), g)
+    assert [n.target for n in g.find_nodes(op="get_attr")] == ["w"]
+    same(gm(ember.ones(2, 4)), ember.full((2, 3), 4.0))
+    tg = tfx.Tracer(param_shapes_constant=True).trace(
+        type("T", (torch.nn.Module,), {
+            "__init__": lambda s: (torch.nn.Module.__init__(s),
+                                   setattr(s, "w", torch.nn.Parameter(torch.ones(3, 4))))[0],
+            "forward": ShapeBranch.forward,
+        })()
+    )  # fmt: skip
+    assert [n.op for n in g.nodes] == [n.op for n in tg.nodes]
+
+
+def scale(x: Any) -> Any:
+    return x * 3
+
+
+def test_autowrap_functions_are_leaves() -> None:
+    def f(x):
+        return scale(x) + 1
+
+    g = fx.Tracer(autowrap_functions=(scale,)).trace(f)
+    assert [n.target for n in g.find_nodes(op="call_function")] == [scale, operator.add]
+    assert scale(ember.ones(1)).item() == 3.0  # put back after the trace
+    plain = fx.symbolic_trace(f)
+    assert [n.target for n in plain.graph.find_nodes(op="call_function")] == [
+        operator.mul, operator.add
+    ]  # fmt: skip
+
+
+def test_graph_module_submodule_editing() -> None:
+    gm = fx.symbolic_trace(Net())
+    assert gm.add_submodule("extra.act", ember.nn.ReLU())
+    assert isinstance(gm.get_submodule("extra.act"), ember.nn.ReLU)
+    gm.delete_all_unused_submodules()
+    assert not hasattr(gm, "extra")
+    assert {n for n, _ in gm.named_modules()} == {"", "block", "block.lin", "head"}
+    assert gm.delete_submodule("head") and not gm.delete_submodule("head")
+
+
+def test_factories_of_traced_sizes_are_recorded_as_torch_fx_does() -> None:
+    def make(lib: Any) -> Any:
+        def f(x):
+            return lib.zeros(x.shape) + lib.arange(x.shape[1]) + lib.full((x.shape[0], 1), 2.0)
+
+        return f
+
+    e, t = fx.symbolic_trace(make(ember)), tfx.symbolic_trace(make(torch))
+    assert structure(e) == structure(t)
+    assert code_lines(e.code, "ember") == code_lines(t.code, "torch")
+    same(e(ember.ones(2, 3)), t(torch.ones(2, 3)))
+    assert ember.zeros.__name__ == "zeros" and fx.symbolic_trace(make(ember)).code == e.code
+    assert isinstance(ember.zeros(2), ember.Tensor)  # put back after tracing

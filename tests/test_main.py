@@ -35,15 +35,17 @@ def test_quick_demo_reports_models_and_traced_ops() -> None:
     out = proc.stdout
     assert "256 train / 360 test images" in out
     assert "mlp: Flatten > Linear(64, 128)" in out and "cnn: Conv2d(1, 8, 3x3)" in out
-    assert "17,226 parameters" in out and "1,898 parameters" in out
+    assert "eager: 17,226 params, SGD(" in out and "lazy: 1,898 params, Adam(" in out
     assert "s/epoch" in out and "test acc" in out
     assert "\r" not in out  # not a terminal: one line per epoch, no redraws
-    assert out.count("epoch 1/1 [####################] 8/8") == 4  # 2 models x 2 modes
+    assert out.count("epoch 1/1 [############] 8/8") == 4  # 2 models x 2 modes
+    wide = [line for line in out.splitlines() if len(line) > cli.WIDTH]
+    assert not wide, f"lines wider than {cli.WIDTH} columns: {wide}"
     assert "Modes: eager, lazy (the compiled mode is not built yet)" in out
     # the same seed and data give the same loss and accuracy eagerly and lazily
     for model in ("mlp", "cnn"):
-        eager = re.search(rf"{model}  eager  epoch 1/1 \S+ 8/8 (loss \S+  test acc +\S+)", out)
-        lazy = re.search(rf"{model}  lazy  epoch 1/1 \S+ 8/8 (loss \S+  test acc +\S+)", out)
+        eager = re.search(rf"{model}  eager +epoch 1/1 \S+ 8/8 (loss \S+  acc +\S+)", out)
+        lazy = re.search(rf"{model}  lazy +epoch 1/1 \S+ 8/8 (loss \S+  acc +\S+)", out)
         assert eager and lazy and eager[1] == lazy[1], out
     assert re.search(r"Lazy device: [\d,]+ ops recorded, \d+ graphs run", out)
     for op in (
@@ -136,7 +138,71 @@ def test_progress_redraws_on_a_terminal_only() -> None:
             bar.update(step, 0.5)
         bar.finish("acc 90%")
     assert tty.getvalue().count("\r") == 5 and tty.getvalue().endswith("4/4 acc 90%\n")
-    assert log.getvalue() == "mlp  epoch  2/10 [####################] 4/4 acc 90%\n"
+    assert log.getvalue() == "mlp  epoch  2/10 [############] 4/4 acc 90%\n"
+
+
+def test_a_closed_pipe_ends_the_demo_quietly(tmp_path: Path) -> None:
+    """``python -m ember | head``: no BrokenPipeError traceback; the pipeline's status is
+    head's (the demo ends on SIGPIPE, as other command-line tools do)."""
+    errors = tmp_path / "stderr.txt"
+    proc = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m ember --quick 2>'{errors}' | head -n 2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 2
+    assert errors.read_text() == ""
+
+
+def test_readme_shows_the_demo_table_as_printed() -> None:
+    """The README's sample table has the demo's header, rule and row layout."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    head, rule, *_ = cli.results_table([])
+    assert f"\n{head}\n{rule}\n" in readme
+    table = readme.split(f"\n{head}\n{rule}\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(table) == 4, table
+    for line in table:
+        model, mode = line.split()[:2]
+        assert model in models.RECIPES and mode in modes.MODES, line
+        row = cli.results_table([train.Result(model, mode, 17226, 0.978, [0.03])])[2]
+        assert len(line) == len(row), line
+        assert re.sub(r"[\d.,%]+", "N", line).split() == re.sub(r"[\d.,%]+", "N", row).split()
+
+
+@pytest.mark.parametrize("option", ["--plot", "--graph"])
+def test_pictures_are_drawn(option: str, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
+    pytest.importorskip("networkx", reason="the plot extra (networkx) is not installed")
+    path = tmp_path / "picture.png"
+    assert cli.main(["--quick", "--model", "mlp", option, str(path)]) == 0
+    data_ = path.read_bytes()
+    assert data_.startswith(b"\x89PNG") and len(data_) > 10_000
+
+
+def test_step_graph_files_every_op_under_a_phase(split: data.Split) -> None:
+    pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
+    from ember.demo import pictures
+    from ember.lazy import debug
+
+    model, opt = _tiny_mlp()
+    tensors, phase = pictures._phases(model, opt, split.train_x[:8], split.train_y[:8])
+    found = debug.lowered(tensors)
+    assert found is not None
+    gm, recorded = found
+    kinds = [
+        pictures._phase_of(n, recorded, phase) for n in gm.graph.nodes if n.op == "call_function"
+    ]
+    names = {
+        pictures._label(n): pictures._phase_of(n, recorded, phase)
+        for n in gm.graph.nodes
+        if n.op == "call_function"
+    }
+    assert names["addmm"] == "forward" and names["threshold_backward"] == "backward"
+    assert {"forward", "backward", "optimizer"} <= set(kinds)
+    ember.lazy.mark_step()
 
 
 def test_options_pick_the_model(capsys: pytest.CaptureFixture[str]) -> None:

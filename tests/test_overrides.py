@@ -1009,13 +1009,16 @@ def test_resolve_name_round_trip(lib: Any) -> None:
 
 
 def test_resolve_name_of_an_op_overload(lib: Any) -> None:
-    """ember's name evaluates back to the OpOverload; PyTorch's is the op's own string."""
-    name = lib.overrides.resolve_name(lib.ops.aten.add.Tensor)
+    """An operator is named as it prints, in both libraries; its ``__module__`` and
+    ``__name__`` name where it lives (``torch._ops.aten`` / ``ember.ops.aten``)."""
+    op = lib.ops.aten.add.Tensor
+    assert lib.overrides.resolve_name(op) == "aten.add.Tensor"
+    assert lib.overrides.resolve_name(lib.ops.aten.add) == "aten.add"
+    prefix = "torch._ops" if lib is torch else "ember.ops"
+    assert op.__module__ == lib.ops.aten.add.__module__ == f"{prefix}.aten"
+    assert f"{op.__module__}.{op.__name__}" == f"{prefix}.aten.add.Tensor"
     if lib is ember:
-        assert name == "ember.ops.aten.add.Tensor"
-        assert eval(name, {"ember": ember}) is ember.ops.aten.add.Tensor
-    else:
-        assert name == "aten.add.Tensor"
+        assert eval(f"{op.__module__}.{op.__name__}", {"ember": ember}) is op
 
 
 def test_op_overload_reaches_handlers(lib: Any) -> None:
@@ -1068,12 +1071,31 @@ def test_testing_override_signatures_follow_schemas() -> None:
     dummies = ember.overrides.get_testing_overrides()
     params = inspect.signature(dummies[ember.add]).parameters
     assert [(p.name, p.annotation) for p in params.values()] == [
-        ("self", "Tensor"),
+        ("input", "Tensor"),
         ("other", "Tensor"),
         ("alpha", "Scalar"),
+        ("out", "Tensor?"),
     ]
     assert params["alpha"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["out"].default is None
     assert dummies[ember.add](1, 2) == -1
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_testing_override_parameter_names_match_pytorch() -> None:
+    """The required parameters of the dummies have PyTorch's names (``input``, ``other``),
+    and functions with an ``out=`` form take ``out``."""
+    ours = ember.overrides.get_testing_overrides()
+    theirs = torch.overrides.get_testing_overrides()
+
+    def required(sig: inspect.Signature) -> list[str]:
+        return [p.name for p in sig.parameters.values() if p.default is p.empty]
+
+    for name in ["add", "mul", "sub", "matmul", "abs", "exp", "cat", "stack", "clamp", "div"]:
+        a = inspect.signature(ours[getattr(ember, name)])
+        b = inspect.signature(theirs[getattr(torch, name)])
+        assert required(a) == required(b), name
+        assert ("out" in a.parameters) == ("out" in b.parameters), name
 
 
 # --------------------------------------------------- every function with a tensor-like
@@ -1164,7 +1186,7 @@ def tensor_slots(func: Any, dummy: Any) -> tuple[list[Any], dict[str, Any], Any,
             return [], {}, lambda: prop.__get__(inst, ember.Tensor), 1
         return [], {}, lambda: prop.__set__(inst, None), 1
     for i, p in enumerate(params):
-        if i == 0 and method and p.name == "self":
+        if i == 0 and method and p.name in ("self", "input"):
             target = getattr(like(), ember.overrides.resolve_name(func).rsplit(".", 1)[1])
             continue
         if p.kind is p.VAR_POSITIONAL:

@@ -1019,3 +1019,98 @@ def test_matrix_norms_of_empty_matrices_match_pytorch(shape: tuple[int, ...], or
         return [(tuple(r.shape), r.requires_grad, r.detach().numpy().tolist()) for r in results]
 
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0])
+@pytest.mark.parametrize("n", [1, 3, 64])
+def test_logit_gradient_at_signed_zeros_is_ieee(eps: float | None, n: int) -> None:
+    """logit's gradient at ±0 is g / (x (1 - x)) in IEEE arithmetic, at every size: -g * inf at
+    -0, g * inf at +0 (ember gave +g * inf at -0, PyTorch's scalar-loop value; NOTE [logit at
+    -0])."""
+    g = np.array([1.0, -1.0] * n)[:n]
+    for zero, sign in ((0.0, 1.0), (-0.0, -1.0)):
+        x = ember.full((n,), zero, dtype=ember.float64, requires_grad=True)
+        ember.logit(x, eps).backward(ember.from_numpy(g))
+        np.testing.assert_array_equal(x.grad.numpy(), sign * g * math.inf)
+
+
+@requires_torch
+def test_logit_gradient_at_signed_zeros_matches_pytorch_vectorized_loop() -> None:
+    """On a 64-element input PyTorch's vectorized loop runs on every element a vector width
+    divides, and gives IEEE's signs there, as ember does everywhere."""
+    g = np.array([1.0, -1.0] * 32)
+    for zero in (0.0, -0.0):
+        x = ember.full((64,), zero, dtype=ember.float64, requires_grad=True)
+        ember.logit(x).backward(ember.from_numpy(g))
+        t = torch.full((64,), zero, dtype=torch.float64, requires_grad=True)
+        torch.logit(t).backward(torch.from_numpy(g))
+        np.testing.assert_array_equal(x.grad.numpy()[:32], t.grad.numpy()[:32])
+
+
+# --------------------------------------------------------------------------- issue 18
+
+
+def _with_parameters(lib: Any, call: str) -> tuple[Any, list[tuple[str, ...]]]:
+    """``call`` on a LoggingTensor-style subclass with Parameters among the arguments."""
+    seen: list[tuple[str, ...]] = []
+
+    class LoggingTensor(lib.Tensor):  # type: ignore[name-defined, misc]
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None):  # noqa: ANN206
+            seen.append(tuple(t.__name__ for t in types))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    F, P = lib.nn.functional, lib.nn.Parameter
+    x = lib.tensor(np.linspace(-1, 1, 72).reshape(2, 4, 3, 3).astype(np.float32))
+    x = x.as_subclass(LoggingTensor)
+    w4, b4 = P(lib.linspace(0.5, 2, 4)), P(lib.linspace(-1, 1, 4))
+    if call == "layer_norm":
+        out = F.layer_norm(x, (3,), P(lib.ones(3) * 2), P(lib.ones(3)))
+    elif call == "batch_norm":
+        out = F.batch_norm(x, lib.zeros(4), lib.ones(4), w4, b4, True)
+    elif call == "group_norm":
+        out = F.group_norm(x, 2, w4, b4)
+    elif call == "instance_norm":
+        out = F.instance_norm(x, weight=w4, bias=b4)
+    elif call == "embedding":
+        idx = lib.tensor([[1, 2]]).as_subclass(LoggingTensor)
+        out = F.embedding(idx, P(lib.linspace(0, 1, 30).view(10, 3)))
+    else:
+        out = F.linear(x, P(lib.linspace(0, 1, 15).view(5, 3)))
+    assert type(out) is LoggingTensor
+    return out, seen
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "call", ["layer_norm", "batch_norm", "group_norm", "instance_norm", "embedding", "linear"]
+)
+def test_parameters_stay_out_of_a_subclass_handlers_types(call: str) -> None:
+    """``nn.Parameter`` disables ``__torch_function__`` (PyTorch's
+    ``_disabled_torch_function_impl``): a subclass handler calling
+    ``super().__torch_function__`` with Parameters among the arguments runs the function."""
+    ours, our_types = _with_parameters(ember, call)
+    theirs, their_types = _with_parameters(torch, call)
+    assert sorted(set(our_types)) == sorted(set(their_types))
+    assert all("Parameter" not in s for s in our_types), our_types
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert ember.nn.Parameter.__torch_function__ is ember._C._disabled_torch_function_impl
+
+
+@requires_torch
+def test_a_subclass_built_from_a_tensor_requiring_grad_is_an_alias() -> None:
+    """``Sub(t)`` for a ``t`` that requires grad: an alias with ``AliasBackward0`` whose
+    gradient reaches ``t``, as PyTorch's (it was a detached tensor)."""
+    grads = []
+    for lib in (ember, torch):
+
+        class Sub(lib.Tensor):  # type: ignore[name-defined, misc]
+            pass
+
+        t = lib.tensor([1.0, 2.0], requires_grad=True)
+        s = Sub(t)
+        assert type(s) is Sub and s.requires_grad and s._base is t
+        assert s.grad_fn.name() == "AliasBackward0"
+        (s * 3).sum().backward()
+        grads.append(t.grad.tolist())
+    assert grads[0] == grads[1] == [3.0, 3.0]

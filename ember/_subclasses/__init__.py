@@ -70,8 +70,14 @@ def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **_: Any
         raise TypeError(f"_make_subclass(): data must be a Tensor, got {type(data).__name__}")
     out = _detach.redispatch(data._keys & _BELOW_TF & ~AUTOGRAD_BIT, data)
     out = _retype(out, cls)
-    if require_grad:
-        out.requires_grad_(True)
+    if require_grad:  # directly, as PyTorch's C++ does: no __torch_function__ of cls runs
+        dt = dtypes.FROM_NUMPY[out._data.dtype]  # not out.dtype: that asks the handler
+        if not (dt.is_floating_point or dt.is_complex):
+            raise RuntimeError(
+                f"_make_subclass(): only Tensors of floating point or complex dtype can require "
+                f"gradients (got {dt})"
+            )
+        out._keys |= AUTOGRAD_BIT
     return out
 
 

@@ -91,10 +91,18 @@ class FakeTensor(Tensor):
     def __torch_dispatch__(
         cls, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
+        if _other_subclass(types):  # another subclass's handler unwraps it first (PyTorch's)
+            return NotImplemented
         # outside its mode, a fake tensor's op runs in the mode it was made in
         mode = next(x.fake_mode for x in _tensors(args, kwargs or {}) if isinstance(x, FakeTensor))
         with mode:
             return func(*args, **(kwargs or {}))
+
+
+def _other_subclass(types: Any) -> bool:
+    """A handler class other than FakeTensor's is among ``types`` (a wrapper subclass over
+    fake tensors: its ``__torch_dispatch__`` runs first and calls the op on its parts)."""
+    return any(not issubclass(t, FakeTensor) for t in types)
 
 
 def _tensors(args: Any, kwargs: dict[str, Any]) -> list[Any]:
@@ -148,6 +156,8 @@ class FakeTensorMode(TorchDispatchMode):
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = kwargs or {}
+        if _other_subclass(types):
+            return NotImplemented
         if func in _DATA_OUTPUTS or "data_dependent_output" in func.tags:  # (equal, allclose)
             raise DataDependentOutputException(func)
         if "dynamic_output_shape" in func.tags:  # NOTE [data-dependent shapes]

@@ -9,9 +9,11 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
+from ember.dispatch.keys import TORCH_FUNCTION_BIT
+from ember.dispatch.state import FUNCTION_MODES
 from ember.dtypes import FLOATING_NP
 from ember.ops.registry import ops
-from ember.overrides import handle_torch_function, has_torch_function
+from ember.overrides import handle_torch_function, has_torch_function, is_tensor_like
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -53,11 +55,18 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
     return out
 
 
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    """A tensor-like as a one-element tuple, a sequence as a tuple (PyTorch's normalisation
+    of ``tensors`` / ``outputs`` / ``inputs`` before it hands them to a handler)."""
+    return (x,) if is_tensor_like(x) else tuple(x)
+
+
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: Any = None,
     inputs: Any = None,
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
@@ -65,15 +74,32 @@ def backward(
     >>> x = ember.ones(2, requires_grad=True); ember.autograd.backward((x * 3).sum()); x.grad
     tensor([3., 3.])
     """
-    ts = _as_list(tensors)
-    relevant = (*ts, *(_as_list(inputs) or ()))
-    if has_torch_function(relevant):  # the Python route (NOTE [two routes])
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`."
+            )
+        grad_tensors = grad_variables
+    ins_tuple = None if inputs is None else _as_tuple(inputs)
+    if ins_tuple is not None and not ins_tuple:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    ts_tuple = _as_tuple(tensors)
+    relevant = tuple(t for t in (*ts_tuple, *(ins_tuple or ())) if is_tensor_like(t))
+    if has_torch_function(relevant):  # the Python route, arguments as PyTorch passes them
         return handle_torch_function(  # type: ignore[no-any-return]
-            backward, relevant, tensors, grad_tensors, retain_graph, create_graph, inputs=inputs
+            backward,
+            relevant,
+            ts_tuple,
+            grad_tensors=grad_tensors,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=ins_tuple,
         )
+    ts = list(ts_tuple)
     gs = _default_grads(ts, _as_list(grad_tensors))
     retain = create_graph if retain_graph is None else retain_graph
-    ins = _as_list(inputs) or None
+    ins = list(ins_tuple) if ins_tuple else None
     if ins is None:
         run_backward(ts, gs, retain_graph=retain, create_graph=create_graph)
         return
@@ -95,7 +121,9 @@ def grad(
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated).
@@ -103,21 +131,31 @@ def grad(
     >>> x = ember.ones(2, requires_grad=True); ember.autograd.grad((x * x).sum(), x)
     (tensor([2., 2.]),)
     """
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
-    relevant = (*outs, *ins)
-    if has_torch_function(relevant):  # the Python route (NOTE [two routes])
+    outs_tuple = _as_tuple(outputs)
+    ins_tuple = _as_tuple(inputs)
+    if not ins_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    relevant = tuple(t for t in (*outs_tuple, *ins_tuple) if is_tensor_like(t))
+    if has_torch_function(relevant):  # the Python route, arguments as PyTorch passes them
         return handle_torch_function(  # type: ignore[no-any-return]
             grad,
             relevant,
-            outputs,
-            inputs,
+            outs_tuple,
+            ins_tuple,
             grad_outputs=grad_outputs,
             retain_graph=retain_graph,
             create_graph=create_graph,
+            only_inputs=only_inputs,
             allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched,
             materialize_grads=materialize_grads,
         )
+    if is_grads_batched:
+        raise NotImplementedError(
+            "autograd.grad(is_grads_batched=True) needs vmap, which ember does not have; "
+            "loop over the batch of grad_outputs instead"
+        )
+    outs, ins = list(outs_tuple), list(ins_tuple)
     gs = _default_grads(outs, _as_list(grad_outputs))
     retain = create_graph if retain_graph is None else retain_graph
     res = run_backward(
@@ -154,12 +192,26 @@ def _backward(
     >>> x = ember.ones(2, requires_grad=True); (x * 2).sum().backward(); x.grad
     tensor([2., 2.])
     """
+    if (self._keys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and has_torch_function((self,)):
+        return handle_torch_function(  # type: ignore[no-any-return]
+            Tensor.backward,  # type: ignore[attr-defined]
+            (self,),
+            self,
+            gradient=gradient,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=inputs,
+        )
     if gradient is None and inputs is None and not create_graph:  # loss.backward()
         ts = [self]
         gs = _default_grads(ts, ())
         run_backward(ts, gs, retain_graph=bool(retain_graph), create_graph=False)
         return
-    backward(self, gradient, retain_graph, create_graph, inputs)
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_backward.__name__ = _backward.__qualname__ = "backward"
+_backward.checks_torch_function = True  # type: ignore[attr-defined]  # with PyTorch's arguments
 
 
 def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Handle:

@@ -45,6 +45,7 @@ import weakref
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd import view_rules
 from ember.autograd.graph import Edge, Node, make_node
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
@@ -90,9 +91,13 @@ def _region(base: Tensor, view: Tensor) -> Region:
     )
 
 
-def track(view: Tensor) -> None:
-    """Remember ``view`` in its base, if a write could rewrite the base's history (NOTE
-    [views of a rewritten base])."""
+def track(view: Tensor, src: Any = None, multi: bool = False) -> None:
+    """Remember ``view`` (taken of ``src``; ``multi``: one of several views an op returned)
+    in its base, if a write could rewrite the base's history (NOTE [views of a rewritten
+    base]), and how it was made (NOTE [view creation meta] in ``view_rules.py``)."""
+    view_rules.inherit(view, src)
+    if multi:
+        view_rules.mark(view, view_rules.MULTI_OUTPUT_NODE)
     base = view._base
     if base is not None and base.grad_fn is not None:
         views = base.__dict__.get("_views")
@@ -110,7 +115,7 @@ def regenerate(base: Tensor, written: Tensor | None) -> None:
     fn = base.grad_fn
     geometry = _geometry(base)
     for v in list(views):
-        if v is written or not v.requires_grad:
+        if v is written or not v.requires_grad or view_rules.invalidate(v):
             continue
         _set_history(v, _region_of((fn, base._output_nr), geometry, _region(base, v)))
 

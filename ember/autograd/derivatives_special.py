@@ -9,6 +9,13 @@ functions by the product rule. ``xlogy``'s gradient for ``self`` is 0 where ``se
 ``other <= 0`` (where ``log(other)`` is -inf or NaN but the value is defined as 0), as
 PyTorch's; ``logit``'s is 0 outside ``[eps, 1 - eps]`` (NaN outside ``[0, 1]`` without
 ``eps``); ``sinc``'s is 0 at 0.
+
+# NOTE [logit at -0]
+``logit``'s gradient is ``g / (x (1 - x))`` in IEEE arithmetic, so at ``x = -0`` it is
+``-g * inf`` and at ``+0`` ``g * inf``. PyTorch 2.13's CPU kernel gives that in its vectorized
+loop but ``+g * inf`` at both zeros in its scalar loop (short or tail elements), so which sign
+PyTorch returns depends on the size and on the machine's vector width; ember takes the
+vectorized loop's value everywhere (tests/test_regressions.py).
 """
 
 from __future__ import annotations
@@ -37,11 +44,9 @@ def _mvlgamma(g: Any, self: Any, p: int) -> Any:
 
 
 def _logit(g: Any, self: Any, eps: float | None) -> Any:
+    # IEEE division at the ends: g / (-0 * 1) is -g * inf at x = -0 (NOTE [logit at -0])
     grad = g / (self * (1 - self))
     if eps is None:
-        ends = (self == 0) | (self == 1)
-        if bool(ends.any()):  # g * inf there, as PyTorch's kernel (-0 gives +inf, not -inf)
-            grad = E.where(ends, g * math.inf, grad)
         return E.where((self < 0) | (self > 1), math.nan, grad)
     return E.where((self < eps) | (self > 1 - eps), 0.0, grad)
 

@@ -177,8 +177,10 @@ def run_backward(
             if anomaly:
                 check_results(node, results)
             if watched and node._hooks:
-                for hook in node._hooks:
-                    hook(tuple(results), tuple(grads))
+                for hook in node._hooks:  # a hook may return new grad_inputs, as PyTorch's
+                    new = hook(tuple(results), tuple(grads))
+                    if new is not None:
+                        results = tuple(new)
             if not retain_graph and node.saved:
                 node.release()
             if len(results) != len(edges):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd import copy_slices, view_rules
 from ember.autograd.grad_mode import no_grad
 from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
@@ -123,6 +124,7 @@ class Function:
             out = cls.forward(*args, **kwargs) if separate else cls.forward(ctx, *args, **kwargs)
         if separate:
             cls.setup_context(ctx, args, out)
+        out = _alias_inputs(out, args, ctx._dirty)
         if not (state.local.grad_enabled and any(ctx.needs_input_grad)):
             return out
         for t in ctx._dirty:
@@ -147,7 +149,34 @@ class Function:
             o._keys |= AUTOGRAD_BIT
             o.grad_fn = node
             o._output_nr = i
+            if o._base is not None and not any(o is d for d in ctx._dirty):
+                # NOTE [view creation meta]: a write into it, or its base, is refused
+                copy_slices.track(o)
+                view_rules.mark(
+                    o,
+                    view_rules.MULTI_OUTPUT_NODE
+                    if len(outs) > 1
+                    else view_rules.IN_CUSTOM_FUNCTION,
+                )
         return out
+
+
+def _alias_inputs(out: Any, args: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> Any:
+    """``out`` with each input returned as is (and not marked dirty) replaced by an alias of
+    it, as PyTorch's ``apply`` does: the output gets the Function's history, the input keeps
+    its own."""
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    changed = False
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor) and any(o is a for a in args) and not any(o is d for d in dirty):
+            with no_grad():
+                outs[i] = o.view_as(o)  # type: ignore[attr-defined]
+            changed = True
+    if not changed:
+        return out
+    if isinstance(out, list):
+        return outs
+    return type(out)(outs) if isinstance(out, tuple) else outs[0]
 
 
 def _check_inplace_function(cls: type, t: Tensor) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd import copy_slices
+from ember.autograd import copy_slices, view_rules
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
@@ -55,6 +55,8 @@ def gradient_edge(t: Tensor) -> Edge:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
+    if t._base is not None and view_rules.creation_meta(t) == view_rules.NO_GRAD_MODE:
+        return NO_EDGE  # a view taken under no_grad: no history, no accumulator of its own
     ref = t.__dict__.get("_grad_accumulator")
     acc = ref() if ref is not None else None
     if acc is None:  # weak, as in PyTorch: the graphs using the leaf keep it alive, not the leaf
@@ -200,7 +202,12 @@ def autograd_fallback(
         info = _INFO[op] = _OpInfo(op)
     if not state.local.grad_enabled:
         # nothing records: ops nested below see grad mode off too, so no exclude is needed
-        return op.redispatch(ks & BELOW, *args, **kwargs)
+        out = op.redispatch(ks & BELOW, *args, **kwargs)
+        if info.inplace and args:  # NOTE [view creation meta] in view_rules.py
+            view_rules.written_without_grad(args[0])
+        elif op.is_view and args and isinstance(args[0], Tensor) and args[0].requires_grad:
+            view_rules.nograd_view(out)
+        return out
     if op in NONDIFFERENTIABLE:
         return _below(op, ks, args, kwargs)
     found = info.gather(args, kwargs)
@@ -247,9 +254,10 @@ def autograd_fallback(
     elif inplace and _differentiable(args[0]):  # NOTE [views of a rewritten base]
         copy_slices.regenerate(args[0], None)
     elif op.is_view:
+        multi = isinstance(out, (tuple, list))  # NOTE [view creation meta]
         for o in _flat_outputs(out):
             if isinstance(o, Tensor) and o._base is not None:
-                copy_slices.track(o)
+                copy_slices.track(o, args[0], multi)
     return out
 
 
@@ -257,6 +265,8 @@ def _check_inplace(op: OpOverload, self: Any) -> None:
     if not isinstance(self, Tensor):
         return
     base = self._base
+    if base is not None:
+        view_rules.check(op.__name__, self)  # NOTE [view creation meta]
     if base is not None and base.requires_grad and base.grad_fn is None:
         raise RuntimeError(
             f"{op.__name__}: a view of a leaf Variable that requires grad is being used in an "
@@ -491,9 +501,11 @@ def specialize(op: OpOverload) -> Kernel:
             runner(vjp),
             saved_output,
             copy_slices.track,
+            view_rules.nograd_view,
         )
     else:
-        fn = make_passthrough(op, BELOW, autograd_fallback)
+        written = view_rules.written_without_grad if info.inplace else None
+        fn = make_passthrough(op, BELOW, autograd_fallback, written)
     info.kernel = (fn, KIND_KEYSET), vjp, nondiff
     return info.kernel[0]
 

@@ -77,16 +77,24 @@ def _scope(op: Any, below: int, **more: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def make_passthrough(op: Any, below: int, fallback: Kernel) -> Kernel:
+def make_passthrough(
+    op: Any, below: int, fallback: Kernel, written: Callable[[Any], None] | None = None
+) -> Kernel:
     """The Autograd kernel of an op the recorder doesn't cover: grad mode off runs it below
-    straight away; grad mode on goes to the boxed ``fallback(op, keyset, args, kwargs)``."""
-    lines = [
-        *_HEAD,
-        "    if not local.grad_enabled:",
-        f"        return {_CALL_BELOW}",
-        "    return FALLBACK(op, ks, args, kwargs)",
-    ]
-    return define(lines, _scope(op, below, FALLBACK=fallback), "kernel", f"autograd {op}")
+    straight away (then, for an in-place op, tells ``written(self)``); grad mode on goes to
+    the boxed ``fallback(op, keyset, args, kwargs)``."""
+    lines = [*_HEAD, "    if not local.grad_enabled:"]
+    if written is None:
+        lines.append(f"        return {_CALL_BELOW}")
+    else:  # NOTE [view creation meta] in view_rules.py
+        lines += [
+            f"        out = {_CALL_BELOW}",
+            "        WRITTEN(args[0] if args else kwargs.get('self'))",
+            "        return out",
+        ]
+    lines.append("    return FALLBACK(op, ks, args, kwargs)")
+    scope = _scope(op, below, FALLBACK=fallback, WRITTEN=written)
+    return define(lines, scope, "kernel", f"autograd {op}")
 
 
 def make_nondifferentiable(op: Any, below: int) -> Kernel:
@@ -111,12 +119,22 @@ def make_recorder(
     attach: Callable[[Node, Any], None],
     runner: Runner,
     saved_output: Callable[[Tensor], Tensor],
-    track: Callable[[Tensor], None],
+    track: Callable[..., None],
+    nograd_view: Callable[[Any], None],
 ) -> Kernel:
     """``kernel(keyset, *args, **kwargs)``, the Autograd kernel of ``op``, whose Tensor
     parameters are ``params`` ((position or -1, name, is_list) each, none a list) and whose
     derivative entry is ``vjp`` (NOTE [generated recorders])."""
-    lines = [*_HEAD, "    if not local.grad_enabled:", f"        return {_CALL_BELOW}"]
+    lines = [*_HEAD, "    if not local.grad_enabled:"]
+    if op.is_view:  # a view of a tensor that requires grad: NOTE [view creation meta]
+        lines += [
+            f"        out = {_CALL_BELOW}",
+            "        if args and isinstance(x := args[0], T) and x._keys & AB:",
+            "            NOGRAD_VIEW(out)",
+            "        return out",
+        ]
+    else:
+        lines.append(f"        return {_CALL_BELOW}")
     lines.append("    n = len(args)")
     k = len(params)
     for i, (pos, name, _) in enumerate(params):
@@ -208,7 +226,7 @@ def make_recorder(
                 "    saved.append(SavedOut(kept, NAME, 0))",
             ]
         if op.is_view:  # NOTE [views of a rewritten base]
-            lines += ["    if out._base is not None:", "        TRACK(out)"]
+            lines += ["    if out._base is not None:", "        TRACK(out, x0)"]
         lines.append("    return out")
     elif _fixed_tensors(op._schema.returns):  # several Tensor outputs, inline too
         lines += _attach_outputs(len(op._schema.returns), vjp)
@@ -218,7 +236,7 @@ def make_recorder(
             lines += [
                 "    for o in out:",
                 "        if isinstance(o, T) and o._base is not None:",
-                "            TRACK(o)",
+                "            TRACK(o, x0, True)",  # NOTE [view creation meta]
             ]
         lines.append("    return out")
     scope = _scope(
@@ -227,7 +245,7 @@ def make_recorder(
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
         SavedOut=SavedOutput,
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
-        TRACK=track,
+        TRACK=track, NOGRAD_VIEW=nograd_view,
     )  # fmt: skip
     return define(lines, scope, "kernel", f"autograd recorder {op}")
 

@@ -120,6 +120,8 @@ def lower(
     g.output(tuple(outs))
     gm = GraphModule({}, g)
     gm.meta["arrays"] = True
+    # the id of the recorded node each value comes from (ember.lazy.debug.lowered)
+    gm.meta["recorded"] = {fx: k[0] for k, fx in values.items() if fx.op != "placeholder"}
     return gm
 
 

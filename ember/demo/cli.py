@@ -4,33 +4,56 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Sequence
 
 import ember
 from ember import nn
-from ember.demo import data, models, trace
+from ember.demo import data, models, pictures, trace
 from ember.demo.modes import MODES, PLANNED
 from ember.demo.text import join_wrapped
 from ember.demo.train import Result, train
 from ember.optim.optimizer import Optimizer
 
 QUICK_TRAIN = 256  # --quick trains on this many samples for one epoch
+WIDTH = 80  # every line of the report fits a terminal of this many columns
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line (``python -m ember --help`` lists it)."""
     p = argparse.ArgumentParser(
         prog="python -m ember",
-        description="Train an MLP and a CNN on the UCI digits with ember, report accuracy, "
-        "time per epoch and size, then trace the aten ops one training step dispatches.",
+        description="Train an MLP and a CNN on the UCI digits with ember in each mode, "
+        "report accuracy, time per epoch and size, then trace the aten ops one training "
+        "step dispatches.",
     )
-    p.add_argument("--epochs", type=int, help="epochs per model (default: mlp 20, cnn 20)")
-    p.add_argument("--model", choices=("mlp", "cnn", "both"), default="both")
-    p.add_argument("--seed", type=int, default=0, help="seeds weights and batch order")
+    p.add_argument(
+        "--epochs", type=int, help="epochs per model and mode (default: 20; 1 with --quick)"
+    )
+    p.add_argument(
+        "--model",
+        choices=("mlp", "cnn", "both"),
+        default="both",
+        help="the network to train: the MLP, the CNN or both (default: both)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seeds weights and batch order (default: 0)")
     p.add_argument(
         "--quick",
         action="store_true",
         help=f"a smoke run: 1 epoch (unless --epochs) on {QUICK_TRAIN} training samples",
+    )
+    p.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw each mode's loss curve and time per epoch into this file "
+        "(needs matplotlib: pip install 'ember[plot]')",
+    )
+    p.add_argument(
+        "--graph",
+        metavar="PNG",
+        help="also draw one training step's lazy graph into this file, forward, backward "
+        "and optimizer nodes coloured apart, fused groups boxed (needs matplotlib and "
+        "networkx: pip install 'ember[plot]')",
     )
     args = p.parse_args(argv)
     if args.epochs is not None and args.epochs < 1:
@@ -45,11 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = data.split_digits(QUICK_TRAIN if args.quick else None)
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
     n_train, n_test = len(split.train_y), len(split.test_y)
-    print(f"ember {ember.__version__}: PyTorch's API and dispatcher on NumPy, training on the")
     print(
-        f"UCI hand-written digits ({n_train} train / {n_test} test images, 8x8, scaled to [0, 1])."
+        textwrap.fill(
+            f"ember {ember.__version__}: PyTorch's API and dispatcher on NumPy, training on the "
+            f"UCI hand-written digits ({n_train:,} train / {n_test:,} test images, 8x8, "
+            "scaled to [0, 1]).",
+            WIDTH,
+        )
     )
-    print(f"Modes: {', '.join(MODES)} (the {' and '.join(PLANNED)} mode is not built yet).")
+    planned = f" (the {' and '.join(PLANNED)} mode is not built yet)" if PLANNED else ""
+    print(f"Modes: {', '.join(MODES)}{planned}.")
 
     results: list[Result] = []
     trained: dict[tuple[str, str], tuple[nn.Module, Optimizer, int]] = {}
@@ -60,11 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ember.manual_seed(args.seed)
             model = recipe.build()
             opt = recipe.optimizer(model.parameters())
-            layers = join_wrapped(models.describe(model), " > ", 94)
+            layers = join_wrapped(models.describe(model), " > ", WIDTH - 5)
             print(f"\n{name}: " + "\n     ".join(layers))
             print(
-                f"{models.count_params(model):,} parameters, {_optimizer(opt)}, "
-                f"{epochs} epoch{'s' * (epochs > 1)} of batch {recipe.batch_size}, mode {mode}"
+                f"{mode}: {models.count_params(model):,} params, {_optimizer(opt)}, "
+                f"batch {recipe.batch_size}, {epochs} epoch{'s' * (epochs > 1)}"
             )
             result = train(
                 name,
@@ -80,17 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(result)
             trained[(name, mode)] = (model, opt, recipe.batch_size)
 
-    print(f"\nResults (accuracy on the {n_test} test images; time of the training steps only)")
-    head = f"{'model':<6} {'mode':<6} {'params':>7} {'epochs':>6} {'s/epoch':>8} {'test acc':>9}"
-    print(head + "\n" + "-" * len(head))
-    for r in results:
-        print(
-            f"{r.model:<6} {r.mode:<6} {r.params:>7,} {len(r.epoch_seconds):>6} "
-            f"{r.seconds_per_epoch:>8.3f} {r.accuracy:>9.1%}"
-        )
-
+    print(f"\nResults (accuracy on the {n_test:,} test images; time of the training steps)")
+    print("\n".join(results_table(results)))
     if "lazy" in MODES:
         print("\n" + _lazy_summary())
+    if args.plot:
+        pictures.plot_training(results, args.plot)
+        print(f"\nLoss curves and times per epoch: {args.plot}")
 
     for name in names:
         traces = []
@@ -99,15 +123,44 @@ def main(argv: Sequence[str] | None = None) -> int:
             x, y = split.train_x[:batch_size], split.train_y[:batch_size]
             traces.append(trace.trace_step(model, opt, x, y, mode))
         _print_traces(name, batch_size, traces)
+    if args.graph:
+        name = names[0]
+        model, opt, batch_size = trained[(name, "lazy")]
+        x, y = split.train_x[:batch_size], split.train_y[:batch_size]
+        drawn = pictures.draw_step_graph(model, opt, x, y, args.graph)
+        print(f"\nOne lazy training step of {name}: {args.graph}\n{drawn}")
     print("\nNext: docs/index.md (the guide) and docs/adding-ops.md (adding an op).")
     return 0
 
 
+def results_table(results: Sequence[Result]) -> list[str]:
+    """The report's table: one row per model and mode.
+
+    >>> from ember.demo.cli import results_table
+    >>> from ember.demo.train import Result
+    >>> print("\\n".join(results_table([Result("mlp", "eager", 17226, 0.978, [0.03])])))
+    model  mode      params  epochs  s/epoch  test acc
+    --------------------------------------------------
+    mlp    eager     17,226       1    0.030     97.8%
+    """
+    head = f"{'model':<6} {'mode':<8} {'params':>7} {'epochs':>7} {'s/epoch':>8} {'test acc':>9}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        lines.append(
+            f"{r.model:<6} {r.mode:<8} {r.params:>7,} {len(r.epoch_seconds):>7,} "
+            f"{r.seconds_per_epoch:>8.3f} {r.accuracy:>9.1%}"
+        )
+    return lines
+
+
 def _print_traces(name: str, batch_size: int, traces: list[trace.Trace]) -> None:
     """What each layer did in the first mode's step, then the op counts of every mode."""
-    print(f"\nOne more training step of {name} (a batch of {batch_size}), traced: each aten op")
-    print("that reached a boxed fallback on the Python key (ember.library), which logs it and")
-    print(f"redispatches below. What each layer did ({traces[0].mode}), then the ops counted:")
+    text = (
+        f"One more training step of {name} (a batch of {batch_size}), traced: each aten op "
+        "that reached a boxed fallback on the Python key (ember.library), which logs it and "
+        f"redispatches below. What each layer did ({traces[0].mode}), then the ops counted:"
+    )
+    print("\n" + textwrap.fill(text, WIDTH))
     print("\n".join("  " + line for line in trace.layer_table(traces[0])))
     print()
     print("\n".join("  " + line for line in trace.op_table(traces)))
@@ -119,14 +172,14 @@ def _lazy_summary() -> str:
     count = m.counter_value
     fallbacks = sum(count(n) for n in m.counter_names() if n.startswith("cpu_fallback::"))
     hits, misses = count("compile_cache_hit"), count("compile_cache_miss")
-    lines = [
+    text = (
         f"Lazy device: {count('ops_recorded'):,} ops recorded, {count('graphs_executed'):,} "
-        f"graphs run ({misses} compiled, {hits} from",
-        f"the cache), {count('tier::numba'):,} fused numba kernels run, {fallbacks} ops run "
-        "on the cpu instead. On models",
-        "this small lazy is slower than eager: recording an op costs more than running it.",
-    ]
-    return "\n".join(lines)
+        f"graphs run ({misses:,} compiled, {hits:,} from the cache), "
+        f"{count('tier::numba'):,} fused numba kernels run, {fallbacks:,} ops run on the cpu "
+        "instead. On models this small lazy is slower than eager: recording an op costs more "
+        "than running it."
+    )
+    return textwrap.fill(text, WIDTH)
 
 
 def _optimizer(opt: Optimizer) -> str:

@@ -153,7 +153,7 @@ def short(op: str) -> str:
 
 def layer_table(trace: Trace) -> list[str]:
     """One line per layer (then loss, backward, optimizer): the ops it dispatched, with
-    counts above one, wrapped to fit 100 columns (with the caller's 2-space indent)."""
+    counts above one, wrapped to fit 80 columns (with the caller's 2-space indent)."""
     per: dict[str, Counter[str]] = {}
     for (_, where, op, _), n in trace.calls.items():
         per.setdefault(where, Counter())[short(op)] += n
@@ -161,7 +161,7 @@ def layer_table(trace: Trace) -> list[str]:
     lines = []
     for where, ops in per.items():
         parts = [op if n == 1 else f"{op} x{n}" for op, n in ops.items()]
-        wrapped = join_wrapped(parts, ", ", 96 - width)
+        wrapped = join_wrapped(parts, ", ", 76 - width)
         lines.append(f"{where:<{width}}  {wrapped[0]}")
         lines.extend(f"{'':<{width}}  {rest}" for rest in wrapped[1:])
     return lines

@@ -23,10 +23,10 @@ class Progress:
 
     >>> from ember.demo.train import Progress
     >>> import io; p = Progress("mlp", 1, 2, 4, io.StringIO()); p.finish("done"); p.out.getvalue()
-    'mlp  epoch 1/2 [####################] 4/4 done\\n'
+    'mlp  epoch 1/2 [############] 4/4 done\\n'
     """
 
-    WIDTH = 20
+    WIDTH = 12  # a finished line fits 80 columns (tests/test_main.py)
 
     def __init__(self, label: str, epoch: int, epochs: int, steps: int, out: TextIO) -> None:
         self.head = f"{label}  epoch {epoch:>{len(str(epochs))}}/{epochs}"
@@ -60,6 +60,7 @@ class Result:
     params: int
     accuracy: float = 0.0
     epoch_seconds: list[float] = field(default_factory=list)
+    epoch_losses: list[float] = field(default_factory=list)  # mean training loss per epoch
 
     @property
     def seconds_per_epoch(self) -> float:
@@ -130,7 +131,7 @@ def train(
     result = Result(name, mode, count_params(model))
     for epoch in range(1, epochs + 1):
         loader = batches(data.train_x, data.train_y, batch_size, seed=seed * 1000 + epoch)
-        bar = Progress(f"{name:<4} {mode}", epoch, epochs, len(loader), out or io.StringIO())
+        bar = Progress(f"{name:<4} {mode:<8}", epoch, epochs, len(loader), out or io.StringIO())
         model.train()
         start, total, seen = time.perf_counter(), 0.0, 0
         for step, (x, y) in enumerate(loader, 1):
@@ -140,10 +141,10 @@ def train(
             total, seen = total + loss * len(y), seen + len(y)
             bar.update(step, loss)
         result.epoch_seconds.append(time.perf_counter() - start)
+        result.epoch_losses.append(total / seen)
         model.eval()
         result.accuracy = accuracy(run, data.test_x, data.test_y)
         bar.finish(
-            f"loss {total / seen:.4f}  test acc {result.accuracy:6.1%}  "
-            f"{result.epoch_seconds[-1]:.2f} s"
+            f"loss {total / seen:.4f}  acc {result.accuracy:6.1%}  {result.epoch_seconds[-1]:.2f} s"
         )
     return result

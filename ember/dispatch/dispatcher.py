@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ember.device import DeviceBits
+from ember.dispatch import state as _state
 from ember.dispatch.codegen import define
 from ember.dispatch.keys import (
     BACKEND_KEYS,
@@ -42,6 +43,8 @@ from ember.dispatch.keys import (
     below,
 )
 from ember.dispatch.state import ACTIVE, effective_keys
+
+_TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
 if TYPE_CHECKING:
     from ember.ops.registry import OpOverload
@@ -59,7 +62,22 @@ _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
 _ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
 _CPU_ENTRY = CPU_BIT.bit_length() - 1
-_DEVICE_BITS = DeviceBits(DEVICE_BITS)  # a device with no key raises PyTorch's error
+
+
+class _FactoryDeviceBits(DeviceBits):
+    """A factory's ``device=`` -> its backend bit; a device with no key raises PyTorch's
+    error, except while a TorchFunctionMode is on: then the call goes to the mode first
+    (0 here leaves the key set to the mode's key), as PyTorch's argument parser hands a
+    factory to modes before it parses ``device``, so a mode can implement a device ember
+    does not know (``ember.empty(4, device="my_device")``)."""
+
+    def __missing__(self, name: str) -> int:
+        if _state.local.function_modes and not _state.local.exclude & _TF_MODE_BIT:
+            return 0
+        return super().__missing__(name)
+
+
+_DEVICE_BITS = _FactoryDeviceBits(DEVICE_BITS)
 #: the Tensor class, once ember._tensor has defined it (the dispatcher sits below it)
 TENSOR_TYPE: list[type[Any]] = [object]
 

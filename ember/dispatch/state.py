@@ -226,3 +226,41 @@ def push_dispatch_mode(mode: Any) -> None:
 def pop_dispatch_mode() -> Any:
     """Pop this thread's top TorchDispatchMode."""
     return _pop_mode(local.dispatch_modes, DispatchKey.Python, "TorchDispatchMode")
+
+
+class ScopedGuard:
+    """PyTorch's RAII guards (``torch._C._DisableTorchDispatch()``, ``_EnableTorchFunction``,
+    ``_AutoDispatchBelowAutograd``): the exclude set changes when the object is made and is
+    restored when it is deleted or when a with-block over it ends, whichever comes first.
+
+    # NOTE [scoped guards]
+    C++ guards act in their constructor and undo in their destructor, and PyTorch binds some
+    of them to Python as such, so code writes ``guard = _DisableTorchDispatch(); ...;
+    del guard`` (``torch.utils._mode_utils.no_dispatch`` does) as well as ``with
+    _DisableTorchDispatch(): ...``. A subclass says what it changes with ``keep`` (a mask
+    applied to the exclude set first), ``add`` and ``allow``. CPython deletes the guard the
+    moment its last name goes, so nesting undoes in reverse order as in C++.
+    """
+
+    __slots__ = ("_old", "_live")
+
+    def __init__(self, keep: int = -1, add: int = 0, allow: int = 0) -> None:
+        old = self._old = local.exclude
+        local.exclude = ((old & keep) | add) & ~allow
+        ACTIVE[0] += 1
+        self._live = True
+
+    def __enter__(self) -> ScopedGuard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._restore()
+
+    def __del__(self) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        if getattr(self, "_live", False):
+            self._live = False
+            local.exclude = self._old
+            ACTIVE[0] -= 1

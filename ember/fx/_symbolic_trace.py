@@ -37,9 +37,10 @@ import builtins
 import functools
 import inspect
 import math
+import sys
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FunctionType, ModuleType
 from typing import Any
 
@@ -48,7 +49,7 @@ from ember._torch_functional import _assert
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Argument, map_aggregate
-from ember.fx.proxy import Proxy, TracerBase
+from ember.fx.proxy import ParameterProxy, Proxy, TracerBase
 from ember.nn.modules.container import Sequential
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -116,6 +117,9 @@ class Tracer(TracerBase):
         }
         self._autowrap_function_ids.update(id(f) for f in autowrap_functions)
         self._autowrap_search = list(autowrap_modules)
+        # NOTE [factories of proxies]
+        self._autowrap_function_ids.update(id(f) for f in _factories())
+        self._autowrap_search.append(_EMBER)
         self.param_shapes_constant = param_shapes_constant
         self.submodule_paths: dict[Module, str] | None = None
         self.root_module_name = ""
@@ -195,7 +199,7 @@ class Tracer(TracerBase):
         """What reading a module attribute gives while tracing: a ``get_attr`` proxy for a
         parameter of the root (one per parameter; buffers too with
         ``proxy_buffer_attributes``), the value itself otherwise."""
-        collections = []
+        collections: list[Callable[[], Iterator[tuple[str, Any]]]] = []
         if isinstance(attr_val, Parameter):
             collections.append(self.root.named_parameters)
         if self.proxy_buffer_attributes and isinstance(attr_val, Tensor):
@@ -204,7 +208,12 @@ class Tracer(TracerBase):
             for n, p in named():
                 if attr_val is p:
                     if n not in parameter_proxy_cache:
-                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                        factory = None
+                        if self.param_shapes_constant and isinstance(attr_val, Parameter):
+                            factory = functools.partial(_parameter_proxy, self, n, attr_val)
+                        parameter_proxy_cache[n] = self.create_proxy(
+                            "get_attr", n, (), {}, proxy_factory_fn=factory
+                        )
                     return parameter_proxy_cache[n]
         return attr_val
 
@@ -330,6 +339,8 @@ class Tracer(TracerBase):
             if isinstance(root, Module):
                 self.root = root
                 fn = getattr(type(root), self.traced_func_name, None)
+                if isinstance(root, GraphModule) and self.traced_func_name == "forward":
+                    fn = root.generated_forward()  # its parameters, not (*args, **kwargs)
                 if fn is None:
                     raise AttributeError(
                         f"traced_func_name={self.traced_func_name} doesn't exist in "
@@ -399,6 +410,26 @@ class Tracer(TracerBase):
             else:
                 orig = frame_dict[name]
             patcher.setitem(frame_dict, name, _wrapped_function(orig))
+
+
+#: ember's factories whose size or bound arguments may be traced values
+FACTORY_NAMES = ("zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint",
+                 "randperm", "linspace", "logspace", "eye", "empty_strided")  # fmt: skip
+_EMBER = sys.modules["ember"]
+
+
+def _factories() -> list[Callable[..., Any]]:
+    """NOTE [factories of proxies]
+    ``torch.zeros(x.shape)`` reaches ``Proxy.__torch_function__`` because PyTorch's argument
+    parser looks for the protocol in size and scalar arguments too; ember's dispatcher looks
+    in tensor arguments only, and a factory has none. So, while tracing, ember's factories
+    are leaves as ``math``'s functions are: a call with a proxy argument is one
+    ``call_function`` node of the factory itself (printed ``ember.zeros(getattr_1)``)."""
+    return [f for n in FACTORY_NAMES if callable(f := getattr(_EMBER, n, None))]
+
+
+def _parameter_proxy(tracer: Tracer, name: str, param: Any, node: Any) -> ParameterProxy:
+    return ParameterProxy(tracer, node, name, param)
 
 
 class _Key:

@@ -156,8 +156,9 @@ def emit(g: Globals, node: Node, root_module: str) -> str:
     if node.op == "call_module":
         return f"{_attr(root_module, str(node.target))}({g.call(node.args, node.kwargs)})"
     target, args = node.target, node.args
-    infix = MAGIC.get(getattr(target, "__name__", ""))
-    if infix is not None and not node.kwargs and getattr(operator, target.__name__) is target:
+    plain = getattr(target, "__name__", "")
+    infix = MAGIC.get(plain)
+    if infix is not None and not node.kwargs and getattr(operator, plain, None) is target:
         if infix.count("{}") == len(args):
             return infix.format(*(g.value(a) for a in args))
     if target is getattr and len(args) == 2 and isinstance(args[1], str):

@@ -74,12 +74,67 @@ class GraphModule(Module):
         self.__dict__["_forward_fn"] = None
         return code
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
+    def generated_forward(self) -> Any:
+        """The generated ``forward(self, ...)`` function, with the graph's own parameters
+        (what ``symbolic_trace`` of a ``GraphModule`` traces)."""
         fn = self.__dict__["_forward_fn"]
         if fn is None:
             fn = compile_source(self.code, self.__dict__["_globals"], "forward", self._class_name)
             self.__dict__["_forward_fn"] = fn
+        return fn
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        fn = self.__dict__["_forward_fn"] or self.generated_forward()
         return fn(self, *args, **kwargs)
+
+    def add_submodule(self, target: str, m: Module) -> bool:
+        """Install ``m`` at the dotted path ``target``, making empty modules for missing
+        parents; False if a parent on the path is not a module.
+
+        >>> gm = ember.fx.GraphModule(ember.nn.Module(), ember.fx.Graph())
+        >>> gm.add_submodule("a.b", ember.nn.ReLU()), type(gm.a.b).__name__
+        (True, 'ReLU')
+        """
+        *prefix, field = target.split(".")
+        mod: Module = self
+        for part in prefix:
+            nxt = getattr(mod, part, None)
+            if nxt is None:
+                nxt = Module()
+                mod.add_module(part, nxt)
+            if not isinstance(nxt, Module):
+                return False
+            mod = nxt
+        mod.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target: str) -> bool:
+        """Remove the submodule at ``target``; False if there is none."""
+        *prefix, field = target.split(".")
+        mod: Any = self
+        for part in prefix:
+            mod = getattr(mod, part, None)
+            if not isinstance(mod, Module):
+                return False
+        if field not in mod._modules:
+            return False
+        del mod._modules[field]
+        return True
+
+    def delete_all_unused_submodules(self) -> None:
+        """Remove the submodules no ``call_module`` or ``get_attr`` node uses (nor their
+        descendants)."""
+        used: set[str] = set()
+        for node in self.graph.nodes:
+            if node.op in ("call_module", "get_attr"):
+                parts = str(node.target).split(".")
+                used.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+                if node.op == "call_module":
+                    sub = self.get_submodule(str(node.target))
+                    used.update(f"{node.target}.{n}" for n, _ in sub.named_modules() if n)
+        for name, _ in reversed(list(self.named_modules())):
+            if name and name not in used:
+                self.delete_submodule(name)
 
     def print_readable(self, print_output: bool = True) -> str:
         """The module as a class with its ``forward``; printed unless ``print_output`` is
@@ -90,11 +145,18 @@ class GraphModule(Module):
             print(text)
         return text
 
+    def _get_name(self) -> str:
+        return self._class_name
+
     def __str__(self) -> str:
-        return f"{self._class_name}()\n\n\n\n{self.code}"
+        # as torch.fx prints it: the module with its children, then the code
+        return (
+            f"{Module.__repr__(self)}\n\n\n\n{self.code}\n"
+            "# To see more debug info, please use `graph_module.print_readable()`"
+        )
 
     def __repr__(self) -> str:
-        return f"{self._class_name}()"
+        return Module.__repr__(self)
 
 
 def _copy_attr(root: Any, into: Module, qualified: str) -> None:

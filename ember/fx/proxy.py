@@ -38,7 +38,9 @@ from ember.fx.graph import Graph
 from ember.fx.node import Argument, Node, Target, map_aggregate
 from ember.ops.registry import OpOverload, OpOverloadPacket
 
-__all__ = ["Attribute", "GraphAppendingTracer", "Proxy", "TraceError", "TracerBase"]
+__all__ = [
+    "Attribute", "GraphAppendingTracer", "ParameterProxy", "Proxy", "TraceError", "TracerBase",
+]  # fmt: skip
 
 
 class TraceError(ValueError):
@@ -221,7 +223,7 @@ class Proxy:
             i = bisect.bisect_left([x.offset for x in insts], caller.f_lasti)
             if i < len(insts) and insts[i].opname == "UNPACK_SEQUENCE":
                 # ``a, b = proxy``: the count is known from the code, so index it
-                return iter([self[k] for k in range(insts[i].argval)])
+                return iter([self[k] for k in range(insts[i].argval)])  # type: ignore[index]
         return self.tracer.iter(self)
 
     def __bool__(self) -> bool:
@@ -299,6 +301,40 @@ class Attribute(Proxy):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Proxy:
         return self.tracer.create_proxy("call_method", self.attr, (self.root, *args), kwargs)
+
+
+class ParameterProxy(Proxy):
+    """A parameter's proxy whose ``shape``, ``size()``, ``dim()``, ``ndim``, ``numel()`` and
+    ``nelement()`` are the parameter's own (``Tracer(param_shapes_constant=True)``), so
+    Python code may branch on them."""
+
+    def __init__(self, tracer: TracerBase, node: Node, name: str, param: Any) -> None:
+        super().__init__(node, tracer)
+        self.param = param
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ParameterProxy({self.name})"
+
+    @property
+    def shape(self) -> Any:
+        return self.param.shape
+
+    def size(self, dim: int | None = None) -> Any:
+        return self.param.size() if dim is None else self.param.size(dim)
+
+    def dim(self) -> int:
+        return int(self.param.dim())
+
+    @property
+    def ndim(self) -> int:
+        return int(self.param.ndim)
+
+    def numel(self) -> int:
+        return int(self.param.numel())
+
+    def nelement(self) -> int:
+        return int(self.param.numel())
 
 
 def _define_operator(name: str) -> None:

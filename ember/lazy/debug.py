@@ -15,6 +15,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.compiler.constant_folding import fold_constants
+from ember.compiler.cse import eliminate_common_subexpressions
+from ember.compiler.dce import eliminate_dead_code
+from ember.compiler.lowering import lower
+from ember.compiler.pass_manager import run_pass
+from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node as FxNode
 from ember.lazy import executor
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import _topo, current
@@ -101,22 +108,27 @@ def dump_ir(tensors: Iterable[Tensor], fmt: str = "text") -> str:
     raise ValueError(f"dump_ir: fmt must be 'text', 'dot' or 'code', got {fmt!r}")
 
 
+def _cut(tensors: list[Tensor]) -> executor.Cut | None:
+    """The cut graph a sync of ``tensors`` runs (as ``sync_arrays`` cuts it: their bases,
+    in creation order, keeping what live tensors hold); None when all is computed."""
+    bases: dict[int, LazyArray] = {}
+    for t in tensors:
+        a = t._data
+        while a.base is not None:
+            a = a.base
+        if a.value is None and a.node is not None:
+            bases[id(a)] = a
+    ordered = sorted(bases.values(), key=lambda a: a.seq)
+    roots = [a.node for a in ordered]
+    needed = {id(n) for n, _ in roots}  # type: ignore[misc]
+    needed.update(id(a.node[0]) for a in executor.LIVE.alive() if a.node is not None)
+    return executor.prepare(roots, needed)  # type: ignore[arg-type]
+
+
 def _code(tensors: list[Tensor]) -> str:
-    """The generated source of the graph a sync of ``tensors`` runs (as ``sync_arrays``
-    cuts it: their bases, in creation order, keeping what live tensors hold)."""
+    """The generated source of the graph a sync of ``tensors`` runs."""
     with executor._LOCK:
-        bases: dict[int, LazyArray] = {}
-        for t in tensors:
-            a = t._data
-            while a.base is not None:
-                a = a.base
-            if a.value is None and a.node is not None:
-                bases[id(a)] = a
-        ordered = sorted(bases.values(), key=lambda a: a.seq)
-        roots = [a.node for a in ordered]
-        needed = {id(n) for n, _ in roots}  # type: ignore[misc]
-        needed.update(id(a.node[0]) for a in executor.LIVE.alive() if a.node is not None)
-        cut = executor.prepare(roots, needed)  # type: ignore[arg-type]
+        cut = _cut(tensors)
         if cut is None:
             return "# nothing to compute: every value asked for is computed"
         entry = executor._CACHE.get(cut.key)
@@ -124,6 +136,28 @@ def _code(tensors: list[Tensor]) -> str:
             entry = executor._CACHE[cut.key] = executor.Compiled(cut)
         _, mask = entry.function(cut)
         return entry.sources[mask]
+
+
+def lowered(tensors: Iterable[Tensor]) -> tuple[GraphModule, dict[FxNode, int]] | None:
+    """The ``ember.fx`` graph a sync of ``tensors`` would compile, after the passes that come
+    before fusion (dead code, common subexpressions, constants), and the ``id`` of the
+    recorded node each of its values comes from; None when every value is computed. Nothing
+    runs.
+
+    >>> from ember.lazy.debug import lowered
+    >>> x = ember.ones(3).to("lazy")
+    >>> gm, recorded = lowered([(x * 2).exp()])
+    >>> [n.name for n in gm.graph.nodes if n.op == "call_function"]
+    ['mul', 'exp']
+    """
+    with executor._LOCK:
+        cut = _cut(list(tensors))
+        if cut is None:
+            return None
+        gm = lower(cut.order, cut.sources, cut.inputs, cut.kept)
+    for step in (eliminate_dead_code, eliminate_common_subexpressions, fold_constants):
+        run_pass(gm.graph, step)
+    return gm, gm.meta["recorded"]
 
 
 def render(tensors: Iterable[Tensor], path: str) -> Any:
@@ -141,4 +175,4 @@ def render(tensors: Iterable[Tensor], path: str) -> Any:
     return graphviz.Source(dump_ir(tensors, fmt="dot")).render(outfile=path)
 
 
-__all__ = ["dump_ir", "render", "Param"]
+__all__ = ["dump_ir", "render", "lowered", "Param"]

@@ -151,3 +151,29 @@ from ember.nn.modules import (
     TripletMarginLoss,
     Unflatten,
 )
+
+# isort: split
+# ---- issue 18's layers ----
+from ember.nn.modules import (  # noqa: E402
+    AlphaDropout,
+    EmbeddingBag,
+    FeatureAlphaDropout,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    LocalResponseNorm,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+    MultiMarginLoss,
+    RMSNorm,
+    RReLU,
+)
+from ember.nn.parameter import UninitializedParameter  # noqa: E402

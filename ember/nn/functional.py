@@ -522,3 +522,10 @@ from ember.nn._functional_attention import multi_head_attention_forward  # noqa:
 from ember.nn._functional_loss import *  # noqa: E402, F403
 
 __all__ += _activation.__all__ + _loss.__all__
+
+# the functions added for issue 18 (compositions of the ops above), re-exported here
+# isort: split
+from ember.nn import _functional_extra as _extra  # noqa: E402
+from ember.nn._functional_extra import *  # noqa: E402, F403
+
+__all__ += _extra.__all__

@@ -6,10 +6,10 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember._torch_function import PLAIN_TYPES
+from ember._torch_function import PLAIN_TYPES, disabled_torch_function_impl
 from ember.dispatch.keys import BACKEND_MASK
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
 
 
 class _ParameterMeta(type):
@@ -83,7 +83,52 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
 
 PLAIN_TYPES.add(Parameter)  # exactly Parameter stays out of __torch_function__, as Tensor
+# ... and out of the handlers' ``types`` too, where a plain Tensor counts (PyTorch's
+# Parameter disables the protocol): a subclass's ``super().__torch_function__`` among
+# Parameters then runs the function (layer_norm's weight and bias)
+Parameter.__torch_function__ = disabled_torch_function_impl  # type: ignore[attr-defined]
 
 
 def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
     return Parameter(ember.from_numpy(data), requires_grad)
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's, until its first call):
+    it holds no values until ``materialize(shape)`` turns it into an ordinary ``Parameter``.
+
+    >>> p = ember.nn.parameter.UninitializedParameter()
+    >>> p.materialize((2, 3)); type(p).__name__, p.shape
+    ('Parameter', ember.Size([2, 3]))
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(
+        cls, requires_grad: bool = True, device: Any = None, dtype: Any = None
+    ) -> UninitializedParameter:
+        return super().__new__(cls, ember.empty(0, device=device, dtype=dtype), requires_grad)  # type: ignore[return-value]
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the parameter uninitialised values of ``shape`` (and ``device``/``dtype``,
+        by default its own) and make it a plain ``Parameter``."""
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self.data = ember.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        return "<UninitializedParameter>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (UninitializedParameter, (self.requires_grad,))
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is still uninitialised (a lazy module's, before its first call).
+
+    >>> ember.nn.parameter.is_lazy(ember.nn.parameter.UninitializedParameter())
+    True
+    """
+    return isinstance(param, UninitializedParameter)

@@ -19,6 +19,18 @@ __all__ = [
 ]  # fmt: skip
 
 
+class _OpModule(str):
+    """``OpOverload.__module__``: on an op, ``"ember.ops.<namespace>"`` (PyTorch's is
+    ``"torch._ops.<namespace>"``, so ``f"{func.__module__}.{func.__name__}"`` names the op,
+    as logging handlers print it); on the class itself, the defining module. A ``str`` so
+    that the class attribute stays a string; a descriptor so that each op gives its own."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Any, owner: Any = None) -> str:
+        return str(self) if obj is None else f"ember.ops.{obj.namespace}"
+
+
 class OpOverload:
     """One overload of an operator, e.g. ``ember.ops.aten.add.Tensor``; calling it dispatches.
 
@@ -31,6 +43,8 @@ class OpOverload:
         "_kernels", "_table", "_keyset", "_dispatch", "_public", "__name__", "__qualname__",
         "_qualname", "py_kernels", "__weakref__",
     )  # fmt: skip
+
+    __module__ = _OpModule(__name__)
 
     def __init__(self, packet: OpOverloadPacket, schema: FunctionSchema, tags: tuple[str, ...]):
         self._schema = schema
@@ -148,6 +162,7 @@ class OpOverloadPacket:
     def __init__(self, namespace: str, name: str) -> None:
         self._namespace = namespace
         self.__name__ = name
+        self.__module__ = f"ember.ops.{namespace}"  # as PyTorch's "torch._ops.<namespace>"
         self._qualified_op_name = f"{namespace}::{name}"
         self._overloads: dict[str, OpOverload] = {}
         self._variants: set[str] = set()  # "function" / "method": the public bindings wanted

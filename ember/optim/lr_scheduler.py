@@ -26,8 +26,8 @@ from ember.optim.optimizer import Optimizer
 
 __all__ = [
     "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
-    "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR",
-    "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR", "StepLR",
+    "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+    "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR", "StepLR",
 ]  # fmt: skip
 
 
@@ -685,6 +685,119 @@ class OneCycleLR(LRScheduler):
                 )
                 self._set_momentum(group, momentum)
         return lrs
+
+
+class CyclicLR(LRScheduler):
+    """The cyclical learning-rate policy (Smith): per batch, the rate goes from ``base_lr``
+    up to ``max_lr`` over ``step_size_up`` steps and back over ``step_size_down``, the
+    amplitude scaled per cycle (``triangular``: 1, ``triangular2``: halved each cycle) or
+    per step (``exp_range``: ``gamma ** step``, or a ``scale_fn``); momentum cycles inversely.
+
+    >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1, momentum=0.9)
+    >>> s = ember.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, step_size_up=2)
+    >>> for _ in range(2): s.step()
+    >>> round(s.get_last_lr()[0], 4), round(opt.param_groups[0]["momentum"], 4)
+    (1.0, 0.8)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.8,
+        max_momentum: float | list[float] = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        if scale_fn is None:
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
+                ):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude factor at cycle (or step) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [
+            base + (top - base) * scale_factor * self.scale_fn(at)
+            for base, top in zip(self.base_lrs, self.max_lrs, strict=True)
+        ]
+        if self.cycle_momentum:
+            for group, low, high in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums, strict=True
+            ):
+                self._set_momentum(group, high - (high - low) * scale_factor * self.scale_fn(at))
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything but the optimizer and a custom ``scale_fn`` (functions do not pickle
+        reliably; PyTorch leaves them out too).
+
+        >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=1.0, momentum=0.9)
+        >>> "_scale_fn_custom" in ember.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0).state_dict()
+        False
+        """
+        state = super().state_dict()
+        state.pop("_scale_fn_custom", None)
+        return state
 
 
 class SequentialLR(LRScheduler):

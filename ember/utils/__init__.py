@@ -1,3 +1,3 @@
 """Utilities that mirror ``torch.utils``: ``ember.utils.data`` (datasets and loaders)."""
 
-from ember.utils import _mode_utils, _python_dispatch, _pytree  # noqa: E402
+from ember.utils import _mode_utils, _python_dispatch, _pytree, weak  # noqa: E402

@@ -95,12 +95,13 @@ def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
 
 @contextmanager
 def _disable_current_modes() -> Iterator[list[Any]]:
-    """Every TorchDispatchMode off for the block (yields them, bottom first)."""
+    """Every TorchDispatchMode off for the block (yields them as popped: top first, as
+    PyTorch's does)."""
     popped = []
     while _local.dispatch_modes:
         popped.append(state.pop_dispatch_mode())
     try:
-        yield list(reversed(popped))
+        yield list(popped)
     finally:
         for mode in reversed(popped):
             state.push_dispatch_mode(mode)

@@ -219,6 +219,7 @@ def _to_copy_out(
 def detach(self: Tensor) -> Tensor:
     d = self._data
     t = wrap_view(self, d.view())
+    del t._base  # shares data and version counter, but is no view: as PyTorch's, _base None
     if not d.size:  # NOTE [empty views] in views.py
         t.__dict__["_offset"] = self.storage_offset()
     return t

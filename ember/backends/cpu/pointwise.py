@@ -913,6 +913,15 @@ def conj_physical(self: Tensor) -> Tensor:
     return aten._conj_physical.default(self) if self.dtype.is_complex else self
 
 
+@impl(aten._local_scalar_dense.default, CPU)
+def _local_scalar_dense(self: Tensor) -> Any:
+    """The first element as a Python number (``item()`` checks that there is one)."""
+    data = self._data
+    if data.size == 0:
+        raise RuntimeError("_local_scalar_dense: cannot read a value of a Tensor with no elements")
+    return data.reshape(-1)[0].item()
+
+
 @impl(aten.equal.default, CPU)
 def equal(self: Tensor, other: Tensor) -> bool:
     """True if both have one shape and equal elements (after promotion; NaN is unequal)."""

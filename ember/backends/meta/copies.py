@@ -469,7 +469,13 @@ def _alias(self: Tensor) -> Tensor:
     return wrap_view(self, ShapeOnlyArray(d.shape, d.dtype, d.element_strides, d.offset, d.device))
 
 
-impl(aten.detach.default, Meta, _alias)
+def _detach(self: Tensor) -> Tensor:
+    t = _alias(self)
+    del t._base  # no view: as PyTorch's, _base None (the CPU kernel's comment)
+    return t
+
+
+impl(aten.detach.default, Meta, _detach)
 
 
 impl(aten.detach_.default, Meta, detach_)

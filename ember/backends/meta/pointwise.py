@@ -67,6 +67,11 @@ def equal(self: Tensor, other: Tensor) -> bool:
     raise data_dependent("equal", self)
 
 
+@impl(aten._local_scalar_dense.default, Meta)
+def _local_scalar_dense(self: Tensor) -> Any:
+    raise data_dependent("_local_scalar_dense", self)
+
+
 @impl(aten.allclose.default, Meta)
 def allclose(self: Tensor, other: Tensor, *args: Any, **kwargs: Any) -> bool:
     raise data_dependent("allclose", self)

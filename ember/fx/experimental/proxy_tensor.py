@@ -468,8 +468,7 @@ def make_fx(
 
     def wrapped(*args: Any) -> GraphModule:
         tracker = _Tracker(table, _functionalize)
-        gm, _ = _trace(f, args, tracker, tracing_mode, _allow_non_fake_inputs)
-        return gm
+        return _trace(f, args, tracker, tracing_mode, _allow_non_fake_inputs)[0]
 
     return wrapped
 
@@ -481,8 +480,9 @@ def _trace(
     tracing_mode: str,
     allow_non_fake_inputs: bool,
     placeholder_names: list[str] | None = None,
-) -> tuple[GraphModule, Any]:
-    """Trace ``f(*args)``; the graph module and the traced output (of the traced values)."""
+) -> tuple[GraphModule, Any, list[Any]]:
+    """Trace ``f(*args)``: the graph module, the traced output and the traced inputs (the
+    fake ones in fake mode), flattened."""
     flat, spec = tree_flatten(args)
     fake_mode = None
     if tracing_mode == "fake":
@@ -519,7 +519,7 @@ def _trace(
     gm = GraphModule(tracker.root, g)
     if not _is_flat(spec):
         gm = _with_input_spec(gm, spec)
-    return gm, out
+    return gm, out, flat
 
 
 def _is_flat(spec: Any) -> bool:

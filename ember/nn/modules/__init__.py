@@ -114,3 +114,29 @@ from ember.nn.modules.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+
+# isort: split
+# ---- issue 18's layers ----
+from ember.nn.modules.activation import RReLU
+from ember.nn.modules.dropout import AlphaDropout, FeatureAlphaDropout
+from ember.nn.modules.lazy import (
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    LazyModuleMixin,
+)
+from ember.nn.modules.loss import MultiMarginLoss
+from ember.nn.modules.normalization import LocalResponseNorm, RMSNorm
+from ember.nn.modules.pooling import (
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+)
+from ember.nn.modules.sparse import EmbeddingBag

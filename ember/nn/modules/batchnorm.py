@@ -15,6 +15,7 @@ from ember.nn.parameter import Parameter
 
 class _BatchNorm(Module):
     _dims: tuple[int, ...] = ()
+    _version = 2  # PyTorch's state_dict metadata version for the norm layers
 
     def __init__(
         self,

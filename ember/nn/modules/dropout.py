@@ -72,3 +72,25 @@ class Dropout3d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks (``F.alpha_dropout``): keeps the mean and variance.
+
+    >>> ember.nn.AlphaDropout(0.2).eval()(ember.ones(2))
+    tensor([1., 1.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """``AlphaDropout`` of whole channels (``F.feature_alpha_dropout``).
+
+    >>> ember.nn.FeatureAlphaDropout(0.2).eval()(ember.ones(1, 2, 2)).shape
+    ember.Size([1, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)

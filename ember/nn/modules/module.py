@@ -13,6 +13,7 @@ the same model in both libraries lists the same keys in the same order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -22,6 +23,7 @@ import ember
 from ember._tensor import Tensor
 from ember.device import device as _device
 from ember.dtypes import dtype as _dtype
+from ember.nn.modules._backward_hook import BackwardHook
 from ember.nn.parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
@@ -97,6 +99,13 @@ def _check_name(kind: str, name: Any, owner: Module, registry: dict[str, Any]) -
         raise KeyError(f"attribute '{name}' already exists")
 
 
+#: the hook registries ``Module.__init__`` makes beyond the forward ones
+_HOOK_DICTS = (
+    "_backward_pre_hooks", "_backward_hooks", "_state_dict_pre_hooks", "_state_dict_hooks",
+    "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks",
+)  # fmt: skip
+
+
 class Module:
     """Base class of all layers and models: subclass it, set layers and parameters as
     attributes in ``__init__``, and compute the output in ``forward``.
@@ -134,6 +143,13 @@ class Module:
         setattr_(self, "_forward_hooks", OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", {})
         setattr_(self, "_forward_hooks_always_called", {})
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it."""
@@ -215,6 +231,35 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``.
+
+        >>> ember.nn.Sequential(ember.nn.Linear(2, 3)).get_parameter("0.bias").shape
+        ember.Size([3])
+        """
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``.
+
+        >>> ember.nn.Sequential(ember.nn.BatchNorm1d(3)).get_buffer("0.running_mean")
+        tensor([0., 0., 0.])
+        """
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
     # ------------------------------------------------------------------ attributes
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
@@ -291,6 +336,9 @@ class Module:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:  # modules pickled before these hooks existed
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
     # ------------------------------------------------------------------ traversal
     def _named_members(
@@ -487,16 +535,46 @@ class Module:
         """
         return self._apply(lambda t: t.cuda(device))  # type: ignore[attr-defined]
 
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Move parameters and buffers to ``device`` without copying their values (each
+        becomes ``empty_like`` there: uninitialised); returns self.
+
+        >>> ember.nn.Linear(2, 3).to_empty(device="cpu").weight.shape
+        ember.Size([3, 2])
+        """
+        dev = _device(device) if device is not None else None
+        if not recurse:
+            with ember.no_grad():
+                for p in self._parameters.values():
+                    if p is not None:
+                        p.data = ember.empty_like(p, device=dev)
+                for name, b in self._buffers.items():
+                    if b is not None:
+                        self._buffers[name] = ember.empty_like(b, device=dev)
+            return self
+        return self._apply(lambda t: ember.empty_like(t, device=dev))
+
     def _cast(self, dt: _dtype) -> Module:
         return self._apply(lambda t: t.to(dtype=dt) if t.is_floating_point() else t)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        full = self._is_full_backward_hook
+        bw_hook = None
+        if self._backward_pre_hooks or (self._backward_hooks and full):
+            bw_hook = BackwardHook(
+                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
+            )
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -511,6 +589,8 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        if bw_hook is not None:
+            args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
@@ -522,7 +602,26 @@ class Module:
             res = self._run_forward_hook(hook_id, hook, args, kwargs, result)
             if res is not None:
                 result = res
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
+        elif self._backward_hooks and full is False:
+            self._attach_legacy_backward_hooks(result)
         return result
+
+    def _attach_legacy_backward_hooks(self, result: Any) -> None:
+        """``register_backward_hook``'s hooks go on the node that made the (first tensor
+        of the) output, as PyTorch's: they see that node's gradients, not the module's."""
+        var = result
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        node = var.grad_fn
+        if node is None:
+            return
+        for hook in self._backward_hooks.values():
+            node.register_hook(functools.partial(_call_legacy_hook, hook, self))
 
     def _run_forward_hook(
         self, hook_id: int, hook: Callable[..., Any], args: Any, kwargs: Any, result: Any
@@ -573,7 +672,110 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def _check_hook_kind(self, full: bool) -> None:
+        if self._is_full_backward_hook is (not full) and self._backward_hooks:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = full
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of this module's outputs
+        are known; a non-None result replaces them (NOTE [module full backward hooks]).
+
+        >>> m = ember.nn.Linear(2, 1)
+        >>> h = m.register_full_backward_pre_hook(lambda mod, g: (g[0] * 2,))
+        >>> m(ember.ones(1, 2)).sum().backward(); m.bias.grad
+        tensor([2.])
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients of this
+        module's inputs are computed; a non-None result replaces ``grad_input``.
+
+        >>> m = ember.nn.Linear(2, 1); seen = []
+        >>> h = m.register_full_backward_hook(lambda mod, gi, go: seen.append(gi[0].shape))
+        >>> m(ember.ones(3, 2, requires_grad=True)).sum().backward(); seen
+        [ember.Size([3, 2])]
+        """
+        self._check_hook_kind(True)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """The deprecated form: ``hook(module, grad_input, grad_output)`` on the autograd
+        node that made the output, whose inputs need not be the module's (prefer
+        ``register_full_backward_hook``).
+
+        >>> m = ember.nn.Linear(2, 1); seen = []
+        >>> h = m.register_backward_hook(lambda mod, gi, go: seen.append(len(gi)))
+        >>> m(ember.ones(1, 2)).sum().backward(); seen
+        [3]
+        """
+        self._check_hook_kind(False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
     # ------------------------------------------------------------------ state dict
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, prefix, keep_vars)`` before this module's entries are written
+        by ``state_dict``.
+
+        >>> h = ember.nn.Linear(1, 1).register_state_dict_pre_hook(lambda m, p, k: None)
+        """
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module and
+        its children are written; it may change ``state_dict`` in place, returning None.
+
+        >>> m = ember.nn.Linear(1, 1)
+        >>> h = m.register_state_dict_post_hook(lambda m, sd, p, md: sd.__delitem__(p + "bias"))
+        >>> list(m.state_dict())
+        ['weight']
+        """
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries (it may rename
+        keys of ``state_dict`` in place, as a converter of old checkpoints does).
+
+        >>> h = ember.nn.Linear(1, 1).register_load_state_dict_pre_hook(lambda *a: None)
+        """
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, incompatible_keys)`` after ``load_state_dict`` loaded every
+        module; it may edit the missing and unexpected key lists in place (before
+        ``strict`` checks them), returning None.
+
+        >>> h = ember.nn.Linear(1, 1).register_load_state_dict_post_hook(lambda m, k: None)
+        """
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
     def state_dict(
         self, *, destination: Any = None, prefix: str = "", keep_vars: bool = False
     ) -> OrderedDict[str, Tensor]:
@@ -591,13 +793,21 @@ class Module:
         return destination
 
     def _state_dict_into(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         metadata = getattr(destination, "_metadata", None)
+        local_metadata = {"version": self._version}
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module._state_dict_into(destination, f"{prefix}{name}.", keep_vars)
+        for hook in self._state_dict_hooks.values():
+            if hook(self, destination, prefix, local_metadata) is not None:
+                raise RuntimeError(
+                    "state_dict post-hook must return None; change the state_dict in place"
+                )
 
     def _save_to_state_dict(
         self, destination: dict[str, Any], prefix: str, keep_vars: bool
@@ -643,9 +853,28 @@ class Module:
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
-        for name, module in self.named_modules(remove_duplicate=False):
+        metadata = getattr(state_dict, "_metadata", None)
+        if self._has_load_hooks():
+            state_dict = OrderedDict(state_dict)  # pre-hooks may edit it: not the caller's
+            if metadata is not None:
+                state_dict._metadata = metadata  # type: ignore[attr-defined]
+        modules = list(self.named_modules(remove_duplicate=False))
+        for name, module in modules:
             head = name + "." if name else ""
+            if module._load_state_dict_pre_hooks:
+                local = {} if metadata is None else metadata.get(name, {})
+                for hook in module._load_state_dict_pre_hooks.values():
+                    hook(module, state_dict, head, local, strict, missing, unexpected, errors)
             module._load_from_state_dict(state_dict, head, assign, missing, unexpected, errors)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for _, module in reversed(modules):  # children before parents, as PyTorch's recursion
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise RuntimeError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace."
+                    )
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)
@@ -659,6 +888,9 @@ class Module:
                 + "\n\t".join(errors)
             )
         return _IncompatibleKeys(missing, unexpected)
+
+    def _has_load_hooks(self) -> bool:
+        return any(m._load_state_dict_pre_hooks for m in self.modules())
 
     def _load_from_state_dict(
         self,
@@ -747,6 +979,12 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _call_legacy_hook(
+    hook: Callable[..., Any], module: Module, grad_inputs: Any, grad_outputs: Any
+) -> Any:  # noqa: E501
+    return hook(module, grad_inputs, grad_outputs)
 
 
 def _reset_grad(p: Tensor, set_to_none: bool) -> None:

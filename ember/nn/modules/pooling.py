@@ -275,3 +275,106 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPool):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    _n = 0
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        n = self._n
+
+        def tup(v: Any) -> tuple[int, ...]:
+            return (v,) * n if isinstance(v, int) else tuple(v)
+
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        fn = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._n - 1]
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool1d`` (``F.max_unpool1d``), given its indices.
+
+    >>> ember.nn.MaxUnpool1d(2)(ember.ones(1, 1, 2), ember.tensor([[[0, 3]]]))
+    tensor([[[1., 0., 0., 1.]]])
+    """
+
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool2d`` (``F.max_unpool2d``), given its indices.
+
+    >>> ember.nn.MaxUnpool2d(2)(ember.ones(1, 1, 1, 1), ember.tensor([[[[0]]]])).shape
+    ember.Size([1, 1, 2, 2])
+    """
+
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool3d`` (``F.max_unpool3d``), given its indices.
+
+    >>> ember.nn.MaxUnpool3d(2)(ember.ones(1, 1, 1, 1, 1), ember.tensor([[[[[0]]]]])).shape
+    ember.Size([1, 1, 2, 2, 2])
+    """
+
+    _n = 3
+
+
+class _LPPoolNd(Module):
+    _n = 0
+
+    def __init__(
+        self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+    ) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        fn = (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d)[self._n - 1]
+        return fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (
+            "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+            "ceil_mode={ceil_mode}".format(**self.__dict__)
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """The power-average pool over windows (``F.lp_pool1d``).
+
+    >>> ember.nn.LPPool1d(2, 2)(ember.tensor([[[3.0, 4.0]]]))
+    tensor([[[5.]]])
+    """
+
+    _n = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """The 2-D power-average pool (``F.lp_pool2d``).
+
+    >>> ember.nn.LPPool2d(1, 2)(ember.ones(1, 1, 2, 2))
+    tensor([[[[4.]]]])
+    """
+
+    _n = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """The 3-D power-average pool (``F.lp_pool3d``).
+
+    >>> ember.nn.LPPool3d(1, 2)(ember.ones(1, 1, 2, 2, 2)).flatten()
+    tensor([8.])
+    """
+
+    _n = 3

@@ -466,6 +466,9 @@ define("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
 define("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
        "bool equal_nan=False) -> bool", tags=("data_dependent_output",))  # fmt: skip
 define("equal(Tensor self, Tensor other) -> bool", tags=("data_dependent_output",))
+# a one-element tensor's value as a Python number: what Tensor.item() runs on a tensor with no
+# data of its own (a wrapper subclass's handler answers it, as in PyTorch)
+define("_local_scalar_dense(Tensor self) -> Scalar", tags=("data_dependent_output",), variants=())
 define("type_as(Tensor self, Tensor other) -> Tensor", variants=("method",))
 for _ov, _types in (("", "Scalar"), ("Tensor", "Tensor")):
     define(

@@ -32,7 +32,9 @@ def pairwise_distance_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make(5), make(5))
 
 
-@samples("bilinear.default", dtypes=F32_64, atol=1e-5, rtol=1e-5)
+# float32 rounds each of the 12 products of a term (values up to ~1,500 here), so an element
+# that cancels to near 0 is off by ~1e-4 in any summation order: PyTorch's differs by machine
+@samples("bilinear.default", dtypes=F32_64, atol={"float32": 1e-3, "float64": 1e-5}, rtol=1e-5)
 def bilinear_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     w = make((6, 4, 3))
     yield SampleInput(make((5, 4)), make((5, 3)), w, make(6))

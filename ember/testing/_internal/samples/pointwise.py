@@ -575,6 +575,15 @@ def isclose_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2,)), make((3,)), name="shapes that don't broadcast raise")
 
 
+@samples("_local_scalar_dense.default", dtypes=ALL_DTYPES)
+def local_scalar_dense_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make(()), name="0-dim")
+    yield SampleInput(make((1,)), name="one element")
+    yield SampleInput(make((1, 1, 1)), name="one element, 3-d")
+    yield SampleInput(make((2,)), name="two elements: the first")
+    yield SampleInput(make((0,)), name="empty raises")
+
+
 @samples("equal.default", dtypes=ALL_DTYPES)
 def equal_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     a, b = _near(make, dtype, (3, 4))

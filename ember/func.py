@@ -1,0 +1,134 @@
+"""``ember.func``: function transforms PyTorch keeps in ``torch.func`` that ahead-of-time
+tracing needs: ``functional_call`` (a module run with other parameters) and
+``functionalize`` (a function whose writes and views are rewritten as pure ops).
+
+>>> from ember.func import functional_call
+>>> lin = ember.nn.Linear(2, 1, bias=False)
+>>> functional_call(lin, {"weight": ember.ones(1, 2)}, (ember.tensor([[1.0, 2.0]]),))
+tensor([[3.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember._tensor import Tensor
+from ember.nn.modules.module import Module
+
+__all__ = ["functional_call", "functionalize"]
+
+
+def _swap(module: Module, name: str, value: Any) -> tuple[Module, str, str, Any]:
+    *path, field = name.split(".")
+    owner = module.get_submodule(".".join(path)) if path else module
+    for registry in ("_parameters", "_buffers"):
+        table = owner.__dict__[registry]
+        if field in table:
+            old = table[field]
+            table[field] = value
+            return owner, registry, field, old
+    if hasattr(owner, field) and not isinstance(getattr(owner, field), Module):
+        old = getattr(owner, field)
+        object.__setattr__(owner, field, value)
+        return owner, "", field, old
+    raise AttributeError(
+        f"functional_call: {type(module).__name__} has no parameter or buffer {name!r}"
+    )
+
+
+def functional_call(
+    module: Module,
+    parameter_and_buffer_dicts: dict[str, Any] | tuple[dict[str, Any], ...],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
+    """``module(*args, **kwargs)`` with its parameters and buffers named in the dict(s)
+    replaced by the given tensors for the call (the module is unchanged afterwards)."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        values = dict(parameter_and_buffer_dicts)
+    else:
+        values = {}
+        for d in parameter_and_buffer_dicts:
+            clash = set(values) & set(d)
+            if clash:
+                raise ValueError(f"functional_call: {sorted(clash)} given in several dicts")
+            values.update(d)
+    if strict:
+        expected = {n for n, _ in module.named_parameters(remove_duplicate=False)}
+        expected |= {n for n, _ in module.named_buffers(remove_duplicate=False)}
+        missing, unexpected = expected - set(values), set(values) - expected
+        if missing or unexpected:
+            raise RuntimeError(
+                f"functional_call(strict=True): missing {sorted(missing)}, "
+                f"unexpected {sorted(unexpected)}"
+            )
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    swapped = []
+    try:
+        for name, value in values.items():
+            swapped.append(_swap(module, name, value))
+        return module(*args, **(kwargs or {}))
+    finally:
+        for owner, registry, field, old in reversed(swapped):
+            if registry:
+                owner.__dict__[registry][field] = old
+            else:
+                object.__setattr__(owner, field, old)
+
+
+def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Callable[..., Any]:
+    """``func`` run as a pure graph: traced with its writes as functional ops (NOTE
+    [functional tracing]), writes into its inputs applied to them afterwards; with
+    ``remove="mutations_and_views"`` the graph's views are copies too.
+
+    >>> from ember.func import functionalize
+    >>> from ember.fx.experimental.proxy_tensor import make_fx
+    >>> def f(x):
+    ...     y = x.clone()
+    ...     y.add_(1)
+    ...     return y
+    >>> gm = make_fx(functionalize(f))(ember.ones(2))
+    >>> [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    ['aten.clone.default', 'aten.add.Tensor']
+    """
+    if remove not in ("mutations", "mutations_and_views"):
+        raise ValueError(
+            f"functionalize: remove must be 'mutations' or 'mutations_and_views', got {remove!r}"
+        )
+    from ember.aot.aot_autograd import aot_function, nop  # (ember.aot imports ember.func)
+
+    compiler = nop if remove == "mutations" else _copy_views
+    compiled = aot_function(func, compiler)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        return compiled(*args, **kwargs)
+
+    wrapped.__name__ = getattr(func, "__name__", "functionalized")
+    return wrapped
+
+
+def _copy_views(gm: Any, example_inputs: Any) -> Any:
+    """The graph with each view op's result cloned (no value aliases another)."""
+    from ember.aot.aot_autograd import nop
+    from ember.ops.registry import OpOverload, ops
+
+    g = gm.graph
+    for n in list(g.nodes):
+        if n.op == "call_function" and isinstance(n.target, OpOverload):
+            if n.target._schema.view_of is not None:
+                with g.inserting_after(n):
+                    c = g.call_function(ops.aten.clone.default, (n,), name="clone")
+                n.replace_all_uses_with(c)
+                c.args = (n,)
+    gm.recompile()
+    return nop(gm, example_inputs)
+
+
+del Tensor
