@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.lazy import layout
+from ember.compiler import layout
 
 __all__ = ["view", "copy", "copy_laid_out", "laid_out", "write_region_"]
 

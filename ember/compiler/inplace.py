@@ -34,11 +34,10 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ember.compiler import array_ops
+from ember.compiler import array_ops, metrics
 from ember.compiler.effects import mutated_args, output_roots, readers, storage_roots
 from ember.fx.graph import Graph
 from ember.fx.node import Node, is_random
-from ember.lazy import metrics
 from ember.ops.native._define import VARIANTS_OF
 from ember.ops.registry import OpOverload
 

@@ -27,10 +27,11 @@ from weakref import ref
 import numpy as np
 
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
+from ember.compiler import metrics
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED, Kernel
 from ember.dispatch.keys import LAZY_KEYS, DispatchKey
-from ember.lazy import metrics, recorder
+from ember.lazy import recorder
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays
 from ember.lazy.ir import Node, data_node

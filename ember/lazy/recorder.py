@@ -43,9 +43,9 @@ import numpy as np
 
 from ember._shape_only import DataDependentShapeError, ShapeOnlyArray
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
+from ember.compiler import layout, metrics
 from ember.device import device
 from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT
-from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
