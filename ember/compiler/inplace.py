@@ -115,7 +115,7 @@ def _broadcast(src: Node) -> bool:
 
 # NOTE [updates in place]
 # The Functionalize key records an in-place op as its functional op and rebinds what it
-# wrote (NOTE [functionalize] in ``ember/lazy/functionalize.py``): an optimizer's
+# wrote (NOTE [functionalize] in ``ember/functionalize/fallback.py``): an optimizer's
 # ``p.add_(g, alpha=-lr)`` is ``add(p, g)``, a new value. Where the old value is dead after
 # the call, the call becomes its in-place variant again (``add`` -> ``add_``,
 # ``_foreach_mul.List`` -> ``_foreach_mul_.List``) and writes the old value's storage:

@@ -26,7 +26,6 @@ __all__ = ["sync", "mark_step", "wait_device_ops", "metrics", "debug", "clear_ca
 
 TO_DEVICE["lazy"] = to_lazy
 
-from ember.lazy import functionalize as _functionalize  # noqa: E402,F401  (its fallback)
 from ember.lazy import kernels as _kernels  # noqa: E402,F401  (the Lazy kernels of a few ops)
 from ember.lazy import recipes as _recipes  # noqa: E402,F401  (the Lazy key's kernels)
 
