@@ -186,6 +186,17 @@ def direct_cpu_kernel(op: OpOverload, a: Any, b: Any) -> Callable[..., Any] | No
     return None
 
 
+def device_keys(device_type: str) -> int:
+    """The key set a kernel redispatches with to reach device ``device_type``'s backend
+    kernel (PyTorch's error for a device ember has no backend for).
+
+    >>> from ember.dispatch.dispatcher import device_keys
+    >>> device_keys("cpu")
+    1
+    """
+    return _DEVICE_BITS[device_type]
+
+
 def fallthrough_entry(key: DispatchKey) -> Kernel:
     mask = below(key)
 

@@ -8,7 +8,6 @@ laid out as NOTE [layout of new tensors] says.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,6 +45,7 @@ from ember.backends.meta.copies import (
 )
 from ember.backends.variants import check_write
 from ember.device import as_device
+from ember.dispatch import dispatcher
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
@@ -64,11 +64,6 @@ CPU = DispatchKey.CPU
 CIA = DispatchKey.CompositeImplicitAutograd
 _nd = np.ndarray
 _copyto = np.copyto
-
-#: device type -> how a cpu tensor moves there (``_to_copy(x, device=...)``); other backends
-#: register theirs here. ``cpu`` and ``meta`` are built in.
-TO_DEVICE: dict[str, Callable[[Tensor], Tensor]] = {}
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -191,13 +186,8 @@ def _to_copy(self: Tensor, **options: Any) -> Tensor:
         strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
         return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
     if kind is not None and kind != "cpu":
-        move = TO_DEVICE.get(kind)
-        if move is None:
-            raise NotImplementedError(
-                f"_to_copy: no way to move a cpu tensor to '{options['device']}'; register one "
-                "in ember.backends.cpu.copies.TO_DEVICE"
-            )
-        return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
+        # another device's own _to_copy kernel takes a cpu tensor in (the Lazy key's does)
+        return aten._to_copy.default.redispatch(dispatcher.device_keys(kind), self, **options)
     out = empty_like(self, npdt, memory_format, "_to_copy")
     copy_into(out, d)
     return wrap(out)
