@@ -214,18 +214,6 @@ def cat_strides(kept: Sequence[Tensor], shape: Shape) -> Shape:
     return contiguous_strides(shape)
 
 
-def check_stack(tensors: Sequence[Tensor]) -> None:
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0]._data.shape
-    for i, t in enumerate(tensors):
-        if t._data.shape != first:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
-                f"and {list(t._data.shape)} at entry {i}"
-            )
-
-
 def flip_dims(ndim: int, dims: Sequence[int]) -> tuple[int, ...]:
     out = tuple(wrap_dim(d, ndim, "flip") for d in dims)
     if len(set(out)) != len(out):
