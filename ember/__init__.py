@@ -90,6 +90,7 @@ from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
 from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpOverload.py_impl)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import functionalize as _functionalize  # noqa: E402, F401  (the Functionalize key)
+from ember._compile import compile  # noqa: E402  (ahead-of-time: ember.aot, ember/compiler)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
@@ -109,6 +110,7 @@ from ember import special  # noqa: E402  (torch.special's functions, Tensor.poly
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember.storage import UntypedStorage  # noqa: E402
+from ember._dlpack import from_dlpack  # noqa: E402  (also Tensor.__dlpack__)
 from ember._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

@@ -570,3 +570,51 @@ def test_factories_of_traced_sizes_are_recorded_as_torch_fx_does() -> None:
     same(e(ember.ones(2, 3)), t(torch.ones(2, 3)))
     assert ember.zeros.__name__ == "zeros" and fx.symbolic_trace(make(ember)).code == e.code
     assert isinstance(ember.zeros(2), ember.Tensor)  # put back after tracing
+
+
+def encoder_layer(lib: Any) -> Any:
+    class Layer(lib.nn.Module):
+        def __init__(self, d: int = 16, heads: int = 2) -> None:
+            super().__init__()
+            self.attn = lib.nn.MultiheadAttention(d, heads, batch_first=True)
+            self.ff1, self.ff2 = lib.nn.Linear(d, 2 * d), lib.nn.Linear(2 * d, d)
+            self.norm1, self.norm2 = lib.nn.LayerNorm(d), lib.nn.LayerNorm(d)
+
+        def forward(self, x: Any) -> Any:
+            a, _ = self.attn(x, x, x, need_weights=False)
+            x = self.norm1(x + a)
+            b, s, d = x.shape
+            h = lib.nn.functional.gelu(self.ff1(x))
+            return self.norm2(x + self.ff2(h)).reshape(b, s, d)
+
+    return Layer
+
+
+def test_encoder_layer_traces_as_in_torch_fx() -> None:
+    e = fx.symbolic_trace(encoder_layer(ember)())
+    t = tfx.symbolic_trace(encoder_layer(torch)())
+    assert structure(e) == structure(t)
+    # torch's gelu is torch._C._nn.gelu, ember's ember.nn.functional.gelu: same name
+    norm = [
+        ln.replace("LIB._C._nn.gelu", "LIB.nn.functional.gelu")
+        for ln in code_lines(t.code, "torch")
+    ]
+    assert code_lines(e.code, "ember") == norm
+
+
+def test_deepcopy_and_copy_of_a_traced_module() -> None:
+    import copy
+
+    gm = fx.symbolic_trace(mlp())
+    x = ember.randn(2, 1, 8, 8)
+    y = gm(x)
+    deep = copy.deepcopy(gm)
+    assert deep.graph is not gm.graph and deep.graph.owning_module is deep
+    assert all(n.graph is deep.graph for n in deep.graph.nodes)
+    assert deep.code == gm.code and repr(deep) == repr(gm)
+    same(deep(x), y)
+    next(iter(deep.parameters())).data.zero_()  # its own parameters
+    same(gm(x), y)
+    shallow = copy.copy(gm)
+    assert shallow.graph is gm.graph
+    same(shallow(x), y)

@@ -17,6 +17,7 @@ from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
 from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401
+from ember.autograd import inplace_views as _inplace_views
 from ember.autograd import kernel as _kernel
 from ember.autograd.anomaly_mode import (
     detect_anomaly,
@@ -38,6 +39,7 @@ from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.graph import Node
 
 _kernel.install()
+_inplace_views.install()
 _api.install()
 
 from ember.autograd import functional  # noqa: E402  (jacobian, hessian, vjp, jvp, hvp, vhp)

@@ -14,6 +14,7 @@ def forward(self, x):
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any
 
@@ -144,6 +145,24 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GraphModule:
+        """A copy with its own graph, submodules and parameters (the generated code, which
+        holds modules as globals, is made again)."""
+        res = type(self).__new__(type(self))
+        memo[id(self)] = res
+        skip = ("_globals", "_forward_fn", "_code")
+        state = {k: v for k, v in self.__dict__.items() if k not in skip}
+        res.__dict__.update(copy.deepcopy(state, memo))
+        res.__dict__["_graph"].owning_module = res
+        res.recompile()
+        return res
+
+    def __copy__(self) -> GraphModule:
+        """A module over the same graph and the same submodules (``meta`` copied)."""
+        res = GraphModule(self, self.graph, self._class_name)
+        res.__dict__["meta"] = copy.copy(self.meta)
+        return res
 
     def _get_name(self) -> str:
         return self._class_name

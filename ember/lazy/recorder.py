@@ -76,8 +76,8 @@ def lazy_tensor(arr: LazyArray) -> Tensor:
 
 
 def to_lazy(t: Tensor) -> Tensor:
-    """A lazy tensor holding a cpu tensor's values (the ``TO_DEVICE`` hook of ``_to_copy``;
-    the array is already a copy)."""
+    """A lazy tensor holding a cpu tensor's values (what the Lazy key's ``_to_copy`` kernel
+    makes of a cpu tensor; the array is already a copy)."""
     data = t._data
     return lazy_tensor(LazyArray(data.shape, data.dtype, t.stride(), value=data))
 

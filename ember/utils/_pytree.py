@@ -21,25 +21,81 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 __all__ = [
+    "GetAttrKey",
+    "KeyPath",
     "LeafSpec",
+    "MappingKey",
+    "PyTree",
+    "SequenceKey",
     "TreeSpec",
+    "keystr",
     "register_pytree_node",
     "tree_flatten",
+    "tree_flatten_with_path",
     "tree_leaves",
+    "tree_leaves_with_path",
     "tree_map",
     "tree_map_only",
+    "tree_map_with_path",
     "tree_structure",
     "tree_unflatten",
 ]
 
+#: a nested structure of containers and leaves (an annotation, as PyTorch's)
+PyTree = Any
 FlattenFn = Callable[[Any], tuple[list[Any], Any]]
 UnflattenFn = Callable[[Iterable[Any], Any], Any]
+
+
+@dataclass(frozen=True)
+class SequenceKey:
+    """A child's place in a sequence node: ``[0]``."""
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+    def get(self, sequence: Any) -> Any:
+        return sequence[self.idx]
+
+
+@dataclass(frozen=True)
+class MappingKey:
+    """A child's key in a mapping node: ``['a']``."""
+
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+    def get(self, mapping: Any) -> Any:
+        return mapping[self.key]
+
+
+@dataclass(frozen=True)
+class GetAttrKey:
+    """A child's attribute name in a named tuple (or a registered class): ``.x``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+    def get(self, obj: Any) -> Any:
+        return getattr(obj, self.name)
+
+
+KeyEntry = Any
+KeyPath = tuple[KeyEntry, ...]
+FlattenWithKeysFn = Callable[[Any], tuple[list[tuple[KeyEntry, Any]], Any]]
 
 
 class NodeDef(NamedTuple):
     type: type
     flatten: FlattenFn
     unflatten: UnflattenFn
+    flatten_with_keys: FlattenWithKeysFn | None = None
 
 
 SUPPORTED_NODES: dict[type, NodeDef] = {}
@@ -51,32 +107,85 @@ def register_pytree_node(
     unflatten_fn: UnflattenFn,
     *,
     serialized_type_name: str | None = None,
+    flatten_with_keys_fn: FlattenWithKeysFn | None = None,
     **_: Any,
 ) -> None:
     """Make instances of ``cls`` tree nodes: ``flatten_fn(x) -> (children, context)`` and
-    ``unflatten_fn(children, context) -> x``."""
+    ``unflatten_fn(children, context) -> x`` (``flatten_with_keys_fn(x) -> ([(key, child),
+    ...], context)`` serves ``tree_flatten_with_path``).
+
+    >>> from ember.utils._pytree import register_pytree_node, tree_leaves
+    >>> class Pair:
+    ...     def __init__(self, a, b):
+    ...         self.a, self.b = a, b
+    >>> register_pytree_node(Pair, lambda p: ([p.a, p.b], None), lambda v, _: Pair(*v))
+    >>> tree_leaves([Pair(1, 2), 3])
+    [1, 2, 3]
+    """
     if cls in SUPPORTED_NODES:
         raise ValueError(f"{cls} is already registered as a pytree node")
-    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn)
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
 
 
-register_pytree_node(tuple, lambda t: (list(t), None), lambda v, _: tuple(v))
-register_pytree_node(list, lambda x: (list(x), None), lambda v, _: list(v))
+def _register_pytree_node(
+    cls: type,
+    flatten_fn: FlattenFn,
+    unflatten_fn: UnflattenFn,
+    to_str_fn: Any = None,
+    maybe_from_str_fn: Any = None,
+    *,
+    serialized_type_name: str | None = None,
+    flatten_with_keys_fn: FlattenWithKeysFn | None = None,
+    **_: Any,
+) -> None:
+    """PyTorch's older name and signature for ``register_pytree_node`` (the string
+    conversion functions it took are ignored, as PyTorch now does)."""
+    register_pytree_node(
+        cls,
+        flatten_fn,
+        unflatten_fn,
+        serialized_type_name=serialized_type_name,
+        flatten_with_keys_fn=flatten_with_keys_fn,
+    )
+
+
+def _seq_keys(x: Any) -> tuple[list[tuple[KeyEntry, Any]], Any]:
+    return [(SequenceKey(i), v) for i, v in enumerate(x)], None
+
+
+def _map_keys(d: Any) -> tuple[list[tuple[KeyEntry, Any]], Any]:
+    return [(MappingKey(k), v) for k, v in d.items()], list(d)
+
+
 register_pytree_node(
-    dict, lambda d: (list(d.values()), list(d)), lambda v, keys: dict(zip(keys, v, strict=True))
+    tuple, lambda t: (list(t), None), lambda v, _: tuple(v), flatten_with_keys_fn=_seq_keys
+)
+register_pytree_node(
+    list, lambda x: (list(x), None), lambda v, _: list(v), flatten_with_keys_fn=_seq_keys
+)
+register_pytree_node(
+    dict,
+    lambda d: (list(d.values()), list(d)),
+    lambda v, keys: dict(zip(keys, v, strict=True)),
+    flatten_with_keys_fn=_map_keys,
 )
 register_pytree_node(
     OrderedDict,
     lambda d: (list(d.values()), list(d)),
     lambda v, keys: OrderedDict(zip(keys, v, strict=True)),
+    flatten_with_keys_fn=_map_keys,
 )
 register_pytree_node(
     defaultdict,
     lambda d: (list(d.values()), (d.default_factory, list(d))),
     lambda v, c: defaultdict(c[0], zip(c[1], v, strict=True)),
+    flatten_with_keys_fn=lambda d: (_map_keys(d)[0], (d.default_factory, list(d))),
 )
 register_pytree_node(
-    deque, lambda d: (list(d), d.maxlen), lambda v, maxlen: deque(v, maxlen=maxlen)
+    deque,
+    lambda d: (list(d), d.maxlen),
+    lambda v, maxlen: deque(v, maxlen=maxlen),
+    flatten_with_keys_fn=lambda d: (_seq_keys(d)[0], d.maxlen),
 )
 
 
@@ -95,7 +204,10 @@ def _node_of(x: Any) -> tuple[type, NodeDef] | None:
 
 
 _NAMEDTUPLE = NodeDef(
-    tuple, lambda t: (list(t), type(t)), lambda v, cls: cls(*v)
+    tuple,
+    lambda t: (list(t), type(t)),
+    lambda v, cls: cls(*v),
+    lambda t: ([(GetAttrKey(f), v) for f, v in zip(t._fields, t, strict=True)], type(t)),
 )  # context: the class
 
 
@@ -119,14 +231,34 @@ class TreeSpec:
     def is_leaf(self) -> bool:
         return False
 
+    @property
+    def num_nodes(self) -> int:
+        """Nodes and leaves, this one included."""
+        return 1 + sum(c.num_nodes for c in self.children_specs)
+
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         return tree_unflatten(leaves, self)
 
-    def __repr__(self) -> str:
+    def __repr__(self, indent: int = 0) -> str:
+        """PyTorch's layout: the first child on the opening line, each further child on a
+        line of its own, indented two more per level.
+
+        >>> from ember.utils._pytree import tree_structure
+        >>> print(tree_structure([1, (2, 3)]))
+        TreeSpec(list, None, [*,
+          TreeSpec(tuple, None, [*,
+            *])])
+        """
         name = self.type.__name__ if isinstance(self.type, type) else str(self.type)
         if self.type is tuple and isinstance(self.context, type):
             name = "namedtuple"
-        return f"TreeSpec({name}, {self.context!r}, {self.children_specs!r})"
+        inner = ""
+        if self.children_specs:
+            indent += 2
+            first, *rest = self.children_specs
+            inner = first.__repr__(indent) + ("," if rest else "")
+            inner += ",".join("\n" + " " * indent + c.__repr__(indent) for c in rest)
+        return f"TreeSpec({name}, {self.context}, [{inner}])"
 
 
 class LeafSpec(TreeSpec):
@@ -139,10 +271,14 @@ class LeafSpec(TreeSpec):
     def num_leaves(self) -> int:
         return 1
 
+    @property
+    def num_nodes(self) -> int:
+        return 1
+
     def is_leaf(self) -> bool:
         return True
 
-    def __repr__(self) -> str:
+    def __repr__(self, indent: int = 0) -> str:
         return "*"
 
 
@@ -251,3 +387,62 @@ def tree_map_only(
     [-1, 's', 2.0]
     """
     return tree_map(lambda x: func(x) if isinstance(x, type_or_types) else x, tree, is_leaf=is_leaf)
+
+
+def tree_flatten_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[tuple[KeyPath, Any]], TreeSpec]:
+    """``tree_flatten`` with each leaf's key path (``SequenceKey``, ``MappingKey``,
+    ``GetAttrKey`` entries from the root).
+
+    >>> from ember.utils._pytree import tree_flatten_with_path, keystr
+    >>> pairs, _ = tree_flatten_with_path({"a": [1, 2]})
+    >>> [(keystr(path), leaf) for path, leaf in pairs]
+    [("['a'][0]", 1), ("['a'][1]", 2)]
+    """
+    pairs: list[tuple[KeyPath, Any]] = []
+    _paths(tree, (), pairs, is_leaf)
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def _paths(
+    tree: Any, path: KeyPath, out: list[tuple[KeyPath, Any]], is_leaf: Callable[[Any], bool] | None
+) -> None:
+    found = None if is_leaf is not None and is_leaf(tree) else _node_of(tree)
+    if found is None:
+        out.append((path, tree))
+        return
+    t, node = found
+    if node.flatten_with_keys is None:
+        raise ValueError(
+            f"Did not find a flatten_with_keys_fn for type: {t}. Please pass a "
+            "flatten_with_keys_fn argument to register_pytree_node."
+        )
+    children, _ = node.flatten_with_keys(tree)
+    for key, child in children:
+        _paths(child, (*path, key), out, is_leaf)
+
+
+def tree_leaves_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[tuple[KeyPath, Any]]:
+    """The (key path, leaf) pairs of ``tree``, left to right."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(
+    func: Callable[..., Any],
+    tree: Any,
+    *rests: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """``tree`` with ``func(path, leaf, *other_leaves)`` applied to every leaf."""
+    pairs, spec = tree_flatten_with_path(tree, is_leaf)
+    others = [tree_leaves(r, is_leaf) for r in rests]
+    values = [func(p, x, *xs) for (p, x), *xs in zip(pairs, *others, strict=True)]
+    return tree_unflatten(values, spec)
+
+
+def keystr(kp: KeyPath) -> str:
+    """A key path as the Python expression that indexes it: ``"['a'][0].x"``."""
+    return "".join(str(k) for k in kp)

@@ -45,6 +45,9 @@ class WeakIdRef(weakref.ref):  # type: ignore[type-arg]
             return a is b
         return self is other
 
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
 
 class WeakIdKeyDictionary(MutableMapping[Any, Any]):
     """A mapping from objects, compared by identity and held weakly, to values: an entry

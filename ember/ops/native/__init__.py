@@ -10,6 +10,7 @@ from ember.ops.native import (  # noqa: F401
     fft,
     foreach,
     indexing,
+    inplace_views,
     linalg,
     linalg_composite,
     loss,
