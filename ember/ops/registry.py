@@ -238,8 +238,13 @@ class _Ops:
 ops = _Ops()
 
 
-def impl(op: OpOverload, key: DispatchKey | str, func: Callable[..., Any] | None = None) -> Any:
-    """Register ``func`` as ``op``'s plain kernel for ``key`` (a DispatchKey or its name); a
+def impl(
+    op: OpOverload,
+    key: DispatchKey | str | tuple[DispatchKey | str, ...],
+    func: Callable[..., Any] | None = None,
+) -> Any:
+    """Register ``func`` as ``op``'s plain kernel for ``key`` (a DispatchKey or its name, or a
+    tuple of them); a
     decorator without ``func``: the catalogue's in-tree registration (``ember.library.impl``
     is the public one, taking names and libraries too).
 
@@ -248,10 +253,12 @@ def impl(op: OpOverload, key: DispatchKey | str, func: Callable[..., Any] | None
     >>> impl(ops.aten.neg.default, DispatchKey.CPU) is not None
     True
     """
-    dkey = key if isinstance(key, DispatchKey) else DispatchKey[key]
+    keys = key if isinstance(key, tuple) else (key,)
+    dkeys = [k if isinstance(k, DispatchKey) else DispatchKey[k] for k in keys]
 
     def register(f: Callable[..., Any]) -> Callable[..., Any]:
-        dispatcher.set_kernel(op, dkey, f, KIND_PLAIN)
+        for k in dkeys:
+            dispatcher.set_kernel(op, k, f, KIND_PLAIN)
         return f
 
     return register if func is None else register(func)
