@@ -42,7 +42,7 @@ from ember.dispatch.keys import (
     DispatchKey,
     below,
 )
-from ember.dispatch.state import ACTIVE, effective_keys
+from ember.dispatch.state import ACTIVE
 
 _TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
@@ -326,11 +326,14 @@ def _keyset_lines(layout: Layout) -> list[str]:
 
 
 #: the one template of a generated call (``{mask}`` is empty for ``public``): the effective
-#: key set (only while some with-block changes the thread's sets: NOTE [fast path counter]),
-#: the table entry of its highest key, and the one calling convention (``call_kernel``)
+#: key set (``state.effective_keys`` inlined, only while some with-block changes the thread's
+#: sets: NOTE [fast path counter]), the table entry of its highest key, and the one calling
+#: convention (``call_kernel``)
 _CALL = """
     if ACTIVE[0]:
-        ks = effective_keys(ks, op)
+        ks = (ks | local.include) & ~local.exclude
+        if not ks:
+            raise RuntimeError(f"{{op}}: every key of the call is excluded; nothing can run it")
 {mask}    fn, kind = (op._table or build_table(op))[ks.bit_length() - 1]
     if kind == 0:
         return fn(*args, **kwargs)
@@ -368,7 +371,7 @@ def _factory(layout: Layout) -> Callable[..., Any]:
         return made
     if not _SCOPE:
         _SCOPE.update(
-            CPU=CPU_BIT, BITS=_DEVICE_BITS, ACTIVE=ACTIVE, effective_keys=effective_keys,
+            CPU=CPU_BIT, BITS=_DEVICE_BITS, ACTIVE=ACTIVE, local=_state.local,
             build_table=build_table, OTHER=ARGUMENT_KEYS, REAL=below(DispatchKey.TorchFunction),
             T=TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
         )  # fmt: skip

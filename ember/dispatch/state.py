@@ -210,8 +210,8 @@ class TorchFunctionGuard(KeyGuard):
 
     __slots__ = ()
 
-    def __init__(self, keep: int, add: int) -> None:
-        super().__init__(exclude=add, allow=TF_BITS & ~keep)
+    def __init__(self, keep: int, add: int) -> None:  # (no super() call: one per call)
+        self._exclude, self._allow, self._include = add, TF_BITS & ~keep, 0
 
 
 # ------------------------------------------------------------ __torch_dispatch__ state
