@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ember._tensor import Tensor
+from ember._warn import warn_user
 from ember.backends.shapes import wrap_dim
 from ember.dispatch import state
 from ember.dispatch.keys import PYTHON_BIT, DispatchKey
@@ -30,12 +31,11 @@ from ember.dtypes import FLOATING, float64
 from ember.library import impl
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check
 from ember.ops.registry import ops
-from ember._warn import warn_user
 from ember.return_types import linalg_eigh as eigh_t
-from ember.return_types import qr as qr_t
 from ember.return_types import linalg_slogdet as linalg_slogdet_t
 from ember.return_types import linalg_solve_ex as solve_ex_t
 from ember.return_types import linalg_svd as linalg_svd_t
+from ember.return_types import qr as qr_t
 from ember.return_types import slogdet as slogdet_t
 from ember.return_types import svd as svd_t
 
