@@ -30,7 +30,9 @@ def _values(t: Tensor, what: str) -> np.ndarray:
             "first (t.to('cpu'))"
         )
     if t.requires_grad:
-        raise RuntimeError(f"{what}: can't export a tensor that requires grad; use tensor.detach()")
+        raise RuntimeError(
+            f"{what}: can't export a tensor that requires grad; use tensor.detach()"
+        )
     return data
 
 
