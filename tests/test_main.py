@@ -246,6 +246,7 @@ def test_line_counts_report_lists_folders() -> None:
         "docs/index.md",
         "docs/extending.md",
         "docs/lazy.md",
+        "docs/aot.md",
         "docs/linalg.md",
         "docs/fidelity.md",
         "docs/interop.md",
