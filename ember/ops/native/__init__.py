@@ -20,6 +20,7 @@ from ember.ops.native import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     special,
