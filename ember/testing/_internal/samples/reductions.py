@@ -506,7 +506,7 @@ def logcumsumexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(x, 2, name="dim out of range")
 
 
-@samples("trapezoid.dx", "cumulative_trapezoid.dx", dtypes=ALL_DTYPES)
+@samples("trapezoid.dx", "cumulative_trapezoid.dx", "trapz.dx", dtypes=ALL_DTYPES)
 def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     y = make((3, 4))
     yield SampleInput(y)
@@ -519,7 +519,7 @@ def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(y, dim=2, name="dim out of range")
 
 
-@samples("trapezoid.x", "cumulative_trapezoid.x", dtypes=ALL_DTYPES)
+@samples("trapezoid.x", "cumulative_trapezoid.x", "trapz.x", dtypes=ALL_DTYPES)
 def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     y = make((3, 4))
     x = ember.tensor([0.0, 0.5, 2.0, 2.5])
@@ -529,6 +529,40 @@ def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), noncontiguous=True), ember.tensor([1.0, 2.0, 4.0]), dim=0)
     yield SampleInput(make((4,)), ember.tensor([3, 1, 2, 5]), name="integer x")
     yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
+
+
+@samples("dist.default", dtypes=FLOATS, atol=1e-4, rtol=1e-4)
+def dist_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)), make((2, 3)))
+    for p in (0, 1, 3, float("inf"), float("-inf")):
+        yield SampleInput(make((3,)), make((2, 3), noncontiguous=True), p, name=f"p={p}")
+    yield SampleInput(make(()), make((2,)), name="0-dim")
+    yield SampleInput(make((0,)), make((0,)), name="empty")
+    yield SampleInput(make((2,)), make((3,)), name="shapes that don't broadcast raise")
+
+
+@samples("renorm.default", "renorm_.default", dtypes=FLOATS, atol=1e-4, rtol=2e-3)
+def renorm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)), 2, 0, 1.0)
+    yield SampleInput(make((3, 4), noncontiguous=True), 1, -1, 2.0, name="p=1, last dim, nc")
+    yield SampleInput(make((2, 3, 2)), 3, 1, 0.5, name="3-D, p=3")
+    yield SampleInput(make((2, 3)), 2, 0, 100.0, name="nothing above maxnorm")
+    yield SampleInput(make((3,)), 2, 0, 1.0, name="1-D raises")
+    yield SampleInput(make((2, 3)), 0, 0, 1.0, name="p=0 raises")
+    yield SampleInput(make((2, 3)), 2, 0, -1.0, name="negative maxnorm raises")
+
+
+@samples("sum_to_size.default", dtypes=ALL_DTYPES)
+def sum_to_size_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3, 4)), [3, 1])
+    yield SampleInput(make((2, 3, 4)), [1, 3, 4], name="leading 1")
+    yield SampleInput(make((2, 3)), [2, 3], name="same size: itself")
+    yield SampleInput(make((3, 4), noncontiguous=True), [1, 1], name="nc")
+    yield SampleInput(make((3, 4)), [], name="to 0-dim")
+    yield SampleInput(make(()), [], name="0-dim")
+    yield SampleInput(make((0, 3)), [3], name="empty summed")
+    yield SampleInput(make((2, 3)), [2, 2], name="not expandable raises")
+    yield SampleInput(make((3,)), [2, 3], name="more dims raise")
 
 
 @samples("cov.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)
