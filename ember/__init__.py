@@ -110,6 +110,13 @@ from ember import special  # noqa: E402  (torch.special's functions, Tensor.poly
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember.storage import UntypedStorage  # noqa: E402
+from ember import _memory as _memory  # noqa: E402, F401  (pin_memory, share_memory_, storage)
+
+import math as _math  # noqa: E402
+
+# the constants torch re-exports (torch.float is a dtype here too, so they come from math)
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
 from ember._dlpack import from_dlpack  # noqa: E402  (also Tensor.__dlpack__)
 from ember._memory_format import (  # noqa: E402
     channels_last,

@@ -98,6 +98,12 @@ COMPOSITIONS = {
     "trapz": (lambda t, y, x: t.trapz(y, x), [np.arange(8.0).reshape(2, 4), [0, 1, 3, 4.0]]),
     "ger": (lambda t, a, b: t.ger(a, b), [np.arange(3.0), np.arange(2.0)]),
     "row_stack": (lambda t, a, b: t.row_stack((a, b)), [np.arange(3.0), np.ones(3)]),
+    "dist": (lambda t, a, b: t.dist(a, b, 3), [np.arange(3.0), np.ones(3)]),
+    "renorm": (lambda t, a: a.renorm(2, 0, 3.0), [np.arange(6.0).reshape(2, 3) - 1]),
+    # (non-negative integer exponents: PyTorch's gradient takes 2 ** -2 in integers, 0)
+    "ldexp": (lambda t, a: t.ldexp(a, t.tensor([1, 0, 3])), [np.arange(3.0)]),
+    "fill_diagonal_": (lambda t, a: (a * 1).fill_diagonal_(2.0, True), [np.ones((5, 2))]),
+    "matrix_exp": (lambda t, a: a.matrix_exp(), [np.arange(4.0).reshape(2, 2) / 4]),
 }
 
 
@@ -173,3 +179,88 @@ def test_in_place_view_ops_refuse_a_leaf_that_requires_grad() -> None:
     with ember.no_grad():
         x.t_()
     assert x.shape == (3, 2) and x.is_leaf
+
+
+# --------------------------------------------------------------------------- scatter reductions
+
+
+@requires_torch
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_in_place_with_ties_and_zeros_matches_torch(
+    reduce: str, include_self: bool
+) -> None:
+    def run(lib):  # noqa: ANN001, ANN202
+        x = lib.tensor([[1.0, 0.0, 3.0], [2.0, 2.0, -1.0]], dtype=lib.float64).requires_grad_()
+        s = lib.tensor([[2.0, 0.0, 3.0], [2.0, 5.0, 0.0]], dtype=lib.float64).requires_grad_()
+        idx = lib.tensor([[0, 1, 0], [0, 1, 1]])
+        y = x.clone()
+        r = y.scatter_reduce_(0, idx, s, reduce, include_self=include_self)
+        assert r is y
+        (y * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), s.grad.numpy()
+
+    for e, t in zip(run(ember), run(torch), strict=True):
+        np.testing.assert_allclose(e, t)
+
+
+def test_put_writes_at_row_major_positions_of_a_transposed_tensor() -> None:
+    x = ember.zeros(2, 3).t()  # (3, 2), column-major: put still counts row-major
+    x.put_(ember.tensor([1, 4]), ember.tensor([7.0, 8.0]))
+    assert x.tolist() == [[0.0, 7.0], [0.0, 0.0], [8.0, 0.0]]
+
+
+# --------------------------------------------------------------------------- memory, autograd
+
+
+def test_constants_are_torchs() -> None:
+    import math
+
+    assert (ember.pi, ember.e, ember.inf) == (math.pi, math.e, math.inf)
+    assert math.isnan(ember.nan) and ember.newaxis is None
+    assert ember.ones(2)[ember.newaxis].shape == (1, 2)
+
+
+def test_memory_placement_answers_as_a_cpu_only_torch() -> None:
+    x = ember.ones(3)
+    assert not x.is_pinned() and not x.is_shared()
+    with pytest.raises(RuntimeError, match="accelerator"):
+        x.pin_memory()
+    assert x.share_memory_() is x and x.is_shared() and x[1:].is_shared()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        importlib.import_module("ember._memory")._warned_typed.clear()
+        s = x.storage()
+    assert s.size() == len(s) == 3 and s.tolist() == [1.0, 1.0, 1.0] and s.dtype is ember.float32
+
+
+def test_variable_is_an_alias_of_tensor() -> None:
+    x = ember.ones(2)
+    v = ember.autograd.Variable(x, requires_grad=True)
+    assert type(v) is ember.Tensor and v.requires_grad and v.is_leaf
+    assert isinstance(x, ember.autograd.Variable)
+    assert issubclass(ember.nn.Parameter, ember.autograd.Variable)
+    v.data[0] = 5.0  # the same memory
+    assert x[0].item() == 5.0
+
+
+@requires_torch
+def test_post_accumulate_grad_hooks_run_after_accumulation_as_torch() -> None:
+    def run(lib):  # noqa: ANN001, ANN202
+        w = lib.ones(2, requires_grad=True)
+        seen = []
+        h = w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone().tolist()))
+        (w * 3).sum().backward()
+        (w * w).sum().backward()
+        h.remove()
+        (w * 2).sum().backward()
+        with pytest.raises(RuntimeError):
+            (w * 2).register_post_accumulate_grad_hook(print)
+        return seen
+
+    assert run(ember) == run(torch)
+
+
+def test_ldexp_gradient_of_a_negative_integer_exponent_is_the_true_one() -> None:
+    x = ember.tensor([1.0, 1.0], requires_grad=True)
+    ember.ldexp(x, ember.tensor([-2, 1])).sum().backward()
+    assert x.grad.tolist() == [0.25, 2.0]  # PyTorch 2.13 gives [0.0, 2.0] (docs/fidelity.md)

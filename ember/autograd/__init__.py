@@ -37,6 +37,7 @@ from ember.autograd.grad_mode import (
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.graph import Node
+from ember.autograd.variable import Variable
 
 _kernel.install()
 _inplace_views.install()
@@ -48,5 +49,5 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
-    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly",
+    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly", "Variable",
 ]  # fmt: skip

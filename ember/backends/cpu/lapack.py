@@ -44,6 +44,7 @@ from ember.ops.native.linalg import (
     solve_triangular_plan,
     svd_plan,
 )
+from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
@@ -64,6 +65,12 @@ def _lapack_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
     from scipy.linalg import lapack
 
     return lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    from scipy.linalg import expm  # deferred: see _lapack_fn
+
+    return expm(a)  # type: ignore[no-any-return]
 
 
 @functools.cache
@@ -641,3 +648,17 @@ def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if r.shape != tuple(shape):
         r = np.broadcast_to(r, shape)
     return wrap(np.array(r, rdt, order="C"))  # writable and its own (broadcast_to's is neither)
+
+
+@impl(aten.linalg_matrix_exp.default, CPU)
+def linalg_matrix_exp(self: Tensor) -> Tensor:
+    """``exp(A)`` of each square matrix (SciPy's scaling and squaring with Padé
+    approximants); half precision computes in float32, as PyTorch's."""
+    matrix_exp_check(self)
+    a = self._data
+    if a.size == 0:
+        return wrap(np.zeros(a.shape, a.dtype))
+    wide = a.astype(np.float32) if a.dtype.itemsize < 4 and a.dtype.kind != "c" else a
+    with quiet_block():
+        out = _expm(np.ascontiguousarray(wide))
+    return wrap(np.asarray(out, dtype=a.dtype))

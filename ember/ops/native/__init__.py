@@ -20,9 +20,11 @@ from ember.ops.native import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     special,
     views,
     weight_norm,
+    windows,
 )

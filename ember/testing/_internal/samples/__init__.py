@@ -17,9 +17,11 @@ from ember.testing._internal.samples import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     special,
     views,
     weight_norm,
+    windows,
 )
