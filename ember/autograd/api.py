@@ -173,7 +173,8 @@ def grad(
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
     if not create_graph:
-        res = [r.detach() if r is not None else None for r in res]  # type: ignore[attr-defined]
+        # results computed without a graph need no detach (PyTorch dispatches none here)
+        res = [r.detach() if r is not None and r.requires_grad else r for r in res]  # type: ignore[attr-defined]
     return tuple(res)
 
 
