@@ -50,6 +50,7 @@ except ImportError:  # the bench/test extras install it; without it only NumPy i
 Thunk = Callable[[], Any]
 #: benchmark groups kept in their own modules (``benchmarks/<name>.py``, ``cases(quick)``)
 GROUP_MODULES = (
+    "compiled",
     "data",
     "optim",
     "namespaces",
@@ -58,6 +59,7 @@ GROUP_MODULES = (
     "spatial",
     "compiler",
     "nn_models",
+    "serialization",
 )
 
 
@@ -508,6 +510,12 @@ def _run(args: argparse.Namespace) -> int:
         print()
         for line in lazy_report(args.quick):
             print(line)
+    for name in GROUP_MODULES:  # a group module's report (``report(quick)``), if it has one
+        module = importlib.import_module(f"benchmarks.{name}")
+        if hasattr(module, "report") and any(c.group == name for c in cases):
+            print()
+            for line in module.report(args.quick):
+                print(line)
     return 0
 
 

@@ -89,6 +89,7 @@ from ember import fx  # noqa: E402
 from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
 from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpOverload.py_impl)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
+from ember._compile import compile  # noqa: E402  (ahead-of-time: ember.aot, ember/compiler)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
@@ -108,6 +109,14 @@ from ember import special  # noqa: E402  (torch.special's functions, Tensor.poly
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember.storage import UntypedStorage  # noqa: E402
+from ember import _memory as _memory  # noqa: E402, F401  (pin_memory, share_memory_, storage)
+
+import math as _math  # noqa: E402
+
+# the constants torch re-exports (torch.float is a dtype here too, so they come from math)
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+from ember._dlpack import from_dlpack  # noqa: E402  (also Tensor.__dlpack__)
 from ember._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

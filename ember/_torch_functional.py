@@ -21,7 +21,9 @@ __all__ = [
     "atleast_2d",
     "atleast_3d",
     "block_diag",
+    "broadcast_tensors",
     "cartesian_prod",
+    "chain_matmul",
     "cdist",
     "is_tensor",
     "meshgrid",
@@ -245,6 +247,32 @@ def is_tensor(obj: Any) -> bool:
     (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+@python_route("tensors")
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views; one already of that shape
+    is returned itself).
+
+    >>> a, b = ember.broadcast_tensors(ember.ones(2, 1), ember.zeros(3))
+    >>> a.shape, b.shape
+    (ember.Size([2, 3]), ember.Size([2, 3]))
+    """
+    return tuple(aten.broadcast_tensors.default(_tensor_list(tensors)))
+
+
+@python_route("matrices")
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """The product of 2-D matrices, multiplied in the cheapest order (deprecated in PyTorch in
+    favour of ``linalg.multi_dot``, and warns so once).
+
+    >>> ember.chain_matmul(ember.ones(2, 3), ember.ones(3, 4), ember.ones(4, 1)).shape
+    ember.Size([2, 1])
+    """
+    items = _tensor_list(matrices)
+    if out is not None:
+        return aten.chain_matmul.out(items, out=out)
+    return aten.chain_matmul.default(items)
 
 
 def _assert(condition: Any, message: str) -> None:

@@ -40,8 +40,10 @@ from ember._torch_functional import (  # noqa: E402
     atleast_2d,
     atleast_3d,
     block_diag,
+    broadcast_tensors,
     cartesian_prod,
     cdist,
+    chain_matmul,
     is_tensor,
     meshgrid,
     tensordot,
@@ -49,7 +51,8 @@ from ember._torch_functional import (  # noqa: E402
     unique_consecutive,
 )
 
-_PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, cdist,
+_PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors,
+                   cartesian_prod, chain_matmul, cdist,
                    is_tensor, meshgrid, tensordot, unique, unique_consecutive)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 

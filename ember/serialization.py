@@ -1,8 +1,12 @@
 """``ember.save`` / ``ember.load``: tensors, parameters, state dicts and plain containers in
 a file that cannot run code when loaded.
 
+``save`` writes PyTorch's checkpoint format (``ember/_checkpoint.py``, NOTE [torch checkpoint
+format]), or safetensors for a ``.safetensors`` path (``ember.utils.safetensors``). ``load``
+reads both, and ember's earlier format below, which ``save`` no longer writes.
+
 # NOTE [save format]
-A zip archive (stored, not compressed) holding:
+ember's earlier format: a zip archive (stored, not compressed) holding:
 
 - ``ember.json``: ``{"format": "ember.save", "version": 1, "tensors": N, "root": <node>}``
 - ``tensors/<i>.npy`` for ``i`` in ``range(N)``: each tensor's values, written by
@@ -33,11 +37,13 @@ from typing import IO, Any
 import numpy as np
 
 import ember
+from ember._checkpoint import archive_name, is_torch_checkpoint, load_checkpoint, save_checkpoint
 from ember._tensor import Size, Tensor
 from ember.device import device as _device
 from ember.dtypes import KNOWN_DTYPES
 from ember.dtypes import dtype as _dtype
 from ember.nn.parameter import Parameter
+from ember.utils import safetensors as safetensors_format
 
 __all__ = ["load", "save"]
 
@@ -118,15 +124,38 @@ class _Writer:
         }
 
 
-def save(obj: Any, f: FileLike) -> None:
-    """Write ``obj`` (tensors, a ``state_dict``, or dicts/lists/tuples of tensors, numbers,
-    strings, dtypes) to a path or a writable binary file (NOTE [save format]).
+def save(
+    obj: Any,
+    f: FileLike,
+    pickle_module: Any = None,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+) -> None:
+    """Write ``obj`` (tensors, a ``state_dict``, an optimizer's, or dicts/lists/tuples of
+    tensors, numbers, strings, dtypes) to a path or a writable binary file, in PyTorch's
+    checkpoint format: ``torch.load(path, weights_only=True)`` reads it (NOTE [torch
+    checkpoint format]); a path ending in ``.safetensors`` writes that format instead.
 
     >>> import io
     >>> buf = io.BytesIO(); ember.save({"w": ember.ones(2)}, buf)
     >>> _ = buf.seek(0); ember.load(buf)
     {'w': tensor([1., 1.])}
     """
+    if pickle_module is not None or not _use_new_zipfile_serialization:
+        raise TypeError(
+            "ember.save writes PyTorch's zip checkpoint format only; pickle_module and "
+            "_use_new_zipfile_serialization=False are not supported"
+        )
+    if _is_safetensors(f):
+        safetensors_format.save_file(obj, f)  # type: ignore[arg-type]
+        return
+    with _open(f, "wb") as stream:
+        save_checkpoint(obj, stream, archive_name(f))
+
+
+def _save_ember_format(obj: Any, f: FileLike) -> None:
+    """Write ``obj`` in ember's own earlier format (NOTE [save format]), which ``load``
+    still reads; kept so the tests can make such files."""
     writer = _Writer()
     root = writer.node(obj)
     manifest = {"format": _FORMAT, "version": _VERSION, "tensors": len(writer.arrays), "root": root}
@@ -138,6 +167,10 @@ def save(obj: Any, f: FileLike) -> None:
                 arr = arr.view(np.uint16)
             np.save(buf, arr, allow_pickle=False)
             zf.writestr(f"tensors/{i}.npy", buf.getvalue())
+
+
+def _is_safetensors(f: FileLike) -> bool:
+    return isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors")
 
 
 # --------------------------------------------------------------------------- load
@@ -277,8 +310,11 @@ def load(
     weights_only: bool | None = None,
     mmap: bool | None = None,
 ) -> Any:
-    """Read back what ``save`` wrote, from a path or a readable binary file; never unpickles
-    or runs code (NOTE [save format]). ``weights_only`` is accepted: loading is always safe.
+    """Read a checkpoint written by ``torch.save`` or ``ember.save`` (or ember's earlier
+    format, or safetensors for a ``.safetensors`` path) from a path or a readable binary
+    file, with ``torch.load(weights_only=True)``'s rules: nothing in the file runs (NOTE
+    [torch checkpoint format]). ``weights_only`` is accepted: loading is always that safe.
+    ``map_location``: ``"cpu"`` or ``"meta"`` (or a device, or a dict from saved locations).
 
     >>> import io
     >>> buf = io.BytesIO(); ember.save([1, (2.5, "a")], buf); _ = buf.seek(0)
@@ -286,21 +322,29 @@ def load(
     [1, (2.5, 'a')]
     """
     if pickle_module is not None:
-        raise TypeError("ember.load: pickle_module is not supported; ember files are not pickles")
+        raise TypeError("ember.load: pickle_module is not supported; loading never unpickles")
+    if _is_safetensors(f):
+        return safetensors_format.load_file(f)  # type: ignore[arg-type]
     with _open(f, "rb") as stream:
         try:
             zf = zipfile.ZipFile(stream)
-        except zipfile.BadZipFile:
+        except (zipfile.BadZipFile, EOFError, OSError):
             raise RuntimeError(
-                "ember.load: the file is not an ember.save archive (not a zip file); ember.load "
-                "never unpickles, so files written by pickle or torch.save cannot be loaded"
+                "ember.load: the file is neither a checkpoint written by torch.save or "
+                "ember.save (a zip archive) nor ember's earlier format; it may be truncated "
+                "or corrupted, or written by PyTorch's legacy (pre-1.6) serialization, which "
+                "ember does not read: re-save it with a newer PyTorch"
             ) from None
         with zf:
+            names = zf.namelist()
+            if is_torch_checkpoint(names):
+                return load_checkpoint(zf, map_location)
             try:
                 manifest = json.loads(zf.read(_MANIFEST).decode("utf-8"))
             except KeyError:
                 raise RuntimeError(
-                    f"ember.load: the archive has no {_MANIFEST}; it was not written by ember.save"
+                    f"ember.load: the archive is neither a torch.save checkpoint (no "
+                    f"<name>/data.pkl) nor an ember file (no {_MANIFEST})"
                 ) from None
             except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
                 raise RuntimeError(f"ember.load: {_MANIFEST} is not valid JSON ({e})") from None

@@ -38,15 +38,16 @@ def test_quick_demo_reports_models_and_traced_ops() -> None:
     assert "eager: 17,226 params, SGD(" in out and "lazy: 1,898 params, Adam(" in out
     assert "s/epoch" in out and "test acc" in out
     assert "\r" not in out  # not a terminal: one line per epoch, no redraws
-    assert out.count("epoch 1/1 [############] 8/8") == 4  # 2 models x 2 modes
+    assert out.count("epoch 1/1 [############] 8/8") == 6  # 2 models x 3 modes
     wide = [line for line in out.splitlines() if len(line) > cli.WIDTH]
     assert not wide, f"lines wider than {cli.WIDTH} columns: {wide}"
-    assert "Modes: eager, lazy (the compiled mode is not built yet)" in out
-    # the same seed and data give the same loss and accuracy eagerly and lazily
+    assert "Modes: eager, lazy, compiled." in out
+    # the same seed and data give the same loss and accuracy eagerly, lazily and compiled
     for model in ("mlp", "cnn"):
         eager = re.search(rf"{model}  eager +epoch 1/1 \S+ 8/8 (loss \S+  acc +\S+)", out)
         lazy = re.search(rf"{model}  lazy +epoch 1/1 \S+ 8/8 (loss \S+  acc +\S+)", out)
-        assert eager and lazy and eager[1] == lazy[1], out
+        comp = re.search(rf"{model}  compiled +epoch 1/1 \S+ 8/8 (loss \S+  acc +\S+)", out)
+        assert eager and lazy and comp and eager[1] == lazy[1] == comp[1], out
     assert re.search(r"Lazy device: [\d,]+ ops recorded, \d+ graphs run", out)
     for op in (
         "aten.addmm.default",
@@ -213,8 +214,8 @@ def test_options_pick_the_model(capsys: pytest.CaptureFixture[str]) -> None:
         cli.parse(["--epochs", "0"])
 
 
-def test_modes_are_eager_and_lazy_for_now() -> None:
-    assert list(modes.MODES) == ["eager", "lazy"] and modes.PLANNED == ("compiled",)
+def test_modes_are_eager_lazy_and_compiled() -> None:
+    assert list(modes.MODES) == ["eager", "lazy", "compiled"] and modes.PLANNED == ()
 
 
 def test_benchmarks_quick_smoke(capsys: pytest.CaptureFixture[str]) -> None:
@@ -245,8 +246,10 @@ def test_line_counts_report_lists_folders() -> None:
         "docs/index.md",
         "docs/extending.md",
         "docs/lazy.md",
+        "docs/aot.md",
         "docs/linalg.md",
         "docs/fidelity.md",
+        "docs/interop.md",
     ],
 )
 def test_doc_examples_run(doc: str) -> None:

@@ -1114,3 +1114,43 @@ def test_a_subclass_built_from_a_tensor_requiring_grad_is_an_alias() -> None:
         (s * 3).sum().backward()
         grads.append(t.grad.tolist())
     assert grads[0] == grads[1] == [3.0, 3.0]
+
+
+def _inf_nan_calls(lib: Any) -> dict[str, Callable[[], Any]]:
+    """Calls whose NumPy computation makes inf or NaN (each warned before, issue 18)."""
+    x = lib.tensor([[math.inf, 0.0], [1.0, -math.inf]])
+    v = lib.tensor([math.inf, 0.0, -math.inf, math.nan])
+    return {
+        "mm": lambda: x @ x,
+        "bmm": lambda: lib.bmm(x[None], x[None]),
+        "mv": lambda: lib.mv(x, lib.tensor([0.0, 1.0])),
+        "addmm": lambda: lib.addmm(lib.zeros(2), x, x),
+        "linear": lambda: lib.nn.functional.linear(x, x),
+        "prod": lambda: v.prod(),
+        "prod dim": lambda: x.prod(0),
+        "cumsum": lambda: v.cumsum(0),
+        "cumprod": lambda: v.cumprod(0),
+        "sum to int": lambda: v[:1].sum(dtype=lib.int64).shape,  # the value is undefined
+        "polygamma float32": lambda: lib.polygamma(3, lib.tensor([1e-13])),
+        "dropout p=1": lambda: lib.nn.functional.dropout(v, 1.0),
+        "einsum complex empty": lambda: lib.einsum(
+            "ij,jk->ik", lib.ones(2, 0, dtype=lib.complex64), lib.ones(0, 4)
+        ),
+    }
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(_inf_nan_calls(ember)))
+def test_inf_and_nan_are_computed_silently(name: str) -> None:
+    """ember's own NumPy RuntimeWarnings never reach users; the values are PyTorch's (the
+    test configuration also turns any RuntimeWarning from ember into an error)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = _inf_nan_calls(ember)[name]()
+    theirs = _inf_nan_calls(torch)[name]()
+    if isinstance(ours, tuple):
+        assert ours == tuple(theirs)
+        return
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -45,7 +45,8 @@ def test_zero_dim_empty_and_noncontiguous_views(tmp_path) -> None:
     scalar, empty = ember.tensor(3.5), ember.zeros(0, 3)
     back = _round_trip([view, scalar, empty], tmp_path)
     np.testing.assert_array_equal(back[0].numpy(), view.numpy())
-    assert back[0].is_contiguous() and back[1].shape == () and back[1].item() == 3.5
+    # PyTorch's format keeps a view's storage and strides
+    assert back[0].stride() == view.stride() and back[1].shape == () and back[1].item() == 3.5
     assert back[2].shape == (0, 3)
 
 
@@ -165,7 +166,7 @@ def test_malicious_pickle_is_refused_and_runs_nothing(tmp_path) -> None:
     pickle.loads(path.read_bytes())  # the file really does run code when unpickled
     assert _SIDE_EFFECT == [("pwned",)]
     _SIDE_EFFECT.clear()
-    with pytest.raises(RuntimeError, match="not an ember.save archive"):
+    with pytest.raises(RuntimeError, match="neither a checkpoint written by torch.save"):
         ember.load(path)
     assert _SIDE_EFFECT == []
 
@@ -263,7 +264,7 @@ def test_malformed_archives_raise_clear_errors() -> None:
     with zipfile.ZipFile(empty, "w"):
         pass
     empty.seek(0)
-    with pytest.raises(RuntimeError, match="has no ember.json"):
+    with pytest.raises(RuntimeError, match=r"neither a torch.save checkpoint .* nor an ember"):
         ember.load(empty)
     deep = {"$": "list", "items": []}
     for _ in range(300):

@@ -55,15 +55,25 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ember._shape_only import DataDependentShapeError
+from ember._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+)
 from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
-from ember.aot.partitioners import default_partition
+from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, no_grad
 from ember.dispatch import state
-from ember.fx.experimental.proxy_tensor import _snapshot, _trace, _Tracker
+from ember.fx.experimental.proxy_tensor import (
+    DataDependentTracingError,
+    _snapshot,
+    _trace,
+    _Tracker,
+)
 from ember.fx.graph_module import GraphModule
 from ember.nn.modules.module import Module
 from ember.ops.registry import ops
@@ -80,6 +90,13 @@ __all__ = [
 ]
 
 aten = ops.aten
+#: what tracing raises where the program reads values (a graph break for ``ember.compile``)
+GRAPH_BREAKS = (
+    DataDependentShapeError,
+    DataDependentTracingError,
+    DynamicOutputShapeException,
+    DataDependentOutputException,
+)
 log = logging.getLogger("ember.aot")
 
 
@@ -246,10 +263,13 @@ class _Entry:
         self.num_saved = 0
         self.grad_inputs: list[int] = []  # user-level inputs that get gradients
         self.grad_metas: list[SubclassMeta | None] = []
+        self.grad_deps: list[set[int]] = []
         self.n_fw_user_outs = 0
         self.fn_class: type[Function] | None = None
         self.keep_mutations = False
         self.graphs: dict[str, GraphModule] = {}
+        #: what runs instead when tracing met a data-dependent call (``ember.compile``)
+        self.fallback: Callable[..., Any] | None = None
 
     def backward_fn(self) -> Callable[..., Any]:
         if self.bw is None:
@@ -335,20 +355,26 @@ def _make_function(entry: _Entry) -> type[Function]:
             saved = ctx.saved_tensors
             user_grads = grads[n_mut:]
             tangents: list[Any] = []
+            unset: set[int] = set()  # dense tangents of outputs that got no gradient
             for g, rg, meta, val in zip(
                 user_grads, _user_requires_grad(plan), _user_metas(plan), _user_vals(entry),
                 strict=True,
             ):  # fmt: skip
                 if not rg:
                     continue
-                tangents.extend(_dense_tangent(g, meta, val))
+                dense_t = _dense_tangent(g, meta, val)
+                if g is None:
+                    unset.update(range(len(tangents), len(tangents) + len(dense_t)))
+                tangents.extend(dense_t)
             bw = entry.backward_fn()
             dense_grads = _as_list(_call(bw, [*saved, *tangents]))
             metas = entry.grad_metas
             rebuilt = unflatten(dense_grads, metas) if any(metas) else dense_grads
             out: list[Any] = [None] * len(plan.in_metas)
-            for k, gr in zip(entry.grad_inputs, rebuilt, strict=True):
-                out[k] = gr
+            for k, gr, deps in zip(entry.grad_inputs, rebuilt, entry.grad_deps, strict=True):
+                # an input reached only from outputs that got no gradient gets None, as in
+                # eager (the graph computed zeros for it)
+                out[k] = None if deps <= unset else gr
             return tuple(out)
 
     CompiledFunction.__name__ = "CompiledFunction"
@@ -604,6 +630,35 @@ def _build_joint(
     entry.num_saved = fw.meta.get("num_saved", 0)
     entry.bw_graph = bw
     entry.bw_compiler = options["bw_compiler"] or options["fw_compiler"]
+    entry.grad_deps = _grad_dependencies(bw, entry.grad_metas)
+
+
+def _grad_dependencies(bw: GraphModule, grad_metas: list[SubclassMeta | None]) -> list[set[int]]:
+    """Per gradient (user level), the dense tangents it is computed from."""
+    placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
+    tangents = {n: i for i, n in enumerate(p for p in placeholders if _is_tangent(p))}
+    outs = next(n for n in bw.graph.nodes if n.op == "output").args[0]
+    per_dense = []
+    for o in outs:
+        deps: set[int] = set()
+        stack = [o] if o is not None and not isinstance(o, (int, float)) else []
+        seen: set[Any] = set()
+        while stack:
+            n = stack.pop()
+            if n in seen or not hasattr(n, "all_input_nodes"):
+                continue
+            seen.add(n)
+            if n in tangents:
+                deps.add(tangents[n])
+            stack.extend(n.all_input_nodes)
+        per_dense.append(deps)
+    out = []
+    pos = 0
+    for m in grad_metas:
+        count = 1 if m is None else m.count
+        out.append(set().union(*per_dense[pos : pos + count]))
+        pos += count
+    return out
 
 
 def _remove_detach(gm: GraphModule) -> None:
@@ -641,6 +696,8 @@ class AOTCompiledFunction:
             entry = self._miss(sig, flat, spec)
             if entry is None:
                 return self.fn(*args, **kwargs)
+        if entry.fallback is not None:
+            return entry.fallback(*args, **kwargs)
         uniq = [flat[i] for i in self._uniq_pos(flat)]
         leaves = entry.run(uniq)
         return tree_unflatten(leaves, entry.plan.out_spec)
@@ -682,7 +739,14 @@ class AOTCompiledFunction:
                 if j != i:
                     dup_of[i] = j
         uniq = [flat[i] for i in uniq_pos]
-        entry = _compile_entry(self.fn, flat, spec, uniq_pos, dup_of, uniq, self.options)
+        try:
+            entry = _compile_entry(self.fn, flat, spec, uniq_pos, dup_of, uniq, self.options)
+        except GRAPH_BREAKS as e:
+            hook = self.options.get("graph_break")
+            if hook is None:
+                raise
+            entry = _Entry()
+            entry.fallback = hook(sig, e)
         self.cache[sig] = entry
         self.signatures.append(sig)
         return entry

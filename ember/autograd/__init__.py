@@ -17,6 +17,7 @@ from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
 from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401
+from ember.autograd import inplace_views as _inplace_views
 from ember.autograd import kernel as _kernel
 from ember.autograd.anomaly_mode import (
     detect_anomaly,
@@ -36,8 +37,10 @@ from ember.autograd.grad_mode import (
 )
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.graph import Node
+from ember.autograd.variable import Variable
 
 _kernel.install()
+_inplace_views.install()
 _api.install()
 
 from ember.autograd import functional  # noqa: E402  (jacobian, hessian, vjp, jvp, hvp, vhp)
@@ -46,5 +49,5 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
-    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly",
+    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly", "Variable",
 ]  # fmt: skip

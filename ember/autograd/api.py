@@ -231,6 +231,24 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> _Ha
     return _Handle(hooks, hook)
 
 
+def _register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> _Handle:
+    """Call ``hook(tensor)`` after this leaf's ``.grad`` has been accumulated (an optimizer
+    step per parameter, as soon as its gradient is ready).
+
+    >>> w = ember.ones(2, requires_grad=True)
+    >>> h = w.register_post_accumulate_grad_hook(lambda p: print("grad:", p.grad))
+    >>> (w * 3).sum().backward()
+    grad: tensor([3., 3.])
+    """
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
+    hooks.append(hook)
+    return _Handle(hooks, hook)
+
+
 def _retain_grad(self: Tensor) -> None:
     """Keep ``.grad`` for this non-leaf tensor after backward."""
     if not self.requires_grad:
@@ -273,5 +291,6 @@ def install() -> None:
     Tensor.backward = _backward  # type: ignore[attr-defined]
     Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
     Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
+    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook  # type: ignore[attr-defined]
     Tensor.detach_ = _detach_  # type: ignore[attr-defined]
     Tensor.retains_grad = property(_retains_grad)  # type: ignore[attr-defined]

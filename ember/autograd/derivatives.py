@@ -653,7 +653,9 @@ defvjp(aten.index_put.default, lambda g, self, indices, values, accumulate=False
     g if accumulate else g.index_put(indices, E.zeros_like(values), False), None,
     E.ops.aten.index.Tensor(g, indices)))  # fmt: skip
 defvjp(aten.clone.default, lambda g, self, *, memory_format=None: (g,))
-defvjp(aten._to_copy.default, lambda g, self, **kwargs: (g,))  # engine casts to self's dtype
+# the engine casts to self's dtype; a copy across devices sends the gradient back to self's
+defvjp(aten._to_copy.default, lambda g, self, **kwargs: (
+    g if g.device == self.device else aten._to_copy.default(g, device=self.device),))  # fmt: skip
 defvjp(aten.copy.default, lambda g, self, src, non_blocking=False: (_nz(g), g))
 defvjp(aten.fill.Scalar, lambda g, self, value: (_nz(g),))
 defvjp(aten.fill.Tensor, lambda g, self, value: (_nz(g), g.sum()))

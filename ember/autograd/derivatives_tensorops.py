@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 import ember
+from ember.autograd.derivatives import _pad_to
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.backends.shapes import broadcast_shapes
 from ember.ops.registry import ops
@@ -311,3 +312,112 @@ def _unfold_grad(g: Any, self: Any, dimension: int, size: int, step: int) -> Any
 
 defvjp(aten.unfold.default, lambda g, self, dimension, size, step: (
     _unfold_grad(g, self, dimension, size, step),))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- scatter reductions
+# PyTorch's scatter_reduce_backward and index_reduce_backward (NOTE [scatter reductions] in
+# ember/ops/native/scatter_reduce.py): ``put`` is index_put on the flattened tensor.
+
+
+def _reduce_grads(
+    g: Any,
+    self: Any,
+    src: Any,
+    reduce: str,
+    include_self: bool,
+    result: Any,
+    select: Any,
+    scatter_add: Any,
+    rerun: Any,
+) -> tuple[Any, Any]:
+    """(self's, src's) gradients of a scatter reduction; ``select(t)`` reads ``t`` at the
+    positions each src value goes to, ``scatter_add(t, v)`` adds ``v`` there, ``rerun(a, b)``
+    reduces ``b`` into ``a`` again."""
+    if reduce == "sum":
+        gs, gsrc = g, select(g)
+    elif reduce == "prod":
+        masked_self = self.masked_fill(self == 0, 1)
+        gs = g * rerun(masked_self, src) / masked_self
+        src_zero = src == 0
+        zeros = scatter_add(E.zeros_like(self), src_zero.to(self.dtype))
+        single = src_zero & (select(zeros) == 1)
+        masked_src_result = rerun(self, src.masked_fill(single, 1))
+        gsrc = E.where(
+            single, select(g * masked_src_result), select(g * result) / src.masked_fill(src_zero, 1)
+        )
+    elif reduce == "mean":
+        n = E.ones_like(g) if include_self else E.zeros_like(g)
+        n = scatter_add(n, E.ones_like(src))
+        n = n.masked_fill(n == 0, 1)
+        gs, gsrc = g / n, select(g) / select(n)
+    else:  # amax, amin: shared evenly among the values equal to the result
+        value = select(result)
+        self_is = (self == result).to(g.dtype)
+        src_is = (src == value).to(g.dtype)
+        share = g / scatter_add(self_is, src_is)
+        gs, gsrc = self_is * share, src_is * select(share)
+    return gs, gsrc
+
+
+def _scatter_reduce_grad(
+    g: Any,
+    self: Any,
+    dim: int,
+    index: Any,
+    src: Any,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    result: Any,
+) -> tuple[Any, None, Any]:
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    s = src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src
+    gs, gsrc = _reduce_grads(
+        g, self, s, reduce, include_self, result,
+        lambda t: t.gather(dim, index),
+        lambda t, v: t.scatter_add(dim, index, v),
+        lambda a, b: a.scatter_reduce(dim, index, b, reduce, include_self=include_self),
+    )  # fmt: skip
+    if not include_self:
+        gs = gs.scatter(dim, index, 0)
+    gsrc = _pad_to(gsrc, src.shape)
+    return gs, None, gsrc
+
+
+defvjp(aten.scatter_reduce.two, _scatter_reduce_grad)
+
+
+def _index_reduce_grad(
+    g: Any,
+    self: Any,
+    dim: int,
+    index: Any,
+    source: Any,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    result: Any,
+) -> tuple[Any, None, Any]:
+    d = dim % max(self.ndim, 1)
+    if self.ndim == 0:
+        g1, self1, source1, result1 = (t.reshape(1) for t in (g, self, source, result))
+    else:
+        g1, self1, source1, result1 = g, self, source, result
+    size = self1.shape[d]
+    idx = index.reshape(-1).long()
+    idx = E.where(idx < 0, idx + size, idx)
+    gs, gsrc = _reduce_grads(
+        g1, self1, source1, reduce, include_self, result1,
+        lambda t: t.index_select(d, idx),
+        lambda t, v: t.index_add(d, idx, v),
+        lambda a, b: a.index_reduce(d, idx, b, reduce, include_self=include_self),
+    )  # fmt: skip
+    if not include_self:
+        gs = gs.index_fill(d, idx, 0)
+    return gs.reshape(self.shape), None, gsrc.reshape(source.shape)
+
+
+defvjp(aten.index_reduce.default, _index_reduce_grad)
+defvjp(aten.put.default, lambda g, self, index, source, accumulate=False: (
+    g if accumulate else g.put(index, E.zeros_like(source), False), None,
+    g.take(index).reshape(source.shape)))  # fmt: skip

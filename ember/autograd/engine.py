@@ -357,6 +357,8 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
         t.grad = t.grad + grad
     else:
         _ADD_(t.grad, grad)  # aten.add_.Tensor, dispatched, minus the Python binding
+    for fn in t.__dict__.get("_post_accumulate_hooks", ()):  # register_post_accumulate_grad_hook
+        fn(t)
 
 
 def _whole(g: Tensor) -> bool:

@@ -3,9 +3,10 @@
 - ``eager``: every op runs when it is called, on the cpu device;
 - ``lazy``: the model and its batches live on the lazy device (``ember.lazy``): a training
   step records a graph, and ``mark_step`` at its end compiles (or finds in the cache) and
-  runs it, elementwise chains fused into numba loops.
-
-The compiled mode (ahead-of-time tracing, ``ember.compile``) is not built yet.
+  runs it, elementwise chains fused into numba loops;
+- ``compiled``: the model is compiled ahead of time (``ember.compile``: forward and backward
+  traced once per batch shape into graphs that ember's compiler turns into NumPy code with
+  numba-fused loops); the optimizer step runs eagerly on the same parameters.
 """
 
 from __future__ import annotations
@@ -47,5 +48,24 @@ class Mode:
             ember.lazy.mark_step()
 
 
-MODES: dict[str, Mode] = {"eager": Mode("eager", "cpu"), "lazy": Mode("lazy", "lazy")}
-PLANNED = ("compiled",)  # not built yet: the demo says so instead of faking it
+@dataclass(frozen=True)
+class CompiledMode(Mode):
+    """The model compiled by ``ember.compile`` (its parameters stay the model's own).
+
+    >>> from ember.demo.modes import MODES
+    >>> m = ember.nn.Linear(2, 1); MODES["compiled"](m)(ember.ones(1, 2)).shape
+    ember.Size([1, 1])
+    """
+
+    def __call__(self, model: nn.Module) -> Runner:
+        model.to(self.device)
+        compiled = ember.compile(model)
+        return lambda x: compiled(self.move(x))
+
+
+MODES: dict[str, Mode] = {
+    "eager": Mode("eager", "cpu"),
+    "lazy": Mode("lazy", "lazy"),
+    "compiled": CompiledMode("compiled", "cpu"),
+}
+PLANNED: tuple[str, ...] = ()  # modes not built yet (the demo would say so)

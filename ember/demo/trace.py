@@ -113,6 +113,8 @@ def trace_step(
         hooks.append(layer.register_forward_hook(_leave(trace)))
     how = MODES[mode]
     run = how(model)
+    if mode == "compiled":  # trace ahead of time now: the logging fallback below replaces
+        run(how.move(x))  # the Python key's, which tracing needs; the step then runs compiled
     try:
         with Library("aten", "IMPL") as lib:
             lib.fallback(trace.record, "Python")

@@ -6,7 +6,7 @@ sampling, log densities, entropies and KL divergences (``torch.distributions``).
 tensor([-0.9189, -0.9189])
 """
 
-from ember.distributions import constraints
+from ember.distributions import constraints, transforms
 from ember.distributions.bernoulli import Bernoulli
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
@@ -15,8 +15,22 @@ from ember.distributions.multivariate_normal import MultivariateNormal
 from ember.distributions.normal import Normal
 from ember.distributions.uniform import Uniform
 
+# isort: split
+# ---- the families added for issue 18 ----
+from ember.distributions.dirichlet import Beta, Dirichlet
+from ember.distributions.gamma import Exponential, Gamma
+from ember.distributions.independent import Independent
+from ember.distributions.laplace import Laplace
+from ember.distributions.mixture_same_family import MixtureSameFamily
+from ember.distributions.one_hot_categorical import Multinomial, OneHotCategorical
+from ember.distributions.poisson import Binomial, Poisson
+from ember.distributions.studentT import StudentT
+from ember.distributions.transformed_distribution import LogNormal, TransformedDistribution
+
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "MultivariateNormal", "Normal", "Uniform",
-    "constraints",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
+    "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "StudentT",
+    "TransformedDistribution", "Uniform", "constraints", "transforms",
     "kl_divergence", "register_kl",
 ]  # fmt: skip

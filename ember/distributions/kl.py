@@ -176,3 +176,246 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     term2 = x.pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+# ---- the pairs PyTorch registers among the families added for issue 18 ----
+# (imported here, below the base pairs: kl.py is where every family meets)
+# isort: split
+from ember.distributions.dirichlet import Beta, Dirichlet  # noqa: E402
+from ember.distributions.gamma import Exponential, Gamma  # noqa: E402
+from ember.distributions.independent import Independent, sum_rightmost  # noqa: E402
+from ember.distributions.laplace import Laplace  # noqa: E402
+from ember.distributions.one_hot_categorical import OneHotCategorical  # noqa: E402
+from ember.distributions.poisson import Binomial, Poisson  # noqa: E402
+from ember.distributions.transformed_distribution import TransformedDistribution  # noqa: E402
+
+_EULER_GAMMA = 0.57721566490153286060
+
+
+def _inf_where(result: Tensor, mask: Tensor) -> Tensor:
+    return ember.where(mask, ember.full_like(result, math.inf), result)
+
+
+def _x_log_x(x: Tensor) -> Tensor:
+    return x * x.log()
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sp, sq = p.concentration1 + p.concentration0, q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sp.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sq.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * ember.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * ember.digamma(p.concentration0)
+    return t1 - t2 + t3 + t4 + (sq - sp) * ember.digamma(sp)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _inf_where(kl, p.total_count > q.total_count)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sp, sq = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = sp.lgamma() - sq.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sp.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    ratio = q.rate / p.rate
+    return -ratio.log() + ratio - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = ember.lgamma(q.concentration) - ember.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * ember.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    ratio = p.scale / q.scale
+    diff = (p.loc - q.loc).abs()
+    return -ratio.log() + diff / q.scale + ratio * ember.exp(-diff / p.scale) - 1
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+def _same_transform(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "parts"):
+        return len(a.parts) == len(b.parts) and all(
+            _same_transform(x, y) for x, y in zip(a.parts, b.parts, strict=True)
+        )
+    for name in ("loc", "scale", "exponent"):
+        va, vb = getattr(a, name, None), getattr(b, name, None)
+        if va is vb:
+            continue
+        if va is None or vb is None or not bool(ember.as_tensor(va).eq(ember.as_tensor(vb)).all()):
+            return False
+    return True
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    same = len(p.transforms) == len(q.transforms) and all(
+        _same_transform(a, b) for a, b in zip(p.transforms, q.transforms, strict=True)
+    )
+    if not same or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    mean = p.concentration1 / (p.concentration1 + p.concentration0)
+    return -p.entropy() - q.rate.log() + q.rate * mean
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    total = p.concentration1 + p.concentration0
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - total.digamma())
+    return -p.entropy() + t2 - t3 + q.rate * p.concentration1 / total
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_q = q.scale.pow(2)
+    second_moment = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5
+    t2 = 0.5 * (var_q * 2 * math.pi).log()
+    return -p.entropy() + t2 + (second_moment - q.loc * mean + q.loc.pow(2) * 0.5) / var_q
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where(result, (q.low > 0) | (q.high < 1))
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    return (
+        -q.concentration * ratio.log() + ratio + q.concentration.lgamma()
+        + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+    )  # fmt: skip
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    var_q = q.scale.pow(2)
+    rate_sq = p.rate.pow(2)
+    t1 = 0.5 * ember.log(rate_sq * var_q * 2 * math.pi)
+    return t1 - 1 + (rate_sq.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var_q
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    var_q = q.scale.pow(2)
+    beta_sq = p.rate.pow(2)
+    c = p.concentration
+    t1 = 0.5 * ember.log(beta_sq * var_q * 2 * math.pi) - c - c.lgamma()
+    t2 = 0.5 * (c.pow(2) + c) / beta_sq
+    t3 = q.loc * c / p.rate
+    return t1 + (c - 1) * c.digamma() + (t2 - t3 + 0.5 * q.loc.pow(2)) / var_q
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    var_q = q.scale.pow(2)
+    ratio = p.scale.pow(2) / var_q
+    t1 = 0.5 * ember.log(2 * ratio / math.pi)
+    quad = 0.5 * p.loc.pow(2) - p.loc * q.loc + 0.5 * q.loc.pow(2)
+    return -t1 + ratio + quad / var_q - 1
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    diff = p.loc - q.loc
+    z = diff / p.scale
+    t2 = math.sqrt(2 / math.pi) * p.scale * ember.exp(-0.5 * z.pow(2))
+    t3 = diff * ember.erf(math.sqrt(0.5) * z)
+    return -ember.log(p.scale / q.scale) + (t2 + t3) / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = (
+        q.concentration1.lgamma() + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )  # fmt: skip
+    return _inf_where(t3 + t4 - width.log() - t2, (p.high > 1) | (p.low < 0))
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _inf_where(result, p.low < 0)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    return _inf_where(result, p.low < 0)
+
+
+def _kl_infinity(p: Distribution, q: Distribution) -> Tensor:
+    """KL(p || q) is infinite: p puts mass where q has none."""
+    param = next(v for v in vars(p).values() if isinstance(v, Tensor))
+    return ember.full(tuple(p.batch_shape), math.inf, dtype=param.dtype)
+
+
+for _p, _q in [(Exponential, Uniform), (Exponential, Beta), (Gamma, Uniform), (Gamma, Beta),
+               (Laplace, Uniform), (Laplace, Gamma), (Laplace, Exponential), (Laplace, Beta),
+               (Normal, Gamma), (Normal, Exponential), (Normal, Beta),
+               (Poisson, Binomial), (Poisson, Bernoulli)]:  # fmt: skip
+    register_kl(_p, _q)(_kl_infinity)

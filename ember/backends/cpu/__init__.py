@@ -16,6 +16,7 @@ from ember.backends.cpu import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     special,

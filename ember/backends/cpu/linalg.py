@@ -47,12 +47,16 @@ _DIRECT = frozenset(np.dtype(t) for t in (
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` in ``a``'s dtype (float16 and bfloat16 through float32)."""
-    if a.dtype in _HALF:
-        return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(a.dtype)
-    if a.ndim == 2 == b.ndim:
-        return _mm2(a, b)
-    r = _matmul(a, b)
-    return r if type(r) is np.ndarray else np.asarray(r)
+    token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
+    try:
+        if a.dtype in _HALF:
+            return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(a.dtype)
+        if a.ndim == 2 == b.ndim:
+            return _mm2(a, b)
+        r = _matmul(a, b)
+        return r if type(r) is np.ndarray else np.asarray(r)
+    finally:
+        ERRSTATE.reset(token)
 
 
 def _mm2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -64,8 +68,10 @@ def _mm2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     compute ``(W @ x.t()).t()`` and copy it to row-major: the copy costs less than it saves.
     """
     if a.shape[0] * b.size > 65536 and b.flags.f_contiguous and not b.flags.c_contiguous:
-        return np.ascontiguousarray(_matmul(b.T, a.T).T)
-    return _matmul(a, b)
+        with quiet_block():  # inf * 0 in a product: nan, silently
+            return np.ascontiguousarray(_matmul(b.T, a.T).T)
+    with quiet_block():
+        return _matmul(a, b)
 
 
 @impl(aten.mm.default, CPU)
@@ -75,12 +81,15 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     # inner sizes); anything else goes through mm_shape for PyTorch's errors
     d = a.dtype
     if d is b.dtype and (d is _F32 or d in _DIRECT) and a.ndim == 2 == b.ndim:
+        token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
         try:
             t = _new(Tensor)  # wrap(), inlined: this is the whole of a small matmul's cost
             t._data = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
         except ValueError:
-            pass
-        else:
+            t = None
+        finally:
+            ERRSTATE.reset(token)
+        if t is not None:
             t._keys = CPU_BIT
             return t
     mm_shape(a.shape, b.shape, self.dtype, mat2.dtype)
@@ -221,7 +230,12 @@ def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     res = einsum_dtype(equation, [t.shape for t in tensors], dts).np  # NOTE [einsum dtypes]
     arrays = [t._data for t in tensors]
     work = _F32 if res in _HALF else res
-    arrays = [a if a.dtype is work else a.astype(work) for a in arrays]
+    # a complex operand of a real result (PyTorch's empty contraction: all zeros) drops its
+    # imaginary part explicitly, without NumPy's ComplexWarning
+    arrays = [
+        a if a.dtype is work else (a.real if a.dtype.kind == "c" != work.kind else a).astype(work)
+        for a in arrays
+    ]
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     dropped = 0  # ellipsis dims the output leaves out: summed, as in PyTorch (NumPy refuses)

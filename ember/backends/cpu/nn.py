@@ -616,6 +616,7 @@ def native_batch_norm(
 
 
 @impl(aten.native_batch_norm_backward.default, CPU)
+@quietly
 def native_batch_norm_backward(
     grad_out: Tensor,
     input: Tensor,
@@ -874,10 +875,13 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
         return wrap(x.copy()), wrap(np.ones(x.shape, np.bool_))
     mask = _generator(None).random(x.shape, dtype=np.float32) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return wrap((x * mask * np.asarray(scale, x.dtype)).astype(x.dtype, copy=False)), wrap(mask)
+    with quiet_block():  # a dropped inf: inf * 0 is nan, silently (as PyTorch's)
+        out = (x * mask * np.asarray(scale, x.dtype)).astype(x.dtype, copy=False)
+    return wrap(out), wrap(mask)
 
 
 @impl(aten.native_dropout_backward.default, CPU)
 def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
     g = grad_output._data
-    return wrap((g * mask._data * np.asarray(scale, g.dtype)).astype(g.dtype, copy=False))
+    with quiet_block():  # a dropped inf: inf * 0 is nan, silently (as PyTorch's)
+        return wrap((g * mask._data * np.asarray(scale, g.dtype)).astype(g.dtype, copy=False))

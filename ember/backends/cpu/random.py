@@ -24,6 +24,7 @@ from ember.ops.native.random import (
     check_log_normal,
     check_normal,
     check_uniform,
+    multinomial_shape,
     normal_shape,
     random_bounds,
 )
@@ -236,3 +237,35 @@ for _name, _overloads in (
     for _ov in _overloads:
         _ip = getattr(getattr(aten, _name + "_"), _ov)
         impl(getattr(getattr(aten, _name), _ov), CPU, _functional(_ip._kernels[CPU][0]))
+
+
+@impl(aten.multinomial.default, CPU)
+def multinomial(
+    self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    """``num_samples`` category indices per row, drawn with the row's (unnormalised) weights;
+    without replacement by the exponential-race trick (the largest ``w / Exp(1)`` keys)."""
+    shape = multinomial_shape(self, num_samples, replacement)
+    p = self._data.astype(np.float64).reshape(-1, self._data.shape[-1])
+    if p.size and not (np.isfinite(p).all() and (p >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    total = p.sum(axis=1, keepdims=True)
+    if p.shape[0] and (total <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _generator(generator)
+    rows = p.shape[0]
+    if replacement:
+        cdf = np.cumsum(p / total, axis=1)
+        cdf[:, -1] = 1.0  # rounding must not leave a draw past the last category
+        u = rng.random((rows, num_samples))
+        # every row's cdf lifted by twice its row number: one searchsorted for all rows
+        lift = 2.0 * np.arange(rows)[:, None]
+        flat = np.searchsorted((cdf + lift).ravel(), (u + lift).ravel(), side="right")
+        idx = flat.reshape(rows, num_samples) - p.shape[1] * np.arange(rows)[:, None]
+        # (side="right" skips a category of weight 0: its interval is empty)
+        np.minimum(idx, p.shape[1] - 1, out=idx)
+    else:
+        with quiet_block():
+            keys = p / rng.standard_exponential(p.shape)
+        idx = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(np.int64)
+    return wrap(idx.reshape(shape))

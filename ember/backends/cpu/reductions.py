@@ -102,7 +102,8 @@ def _cast_input(x: np.ndarray, to: dtype | None) -> np.ndarray:
         return x
     if x.dtype.kind == "c" and to.np.kind != "c":
         x = x.real
-    return x.astype(to.np)
+    with quiet_block():  # inf or NaN to an integer dtype: PyTorch's cast is silent
+        return x.astype(to.np)
 
 
 def _moveaxis_1d(x: np.ndarray) -> np.ndarray:
@@ -178,7 +179,8 @@ def mean_dim(
 def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
     x = _cast_input(self._data, dtype)
     res = sum_dtype(self.dtype, dtype).np
-    return _out(_mul_reduce(x, None, _acc(res)), res)
+    with quiet_block():  # inf * 0: nan, silently
+        return _out(_mul_reduce(x, None, _acc(res)), res)
 
 
 @impl(aten.prod.dim_int, CPU)
@@ -188,7 +190,8 @@ def prod_dim(
     x = _cast_input(self._data, dtype)
     res = sum_dtype(self.dtype, dtype).np
     axes = reduction_axes(x.shape, dim, "prod")
-    return _out(_mul_reduce(x, axes, _acc(res), None, keepdim), res)
+    with quiet_block():  # inf * 0: nan, silently
+        return _out(_mul_reduce(x, axes, _acc(res), None, keepdim), res)
 
 
 # --------------------------------------------------------------------------- max, min, arg*
@@ -495,7 +498,8 @@ def _scan(name: str, fn: Any) -> Any:
         x = _cast_input(self._data, dtype)
         res = sum_dtype(self.dtype, dtype).np
         axis = wrap_dim(dim, x.ndim, name)
-        return _out(fn(_moveaxis_1d(x), axis, _acc(res)).reshape(x.shape), res)
+        with quiet_block():  # inf - inf, inf * 0: nan, silently
+            return _out(fn(_moveaxis_1d(x), axis, _acc(res)).reshape(x.shape), res)
 
     kernel.__name__ = name
     return kernel

@@ -75,9 +75,10 @@ def mkldnn_rnn_layer(
     half = _HALF.astype(dt)[:, None, None]
     x = _time_major(input._data, batch_first).reshape(t_max * b, -1)
     w_ih = _gates(weight0._data, h) * half  # (4, H, I): sigmoid(z) = tanh(z / 2) / 2 + 1/2
-    xp = np.matmul(x, w_ih.transpose(0, 2, 1))  # (4, T*B, H): every step's input gates
-    if has_biases:
-        xp += _gates(weight2._data + weight3._data, h)[:, None, :] * half
+    with quiet_block():  # inf and NaN inputs give NaN gates silently, as PyTorch's
+        xp = np.matmul(x, w_ih.transpose(0, 2, 1))  # (4, T*B, H): every step's input gates
+        if has_biases:
+            xp += _gates(weight2._data + weight3._data, h)[:, None, :] * half
     xp = xp.reshape(4, t_max, b, h)
     whh = np.ascontiguousarray((_gates(weight1._data, h) * half).transpose(0, 2, 1))
     ws = np.empty(5 * t_max * b * h, dt)

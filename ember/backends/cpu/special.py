@@ -66,9 +66,9 @@ def polygamma(n: int, self: Any) -> Tensor:
     """The n-th derivative of digamma (digamma itself for n = 0)."""
     cdt, rdt = pointwise_dtypes("polygamma.default", _POLYGAMMA, (n, self))
     x = arg(self, cdt.np)
-    with quiet_block():
+    with quiet_block():  # the float32 result of a large float64 one: inf, silently
         r = sp.digamma(x) if n == 0 else sp.polygamma(n, x)
-    return result(np.asarray(r, x.dtype if x.dtype.kind == "f" else None), rdt.np)
+        return result(np.asarray(r, x.dtype if x.dtype.kind == "f" else None), rdt.np)
 
 
 _MVLGAMMA = POINTWISE["mvlgamma.default"]

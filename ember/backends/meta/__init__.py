@@ -16,6 +16,7 @@ from ember.backends.meta import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     variants,  # noqa: F401  (last: derives in-place/out rules)

@@ -21,6 +21,7 @@ from ember.ops.native.random import (
     check_log_normal,
     check_normal,
     check_uniform,
+    multinomial_shape,
     normal_shape,
     random_bounds,
 )
@@ -137,3 +138,8 @@ def bernoulli_p(self: Tensor, p: float, **kwargs: Any) -> Tensor:
 def bernoulli_tensor(self: Tensor, p: Tensor, **kwargs: Any) -> Tensor:
     _check_p(p)
     return _like(self)
+
+
+@impl(aten.multinomial.default, Meta)
+def multinomial(self: Tensor, num_samples: int, replacement: bool = False, **kw: Any) -> Tensor:
+    return _new(multinomial_shape(self, num_samples, replacement), dtypes.int64)

@@ -63,6 +63,8 @@ __all__ = [
 ]
 
 aten = ops.aten
+#: what reading one value of a tensor without data dispatches (``item()`` of a fake tensor)
+_LOCAL_SCALAR = getattr(getattr(aten, "_local_scalar_dense", None), "default", None)
 
 
 class DataDependentTracingError(RuntimeError):
@@ -271,6 +273,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if not issubclass(t, FakeTensor):
                 return NotImplemented  # a subclass's own handler runs first, then its parts
         tr = self.tracker
+        if func is _LOCAL_SCALAR and tr.tracks(args[0]) and id(args[0]) not in tr.constants:
+            raise DataDependentTracingError(f"{_DATA_ERROR} ({func} was called)")
         decomp = tr.decomposition_table.get(func)
         if decomp is not None:
             with self:

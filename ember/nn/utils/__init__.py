@@ -15,7 +15,7 @@ from ember.nn.utils.convert_parameters import parameters_to_vector, vector_to_pa
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 # isort: split
-from ember.nn.utils import parametrizations, parametrize
+from ember.nn.utils import parametrizations, parametrize, prune
 
 __all__ = [
     "clip_grad_norm",
@@ -26,6 +26,7 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "prune",
     "remove_weight_norm",
     "rnn",
     "vector_to_parameters",

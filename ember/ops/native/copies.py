@@ -124,6 +124,10 @@ define("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) ->
        out=True)  # fmt: skip
 define("index_select(Tensor self, int dim, Tensor index) -> Tensor", out=True)
 define("nonzero(Tensor self) -> Tensor", tags=("dynamic_output_shape",), out=True)
+define("nonzero_numpy(Tensor self) -> Tensor[]", tags=("dynamic_output_shape",), variants=FUNCTION)
+define("where(Tensor condition) -> Tensor[]", tags=("dynamic_output_shape",), variants=FUNCTION)
+define("tile(Tensor self, SymInt[] dims) -> Tensor")
+define("row_stack(Tensor[] tensors) -> Tensor", variants=FUNCTION, out=True)
 # joining, with the shapes NumPy's helpers give (compositions: ember/ops/native/copies_composite.py)
 for _name in ("concat", "concatenate"):
     define(f"{_name}(Tensor[] tensors, int dim=0) -> Tensor", variants=FUNCTION, out=True)

@@ -170,6 +170,12 @@ def vstack(tensors: list[Tensor]) -> Tensor:
     return aten.cat.default([_at_least(t, 2) for t in tensors], 0)
 
 
+@impl(aten.row_stack.default, CIA)
+def row_stack(tensors: list[Tensor]) -> Tensor:
+    """``vstack``'s alias."""
+    return aten.vstack.default(tensors)
+
+
 @impl(aten.dstack.default, CIA)
 def dstack(tensors: list[Tensor]) -> Tensor:
     _nonempty(tensors, "dstack")
@@ -390,3 +396,27 @@ def diff(
         x = aten.logical_xor.default(hi, lo) if xor else aten.sub.Tensor(hi, lo)
         length -= 1
     return x
+
+
+# --------------------------------------------------------------------------- tile, where
+
+
+@impl(aten.tile.default, CIA)
+def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
+    """``repeat`` with ``dims`` padded by leading 1s to ``self``'s rank (NumPy's ``tile``)."""
+    reps = [1] * (self.ndim - len(dims)) + list(dims)
+    return aten.repeat.default(self, reps)
+
+
+@impl(aten.nonzero_numpy.default, CIA)
+def nonzero_numpy(self: Tensor) -> tuple[Tensor, ...]:
+    """One tensor of indices per dim (a 0-dim input counts as 1-D)."""
+    if self.ndim == 0:
+        self = aten.unsqueeze.default(self, 0)
+    return tuple(aten.unbind.int(aten.nonzero.default(self), 1))
+
+
+@impl(aten.where.default, CIA)
+def where(condition: Tensor) -> tuple[Tensor, ...]:
+    """``where(condition)``: the indices of the nonzero elements, one tensor per dim."""
+    return aten.nonzero_numpy.default(condition)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ember._warn import warn_user
 from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import CPU_BIT, DispatchKey
@@ -37,6 +38,8 @@ define("bmm(Tensor self, Tensor mat2) -> Tensor", out=True)
 define("mv(Tensor self, Tensor vec) -> Tensor", out=True)
 define("dot(Tensor self, Tensor tensor) -> Tensor", out=True)
 define("outer(Tensor self, Tensor vec2) -> Tensor", out=True)
+define("ger(Tensor self, Tensor vec2) -> Tensor", out=True)
+define("chain_matmul(Tensor[] matrices) -> Tensor", variants=("function",), out=True)
 define("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
        inplace=True, out=True)
 define("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
@@ -518,6 +521,39 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
     return aten.mul.Tensor(aten.view.default(self, [self.shape[0], 1]), vec2)
+
+
+@impl(aten.ger.default, _CIA)
+def ger(self: Tensor, vec2: Tensor) -> Tensor:
+    """``outer``'s older name."""
+    return aten.outer.default(self, vec2)
+
+
+_warned_chain_matmul: list[bool] = []
+
+
+@impl(aten.chain_matmul.default, _CIA)
+def chain_matmul(matrices: Sequence[Tensor]) -> Tensor:
+    """The product of 2-D matrices (``linalg.multi_dot``'s deprecated predecessor): one matrix
+    is copied."""
+    if not _warned_chain_matmul:  # PyTorch warns once per process
+        _warned_chain_matmul.append(True)
+        warn_user(
+            "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+            "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
+            "rather than multiple parameters."
+        )
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for t in matrices:
+        if t.ndim != 2:
+            raise RuntimeError(
+                f"Tensor dimension is {t.ndim}, expected 2 instead. (chain_matmul multiplies "
+                "matrices; use linalg.multi_dot for vectors at the ends)"
+            )
+    if len(matrices) == 1:
+        return aten.clone.default(matrices[0])
+    return aten.linalg_multi_dot.default(list(matrices))
 
 
 _MM = aten.mm.default

@@ -64,6 +64,8 @@ define(f"log_normal(Tensor self, float mean=1., float std=2., {_G}) -> Tensor", 
        inplace=True, out=True, tags=_SEEDED)
 define(f"cauchy(Tensor self, float median=0., float sigma=1., {_G}) -> Tensor", variants=(),
        inplace=True, out=True, tags=_SEEDED)
+define(f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, {_G}) -> Tensor",
+       out=True, tags=_SEEDED)
 # fmt: on
 
 
@@ -169,6 +171,28 @@ def normal_shape(mean: Any, std: Any) -> tuple[tuple[int, ...], dtype]:
     d = mean.dtype if hasattr(mean, "dtype") else std.dtype
     check_normal(d, std if isinstance(std, (int, float)) else 0.0)
     return broadcast_shapes(*shapes, op="normal"), d
+
+
+def multinomial_shape(self: Tensor, num_samples: int, replacement: bool) -> tuple[int, ...]:
+    """The checks of ``multinomial`` that need no values; returns the result's shape (int64
+    indices: one row of ``num_samples`` per distribution)."""
+    if self.ndim not in (1, 2):
+        raise RuntimeError(
+            f"prob_dist must be 1 or 2 dim (multinomial got a {self.ndim}-D input of shape "
+            f"{list(self.shape)}: pass one distribution or a batch of rows)"
+        )
+    if self.dtype.category != dtypes.FLOATING:
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {self.dtype._short}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > self.shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement (multinomial "
+            f"asked for {num_samples} of {self.shape[-1]} categories: pass replacement=True)"
+        )
+    return (*self.shape[:-1], num_samples)
 
 
 def bernoulli_dtype(self: Tensor) -> dtype:

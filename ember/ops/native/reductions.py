@@ -148,6 +148,9 @@ for _name in ("cummax", "cummin"):
 define("logcumsumexp(Tensor self, int dim) -> Tensor", out=True)
 # integrals of samples by the trapezoid rule, and Vandermonde matrices (compositions)
 define("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("function",))
+define("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("function",))
+define("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor", variants=("function",))
+define("sum_to_size(Tensor self, SymInt[] size) -> Tensor", variants=("method",))
 define("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", variants=("function",))
 define("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor",
        variants=("function",))
@@ -521,6 +524,40 @@ def trapezoid_dx(y: Tensor, *, dx: Any = 1, dim: int = -1) -> Tensor:
     ends = aten.add.Tensor(aten.select.int(y, d, -1), aten.select.int(y, d, 0))
     inner = aten.sub.Tensor(aten.sum.dim_IntList(y, [d]), aten.mul.Scalar(ends, 0.5))
     return aten.mul.Scalar(inner, dx)
+
+
+@impl(aten.trapz.x, _CIA)
+def trapz_x(y: Tensor, x: Tensor, *, dim: int = -1) -> Tensor:
+    """``trapezoid``'s older name."""
+    return aten.trapezoid.x(y, x, dim=dim)
+
+
+@impl(aten.trapz.dx, _CIA)
+def trapz_dx(y: Tensor, *, dx: float = 1.0, dim: int = -1) -> Tensor:
+    """``trapezoid``'s older name (``dx`` a float)."""
+    return aten.trapezoid.dx(y, dx=dx, dim=dim)
+
+
+@impl(aten.sum_to_size.default, _CIA)
+def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
+    """``self`` summed down to ``size``, a shape it broadcasts from: its extra leading dims
+    and the dims ``size`` has as 1 are summed; ``self`` itself when nothing is."""
+    shape, size = tuple(self.shape), tuple(size)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s not in (1, n) for s, n in zip(size, shape[lead:], strict=True)):
+        raise RuntimeError(
+            f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}. (sum_to_size "
+            "takes a shape the tensor broadcasts from)"
+        )
+    if not size:
+        return aten.sum.default(self)
+    dims = list(range(lead)) + [
+        lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1
+    ]
+    if not dims:
+        return self
+    summed = aten.sum.dim_IntList(self, dims, True)
+    return aten.view.default(summed, list(size)) if lead else summed
 
 
 @impl(aten.cumulative_trapezoid.x, _CIA)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends import strides as S
-from ember.backends.shapes import wrap_dim
+from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.copies import contiguous_format
@@ -34,6 +34,7 @@ define("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
 define("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
 define("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", variants=M)
 define("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)")
+define("broadcast_tensors(Tensor[] tensors) -> Tensor[]", variants=("function",))
 define("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)")
 define("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)")
 define(
@@ -152,6 +153,14 @@ def unflatten(self: Any, dim: int, sizes: Sequence[int]) -> Any:
 @impl(aten.broadcast_to.default, IMPLICIT)
 def broadcast_to(self: Any, size: Sequence[int]) -> Any:
     return aten.expand.default(self, size)
+
+
+@impl(aten.broadcast_tensors.default, IMPLICIT)
+def broadcast_tensors(tensors: Sequence[Any]) -> list[Any]:
+    """Each tensor expanded to the common broadcast shape (one already of that shape is
+    returned itself, as PyTorch's ``expand_outplace`` does)."""
+    shape = list(broadcast_shapes(*(tuple(t.shape) for t in tensors), op="broadcast_tensors"))
+    return [t if list(t.shape) == shape else aten.expand.default(t, shape) for t in tensors]
 
 
 @impl(aten.view_as.default, IMPLICIT)

@@ -3032,6 +3032,91 @@ def fft(b: Builder) -> None:
     b.emit(kind, [x], f"{o} = {call}{part}", kinks=part == ".abs()")
 
 
+def manipulation(b: Builder) -> None:
+    """The helpers scripts reach for (issue 18): ``tile``, ``sum_to_size``,
+    ``broadcast_tensors``, ``row_stack``, ``where(condition)``, ``trapz``, ``ger``,
+    ``chain_matmul``, the in-place view ops (``unsqueeze_``, ``squeeze_``, ``t_``,
+    ``transpose_``, ``swapaxes_``, ``swapdims_``) on a clone, and
+    ``multinomial`` of one-hot weights (deterministic: the one category of weight)."""
+    kind = b.choice(
+        ["tile", "sum_to_size", "broadcast_tensors", "row_stack", "where", "trapz", "ger",
+         "chain_matmul", "inplace_view", "multinomial"]
+    )  # fmt: skip
+    x = b.pick()
+    t = b.t(x)
+    n = t.dim()
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    outs = b.outputs(2)
+    o = outs[0]
+    if kind == "tile":
+        reps = tuple(b.integer(0, 2) if b.integer(0, 4) == 0 else b.integer(1, 2)
+                     for _ in range(b.integer(0, n + 1)))  # fmt: skip
+        b.emit("tile", [x], f"{o} = {_call(b, 'tile', x, str(reps))}")
+    elif kind == "sum_to_size":
+        lead = b.integer(0, n)
+        size = [1 if b.flag() else s for s in shape[lead:]]
+        b.emit("sum_to_size", [x], f"{o} = {x}.sum_to_size({size})")
+    elif kind == "broadcast_tensors":
+        y = _broadcastable(b, x)
+        code = f"{outs[0]}, {outs[1]} = torch.broadcast_tensors({x}, {y})"
+        b.emit("broadcast_tensors", [x, y], code, 2)
+    elif kind == "row_stack":
+        other = list(_atleast(shape, 2))
+        other[0] = b.integer(0, 2)
+        y = b.new_input(other if n >= 2 else shape, dt)
+        b.emit("row_stack", [x], f"{o} = torch.row_stack(({x}, {y}))")
+    elif kind == "where":
+        cond = x if dt == "bool" else f"{x} > 0"
+        code = f"{o} = torch.stack(torch.where({cond}))" if n else f"{o} = torch.where({cond})[0]"
+        b.emit("where", [x], code)
+    elif kind == "trapz":
+        if n == 0 or not t.is_floating_point():
+            raise _Skip()
+        d = b.dim(x)
+        if b.flag():
+            b.emit("trapz", [x], f"{o} = torch.trapz({x}, dx={b.scalar('float')}, dim={d})")
+        else:
+            xs = b.new_input((shape[d],), b.choice(FLOATS), requires_grad=False)
+            b.emit("trapz", [x], f"{o} = torch.trapz({x}, {xs}, dim={d})")
+    elif kind == "ger":
+        if n != 1:
+            raise _Skip()
+        y = b.new_input((b.integer(0, 3),), dt)
+        b.emit("ger", [x], f"{o} = {_call(b, 'ger', x, y)}")
+    elif kind == "chain_matmul":
+        if n != 2 or not t.is_floating_point():
+            raise _Skip()
+        mid = b.new_input((shape[1], b.integer(1, 3)), dt)
+        last = b.new_input((b.pending[-1].data.shape[1], b.integer(1, 3)), dt)
+        b.emit("chain_matmul", [x], f"{o} = torch.chain_matmul({x}, {mid}, {last})")
+    elif kind == "inplace_view":
+        fn = b.choice(["unsqueeze_", "squeeze_", "t_", "transpose_", "swapaxes_", "swapdims_"])
+        if fn == "unsqueeze_":
+            rest = str(b.integer(-n - 1, n))
+        elif fn == "squeeze_":
+            rest = b.choice(["", str(b.dim(x))])
+        elif fn == "t_":
+            if n > 2:
+                raise _Skip()
+            rest = ""
+        else:
+            rest = f"{b.dim(x)}, {b.dim(x)}"
+        # (on a clone only: the lazy device refuses to change a view's geometry, and the
+        # programs run there too; tests/test_api_ops.py writes through such a view)
+        b.emit(fn, [x], f"{o} = {x}.clone()\n{o}.{fn}({rest})")
+    else:  # multinomial of one-hot weights
+        if n == 0 or n > 2 or 0 in shape:
+            raise _Skip()
+        k = shape[-1]
+        hot = b.new_input(shape[:-1], "int64", low=0, high=k, layout=False)
+        samples = b.integer(1, 3)
+        code = (f"{o} = torch.multinomial(torch.nn.functional.one_hot({hot}, {k}).to({x}.dtype) "
+                f"if {x}.is_floating_point() else torch.nn.functional.one_hot({hot}, {k}).float(), "
+                f"{samples}, replacement=True)")  # fmt: skip
+        b.emit("multinomial", [x], code)
+
+
 VOCABULARY: list[Callable[[Builder], None]] = [
     unary,
     unary,
@@ -3071,6 +3156,8 @@ VOCABULARY: list[Callable[[Builder], None]] = [
     spatial,
     linalg_namespace,
     fft,
+    manipulation,
+    manipulation,
 ]
 
 

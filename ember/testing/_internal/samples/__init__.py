@@ -17,6 +17,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     random,
     reductions,
     rnn,
+    scatter_reduce,
     sorting,
     spatial,
     special,

@@ -287,6 +287,17 @@ def repeat_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3)), [2, -1], name="negative")
 
 
+@samples("tile.default", dtypes=ALL_DTYPES)
+def tile_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)), [2, 3])
+    yield SampleInput(make((2, 3)), [2], name="fewer dims: leading 1s")
+    yield SampleInput(make((2, 3), noncontiguous=True), [2, 1, 2], name="more dims, nc")
+    yield SampleInput(make(()), [], name="0-dim, no dims")
+    yield SampleInput(make((3,)), [], name="no dims: a copy")
+    yield SampleInput(make((2, 3)), [0, 2], name="zero")
+    yield SampleInput(make((2, 3)), [2, -1], name="negative raises")
+
+
 @samples("tril.default", "triu.default", dtypes=ALL_DTYPES)
 def tri_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((4, 4)))
@@ -297,7 +308,7 @@ def tri_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3,)), name="1-d")
 
 
-@samples("nonzero.default", dtypes=ALL_DTYPES)
+@samples("nonzero.default", "nonzero_numpy.default", "where.default", dtypes=ALL_DTYPES)
 def nonzero_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), low=-1, high=2))
     yield SampleInput(make((3, 4), noncontiguous=True, low=-1, high=2), name="nc")
@@ -355,7 +366,7 @@ def _stack_inputs(make: Any) -> Iterator[tuple[list[Any], str]]:
 
 
 @samples("hstack.default", "vstack.default", "dstack.default", "column_stack.default",
-         dtypes=ALL_DTYPES)  # fmt: skip
+         "row_stack.default", dtypes=ALL_DTYPES)  # fmt: skip
 def stack_helper_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     for tensors, name in _stack_inputs(make):
         yield SampleInput(tensors, name=name)

@@ -89,7 +89,7 @@ def matmul_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 2, 3)), make((3, 3, 4)), name="batch mismatch raises")
 
 
-@samples("outer.default", dtypes=ALL_DTYPES)
+@samples("outer.default", "ger.default", dtypes=ALL_DTYPES)
 def outer_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3,)), make((4,)))
     yield SampleInput(make((3,), noncontiguous=True), make((2,)))
@@ -588,6 +588,17 @@ def multi_dot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput([make((3, 4))], name="one tensor raises")
     yield SampleInput([make((3, 4)), make((5, 2))], name="sizes raise")
     yield SampleInput([make((2, 3, 4)), make((4, 2))], name="3-D raises")
+
+
+@samples("chain_matmul.default", dtypes=LINALG, **LA_TOL)
+def chain_matmul_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((3, 4)), make((4, 2))])
+    yield SampleInput([make((2, 3)), make((3, 3), noncontiguous=True), make((3, 5))])
+    yield SampleInput([make((3, 4))], name="one matrix: a copy")
+    yield SampleInput([make((0, 4)), make((4, 2))], name="empty")
+    yield SampleInput([], name="none raise")
+    yield SampleInput([make((4,)), make((4, 3))], name="1-D raises")
+    yield SampleInput([make((3, 4)), make((5, 2))], name="sizes raise")
 
 
 @samples("linalg_diagonal.default", dtypes=LINALG)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ember import dtypes
-from ember.testing._internal.opinfo import ALL_DTYPES, SampleInput, samples
+from ember.testing._internal.opinfo import ALL_DTYPES, FLOATS, SampleInput, samples
 
 S = SampleInput
 
@@ -154,3 +154,15 @@ def cauchy_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield S(x)
     yield S(make((3,)), 1.0, 0.5)
     yield S(make((3,)), 0.0, 0.0, name="sigma = 0 raises")
+
+
+@samples("multinomial.default", dtypes=FLOATS, compare_torch=False, meta_errors=False)
+def multinomial_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((5,), low=0, high=1), 3)
+    yield S(make((5,), low=0, high=1), 8, True, name="with replacement")
+    yield S(make((2, 4), low=0, high=1, noncontiguous=True), 2, replacement=False)
+    yield S(make((0, 3), low=0, high=1), 2, name="no rows")
+    yield S(make((4,), low=0, high=1), 0, name="no samples raise")
+    yield S(make((4,), low=0, high=1), 5, name="more than the categories raise")
+    yield S(make((2, 2, 2), low=0, high=1), 1, name="3-D raises")
+    yield S(make((3,), low=-2, high=-1), 1, name="negative weights raise")

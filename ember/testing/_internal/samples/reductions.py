@@ -506,7 +506,7 @@ def logcumsumexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(x, 2, name="dim out of range")
 
 
-@samples("trapezoid.dx", "cumulative_trapezoid.dx", dtypes=ALL_DTYPES)
+@samples("trapezoid.dx", "cumulative_trapezoid.dx", "trapz.dx", dtypes=ALL_DTYPES)
 def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     y = make((3, 4))
     yield SampleInput(y)
@@ -519,7 +519,7 @@ def trapezoid_dx_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(y, dim=2, name="dim out of range")
 
 
-@samples("trapezoid.x", "cumulative_trapezoid.x", dtypes=ALL_DTYPES)
+@samples("trapezoid.x", "cumulative_trapezoid.x", "trapz.x", dtypes=ALL_DTYPES)
 def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     y = make((3, 4))
     x = ember.tensor([0.0, 0.5, 2.0, 2.5])
@@ -529,6 +529,19 @@ def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4), noncontiguous=True), ember.tensor([1.0, 2.0, 4.0]), dim=0)
     yield SampleInput(make((4,)), ember.tensor([3, 1, 2, 5]), name="integer x")
     yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
+
+
+@samples("sum_to_size.default", dtypes=ALL_DTYPES)
+def sum_to_size_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3, 4)), [3, 1])
+    yield SampleInput(make((2, 3, 4)), [1, 3, 4], name="leading 1")
+    yield SampleInput(make((2, 3)), [2, 3], name="same size: itself")
+    yield SampleInput(make((3, 4), noncontiguous=True), [1, 1], name="nc")
+    yield SampleInput(make((3, 4)), [], name="to 0-dim")
+    yield SampleInput(make(()), [], name="0-dim")
+    yield SampleInput(make((0, 3)), [3], name="empty summed")
+    yield SampleInput(make((2, 3)), [2, 2], name="not expandable raises")
+    yield SampleInput(make((3,)), [2, 3], name="more dims raise")
 
 
 @samples("cov.default", dtypes=ALL_DTYPES, atol=1e-4, rtol=1e-4)

@@ -506,3 +506,68 @@ def unfold_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((3, 4)), 1, 5, 1, name="window too big raises")
     yield S(make((3, 4)), 1, 2, 0, name="step 0 raises")
     yield S(make((3, 4)), 2, 2, 1, name="dim out of range raises")
+
+
+@samples("broadcast_tensors.default", dtypes=ALL_DTYPES)
+def broadcast_tensors_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput([make((2, 1)), make((3,))])
+    yield SampleInput([make((2, 3)), make((2, 3))], name="same shapes: themselves")
+    yield SampleInput([make(()), make((1, 3), noncontiguous=True), make((2, 1, 1))], name="three")
+    yield SampleInput([make((2,)), make((2,), dtypes.float64)], name="dtypes are kept")
+    yield SampleInput([make((0, 1)), make((3,))], name="empty")
+    yield SampleInput([make((2, 3))], name="one")
+    yield SampleInput([], name="none")
+    yield SampleInput([make((2,)), make((3,))], name="shapes that don't broadcast raise")
+
+
+def _strided(make: Any, shape: tuple[int, ...]) -> Any:
+    """A tensor of ``shape`` with reversed (column-major) strides that is not a view: the
+    in-place view ops change a base's geometry (the lazy device refuses a view's)."""
+    return make(shape[::-1]).permute(*range(len(shape) - 1, -1, -1)).clone()
+
+
+@samples("unsqueeze_.default", dtypes=ALL_DTYPES)
+def unsqueeze__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)), 0)
+    yield SampleInput(_strided(make, (2, 3)), -1, name="strided, last")
+    yield SampleInput(make(()), 0, name="0-dim")
+    yield SampleInput(make((2, 3)), 3, name="dim out of range")
+
+
+@samples("squeeze_.default", dtypes=ALL_DTYPES)
+def squeeze__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((1, 3, 1)))
+    yield SampleInput(_strided(make, (2, 1, 3)), name="strided")
+    yield SampleInput(make(()), name="0-dim")
+
+
+@samples("squeeze_.dim", dtypes=ALL_DTYPES)
+def squeeze_dim__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((1, 3, 1)), 0)
+    yield SampleInput(make((1, 3, 1)), 1, name="not of size 1: unchanged")
+    yield SampleInput(_strided(make, (2, 1)), -1, name="strided")
+    yield SampleInput(make((1, 3)), 2, name="dim out of range")
+
+
+@samples("squeeze_.dims", dtypes=ALL_DTYPES)
+def squeeze_dims__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((1, 3, 1)), [0, 2])
+    yield SampleInput(make((1, 3, 1)), [1], name="not of size 1")
+    yield SampleInput(make((1, 3, 1)), [], name="none")
+
+
+@samples("t_.default", dtypes=ALL_DTYPES)
+def t__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)))
+    yield SampleInput(make((3,)), name="1-D")
+    yield SampleInput(_strided(make, (2, 3)), name="strided")
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")
+
+
+@samples("transpose_.default", "swapaxes_.default", "swapdims_.default", dtypes=ALL_DTYPES)
+def transpose__samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3, 4)), 0, 2)
+    yield SampleInput(_strided(make, (2, 3)), -1, 0, name="strided, negative")
+    yield SampleInput(make((2, 3)), 1, 1, name="same dim")
+    yield SampleInput(make(()), 0, -1, name="0-dim")
+    yield SampleInput(make((2, 3)), 0, 2, name="dim out of range")

@@ -1,0 +1,131 @@
+"""``ember.compile`` (group ``compiled``): training steps with the model compiled ahead of
+time (the ``"ember"`` backend: forward and backward graphs through ember's compiler), the
+fused chain through ``ember.compile``, and the overhead of a compiled call of one op;
+``report`` adds the compile time of the small MLP's step, cold and from the disk cache.
+
+- "mlp 64 b8 compiled": the 784-64-64-10 MLP, batch 8, SGD step (zero_grad, compiled
+  forward, cross-entropy, backward, step) against PyTorch's eager step (goal <= 1.0x);
+- "mlp 512 b64 compiled": the 784-512-512-10 MLP, batch 64, against ember's eager step
+  (goal <= 0.8x);
+- "chain 1e7 compiled": ``((x * w + 1).relu() * 0.5 + x).sum()`` against a hand-written
+  numba loop (goal <= 1.2x);
+- "1 op compiled" / "1 op compiled rg": ``x + 1`` on 4 floats, without and with
+  requires_grad: guards plus the runtime wrapper (goal <= 10 us).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+import numpy as np
+
+import ember
+from benchmarks.run import Case, Thunk, _chain, _numba_chain, torch
+
+
+def _weights(sizes: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(0)
+    out = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        bound = 1 / np.sqrt(fan_in)
+        out.append((rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
+                    rng.uniform(-bound, bound, fan_out).astype(np.float32)))  # fmt: skip
+    return out
+
+
+def mlp_step(lib: Any, sizes: tuple[int, ...], batch: int, compiled: bool) -> Thunk:
+    """One SGD step of the MLP in ``lib`` (ember: optionally with the model compiled)."""
+    rng = np.random.default_rng(1)
+    layers: list[Any] = []
+    ws = _weights(sizes)
+    for i, (w, b) in enumerate(ws):
+        lin = lib.nn.Linear(w.shape[1], w.shape[0])
+        with lib.no_grad():
+            lin.weight.copy_(lib.from_numpy(w.copy()))
+            lin.bias.copy_(lib.from_numpy(b.copy()))
+        layers += [lin] if i == len(ws) - 1 else [lin, lib.nn.ReLU()]
+    model = lib.nn.Sequential(*layers)
+    run = lib.compile(model) if compiled else model
+    loss_fn = lib.nn.CrossEntropyLoss()
+    xs = lib.from_numpy(rng.standard_normal((batch, sizes[0]), dtype=np.float32))
+    ys = lib.from_numpy(rng.integers(0, sizes[-1], batch))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+
+    def step() -> None:
+        opt.zero_grad()
+        loss_fn(run(xs), ys).backward()
+        opt.step()
+
+    return step
+
+
+def cases(quick: bool) -> list[Case]:
+    out: list[Case] = []
+    small, big = (784, 64, 64, 10), (784, 512, 512, 10)
+    t_small = mlp_step(torch, small, 8, False) if torch is not None else None
+    out.append(Case("compiled", "mlp 64 b8 compiled", mlp_step(ember, small, 8, True), None,
+                    t_small, ("torch", 1.0)))  # fmt: skip
+    out.append(Case("compiled", "mlp 512 b64 compiled", mlp_step(ember, big, 64, True), None,
+                    mlp_step(torch, big, 64, False) if torch is not None else None,
+                    ("eager", 0.8), mlp_step(ember, big, 64, False)))  # fmt: skip
+    rng = np.random.default_rng(0)
+    n = 10**6 if quick else 10**7
+    tag = f"1e{len(str(n)) - 1}"
+    x, w = (rng.standard_normal(n, dtype=np.float32) for _ in range(2))
+    ex, ew = ember.from_numpy(x), ember.from_numpy(w)
+    chain = ember.compile(_chain(ember))
+    hand = _numba_chain()
+    tx, tw = (torch.from_numpy(x), torch.from_numpy(w)) if torch is not None else (None, None)
+    out.append(Case("compiled", f"chain {tag} compiled", lambda: chain(ex, ew),
+                    lambda: _chain(np)(x, w), (lambda: _chain(torch)(tx, tw)) if torch else None,
+                    ("numba", 1.2), (lambda: hand(x, w)) if hand is not None else None))  # fmt: skip
+    one = ember.compile(lambda a: a + 1)
+    a = ember.tensor([1.0, 2.0, 3.0, 4.0])
+    one_rg = ember.compile(lambda a: a + 1)
+    b = ember.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    out.append(Case("compiled", "1 op compiled", lambda: one(a), None, None, ("us", 10.0)))
+    out.append(Case("compiled", "1 op compiled rg", lambda: one_rg(b), None, None, ("us", 10.0)))
+    return out
+
+
+_COMPILE_SCRIPT = """
+import time, sys
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+from benchmarks.compiled import mlp_step
+import ember
+t1 = time.perf_counter()
+eager = mlp_step(ember, (784, 64, 64, 10), 8, False)
+eager(); eager()
+t = time.perf_counter(); eager(); plain = time.perf_counter() - t
+step = mlp_step(ember, (784, 64, 64, 10), 8, True)
+t = time.perf_counter(); step(); first = time.perf_counter() - t
+t = time.perf_counter(); step(); second = time.perf_counter() - t
+print(first - plain, second, t1 - t0)
+"""
+
+
+def report(quick: bool) -> list[str]:
+    """Compile time of the b8 step: cold (a new process, an empty kernel cache) and warm
+    (another new process reading the disk cache)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = _COMPILE_SCRIPT.format(root=root)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "EMBER_CACHE_DIR": cache}
+        runs = [
+            [float(v) for v in subprocess.run([sys.executable, "-c", script], env=env,
+                                              capture_output=True, text=True,
+                                              check=True).stdout.split()]
+            for _ in range(2)
+        ]  # fmt: skip
+    cold, warm = runs
+    return [
+        f"mlp 64 b8 compiled, cold: first step {cold[0]:.3f} s more than an eager step "
+        f"(goal <= 1 s); second step {cold[1] * 1e3:.1f} ms",
+        f"mlp 64 b8 compiled, disk cache in a new process: {warm[0]:.3f} s (goal <= 0.2 s); "
+        f"second step {warm[1] * 1e3:.1f} ms",
+    ]

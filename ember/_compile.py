@@ -1,0 +1,350 @@
+"""``ember.compile``: a function or module compiled ahead of time on its first call with each
+argument signature, as ``torch.compile``.
+
+>>> @ember.compile
+... def f(x):
+...     return (x * 2 + 1).relu().sum()
+>>> f(ember.ones(3))
+tensor(9.)
+
+# NOTE [ember.compile]
+A compiled function is an AOTAutograd function (NOTE [aot autograd]) whose compilers the
+backend names:
+
+- ``"ember"`` (the default): both graphs go to ember's compiler (NOTE [ember backend]), with
+  the min-cut partitioner; ``mode`` picks the tier: ``None``/``"default"``/``"max-autotune"``
+  the numba tier (fused parallel loops; the NumPy tier where numba is missing),
+  ``"reduce-overhead"`` the NumPy tier (no numba compilation or warm-up);
+- ``"aot_eager"``: AOTAutograd with compilers that run the graphs as they are (``nop``);
+- ``"eager"``: the function itself, uncompiled (guards and graph breaks still counted);
+- a callable ``backend(gm, example_inputs) -> callable``, as PyTorch's custom backends: the
+  forward is traced with ``make_fx`` (fake tensors; writes kept) into a ``GraphModule`` of
+  OpOverloads over the flattened tensor arguments (a module's parameters and buffers
+  first), and the backend gets it with the real example tensors; the callable it returns
+  runs under autograd, so gradients flow through its ops.
+
+Where tracing reads a traced tensor's values (data-dependent control flow, ``item()``, an op
+whose output shape depends on values), ``fullgraph=True`` raises ``Unsupported`` naming the
+call; otherwise that signature runs on the lazy device instead (its inputs moved there, its
+outputs back, written inputs copied back), which computes values exactly where the code
+reads them: the graph is cut at the data-dependent value. Each is counted as a graph break
+with its reason (``counters["graph_break"]``, ``compiled.graph_breaks``).
+
+A compiled module (``OptimizedModule``) holds the original as ``_orig_mod``: its
+parameters, ``state_dict`` (keys prefixed ``_orig_mod.``, as PyTorch's), ``train()`` and
+``eval()`` are the original's; each submodule's training flag is part of the signature, so
+switching mode retraces once per mode.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from ember._shape_only import DataDependentShapeError
+from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from ember._tensor import Tensor
+from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
+from ember.aot.ember_backend import ember_compiler
+from ember.aot.guards import describe_difference, distance, signature
+from ember.aot.partitioners import min_cut_rematerialization_partition
+from ember.autograd.grad_mode import no_grad
+from ember.dispatch import state
+from ember.func import functional_call
+from ember.fx.experimental.proxy_tensor import DataDependentTracingError, make_fx
+from ember.nn.modules.module import Module
+from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backends", "reset"]
+
+#: ``counters["graph_break"][reason]``, ``counters["stats"]["unique_graphs"]``, as
+#: ``torch._dynamo.utils.counters``
+counters: defaultdict[str, Counter[str]] = defaultdict(Counter)
+
+GRAPH_BREAKS = (
+    DataDependentShapeError,
+    DataDependentTracingError,
+    DynamicOutputShapeException,
+    DataDependentOutputException,
+)
+
+_MODES = {None: None, "default": None, "max-autotune": "numba",
+          "max-autotune-no-cudagraphs": "numba", "reduce-overhead": "numpy"}  # fmt: skip
+
+
+class Unsupported(RuntimeError):
+    """``fullgraph=True`` met something it cannot put in one graph (PyTorch's
+    ``torch._dynamo.exc.Unsupported``)."""
+
+
+def list_backends(exclude_tags: Any = ()) -> list[str]:
+    """The names ``backend=`` takes."""
+    return ["aot_eager", "eager", "ember"]
+
+
+def reset() -> None:
+    """Forget the counters (compiled functions keep their own caches)."""
+    counters.clear()
+
+
+def _tier_for(mode: str | None) -> str | None:
+    if mode not in _MODES:
+        raise RuntimeError(
+            f"ember.compile: unknown mode {mode!r}; use one of {', '.join(repr(m) for m in _MODES)}"
+        )
+    found = _MODES[mode]
+    if found == "numba":
+        from ember.compiler.pipeline import tier  # (numba's availability, read when asked)
+
+        return tier()
+    return found
+
+
+def _lazy_fallback(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run on the lazy device (NOTE [ember.compile]): cpu tensors moved there,
+    results moved back, inputs it wrote updated."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        moved: list[tuple[Tensor, Tensor, int]] = []
+
+        def to_lazy(x: Any) -> Any:
+            if isinstance(x, Tensor) and x.device.type == "cpu" and type(x) is not Tensor:
+                return x
+            if isinstance(x, Tensor) and x.device.type == "cpu":
+                y = x.to("lazy")
+                moved.append((x, y, y._version))
+                return y
+            return x
+
+        largs, lkwargs = tree_map(to_lazy, (args, kwargs))
+        out = fn(*largs, **lkwargs)
+        with no_grad():
+            for cpu, lazy, v in moved:
+                if lazy._version != v:
+                    cpu.copy_(lazy.to("cpu"))
+        return tree_map(
+            lambda x: x.to("cpu") if isinstance(x, Tensor) and x.device.type == "lazy" else x, out
+        )
+
+    return run
+
+
+class _CustomBackendFunction:
+    """A function compiled by a custom backend ``(GraphModule, example_inputs) -> callable``
+    (NOTE [ember.compile]), with AOTAutograd's guards."""
+
+    def __init__(self, fn: Callable[..., Any], backend: Callable[..., Any], owner: Any) -> None:
+        self.fn = fn
+        self.backend = backend
+        self.owner = owner
+        self.cache: dict[Any, tuple[Any, Any, list[int]]] = {}
+        self.signatures: list[Any] = []
+        self.recompile_reasons: list[str] = []
+        self.__name__ = getattr(fn, "__name__", "compiled")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        flat, spec = tree_flatten((args, kwargs))
+        sig = signature(flat, state.local.grad_enabled)
+        found = self.cache.get(sig)
+        if found is None:
+            found = self._compile(sig, flat, spec)
+        compiled, out_spec, out_leaves = found
+        if compiled is None:
+            return out_spec(*args, **kwargs)  # a graph break: the lazy fallback
+        tensors = [a for a in flat if isinstance(a, Tensor)]
+        outs = list(compiled(*tensors))
+        leaves = [outs[k] if isinstance(k, int) else k[1] for k in out_leaves]
+        return tree_unflatten(leaves, out_spec)
+
+    def _compile(self, sig: Any, flat: list[Any], spec: Any) -> Any:
+        if self.signatures:
+            closest = min(self.signatures, key=lambda s: distance(sig, s))
+            self.recompile_reasons.append(
+                f"{self.__name__}: retracing; closest is #{self.signatures.index(closest)}: "
+                + "; ".join(describe_difference(sig, closest))
+            )
+        positions = [i for i, a in enumerate(flat) if isinstance(a, Tensor)]
+        holder: dict[str, Any] = {}
+
+        def traced(*tensors: Any) -> Any:
+            full = list(flat)
+            for i, t in zip(positions, tensors, strict=True):
+                full[i] = t
+            a, k = tree_unflatten(full, spec)
+            out_flat, out_spec = tree_flatten(self.fn(*a, **k))
+            holder["spec"] = out_spec
+            holder["leaves"] = [None if isinstance(o, Tensor) else ("const", o) for o in out_flat]
+            return tuple(o for o in out_flat if isinstance(o, Tensor))
+
+        tensors = [flat[i] for i in positions]
+        try:
+            gm = make_fx(traced, tracing_mode="fake", _allow_non_fake_inputs=True)(*tensors)
+        except GRAPH_BREAKS as e:
+            entry = (None, self.owner.graph_break(sig, e), [])
+            self.cache[sig] = entry
+            self.signatures.append(sig)
+            return entry
+        compiled = self.backend(gm, tensors)
+        k = 0
+        out_leaves: list[Any] = []
+        for leaf in holder["leaves"]:
+            if leaf is None:
+                out_leaves.append(k)
+                k += 1
+            else:
+                out_leaves.append(leaf)
+        entry = (compiled, holder["spec"], out_leaves)
+        self.cache[sig] = entry
+        self.signatures.append(sig)
+        counters["stats"]["unique_graphs"] += 1
+        return entry
+
+    def explain(self) -> list[str]:
+        return list(self.recompile_reasons)
+
+
+class _Compiled:
+    """What ``ember.compile`` returns for a function (NOTE [ember.compile])."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        backend: Any,
+        mode: str | None,
+        fullgraph: bool,
+    ) -> None:
+        self._orig_fn = fn
+        self.backend = backend
+        self.mode = mode
+        self.fullgraph = fullgraph
+        self.graph_breaks: list[str] = []
+        self.__name__ = getattr(fn, "__name__", "compiled")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+        if backend == "eager":
+            self.impl: Any = fn
+        elif backend == "aot_eager":
+            self.impl = aot_function(fn, nop, nop)
+        elif backend == "ember":
+            tier_name = _tier_for(mode)
+
+            def compiler(gm: Any, example_inputs: Any) -> Any:
+                return ember_compiler(gm, example_inputs, tier_name=tier_name)
+
+            self.impl = aot_function(
+                fn, compiler, compiler, partition_fn=min_cut_rematerialization_partition
+            )
+        elif callable(backend):
+            self.impl = _CustomBackendFunction(fn, backend, self)
+        else:
+            raise RuntimeError(
+                f"ember.compile: unknown backend {backend!r}; use one of {list_backends()} or "
+                "a callable (GraphModule, example_inputs) -> callable"
+            )
+        if isinstance(self.impl, AOTCompiledFunction):
+            self.impl.options["graph_break"] = self.graph_break
+
+    def graph_break(self, sig: Any, error: BaseException) -> Any:
+        """A data-dependent call met while tracing (NOTE [ember.compile]): raise under
+        ``fullgraph``, else count it and run this signature on the lazy device."""
+        reason = f"{type(error).__name__}: {error}"
+        if self.fullgraph:
+            raise Unsupported(
+                f"ember.compile(fullgraph=True): {self.__name__} has data-dependent control "
+                f"flow or output shapes, which cannot be one graph: {reason}"
+            ) from error
+        self.graph_breaks.append(reason)
+        counters["graph_break"][reason] += 1
+        return _lazy_fallback(self._orig_fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.impl(*args, **kwargs)
+
+    def explain(self) -> list[str]:
+        """Why each retrace happened, then each graph break's reason."""
+        reasons = self.impl.explain() if hasattr(self.impl, "explain") else []
+        return reasons + [f"graph break: {r}" for r in self.graph_breaks]
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return lambda *a, **k: self(obj, *a, **k)
+
+
+class OptimizedModule(Module):
+    """A compiled module: ``forward`` compiled with the parameters and buffers as inputs;
+    everything else is the original's (``_orig_mod``)."""
+
+    def __init__(self, mod: Module, backend: Any, mode: str | None, fullgraph: bool) -> None:
+        super().__init__()
+        self._orig_mod = mod
+
+        def functional(params: Any, buffers: Any, flags: Any, *args: Any, **kwargs: Any) -> Any:
+            return functional_call(mod, {**params, **buffers}, args, kwargs)
+
+        functional.__name__ = type(mod).__name__
+        self.__dict__["_compiled"] = _Compiled(functional, backend, mode, fullgraph)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        mod = self._orig_mod
+        params = dict(mod.named_parameters(remove_duplicate=False))
+        buffers = dict(mod.named_buffers(remove_duplicate=False))
+        flags = tuple(m.training for m in mod.modules())
+        return self.__dict__["_compiled"](params, buffers, flags, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self.__dict__["_modules"]["_orig_mod"], name)
+
+    @property
+    def graph_breaks(self) -> list[str]:
+        return self.__dict__["_compiled"].graph_breaks
+
+    def explain(self) -> list[str]:
+        """Why each retrace happened, then each graph break's reason."""
+        return self.__dict__["_compiled"].explain()
+
+
+def compile(  # noqa: A001 (torch.compile's name)
+    model: Any = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: Any = "ember",
+    mode: str | None = None,
+    options: dict[str, Any] | None = None,
+    disable: bool = False,
+) -> Any:
+    """``model`` (a function or a module) compiled ahead of time per argument signature
+    (NOTE [ember.compile]); with no ``model``, a decorator.
+
+    >>> lin = ember.nn.Linear(3, 2)
+    >>> fast = ember.compile(lin, backend="aot_eager")
+    >>> bool(ember.allclose(fast(ember.ones(4, 3)), lin(ember.ones(4, 3))))
+    True
+    """
+    if model is None:
+
+        def decorate(m: Any) -> Any:
+            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                           options=options, disable=disable)  # fmt: skip
+
+        return decorate
+    if disable:
+        return model
+    if dynamic:
+        warnings.warn(
+            "ember.compile(dynamic=True): ember traces static shapes; each new shape is a "
+            "new graph (up to the recompile limit)",
+            stacklevel=2,
+        )
+    _tier_for(mode) if backend == "ember" else None
+    if isinstance(model, Module):
+        return OptimizedModule(model, backend, mode, fullgraph)
+    if not callable(model):
+        raise TypeError(f"ember.compile: expected a function or a Module, got {type(model)}")
+    return _Compiled(model, backend, mode, fullgraph)

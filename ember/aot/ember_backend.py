@@ -1,0 +1,153 @@
+"""The ``"ember"`` backend: a dense graph of OpOverloads (what AOTAutograd hands its
+compilers) compiled by the lazy device's compiler (``ember/compiler/``: the same passes,
+tiers, numba fusion and kernel disk cache).
+
+# NOTE [ember backend]
+The compiler works on graphs over ndarrays (NOTE [lowering] in
+``ember/compiler/lowering.py``). A traced graph already has that form but for its values:
+placeholders become ``x<i>`` holding the input tensors' arrays, each node's
+``meta["tensor_meta"]`` comes from its fake value (``meta["val"]``, which ``make_fx``
+records), constants (``get_attr``) hold their arrays, and an output that is an input itself
+is copied (a gradient must not alias a tangent the engine may reuse). Then ``optimize`` runs
+the passes and the tier generates the function. No input is donated: the passes never write
+the caller's tensors. The returned callable takes tensors and returns tensors (arrays
+wrapped, other values as they are).
+
+>>> from ember.aot import aot_function
+>>> from ember.aot.ember_backend import ember_compiler
+>>> f = aot_function(lambda x: (x * 2 + 1).relu().sum(), ember_compiler)
+>>> f(ember.ones(4))
+tensor(12.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember._tensor import Tensor, wrap
+from ember.compiler import array_ops
+from ember.compiler.lowering import tensor_meta
+from ember.compiler.pipeline import compile_lowered, tier
+from ember.fx.graph import Graph
+from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node, map_arg
+from ember.ops.registry import OpOverload
+
+__all__ = ["ember_compiler", "lower_traced"]
+
+_ndarray = np.ndarray
+
+
+def _meta_of(val: Any) -> Any:
+    if isinstance(val, Tensor):
+        return tensor_meta(tuple(val.shape), tuple(val.stride()), val._data.dtype)
+    if isinstance(val, (tuple, list)):
+        return tuple(_meta_of(v) for v in val)
+    return None
+
+
+def _is_view(n: Node) -> bool:
+    op = n.target
+    if not isinstance(op, OpOverload) or op._schema.view_of is None:
+        return False
+    val = n.meta.get("val")
+    src = n.args[0] if n.args else None
+    return (
+        isinstance(val, Tensor)
+        and isinstance(src, Node)
+        and isinstance(src.meta.get("val"), Tensor)
+        and src.meta["val"].dtype is val.dtype
+    )
+
+
+def _lower_view(g: Graph, n: Node, env: dict[Node, Node]) -> Node:
+    """A view op as ``array_ops.view`` of its root's storage, by its traced geometry (the
+    NumPy tier writes a transpose, reshape or broadcast as a NumPy view)."""
+    root = n.args[0]
+    while isinstance(root, Node) and _is_view(root):
+        root = root.args[0]
+    base = root.meta["val"]
+    val = n.meta["val"]
+    item = val.element_size()
+    dt = base._data.dtype
+    offset = (val.storage_offset() - base.storage_offset()) * item
+    v = g.call_function(
+        array_ops.view,
+        (env[root], tuple(base.stride()), tuple(val.shape), dt,
+         tuple(s * item for s in val.stride()), offset),
+        name="view",
+    )  # fmt: skip
+    v.meta["tensor_meta"] = _meta_of(val)
+    v.meta["base"] = (tuple(base.shape), dt)
+    return v
+
+
+def lower_traced(gm: GraphModule) -> GraphModule:
+    """The traced graph as a graph over ndarrays (NOTE [ember backend])."""
+    g = Graph()
+    env: dict[Node, Node] = {}
+    root: dict[str, Any] = {}
+    i = 0
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":
+            ph = g.placeholder(f"x{i}")
+            ph.meta["tensor_meta"] = _meta_of(n.meta.get("val"))
+            ph.meta["input"] = i
+            i += 1
+            env[n] = ph
+        elif n.op == "get_attr":
+            value = gm
+            for part in str(n.target).split("."):
+                value = getattr(value, part)
+            name = str(n.target).replace(".", "_")
+            root[name] = value._data if isinstance(value, Tensor) else value
+            c = g.get_attr(name)
+            c.meta["tensor_meta"] = _meta_of(value)
+            env[n] = c
+        elif n.op == "call_function" and _is_view(n):
+            env[n] = _lower_view(g, n, env)
+        elif n.op == "call_function":
+            c = g.call_function(n.target, map_arg(n.args, lambda a: env[a]),
+                                map_arg(n.kwargs, lambda a: env[a]), name=n.name)  # fmt: skip
+            c.meta["tensor_meta"] = _meta_of(n.meta.get("val"))
+            env[n] = c
+        elif n.op == "output":
+            outs = []
+            for o in n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],):
+                if isinstance(o, Node):
+                    v = env[o]
+                    if v.op == "placeholder" and str(o.target).startswith("tangents"):
+                        v = g.call_function(array_ops.copy, (v,), name="copy")
+                        v.meta["tensor_meta"] = env[o].meta.get("tensor_meta")
+                    outs.append(v)
+                else:
+                    outs.append(o)
+            g.output(tuple(outs))
+        else:
+            raise NotImplementedError(f"the ember backend compiles no {n.op} nodes ({n.name})")
+    lowered = GraphModule(root, g)
+    lowered.meta["arrays"] = True
+    return lowered
+
+
+def ember_compiler(
+    gm: GraphModule, example_inputs: Any, *, tier_name: str | None = None
+) -> Callable[..., Any]:
+    """Compile a traced graph with ember's compiler (NOTE [ember backend]); the callable
+    takes and returns tensors, boxed (one list of arguments)."""
+    lowered = lower_traced(gm)
+    fn, source = compile_lowered(lowered, tier_name or tier())
+
+    def run(args: list[Any]) -> tuple[Any, ...]:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        args.clear()
+        outs = fn(*arrays)
+        return tuple([wrap(o) if type(o) is _ndarray else o for o in outs])
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.source = source  # type: ignore[attr-defined]
+    run.graph = lowered  # type: ignore[attr-defined]
+    return run
