@@ -80,9 +80,10 @@ def cases(quick: bool) -> list[Case]:
     chain = ember.compile(_chain(ember))
     hand = _numba_chain()
     tx, tw = (torch.from_numpy(x), torch.from_numpy(w)) if torch is not None else (None, None)
+    t_chain = (lambda: _chain(torch)(tx, tw)) if torch else None
+    ref = (lambda: hand(x, w)) if hand is not None else None
     out.append(Case("compiled", f"chain {tag} compiled", lambda: chain(ex, ew),
-                    lambda: _chain(np)(x, w), (lambda: _chain(torch)(tx, tw)) if torch else None,
-                    ("numba", 1.2), (lambda: hand(x, w)) if hand is not None else None))  # fmt: skip
+                    lambda: _chain(np)(x, w), t_chain, ("numba", 1.2), ref))  # fmt: skip
     one = ember.compile(lambda a: a + 1)
     a = ember.tensor([1.0, 2.0, 3.0, 4.0])
     one_rg = ember.compile(lambda a: a + 1)

@@ -55,6 +55,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
@@ -268,6 +270,8 @@ class _Entry:
         self.fn_class: type[Function] | None = None
         self.keep_mutations = False
         self.graphs: dict[str, GraphModule] = {}
+        #: the inference fast path of ``run`` applies
+        self.simple = False
         #: what runs instead when tracing met a data-dependent call (``ember.compile``)
         self.fallback: Callable[..., Any] | None = None
 
@@ -281,6 +285,15 @@ class _Entry:
     def run(self, uniq: list[Any]) -> list[Any]:
         """The user-level output leaves of one call (written inputs updated)."""
         plan = self.plan
+        if self.simple:  # dense inputs, no writes, every output from the graph, no autograd
+            local = state.local
+            if not local.grad_enabled:
+                return list(_call(self.fw, uniq))
+            local.grad_enabled = False
+            try:
+                return list(_call(self.fw, uniq))
+            finally:
+                local.grad_enabled = True
         dense, _ = flatten(uniq) if plan.in_metas and any(plan.in_metas) else (uniq, None)
         n_mut = 0 if self.keep_mutations else len(plan.mutated)
         if self.autograd:
@@ -553,6 +566,13 @@ def _finish_inference(
     compiler = options["inference_compiler"] or options["fw_compiler"]
     example = [_example(n) for n in placeholders]
     entry.fw = compiler(gm, example)
+    entry.simple = (
+        not any(plan.in_metas)
+        and not plan.mutated
+        and not any(plan.out_metas)
+        and all(how[0] == "graph" for how in plan.out_leaves)
+        and [how[1] for how in plan.out_leaves] == list(range(len(plan.out_leaves)))
+    )
 
 
 def _build_joint(
@@ -661,6 +681,26 @@ def _grad_dependencies(bw: GraphModule, grad_metas: list[SubclassMeta | None]) -
     return out
 
 
+_ndarray = np.ndarray
+
+
+def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
+    """A key for calls whose arguments are all distinct plain tensors on the cpu: each
+    array's shape, byte strides and dtype and the tensor's requires_grad (it determines the
+    signature); None for other calls."""
+    key: list[Any] = [grad]
+    for a in args:
+        if type(a) is not Tensor:
+            return None
+        d = a._data
+        if type(d) is not _ndarray:
+            return None
+        key.append((d.shape, d.strides, d.dtype, a.requires_grad))
+    if len(args) > 1 and len({id(a) for a in args}) != len(args):
+        return None
+    return tuple(key)
+
+
 def _remove_detach(gm: GraphModule) -> None:
     """Drop ``detach`` nodes (the autograd engine's, around saved values and gradients): a
     graph has no autograd, so a detach is its input."""
@@ -684,12 +724,20 @@ class AOTCompiledFunction:
         self.signatures: list[Any] = []
         self.recompile_reasons: list[str] = []
         self.warned = False
+        #: NOTE [aot guards]: calls whose arguments are all plain cpu tensors, keyed by each
+        #: array's shape, byte strides and dtype and requires_grad (finer than a signature)
+        self.fast: dict[Any, _Entry] = {}
         self.__name__ = getattr(fn, "__name__", "aot_function")
         self.__doc__ = getattr(fn, "__doc__", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        flat, spec = tree_flatten((args, kwargs))
         grad = state.local.grad_enabled
+        fast = None if kwargs else _fast_signature(args, grad)
+        if fast is not None:
+            entry = self.fast.get(fast)
+            if entry is not None:
+                return tree_unflatten(entry.run(list(args)), entry.plan.out_spec)
+        flat, spec = tree_flatten((args, kwargs))
         sig = signature(flat, grad)
         entry = self.cache.get(sig)
         if entry is None:
@@ -698,6 +746,8 @@ class AOTCompiledFunction:
                 return self.fn(*args, **kwargs)
         if entry.fallback is not None:
             return entry.fallback(*args, **kwargs)
+        if fast is not None and len(self.fast) < 4 * config.cache_size_limit:
+            self.fast[fast] = entry
         uniq = [flat[i] for i in self._uniq_pos(flat)]
         leaves = entry.run(uniq)
         return tree_unflatten(leaves, entry.plan.out_spec)

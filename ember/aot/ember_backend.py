@@ -98,6 +98,17 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             ph.meta["input"] = i
             i += 1
             env[n] = ph
+    # Python numbers in Scalar (or Tensor) arguments become parameters, as the lazy device's do (so
+    # fusion can take their ops into a kernel); their values are passed at each call
+    scalars: dict[tuple[type, Any], Node] = {}
+    values: list[Any] = []
+    swapped: dict[Node, tuple[Any, Any]] = {}
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and isinstance(n.target, OpOverload):
+            swapped[n] = _with_params(n, g, scalars, values)
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":
+            continue
         elif n.op == "get_attr":
             value = gm
             for part in str(n.target).split("."):
@@ -110,8 +121,9 @@ def lower_traced(gm: GraphModule) -> GraphModule:
         elif n.op == "call_function" and _is_view(n):
             env[n] = _lower_view(g, n, env)
         elif n.op == "call_function":
-            c = g.call_function(n.target, map_arg(n.args, lambda a: env[a]),
-                                map_arg(n.kwargs, lambda a: env[a]), name=n.name)  # fmt: skip
+            args, kwargs = swapped.get(n, (n.args, n.kwargs))
+            c = g.call_function(n.target, map_arg(args, lambda a: env.get(a, a)),
+                                map_arg(kwargs, lambda a: env.get(a, a)), name=n.name)  # fmt: skip
             c.meta["tensor_meta"] = _meta_of(n.meta.get("val"))
             env[n] = c
         elif n.op == "output":
@@ -130,7 +142,43 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             raise NotImplementedError(f"the ember backend compiles no {n.op} nodes ({n.name})")
     lowered = GraphModule(root, g)
     lowered.meta["arrays"] = True
+    lowered.meta["param_values"] = values
     return lowered
+
+
+def _with_params(
+    n: Node, g: Graph, scalars: dict[tuple[type, Any], Node], values: list[Any]
+) -> tuple[Any, Any]:
+    """``n``'s arguments with each Python number in a Scalar parameter replaced by a
+    parameter placeholder (one per distinct value and type)."""
+    schema = n.target._schema  # type: ignore[union-attr]
+
+    def param(v: Any) -> Any:
+        key = (type(v), v)
+        ph = scalars.get(key)
+        if ph is None:
+            ph = g.placeholder(f"p{len(values)}")
+            ph.meta["param"] = type(v)
+            scalars[key] = ph
+            values.append(v)
+        return ph
+
+    def fits(a: Any, v: Any) -> bool:
+        return (
+            a.type.base in ("Scalar", "Tensor")
+            and not a.type.is_list
+            and type(v) in (int, float, bool)
+        )
+
+    args = list(n.args)
+    for k, (a, v) in enumerate(zip(schema.positional, n.args, strict=False)):
+        if fits(a, v):
+            args[k] = param(v)
+    kwargs = dict(n.kwargs)
+    for a in schema.kwarg_only:
+        if a.name in kwargs and fits(a, kwargs[a.name]):
+            kwargs[a.name] = param(kwargs[a.name])
+    return tuple(args), kwargs
 
 
 def ember_compiler(
@@ -141,10 +189,12 @@ def ember_compiler(
     lowered = lower_traced(gm)
     fn, source = compile_lowered(lowered, tier_name or tier())
 
+    params = lowered.meta["param_values"]
+
     def run(args: list[Any]) -> tuple[Any, ...]:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         args.clear()
-        outs = fn(*arrays)
+        outs = fn(*arrays, *params)
         return tuple([wrap(o) if type(o) is _ndarray else o for o in outs])
 
     run._boxed_call = True  # type: ignore[attr-defined]

@@ -17,20 +17,17 @@ into a graph) and ``subgraph_rewriter``. The lazy device's compiler works on the
 tensor([9.])
 """
 
-from ember.fx import (
-    operator_schemas,
-    passes,
-    subgraph_rewriter,  # noqa: E402  (needs symbolic_trace)
-)
+from ember.fx import operator_schemas, passes, subgraph_rewriter
 from ember.fx._symbolic_trace import PH, Tracer, symbolic_trace, wrap
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter, Transformer
 from ember.fx.node import Node, map_aggregate, map_arg
 from ember.fx.proxy import Proxy
+from ember.fx.subgraph_rewriter import replace_pattern
 
 __all__ = [
     "Graph", "GraphModule", "Interpreter", "Node", "PH", "Proxy", "Tracer", "Transformer",
-    "map_arg", "map_aggregate", "operator_schemas", "passes", "subgraph_rewriter",
-    "symbolic_trace", "wrap",
+    "map_arg", "map_aggregate", "operator_schemas", "passes", "replace_pattern",
+    "subgraph_rewriter", "symbolic_trace", "wrap",
 ]  # fmt: skip

@@ -3,7 +3,9 @@ dims by the same rule as PyTorch (adjacent index tensors in place, else in front
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -55,7 +57,18 @@ def numpy_key(shape: tuple[int, ...], indices: Sequence[Tensor | None]) -> tuple
     return tuple(key)
 
 
-def _bounds_error(e: IndexError, op: str) -> IndexError:
+@contextmanager
+def _out_of_range_is_an_error() -> Iterator[None]:
+    """Older NumPy (2.0 and 2.1 do) warns with a DeprecationWarning and goes on where an
+    index out of range selects nothing from an empty array; newer NumPy raises IndexError.
+    This makes the warning an error, so both reach the same handler and no warning reaches
+    the user. Only empty arrays pay for it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        yield
+
+
+def _bounds_error(e: IndexError | DeprecationWarning, op: str) -> IndexError:
     return IndexError(f"{op}: {str(e).replace('axis', 'dimension')}")
 
 
@@ -82,8 +95,12 @@ def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     arr = self._data
     key = numpy_key(arr.shape, indices)
     try:
-        out = arr[key]
-    except IndexError as e:
+        if arr.size:
+            out = arr[key]
+        else:
+            with _out_of_range_is_an_error():
+                out = arr[key]
+    except (IndexError, DeprecationWarning) as e:
         empty = _empty_result(arr.shape, indices)
         if empty is None:
             raise _bounds_error(e, "index") from None
@@ -103,11 +120,12 @@ def put(dst: np.ndarray, self: Tensor, indices: Any, values: Tensor, accumulate:
     key = numpy_key(dst.shape, indices)
     v = data(values)
     try:
-        if accumulate:
-            np.add.at(dst, key, v)
-        else:
-            dst[key] = v
-    except IndexError as e:
+        with _out_of_range_is_an_error() if not dst.size else nullcontext():
+            if accumulate:
+                np.add.at(dst, key, v)
+            else:
+                dst[key] = v
+    except (IndexError, DeprecationWarning) as e:
         empty = _empty_result(dst.shape, indices)
         if empty is None:
             raise _bounds_error(e, "index_put_") from None

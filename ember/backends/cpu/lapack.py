@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import blas as _blas
+from scipy.linalg import expm as _expm
 from scipy.linalg import lapack as _lapack
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
@@ -47,6 +48,7 @@ from ember.ops.native.linalg import (
     solve_triangular_plan,
     svd_plan,
 )
+from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
 from ember.return_types import linalg_inv_ex as inv_ex_t
@@ -637,3 +639,17 @@ def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if r.shape != tuple(shape):
         r = np.broadcast_to(r, shape)
     return wrap(np.array(r, rdt, order="C"))  # writable and its own (broadcast_to's is neither)
+
+
+@impl(aten.linalg_matrix_exp.default, CPU)
+def linalg_matrix_exp(self: Tensor) -> Tensor:
+    """``exp(A)`` of each square matrix (SciPy's scaling and squaring with Padé
+    approximants); half precision computes in float32, as PyTorch's."""
+    matrix_exp_check(self)
+    a = self._data
+    if a.size == 0:
+        return wrap(np.zeros(a.shape, a.dtype))
+    wide = a.astype(np.float32) if a.dtype.itemsize < 4 and a.dtype.kind != "c" else a
+    with quiet_block():
+        out = _expm(np.ascontiguousarray(wide))
+    return wrap(np.asarray(out, dtype=a.dtype))

@@ -13,7 +13,7 @@ import itertools
 import warnings
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -420,3 +420,25 @@ def nonzero_numpy(self: Tensor) -> tuple[Tensor, ...]:
 def where(condition: Tensor) -> tuple[Tensor, ...]:
     """``where(condition)``: the indices of the nonzero elements, one tensor per dim."""
     return aten.nonzero_numpy.default(condition)
+
+
+@impl(aten.fill_diagonal_.default, CIA)
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (every index equal) in place; with ``wrap``, a tall matrix's
+    diagonal starts again every ``columns + 1`` rows (NumPy's ``fill_diagonal``)."""
+    n = self.ndim
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if n > 2 and any(s != height for s in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    stride = sum(self.stride())
+    offset = self.storage_offset()
+    size = min(height, width)
+    aten.fill_.Scalar(aten.as_strided.default(self, [size], [stride], offset), fill_value)
+    if wrap and n == 2 and height > width + 1:
+        step = width + 1
+        count = (self.numel() + step - 1) // step - size
+        start = offset + self.stride(0) * (width + 1)
+        aten.fill_.Scalar(aten.as_strided.default(self, [count], [stride], start), fill_value)
+    return self

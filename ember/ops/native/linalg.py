@@ -607,6 +607,9 @@ define("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
 define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", variants=_LINALG)
 define("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
 define("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", variants=_LINALG)
+define("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)")
+define("linalg_matrix_exp(Tensor self) -> Tensor", variants=_LINALG)
+define("matrix_exp(Tensor self) -> Tensor")
 define('_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
        "(Tensor eigenvalues, Tensor eigenvectors)", variants=_FN)
 define('linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
