@@ -21,10 +21,10 @@ import numpy as np
 from ember import dtypes
 from ember._tensor import Tensor, wrap
 from ember._torch_function import GENERATED_MEMBERS
-from ember.backends.strides import INT64_MAX
 from ember.dispatch.keys import TORCH_FUNCTION_BIT
 from ember.dispatch.state import FUNCTION_MODES
 from ember.ops.registry import ops
+from ember.ops.strides import INT64_MAX
 from ember.overrides import (
     _is_torch_function_mode_enabled,
     dispatch_torch_function,

@@ -148,17 +148,9 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     types = tuple([type(t) for t in overloaded])
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
-    old = _local.exclude
-    if not old & AUTOGRAD_BIT:
-        _local.exclude = old | AUTOGRAD_BIT
-        state.ACTIVE[0] += 1
     versions = _versions(plan, args, kwargs) if plan.written else None
-    try:
+    with state.KeyGuard(exclude=AUTOGRAD_BIT):
         result = _handle(op, stack, overloaded, types, sargs, skwargs)
-    finally:
-        if not old & AUTOGRAD_BIT:
-            _local.exclude = old
-            state.ACTIVE[0] -= 1
     if result is not NotImplemented:
         if versions:
             # a handler that wrote through an inner tensor left the wrapper's counter as

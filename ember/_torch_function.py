@@ -89,7 +89,7 @@ class _DisabledTorchDispatchImpl:
         kwargs = kwargs or {}
         ks = func._keyset(args, kwargs)
         if state.ACTIVE[0]:
-            ks = (ks | state.local.include) & ~state.local.exclude
+            ks = state.effective_keys(ks, func)
         return func.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
 
     def __repr__(self) -> str:

@@ -23,9 +23,9 @@ from ember.compiler.buffers import reuse_buffers
 from ember.compiler.constant_folding import fold_constants
 from ember.compiler.cse import eliminate_common_subexpressions
 from ember.compiler.dce import eliminate_dead_code
+from ember.compiler.graph_meta import tensor_meta
 from ember.compiler.inplace import reuse_inputs_in_place
 from ember.compiler.interpreter_tier import ArrayInterpreter
-from ember.compiler.lowering import tensor_meta
 from ember.compiler.pass_manager import run_pass
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.lazy import executor, metrics

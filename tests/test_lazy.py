@@ -18,7 +18,7 @@ import ember
 import ember.testing._internal.samples  # noqa: F401  (registers the samples)
 from ember import nn
 from ember._tensor import root_array, wrap
-from ember.lazy import metrics
+from ember.compiler import metrics
 from ember.lazy import recipes as lazy_recipes
 from ember.lazy import recorder as lazy_recorder
 from ember.lazy.recorder import to_lazy

@@ -19,9 +19,7 @@ from ember._torch_function import classify
 from ember.device import device as _device
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
-    CPU_BIT,
-    LAZY_BIT,
-    META_BIT,
+    DEVICE_BITS,
     PYTHON_BIT,
     TORCH_FUNCTION_BIT,
     DispatchKey,
@@ -30,7 +28,6 @@ from ember.dispatch.keys import (
 from ember.ops.registry import ops
 from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
 
-_DEVICE_KEYS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
@@ -121,7 +118,7 @@ def _make_wrapper_subclass(
     )
     t = object.__new__(cls)
     t._data = arr
-    t._keys = _DEVICE_KEYS[dev.type] | keys
+    t._keys = DEVICE_BITS[dev.type] | keys
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -4,7 +4,7 @@ tiers, numba fusion and kernel disk cache).
 
 # NOTE [ember backend]
 The compiler works on graphs over ndarrays (NOTE [lowering] in
-``ember/compiler/lowering.py``). A traced graph already has that form but for its values:
+``ember/lazy/lowering.py``). A traced graph already has that form but for its values:
 placeholders become ``x<i>`` holding the input tensors' arrays, each node's
 ``meta["tensor_meta"]`` comes from its fake value (``meta["val"]``, which ``make_fx``
 records), constants (``get_attr``) hold their arrays, and an output that is an input itself
@@ -29,7 +29,7 @@ import numpy as np
 
 from ember._tensor import Tensor, wrap
 from ember.compiler import array_ops
-from ember.compiler.lowering import tensor_meta
+from ember.compiler.graph_meta import tensor_meta
 from ember.compiler.pipeline import compile_lowered, tier
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule

@@ -272,11 +272,10 @@ def _detach_(self: Tensor) -> Tensor:
     >>> y.requires_grad, y.grad_fn
     (False, None)
     """
-    from ember.autograd.kernel import below_autograd
     from ember.dispatch.keys import AUTOGRAD_BIT
-    from ember.ops.registry import ops
+    from ember.dispatch.state import KeyGuard
 
-    with below_autograd():
+    with KeyGuard(exclude=AUTOGRAD_BIT):
         ops.aten.detach_.default(self)  # the op's own checks (no in-place detach of views)
     self.grad_fn = None
     self._keys &= ~AUTOGRAD_BIT

@@ -24,6 +24,7 @@ from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList._dispatch  # the ops' dispatch, called directly: no resolution
 _VIEW = ops.aten.view.default._dispatch
+_ZEROS = ops.aten.zeros.default._dispatch
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
@@ -129,19 +130,13 @@ def run_backward(
         buf = buffers.setdefault(node, [None] * node.n_outputs)
         buf[nr] = _add(buf[nr], g)
     ready = [n for n in dict.fromkeys(r[0] for r in roots) if not deps[n]]
-    loc = state.local
     anomaly = is_anomaly_enabled()
-    prev = loc.grad_enabled
-    prev_exclude = loc.exclude
-    loc.grad_enabled = create_graph
     # Formulas are ember's own code, as PyTorch's are C++: no __torch_function__ handler or
-    # mode sees their ops (a Function's backward, user code, turns it back on: function.py)
-    loc.exclude = prev_exclude | state.TF_BITS
-    if not create_graph:
-        # grad mode is off: the Autograd key would only pass every formula op through, so
-        # leave it out of the whole pass (hooks see the same: nothing records)
-        loc.exclude |= AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
+    # mode sees their ops (a Function's backward, user code, turns it back on: function.py).
+    # With grad mode off the Autograd key would only pass every formula op through, so it is
+    # left out of the whole pass (hooks see the same: nothing records).
+    guard = state.GradKeyGuard(create_graph, state.TF_BITS | (0 if create_graph else AUTOGRAD_BIT))
+    guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
     leaves_inline = accumulate and not capture
@@ -248,9 +243,7 @@ def run_backward(
             if follow is not None:
                 grads = follow_grads
     finally:
-        loc.grad_enabled = prev
-        loc.exclude = prev_exclude
-        state.ACTIVE[0] -= 1
+        guard.__exit__()
     return captured
 
 
@@ -279,12 +272,10 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     tuple: NOTE [undefined output gradients])."""
     if all(g is not None for g in grads):
         return grads
-    import ember
-
     meta = node.out_meta
     return [
         g if g is not None or i >= len(meta) or meta[i] is None
-        else ember.zeros(meta[i][0], dtype=meta[i][1])  # type: ignore[attr-defined]
+        else _ZEROS(meta[i][0], dtype=meta[i][1])
         for i, g in enumerate(grads)
     ]  # fmt: skip
 

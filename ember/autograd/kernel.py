@@ -50,22 +50,6 @@ _DETACH = ops.aten.detach.default
 _new = object.__new__
 
 
-class below_autograd:
-    """Run ops with the Autograd key excluded (what the recorded op itself runs under)."""
-
-    __slots__ = ("old",)
-
-    def __enter__(self) -> None:
-        loc = state.local
-        self.old = loc.exclude
-        loc.exclude = self.old | AUTOGRAD_BIT
-        state.ACTIVE[0] += 1
-
-    def __exit__(self, *exc: Any) -> None:
-        state.local.exclude = self.old
-        state.ACTIVE[0] -= 1
-
-
 def gradient_edge(t: Tensor) -> Edge:
     """Where the gradient of ``t`` goes: its grad_fn, or its leaf accumulator."""
     fn = t.grad_fn
@@ -205,16 +189,9 @@ _INFO: dict[OpOverload, _OpInfo] = {}
 
 
 def _below(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Run ``op`` with the Autograd key excluded (``below_autograd``, without the object)."""
-    loc = state.local
-    old = loc.exclude
-    loc.exclude = old | AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
-    try:
+    """Run ``op`` with the Autograd key excluded."""
+    with state.KeyGuard(exclude=AUTOGRAD_BIT):
         return op.redispatch(ks & BELOW, *args, **kwargs)
-    finally:
-        loc.exclude = old
-        state.ACTIVE[0] -= 1
 
 
 def autograd_fallback(
@@ -267,15 +244,7 @@ def autograd_fallback(
     # grad), even when what was written into it does
     base = args[0]._base if inplace and _differentiable(args[0]) else None
     base_edge = gradient_edge(base) if base is not None and base.requires_grad else NO_EDGE
-    loc = state.local  # _below, inlined: this runs for every recorded op
-    old = loc.exclude
-    loc.exclude = old | AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
-    try:
-        out = op.redispatch(ks & BELOW, *args, **kwargs)
-    finally:
-        loc.exclude = old
-        state.ACTIVE[0] -= 1
+    out = _below(op, ks, args, kwargs)
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out)
     if base is not None:

@@ -44,7 +44,7 @@ from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
 from ember.autograd.graph import NO_EDGE, Node, SavedOutput, SavedTensor
-from ember.dispatch import state
+from ember.dispatch import dispatcher, state
 from ember.dispatch.codegen import define
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
@@ -53,25 +53,12 @@ Kernel = Callable[..., Any]
 Runner = Callable[[Node, Any], Any]
 
 #: the call of the kernel found below the Autograd key (``op.redispatch``, inlined)
-_CALL_BELOW = (
-    "fn(*args, **kwargs) if kind == 0 else fn(below, *args, **kwargs) if kind == 1 "
-    "else fn(op, below, args, kwargs)"
-)
+_CALL_BELOW = dispatcher.call_source("below")
 
 
 def _excluded(statement: str, indent: str) -> list[str]:
     """``statement`` (a call below) with the Autograd key excluded, restored after."""
-    return [
-        f"{indent}loc = local",
-        f"{indent}old = loc.exclude",
-        f"{indent}loc.exclude = old | AB",
-        f"{indent}ACTIVE[0] += 1",
-        f"{indent}try:",
-        f"{indent}    {statement}",
-        f"{indent}finally:",
-        f"{indent}    loc.exclude = old",
-        f"{indent}    ACTIVE[0] -= 1",
-    ]
+    return state.guard_lines(statement, "AB", indent)
 
 
 _HEAD = [
@@ -79,12 +66,15 @@ _HEAD = [
     "    below = ks & BELOW",
     "    if not below:",
     "        return op.redispatch(below, *args, **kwargs)  # raises: no kernel below",
-    "    fn, kind = (op._table or op._build_table())[below.bit_length() - 1]",
+    f"    fn, kind = {dispatcher.lookup_source('below')}",
 ]
 
 
 def _scope(op: Any, below: int, **more: Any) -> dict[str, Any]:
-    return {"op": op, "BELOW": below, "local": state.local, **more}
+    return {
+        "op": op, "BELOW": below, "local": state.local, "build_table": dispatcher.build_table,
+        **more,
+    }  # fmt: skip
 
 
 def make_passthrough(

@@ -12,7 +12,7 @@ from typing import Any
 
 from ember._tensor import Tensor, wrap
 from ember.compiler.effects import mutated_args
-from ember.compiler.lowering import single_output
+from ember.compiler.graph_meta import single_output
 from ember.dispatch.keys import CPU_BIT
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter

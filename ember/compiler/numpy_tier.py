@@ -34,8 +34,8 @@ from ember._tensor import wrap
 from ember.backends.cpu._util import ERRSTATE, IGNORE
 from ember.compiler import array_ops, numpy_ops
 from ember.compiler.effects import mutated_args
+from ember.compiler.graph_meta import single_output
 from ember.compiler.interpreter_tier import flatten
-from ember.compiler.lowering import single_output
 from ember.dispatch.keys import CPU_BIT
 from ember.fx.codegen import Globals, last_uses
 from ember.fx.graph import RESERVED

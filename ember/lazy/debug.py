@@ -18,7 +18,6 @@ from ember._tensor import Tensor
 from ember.compiler.constant_folding import fold_constants
 from ember.compiler.cse import eliminate_common_subexpressions
 from ember.compiler.dce import eliminate_dead_code
-from ember.compiler.lowering import lower
 from ember.compiler.pass_manager import run_pass
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node as FxNode
@@ -26,6 +25,7 @@ from ember.lazy import executor
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import _topo, current
 from ember.lazy.ir import Node, Param, Slot
+from ember.lazy.lowering import lower
 
 
 def _graph(tensors: Iterable[Tensor]) -> list[Node]:

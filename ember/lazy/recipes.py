@@ -27,10 +27,11 @@ from weakref import ref
 import numpy as np
 
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
+from ember.compiler import metrics
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED, Kernel
 from ember.dispatch.keys import LAZY_KEYS, DispatchKey
-from ember.lazy import metrics, recorder
+from ember.lazy import recorder
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays
 from ember.lazy.ir import Node, data_node
@@ -254,7 +255,7 @@ def _pending(out: Any, node: Node) -> list[LazyArray]:
 def recipe_hits(op: OpOverload) -> int | None:
     """How many calls of ``op`` were recorded from a recipe; None when the Lazy key does
     not record ``op`` through recipes (a decomposition, a write, a factory)."""
-    fn = (op._table or op._build_table())[DispatchKey.Lazy][0]
+    fn = op.entry(DispatchKey.Lazy)[0]
     fn = getattr(fn, "recorder", fn)  # a kernel that records through one (kernels.py)
     return fn.hits if isinstance(fn, Recorder) else None
 

@@ -43,9 +43,9 @@ import numpy as np
 
 from ember._shape_only import DataDependentShapeError, ShapeOnlyArray
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
+from ember.compiler import layout, metrics
 from ember.device import device
 from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT
-from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
@@ -76,8 +76,8 @@ def lazy_tensor(arr: LazyArray) -> Tensor:
 
 
 def to_lazy(t: Tensor) -> Tensor:
-    """A lazy tensor holding a cpu tensor's values (the ``TO_DEVICE`` hook of ``_to_copy``;
-    the array is already a copy)."""
+    """A lazy tensor holding a cpu tensor's values (what the Lazy key's ``_to_copy`` kernel
+    makes of a cpu tensor; the array is already a copy)."""
     data = t._data
     return lazy_tensor(LazyArray(data.shape, data.dtype, t.stride(), value=data))
 

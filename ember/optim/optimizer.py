@@ -123,8 +123,32 @@ class Optimizer:
             for p in group["params"]:
                 _reset_grad(p, set_to_none)
 
+    #: the per-group update over lists (NOTE [foreach updates]), for optimizers that have one
+    _update_foreach: Callable[[dict[str, Any]], None] | None = None
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters once from their ``.grad``; subclasses implement it."""
+        """Update every parameter that has a gradient once, by the optimizer's rule (its
+        ``_update(p, group)``, or ``_update_foreach(group)`` for a group with ``foreach``
+        set); returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adam([w], lr=0.1).step(); w
+        Parameter containing:
+        tensor([0.9000], requires_grad=True)
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group.get("foreach") and self._update_foreach is not None:
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        """Update one parameter from its ``.grad``: the optimizer's rule (subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:

@@ -1,4 +1,4 @@
-"""CPU kernels of the copies ops, and their CompositeImplicitAutograd decompositions.
+"""CPU kernels of the copies ops (decompositions: ``ember/ops/native/copies_composite.py``).
 
 Shape, dtype and layout checks are shared with the Meta rules (``ember/backends/meta/copies.py``);
 only the checks that read values (index bounds, memory overlap) live here. New tensors are
@@ -8,14 +8,11 @@ laid out as NOTE [layout of new tensors] says.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ember import dtypes
 from ember._memory_format import (
-    format_name,
     is_non_overlapping_and_dense,
     result_strides,
     suggest_memory_format,
@@ -32,21 +29,18 @@ from ember.backends.meta.copies import (
     check_reduce,
     check_scalar,
     check_scatter,
-    check_stack,
     check_tri,
     detach_,
     flip_dims,
     index_select_shape,
-    is_contiguous_as,
     masked_fill_checks,
     no_meta_data,
     repeat_shape,
     roll_args,
     set_,
 )
-from ember.backends.shapes import wrap_dim
 from ember.backends.variants import check_write
-from ember.device import as_device
+from ember.dispatch import dispatcher
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
@@ -58,17 +52,13 @@ from ember.ops.native.copies_composite import (
     rot90_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU
 CIA = DispatchKey.CompositeImplicitAutograd
 _nd = np.ndarray
 _copyto = np.copyto
-
-#: device type -> how a cpu tensor moves there (``_to_copy(x, device=...)``); other backends
-#: register theirs here. ``cpu`` and ``meta`` are built in.
-TO_DEVICE: dict[str, Callable[[Tensor], Tensor]] = {}
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -191,13 +181,8 @@ def _to_copy(self: Tensor, **options: Any) -> Tensor:
         strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
         return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
     if kind is not None and kind != "cpu":
-        move = TO_DEVICE.get(kind)
-        if move is None:
-            raise NotImplementedError(
-                f"_to_copy: no way to move a cpu tensor to '{options['device']}'; register one "
-                "in ember.backends.cpu.copies.TO_DEVICE"
-            )
-        return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
+        # another device's own _to_copy kernel takes a cpu tensor in (the Lazy key's does)
+        return aten._to_copy.default.redispatch(dispatcher.device_keys(kind), self, **options)
     out = empty_like(self, npdt, memory_format, "_to_copy")
     copy_into(out, d)
     return wrap(out)
@@ -463,89 +448,6 @@ def nonzero(self: Tensor) -> Tensor:
     out = np.empty((found.shape[1], found.shape[0]), dtype=np.int64).T
     out[...] = found
     return wrap(out)
-
-
-# --------------------------------------------------------------------------- decompositions
-
-
-@impl(aten.contiguous.default, CIA)
-def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
-    if is_contiguous_as(self, memory_format, "contiguous"):
-        return self
-    if format_name(memory_format, "contiguous") == "preserve_format":
-        raise RuntimeError("contiguous: preserve memory format is unsupported by the contiguous "
-                           "operator; pass contiguous_format")  # fmt: skip
-    return aten.clone.default(self, memory_format=memory_format)
-
-
-def _to(
-    self: Tensor,
-    dtype: dtypes.dtype | None = None,
-    device: Any = None,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-    **rest: Any,
-) -> Tensor:
-    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``: as PyTorch's,
-    a ``memory_format`` the tensor's layout reads as (``suggest_memory_format``) changes
-    nothing, even where the tensor is not contiguous in it.
-
-    Every ``to`` overload reaches here (``to.dtype_layout`` as it is, with ``layout`` and
-    ``pin_memory`` in ``rest``); the others name their dtype and device positionally.
-    """
-    if (
-        not copy
-        and (dtype is None or dtype is self.dtype)
-        and (device is None or as_device(device) == self.device)
-        and format_name(memory_format, "to")
-        in ("preserve_format", suggest_memory_format(tuple(self.shape), tuple(self.stride())))
-    ):
-        return self
-    kwargs = {k: v for k, v in rest.items() if v is not None}
-    if dtype is not None:
-        kwargs["dtype"] = dtype
-    if device is not None:
-        kwargs["device"] = device
-    if non_blocking:
-        kwargs["non_blocking"] = non_blocking
-    if memory_format is not None:
-        kwargs["memory_format"] = memory_format
-    return aten._to_copy.default(self, **kwargs)
-
-
-impl(aten.to.dtype_layout, CIA, _to)
-
-
-@impl(aten.to.device, CIA)
-def to_device(self: Tensor, device: Any, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, dtype, device, *flags, **kw)
-
-
-@impl(aten.to.dtype, CIA)
-def to_dtype(self: Tensor, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, dtype, None, *flags, **kw)
-
-
-@impl(aten.to.other, CIA)
-def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, other.dtype, other.device, *flags, **kw)
-
-
-@impl(aten.stack.default, CIA)
-def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
-    check_stack(tensors)
-    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
-    unsqueeze = aten.unsqueeze.default
-    return aten.cat.default([unsqueeze(t, d) for t in tensors], d)
-
-
-@impl(aten.stack.out, CIA)
-def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
-    check_stack(tensors)
-    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
-    unsqueeze = aten.unsqueeze.default
-    return aten.cat.out([unsqueeze(t, d) for t in tensors], d, out=out)
 
 
 # --------------------------------------------------------------------------- diagonals, blocks,

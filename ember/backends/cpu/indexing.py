@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, as_array, data, wrap
 from ember.backends.cpu.copies import copy_into, empty_like
 from ember.backends.meta.copies import check_scalar
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.indexing import (
     check_masked_scatter,
     check_masked_select,

@@ -24,12 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.linalg import blas as _blas
-from scipy.linalg import expm as _expm
-from scipy.linalg import lapack as _lapack
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import promote_types
 from ember.library import impl
@@ -50,6 +46,7 @@ from ember.ops.native.linalg import (
 )
 from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
 from ember.return_types import linalg_inv_ex as inv_ex_t
 from ember.return_types import linalg_lstsq as lstsq_t
@@ -63,12 +60,24 @@ _LinAlgErrorNP = np.linalg.LinAlgError
 
 @functools.cache
 def _lapack_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    # deferred: importing scipy.linalg costs about as much as the rest of ember's import,
+    # and most programs never factor a matrix
+    from scipy.linalg import lapack
+
+    return lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    from scipy.linalg import expm  # deferred: see _lapack_fn
+
+    return expm(a)  # type: ignore[no-any-return]
 
 
 @functools.cache
 def _blas_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    from scipy.linalg import blas  # deferred: see _lapack_fn
+
+    return blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
 
 
 def _mH(a: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
-from ember.dispatch.keys import CPU_BIT, DispatchKey
+from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
     addbmm_shape,
@@ -34,7 +34,6 @@ aten = ops.aten
 CPU = DispatchKey.CPU
 
 _matmul = np.matmul
-_new = object.__new__
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _HALF = dtypes.HALF_NP
@@ -83,15 +82,13 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
     if d is b.dtype and (d is _F32 or d in _DIRECT) and a.ndim == 2 == b.ndim:
         token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
         try:
-            t = _new(Tensor)  # wrap(), inlined: this is the whole of a small matmul's cost
-            t._data = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
+            r = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
         except ValueError:
-            t = None
+            r = None
         finally:
             ERRSTATE.reset(token)
-        if t is not None:
-            t._keys = CPU_BIT
-            return t
+        if r is not None:
+            return wrap(r)
     mm_shape(a.shape, b.shape, self.dtype, mat2.dtype)
     return wrap(_product(a, b))
 

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.products import cdist_plan, euclidean_shape
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 CPU = DispatchKey.CPU

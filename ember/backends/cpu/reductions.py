@@ -17,7 +17,6 @@ from ember import dtypes
 from ember._memory_format import result_strides
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.backends.cpu.copies import empty_strided
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
@@ -41,6 +40,7 @@ from ember.ops.native.reductions import (
     vector_norm_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import aminmax as aminmax_t
 from ember.return_types import cummax as cummax_t
 from ember.return_types import cummin as cummin_t

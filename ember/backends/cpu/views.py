@@ -3,7 +3,7 @@ so they share its memory, version counter and base (NOTE [views and versions]).
 
 Strides must be PyTorch's, not NumPy's. Where NumPy's own view gives the same strides
 (basic indexing, ``transpose``, reshape of a contiguous array) the kernel uses it; elsewhere
-it computes the layout with ``ember/backends/strides.py`` (the Meta rules' arithmetic) and
+it computes the layout with ``ember/ops/strides.py`` (the Meta rules' arithmetic) and
 builds the ndarray over the same memory with ``strided``.
 """
 
@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, wrap, wrap_view
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU

@@ -31,7 +31,6 @@ from ember._memory_format import (
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
@@ -46,6 +45,7 @@ from ember.ops.native.copies_composite import (
     rot90_shape,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 aten = ops.aten
 Meta = DispatchKey.Meta
@@ -212,18 +212,6 @@ def cat_strides(kept: Sequence[Tensor], shape: Shape) -> Shape:
         if all(is_contiguous_as(t, name, "cat") and not t.is_contiguous() for t in kept):
             return channels_last_strides(shape)
     return contiguous_strides(shape)
-
-
-def check_stack(tensors: Sequence[Tensor]) -> None:
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0]._data.shape
-    for i, t in enumerate(tensors):
-        if t._data.shape != first:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
-                f"and {list(t._data.shape)} at entry {i}"
-            )
 
 
 def flip_dims(ndim: int, dims: Sequence[int]) -> tuple[int, ...]:

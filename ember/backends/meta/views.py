@@ -1,5 +1,5 @@
 """Meta rules of the view ops: the layout PyTorch gives each view (shape, strides, storage
-offset), from ``ember/backends/strides.py``, built with ``wrap_view`` over a
+offset), from ``ember/ops/strides.py``, built with ``wrap_view`` over a
 ``ShapeOnlyArray`` so version counter and base are shared as on CPU."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends import strides as S
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ember.library import impl
 from ember.ops.native import views as _views  # noqa: F401  (declares the views composed here)
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

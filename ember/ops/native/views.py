@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
-from ember.backends.shapes import broadcast_shapes, wrap_dim
-from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native._define import define
 from ember.ops.native.copies import contiguous_format
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 M = ("method",)
 NONE: tuple[str, ...] = ()
