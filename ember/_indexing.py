@@ -193,7 +193,7 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     >>> ember.arange(6).view(2, 3)[1, ::2]
     tensor([3, 5])
     """
-    if (self._keys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
+    if (self._ekeys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
         return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     t = type(index)
     if t is int:
@@ -258,7 +258,7 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
     tensor([0., 2., 2.])
     """
     if (
-        self._keys >= TORCH_FUNCTION_BIT
+        self._ekeys >= TORCH_FUNCTION_BIT
         or FUNCTION_MODES[0]
         or (type(index) is not int and has_tensor_likes((index, value), {}))
         or (type(value) is not Tensor and has_tensor_likes((value,), {}))

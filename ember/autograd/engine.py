@@ -30,7 +30,7 @@ _ZEROS = ops.aten.zeros.default._dispatch
 def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
     """Reduce a broadcast gradient to ``shape`` and cast it to the ember dtype of the NumPy
     dtype ``np_dtype``."""
-    gshape = grad._data.shape
+    gshape = grad._edata.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
         dims = list(range(lead))  # leading dims broadcasting added: summed away
@@ -41,11 +41,11 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
                 kept = True
         if dims:
             grad = _SUM(grad, dims, kept)
-        if grad._data.shape != shape:
+        if grad._edata.shape != shape:
             grad = _VIEW(grad, list(shape))
-    if grad._data.dtype != np_dtype:
+    if grad._edata.dtype != np_dtype:
         dtype = _FROM_NP[np_dtype]
-        if grad._data.dtype.kind == "c" and not dtype.is_complex:
+        if grad._edata.dtype.kind == "c" and not dtype.is_complex:
             # a real input of a complex-valued op: the real part, as PyTorch takes it (a cast
             # would warn that it discards the imaginary part)
             grad = ops.aten.real.default(grad)
@@ -192,7 +192,7 @@ def run_backward(
                 n = deps[nxt] - 1  # without a gradient, only the dependency count moves
                 deps[nxt] = n
                 if grad is not None:
-                    d = grad._data
+                    d = grad._edata
                     resized = meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape)
                     if resized:
                         new = _sum_to(grad, meta[0], meta[1])
@@ -354,14 +354,14 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
 
 def _whole(g: Tensor) -> bool:
     """Contiguous and covering all of its storage (a view only in name, e.g. ``x.t().t()``)."""
-    d = g._data
+    d = g._edata
     if type(d) is np.ndarray and d.flags.c_contiguous:  # the common cases, from the array
         base = g._base
         if base is None:
             if d.base is None:
                 return True  # a fresh result that owns its array
-        elif base._base is None and type(base._data) is np.ndarray:
-            return base._data.size == d.size  # contiguous and as large: offset 0, all of it
+        elif base._base is None and type(base._edata) is np.ndarray:
+            return base._edata.size == d.size  # contiguous and as large: offset 0, all of it
     if not g.is_contiguous() or g.storage_offset():
         return False
     base = g._base

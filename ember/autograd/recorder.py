@@ -129,7 +129,7 @@ def make_recorder(
     if op.is_view:  # a view of a tensor that requires grad: NOTE [view creation meta]
         lines += [
             f"        out = {_CALL_BELOW}",
-            "        if args and isinstance(x := args[0], T) and x._keys & AB:",
+            "        if args and isinstance(x := args[0], T) and x._ekeys & AB:",
             "            NOGRAD_VIEW(out)",
             "        return out",
         ]
@@ -142,7 +142,7 @@ def make_recorder(
             lines.append(f"    x{i} = kwargs.get({name!r})")
         else:
             lines.append(f"    x{i} = args[{pos}] if n > {pos} else kwargs.get({name!r})")
-        lines.append(f"    r{i} = isinstance(x{i}, T) and x{i}._keys & AB")
+        lines.append(f"    r{i} = isinstance(x{i}, T) and x{i}._ekeys & AB")
     any_ = " or ".join(f"r{i}" for i in range(k)) or "False"
     lines += [
         f"    if not ({any_}):",
@@ -165,7 +165,7 @@ def make_recorder(
             "    else:",
             f"        e{i} = NO_EDGE",
             f"    if isinstance(x{i}, T):",
-            f"        d = x{i}._data",
+            f"        d = x{i}._edata",
             f"        m{i} = (d.shape, d.dtype)",
             "    else:",
             f"        m{i} = None",
@@ -214,8 +214,8 @@ def make_recorder(
             "    if type(out) is not T:",
             "        attach(node, out)",
             "        return out",
-            "    if FROM_NP[out._data.dtype].category >= 2:",
-            "        out._keys |= AB",
+            "    if FROM_NP[out._edata.dtype].category >= 2:",
+            "        out._ekeys |= AB",
             "        out.grad_fn = node",
             "        if out._output_nr:",
             "            out._output_nr = 0",
@@ -271,11 +271,11 @@ def _attach_outputs(k: int, vjp: VJP) -> list[str]:
         if flags[i]:
             lines += [
                 f"    o = out[{i}]",  # (None where a backward op skipped an output)
-                "    if isinstance(o, T) and (dt := FROM_NP[o._data.dtype]).category >= 2:",
-                "        o._keys |= AB",
+                "    if isinstance(o, T) and (dt := FROM_NP[o._edata.dtype]).category >= 2:",
+                "        o._ekeys |= AB",
                 "        o.grad_fn = node",
                 f"        o._output_nr = {i}",
-                f"        om{i} = (o._data.shape, dt)",
+                f"        om{i} = (o._edata.shape, dt)",
                 "    else:",
                 f"        om{i} = None",
             ]

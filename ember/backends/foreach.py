@@ -114,7 +114,7 @@ def _any_requires_grad(args: tuple[Any, ...], lists: tuple[int, ...]) -> bool:
     for i in lists:
         if i < len(args):
             for t in args[i]:
-                if isinstance(t, Tensor) and t._keys & AUTOGRAD_BIT:
+                if isinstance(t, Tensor) and t._ekeys & AUTOGRAD_BIT:
                     return True
     return False
 

@@ -162,9 +162,9 @@ def _kernel_call(g: Globals, node: Node) -> list[str]:
     )
     call = f"{fn}.redispatch({', '.join(parts)})"
     lines.append(
-        f"{node.name} = {call}._data" if single_output(op) else f"{node.name} = _flat({call})"
+        f"{node.name} = {call}._edata" if single_output(op) else f"{node.name} = _flat({call})"
     )
-    lines.extend(f"{m.name} = {t}._data" for m, t in held.items())
+    lines.extend(f"{m.name} = {t}._edata" for m, t in held.items())
     if held:  # drop the wrappers (they hold the arrays)
         lines[-1] += ";  " + " = ".join(held.values()) + " = None"
     return lines

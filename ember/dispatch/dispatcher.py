@@ -179,7 +179,7 @@ def direct_cpu_kernel(op: OpOverload, a: Any, b: Any) -> Callable[..., Any] | No
     >>> direct_cpu_kernel(ember.ops.aten.mm.default, a, a) is not None
     True
     """
-    if a._keys == CPU_BIT == b._keys and not ACTIVE[0]:
+    if a._ekeys == CPU_BIT == b._ekeys and not ACTIVE[0]:
         fn, kind = (op._table or build_table(op))[_CPU_ENTRY]
         if kind == KIND_PLAIN:
             return fn
@@ -308,12 +308,12 @@ def _keyset_lines(layout: Layout) -> list[str]:
             lines += [
                 "    if a is not None:",
                 "        for t in a:",
-                "            if isinstance(t, T): ks |= t._keys",
+                "            if isinstance(t, T): ks |= t._ekeys",
                 "            elif t is not None: ks |= OTHER[type(t)]",
             ]
         else:
             lines += [
-                "    if isinstance(a, T): ks |= a._keys",
+                "    if isinstance(a, T): ks |= a._ekeys",
                 "    elif a is not None: ks |= OTHER[type(a)]",
             ]
     if device:

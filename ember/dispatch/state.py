@@ -57,7 +57,7 @@ def python_key_sees(t: Any) -> bool:
     >>> python_key_sees(ember.ones(2))
     False
     """
-    return bool((t._keys | local.include) & _PYTHON_BIT)
+    return bool((t._ekeys | local.include) & _PYTHON_BIT)
 
 
 # NOTE [dispatch state guards]

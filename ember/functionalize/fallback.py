@@ -120,7 +120,7 @@ class Functionalizer:
         for t, v, proxy in zip(written, _tensors(new), proxies, strict=True):
             if v.dtype is not t.dtype:
                 v = _to_copy.redispatch(ks & BELOW, v, dtype=t.dtype)
-            _rebind(t, current(v._data), proxy)
+            _rebind(t, current(v._edata), proxy)
 
 
 def _tensors(result: Any) -> list[Tensor]:

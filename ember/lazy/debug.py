@@ -29,7 +29,7 @@ from ember.lazy.lowering import lower
 
 
 def _graph(tensors: Iterable[Tensor]) -> list[Node]:
-    roots = [current(t._data) for t in tensors]
+    roots = [current(t._edata) for t in tensors]
     order: list[Node] = []
     seen: set[int] = set()
     for node in _topo_all(roots):
@@ -113,7 +113,7 @@ def _cut(tensors: list[Tensor]) -> executor.Cut | None:
     in creation order, keeping what live tensors hold); None when all is computed."""
     bases: dict[int, LazyArray] = {}
     for t in tensors:
-        a = t._data
+        a = t._edata
         while a.base is not None:
             a = a.base
         if a.value is None and a.node is not None:

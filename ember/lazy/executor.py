@@ -139,7 +139,7 @@ def sync_arrays(arrays: Iterable[LazyArray] | None, cause: str) -> None:
 
 def sync_tensors(tensors: Iterable[Tensor], cause: str) -> None:
     sync_arrays(
-        [t._data for t in tensors if isinstance(t, Tensor) and isinstance(t._data, LazyArray)],
+        [t._edata for t in tensors if isinstance(t, Tensor) and isinstance(t._edata, LazyArray)],
         cause,
     )
 

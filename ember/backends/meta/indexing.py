@@ -40,8 +40,8 @@ def entries(indices: Sequence[Tensor | None]) -> list[S.IndexEntry]:
 
 
 def _like(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    d = self._data
-    return wrap_shape_only(ShapeOnlyArray(shape, d.dtype, dev=d.device), self._keys)
+    d = self._edata
+    return wrap_shape_only(ShapeOnlyArray(shape, d.dtype, dev=d.device), self._ekeys)
 
 
 @impl(aten.index.Tensor, Meta)

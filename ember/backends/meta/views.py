@@ -21,11 +21,11 @@ Meta = DispatchKey.Meta
 
 
 def layout(x: Tensor) -> S.Layout:
-    return tuple(x._data.shape), x.stride(), x.storage_offset()
+    return tuple(x._edata.shape), x.stride(), x.storage_offset()
 
 
 def _array(x: Tensor, lay: S.Layout, np_dtype: Any = None) -> ShapeOnlyArray:
-    d = x._data
+    d = x._edata
     return ShapeOnlyArray(
         lay[0], d.dtype if np_dtype is None else np_dtype, lay[1], lay[2], d.device
     )
@@ -42,7 +42,7 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
 
 @impl(aten._unsafe_view.default, Meta)
 def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
-    return wrap_shape_only(_array(self, S.view(layout(self), size)), self._keys)
+    return wrap_shape_only(_array(self, S.view(layout(self), size)), self._ekeys)
 
 
 @impl(aten.view.dtype, Meta)

@@ -402,12 +402,12 @@ def diff(
 def check_stack(tensors: Sequence[Tensor]) -> None:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0]._data.shape
+    first = tensors[0]._edata.shape
     for i, t in enumerate(tensors):
-        if t._data.shape != first:
+        if t._edata.shape != first:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
-                f"and {list(t._data.shape)} at entry {i}"
+                f"and {list(t._edata.shape)} at entry {i}"
             )
 
 

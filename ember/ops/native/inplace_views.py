@@ -60,7 +60,7 @@ def _kernel(view: OpOverload) -> Any:
     def kernel(self: Tensor, *args: Any) -> Tensor:
         viewed = view(self, *view_args(args))
         if viewed.shape != self.shape or viewed.stride() != self.stride():
-            self._data = viewed._data  # (an unchanged geometry keeps self's own array)
+            self._edata = viewed._edata  # (an unchanged geometry keeps self's own array)
         self._bump_version()
         return self
 

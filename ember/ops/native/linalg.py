@@ -471,7 +471,7 @@ def _can_fold(t: Tensor) -> bool:
 @impl(aten.matmul.default, _CIA)
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """See NOTE [matmul decomposition]."""
-    d1, d2 = self._data.ndim, other._data.ndim
+    d1, d2 = self._edata.ndim, other._edata.ndim
     if d1 == 2 and d2 == 2:
         # NOTE [matmul fast path]: when dispatch/ says mm's dispatch would pick its plain cpu
         # kernel for these tensors, run it without computing the key set again
