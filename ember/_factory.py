@@ -13,6 +13,7 @@ import numpy as np
 from ember import dtypes
 from ember._tensor import Tensor, wrap
 from ember.device import as_device
+from ember.ops.registry import ops
 
 _KIND_DTYPE = {"b": dtypes.bool_, "i": dtypes.int64, "u": dtypes.int64}
 
@@ -107,6 +108,7 @@ def tensor(
     dev = as_device(device)
     if dev.type != "cpu":
         t = t.to(dev)  # type: ignore[attr-defined]
+    t = ops.aten.lift_fresh.default(t)  # what a dispatch mode sees, as in PyTorch
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -411,17 +411,13 @@ class Tensor:
         >>> ember.tensor([2.5]).item()
         2.5
         """
-        data = self._edata
-        if type(data) is not _ndarray and self._ekeys & PYTHON_BIT:
-            if data.size != 1:
-                raise RuntimeError(
-                    f"a Tensor with {data.size} elements cannot be converted to Scalar"
-                )
-            return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
-        data = self._values("item")
-        if data.size != 1:
-            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
-        return data.reshape(()).item()
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        local_scalar = _LOCAL_SCALAR[0]
+        if local_scalar is not None:  # dispatched, as PyTorch's item(): a mode sees it
+            return local_scalar(self)
+        return self._values("item").reshape(()).item()  # while ember is being imported
 
     def tolist(self) -> Any:
         """Nested Python lists of the values.

@@ -242,7 +242,8 @@ GRADGRAD_OPS = [
     "aten.native_batch_norm.default", "aten.avg_pool2d.default",
     "aten.max_pool2d_with_indices.default", "aten.mse_loss.default",
     "aten.binary_cross_entropy_with_logits.default", "aten.nll_loss_forward.default",
-    "aten.embedding.default", "aten.constant_pad_nd.default",
+    "aten.embedding.default", "aten.constant_pad_nd.default", "aten.gelu_backward.default",
+    "aten.tanh_backward.default", "aten.sigmoid_backward.default",
 ]  # fmt: skip
 
 #: second derivatives ember does not have, with the reason
@@ -291,6 +292,8 @@ KNOWN_WITHOUT_DERIVATIVE: set[str] = {
     # PyTorch does not differentiate these either (its grad_fn is NotImplemented)
     "aten.hardsigmoid_backward.default",
     "aten._ctc_loss_backward.default",
+    # silu's formula decomposes when it is recorded (create_graph), as PyTorch's
+    "aten.silu_backward.default",
 }
 
 

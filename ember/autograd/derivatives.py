@@ -140,8 +140,8 @@ defvjp(aten.rsqrt.default, lambda g, self, *, result: (g * -0.5 * conj(result * 
 defvjp(aten.sin.default, lambda g, self: (g * conj(self.cos()),))
 defvjp(aten.cos.default, lambda g, self: (-g * conj(self.sin()),))
 defvjp(aten.tan.default, lambda g, self, *, result: (g * conj(1 + result * result),))
-defvjp(aten.tanh.default, lambda g, self, *, result: (g * conj(1 - result * result),))
-defvjp(aten.sigmoid.default, lambda g, self, *, result: (g * conj(result * (1 - result)),))
+defvjp(aten.tanh.default, lambda g, self, *, result: (aten.tanh_backward.default(g, result),))
+defvjp(aten.sigmoid.default, lambda g, self, *, result: (aten.sigmoid_backward.default(g, result),))
 defvjp(
     aten.relu.default, lambda g, self, *, result: (aten.threshold_backward.default(g, result, 0),)
 )
@@ -272,24 +272,19 @@ defvjp(aten.conj_physical.default, lambda g, self: (conj(g),))
 defvjp(aten.view_as_real.default, lambda g, self: (g.select(-1, 0) + g.select(-1, 1) * 1j,))
 
 
-def _gelu(g: Any, self: Any, approximate: str = "none") -> tuple[Any]:
-    if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        inner = k * (self + 0.044715 * self * self * self)
-        t = inner.tanh()
-        d_inner = k * (1 + 3 * 0.044715 * self * self)
-        return (g * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner),)
-    cdf = 0.5 * (1 + (self / math.sqrt(2)).erf())
-    pdf = (-0.5 * self * self).exp() / math.sqrt(2 * math.pi)
-    return (g * (cdf + self * pdf),)
-
-
-defvjp(aten.gelu.default, _gelu)
+defvjp(aten.gelu.default, lambda g, self, approximate="none": (
+    aten.gelu_backward.default(g, self, approximate=approximate),))  # fmt: skip
 
 
 def _silu(g: Any, self: Any) -> tuple[Any]:
-    s = self.sigmoid()
-    return (g * conj(s * (1 + self * (1 - s))),)
+    # as derivatives.yaml: silu_backward's one kernel, or, when the gradient is itself
+    # recorded (create_graph), differentiable ops (PyTorch does not differentiate
+    # silu_backward). The kernel does not conjugate; sigmoid commutes with conj, so
+    # silu_backward(g, conj(z)) is g * conj(silu'(z)), the complex gradient
+    if ember.is_grad_enabled():
+        s = self.sigmoid()
+        return (g * conj(s * (1 + self * (1 - s))),)
+    return (aten.silu_backward.default(g, conj(self)),)
 
 
 defvjp(aten.silu.default, _silu)
@@ -377,9 +372,8 @@ defvjp(
 )
 defvjp(aten.sum.dim_IntList, lambda g, self, dim, keepdim=False, *, dtype=None: (
     unreduce(g, self.shape, dim, keepdim),), name="SumBackward1")  # fmt: skip
-defvjp(
-    aten.mean.default, lambda g, self, *, dtype=None: (g.expand(self.shape) / max(self.numel(), 1),)
-)
+defvjp(aten.mean.default, lambda g, self, *, dtype=None: (
+    aten.div.Scalar(g.expand(self.shape), max(self.numel(), 1)),))  # fmt: skip
 defvjp(aten.mean.dim, lambda g, self, dim, keepdim=False, *, dtype=None: (
     unreduce(g, self.shape, dim, keepdim) / _count(self.shape, dim),))  # fmt: skip
 

@@ -2,14 +2,18 @@
 derivatives.yaml entries: each forward op through its backward op (NOTE [activation ops] in
 ``ember/ops/native/activation.py``), each backward op through itself (it is linear in the
 incoming gradient) and a formula for the input (double backward; not for
-``hardsigmoid_backward``, which PyTorch does not differentiate either). The compositions
-(``selu``, ``relu6``, ``prelu``, ``log_sigmoid``) need no line: their parts are differentiated.
+``hardsigmoid_backward`` and ``silu_backward``, which PyTorch does not differentiate
+either: silu's formula in ``derivatives.py`` decomposes when it is recorded, as PyTorch's).
+The compositions (``selu``, ``relu6``, ``prelu``, ``log_sigmoid``) need no line: their parts
+are differentiated.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ember.autograd.derivatives import conj
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
 
@@ -150,3 +154,31 @@ defvjp(aten.log_sigmoid_backward.default, lambda g, grad_output, self, buffer: (
     g * grad_output * (self.sigmoid() - 1) * self.sigmoid(), None))  # fmt: skip
 defvjp(aten._prelu_kernel_backward.default, _prelu_double)
 defvjp(aten.glu_backward.default, _glu_double)
+
+
+def _gelu_double(g: Any, grad_output: Any, self: Any, approximate: str = "none") -> tuple[Any, Any]:
+    """derivatives.yaml's ``gelu_double_backward``: gelu's second derivative, in ember ops."""
+    if approximate == "tanh":
+        k, c = math.sqrt(2 / math.pi), 0.044715
+        x2 = self * self
+        t = (k * (self + c * x2 * self)).tanh()
+        d_inner = k * (1 + 3 * c * x2)
+        one_minus = 1 - t * t
+        # (1 - t²) (u' - x t u'² + x u''/2), u = k (x + c x³)
+        second = one_minus * (d_inner - self * t * d_inner * d_inner + 3 * k * c * x2)
+    else:
+        pdf = (-0.5 * self * self).exp() * (1 / math.sqrt(2 * math.pi))
+        second = pdf * (2 - self * self)  # 2 pdf + x pdf', pdf' = -x pdf
+    return (
+        aten.gelu_backward.default(g, self, approximate=approximate),
+        g * grad_output * second,
+    )
+
+
+defvjp(aten.gelu_backward.default, _gelu_double)
+defvjp(aten.tanh_backward.default, lambda g, grad_output, output: (
+    aten.tanh_backward.default(g, conj(output)),
+    conj(g) * (-2 * conj(output) * grad_output)))  # fmt: skip
+defvjp(aten.sigmoid_backward.default, lambda g, grad_output, output: (
+    aten.sigmoid_backward.default(g, conj(output)),
+    conj(g) * grad_output * (-2 * conj(output) + 1)))  # fmt: skip

@@ -32,15 +32,15 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
     dtype ``np_dtype``."""
     gshape = grad._edata.shape
     if gshape != shape:
+        # PyTorch's sum_to: one sum over the leading dims broadcasting added and the size-1
+        # dims it stretched, keeping them, then a view when there were leading dims
         lead = len(gshape) - len(shape)
-        dims = list(range(lead))  # leading dims broadcasting added: summed away
-        kept = False
-        for i, n in enumerate(shape):  # size-1 dims broadcasting stretched: summed, kept
+        dims = list(range(lead))
+        for i, n in enumerate(shape):
             if n == 1 and gshape[lead + i] != 1:
                 dims.append(lead + i)
-                kept = True
         if dims:
-            grad = _SUM(grad, dims, kept)
+            grad = _SUM(grad, dims, True)
         if grad._edata.shape != shape:
             grad = _VIEW(grad, list(shape))
     if grad._edata.dtype != np_dtype:
@@ -320,6 +320,7 @@ def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:
 
 
 _ADD_ = ops.aten.add_.Tensor._dispatch
+_DETACH = ops.aten.detach.default._dispatch
 
 
 def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -> None:
@@ -338,10 +339,13 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
             grad = new
             owned = False
     # without create_graph, grad mode is off here, so clone() and add_() record nothing and
-    # the stored gradient never requires grad: no detach() needed
+    # the stored gradient never requires grad; a stolen gradient is stored as a detach() of
+    # it all the same, the call a dispatch mode sees from PyTorch's AccumulateGrad
     if t.grad is None:
-        if create_graph or (owned and _whole(grad)):
+        if create_graph:
             t.grad = grad
+        elif owned and _whole(grad):
+            t.grad = _DETACH(grad)
         else:
             t.grad = grad.clone()  # type: ignore[attr-defined]
     elif create_graph:

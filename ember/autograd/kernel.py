@@ -75,7 +75,11 @@ def saved_output(t: Tensor) -> Tensor:
     use. Like PyTorch's SavedVariable, the node keeps instead a tensor sharing the output's
     data, view base and version counter (so in-place changes are still caught) but no
     ``grad_fn``. Under ``create_graph`` the formula gets it ``relink``-ed to the node, so the
-    gradient is differentiable through the result too.
+    gradient is differentiable through the result too. That tensor is made, as PyTorch's, by a
+    dispatched ``detach()``, and backward reads it through another (``_unpacked``), so a
+    ``__torch_dispatch__`` mode counts what it counts on PyTorch. An output without history
+    (max_pool's indices, batch norm's statistics) is kept itself, as PyTorch keeps a leaf:
+    it holds no node, so there is no cycle, and no detach() is dispatched for it.
     """
     if type(t) is not Tensor:
         if t._ekeys & PYTHON_BIT:
@@ -83,14 +87,19 @@ def saved_output(t: Tensor) -> Tensor:
             # asks it to: one aten.detach.default per saved output
             return _DETACH(t)
         return t  # a subclass keeps its own state: save the output itself
-    vc = t._vc
-    if vc is None:
-        vc = t._vc = [0]
-    a = _new(Tensor)
-    a._edata = t._edata
-    a._ekeys = t._ekeys & ~AUTOGRAD_BIT
-    a._vc = vc
-    if t._base is not None:
+    if t.grad_fn is None:
+        return t  # an output with no history (indices, statistics): no cycle to break
+    return _alias(t)
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A dispatched ``detach()`` of ``t`` whose base is ``t``'s own, not ``t`` (NOTE [saved
+    outputs])."""
+    if t._vc is None:
+        t._vc = [0]
+    a = _DETACH(t)
+    if a._base is t:  # ember's detach is a view of t: t's own data and base instead
+        a._edata = t._edata
         a._base = t._base
     return a
 
@@ -99,7 +108,7 @@ def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
     """A saved output as the differentiable output ``nr`` of ``node`` (for double backward)."""
     if saved.grad_fn is node or type(saved) is not Tensor:
         return saved
-    a = saved_output(saved)
+    a = _alias(saved)
     a._ekeys |= AUTOGRAD_BIT
     a.grad_fn = node
     a._output_nr = nr
@@ -416,7 +425,7 @@ def runner(vjp: VJP) -> Runner:
     """The backward function of ``vjp``'s nodes (NOTE [generated recorders]), made once."""
     run = _RUNNERS.get(vjp)
     if run is None:
-        run = _RUNNERS[vjp] = make_runner(vjp, _with_meta, _relinked, flatten)
+        run = _RUNNERS[vjp] = make_runner(vjp, _with_meta, _relinked, _unpacked, flatten)
     return run
 
 
@@ -462,6 +471,20 @@ def _relinked(node: Node, result: Any) -> Any:
     meta = node.out_meta
     outs = [
         relink(r, node, i) if isinstance(r, Tensor) and meta[i] is not None else r
+        for i, r in enumerate(result)
+    ]
+    return _same_sequence(result, outs)
+
+
+def _unpacked(node: Node, result: Any) -> Any:
+    """The saved result(s) as backward reads them without create_graph: a ``detach()`` of
+    each differentiable one, as PyTorch's SavedVariable unpacks a saved output (NOTE [saved
+    outputs]); outputs without history are read as they are."""
+    if isinstance(result, Tensor):
+        return _DETACH(result) if _FROM_NP[result._edata.dtype].category >= 2 else result
+    meta = node.out_meta
+    outs = [
+        _DETACH(r) if isinstance(r, Tensor) and meta[i] is not None else r
         for i, r in enumerate(result)
     ]
     return _same_sequence(result, outs)

@@ -307,6 +307,7 @@ def make_runner(
     vjp: VJP,
     with_meta: Callable[..., tuple[Any, ...]],
     relinked: Callable[[Node, Any], Any],
+    unpacked: Callable[[Node, Any], Any],
     flatten: Callable[[Any, tuple[int, ...]], list[Any]],
 ) -> Runner:
     """``backward_fn(node, grads)`` for nodes of the derivative entry ``vjp``: checks the
@@ -332,6 +333,8 @@ def make_runner(
             "    result = node.result",
             "    if local.grad_enabled:  # create_graph: the result is differentiable again",
             "        result = RELINKED(node, result)",
+            "    else:",
+            "        result = UNPACKED(node, result)",
         ]
         extra += "result=result, "
     call = f"FORMULA(g, *args, {extra}**kwargs)"
@@ -342,6 +345,6 @@ def make_runner(
         lines.append(f"    return {call}")
     scope = {
         "WITH_META": with_meta, "META_ARGS": vjp.meta_args, "RELINKED": relinked,
-        "FORMULA": vjp.formula, "local": state.local, "FLATTEN": flatten,
+        "UNPACKED": unpacked, "FORMULA": vjp.formula, "local": state.local, "FLATTEN": flatten,
     }  # fmt: skip
     return define(lines, scope, "run", f"backward of {vjp.name}")  # type: ignore[no-any-return]

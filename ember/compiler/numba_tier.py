@@ -173,7 +173,7 @@ class FusedKernel:
         params = [f"p{q}" for q in range(self.n_params)]
         args_list = ", ".join([f"a{e}" for e in range(self.n_ext)] + params)
         deco = '@njit(parallel=True, cache=True, error_model="numpy"'
-        deco += ", fastmath={\"reassoc\"})" if self.reduce is not None else ")"
+        deco += ', fastmath={"reassoc"})' if self.reduce is not None else ")"
         if self.reduce is None:
             lines = [deco, f"def kernel(out, n, {args_list}):", "    for i in prange(n):"]
             lines += body + [f"        out[i] = v{last - 1}"]

@@ -1,5 +1,5 @@
-"""Lazy kernels of the few ops the boxed fallback cannot serve: copies off the device, and
-``*_like`` results made on another device."""
+"""Lazy kernels of the few ops the boxed fallback cannot serve: copies off the device, a
+value read (``item()``), and ``*_like`` results made on another device."""
 
 from __future__ import annotations
 
@@ -43,6 +43,14 @@ def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> Non
     (its Meta rule checks nothing: NOTE [linalg errors])."""
     eager(aten._linalg_check_errors.default, (info, api_name), {"is_matrix": is_matrix},
           "it raises on the values of info")  # fmt: skip
+
+
+@impl(aten._local_scalar_dense.default, DispatchKey.Lazy)
+def _local_scalar_dense(self: Tensor) -> Any:
+    """``Tensor.item()``: the graph runs now, and its value is kept (a ``sync::item``)."""
+    return aten._local_scalar_dense.default.redispatch(
+        CPU_BIT, wrap(values_of(self._edata, "item"))
+    )
 
 
 def _like_on_another_device(op: Any) -> Any:

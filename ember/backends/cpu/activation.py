@@ -7,12 +7,20 @@ for NaN inputs.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.cpu.pointwise import _opmath, arg, broadcast_error, result
+from ember.backends.cpu.pointwise import (
+    _erf,
+    _opmath,
+    arg,
+    broadcast_error,
+    check_gelu,
+    result,
+)
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.activation import check_floating, glu_dim
@@ -328,3 +336,57 @@ def glu_backward(grad_output: Tensor, self: Tensor, dim: int) -> Tensor:
         s = _sigmoid(b)
         out = np.concatenate([g * s, g * a * s * (1 - s)], axis=d)
     return wrap(out.astype(r, copy=False))
+
+
+_SQRT_HALF, _INV_SQRT_2PI = math.sqrt(0.5), 1 / math.sqrt(2 * math.pi)
+_K_TANH, _C_TANH = math.sqrt(2 / math.pi), 0.044715
+
+
+@impl(aten.gelu_backward.default, CPU)
+def gelu_backward(grad_output: Any, self: Any, *, approximate: str = "none") -> Tensor:
+    """gelu's derivative times the gradient, in one pass (erf's or tanh's form)."""
+    check_gelu("gelu_backward.default", approximate)
+
+    def fn(c: Any, g: Any, x: Any) -> Any:
+        if approximate == "tanh":
+            t = np.tanh(_K_TANH * (x + _C_TANH * x * x * x))
+            d_inner = _K_TANH * (1 + 3 * _C_TANH * x * x)
+            return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * d_inner)
+        cdf = 0.5 * (1 + _erf(x * _SQRT_HALF))
+        return g * (cdf + x * (np.exp(-0.5 * x * x) * _INV_SQRT_2PI))
+
+    return _run("gelu_backward.default", fn, (grad_output, self), (grad_output, self))
+
+
+@impl(aten.silu_backward.default, CPU)
+def silu_backward(grad_output: Any, self: Any) -> Tensor:
+    """silu's derivative ``s (1 + x (1 - s))`` times the gradient (not conjugated for complex
+    inputs, as PyTorch's kernel: silu's formula passes ``conj(self)`` for that)."""
+
+    def fn(c: Any, g: Any, x: Any) -> Any:
+        s = _sigmoid(x)
+        return g * (s * (1 + x * (1 - s)))
+
+    return _run("silu_backward.default", fn, (grad_output, self), (grad_output, self))
+
+
+@impl(aten.tanh_backward.default, CPU)
+def tanh_backward(grad_output: Any, output: Any) -> Tensor:
+    """``grad_output * conj(1 - output²)``: tanh's derivative from its result."""
+    return _run(
+        "tanh_backward.default",
+        lambda c, g, y: g * np.conjugate(1 - y * y),
+        (grad_output, output),
+        (grad_output, output),
+    )
+
+
+@impl(aten.sigmoid_backward.default, CPU)
+def sigmoid_backward(grad_output: Any, output: Any) -> Tensor:
+    """``grad_output * conj((1 - output) output)``: sigmoid's derivative from its result."""
+    return _run(
+        "sigmoid_backward.default",
+        lambda c, g, y: g * np.conjugate((1 - y) * y),
+        (grad_output, output),
+        (grad_output, output),
+    )

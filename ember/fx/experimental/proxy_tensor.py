@@ -43,7 +43,7 @@ from ember import _tensor as _tensor_mod
 from ember._memory_format import contiguous_format as ember_contiguous
 from ember._shape_only import ShapeOnlyArray
 from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-from ember._tensor import Tensor
+from ember._tensor import Tensor, wrap
 from ember.dispatch.keys import META_BIT, PYTHON_BIT
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
@@ -236,9 +236,9 @@ def _positions(t: Tensor, base: Tensor) -> np.ndarray:
 
 
 def _index_constant(positions: np.ndarray) -> Tensor:
-    from ember._factory import tensor  # (ember._factory imports the public namespace)
-
-    return tensor(positions)
+    # a plain tensor of the positions, made without dispatch: ember.tensor() dispatches
+    # lift_fresh, which the trace would record
+    return wrap(np.array(positions, dtype=np.int64))
 
 
 def _snapshot(t: Tensor) -> Tensor:

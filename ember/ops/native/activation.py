@@ -21,7 +21,13 @@ import numpy as np
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import bool_, dtype, uint8
 from ember.ops.native._define import define
-from ember.ops.native.pointwise import COMPLEX, NO_BOOL_COMPLEX, ONLY_FLOAT, pointwise
+from ember.ops.native.pointwise import (
+    COMPLEX,
+    NO_BOOL_COMPLEX,
+    ONLY_FLOAT,
+    ONLY_INEXACT,
+    pointwise,
+)
 from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
@@ -222,6 +228,18 @@ pointwise("elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar i
 define("_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> "
        "(Tensor, Tensor)", variants=_NONE)  # fmt: skip
 define("glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor", variants=_NONE)
+# the backward ops derivatives.yaml calls for gelu, silu, tanh and sigmoid (one op each where
+# a formula of erf, exp, mul and add would dispatch a dozen); tanh's and sigmoid's take the
+# forward's result, and, as PyTorch's, conjugate the derivative for complex inputs
+pointwise('gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+          unsupported=ONLY_FLOAT, operands=_GRAD, variants=_NONE, inplace=False,
+          out=False)  # fmt: skip
+pointwise("silu_backward(Tensor grad_output, Tensor self) -> Tensor", unsupported=ONLY_INEXACT,
+          operands=_GRAD, variants=_NONE, inplace=False, out=False)  # fmt: skip
+for _name in ("tanh", "sigmoid"):
+    pointwise(f"{_name}_backward(Tensor grad_output, Tensor output) -> Tensor",
+              unsupported=ONLY_INEXACT, operands=("grad_output", "output"), variants=_NONE,
+              inplace=False, out=False)  # fmt: skip
 
 # --------------------------------------------------------------------------- decompositions
 

@@ -464,6 +464,8 @@ def lstm_input(
     if len(hx) != 2:
         raise RuntimeError(f"lstm: Expected two hidden states (h_0, c_0), got {len(hx)}")
     x = input.transpose(0, 1) if batch_first else input
+    if hx[0].shape[-1] == hx[1].shape[-1]:  # no projections: the fused layers, which PyTorch's
+        x = x.contiguous()  # mkldnn path feeds a contiguous time-major input (a clone here)
     states = [(hx[0][k], hx[1][k]) for k in range(hx[0].shape[0])]
     out, finals = _run_layers("lstm", _lstm_step, x, states, params, has_biases, num_layers,
                               dropout, train, bidirectional, None, lstm=True)  # fmt: skip

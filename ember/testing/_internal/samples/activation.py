@@ -246,3 +246,35 @@ def prelu_errors() -> Iterator[ErrorInput]:
 @errors("leaky_relu_backward.default")
 def leaky_relu_backward_errors() -> Iterator[ErrorInput]:
     yield ErrorInput(SampleInput(ember.ones(3), ember.ones(3), -0.5, True), RuntimeError, "slope")
+
+
+@samples("gelu_backward.default", dtypes=F32_64)
+def gelu_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(*_gx(make))
+    yield SampleInput(*_gx(make), approximate="tanh")
+    # no broadcasting sample: PyTorch's CPU kernel (oneDNN) fails on one
+    yield SampleInput(make((3, 4), noncontiguous=True), _x(make, (3, 4)), name="noncontiguous")
+    yield SampleInput(make(()), _x(make, ()), approximate="none")
+
+
+@errors("gelu_backward.default")
+def gelu_backward_errors() -> Iterator[ErrorInput]:
+    x = ember.ones(2)
+    yield ErrorInput(SampleInput(x, x, approximate="bad"), RuntimeError, "approximate")
+
+
+@samples("silu_backward.default", dtypes=(*F32_64, dtypes.complex64))
+def silu_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(*_gx(make))
+    yield SampleInput(make((2, 5)), make((2, 5), low=-30, high=30))
+    yield SampleInput(make((3, 4), noncontiguous=True), _x(make, (4,)), name="broadcast")
+
+
+@samples("tanh_backward.default", "sigmoid_backward.default",
+         dtypes=(*F32_64, dtypes.complex64))  # fmt: skip
+def tanh_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    g, x = _gx(make)
+    yield SampleInput(g, x.tanh(), name="tanh's result")
+    yield SampleInput(g, x.sigmoid(), name="sigmoid's result")
+    yield SampleInput(make((3, 4), noncontiguous=True), make((4,)), name="broadcast")
+    yield SampleInput(make(()), make(()), name="0-dim")
