@@ -23,7 +23,7 @@ _CPU = 1  # DLPack's kDLCPU
 
 
 def _values(t: Tensor, what: str) -> np.ndarray:
-    data = t._data
+    data = t._edata
     if type(data) is not np.ndarray:
         raise RuntimeError(
             f"{what}: a {t.device.type} tensor has no memory to share; move it to the cpu "

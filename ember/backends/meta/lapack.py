@@ -166,4 +166,4 @@ def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 @impl(aten.linalg_matrix_exp.default, Meta)
 def linalg_matrix_exp(self: Tensor) -> Tensor:
     matrix_exp_check(self)
-    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._data.dtype))
+    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._edata.dtype))

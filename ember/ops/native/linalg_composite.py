@@ -24,13 +24,12 @@ import numpy as np
 
 from ember._tensor import Tensor
 from ember._warn import warn_user
-from ember.backends.shapes import wrap_dim
 from ember.dispatch import state
-from ember.dispatch.keys import PYTHON_BIT, DispatchKey
+from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, float64
-from ember.library import impl
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import linalg_eigh as eigh_t
 from ember.return_types import linalg_slogdet as linalg_slogdet_t
 from ember.return_types import linalg_solve_ex as solve_ex_t
@@ -48,10 +47,7 @@ def _may_need_grad(A: Tensor) -> bool:
     """Whether a backward may need the vectors of a decomposition of ``A``: ``A`` requires
     grad, or a ``__torch_dispatch__`` handler sees the call (PyTorch's
     ``_may_require_fw_or_bw_grad``, true for tensor subclasses)."""
-    return bool(
-        (A.requires_grad and state.local.grad_enabled)
-        or (A._keys | state.local.include) & PYTHON_BIT
-    )
+    return bool(A.requires_grad and state.local.grad_enabled) or state.python_key_sees(A)
 
 
 def _check(info: Tensor, api: str, A: Tensor) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 from ember import dtypes
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
-from ember.library import impl
 from ember.ops.native._define import (
     FUNCTIONAL_OF,
     VARIANTS_OF,
@@ -30,7 +29,7 @@ from ember.ops.native.promotion import (
     Promotion,
     not_implemented,
 )
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
 
 D, I2F, BOOL, C2F, B2L = (
     Promotion.DEFAULT,

@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL, dtype
-from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

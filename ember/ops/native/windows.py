@@ -10,9 +10,8 @@ import math
 from typing import Any
 
 from ember import dtypes
-from ember.library import impl
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 aten = ops.aten
 CEA = "CompositeExplicitAutograd"

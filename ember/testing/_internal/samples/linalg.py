@@ -183,7 +183,7 @@ DOUBLE = (dtypes.float64, dtypes.complex128)
 
 
 def _np(t: Any) -> np.ndarray:
-    return np.asarray(t._data)
+    return np.asarray(t._edata)
 
 
 def _well(make: Any, shape: tuple[int, ...], dtype: Any = None) -> Any:
