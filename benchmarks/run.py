@@ -2,6 +2,7 @@
 
     python -m benchmarks            # full run (about a minute)
     python -m benchmarks --quick    # smoke run: fewer repeats, smaller large inputs
+    python -m benchmarks --cpu      # CPU time instead of wall time (a busy machine)
     python benchmarks/run.py --filter tiny
 
 Tiny cases (4 floats) measure the per-call overhead of the public API and the dispatcher;
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -414,6 +416,11 @@ def lazy_report(quick: bool) -> list[str]:
     return lines
 
 
+#: the clock ``measure`` reads: wall time, or with ``--cpu`` this process's CPU time (steadier
+#: on a machine other jobs share: time spent waiting for a core is not counted)
+TIMER: list[Callable[[], float]] = [timeit.default_timer]
+
+
 def measure(fn: Thunk | None, repeats: int, budget: float) -> float | None | BaseException:
     """Seconds per call: the minimum over ``repeats`` loops of about ``budget`` seconds each.
     None if there is no such case, the exception if the call raised."""
@@ -423,7 +430,7 @@ def measure(fn: Thunk | None, repeats: int, budget: float) -> float | None | Bas
         fn()
     except Exception as exc:  # noqa: BLE001 - reported in the table, not hidden
         return exc
-    timer = timeit.Timer(fn)
+    timer = timeit.Timer(fn, timer=TIMER[0])
     number, took = 1, timer.timeit(1)
     while took < budget / 10:  # calibrate: loops long enough for the clock to resolve
         number *= 10
@@ -456,7 +463,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="fast smoke run")
     p.add_argument("--filter", default="", help="only cases whose group or name contains this")
+    p.add_argument("--cpu", action="store_true", help="time CPU used, not wall time")
     args = p.parse_args(argv)
+    if args.cpu:
+        TIMER[0] = time.process_time
     if threadpool_limits is not None:
         with threadpool_limits(limits=1, user_api="blas"):
             return _run(args)

@@ -89,6 +89,7 @@ from ember import fx  # noqa: E402
 from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
 from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpOverload.py_impl)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
+from ember import functionalize as _functionalize  # noqa: E402, F401  (the Functionalize key)
 from ember._compile import compile  # noqa: E402  (ahead-of-time: ember.aot, ember/compiler)
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)

@@ -444,7 +444,7 @@ class _Pickler(pickle._Pickler):  # type: ignore[name-defined,misc]
             raise RuntimeError(f"ember.save: tensors of dtype {t.dtype} cannot be saved")
         if t.device.type == "lazy":
             t = t.to("cpu")
-        data = t.detach()._data
+        data = t.detach()._edata
         if type(data) is not np.ndarray:
             raise RuntimeError(
                 f"ember.save: a {t.device.type} tensor has no data to save; move it to the "

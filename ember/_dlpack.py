@@ -23,16 +23,14 @@ _CPU = 1  # DLPack's kDLCPU
 
 
 def _values(t: Tensor, what: str) -> np.ndarray:
-    data = t._data
+    data = t._edata
     if type(data) is not np.ndarray:
         raise RuntimeError(
             f"{what}: a {t.device.type} tensor has no memory to share; move it to the cpu "
             "first (t.to('cpu'))"
         )
     if t.requires_grad:
-        raise RuntimeError(
-            f"{what}: can't export a tensor that requires grad; use tensor.detach()"
-        )
+        raise RuntimeError(f"{what}: can't export a tensor that requires grad; use tensor.detach()")
     return data
 
 
@@ -74,7 +72,25 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
             f"from_dlpack: ember tensors live on the cpu; the array is on DLPack device "
             f"{device}: copy it to the cpu first"
         )
-    return from_numpy(np.from_dlpack(ext_tensor))
+    arr = np.from_dlpack(ext_tensor)
+    if not arr.flags.writeable:
+        arr = np.asarray(_Writable(arr))
+    return from_numpy(arr)
+
+
+class _Writable:
+    """The same memory as ``arr``, declared writable (NOTE [writable dlpack imports])."""
+
+    def __init__(self, arr: np.ndarray) -> None:
+        # NOTE [writable dlpack imports]
+        # Older NumPy (2.0 and 2.1 here) marks an array it imports through DLPack read-only
+        # (the older protocol had no read-only flag); PyTorch's from_dlpack gives a writable tensor
+        # over the memory, and so does ember: an array over the same address, declared
+        # writable, whose base (this object) keeps the imported array alive.
+        self.arr = arr
+        interface = dict(arr.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
 
 
 Tensor.__dlpack__ = __dlpack__  # type: ignore[attr-defined]

@@ -21,10 +21,10 @@ import numpy as np
 from ember import dtypes
 from ember._tensor import Tensor, wrap
 from ember._torch_function import GENERATED_MEMBERS
-from ember.backends.strides import INT64_MAX
 from ember.dispatch.keys import TORCH_FUNCTION_BIT
 from ember.dispatch.state import FUNCTION_MODES
 from ember.ops.registry import ops
+from ember.ops.strides import INT64_MAX
 from ember.overrides import (
     _is_torch_function_mode_enabled,
     dispatch_torch_function,
@@ -193,7 +193,7 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     >>> ember.arange(6).view(2, 3)[1, ::2]
     tensor([3, 5])
     """
-    if (self._keys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
+    if (self._ekeys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
         return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     t = type(index)
     if t is int:
@@ -258,7 +258,7 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
     tensor([0., 2., 2.])
     """
     if (
-        self._keys >= TORCH_FUNCTION_BIT
+        self._ekeys >= TORCH_FUNCTION_BIT
         or FUNCTION_MODES[0]
         or (type(index) is not int and has_tensor_likes((index, value), {}))
         or (type(value) is not Tensor and has_tensor_likes((value,), {}))

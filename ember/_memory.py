@@ -72,7 +72,7 @@ class TypedStorage:
 
     def _elements(self) -> np.ndarray:
         base = self._tensor._base if self._tensor._base is not None else self._tensor
-        data = base._data
+        data = base._edata
         while (
             isinstance(data, np.ndarray)
             and data.base is not None

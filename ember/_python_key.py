@@ -2,7 +2,7 @@
 subclasses, below Autograd and above the backends.
 
 # NOTE [python key]
-A tensor whose class overrides ``__torch_dispatch__`` carries the Python key in ``_keys``
+A tensor whose class overrides ``__torch_dispatch__`` carries the Python key in ``_ekeys``
 (set when it is made, as the TorchFunction key is: ``classify`` in
 ``ember/_torch_function.py``); a non-empty dispatch-mode stack puts the key in the thread's
 include set. Either way the op's table entry for the key is ``python_fallback``, one boxed
@@ -111,9 +111,9 @@ def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, 
             continue
         if is_list:
             for t in x:
-                if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
+                if isinstance(t, Tensor) and t._ekeys & PYTHON_BIT:
                     _add(found, t)
-        elif isinstance(x, Tensor) and x._keys & PYTHON_BIT:
+        elif isinstance(x, Tensor) and x._ekeys & PYTHON_BIT:
             _add(found, x)
     return found
 
@@ -148,17 +148,9 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     types = tuple([type(t) for t in overloaded])
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
-    old = _local.exclude
-    if not old & AUTOGRAD_BIT:
-        _local.exclude = old | AUTOGRAD_BIT
-        state.ACTIVE[0] += 1
     versions = _versions(plan, args, kwargs) if plan.written else None
-    try:
+    with state.KeyGuard(exclude=AUTOGRAD_BIT):
         result = _handle(op, stack, overloaded, types, sargs, skwargs)
-    finally:
-        if not old & AUTOGRAD_BIT:
-            _local.exclude = old
-            state.ACTIVE[0] -= 1
     if result is not NotImplemented:
         if versions:
             # a handler that wrote through an inner tensor left the wrapper's counter as
@@ -235,7 +227,7 @@ def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     n = len(args)
     for pos, name in plan.written:
         t = args[pos] if 0 <= pos < n else kwargs.get(name)
-        if isinstance(t, Tensor) and t._keys & PYTHON_BIT:
+        if isinstance(t, Tensor) and t._ekeys & PYTHON_BIT:
             out.append((t, t._version))
     return out
 

@@ -99,7 +99,12 @@ class Tensor:
     tensor([2., 3.])
     """
 
-    __slots__ = ("_data", "_keys", "__dict__", "__weakref__")
+    # NOTE [tensor slot names]: PyTorch keeps a tensor's state in C++, so a subclass may name
+    # its own attributes as it likes; ember's two slots carry an ``e`` (for ember) so that
+    # the plain names stay free for subclasses (SUBCLASS_NAMES in
+    # tests/test_protocol_details.py lists the names checked). Slot access costs the same
+    # whatever the name.
+    __slots__ = ("_edata", "_ekeys", "__dict__", "__weakref__")
 
     # Defaults kept on the class so creating a result sets two slots only.
     _vc: list[int] | None = None
@@ -108,8 +113,8 @@ class Tensor:
     _retains_grad: bool = False
     _output_nr: int = 0  # which output of its grad_fn this tensor is
 
-    _data: Any  # np.ndarray, or ShapeOnlyArray for tensors without data
-    _keys: int
+    _edata: Any  # np.ndarray, or ShapeOnlyArray for tensors without data
+    _ekeys: int
 
     if TYPE_CHECKING:  # methods and operators are bound from the op registry (ember/_bind.py)
 
@@ -135,11 +140,11 @@ class Tensor:
             # so the gradient flows back to t)
             return args[0].as_subclass(cls)  # type: ignore[no-any-return]
         t = object.__new__(cls)
-        t._data = _legacy_data(args) if args else np.empty((0,), np.float32)
+        t._edata = _legacy_data(args) if args else np.empty((0,), np.float32)
         backend = CPU_BIT
         if len(args) == 1 and isinstance(args[0], Tensor):  # its device's key (meta stays meta)
-            backend = args[0]._keys & BACKEND_MASK
-        t._keys = backend | classify(cls)  # NOTE [torch function keys]
+            backend = args[0]._ekeys & BACKEND_MASK
+        t._ekeys = backend | classify(cls)  # NOTE [torch function keys]
         return t
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -155,7 +160,7 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         """The gradient ``backward()`` accumulated into this leaf, or None."""
-        if self._keys >= _TF_BIT or _FUNCTION_MODES[0]:
+        if self._ekeys >= _TF_BIT or _FUNCTION_MODES[0]:
             r = PROPERTY_HOOK[0]("grad", self, None, False)
             if r is not DECLINED:
                 return r  # type: ignore[no-any-return]
@@ -163,7 +168,7 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        if self._keys >= _TF_BIT or _FUNCTION_MODES[0]:
+        if self._ekeys >= _TF_BIT or _FUNCTION_MODES[0]:
             if PROPERTY_HOOK[0]("grad", self, value, True) is not DECLINED:
                 return
         self.__dict__["grad"] = value
@@ -171,11 +176,11 @@ class Tensor:
     # ------------------------------------------------------------------ metadata
     @property
     def dtype(self) -> dtypes.dtype:
-        return _FROM_NP[self._data.dtype]
+        return _FROM_NP[self._edata.dtype]
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return Size(self._edata.shape)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the length of one dimension.
@@ -183,7 +188,7 @@ class Tensor:
         >>> ember.zeros(2, 3).size(-1)
         3
         """
-        shape = self._data.shape
+        shape = self._edata.shape
         if dim is None:
             return Size(shape)
         return shape[_wrap_dim(dim, len(shape), "size")]
@@ -194,7 +199,7 @@ class Tensor:
         >>> ember.zeros(2, 3).stride()
         (3, 1)
         """
-        data = self._data
+        data = self._edata
         item = data.itemsize
         if data.size <= 1 and type(data) is _ndarray and self._base is None:
             # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
@@ -211,7 +216,7 @@ class Tensor:
         >>> ember.arange(6)[2:].storage_offset()
         2
         """
-        data = self._data
+        data = self._edata
         if type(data) is not _ndarray:
             return int(data.offset)
         root = root_array(data)
@@ -224,12 +229,12 @@ class Tensor:
 
     @property
     def device(self) -> device:
-        data = self._data
+        data = self._edata
         return CPU if type(data) is _ndarray else data.device
 
     @property
     def is_meta(self) -> bool:
-        return bool(self._keys & META_BIT)
+        return bool(self._ekeys & META_BIT)
 
     @property
     def is_cpu(self) -> bool:
@@ -240,23 +245,23 @@ class Tensor:
         return strided
 
     def dim(self) -> int:
-        return self._data.ndim
+        return self._edata.ndim
 
     @property
     def ndim(self) -> int:
-        return self._data.ndim
+        return self._edata.ndim
 
     def ndimension(self) -> int:
-        return self._data.ndim
+        return self._edata.ndim
 
     def numel(self) -> int:
-        return int(math.prod(self._data.shape))
+        return int(math.prod(self._edata.shape))
 
     def nelement(self) -> int:
         return self.numel()
 
     def element_size(self) -> int:
-        return int(self._data.itemsize)
+        return int(self._edata.itemsize)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         """Whether elements are laid out row-major with no gaps (size-1 dims ignored), or as
@@ -265,7 +270,7 @@ class Tensor:
         >>> ember.zeros(2, 3).t().is_contiguous()
         False
         """
-        shape = self._data.shape
+        shape = self._edata.shape
         if memory_format is not None and memory_format is not contiguous_format:
             return is_contiguous_for(shape, self.stride(), memory_format, "is_contiguous")
         expected = 1
@@ -288,7 +293,7 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        return bool(self._keys & AUTOGRAD_BIT)
+        return bool(self._ekeys & AUTOGRAD_BIT)
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -303,7 +308,7 @@ class Tensor:
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        self._keys = (self._keys | AUTOGRAD_BIT) if value else (self._keys & ~AUTOGRAD_BIT)
+        self._ekeys = (self._ekeys | AUTOGRAD_BIT) if value else (self._ekeys & ~AUTOGRAD_BIT)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
@@ -329,8 +334,8 @@ class Tensor:
         # Swap the values under this object (nn.Module.to keeps Parameter identity this way).
         if not isinstance(new, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(new).__name__}")
-        self._data = new._data
-        self._keys = (new._keys & BACKEND_MASK) | (self._keys & ~BACKEND_MASK)
+        self._edata = new._edata
+        self._ekeys = (new._ekeys & BACKEND_MASK) | (self._ekeys & ~BACKEND_MASK)
 
     @property
     def _version(self) -> int:
@@ -360,19 +365,19 @@ class Tensor:
         return bool(self.item())  # type: ignore[attr-defined]
 
     def data_ptr(self) -> int:
-        data = self._data
+        data = self._edata
         if type(data) is not _ndarray:
             return 0
         return int(data.__array_interface__["data"][0])
 
     def _dispatch_keys(self) -> str:
-        return format_keyset(self._keys)
+        return format_keyset(self._ekeys)
 
     # ------------------------------------------------------------------ conversion
     def _values(self, what: str) -> np.ndarray:
         if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
             VALUE_READ_HOOK[0](self, what)
-        data = self._data
+        data = self._edata
         if type(data) is not _ndarray:
             materialize = getattr(data, "materialize", None)
             if materialize is not None:  # a lazy tensor computes its values now
@@ -406,8 +411,8 @@ class Tensor:
         >>> ember.tensor([2.5]).item()
         2.5
         """
-        data = self._data
-        if type(data) is not _ndarray and self._keys & PYTHON_BIT:
+        data = self._edata
+        if type(data) is not _ndarray and self._ekeys & PYTHON_BIT:
             if data.size != 1:
                 raise RuntimeError(
                     f"a Tensor with {data.size} elements cannot be converted to Scalar"
@@ -427,18 +432,18 @@ class Tensor:
         return self._values("tolist").tolist()
 
     def __len__(self) -> int:
-        shape = self._data.shape
+        shape = self._edata.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
         return int(shape[0])
 
     def __iter__(self) -> Iterator[Tensor]:
-        if not self._data.shape:
+        if not self._edata.shape:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))  # type: ignore[attr-defined]
 
     def _scalar(self, what: str) -> Any:
-        if type(self._data) is not _ndarray and self._keys & PYTHON_BIT and self.numel() == 1:
+        if type(self._edata) is not _ndarray and self._ekeys & PYTHON_BIT and self.numel() == 1:
             return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
         data = self._values(what)
         if data.size != 1:
@@ -475,7 +480,7 @@ class Tensor:
         return tensor_repr(self, tensor_contents=tensor_contents)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and type(self._data) is _ndarray:
+        if self._edata.ndim == 0 and type(self._edata) is _ndarray:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
@@ -496,7 +501,7 @@ class Tensor:
         >>> ember.zeros(2, 3).T.shape
         ember.Size([3, 2])
         """
-        if self._data.ndim > 2:
+        if self._edata.ndim > 2:
             import warnings
 
             warnings.warn(
@@ -505,7 +510,7 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
-        return self.permute(list(range(self._data.ndim - 1, -1, -1)))  # type: ignore[attr-defined]
+        return self.permute(list(range(self._edata.ndim - 1, -1, -1)))  # type: ignore[attr-defined]
 
     @property
     def mT(self) -> Tensor:
@@ -514,10 +519,10 @@ class Tensor:
         >>> ember.zeros(4, 2, 3).mT.shape
         ember.Size([4, 3, 2])
         """
-        if self._data.ndim < 2:
+        if self._edata.ndim < 2:
             raise RuntimeError(
                 "tensor.mT is only supported on matrices or batches of matrices. Got "
-                f"{self._data.ndim}-D tensor."
+                f"{self._edata.ndim}-D tensor."
             )
         return self.transpose(-2, -1)  # type: ignore[attr-defined]
 
@@ -593,19 +598,19 @@ def wrap(arr: np.ndarray) -> Tensor:
     if type(arr) is not _ndarray:
         arr = _kernel_data(arr, False)
     t = _new(Tensor)
-    t._data = arr
-    t._keys = CPU_BIT
+    t._edata = arr
+    t._ekeys = CPU_BIT
     return t
 
 
 def wrap_view(src: Tensor, arr: Any) -> Tensor:
-    """A view of ``src`` over ``arr`` (an ndarray view of ``src._data``, or a ShapeOnlyArray):
+    """A view of ``src`` over ``arr`` (an ndarray view of ``src._edata``, or a ShapeOnlyArray):
     shares the version counter, records the base. See NOTE [views and versions]."""
     if type(arr) is not _ndarray:
         arr = _kernel_data(arr, True)
     t = _new(Tensor)
-    t._data = arr
-    t._keys = src._keys & BACKEND_MASK
+    t._edata = arr
+    t._ekeys = src._ekeys & BACKEND_MASK
     vc = src._vc
     if vc is None:
         vc = src._vc = [0]
@@ -618,8 +623,8 @@ def wrap_view(src: Tensor, arr: Any) -> Tensor:
 def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     """A new tensor with no data (meta device, by default)."""
     t = _new(Tensor)
-    t._data = arr
-    t._keys = keys
+    t._edata = arr
+    t._ekeys = keys
     return t
 
 

@@ -125,7 +125,7 @@ def _per_element(self: Tensor, op: str) -> np.ndarray | None:
         return None
     if self.device.type != "cpu":
         raise TypeError(f"{op} is only implemented on CPU tensors (got one on {self.device})")
-    return self._data
+    return self._edata
 
 
 def _apply_(self: Tensor, callable: Callable[[Any], Any]) -> Tensor:
@@ -163,7 +163,7 @@ def _map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> 
     arr = _per_element(self, "map_")
     if arr is None:
         return self
-    other = aten.expand.default(tensor, list(self.shape))._data
+    other = aten.expand.default(tensor, list(self.shape))._edata
     kind = _python_kind(arr)
     with np.nditer([arr, other], flags=["refs_ok", "zerosize_ok"],
                    op_flags=[["readwrite"], ["readonly"]]) as it:  # fmt: skip

@@ -267,7 +267,7 @@ def _wrapper_values(t: Any) -> np.ndarray:
     (the edges of a summarized tensor); the others stay zero, which no format depends on."""
     shape = tuple(t.shape)
     n = math.prod(shape)
-    values = np.zeros(n, dtype=t._data.dtype)
+    values = np.zeros(n, dtype=t._edata.dtype)
     index = np.arange(n).reshape(shape)
     if n > PRINT_OPTS.threshold:
         index = _summarized(index)
@@ -293,7 +293,7 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     dev = t.device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")
-    data = t._data
+    data = t._edata
     d = t.dtype
     default = dtypes.get_default_dtype()
     if t.is_meta or (type(data) is not np.ndarray and dev.type == "meta"):
@@ -307,10 +307,10 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
             suffixes.append(f"dtype={d!r}")
         body = tensor_contents
     else:
-        if type(data) is not np.ndarray and t._keys & PYTHON_BIT:
+        if type(data) is not np.ndarray and t._ekeys & PYTHON_BIT:
             data = _wrapper_values(t)
         elif type(data) is not np.ndarray:
-            data = t.to("cpu")._data  # lazy tensors materialize to print
+            data = t.to("cpu")._edata  # lazy tensors materialize to print
         if data.size == 0:
             if data.ndim != 1:
                 suffixes.append(f"size={tuple(data.shape)}")

@@ -10,7 +10,7 @@ question with the key-set arithmetic every generated dispatch function already d
 call on plain tensors pays nothing for it:
 
 - an instance of a Tensor subclass that overrides ``__torch_function__`` carries the
-  ``TorchFunction`` key in its ``_keys`` (set when the instance is made, from its class);
+  ``TorchFunction`` key in its ``_ekeys`` (set when the instance is made, from its class);
 - a tensor-like that is not a Tensor at all adds the key through ``ARGUMENT_KEYS`` (one
   dict lookup per type, only for non-Tensor objects in Tensor slots);
 - a non-empty mode stack puts ``TorchFunctionMode`` in the thread's include set, and
@@ -89,7 +89,7 @@ class _DisabledTorchDispatchImpl:
         kwargs = kwargs or {}
         ks = func._keyset(args, kwargs)
         if state.ACTIVE[0]:
-            ks = (ks | state.local.include) & ~state.local.exclude
+            ks = state.effective_keys(ks, func)
         return func.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
 
     def __repr__(self) -> str:

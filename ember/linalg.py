@@ -36,6 +36,7 @@ inv = _public("linalg_inv")
 inv_ex = _public("linalg_inv_ex")
 lstsq = _public("linalg_lstsq")
 matmul = _public("linalg_matmul")
+matrix_exp = _public("linalg_matrix_exp")
 matrix_norm = _public("linalg_matrix_norm")
 matrix_power = _public("linalg_matrix_power")
 matrix_rank = _public("linalg_matrix_rank")
@@ -65,6 +66,7 @@ __all__ = [
     "inv_ex",
     "lstsq",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",

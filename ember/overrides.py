@@ -497,7 +497,7 @@ def _guarded_method(fn: Callable[..., Any], report: list[Any], python: bool) -> 
     With ``python``, the handlers run by the Python route (``self`` counts even if plain)."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, args, kwargs):
+        if (self._ekeys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, args, kwargs):
             if python:
                 return handle_torch_function(report[0], (self,), self, *args, **kwargs)
             return dispatch_torch_function(report[0], (self, *args), kwargs)
@@ -519,12 +519,12 @@ def _guarded_property(prop: property, name: str) -> property:
     fget, fset = prop.fget, prop.fset
 
     def get(self: Any) -> Any:
-        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (), {}):
+        if (self._ekeys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (), {}):
             return dispatch_torch_function(getattr(Tensor, name).__get__, (self,), {})
         return fget(self)  # type: ignore[misc]
 
     def set_(self: Any, value: Any) -> None:
-        if (self._keys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (value,), {}):
+        if (self._ekeys >= TORCH_FUNCTION_BIT or _MODES[0]) and _wants(self, (value,), {}):
             dispatch_torch_function(getattr(Tensor, name).__set__, (self, value), {})
             return
         fset(self, value)  # type: ignore[misc]

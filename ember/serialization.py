@@ -105,7 +105,7 @@ class _Writer:
     def tensor(self, t: Tensor) -> dict[str, Any]:
         index = self._ids.get(id(t))
         if index is None:
-            if type(t._data) is not np.ndarray:
+            if type(t._edata) is not np.ndarray:
                 raise RuntimeError(
                     f"ember.save: tensor on '{t.device}' (shape {list(t.shape)}) has no data "
                     "to save; move it to the cpu device first"
@@ -113,7 +113,7 @@ class _Writer:
             index = len(self.arrays)
             self._ids[id(t)] = index
             self._keep.append(t)
-            self.arrays.append(np.asarray(t._data, order="C"))  # views: compact copies
+            self.arrays.append(np.asarray(t._edata, order="C"))  # views: compact copies
         return {
             "$": "tensor",
             "id": index,

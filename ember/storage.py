@@ -37,12 +37,12 @@ class UntypedStorage:
     __slots__ = ("_bytes", "_nbytes", "_ptr", "_device", "_owner", "_valid", "__weakref__")
 
     def __init__(self, tensor: Tensor, owner: Any) -> None:
-        data = tensor._data
+        data = tensor._edata
         self._owner = owner  # the root ndarray, or the base tensor of a tensor without data
         self._bytes: np.ndarray | None = None
         self._ptr = 0
         # a wrapper subclass's storage is a placeholder, as PyTorch's "invalid python storage"
-        self._valid = not (type(data) is not np.ndarray and tensor._keys & PYTHON_BIT)
+        self._valid = not (type(data) is not np.ndarray and tensor._ekeys & PYTHON_BIT)
         if type(data) is np.ndarray:
             self._ptr = int(owner.__array_interface__["data"][0])
             if owner.flags.c_contiguous:
@@ -110,7 +110,7 @@ def untyped_storage(self: Tensor) -> UntypedStorage:
     >>> x.untyped_storage() is x[1:].untyped_storage()
     True
     """
-    data = self._data
+    data = self._edata
     if type(data) is np.ndarray:
         owner: Any = root_array(data)
     else:

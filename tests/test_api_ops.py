@@ -98,6 +98,12 @@ COMPOSITIONS = {
     "trapz": (lambda t, y, x: t.trapz(y, x), [np.arange(8.0).reshape(2, 4), [0, 1, 3, 4.0]]),
     "ger": (lambda t, a, b: t.ger(a, b), [np.arange(3.0), np.arange(2.0)]),
     "row_stack": (lambda t, a, b: t.row_stack((a, b)), [np.arange(3.0), np.ones(3)]),
+    "dist": (lambda t, a, b: t.dist(a, b, 3), [np.arange(3.0), np.ones(3)]),
+    "renorm": (lambda t, a: a.renorm(2, 0, 3.0), [np.arange(6.0).reshape(2, 3) - 1]),
+    # (non-negative integer exponents: PyTorch's gradient takes 2 ** -2 in integers, 0)
+    "ldexp": (lambda t, a: t.ldexp(a, t.tensor([1, 0, 3])), [np.arange(3.0)]),
+    "fill_diagonal_": (lambda t, a: (a * 1).fill_diagonal_(2.0, True), [np.ones((5, 2))]),
+    "matrix_exp": (lambda t, a: a.matrix_exp(), [np.arange(4.0).reshape(2, 2) / 4]),
 }
 
 
@@ -252,3 +258,9 @@ def test_post_accumulate_grad_hooks_run_after_accumulation_as_torch() -> None:
         return seen
 
     assert run(ember) == run(torch)
+
+
+def test_ldexp_gradient_of_a_negative_integer_exponent_is_the_true_one() -> None:
+    x = ember.tensor([1.0, 1.0], requires_grad=True)
+    ember.ldexp(x, ember.tensor([-2, 1])).sum().backward()
+    assert x.grad.tolist() == [0.25, 2.0]  # PyTorch 2.13 gives [0.0, 2.0] (docs/fidelity.md)

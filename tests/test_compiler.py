@@ -23,9 +23,9 @@ from ember.compiler.buffers import reuse_buffers
 from ember.compiler.constant_folding import fold_constants
 from ember.compiler.cse import eliminate_common_subexpressions
 from ember.compiler.dce import eliminate_dead_code
+from ember.compiler.graph_meta import tensor_meta
 from ember.compiler.inplace import reuse_inputs_in_place
 from ember.compiler.interpreter_tier import ArrayInterpreter
-from ember.compiler.lowering import tensor_meta
 from ember.compiler.pass_manager import run_pass
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.lazy import executor, metrics
@@ -194,7 +194,7 @@ def test_optimizer_steps_write_parameters_in_place(name: str, tier: str) -> None
         opt.step()
         ember.lazy.mark_step()
     # where each parameter's values are (holding the arrays would keep them from the graph)
-    where = [p._data.value.ctypes.data for p in model.parameters()]
+    where = [p._edata.value.ctypes.data for p in model.parameters()]
     opt.zero_grad()
     model(x).sum().backward()
     opt.step()
@@ -202,14 +202,14 @@ def test_optimizer_steps_write_parameters_in_place(name: str, tier: str) -> None
         code = ember.lazy.debug.dump_ir(list(model.parameters()), fmt="code")
         assert "out=x" in code, code
     ember.lazy.mark_step()
-    assert [p._data.value.ctypes.data for p in model.parameters()] == where
+    assert [p._edata.value.ctypes.data for p in model.parameters()] == where
 
 
 def test_an_array_someone_holds_is_never_written(tier: str) -> None:
     w = ember.ones(3).to("lazy")
     ember.lazy.mark_step()
     held = w.detach().numpy()
-    assert np.shares_memory(held, w._data.value)  # numpy() of a lazy tensor: its storage
+    assert np.shares_memory(held, w._edata.value)  # numpy() of a lazy tensor: its storage
     w.sub_(1.0)
     ember.lazy.mark_step()
     np.testing.assert_array_equal(held, [1.0, 1.0, 1.0])
@@ -537,9 +537,9 @@ def test_kernels_share_no_storage_with_inputs_unless_listed() -> None:
                         result = op.redispatch(CPU_BIT, *args, **kwargs)
                 except Exception:  # noqa: BLE001, S112 - errors are other tests' business
                     continue
-                ins = [t._data for t in tensors((args, kwargs), []) if t._data.size]
+                ins = [t._edata for t in tensors((args, kwargs), []) if t._edata.size]
                 for r in tensors(result, []):
-                    d = r._data
+                    d = r._edata
                     if d.size and (
                         not d.flags.writeable or any(np.shares_memory(d, i) for i in ins)
                     ):

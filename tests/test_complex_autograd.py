@@ -248,7 +248,7 @@ def _numerical(
             diffs = []
             for sign in (1, -1):
                 moved = opinfo.clone_args(leaf.detach())  # same strides (as_strided cares)
-                moved._data[idx] += sign * eps * d
+                moved._edata[idx] += sign * eps * d
                 diffs.append(_loss(op, args, kwargs, cots, {id(leaf): moved}))
             grad[idx] += d * (diffs[0] - diffs[1]) / (2 * eps)
     return grad

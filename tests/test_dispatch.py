@@ -53,7 +53,7 @@ def test_own_kernel_per_key_and_redispatch(lib: Library) -> None:
 
     def cpu(x: ember.Tensor) -> ember.Tensor:
         calls.append("cpu")
-        return wrap(x._data * 2)
+        return wrap(x._edata * 2)
 
     def python_key(ks: int, x: ember.Tensor) -> Any:
         calls.append("python")
@@ -74,7 +74,7 @@ def test_exclude_skips_a_key_and_restores_on_exit(lib: Library) -> None:
     lib.impl("who", lambda x: "cpu", "CPU")
     lib.impl("who", lambda x: "autograd", "Autograd")
     x = t(1).requires_grad_()
-    assert x._keys & AUTOGRAD_BIT
+    assert x._ekeys & AUTOGRAD_BIT
     assert ember.ops.dtest.who(x) == "autograd"
     with state.exclude_keys(AUTOGRAD_BIT):
         assert ember.ops.dtest.who(x) == "cpu"
@@ -109,7 +109,7 @@ def test_thread_local_sets_do_not_leak_across_threads(lib: Library) -> None:
 def test_lookup_order_own_then_composite_then_fallback(lib: Library) -> None:
     lib.define("comp(Tensor x) -> Tensor")
     lib.define("leaf(Tensor x) -> Tensor")
-    lib.impl("leaf", lambda x: wrap(x._data + 1), "CPU")
+    lib.impl("leaf", lambda x: wrap(x._edata + 1), "CPU")
     lib.impl("comp", lambda x: ember.ops.dtest.leaf(ember.ops.dtest.leaf(x)),
              "CompositeImplicitAutograd")  # fmt: skip
     seen: list[str] = []
@@ -236,7 +236,7 @@ def test_user_op_gets_called_with_keyword_arguments(lib: Library) -> None:
     lib.define("scale(Tensor x, float factor=2.0, *, bool neg=False) -> Tensor")
     lib.impl(
         "scale",
-        lambda x, factor=2.0, *, neg=False: wrap(x._data * factor * (-1 if neg else 1)),
+        lambda x, factor=2.0, *, neg=False: wrap(x._edata * factor * (-1 if neg else 1)),
         "CPU",
     )
     assert ember.ops.dtest.scale(t(1)).tolist() == [2]

@@ -211,7 +211,7 @@ def test_relu_backward_by_bits_is_exact(dtype: str, layout: str) -> None:
     t = torch.ops.aten.threshold_backward.default(
         torch.from_numpy(arrays[1].copy()), torch.from_numpy(arrays[0].copy()), 0.25
     )
-    assert e.dtype.name == dtype and e._data.size >= 4096
+    assert e.dtype.name == dtype and e._edata.size >= 4096
     np.testing.assert_array_equal(e.numpy(), t.numpy())
 
 

@@ -315,7 +315,7 @@ def test_shape_propagation_matches_torch_fx(mode: str) -> None:
         assert str(em.dtype).split(".")[-1] == str(tm.dtype).split(".")[-1]
         val = en.meta["val"]
         val = val[0] if isinstance(val, tuple) else val
-        assert val.device.type in ("meta", "cpu") and not hasattr(val._data, "ctypes")
+        assert val.device.type in ("meta", "cpu") and not hasattr(val._edata, "ctypes")
 
 
 def test_impure_nodes() -> None:

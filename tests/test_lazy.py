@@ -18,7 +18,7 @@ import ember
 import ember.testing._internal.samples  # noqa: F401  (registers the samples)
 from ember import nn
 from ember._tensor import root_array, wrap
-from ember.lazy import metrics
+from ember.compiler import metrics
 from ember.lazy import recipes as lazy_recipes
 from ember.lazy import recorder as lazy_recorder
 from ember.lazy.recorder import to_lazy
@@ -42,8 +42,8 @@ def lazy(x: Any) -> Any:
     """``x`` on the lazy device with the same storage layout (a view stays a view)."""
     if isinstance(x, ember.Tensor):
         if x._base is None:
-            return to_lazy(wrap(np.array(x._data, copy=True, order="K")))
-        base = to_lazy(wrap(np.array(root_array(x._data), copy=True, order="K")))
+            return to_lazy(wrap(np.array(x._edata, copy=True, order="K")))
+        base = to_lazy(wrap(np.array(root_array(x._edata), copy=True, order="K")))
         return base.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
     if isinstance(x, list):
         return [lazy(e) for e in x]
@@ -252,11 +252,11 @@ def test_sync_computes_only_what_is_asked() -> None:
     x = ember.ones(3, device="lazy")
     a, b = x + 1, x * 5
     ember.lazy.sync(a)
-    assert a._data.value is not None
-    assert b._data.value is None and b._data.node is not None
+    assert a._edata.value is not None
+    assert b._edata.value is None and b._edata.node is not None
     assert metrics.counter_value("nodes_executed") == 2  # ones and add; not mul
     ember.lazy.mark_step()
-    assert b._data.value is not None
+    assert b._edata.value is not None
     np.testing.assert_array_equal(b.to("cpu").numpy(), [5.0, 5.0, 5.0])
 
 

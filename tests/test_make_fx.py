@@ -80,7 +80,7 @@ def test_fake_mode_allocates_no_data():
 
     def f(x):
         y = (x @ x).relu()
-        seen.append(type(y._data))
+        seen.append(type(y._edata))
         return y.sum(0)
 
     big = ember.ones(1500, 1500)  # 9 MB of float32

@@ -45,7 +45,7 @@ def check(
     e_out = e_out[0] if isinstance(e_out, tuple) else e_out
     t_out = t_out[0] if isinstance(t_out, tuple) else t_out
     np.testing.assert_allclose(
-        np.asarray(e_out._data), t_out.detach().numpy(), atol=atol, rtol=1e-6
+        np.asarray(e_out._edata), t_out.detach().numpy(), atol=atol, rtol=1e-6
     )
     if not grad or not t_out.requires_grad:
         return

@@ -24,7 +24,7 @@ RNG = np.random.default_rng(0)
 def _copy_params(e: Any, t: Any) -> None:
     tp = dict(t.named_parameters())
     for name, p in e.named_parameters():
-        p._data[...] = tp[name].detach().double().numpy()
+        p._edata[...] = tp[name].detach().double().numpy()
 
 
 def check_layer(e: Any, t: Any, *inputs: np.ndarray, atol: float = 1e-7) -> None:
@@ -43,7 +43,7 @@ def check_layer(e: Any, t: Any, *inputs: np.ndarray, atol: float = 1e-7) -> None
     ]
     eo, to = e(*ei), t(*ti)
     eo, to = (eo[0], to[0]) if isinstance(eo, tuple) else (eo, to)
-    np.testing.assert_allclose(np.asarray(eo._data), to.detach().numpy(), atol=atol, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(eo._edata), to.detach().numpy(), atol=atol, rtol=1e-6)
     cot = RNG.standard_normal(tuple(to.shape))
     e_leaves = [x for x in ei if x.requires_grad] + list(e.parameters())
     t_leaves = [x for x in ti if x.requires_grad] + list(t.parameters())
@@ -101,9 +101,9 @@ def test_embedding() -> None:
 def test_init_distributions() -> None:
     lin = nn.Linear(400, 300)
     bound = 1 / np.sqrt(400)  # kaiming_uniform_(a=sqrt(5)) gives the same bound as the bias
-    w = np.asarray(lin.weight._data)
+    w = np.asarray(lin.weight._edata)
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
-    assert np.abs(np.asarray(lin.bias._data)).max() <= bound
+    assert np.abs(np.asarray(lin.bias._edata)).max() <= bound
 
 
 def test_batchnorm_running_stats_and_eval() -> None:
@@ -119,7 +119,9 @@ def test_batchnorm_running_stats_and_eval() -> None:
     t.eval()
     x = _x(4, 3, 2, 2)
     np.testing.assert_allclose(
-        np.asarray(e(ember.from_numpy(x))._data), t(torch.from_numpy(x)).detach().numpy(), rtol=1e-6
+        np.asarray(e(ember.from_numpy(x))._edata),
+        t(torch.from_numpy(x)).detach().numpy(),
+        rtol=1e-6,
     )
 
 
@@ -130,7 +132,7 @@ def test_cross_entropy_loss(kwargs: dict[str, Any]) -> None:
     x, y = _x(5, 4), np.array([0, 3, 1, 1, 2], np.int64)
     e = nn.CrossEntropyLoss(**kwargs)(ember.from_numpy(x), ember.from_numpy(y))
     t = torch.nn.CrossEntropyLoss(**kwargs)(torch.from_numpy(x), torch.from_numpy(y))
-    np.testing.assert_allclose(np.asarray(e._data), t.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(e._edata), t.detach().numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("batch_first", [False, True])

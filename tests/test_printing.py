@@ -279,7 +279,7 @@ def test_subclass_prefix() -> None:
 
     e = ember.tensor([1.0, 2.0])
     sub = MyTensor()
-    sub._data = e._data
+    sub._edata = e._edata
     assert repr(sub) == "MyTensor([1., 2.])"
 
 

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import ember
 from ember import dtypes
-from ember.backends.shapes import broadcast_shapes
+from ember.ops.shapes import broadcast_shapes
 
 from .conftest import requires_torch, torch
 

@@ -515,3 +515,67 @@ def test_binary_operator_turns_a_handler_type_error_into_not_implemented(lib: An
         s + 1  # noqa: B018 - the reflected int.__radd__ cannot help: the TypeError surfaces
     with pytest.raises(TypeError, match="Sub: no"):
         lib.add(lib.ones(2), s)  # a function is not an operator: the handler's error
+
+
+# ------------------------------------------------------------------ subclass attribute names
+
+#: names subclass authors give their own state (PyTorch's Tensor keeps its state in C++, so
+#: none of them collides there): ember's Tensor must not use them either
+SUBCLASS_NAMES = [
+    "_data", "_keys", "elem", "_elem", "data_", "_t", "inner", "_inner", "a", "b", "_tensor",
+    "_value", "_values", "_shape", "_dtype", "_device", "_meta", "_storage", "_offset_", "_impl",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SUBCLASS_NAMES)
+def test_subclass_attributes_do_not_collide_with_tensor_state(lib: Any, name: str) -> None:
+    class Sub(lib.Tensor):
+        pass
+
+    s = lib.arange(3.0).as_subclass(Sub)
+    setattr(s, name, "mine")
+    assert getattr(s, name) == "mine"
+    out = (s + 1).as_subclass(lib.Tensor)
+    assert out.tolist() == [1.0, 2.0, 3.0]
+    assert s.shape == (3,) and s.dtype == lib.float32 and s.sum().item() == 3.0
+    assert repr(s).startswith("Sub([0., 1., 2.]")
+    s.requires_grad_()
+    (s * 2).sum().backward()
+    assert s.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_wrapper_subclass_with_slots_named_like_tensor_state(lib: Any) -> None:
+    """A wrapper keeping what it wraps in ``_data`` (as several published examples do)."""
+    tmap = tree_map(lib)
+
+    class DataWrapper(lib.Tensor):
+        __slots__ = ("_data",)
+
+        @staticmethod
+        def __new__(cls, data):  # noqa: ANN001, ANN205
+            r = lib.Tensor._make_wrapper_subclass(cls, data.shape, dtype=data.dtype)
+            r._data = data
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            def unwrap(e: Any) -> Any:
+                return e._data if isinstance(e, DataWrapper) else e
+
+            def wrap(e: Any) -> Any:
+                return DataWrapper(e) if isinstance(e, lib.Tensor) else e
+
+            return tmap(wrap, func(*tmap(unwrap, args), **tmap(unwrap, kwargs or {})))
+
+    w = DataWrapper(lib.tensor([1.0, 2.0]))
+    out = w * 3
+    assert type(out) is DataWrapper and out._data.tolist() == [3.0, 6.0]
+    assert out.shape == (2,) and out.dtype == lib.float32
+
+
+def test_all_same_mode(lib: Any) -> None:
+    mu = sub(lib, "utils._mode_utils")
+    mode_cls = sub(lib, "utils._python_dispatch").TorchDispatchMode
+    x, y = mode_cls(), mode_cls()
+    assert mu.all_same_mode([x, x, x])
+    assert not mu.all_same_mode([x, None]) and not mu.all_same_mode([x, y])

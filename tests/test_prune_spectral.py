@@ -138,3 +138,36 @@ def test_spectral_norm_bounds_the_largest_singular_value() -> None:
         m(ember.ones(1, 8))
     top = np.linalg.svd(m.weight.detach().numpy(), compute_uv=False)[0]
     assert abs(top - 1.0) < 1e-3
+
+
+@pytest.mark.parametrize(
+    ("shape", "orthogonal_map"),
+    [((3, 3), None), ((5, 3), None), ((3, 5), None), ((4, 4), "cayley"), ((5, 3), "cayley"),
+     ((3, 5), "matrix_exp"), ((4, 4), "householder")],
+)  # fmt: skip
+def test_orthogonal_matches_torch(shape: tuple[int, int], orthogonal_map: str | None) -> None:
+    t = torch.nn.utils.parametrizations.orthogonal(
+        torch.nn.Linear(shape[1], shape[0]), orthogonal_map=orthogonal_map
+    )
+    e = ember.nn.utils.parametrizations.orthogonal(
+        ember.nn.Linear(shape[1], shape[0]), orthogonal_map=orthogonal_map
+    )
+    assert list(e.state_dict()) == list(t.state_dict())
+    w = e.weight.detach().numpy()  # orthogonal from the start (the original weight's Q)
+    small = min(shape)
+    gram = w @ w.T if shape[0] <= shape[1] else w.T @ w
+    np.testing.assert_allclose(gram, np.eye(small), atol=1e-5)
+    with torch.no_grad():  # move off the starting point, the same way in both
+        step = np.random.default_rng(3).standard_normal(shape).astype(np.float32) * 0.3
+        t.parametrizations.weight.original.add_(torch.from_numpy(step))
+    load_from_torch(e, t)
+    x = np.random.default_rng(4).standard_normal((2, shape[1])).astype(np.float32)
+    compare_module(e, t, x, atol=1e-5, rtol=1e-4)
+
+
+def test_orthogonal_errors_match_torch() -> None:
+    for lib in (ember, torch):
+        with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
+            lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), orthogonal_map="qr")
+        with pytest.raises(ValueError, match="Expected a matrix or batch of matrices"):
+            lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), "bias")

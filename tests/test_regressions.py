@@ -50,7 +50,7 @@ INF, NAN = math.inf, math.nan
 )
 def test_reductions_of_1d_give_0d_tensors_with_data(call: Callable[[Any], Any]) -> None:
     r = call(ember.tensor([0.5, 2.0]))
-    assert type(r._data) is np.ndarray and r._data.ndim == 0
+    assert type(r._edata) is np.ndarray and r._edata.ndim == 0
     assert r.shape == ()
     float(r.item())  # item, numpy and repr work
     assert r.numpy().shape == ()
@@ -69,7 +69,7 @@ def test_argmax_of_1d_matches_torch() -> None:
 
 def test_wrap_makes_numpy_scalars_0d_arrays() -> None:
     t = wrap(np.float32(2.5))  # type: ignore[arg-type]
-    assert type(t._data) is np.ndarray and t.dtype is ember.float32 and t.item() == 2.5
+    assert type(t._edata) is np.ndarray and t.dtype is ember.float32 and t.item() == 2.5
     assert wrap(np.int64(3)).dtype is ember.int64
 
 
@@ -83,9 +83,9 @@ def test_wrap_refuses_what_is_not_an_array() -> None:
 def test_wrap_view_refuses_a_numpy_scalar() -> None:
     base = ember.tensor([1.0, 2.0])
     with pytest.raises(TypeError, match="view of a NumPy scalar"):
-        wrap_view(base, base._data[0])
-    v = wrap_view(base, base._data[0, ...])  # a 0-d view: writes reach the base
-    v._data[...] = 5.0
+        wrap_view(base, base._edata[0])
+    v = wrap_view(base, base._edata[0, ...])  # a 0-d view: writes reach the base
+    v._edata[...] = 5.0
     assert base.tolist() == [5.0, 2.0]
 
 
@@ -95,7 +95,7 @@ def test_wrap_takes_an_ndarray_subclass_as_a_plain_array_over_the_same_memory() 
 
     arr = np.zeros(3, np.float32).view(Sub)
     t = wrap(arr)
-    assert type(t._data) is np.ndarray
+    assert type(t._edata) is np.ndarray
     arr[0] = 1.0
     assert t.tolist() == [1.0, 0.0, 0.0]
 

@@ -75,7 +75,7 @@ def get_tensor_id(tensor: Tensor) -> int:
             f"get_tensor_id: expected a lazy tensor, got one on {tensor.device.type}; "
             "move it with .to('lazy') first"
         )
-    return id(tensor._data)
+    return id(tensor._edata)
 
 
 def to_cpu(tensors: Any, devices: Iterable[str] | None = None) -> Any:

@@ -11,8 +11,8 @@ True
 
 from __future__ import annotations
 
-from ember.lazy.metrics import counter_names, counter_value, metric_data, metric_names, reset
-from ember.lazy.metrics import report as metrics_report
+from ember.compiler.metrics import counter_names, counter_value, metric_data, metric_names, reset
+from ember.compiler.metrics import report as metrics_report
 
 __all__ = [
     "reset",

@@ -19,9 +19,7 @@ from ember._torch_function import classify
 from ember.device import device as _device
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
-    CPU_BIT,
-    LAZY_BIT,
-    META_BIT,
+    DEVICE_BITS,
     PYTHON_BIT,
     TORCH_FUNCTION_BIT,
     DispatchKey,
@@ -30,7 +28,6 @@ from ember.dispatch.keys import (
 from ember.ops.registry import ops
 from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
 
-_DEVICE_KEYS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
@@ -44,7 +41,7 @@ def _retype(t: Tensor, cls: type) -> Any:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
     t.__class__ = cls
-    t._keys = (t._keys & ~TORCH_FUNCTION_BIT) | classify(cls)
+    t._ekeys = (t._ekeys & ~TORCH_FUNCTION_BIT) | classify(cls)
     return t
 
 
@@ -56,7 +53,7 @@ def as_subclass(self: Tensor, cls: type) -> Any:
     >>> type(ember.ones(2).as_subclass(Sub)).__name__
     'Sub'
     """
-    return _retype(_alias.redispatch(self._keys & _BELOW_TF, self), cls)
+    return _retype(_alias.redispatch(self._ekeys & _BELOW_TF, self), cls)
 
 
 def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **_: Any) -> Any:
@@ -68,16 +65,16 @@ def _make_subclass(cls: type, data: Tensor, require_grad: bool = False, **_: Any
     """
     if not isinstance(data, Tensor):
         raise TypeError(f"_make_subclass(): data must be a Tensor, got {type(data).__name__}")
-    out = _detach.redispatch(data._keys & _BELOW_TF & ~AUTOGRAD_BIT, data)
+    out = _detach.redispatch(data._ekeys & _BELOW_TF & ~AUTOGRAD_BIT, data)
     out = _retype(out, cls)
     if require_grad:  # directly, as PyTorch's C++ does: no __torch_function__ of cls runs
-        dt = dtypes.FROM_NUMPY[out._data.dtype]  # not out.dtype: that asks the handler
+        dt = dtypes.FROM_NUMPY[out._edata.dtype]  # not out.dtype: that asks the handler
         if not (dt.is_floating_point or dt.is_complex):
             raise RuntimeError(
                 f"_make_subclass(): only Tensors of floating point or complex dtype can require "
                 f"gradients (got {dt})"
             )
-        out._keys |= AUTOGRAD_BIT
+        out._ekeys |= AUTOGRAD_BIT
     return out
 
 
@@ -120,8 +117,8 @@ def _make_wrapper_subclass(
         shape, d.np, None if strides is None else tuple(strides), storage_offset or 0, dev
     )
     t = object.__new__(cls)
-    t._data = arr
-    t._keys = _DEVICE_KEYS[dev.type] | keys
+    t._edata = arr
+    t._ekeys = DEVICE_BITS[dev.type] | keys
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -74,7 +74,7 @@ class FakeTensor(Tensor):
 
     @property
     def fake_device(self) -> device:
-        return self._data.device
+        return self._edata.device
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         dev = "" if self.device == _CPU else f", device='{self.device}'"
@@ -134,7 +134,7 @@ class FakeTensorMode(TorchDispatchMode):
         found = self._memo.get(id(t))
         if found is not None and found[0] is t:
             return found[1]
-        d = t._data
+        d = t._edata
         strides = t.stride()
         arr = ShapeOnlyArray(t.shape, d.dtype, strides, t.storage_offset(), t.device)
         fake = self._make(arr)
@@ -147,8 +147,8 @@ class FakeTensorMode(TorchDispatchMode):
 
     def _make(self, arr: ShapeOnlyArray) -> FakeTensor:
         f = object.__new__(FakeTensor)
-        f._data = arr
-        f._keys = META_BIT | PYTHON_BIT
+        f._edata = arr
+        f._ekeys = META_BIT | PYTHON_BIT
         f.fake_mode = self
         return f
 
@@ -180,7 +180,7 @@ class FakeTensorMode(TorchDispatchMode):
             dev = device(given)
             kwargs = {**kwargs, "device": _META}
         else:
-            dev = next((t._data.device for t in inputs), _CPU)
+            dev = next((t._edata.device for t in inputs), _CPU)
         out = func.redispatch(META_BIT, *args, **kwargs)
         ids = {id(t) for t in inputs}
         return tree_map(lambda x: self._fake_result(x, dev, ids), out)
@@ -188,12 +188,12 @@ class FakeTensorMode(TorchDispatchMode):
     def _fake_result(self, x: Any, dev: device, inputs: set[int]) -> Any:
         if not isinstance(x, Tensor):
             return x
-        arr = x._data
+        arr = x._edata
         if arr.device != dev:
             arr.device = dev
         if id(x) in inputs:  # an in-place op's input, returned
             return x
         x.__class__ = FakeTensor
-        x._keys |= PYTHON_BIT
+        x._ekeys |= PYTHON_BIT
         x.fake_mode = self  # type: ignore[attr-defined]
         return x

@@ -692,7 +692,7 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
     for a in args:
         if type(a) is not Tensor:
             return None
-        d = a._data
+        d = a._edata
         if type(d) is not _ndarray:
             return None
         key.append((d.shape, d.strides, d.dtype, a.requires_grad))

@@ -4,7 +4,7 @@ tiers, numba fusion and kernel disk cache).
 
 # NOTE [ember backend]
 The compiler works on graphs over ndarrays (NOTE [lowering] in
-``ember/compiler/lowering.py``). A traced graph already has that form but for its values:
+``ember/lazy/lowering.py``). A traced graph already has that form but for its values:
 placeholders become ``x<i>`` holding the input tensors' arrays, each node's
 ``meta["tensor_meta"]`` comes from its fake value (``meta["val"]``, which ``make_fx``
 records), constants (``get_attr``) hold their arrays, and an output that is an input itself
@@ -29,7 +29,7 @@ import numpy as np
 
 from ember._tensor import Tensor, wrap
 from ember.compiler import array_ops
-from ember.compiler.lowering import tensor_meta
+from ember.compiler.graph_meta import tensor_meta
 from ember.compiler.pipeline import compile_lowered, tier
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
@@ -43,7 +43,7 @@ _ndarray = np.ndarray
 
 def _meta_of(val: Any) -> Any:
     if isinstance(val, Tensor):
-        return tensor_meta(tuple(val.shape), tuple(val.stride()), val._data.dtype)
+        return tensor_meta(tuple(val.shape), tuple(val.stride()), val._edata.dtype)
     if isinstance(val, (tuple, list)):
         return tuple(_meta_of(v) for v in val)
     return None
@@ -72,7 +72,7 @@ def _lower_view(g: Graph, n: Node, env: dict[Node, Node]) -> Node:
     base = root.meta["val"]
     val = n.meta["val"]
     item = val.element_size()
-    dt = base._data.dtype
+    dt = base._edata.dtype
     offset = (val.storage_offset() - base.storage_offset()) * item
     v = g.call_function(
         array_ops.view,
@@ -114,7 +114,7 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             for part in str(n.target).split("."):
                 value = getattr(value, part)
             name = str(n.target).replace(".", "_")
-            root[name] = value._data if isinstance(value, Tensor) else value
+            root[name] = value._edata if isinstance(value, Tensor) else value
             c = g.get_attr(name)
             c.meta["tensor_meta"] = _meta_of(value)
             env[n] = c
@@ -192,7 +192,7 @@ def ember_compiler(
     params = lowered.meta["param_values"]
 
     def run(args: list[Any]) -> tuple[Any, ...]:
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        arrays = [a._edata if isinstance(a, Tensor) else a for a in args]
         args.clear()
         outs = fn(*arrays, *params)
         return tuple([wrap(o) if type(o) is _ndarray else o for o in outs])

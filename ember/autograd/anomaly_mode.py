@@ -112,7 +112,7 @@ def check_results(node: Any, results: Any) -> None:
     if not getattr(state.local, "anomaly_check_nan", True):
         return
     for i, r in enumerate(results):
-        data = getattr(r, "_data", None)
+        data = getattr(r, "_edata", None)
         if isinstance(data, np.ndarray) and data.dtype.kind in "fc" and np.isnan(data).any():
             trace = node.metadata.get("trace", "(no forward trace recorded)")
             raise RuntimeError(

@@ -32,12 +32,12 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
     for i, t in enumerate(tensors):
         g = grads[i] if i < len(grads) else None
         if g is None:
-            if t._data.size != 1:
+            if t._edata.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (got shape "
                     f"{list(t.shape)}); pass gradient= with the shape of the output"
                 )
-            if t._data.dtype not in FLOATING_NP:  # (bfloat16's kind is not "f")
+            if t._edata.dtype not in FLOATING_NP:  # (bfloat16's kind is not "f")
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
@@ -49,7 +49,7 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                 f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
                 f"output[{i}] has a shape of {list(t.shape)}."
             )
-        if g._data.dtype != t._data.dtype:
+        if g._edata.dtype != t._edata.dtype:
             g = g.to(t.dtype)  # as PyTorch's validate_outputs does
         out.append(g)
     return out
@@ -173,7 +173,8 @@ def grad(
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
     if not create_graph:
-        res = [r.detach() if r is not None else None for r in res]  # type: ignore[attr-defined]
+        # results computed without a graph need no detach (PyTorch dispatches none here)
+        res = [r.detach() if r is not None and r.requires_grad else r for r in res]  # type: ignore[attr-defined]
     return tuple(res)
 
 
@@ -192,7 +193,7 @@ def _backward(
     >>> x = ember.ones(2, requires_grad=True); (x * 2).sum().backward(); x.grad
     tensor([2., 2.])
     """
-    if (self._keys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and has_torch_function((self,)):
+    if (self._ekeys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and has_torch_function((self,)):
         return handle_torch_function(  # type: ignore[no-any-return]
             Tensor.backward,  # type: ignore[attr-defined]
             (self,),
@@ -271,14 +272,13 @@ def _detach_(self: Tensor) -> Tensor:
     >>> y.requires_grad, y.grad_fn
     (False, None)
     """
-    from ember.autograd.kernel import below_autograd
     from ember.dispatch.keys import AUTOGRAD_BIT
-    from ember.ops.registry import ops
+    from ember.dispatch.state import KeyGuard
 
-    with below_autograd():
+    with KeyGuard(exclude=AUTOGRAD_BIT):
         ops.aten.detach_.default(self)  # the op's own checks (no in-place detach of views)
     self.grad_fn = None
-    self._keys &= ~AUTOGRAD_BIT
+    self._ekeys &= ~AUTOGRAD_BIT
     return self
 
 

@@ -153,7 +153,7 @@ def record(
     )
     node.saved = op_node.saved  # their versions are checked when op_node's formula runs
     base.grad_fn = node
-    base._keys |= AUTOGRAD_BIT
+    base._ekeys |= AUTOGRAD_BIT
     base._output_nr = 0
     view_node = _region_of((node, 0), geometry, region)
     _set_history(view, view_node)
@@ -181,5 +181,5 @@ def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
 
 def _set_history(t: Tensor, node: Node) -> None:
     t.grad_fn = node
-    t._keys |= AUTOGRAD_BIT
+    t._ekeys |= AUTOGRAD_BIT
     t._output_nr = 0

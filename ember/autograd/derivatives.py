@@ -79,7 +79,7 @@ def conj(t: Any) -> Any:
     (tensor([1.-2.j]), (2+1j))
     """
     if isinstance(t, Tensor):
-        return _CONJ(t) if t._data.dtype.kind == "c" else t  # the array's: no dtype lookup
+        return _CONJ(t) if t._edata.dtype.kind == "c" else t  # the array's: no dtype lookup
     return t.conjugate() if type(t) is complex else t
 
 
@@ -91,7 +91,7 @@ def real(t: Any) -> Any:
     >>> real(ember.tensor([1 + 2j]))
     tensor([1.])
     """
-    return _REAL(t) if t._data.dtype.kind == "c" else t
+    return _REAL(t) if t._edata.dtype.kind == "c" else t
 
 
 def _sgn(x: Any) -> Any:
@@ -407,7 +407,7 @@ def _like(self: Any, result: Any) -> Any:
 def _has_zero(x: Any) -> bool:
     """Whether ``x`` has an element equal to 0 (True for a tensor without data, such as a
     meta one: the zero-safe path is right for any value)."""
-    d = x._data
+    d = x._edata
     return type(d) is not np.ndarray or bool((d == 0).any())
 
 
@@ -665,9 +665,9 @@ defvjp(aten.repeat.default, lambda g, self, repeats: (_repeat_grad(g, self, repe
 
 def _grad_mat1(g: Any, mat2: Any, mat1: Any) -> Any:
     """``g @ mat2ᴴ``, laid out like ``mat1``."""
-    if mat2._data.dtype.kind == "c":
+    if mat2._edata.dtype.kind == "c":
         mat2 = conj(mat2)
-    d = mat1._data  # _transposed(mat1), inlined: this runs for every Linear layer
+    d = mat1._edata  # _transposed(mat1), inlined: this runs for every Linear layer
     if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
         return _T(_MM(mat2, _T(g)))
     return _MM(g, _T(mat2))
@@ -677,9 +677,9 @@ def _grad_mat2(g: Any, mat1: Any, mat2: Any) -> Any:
     """``mat1ᴴ @ g``, laid out like ``mat2``: for a transposed ``mat2``, such as a Linear
     weight used as ``W.t()``, ``(gᵀ conj(mat1))ᵀ``, so the gradient that reaches ``W`` is
     contiguous (and can be kept as ``W.grad`` without a copy), in two transposes."""
-    if mat1._data.dtype.kind == "c":
+    if mat1._edata.dtype.kind == "c":
         mat1 = conj(mat1)
-    d = mat2._data
+    d = mat2._edata
     if d.ndim == 2 and d.strides[0] == d.itemsize and d.strides[1] != d.itemsize:
         return _T(_MM(_T(g), mat1))
     return _MM(_T(mat1), g)

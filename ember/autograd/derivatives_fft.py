@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
+from ember._factory import tensor
 from ember.autograd.derivatives import real
 from ember.autograd.function_table import defvjp
 from ember.ops.registry import ops
@@ -42,7 +42,7 @@ def _c2r_grad(g: Any, self: Any, dim: list[int], normalization: int) -> Any:
         weights = [1.0] * gi.shape[d]
         for i in range(1, twice + 1):
             weights[i] = 2.0
-        w = ember.tensor(weights, dtype=g.dtype, device=g.device)
+        w = tensor(weights, dtype=g.dtype, device=g.device)
         w = w.view([-1] + [1] * (gi.ndim - d - 1))
         gi = gi * w
     return gi

@@ -407,3 +407,17 @@ defvjp(aten.linalg_lstsq.default, lambda g, self, b, rcond=None, *, driver=None,
 defvjp(aten.linalg_cross.default, lambda g, self, other, *, dim=-1: (
     aten.linalg_cross.default(conj(other), g, dim=dim),
     aten.linalg_cross.default(g, conj(self), dim=dim)))  # fmt: skip
+
+
+def _matrix_exp_grad(g: Any, self: Any) -> tuple[Any]:
+    """PyTorch's ``linalg_matrix_exp_differential`` (adjoint): the top-right block of
+    ``exp([[A^H, G], [0, A^H]])``."""
+    n = self.shape[-1]
+    ah = self.mH if self.is_complex() else self.mT
+    top = ember.cat([ah, g], -1)
+    bottom = ember.cat([ember.zeros_like(g), ah], -1)
+    big = ember.ops.aten.linalg_matrix_exp.default(ember.cat([top, bottom], -2))
+    return (big[..., :n, n:],)
+
+
+defvjp(aten.linalg_matrix_exp.default, _matrix_exp_grad)

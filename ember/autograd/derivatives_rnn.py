@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
+from ember.autograd.api import grad
 from ember.autograd.function_table import defvjp
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops.native.rnn import Weights, _full_layer, _lstm_step
@@ -31,7 +31,7 @@ def _differentiable(
     outs = [out.transpose(0, 1) if batch_first else out, h, c]
     pairs = [(o, gi) for o, gi in zip(outs, g[:3], strict=True) if gi is not None]
     wrt = [t for t in inputs if t.requires_grad]
-    grads = ember.autograd.grad(
+    grads = grad(
         [o for o, _ in pairs], wrt, [gi for _, gi in pairs], create_graph=True, allow_unused=True
     )
     found = dict(zip((id(t) for t in wrt), grads, strict=True))

@@ -14,8 +14,8 @@ from typing import Any
 import ember
 from ember.autograd.derivatives import _pad_to
 from ember.autograd.function_table import defvjp, nondifferentiable
-from ember.backends.shapes import broadcast_shapes
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 E = ember

@@ -24,12 +24,13 @@ from ember.ops.registry import ops
 
 _SUM = ops.aten.sum.dim_IntList._dispatch  # the ops' dispatch, called directly: no resolution
 _VIEW = ops.aten.view.default._dispatch
+_ZEROS = ops.aten.zeros.default._dispatch
 
 
 def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
     """Reduce a broadcast gradient to ``shape`` and cast it to the ember dtype of the NumPy
     dtype ``np_dtype``."""
-    gshape = grad._data.shape
+    gshape = grad._edata.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
         dims = list(range(lead))  # leading dims broadcasting added: summed away
@@ -40,11 +41,11 @@ def _sum_to(grad: Tensor, shape: tuple[int, ...], np_dtype: Any) -> Tensor:
                 kept = True
         if dims:
             grad = _SUM(grad, dims, kept)
-        if grad._data.shape != shape:
+        if grad._edata.shape != shape:
             grad = _VIEW(grad, list(shape))
-    if grad._data.dtype != np_dtype:
+    if grad._edata.dtype != np_dtype:
         dtype = _FROM_NP[np_dtype]
-        if grad._data.dtype.kind == "c" and not dtype.is_complex:
+        if grad._edata.dtype.kind == "c" and not dtype.is_complex:
             # a real input of a complex-valued op: the real part, as PyTorch takes it (a cast
             # would warn that it discards the imaginary part)
             grad = ops.aten.real.default(grad)
@@ -129,19 +130,13 @@ def run_backward(
         buf = buffers.setdefault(node, [None] * node.n_outputs)
         buf[nr] = _add(buf[nr], g)
     ready = [n for n in dict.fromkeys(r[0] for r in roots) if not deps[n]]
-    loc = state.local
     anomaly = is_anomaly_enabled()
-    prev = loc.grad_enabled
-    prev_exclude = loc.exclude
-    loc.grad_enabled = create_graph
     # Formulas are ember's own code, as PyTorch's are C++: no __torch_function__ handler or
-    # mode sees their ops (a Function's backward, user code, turns it back on: function.py)
-    loc.exclude = prev_exclude | state.TF_BITS
-    if not create_graph:
-        # grad mode is off: the Autograd key would only pass every formula op through, so
-        # leave it out of the whole pass (hooks see the same: nothing records)
-        loc.exclude |= AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
+    # mode sees their ops (a Function's backward, user code, turns it back on: function.py).
+    # With grad mode off the Autograd key would only pass every formula op through, so it is
+    # left out of the whole pass (hooks see the same: nothing records).
+    guard = state.GradKeyGuard(create_graph, state.TF_BITS | (0 if create_graph else AUTOGRAD_BIT))
+    guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
     leaves_inline = accumulate and not capture
@@ -197,7 +192,7 @@ def run_backward(
                 n = deps[nxt] - 1  # without a gradient, only the dependency count moves
                 deps[nxt] = n
                 if grad is not None:
-                    d = grad._data
+                    d = grad._edata
                     resized = meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape)
                     if resized:
                         new = _sum_to(grad, meta[0], meta[1])
@@ -248,9 +243,7 @@ def run_backward(
             if follow is not None:
                 grads = follow_grads
     finally:
-        loc.grad_enabled = prev
-        loc.exclude = prev_exclude
-        state.ACTIVE[0] -= 1
+        guard.__exit__()
     return captured
 
 
@@ -279,12 +272,10 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     tuple: NOTE [undefined output gradients])."""
     if all(g is not None for g in grads):
         return grads
-    import ember
-
     meta = node.out_meta
     return [
         g if g is not None or i >= len(meta) or meta[i] is None
-        else ember.zeros(meta[i][0], dtype=meta[i][1])  # type: ignore[attr-defined]
+        else _ZEROS(meta[i][0], dtype=meta[i][1])
         for i, g in enumerate(grads)
     ]  # fmt: skip
 
@@ -363,14 +354,14 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
 
 def _whole(g: Tensor) -> bool:
     """Contiguous and covering all of its storage (a view only in name, e.g. ``x.t().t()``)."""
-    d = g._data
+    d = g._edata
     if type(d) is np.ndarray and d.flags.c_contiguous:  # the common cases, from the array
         base = g._base
         if base is None:
             if d.base is None:
                 return True  # a fresh result that owns its array
-        elif base._base is None and type(base._data) is np.ndarray:
-            return base._data.size == d.size  # contiguous and as large: offset 0, all of it
+        elif base._base is None and type(base._edata) is np.ndarray:
+            return base._edata.size == d.size  # contiguous and as large: offset 0, all of it
     if not g.is_contiguous() or g.storage_offset():
         return False
     base = g._base

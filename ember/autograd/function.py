@@ -146,7 +146,7 @@ class Function:
                 continue
             if o.dtype.category < 2:
                 continue
-            o._keys |= AUTOGRAD_BIT
+            o._ekeys |= AUTOGRAD_BIT
             o.grad_fn = node
             o._output_nr = i
             if o._base is not None and not any(o is d for d in ctx._dirty):

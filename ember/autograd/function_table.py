@@ -7,7 +7,7 @@ gradient per Tensor parameter of the schema, in order (``None`` where none flows
 a ``Tensor[]`` parameter). Gradients may have the broadcast shape or a wider dtype: the
 engine reduces them to each input's shape and dtype.
 
-Which arguments a formula reads is read off its bytecode once, at registration, so only
+Which arguments a formula reads is read off its bytecode once, on first use, so only
 those are saved and version-checked (NOTE [saved tensor versions] in ``graph.py``):
 ``a + b`` followed by ``a.add_(1)`` can still backward, as in PyTorch.
 """
@@ -15,41 +15,86 @@ those are saved and version-checked (NOTE [saved tensor versions] in ``graph.py`
 from __future__ import annotations
 
 import dis
+import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ember.autograd.graph import Node, node_class
 from ember.ops.registry import OpOverload
 
 
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per op
 class VJP:
-    op: OpOverload
-    formula: Callable[..., Any]
-    name: str  # grad_fn name, e.g. "AddBackward0"
-    reads: frozenset[str]  # parameter names the formula reads (saved and version-checked)
-    wants_result: bool
-    #: per output, whether it carries a gradient (None: every floating output does), as
-    #: derivatives.yaml's ``output_differentiability`` (layer_norm's mean and rstd do not)
-    outputs: tuple[bool, ...] | None = None
-    #: the formula names a ``needs`` parameter: it gets one flag per Tensor parameter saying
-    #: whether that input wants a gradient, to skip the work for those that don't (as
-    #: PyTorch's ``grad_input_mask``); formulas without it compute every gradient
-    wants_needs: bool = False
-    #: (argument position, Tensor-parameter index) of the tensors the formula reads only
-    #: the ``shape``/``ndim``/``dtype`` of: neither saved nor version-checked; the formula
-    #: gets a ``TensorMeta`` of the input instead (NOTE [shape-only arguments])
-    meta_args: tuple[tuple[int, int], ...] = ()
-    #: for an op with several outputs, the ones the formula reads as ``result[i]`` (only
-    #: those are kept); None when it reads ``result`` some other way (all are kept)
-    result_reads: frozenset[int] | None = None
-    #: the class of the entry's nodes, named ``name`` (NOTE [node classes] in ``graph.py``)
-    cls: type[Node] = Node
+    """One derivative entry. What the formula reads (from its bytecode) and the class of its
+    nodes are worked out on first use, when the op's Autograd kernel is made, not when the
+    table is imported (NOTE [lazy entries])."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cls", node_class(self.name))
+    # NOTE [lazy entries]
+    # Reading ~400 formulas' bytecode and making their node classes cost a noticeable part
+    # of ``import ember``; most programs use a few dozen of them. The entry keeps the
+    # formula and computes each derived field once, on first access (``cached_property``).
+
+    __slots__ = ("op", "formula", "name", "outputs", "__dict__")
+
+    def __init__(
+        self,
+        op: OpOverload,
+        formula: Callable[..., Any],
+        name: str,
+        outputs: tuple[bool, ...] | None = None,
+    ) -> None:
+        self.op = op
+        self.formula = formula
+        self.name = name  # grad_fn name, e.g. "AddBackward0"
+        #: per output, whether it carries a gradient (None: every floating output does), as
+        #: derivatives.yaml's ``output_differentiability`` (layer_norm's mean and rstd do not)
+        self.outputs = outputs
+
+    def __repr__(self) -> str:
+        return f"VJP({self.op}, {self.name})"
+
+    @functools.cached_property
+    def _params(self) -> Any:
+        return inspect.signature(self.formula).parameters
+
+    @functools.cached_property
+    def wants_result(self) -> bool:
+        """The formula names a ``result`` parameter: it gets the op's output."""
+        return "result" in self._params
+
+    @functools.cached_property
+    def wants_needs(self) -> bool:
+        """The formula names a ``needs`` parameter: it gets one flag per Tensor parameter
+        saying whether that input wants a gradient, to skip the work for those that don't (as
+        PyTorch's ``grad_input_mask``); formulas without it compute every gradient."""
+        return "needs" in self._params
+
+    @functools.cached_property
+    def _meta_only(self) -> frozenset[str]:
+        return _shape_only_reads(self.formula, self.op)
+
+    @functools.cached_property
+    def reads(self) -> frozenset[str]:
+        """Parameter names the formula reads (saved and version-checked)."""
+        return _reads(self.formula) - {"needs"} - self._meta_only
+
+    @functools.cached_property
+    def meta_args(self) -> tuple[tuple[int, int], ...]:
+        """(argument position, Tensor-parameter index) of the tensors the formula reads only
+        the ``shape``/``ndim``/``dtype`` of: neither saved nor version-checked; the formula
+        gets a ``TensorMeta`` of the input instead (NOTE [shape-only arguments])."""
+        return _meta_args(self.op, self._meta_only)
+
+    @functools.cached_property
+    def result_reads(self) -> frozenset[int] | None:
+        """For an op with several outputs, the ones the formula reads as ``result[i]`` (only
+        those are kept); None when it reads ``result`` some other way (all are kept)."""
+        return _result_reads(self.formula)
+
+    @functools.cached_property
+    def cls(self) -> type[Node]:
+        """The class of the entry's nodes, named ``name`` (NOTE [node classes])."""
+        return node_class(self.name)
 
 
 DERIVATIVES: dict[OpOverload, VJP] = {}
@@ -120,14 +165,8 @@ def defvjp(
     marks which outputs are differentiable when not all floating ones are."""
     if op in DERIVATIVES:
         raise ValueError(f"{op} already has a derivative formula")
-    params = inspect.signature(formula).parameters
-    meta_only = _shape_only_reads(formula, op)
-    DERIVATIVES[op] = VJP(
-        op, formula, name or node_name(op), _reads(formula) - {"needs"} - meta_only,
-        "result" in params, outputs, "needs" in params, _meta_args(op, meta_only),
-        _result_reads(formula),
-    )  # fmt: skip
-    op._table = None  # its Autograd kernel is made from the entry (NOTE [generated recorders])
+    DERIVATIVES[op] = VJP(op, formula, name or node_name(op), outputs)
+    op.invalidate()  # its Autograd kernel is made from the entry (NOTE [generated recorders])
 
 
 _META_ATTRS = frozenset({"shape", "ndim", "dtype"})
@@ -180,4 +219,4 @@ def nondifferentiable(*overloads: OpOverload) -> None:
     """Declare ops whose outputs never require grad, whatever their inputs."""
     NONDIFFERENTIABLE.update(overloads)
     for op in overloads:
-        op._table = None
+        op.invalidate()

@@ -31,7 +31,7 @@ def _numerical(
     """d(each output)/d(input i), one column per input element, by central differences.
     Grad mode stays on: for gradgradcheck, ``fn`` itself computes gradients."""
     x = inputs[i]
-    flat = x._data.reshape(-1) if x._data.flags.c_contiguous else None
+    flat = x._edata.reshape(-1) if x._edata.flags.c_contiguous else None
     if flat is None:
         raise ValueError("gradcheck: inputs must be contiguous")
     outs0 = _outputs(fn, inputs)
@@ -39,9 +39,9 @@ def _numerical(
     for j in range(x.numel()):
         orig = flat[j].copy()
         flat[j] = orig + eps
-        plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+        plus = [o._edata.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
         flat[j] = orig - eps
-        minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
+        minus = [o._edata.astype(np.float64).reshape(-1).copy() for o in _outputs(fn, inputs)]
         flat[j] = orig
         for k in range(len(outs0)):
             jac[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
@@ -67,7 +67,7 @@ def _analytical(
                       retain_graph=True, allow_unused=True)  # fmt: skip
             for c, g in enumerate(gs):
                 if g is not None:
-                    result[k][c][r] = g._data.astype(np.float64).reshape(-1)
+                    result[k][c][r] = g._edata.astype(np.float64).reshape(-1)
     return result
 
 

@@ -50,22 +50,6 @@ _DETACH = ops.aten.detach.default
 _new = object.__new__
 
 
-class below_autograd:
-    """Run ops with the Autograd key excluded (what the recorded op itself runs under)."""
-
-    __slots__ = ("old",)
-
-    def __enter__(self) -> None:
-        loc = state.local
-        self.old = loc.exclude
-        loc.exclude = self.old | AUTOGRAD_BIT
-        state.ACTIVE[0] += 1
-
-    def __exit__(self, *exc: Any) -> None:
-        state.local.exclude = self.old
-        state.ACTIVE[0] -= 1
-
-
 def gradient_edge(t: Tensor) -> Edge:
     """Where the gradient of ``t`` goes: its grad_fn, or its leaf accumulator."""
     fn = t.grad_fn
@@ -94,7 +78,7 @@ def saved_output(t: Tensor) -> Tensor:
     gradient is differentiable through the result too.
     """
     if type(t) is not Tensor:
-        if t._keys & PYTHON_BIT:
+        if t._ekeys & PYTHON_BIT:
             # a __torch_dispatch__ subclass makes its own alias, as PyTorch's SavedVariable
             # asks it to: one aten.detach.default per saved output
             return _DETACH(t)
@@ -103,8 +87,8 @@ def saved_output(t: Tensor) -> Tensor:
     if vc is None:
         vc = t._vc = [0]
     a = _new(Tensor)
-    a._data = t._data
-    a._keys = t._keys & ~AUTOGRAD_BIT
+    a._edata = t._edata
+    a._ekeys = t._ekeys & ~AUTOGRAD_BIT
     a._vc = vc
     if t._base is not None:
         a._base = t._base
@@ -116,7 +100,7 @@ def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
     if saved.grad_fn is node or type(saved) is not Tensor:
         return saved
     a = saved_output(saved)
-    a._keys |= AUTOGRAD_BIT
+    a._ekeys |= AUTOGRAD_BIT
     a.grad_fn = node
     a._output_nr = nr
     return a
@@ -184,11 +168,11 @@ def _make_gather(params: list[tuple[int, str, bool]]) -> Gather:
             lines.append(f"    x{i} = args[{pos}] if n > {pos} else kwargs.get({name!r})")
         if is_list:
             lines.append(
-                f"    r{i} = [isinstance(t, T) and bool(t._keys & AB) for t in x{i}]"
+                f"    r{i} = [isinstance(t, T) and bool(t._ekeys & AB) for t in x{i}]"
                 f" if x{i} is not None else []"
             )
         else:
-            lines.append(f"    r{i} = isinstance(x{i}, T) and bool(x{i}._keys & AB)")
+            lines.append(f"    r{i} = isinstance(x{i}, T) and bool(x{i}._ekeys & AB)")
     k = len(params)
     if not k:
         lines.append("    return None")
@@ -205,16 +189,9 @@ _INFO: dict[OpOverload, _OpInfo] = {}
 
 
 def _below(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Run ``op`` with the Autograd key excluded (``below_autograd``, without the object)."""
-    loc = state.local
-    old = loc.exclude
-    loc.exclude = old | AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
-    try:
+    """Run ``op`` with the Autograd key excluded."""
+    with state.KeyGuard(exclude=AUTOGRAD_BIT):
         return op.redispatch(ks & BELOW, *args, **kwargs)
-    finally:
-        loc.exclude = old
-        state.ACTIVE[0] -= 1
 
 
 def autograd_fallback(
@@ -267,15 +244,7 @@ def autograd_fallback(
     # grad), even when what was written into it does
     base = args[0]._base if inplace and _differentiable(args[0]) else None
     base_edge = gradient_edge(base) if base is not None and base.requires_grad else NO_EDGE
-    loc = state.local  # _below, inlined: this runs for every recorded op
-    old = loc.exclude
-    loc.exclude = old | AUTOGRAD_BIT
-    state.ACTIVE[0] += 1
-    try:
-        out = op.redispatch(ks & BELOW, *args, **kwargs)
-    finally:
-        loc.exclude = old
-        state.ACTIVE[0] -= 1
+    out = _below(op, ks, args, kwargs)
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out)
     if base is not None:
@@ -350,7 +319,7 @@ def _make_node(
             else:
                 e_list.append(NO_EDGE)
             if isinstance(x, Tensor):
-                d = x._data
+                d = x._edata
                 m_list.append((d.shape, d.dtype))
             else:
                 m_list.append(None)
@@ -382,7 +351,7 @@ def _make_node(
 
 def _meta_of(t: Any) -> tuple[tuple[int, ...], Any] | None:
     """An input's entry of ``input_meta``: its shape and NumPy dtype."""
-    return (t._data.shape, t._data.dtype) if isinstance(t, Tensor) else None
+    return (t._edata.shape, t._edata.dtype) if isinstance(t, Tensor) else None
 
 
 def _saved_indices(vjp: VJP, info: _OpInfo) -> tuple[int, ...]:
@@ -401,8 +370,8 @@ def _attach(node: Node, out: Any) -> None:
     vjp: VJP = node.ctx[0]
     if not isinstance(out, (tuple, list)):  # one output: the common case
         if isinstance(out, Tensor):
-            if _FROM_NP[out._data.dtype].category >= 2:
-                out._keys |= AUTOGRAD_BIT
+            if _FROM_NP[out._edata.dtype].category >= 2:
+                out._ekeys |= AUTOGRAD_BIT
                 out.grad_fn = node
                 if out._output_nr:
                     out._output_nr = 0
@@ -420,7 +389,7 @@ def _attach(node: Node, out: Any) -> None:
     out_meta: list[Any] = []
     for i, o in enumerate(outs):
         if _differentiable(o) and (flags is None or flags[i]):
-            o._keys |= AUTOGRAD_BIT
+            o._ekeys |= AUTOGRAD_BIT
             o.grad_fn = node
             o._output_nr = i
             out_meta.append((o.shape, o.dtype))
@@ -486,7 +455,7 @@ def flatten(grads: Any, sizes: tuple[int, ...]) -> list[Any]:
 def _relinked(node: Node, result: Any) -> Any:
     """The saved result(s) as differentiable outputs of ``node`` again (create_graph)."""
     if isinstance(result, Tensor):  # one output: differentiable if floating
-        if _FROM_NP[result._data.dtype].category < 2:
+        if _FROM_NP[result._edata.dtype].category < 2:
             return result
         rn = node._result_node
         return relink(result, node if rn is None else rn, 0)

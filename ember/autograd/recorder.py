@@ -44,7 +44,7 @@ from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
 from ember.autograd.graph import NO_EDGE, Node, SavedOutput, SavedTensor
-from ember.dispatch import state
+from ember.dispatch import dispatcher, state
 from ember.dispatch.codegen import define
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY
@@ -53,25 +53,12 @@ Kernel = Callable[..., Any]
 Runner = Callable[[Node, Any], Any]
 
 #: the call of the kernel found below the Autograd key (``op.redispatch``, inlined)
-_CALL_BELOW = (
-    "fn(*args, **kwargs) if kind == 0 else fn(below, *args, **kwargs) if kind == 1 "
-    "else fn(op, below, args, kwargs)"
-)
+_CALL_BELOW = dispatcher.call_source("below")
 
 
 def _excluded(statement: str, indent: str) -> list[str]:
     """``statement`` (a call below) with the Autograd key excluded, restored after."""
-    return [
-        f"{indent}loc = local",
-        f"{indent}old = loc.exclude",
-        f"{indent}loc.exclude = old | AB",
-        f"{indent}ACTIVE[0] += 1",
-        f"{indent}try:",
-        f"{indent}    {statement}",
-        f"{indent}finally:",
-        f"{indent}    loc.exclude = old",
-        f"{indent}    ACTIVE[0] -= 1",
-    ]
+    return state.guard_lines(statement, "AB", indent)
 
 
 _HEAD = [
@@ -79,12 +66,15 @@ _HEAD = [
     "    below = ks & BELOW",
     "    if not below:",
     "        return op.redispatch(below, *args, **kwargs)  # raises: no kernel below",
-    "    fn, kind = (op._table or op._build_table())[below.bit_length() - 1]",
+    f"    fn, kind = {dispatcher.lookup_source('below')}",
 ]
 
 
 def _scope(op: Any, below: int, **more: Any) -> dict[str, Any]:
-    return {"op": op, "BELOW": below, "local": state.local, **more}
+    return {
+        "op": op, "BELOW": below, "local": state.local, "build_table": dispatcher.build_table,
+        **more,
+    }  # fmt: skip
 
 
 def make_passthrough(
@@ -139,7 +129,7 @@ def make_recorder(
     if op.is_view:  # a view of a tensor that requires grad: NOTE [view creation meta]
         lines += [
             f"        out = {_CALL_BELOW}",
-            "        if args and isinstance(x := args[0], T) and x._keys & AB:",
+            "        if args and isinstance(x := args[0], T) and x._ekeys & AB:",
             "            NOGRAD_VIEW(out)",
             "        return out",
         ]
@@ -152,7 +142,7 @@ def make_recorder(
             lines.append(f"    x{i} = kwargs.get({name!r})")
         else:
             lines.append(f"    x{i} = args[{pos}] if n > {pos} else kwargs.get({name!r})")
-        lines.append(f"    r{i} = isinstance(x{i}, T) and x{i}._keys & AB")
+        lines.append(f"    r{i} = isinstance(x{i}, T) and x{i}._ekeys & AB")
     any_ = " or ".join(f"r{i}" for i in range(k)) or "False"
     lines += [
         f"    if not ({any_}):",
@@ -175,7 +165,7 @@ def make_recorder(
             "    else:",
             f"        e{i} = NO_EDGE",
             f"    if isinstance(x{i}, T):",
-            f"        d = x{i}._data",
+            f"        d = x{i}._edata",
             f"        m{i} = (d.shape, d.dtype)",
             "    else:",
             f"        m{i} = None",
@@ -224,8 +214,8 @@ def make_recorder(
             "    if type(out) is not T:",
             "        attach(node, out)",
             "        return out",
-            "    if FROM_NP[out._data.dtype].category >= 2:",
-            "        out._keys |= AB",
+            "    if FROM_NP[out._edata.dtype].category >= 2:",
+            "        out._ekeys |= AB",
             "        out.grad_fn = node",
             "        if out._output_nr:",
             "            out._output_nr = 0",
@@ -281,11 +271,11 @@ def _attach_outputs(k: int, vjp: VJP) -> list[str]:
         if flags[i]:
             lines += [
                 f"    o = out[{i}]",  # (None where a backward op skipped an output)
-                "    if isinstance(o, T) and (dt := FROM_NP[o._data.dtype]).category >= 2:",
-                "        o._keys |= AB",
+                "    if isinstance(o, T) and (dt := FROM_NP[o._edata.dtype]).category >= 2:",
+                "        o._ekeys |= AB",
                 "        o.grad_fn = node",
                 f"        o._output_nr = {i}",
-                f"        om{i} = (o._data.shape, dt)",
+                f"        om{i} = (o._edata.shape, dt)",
                 "    else:",
                 f"        om{i} = None",
             ]

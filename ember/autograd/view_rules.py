@@ -158,5 +158,5 @@ def nograd_view(out: Any) -> None:
     history, and refuse a write in grad mode (PyTorch's ``NO_GRAD_MODE`` views)."""
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, Tensor) and o._base is not None and o.dtype.category >= 2:
-            o._keys |= AUTOGRAD_BIT
+            o._ekeys |= AUTOGRAD_BIT
             mark(o, NO_GRAD_MODE)

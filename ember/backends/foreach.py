@@ -27,16 +27,6 @@ _COPY_ = ops.aten.copy_.default
 _BELOW_AUTOGRAD = below(DispatchKey.Autograd)
 
 
-def _kernel_for(el: OpOverload, key: int) -> Callable[..., Any]:
-    """The element op's kernel for ``key``, callable with the op's own arguments."""
-    fn, kind = (el._table or el._build_table())[key]
-    if kind == KIND_PLAIN:
-        return fn  # type: ignore[no-any-return]
-    if kind == KIND_KEYSET:
-        return lambda *a, **k: fn(1 << key, *a, **k)
-    return lambda *a, **k: fn(el, 1 << key, a, k)
-
-
 def _signature(schema: FunctionSchema) -> str:
     """The Python parameters of ``schema``, defaults as the schema's (from ``D``)."""
     parts, star = [], False
@@ -100,8 +90,8 @@ def _backend_kernel(op: OpOverload, spec: Foreach, key: DispatchKey) -> Callable
     """``op``'s kernel for backend ``key``: the element op's kernel for ``key``, per
     position."""
     element, k = _element(spec), int(key)
-    copy = lambda d, r: _kernel_for(_COPY_, k)(d, r)  # noqa: E731 - looked up when it runs
-    return _loop(op, spec, lambda: _kernel_for(element, k), copy)  # type: ignore[no-any-return]
+    copy = lambda d, r: _COPY_.kernel_for(k)(d, r)  # noqa: E731 - looked up when it runs
+    return _loop(op, spec, lambda: element.kernel_for(k), copy)  # type: ignore[no-any-return]
 
 
 def _autograd_kernel(op: OpOverload, spec: Foreach) -> Callable[..., Any]:
@@ -124,7 +114,7 @@ def _any_requires_grad(args: tuple[Any, ...], lists: tuple[int, ...]) -> bool:
     for i in lists:
         if i < len(args):
             for t in args[i]:
-                if isinstance(t, Tensor) and t._keys & AUTOGRAD_BIT:
+                if isinstance(t, Tensor) and t._ekeys & AUTOGRAD_BIT:
                     return True
     return False
 

@@ -1,5 +1,5 @@
 """The functions a lowered lazy graph calls besides ops: storage views, copies and writes,
-on ndarrays (NOTE [lowering] in ``ember/compiler/lowering.py``).
+on ndarrays (NOTE [lowering] in ``ember/lazy/lowering.py``).
 
 Each carries what the passes need to know (``ember/compiler/effects.py``):
 ``_ember_mutates`` (argument positions it writes), ``_ember_alias`` (the argument whose
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.lazy import layout
+from ember.compiler import layout
 
 __all__ = ["view", "copy", "copy_laid_out", "laid_out", "write_region_"]
 

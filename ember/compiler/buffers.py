@@ -17,10 +17,10 @@ graph key includes which values have equal shapes (NOTE [shape classes] in
 ``ember/lazy/executor.py``), so the choice holds for every run of the compiled graph.
 ``buffers_reused`` counts the buffers given.
 
->>> from ember.compiler import lowering
+>>> from ember.compiler import graph_meta
 >>> from ember.compiler.buffers import reuse_buffers
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
->>> x.meta["tensor_meta"] = lowering.tensor_meta((4,), (1,), np.dtype("float32"))
+>>> x.meta["tensor_meta"] = graph_meta.tensor_meta((4,), (1,), np.dtype("float32"))
 >>> a = g.call_function(ember.ops.aten.exp.default, (x,))
 >>> b = g.call_function(ember.ops.aten.neg.default, (a,))
 >>> a.meta["tensor_meta"] = b.meta["tensor_meta"] = x.meta["tensor_meta"]
@@ -35,11 +35,13 @@ from typing import Any
 
 import numpy as np  # noqa: F401  (the docstring's example)
 
-from ember.compiler import lowering, numpy_ops  # noqa: F401  (lowering: the example)
+from ember.compiler import (
+    metrics,
+    numpy_ops,  # noqa: F401
+)
 from ember.compiler.effects import output_roots, storage_roots
 from ember.fx.graph import Graph
 from ember.fx.node import Node
-from ember.lazy import metrics
 
 
 def _meta_key(n: Node) -> Any:

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.compiler import array_ops
+from ember.compiler import array_ops, metrics
 from ember.compiler.effects import is_pure, mutated_args, storage_roots
 from ember.fx.graph import Graph
 from ember.fx.node import Node
-from ember.lazy import metrics
 from ember.ops.registry import ops
 
 

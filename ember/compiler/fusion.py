@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from ember.compiler import metrics
 from ember.compiler.effects import mutated_args
 from ember.fx.graph import Graph
 from ember.fx.node import Node
-from ember.lazy import metrics
 from ember.ops.registry import ops
 
 aten = ops.aten

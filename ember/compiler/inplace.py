@@ -34,11 +34,10 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ember.compiler import array_ops
+from ember.compiler import array_ops, metrics
 from ember.compiler.effects import mutated_args, output_roots, readers, storage_roots
 from ember.fx.graph import Graph
 from ember.fx.node import Node, is_random
-from ember.lazy import metrics
 from ember.ops.native._define import VARIANTS_OF
 from ember.ops.registry import OpOverload
 
@@ -116,7 +115,7 @@ def _broadcast(src: Node) -> bool:
 
 # NOTE [updates in place]
 # The Functionalize key records an in-place op as its functional op and rebinds what it
-# wrote (NOTE [functionalize] in ``ember/lazy/functionalize.py``): an optimizer's
+# wrote (NOTE [functionalize] in ``ember/functionalize/fallback.py``): an optimizer's
 # ``p.add_(g, alpha=-lr)`` is ``add(p, g)``, a new value. Where the old value is dead after
 # the call, the call becomes its in-place variant again (``add`` -> ``add_``,
 # ``_foreach_mul.List`` -> ``_foreach_mul_.List``) and writes the old value's storage:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ember._tensor import Tensor, wrap
 from ember.compiler.effects import mutated_args
-from ember.compiler.lowering import single_output
+from ember.compiler.graph_meta import single_output
 from ember.dispatch.keys import CPU_BIT
 from ember.fx.graph_module import GraphModule
 from ember.fx.interpreter import Interpreter
@@ -29,7 +29,7 @@ def flatten(result: Any) -> tuple[Any, ...]:
 
 def _flatten(result: Any, out: list[Any]) -> None:
     if isinstance(result, Tensor):
-        out.append(result._data)
+        out.append(result._edata)
     elif isinstance(result, (list, tuple)):
         for r in result:
             _flatten(r, out)
@@ -60,9 +60,9 @@ def run_kernel(node: Node, env: dict[Node, Any]) -> Any:
     args, kwargs = map_arg(node.args, load), map_arg(node.kwargs, load)
     result = op.redispatch(CPU_BIT, *args, **kwargs)
     for m in mutated_args(node):
-        env[m] = wrappers[m]._data
+        env[m] = wrappers[m]._edata
     if single_output(op):
-        return result._data
+        return result._edata
     return flatten(result)
 
 

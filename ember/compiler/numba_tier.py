@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
+from ember.compiler import metrics
 from ember.compiler.fusion import ELEMENTWISE, REDUCTIONS
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
-from ember.lazy import metrics
 
 MIN_ELEMENTS = 1 << 15  # below this a kernel launch costs more than the passes it saves
 WARM_RUNS = 1  # runs of a kernel's ops before numba builds it (NOTE [warm-up runs])

@@ -243,7 +243,7 @@ def _addmm(src: Source, out: str | None) -> str | None:
 
 
 def _addmm_kernel(s: Any, a: Any, b: Any) -> Any:
-    return aten.addmm.default.redispatch(CPU_BIT, wrap(s), wrap(a), wrap(b))._data
+    return aten.addmm.default.redispatch(CPU_BIT, wrap(s), wrap(a), wrap(b))._edata
 
 
 EMITTERS[aten.addmm.default] = _addmm

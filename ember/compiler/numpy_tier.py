@@ -34,8 +34,8 @@ from ember._tensor import wrap
 from ember.backends.cpu._util import ERRSTATE, IGNORE
 from ember.compiler import array_ops, numpy_ops
 from ember.compiler.effects import mutated_args
+from ember.compiler.graph_meta import single_output
 from ember.compiler.interpreter_tier import flatten
-from ember.compiler.lowering import single_output
 from ember.dispatch.keys import CPU_BIT
 from ember.fx.codegen import Globals, last_uses
 from ember.fx.graph import RESERVED
@@ -162,9 +162,9 @@ def _kernel_call(g: Globals, node: Node) -> list[str]:
     )
     call = f"{fn}.redispatch({', '.join(parts)})"
     lines.append(
-        f"{node.name} = {call}._data" if single_output(op) else f"{node.name} = _flat({call})"
+        f"{node.name} = {call}._edata" if single_output(op) else f"{node.name} = _flat({call})"
     )
-    lines.extend(f"{m.name} = {t}._data" for m, t in held.items())
+    lines.extend(f"{m.name} = {t}._edata" for m, t in held.items())
     if held:  # drop the wrappers (they hold the arrays)
         lines[-1] += ";  " + " = ".join(held.values()) + " = None"
     return lines

@@ -19,8 +19,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from ember.compiler import metrics
 from ember.fx.graph import Graph
-from ember.lazy import metrics
 
 Pass = Callable[[Graph], Graph]
 

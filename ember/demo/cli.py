@@ -36,6 +36,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         default="both",
         help="the network to train: the MLP, the CNN or both (default: both)",
     )
+    p.add_argument(
+        "--mode",
+        default=",".join(MODES),
+        help=f"the modes to train in, comma-separated (default: {','.join(MODES)})",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds weights and batch order (default: 0)")
     p.add_argument(
         "--quick",
@@ -58,6 +63,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.epochs is not None and args.epochs < 1:
         p.error(f"--epochs must be at least 1, got {args.epochs}")
+    args.modes = [m.strip() for m in args.mode.split(",") if m.strip()]
+    unknown = [m for m in args.modes if m not in MODES]
+    if unknown or not args.modes:
+        p.error(f"--mode takes modes among {', '.join(MODES)}, got {args.mode!r}")
+    if args.graph and "lazy" not in args.modes:
+        p.error("--graph draws a lazy training step: include lazy in --mode")
     return args
 
 
@@ -69,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
     n_train, n_test = len(split.train_y), len(split.test_y)
     print(
-        textwrap.fill(
+        _fill(
             f"ember {ember.__version__}: PyTorch's API and dispatcher on NumPy, training on the "
             f"UCI hand-written digits ({n_train:,} train / {n_test:,} test images, 8x8, "
             "scaled to [0, 1]).",
@@ -77,14 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     planned = f" (the {' and '.join(PLANNED)} mode is not built yet)" if PLANNED else ""
-    print(f"Modes: {', '.join(MODES)}{planned}.")
+    print(f"Modes: {', '.join(args.modes)}{planned}.")
 
     results: list[Result] = []
     trained: dict[tuple[str, str], tuple[nn.Module, Optimizer, int]] = {}
     for name in names:
         recipe = models.RECIPES[name]
         epochs = args.epochs or (1 if args.quick else recipe.epochs)
-        for mode in MODES:
+        for mode in args.modes:
             ember.manual_seed(args.seed)
             model = recipe.build()
             opt = recipe.optimizer(model.parameters())
@@ -110,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"\nResults (accuracy on the {n_test:,} test images; time of the training steps)")
     print("\n".join(results_table(results)))
-    if "lazy" in MODES:
+    if "lazy" in args.modes:
         print("\n" + _lazy_summary())
     if args.plot:
         pictures.plot_training(results, args.plot)
@@ -118,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     for name in names:
         traces = []
-        for mode in MODES:
+        for mode in args.modes:
             model, opt, batch_size = trained[(name, mode)]
             x, y = split.train_x[:batch_size], split.train_y[:batch_size]
             traces.append(trace.trace_step(model, opt, x, y, mode))
@@ -160,10 +171,15 @@ def _print_traces(name: str, batch_size: int, traces: list[trace.Trace]) -> None
         "that reached a boxed fallback on the Python key (ember.library), which logs it and "
         f"redispatches below. What each layer did ({traces[0].mode}), then the ops counted:"
     )
-    print("\n" + textwrap.fill(text, WIDTH))
+    print("\n" + _fill(text, WIDTH))
     print("\n".join("  " + line for line in trace.layer_table(traces[0])))
     print()
     print("\n".join("  " + line for line in trace.op_table(traces)))
+
+
+def _fill(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` columns, breaking only at spaces."""
+    return textwrap.fill(text, width, break_on_hyphens=False)
 
 
 def _lazy_summary() -> str:
@@ -179,7 +195,7 @@ def _lazy_summary() -> str:
         "instead. On models this small lazy is slower than eager: recording an op costs more "
         "than running it."
     )
-    return textwrap.fill(text, WIDTH)
+    return _fill(text, WIDTH)
 
 
 def _optimizer(opt: Optimizer) -> str:

@@ -177,16 +177,17 @@ def op_table(traces: list[Trace]) -> list[str]:
         for (phase, _, op, kernel), n in t.calls.items():
             rows.setdefault((t.mode, op, kernel), Counter())[phase] += n
     width = max(len(op) for _, op, _ in rows)
-    head = f"{'mode':<6} {'op':<{width}} {'fwd':>4} {'bwd':>4} {'opt':>4}  kernel"
+    mw = max(len("mode"), *(len(t.mode) for t in traces))
+    head = f"{'mode':<{mw}} {'op':<{width}} {'fwd':>4} {'bwd':>4} {'opt':>4}  kernel"
     lines = [head, "-" * len(head)]
     # by mode, then by the first phase an op ran in, then in the order ops first ran
     first = {r: min(PHASES.index(p) for p in c) for r, c in rows.items()}
     for mode, op, kernel in sorted(rows, key=lambda r: (r[0], first[r])):
         c = rows[(mode, op, kernel)]
         counts = " ".join(f"{c[p] or '.':>4}" for p in PHASES)
-        lines.append(f"{mode:<6} {op:<{width}} {counts}  {kernel}")
+        lines.append(f"{mode:<{mw}} {op:<{width}} {counts}  {kernel}")
     for t in traces:
         tot = t.totals()
         counts = " ".join(f"{tot[p]:>4}" for p in PHASES)
-        lines.append(f"{t.mode:<6} {'total':<{width}} {counts}")
+        lines.append(f"{t.mode:<{mw}} {'total':<{width}} {counts}")
     return lines

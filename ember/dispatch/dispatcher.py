@@ -42,6 +42,7 @@ from ember.dispatch.keys import (
     DispatchKey,
     below,
 )
+from ember.dispatch.state import ACTIVE
 
 _TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
@@ -60,6 +61,7 @@ all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
 _ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
+_CPU_ENTRY = CPU_BIT.bit_length() - 1
 
 
 class _FactoryDeviceBits(DeviceBits):
@@ -80,9 +82,14 @@ _DEVICE_BITS = _FactoryDeviceBits(DEVICE_BITS)
 TENSOR_TYPE: list[type[Any]] = [object]
 
 
-def invalidate() -> None:
-    for op in all_ops:
+def invalidate(op: OpOverload | None = None) -> None:
+    """Drop the kernel table of ``op`` (of every op when None), to be rebuilt on next use:
+    after a registration, or when what a fallback's specializer makes for it changed."""
+    if op is not None:
         op._table = None
+        return
+    for o in all_ops:
+        o._table = None
 
 
 def build_table(op: OpOverload) -> list[Kernel]:
@@ -133,6 +140,63 @@ def missing_entry(op: OpOverload, key: int) -> Kernel:
     return missing, KIND_BOXED
 
 
+def call_kernel(
+    op: OpOverload, kernel: Kernel, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """Call ``kernel`` for ``op`` with key set ``ks``: the one place outside generated code
+    that decides between the three calling conventions (``KIND_*``; generated code inlines
+    the same decision from one template, ``_CALL``)."""
+    fn, kind = kernel
+    if kind == KIND_PLAIN:
+        return fn(*args, **kwargs)
+    if kind == KIND_KEYSET:
+        return fn(ks, *args, **kwargs)
+    return fn(op, ks, args, kwargs)
+
+
+def table_of(op: OpOverload) -> list[Kernel]:
+    """``op``'s kernel table, built if a registration dropped it (NOTE [kernel lookup])."""
+    return op._table or build_table(op)
+
+
+def as_plain(op: OpOverload, kernel: Kernel, ks: int) -> Callable[..., Any]:
+    """``kernel`` as a function of the op's own arguments, run with key set ``ks``."""
+    fn, kind = kernel
+    if kind == KIND_PLAIN:
+        return fn
+    if kind == KIND_KEYSET:
+        return lambda *a, **k: fn(ks, *a, **k)
+    return lambda *a, **k: fn(op, ks, a, k)
+
+
+def direct_cpu_kernel(op: OpOverload, a: Any, b: Any) -> Callable[..., Any] | None:
+    """``op``'s plain CPU kernel when a call on tensors ``a`` and ``b`` would run it and
+    nothing else (both carry the CPU key alone, no with-block changes any thread's keys),
+    else None: the one question a fast path in the catalogue asks instead of reading keys.
+
+    >>> from ember.dispatch.dispatcher import direct_cpu_kernel
+    >>> a = ember.ones(2, 2)
+    >>> direct_cpu_kernel(ember.ops.aten.mm.default, a, a) is not None
+    True
+    """
+    if a._ekeys == CPU_BIT == b._ekeys and not ACTIVE[0]:
+        fn, kind = (op._table or build_table(op))[_CPU_ENTRY]
+        if kind == KIND_PLAIN:
+            return fn
+    return None
+
+
+def device_keys(device_type: str) -> int:
+    """The key set a kernel redispatches with to reach device ``device_type``'s backend
+    kernel (PyTorch's error for a device ember has no backend for).
+
+    >>> from ember.dispatch.dispatcher import device_keys
+    >>> device_keys("cpu")
+    1
+    """
+    return _DEVICE_BITS[device_type]
+
+
 def fallthrough_entry(key: DispatchKey) -> Kernel:
     mask = below(key)
 
@@ -147,7 +211,7 @@ def set_kernel(op: OpOverload, key: DispatchKey, fn: Callable[..., Any] | None, 
         op._kernels.pop(key, None)
     else:
         op._kernels[key] = (fn, kind)
-    invalidate()
+    invalidate(op)
 
 
 def set_fallback(
@@ -202,32 +266,57 @@ class _TensorCheck:
         return isinstance(x, TENSOR_TYPE[0])
 
 
-def _keyset_lines(schema: FunctionSchema) -> list[str]:
-    """Body lines that OR the keys of a call's tensor arguments into ``ks``. An op with no
-    tensor argument (a factory) takes the key of its ``device`` argument (BackendSelect)."""
-    lines = ["    ks = 0", "    n = len(args)"]
+# NOTE [dispatch per layout]
+# The generated hot path depends on an op only through its *layout*: where its Tensor and
+# Tensor[] parameters sit (position, or keyword-only) and whether it takes a ``device``. The
+# parameter names and the op itself are arguments of a factory made once per layout (about
+# 50 layouts serve some 1,300 ops), so importing ember compiles a few thousand generated
+# lines, not one function per op. ``dispatch`` (ember's own calls) and ``public`` (the
+# public API's) come from one template, ``_CALL``; only ``dispatch`` masks the
+# torch-function keys away.
+
+Layout = tuple[tuple[tuple[int | None, bool], ...], bool]
+
+
+def layout_of(schema: FunctionSchema) -> tuple[Layout, tuple[str, ...]]:
+    """The op's layout (NOTE [dispatch per layout]) and the names of its Tensor parameters."""
+    tensors: list[tuple[int | None, bool]] = []
+    names: list[str] = []
     pos = 0
     for a in schema.arguments:
         if a.type.base == "Tensor":
-            if a.kwarg_only:
-                lines.append(f"    a = kwargs.get({a.name!r})")
-            else:
-                lines.append(f"    a = args[{pos}] if n > {pos} else kwargs.get({a.name!r})")
-            if a.type.is_list:
-                lines += [
-                    "    if a is not None:",
-                    "        for t in a:",
-                    "            if isinstance(t, T): ks |= t._keys",
-                    "            elif t is not None: ks |= OTHER[type(t)]",
-                ]
-            else:
-                lines += [
-                    "    if isinstance(a, T): ks |= a._keys",
-                    "    elif a is not None: ks |= OTHER[type(a)]",
-                ]
+            tensors.append((None if a.kwarg_only else pos, a.type.is_list))
+            names.append(a.name)
         if not a.kwarg_only:
             pos += 1
-    if any(a.name == "device" and a.type.base == "Device" for a in schema.arguments):
+    device = any(a.name == "device" and a.type.base == "Device" for a in schema.arguments)
+    return (tuple(tensors), device), tuple(names)
+
+
+def _keyset_lines(layout: Layout) -> list[str]:
+    """Body lines that OR the keys of a call's tensor arguments into ``ks``. An op with no
+    tensor argument (a factory) takes the key of its ``device`` argument (BackendSelect).
+    The i-th Tensor parameter's name is the factory's argument ``N{i}``."""
+    tensors, device = layout
+    lines = ["    ks = 0", "    n = len(args)"] if tensors else ["    ks = 0"]
+    for i, (pos, is_list) in enumerate(tensors):
+        if pos is None:
+            lines.append(f"    a = kwargs.get(N{i})")
+        else:
+            lines.append(f"    a = args[{pos}] if n > {pos} else kwargs.get(N{i})")
+        if is_list:
+            lines += [
+                "    if a is not None:",
+                "        for t in a:",
+                "            if isinstance(t, T): ks |= t._ekeys",
+                "            elif t is not None: ks |= OTHER[type(t)]",
+            ]
+        else:
+            lines += [
+                "    if isinstance(a, T): ks |= a._ekeys",
+                "    elif a is not None: ks |= OTHER[type(a)]",
+            ]
+    if device:
         lines += [
             "    if not ks:",
             "        d = kwargs.get('device')",
@@ -236,15 +325,16 @@ def _keyset_lines(schema: FunctionSchema) -> list[str]:
     return lines + ["    ks = ks or CPU"]
 
 
-_DISPATCH_TAIL = """
+#: the one template of a generated call (``{mask}`` is empty for ``public``): the effective
+#: key set (``state.effective_keys`` inlined, only while some with-block changes the thread's
+#: sets: NOTE [fast path counter]), the table entry of its highest key, and the one calling
+#: convention (``call_kernel``)
+_CALL = """
     if ACTIVE[0]:
         ks = (ks | local.include) & ~local.exclude
         if not ks:
-            raise RuntimeError(f"{op}: every key of the call is excluded; nothing can run it")
-    table = op._table
-    if table is None:
-        table = build_table(op)
-    fn, kind = table[ks.bit_length() - 1]
+            raise RuntimeError(f"{{op}}: every key of the call is excluded; nothing can run it")
+{mask}    fn, kind = (op._table or build_table(op))[ks.bit_length() - 1]
     if kind == 0:
         return fn(*args, **kwargs)
     if kind == 1:
@@ -253,50 +343,73 @@ _DISPATCH_TAIL = """
 """
 
 
-_INTERNAL_TAIL = _DISPATCH_TAIL.replace(
-    "    table = op._table\n", "    ks &= REAL\n    table = op._table\n", 1
-)
+def lookup_source(ks: str) -> str:
+    """Generated-code expression for the ``(fn, kind)`` entry of ``op``'s table for the
+    highest key of the key set named ``ks`` (``op`` and ``build_table`` in scope): the
+    lookup of ``_CALL``, for templates elsewhere (the autograd recorders)."""
+    return f"(op._table or build_table(op))[{ks}.bit_length() - 1]"
+
+
+def call_source(ks: str) -> str:
+    """Generated-code expression calling ``fn`` of kind ``kind`` with key set ``ks``: the
+    calling-convention decision of ``call_kernel``, for templates elsewhere."""
+    return (
+        f"fn(*args, **kwargs) if kind == 0 else fn({ks}, *args, **kwargs) if kind == 1 "
+        f"else fn(op, {ks}, args, kwargs)"
+    )
+
+
+_FACTORIES: dict[Layout, Callable[..., Any]] = {}
+#: the globals every factory shares (``T`` is rebound once the Tensor class exists)
+_SCOPE: dict[str, Any] = {}
+
+
+def _factory(layout: Layout) -> Callable[..., Any]:
+    """The function making the three generated functions of every op of ``layout``."""
+    made = _FACTORIES.get(layout)
+    if made is not None:
+        return made
+    if not _SCOPE:
+        _SCOPE.update(
+            CPU=CPU_BIT, BITS=_DEVICE_BITS, ACTIVE=ACTIVE, local=_state.local,
+            build_table=build_table, OTHER=ARGUMENT_KEYS, REAL=below(DispatchKey.TorchFunction),
+            T=TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
+        )  # fmt: skip
+    body = _keyset_lines(layout)
+    params = ", ".join(["op"] + [f"N{i}" for i in range(len(layout[0]))])
+    name = f"layout_{len(_FACTORIES)}"
+    lines = [
+        f"def {name}({params}):",
+        *("    " + line for line in ["def dispatch(*args, **kwargs):", *body]),
+        *("    " + line for line in _CALL.format(mask="    ks &= REAL\n").split("\n")),
+        *("    " + line for line in ["def public(*args, **kwargs):", *body]),
+        *("    " + line for line in _CALL.format(mask="").split("\n")),
+        *("    " + line for line in ["def keyset(args, kwargs):", *body, "    return ks"]),
+        "    return dispatch, public, keyset",
+    ]
+    lines = [line if line.strip() else "" for line in lines]
+    made = _FACTORIES[layout] = define(lines, _SCOPE, name, f"dispatch {name} {layout}")
+    return made
 
 
 def make_dispatch_fns(
     op: OpOverload,
 ) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., int]]:
-    """Generate, from the op's schema, ``dispatch(*args, **kwargs)`` (the whole hot path:
-    key set of the arguments, thread-local include/exclude, table lookup, call),
-    ``public(*args, **kwargs)`` and ``keyset(args, kwargs)``. See NOTE [kernel lookup].
+    """``dispatch(*args, **kwargs)`` (the whole hot path: key set of the arguments,
+    thread-local include/exclude, table lookup, call), ``public(*args, **kwargs)`` and
+    ``keyset(args, kwargs)`` for ``op``, from its layout's factory (NOTE [dispatch per
+    layout], NOTE [kernel lookup]).
 
     ``public`` is what the public API calls: it may return TORCH_FUNCTION (NOTE [torch
     function keys] in ``ember/_torch_function.py``). ``dispatch`` is for ember's own calls
     from below the public API (formulas, kernels, the optimizers' fast paths): it masks the
     torch-function keys away, as PyTorch's C++ calls never reach Python handlers."""
-    from ember.dispatch.state import ACTIVE, local
-
-    body = _keyset_lines(op._schema)
-    src = "\n".join(
-        [
-            "def dispatch(*args, **kwargs):",
-            *body,
-            _INTERNAL_TAIL,
-            "def public(*args, **kwargs):",
-            *body,
-            _DISPATCH_TAIL,
-            "def keyset(args, kwargs):",
-            *body,
-            "    return ks",
-        ]
-    )
-    scope: dict[str, Any] = {
-        "CPU": CPU_BIT, "BITS": _DEVICE_BITS, "ACTIVE": ACTIVE, "local": local, "op": op,
-        "build_table": build_table, "OTHER": ARGUMENT_KEYS,
-        "REAL": below(DispatchKey.TorchFunction),
-        "T": TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
-    }  # fmt: skip
-    dispatch = define(src.split("\n"), scope, "dispatch", f"dispatch {op}")
-    return dispatch, scope["public"], scope["keyset"]
+    layout, names = layout_of(op._schema)
+    return _factory(layout)(op, *names)  # type: ignore[no-any-return]
 
 
 def bind_tensor_type(tensor_type: type) -> None:
     """Called once by ``ember._tensor``: generated key-set functions test the real class."""
     TENSOR_TYPE[0] = tensor_type
-    for op in all_ops:
-        op._dispatch.__globals__["T"] = tensor_type
+    if _SCOPE:
+        _SCOPE["T"] = tensor_type

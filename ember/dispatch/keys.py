@@ -52,7 +52,7 @@ TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
 #: the keys a tensor's data gives it, which its views, parameters and ``.data`` inherit:
 #: its backend key, and Functionalize with Lazy (NOTE [functionalize] in
-#: ``ember/lazy/functionalize.py``)
+#: ``ember/functionalize/fallback.py``)
 BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT | FUNCTIONALIZE_BIT
 #: the keys of a lazy tensor
 LAZY_KEYS = LAZY_BIT | FUNCTIONALIZE_BIT

@@ -1,6 +1,7 @@
 """The one thread-local state object: include/exclude key sets, grad mode, mode stacks.
 
-Every change goes through a ``with`` block that restores the old value in ``finally``.
+Every change goes through a ``with`` block that restores the old value in ``finally``: one
+family of guards (NOTE [dispatch state guards]).
 
 # NOTE [fast path counter]
 ``ACTIVE[0]`` counts the with-blocks, in any thread, that currently change the include or
@@ -12,11 +13,9 @@ err towards taking the slow path, never towards skipping a thread's state.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from ember.dispatch.keys import DispatchKey, below
+from ember.dispatch.keys import DispatchKey
 
 
 class _LocalState(threading.local):
@@ -31,59 +30,129 @@ class _LocalState(threading.local):
 
 
 local = _LocalState()
+_PYTHON_BIT = 1 << DispatchKey.Python
 ACTIVE = [0]  # see NOTE [fast path counter]
 
 
-def include_set() -> int:
-    return local.include
+def effective_keys(ks: int, op: object = None) -> int:
+    """The key set a call runs with: its arguments' keys ``ks`` plus this thread's include
+    set, minus its exclude set (the one place that computes it); ``op`` names the call in
+    the error when nothing is left.
+
+    >>> from ember.dispatch.state import effective_keys
+    >>> effective_keys(1)
+    1
+    """
+    ks = (ks | local.include) & ~local.exclude
+    if not ks:
+        raise RuntimeError(f"{op}: every key of the call is excluded; nothing can run it")
+    return ks
 
 
-def exclude_set() -> int:
-    return local.exclude
+def python_key_sees(t: Any) -> bool:
+    """Whether a ``__torch_dispatch__`` handler (a wrapper subclass or a mode) sees calls on
+    tensor ``t`` in this thread: the question a decomposition asks instead of reading keys.
+
+    >>> from ember.dispatch.state import python_key_sees
+    >>> python_key_sees(ember.ones(2))
+    False
+    """
+    return bool((t._ekeys | local.include) & _PYTHON_BIT)
 
 
-@contextmanager
-def include_keys(ks: int) -> Iterator[None]:
-    """Add ``ks`` to this thread's include set for the block."""
-    old = local.include
-    local.include = old | ks
-    ACTIVE[0] += 1
-    try:
-        yield
-    finally:
-        local.include = old
+# NOTE [dispatch state guards]
+# Every change to this thread's include/exclude sets goes through one guard, ``KeyGuard``
+# (and ``GradKeyGuard``, which also sets grad mode, for the backward pass): slotted classes,
+# not generator context managers, because several run once per op. Generated code that
+# cannot afford an object per call inlines the same steps from one template, ``guard_lines``.
+# A guard bumps ``ACTIVE[0]`` for its block (NOTE [fast path counter]).
+
+
+class KeyGuard:
+    """A with-block that adds ``exclude`` to this thread's exclude set after taking
+    ``allow`` out of it, and adds ``include`` to its include set; both restored on exit.
+
+    >>> from ember.dispatch.state import KeyGuard, local
+    >>> with KeyGuard(exclude=1 << 16):
+    ...     bool(local.exclude >> 16 & 1)
+    True
+    """
+
+    __slots__ = ("_old", "_old_include", "_exclude", "_allow", "_include")
+
+    def __init__(self, exclude: int = 0, allow: int = 0, include: int = 0) -> None:
+        self._exclude, self._allow, self._include = exclude, allow, include
+
+    def __enter__(self) -> None:
+        loc = local
+        old = self._old = loc.exclude
+        loc.exclude = (old & ~self._allow) | self._exclude
+        if self._include:
+            self._old_include = loc.include
+            loc.include = self._old_include | self._include
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        loc = local
+        loc.exclude = self._old
+        if self._include:
+            loc.include = self._old_include
         ACTIVE[0] -= 1
 
 
-@contextmanager
-def exclude_keys(ks: int) -> Iterator[None]:
+class GradKeyGuard:
+    """A with-block that sets grad mode to ``grad_enabled`` and adds ``exclude`` to this
+    thread's exclude set (the backward pass: formulas run with it); both restored on exit.
+
+    >>> from ember.dispatch.state import GradKeyGuard, local
+    >>> with GradKeyGuard(False, 0):
+    ...     local.grad_enabled
+    False
+    """
+
+    __slots__ = ("_old", "_old_grad", "_grad", "_exclude")
+
+    def __init__(self, grad_enabled: bool, exclude: int) -> None:
+        self._grad, self._exclude = grad_enabled, exclude
+
+    def __enter__(self) -> None:
+        loc = local
+        self._old_grad, self._old = loc.grad_enabled, loc.exclude
+        loc.grad_enabled = self._grad
+        loc.exclude = self._old | self._exclude
+        ACTIVE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        loc = local
+        loc.grad_enabled, loc.exclude = self._old_grad, self._old
+        ACTIVE[0] -= 1
+
+
+def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
+    """``statement`` run with the keys named ``exclude`` added to the exclude set, restored
+    after: ``KeyGuard(exclude=...)`` inlined, for generated code (``local`` and ``ACTIVE``
+    must be in its scope)."""
+    return [
+        f"{indent}loc = local",
+        f"{indent}old = loc.exclude",
+        f"{indent}loc.exclude = old | {exclude}",
+        f"{indent}ACTIVE[0] += 1",
+        f"{indent}try:",
+        f"{indent}    {statement}",
+        f"{indent}finally:",
+        f"{indent}    loc.exclude = old",
+        f"{indent}    ACTIVE[0] -= 1",
+    ]
+
+
+def include_keys(ks: int) -> KeyGuard:
+    """Add ``ks`` to this thread's include set for the block (``KeyGuard(include=ks)``)."""
+    return KeyGuard(include=ks)
+
+
+def exclude_keys(ks: int) -> KeyGuard:
     """Remove ``ks`` from every call's key set in this thread for the block."""
-    old = local.exclude
-    local.exclude = old | ks
-    ACTIVE[0] += 1
-    try:
-        yield
-    finally:
-        local.exclude = old
-        ACTIVE[0] -= 1
-
-
-@contextmanager
-def set_keys(include: int, exclude: int) -> Iterator[None]:
-    """Replace both sets for the block (used to snapshot and restore state)."""
-    old = local.include, local.exclude
-    local.include, local.exclude = include, exclude
-    ACTIVE[0] += 1
-    try:
-        yield
-    finally:
-        local.include, local.exclude = old
-        ACTIVE[0] -= 1
-
-
-def dispatch_below(key: DispatchKey) -> Any:
-    """Exclude ``key`` and everything above it: ops in the block start below ``key``."""
-    return exclude_keys(~below(key) & ((1 << 32) - 1))
+    return KeyGuard(exclude=ks)
 
 
 # ------------------------------------------------------------ __torch_function__ state
@@ -134,26 +203,15 @@ def pop_function_mode() -> Any:
     return mode
 
 
-class TorchFunctionGuard:
-    """A with-block setting which torch-function keys this thread excludes: ``add`` joins
-    the ones already excluded, ``keep`` masks them first (``keep=0, add=0``: all enabled).
-    A class, not a generator, because the default ``__torch_function__`` enters one per
-    call (NOTE [torch function state])."""
+class TorchFunctionGuard(KeyGuard):
+    """A ``KeyGuard`` setting which torch-function keys this thread excludes: ``add`` joins
+    the ones already excluded, ``keep`` masks them first (``keep=0, add=0``: all enabled)
+    (NOTE [torch function state])."""
 
-    __slots__ = ("_old", "_keep", "_add")
+    __slots__ = ()
 
-    def __init__(self, keep: int, add: int) -> None:
-        self._keep = keep | ~TF_BITS
-        self._add = add
-
-    def __enter__(self) -> None:
-        old = self._old = local.exclude
-        local.exclude = (old & self._keep) | self._add
-        ACTIVE[0] += 1
-
-    def __exit__(self, *exc: object) -> None:
-        local.exclude = self._old
-        ACTIVE[0] -= 1
+    def __init__(self, keep: int, add: int) -> None:  # (no super() call: one per call)
+        self._exclude, self._allow, self._include = add, TF_BITS & ~keep, 0
 
 
 # ------------------------------------------------------------ __torch_dispatch__ state
@@ -168,25 +226,6 @@ def push_dispatch_mode(mode: Any) -> None:
 def pop_dispatch_mode() -> Any:
     """Pop this thread's top TorchDispatchMode."""
     return _pop_mode(local.dispatch_modes, DispatchKey.Python, "TorchDispatchMode")
-
-
-class KeyGuard:
-    """A with-block that adds ``exclude`` to, and removes ``allow`` from, this thread's
-    exclude set (``enable_reentrant_dispatch``, ``no_dispatch``)."""
-
-    __slots__ = ("_old", "_exclude", "_allow")
-
-    def __init__(self, exclude: int = 0, allow: int = 0) -> None:
-        self._exclude, self._allow = exclude, allow
-
-    def __enter__(self) -> None:
-        old = self._old = local.exclude
-        local.exclude = (old | self._exclude) & ~self._allow
-        ACTIVE[0] += 1
-
-    def __exit__(self, *exc: object) -> None:
-        local.exclude = self._old
-        ACTIVE[0] -= 1
 
 
 class ScopedGuard:

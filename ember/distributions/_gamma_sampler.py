@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 import ember
 from ember._tensor import Tensor
@@ -26,6 +25,10 @@ __all__ = ["standard_gamma"]
 
 
 def _dsample_dconcentration(x: np.ndarray, a: np.ndarray) -> np.ndarray:
+    # deferred: scipy.special costs about as much as the rest of ``import ember`` to load,
+    # and only a gamma sample's gradient needs it
+    from scipy import special
+
     h = 1e-5 * np.maximum(a, 1.0)
     with np.errstate(all="ignore"):
         dcdf = (special.gammainc(a + h, x) - special.gammainc(a - np.minimum(h, a / 2), x)) / (

@@ -17,16 +17,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.backends.cpu.copies import TO_DEVICE
 from ember.lazy import debug, metrics
 from ember.lazy.executor import LIVE, clear_cache, sync_arrays, sync_tensors
 from ember.lazy.recorder import to_lazy
 
 __all__ = ["sync", "mark_step", "wait_device_ops", "metrics", "debug", "clear_cache"]
 
-TO_DEVICE["lazy"] = to_lazy
-
-from ember.lazy import functionalize as _functionalize  # noqa: E402,F401  (its fallback)
 from ember.lazy import kernels as _kernels  # noqa: E402,F401  (the Lazy kernels of a few ops)
 from ember.lazy import recipes as _recipes  # noqa: E402,F401  (the Lazy key's kernels)
 

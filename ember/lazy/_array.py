@@ -1,6 +1,6 @@
 """``LazyArray``: what a lazy tensor holds in place of an ndarray.
 
-A lazy tensor is an ordinary ``Tensor`` whose ``_data`` is a ``LazyArray``: shape, strides,
+A lazy tensor is an ordinary ``Tensor`` whose ``_edata`` is a ``LazyArray``: shape, strides,
 storage offset and dtype (from the op's Meta rule, as a meta tensor has them) plus how to
 get the values:
 

@@ -18,7 +18,6 @@ from ember._tensor import Tensor
 from ember.compiler.constant_folding import fold_constants
 from ember.compiler.cse import eliminate_common_subexpressions
 from ember.compiler.dce import eliminate_dead_code
-from ember.compiler.lowering import lower
 from ember.compiler.pass_manager import run_pass
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node as FxNode
@@ -26,10 +25,11 @@ from ember.lazy import executor
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import _topo, current
 from ember.lazy.ir import Node, Param, Slot
+from ember.lazy.lowering import lower
 
 
 def _graph(tensors: Iterable[Tensor]) -> list[Node]:
-    roots = [current(t._data) for t in tensors]
+    roots = [current(t._edata) for t in tensors]
     order: list[Node] = []
     seen: set[int] = set()
     for node in _topo_all(roots):
@@ -113,7 +113,7 @@ def _cut(tensors: list[Tensor]) -> executor.Cut | None:
     in creation order, keeping what live tensors hold); None when all is computed."""
     bases: dict[int, LazyArray] = {}
     for t in tensors:
-        a = t._data
+        a = t._edata
         while a.base is not None:
             a = a.base
         if a.value is None and a.node is not None:

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ember._tensor import Tensor
-from ember.lazy import layout, metrics
+from ember.compiler import layout, metrics
 from ember.lazy._array import LazyArray, LiveArrays
 from ember.lazy.ir import Node, Value, data_node
 
@@ -139,7 +139,7 @@ def sync_arrays(arrays: Iterable[LazyArray] | None, cause: str) -> None:
 
 def sync_tensors(tensors: Iterable[Tensor], cause: str) -> None:
     sync_arrays(
-        [t._data for t in tensors if isinstance(t, Tensor) and isinstance(t._data, LazyArray)],
+        [t._edata for t in tensors if isinstance(t, Tensor) and isinstance(t._edata, LazyArray)],
         cause,
     )
 
@@ -277,8 +277,10 @@ def compile_cut(
 ) -> tuple[Callable[..., Any], str, tuple[int, ...]]:
     """Lower, optimize and generate code for a cut graph (NOTE [lowering], NOTE [compiler
     tiers]); returns the function, its source and the inputs it could write if donated."""
-    from ember.compiler.lowering import lower
+    # deferred, not a cycle: the compiler and fx load with the first graph compiled, so
+    # ``import ember`` does not pay for them
     from ember.compiler.pipeline import compile_lowered
+    from ember.lazy.lowering import lower
 
     start = time.perf_counter()
     gm = lower(cut.order, cut.sources, cut.inputs, cut.kept, donated)
@@ -314,7 +316,7 @@ def _donatable(cut: Cut, i: int) -> bool:
 def compiler_tier() -> str:
     """The tier to compile for (NOTE [compiler tiers])."""
     if not _PIPELINE:
-        from ember.compiler import pipeline
+        from ember.compiler import pipeline  # deferred: see compile_cut
 
         _PIPELINE.append(pipeline)
     return _PIPELINE[0].tier()

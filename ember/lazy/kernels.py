@@ -29,7 +29,7 @@ def _to_copy(self: Tensor, **options: Any) -> Tensor:
         )
         return to_lazy(cpu)
     if kind is not None and kind != "lazy":
-        cpu = wrap(values_of(self._data, "to"))
+        cpu = wrap(values_of(self._edata, "to"))
         rest = {k: v for k, v in options.items() if k != "device"}
         return aten._to_copy.default.redispatch(
             CPU_BIT, cpu, **{**rest, "device": options["device"]} if kind == "meta" else rest

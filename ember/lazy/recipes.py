@@ -27,10 +27,11 @@ from weakref import ref
 import numpy as np
 
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
+from ember.compiler import metrics
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED, Kernel
 from ember.dispatch.keys import LAZY_KEYS, DispatchKey
-from ember.lazy import metrics, recorder
+from ember.lazy import recorder
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays
 from ember.lazy.ir import Node, data_node
@@ -73,7 +74,7 @@ def _signature(
             if t is x:
                 return j
         tensors.append(x)
-        d = x._data
+        d = x._edata
         if type(d) is LazyArray:
             lazy[0] = True
             return (d.shape, d.strides, d.dtype, d.offset, d.base is None)
@@ -123,7 +124,7 @@ class Signature:
         i = 0
         for x in args:
             tx = type(x)
-            if tx is Tensor and (d := x._data).__class__ is LazyArray:
+            if tx is Tensor and (d := x._edata).__class__ is LazyArray:
                 # the common cases inline (as _signature does them): a lazy tensor...
                 for j, t in enumerate(tensors):
                     if t is x:  # (identity: == on tensors is an op)
@@ -188,7 +189,7 @@ class Recorder:
             values = []
             size = 1  # NOTE [graph size]
             for t in tensors:
-                d = t._data
+                d = t._edata
                 if d.__class__ is LazyArray:
                     v = d.node if d.base is None and d.node is not None else current(d)
                 else:  # a 0-dim cpu tensor: a snapshot of its value now
@@ -215,7 +216,7 @@ class Recorder:
 
 
 def _snapshot(t: Tensor) -> Any:
-    return np.array(t._data, copy=True, order="K")
+    return np.array(t._edata, copy=True, order="K")
 
 
 def _build(desc: Any, node: Node | None, tensors: list[Tensor]) -> Any:
@@ -228,7 +229,7 @@ def _build(desc: Any, node: Node | None, tensors: list[Tensor]) -> Any:
         _, slot, shape, strides, offset, dtype = desc
         t = tensors[slot]
         root = t if t._base is None else t._base
-        return wrap_view(root, LazyArray.view_of(root._data, shape, dtype, strides, offset))
+        return wrap_view(root, LazyArray.view_of(root._edata, shape, dtype, strides, offset))
     if kind == "input":
         return tensors[desc[1]]
     if kind == "value":
@@ -244,7 +245,7 @@ def _build(desc: Any, node: Node | None, tensors: list[Tensor]) -> Any:
 def _pending(out: Any, node: Node) -> list[LazyArray]:
     """The arrays of ``out`` that hold ``node``'s outputs."""
     if isinstance(out, Tensor):
-        d = out._data
+        d = out._edata
         return [d] if type(d) is LazyArray and d.node is not None and d.node[0] is node else []
     if isinstance(out, (list, tuple)):
         return [a for o in out for a in _pending(o, node)]
@@ -254,7 +255,7 @@ def _pending(out: Any, node: Node) -> list[LazyArray]:
 def recipe_hits(op: OpOverload) -> int | None:
     """How many calls of ``op`` were recorded from a recipe; None when the Lazy key does
     not record ``op`` through recipes (a decomposition, a write, a factory)."""
-    fn = (op._table or op._build_table())[DispatchKey.Lazy][0]
+    fn = op.entry(DispatchKey.Lazy)[0]
     fn = getattr(fn, "recorder", fn)  # a kernel that records through one (kernels.py)
     return fn.hits if isinstance(fn, Recorder) else None
 

@@ -43,9 +43,9 @@ import numpy as np
 
 from ember._shape_only import DataDependentShapeError, ShapeOnlyArray
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
+from ember.compiler import layout, metrics
 from ember.device import device
 from ember.dispatch.keys import CPU_BIT, LAZY_KEYS, META_BIT
-from ember.lazy import layout, metrics
 from ember.lazy._array import LazyArray
 from ember.lazy.executor import LIVE, current, sync_arrays, values_of, view_geometry
 from ember.lazy.ir import Node, Param, Slot, Value, data_node
@@ -76,14 +76,14 @@ def lazy_tensor(arr: LazyArray) -> Tensor:
 
 
 def to_lazy(t: Tensor) -> Tensor:
-    """A lazy tensor holding a cpu tensor's values (the ``TO_DEVICE`` hook of ``_to_copy``;
-    the array is already a copy)."""
-    data = t._data
+    """A lazy tensor holding a cpu tensor's values (what the Lazy key's ``_to_copy`` kernel
+    makes of a cpu tensor; the array is already a copy)."""
+    data = t._edata
     return lazy_tensor(LazyArray(data.shape, data.dtype, t.stride(), value=data))
 
 
 def is_lazy(x: Any) -> bool:
-    return isinstance(x, Tensor) and type(x._data) is LazyArray
+    return isinstance(x, Tensor) and type(x._edata) is LazyArray
 
 
 def _same_device_error(op: OpOverload, other: Tensor) -> RuntimeError:
@@ -131,13 +131,13 @@ class _Call:
             return self.proxy_of[id(t)], Slot(slot)
         if is_lazy(t):
             proxy = self.proxy(t)
-            value = current(t._data)
+            value = current(t._edata)
         elif t.ndim == 0 or self.across:
             if t.device.type != "cpu":
                 raise _same_device_error(self.op, t)
             # a snapshot: the cpu tensor may change before the graph runs
-            proxy = wrap_shape_only(ShapeOnlyArray(tuple(t.shape), t._data.dtype, t.stride()))
-            value = (data_node(np.array(t._data, copy=True, order="K")), 0)
+            proxy = wrap_shape_only(ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride()))
+            value = (data_node(np.array(t._edata, copy=True, order="K")), 0)
             self.proxy_of[id(t)] = proxy
             self.lazy_of[id(proxy)] = t
         else:
@@ -154,7 +154,7 @@ class _Call:
         found = self.proxy_of.get(id(t))
         if found is not None:
             return found
-        arr = t._data
+        arr = t._edata
         if t._vc is None:
             t._vc = [0]
         if arr.base is None:
@@ -233,7 +233,7 @@ def record(
     changed = [
         t for t, g in zip(written, before, strict=True) if _geometry(call.proxy_of[id(t)]) != g
     ]
-    if any(t._data.base is not None for t in changed):
+    if any(t._edata.base is not None for t in changed):
         raise NotImplementedError(
             f"{op}: changing the shape or strides of a view of a lazy tensor is not supported "
             "yet; call it on the base tensor, or move the tensors to the cpu device first"
@@ -252,7 +252,7 @@ def record(
         )  # fmt: skip
     made: dict[int, Tensor] = {}
     for k, r in fresh:
-        arr = LazyArray(tuple(r.shape), r._data.dtype, r.stride(), node=(node, k))  # type: ignore[arg-type]
+        arr = LazyArray(tuple(r.shape), r._edata.dtype, r.stride(), node=(node, k))  # type: ignore[arg-type]
         made[id(r)] = lazy_tensor(arr)
     for j, t in enumerate(written):
         p = call.proxy_of[id(t)]
@@ -261,7 +261,7 @@ def record(
     if learn is not None and not written:
         learn.append((node, _describe(result, call, made)))
     if node is not None and node.size > GRAPH_LIMIT:
-        sync_arrays([m._data for m in made.values()] + [t._data for t in written], "graph_size")
+        sync_arrays([m._edata for m in made.values()] + [t._edata for t in written], "graph_size")
     return out
 
 
@@ -270,7 +270,7 @@ def _geometry(t: Tensor) -> tuple[Any, ...]:
 
 
 def _meta_of(r: Tensor) -> tuple[Any, ...]:
-    return (tuple(r.shape), r.stride(), r._data.dtype)
+    return (tuple(r.shape), r.stride(), r._edata.dtype)
 
 
 def _number(result: Any, call: _Call, fresh: list[tuple[int, Tensor]], n: list[int]) -> int:
@@ -304,8 +304,8 @@ def _rebuild(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
             return made[id(result)]
         base = call.lazy_of[id(result._base)]
         arr = LazyArray(
-            tuple(result.shape), result._data.dtype, result.stride(), result.storage_offset(),
-            base=base._data if base._data.base is None else base._data.base,
+            tuple(result.shape), result._edata.dtype, result.stride(), result.storage_offset(),
+            base=base._edata if base._edata.base is None else base._edata.base,
         )  # fmt: skip
         return wrap_view(base, arr)
     if isinstance(result, list):
@@ -324,13 +324,13 @@ def _describe(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
         if found is not None:
             return ("input", call.slot_of[id(found)])
         if id(result) in made:
-            arr = made[id(result)]._data
+            arr = made[id(result)]._edata
             return ("fresh", arr.node[1], arr.shape, arr.strides, arr.dtype)
         root = call.lazy_of[id(result._base)]
         slot = next(
             i for i, t in enumerate(call.tensors) if (t if t._base is None else t._base) is root
         )
-        d = result._data
+        d = result._edata
         return ("view", slot, d.shape, d.strides, d.offset, d.dtype)  # strides in bytes
     if isinstance(result, (list, tuple)):
         parts = tuple(_describe(r, call, made) for r in result)
@@ -342,12 +342,12 @@ def _describe(result: Any, call: _Call, made: dict[int, Tensor]) -> Any:
 def _rebind(t: Tensor, value: Value, proxy: Tensor | None) -> None:
     """``t`` now holds ``value`` (NOTE [lazy mutation]); ``proxy``, when given, has the
     geometry an ``out=`` op resized it to."""
-    arr = t._data
+    arr = t._edata
     if arr.base is None:
         if proxy is not None and (
             tuple(proxy.shape) != arr.shape or proxy.stride() != arr.element_strides
         ):
-            t._data = arr = LazyArray(tuple(proxy.shape), arr.dtype, proxy.stride())  # out= resize
+            t._edata = arr = LazyArray(tuple(proxy.shape), arr.dtype, proxy.stride())  # out= resize
         arr.node, arr.value = value, None
         LIVE.add(arr)
         return
@@ -375,14 +375,14 @@ def eager(
     if debug_enabled():
         print(f"[ember.lazy] cpu fallback for {op}: {reason}", file=sys.stderr)
     written_bases = {
-        id(_base_array(t._data)) for t in written_tensors(op, args, kwargs) if is_lazy(t)
+        id(_base_array(t._edata)) for t in written_tensors(op, args, kwargs) if is_lazy(t)
     }
     cpu_bases: dict[int, tuple[LazyArray, Tensor]] = {}
     lazy_of: dict[int, Tensor] = {}
 
     def to_cpu(x: Any) -> Any:
         if is_lazy(x):
-            arr = x._data
+            arr = x._edata
             base = _base_array(arr)
             entry = cpu_bases.get(id(base))
             if entry is None:
@@ -397,7 +397,7 @@ def eager(
                     entry[1]._vc = owner._vc  # the cpu kernel's bump is the lazy tensor's
             cpu = entry[1]
             if arr.base is not None:
-                cpu = wrap_view(cpu, layout.window(cpu._data, *view_geometry(base, arr)[2:]))
+                cpu = wrap_view(cpu, layout.window(cpu._edata, *view_geometry(base, arr)[2:]))
             lazy_of[id(cpu)] = x
             return cpu
         if isinstance(x, (list, tuple)) and any(isinstance(e, Tensor) for e in x):
@@ -413,7 +413,7 @@ def eager(
         if id(base) in written_bases:
             base.shape = tuple(cpu.shape)
             base.strides = tuple(s * base.dtype.itemsize for s in cpu.stride())
-            base.value, base.node = cpu._data, None
+            base.value, base.node = cpu._edata, None
     by_cpu_base = {id(cpu): base for base, cpu in cpu_bases.values()}
 
     given = {id(t) for t in written_tensors(op, args, kwargs) if not is_lazy(t)}
@@ -424,18 +424,18 @@ def eager(
                 return r
             found = lazy_of.get(id(r))
             if found is not None:
-                if is_lazy(found) and found._data.base is None:
-                    found._data.shape = tuple(r.shape)  # metadata ops (t_, squeeze_)
-                    found._data.strides = tuple(s * r._data.itemsize for s in r.stride())
+                if is_lazy(found) and found._edata.base is None:
+                    found._edata.shape = tuple(r.shape)  # metadata ops (t_, squeeze_)
+                    found._edata.strides = tuple(s * r._edata.itemsize for s in r.stride())
                 return found
             if r._base is not None and id(r._base) in by_cpu_base:
                 base = by_cpu_base[id(r._base)]
                 arr = LazyArray(
-                    tuple(r.shape), r._data.dtype, r.stride(), r.storage_offset(), base=base
+                    tuple(r.shape), r._edata.dtype, r.stride(), r.storage_offset(), base=base
                 )
-                owner = next(t for t in lazy_of.values() if _base_array(t._data) is base)
+                owner = next(t for t in lazy_of.values() if _base_array(t._edata) is base)
                 return wrap_view(owner, arr)
-            data = np.array(r._data, copy=True, order="K") if r._base is not None else r._data
+            data = np.array(r._edata, copy=True, order="K") if r._base is not None else r._edata
             return to_lazy(wrap(data))
         if isinstance(r, list):
             return [back(e) for e in r]

@@ -52,8 +52,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             t._is_param = True
             return t  # type: ignore[no-any-return]
         p = object.__new__(cls)
-        p._data = data._data
-        p._keys = data._keys & BACKEND_MASK
+        p._edata = data._edata
+        p._ekeys = data._ekeys & BACKEND_MASK
         if data._vc is None:
             data._vc = [0]
         p._vc = data._vc  # in-place writes through either are seen by both (like detach)

@@ -123,6 +123,10 @@ def _fits_arity(schema: FunctionSchema, nargs: int, names: tuple[str, ...]) -> b
     pos = schema.positional
     if nargs > len(pos):
         return False
+    if not names:  # every parameter past the given ones has a default
+        return all(a.has_default_value() for a in pos[nargs:]) and all(
+            a.has_default_value() for a in schema.kwarg_only
+        )
     params = _param_names(schema)
     given = {a.name for a in pos[:nargs]}
     for n in names:
@@ -211,6 +215,8 @@ def tensors_first(ops_: list[OpOverload]) -> list[OpOverload]:
     that one, as PyTorch's parser orders them (so a 0-dim tensor binds as a Tensor:
     ``x.clamp(t0, t1)`` is ``clamp.Tensor`` and keeps autograd and type promotion)."""
     out = list(ops_)
+    if len(out) < 2:
+        return out
     changed = True
     while changed:
         changed = False
@@ -375,19 +381,19 @@ def strip_defaults(
     return tuple(args[:n]), kept
 
 
+_MATCHERS: dict[tuple[str, ...], Any] = {}
+
+
 def make_matcher(op: OpOverload) -> Any:
     """Generate ``match(args) -> bool`` for positional-only calls: ``matches`` unrolled from
-    the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths])."""
+    the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths]). The
+    code depends only on the tests, so it is made once per sequence of them, by a factory
+    taking each parameter's type ``t{i}`` (NOTE [dispatch per layout])."""
     schema = op._schema
     pointwise = numbers_as_tensors(op)
-    lines = ["def match(args):", "    n = len(args)"]
-    scope: dict[str, Any] = {
-        "T": TENSOR_TYPE[0], "NUMS": frozenset(_NUMBER_TYPES), "is_tensor": _is_tensor,
-        "is_int": _is_int, "tm": type_matches,
-    }  # fmt: skip
+    tests = []
     for i, a in enumerate(schema.positional):
         t = a.type
-        scope[f"t{i}"] = t
         x = f"args[{i}]"
         if t.is_list:
             test = f"tm(t{i}, {x})"
@@ -405,9 +411,20 @@ def make_matcher(op: OpOverload) -> Any:
             test = f"tm(t{i}, {x})"
         if t.optional:
             test = f"{x} is None or {test}"
-        lines.append(f"    if n > {i} and not ({test}): return False")
-    lines.append("    return True")
-    return define(lines, scope, "match", f"overload match {op}")
+        tests.append(f"        if n > {i} and not ({test}): return False")
+    key = tuple(tests)
+    factory = _MATCHERS.get(key)
+    if factory is None:
+        params = ", ".join(["_"] + [f"t{i}" for i in range(len(tests))])
+        lines = [f"def matcher({params}):", "    def match(args):", "        n = len(args)"]
+        lines += [*tests, "        return True", "    return match"]
+        scope: dict[str, Any] = {
+            "T": TENSOR_TYPE[0], "NUMS": frozenset(_NUMBER_TYPES), "is_tensor": _is_tensor,
+            "is_int": _is_int, "tm": type_matches,
+        }  # fmt: skip
+        where = f"overload match {len(_MATCHERS)} (first {op})"
+        factory = _MATCHERS[key] = define(lines, scope, "matcher", where)
+    return factory(None, *(a.type for a in schema.positional))
 
 
 def keyword_route(

@@ -10,11 +10,13 @@ from typing import Any
 
 from ember._torch_function import TORCH_FUNCTION, TORCH_FUNCTION_HANDLER
 from ember.dispatch import dispatcher
-from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN, TENSOR_TYPE, Kernel
+from ember.dispatch.dispatcher import KIND_PLAIN, TENSOR_TYPE, Kernel, call_kernel
 from ember.dispatch.keys import DispatchKey
 from ember.ops.schema import FunctionSchema, parse_schema
 
-__all__ = ["OpOverload", "OpOverloadPacket", "ops", "define_op", "all_overloads", "TENSOR_TYPE"]
+__all__ = [
+    "OpOverload", "OpOverloadPacket", "ops", "define_op", "all_overloads", "impl", "TENSOR_TYPE",
+]  # fmt: skip
 
 
 class _OpModule(str):
@@ -94,27 +96,44 @@ class OpOverload:
         with itself masked out: ``op.redispatch(ks & below(key), ...)``)."""
         if not keyset:
             raise RuntimeError(f"{self}: redispatch with an empty key set: no kernel below")
-        table = self._table or self._build_table()
-        fn, kind = table[keyset.bit_length() - 1]
-        if kind == KIND_PLAIN:
-            return fn(*args, **kwargs)
-        if kind == KIND_KEYSET:
-            return fn(keyset, *args, **kwargs)
-        return fn(self, keyset, args, kwargs)
+        kernel = (self._table or dispatcher.build_table(self))[keyset.bit_length() - 1]
+        return call_kernel(self, kernel, keyset, args, kwargs)
 
     def call_boxed(self, keyset: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return self.redispatch(keyset, *args, **kwargs)
+        """``redispatch`` with the arguments as a tuple and a dict."""
+        if not keyset:
+            raise RuntimeError(f"{self}: redispatch with an empty key set: no kernel below")
+        kernel = (self._table or dispatcher.build_table(self))[keyset.bit_length() - 1]
+        return call_kernel(self, kernel, keyset, args, kwargs)
 
     def decompose(self, *args: Any, **kwargs: Any) -> Any:
         """Run the CompositeImplicitAutograd kernel, or return NotImplemented if none."""
         k = self._kernels.get(DispatchKey.CompositeImplicitAutograd)
         if k is None:
             return NotImplemented
-        fn, kind = k
-        if kind == KIND_PLAIN:
-            return fn(*args, **kwargs)
-        ks = self._keyset(args, kwargs)
-        return fn(ks, *args, **kwargs) if kind == KIND_KEYSET else fn(self, ks, args, kwargs)
+        ks = self._keyset(args, kwargs) if k[1] != KIND_PLAIN else 0
+        return call_kernel(self, k, ks, args, kwargs)
+
+    def kernel_for(self, key: int) -> Callable[..., Any]:
+        """The kernel that runs when ``key`` is a call's highest key, as a function of the
+        op's own arguments (run with the key set of ``key`` alone).
+
+        >>> from ember.dispatch.keys import DispatchKey
+        >>> ember.ops.aten.neg.default.kernel_for(DispatchKey.CPU)(ember.ones(2))
+        tensor([-1., -1.])
+        """
+        kernel = (self._table or dispatcher.build_table(self))[key]
+        return dispatcher.as_plain(self, kernel, 1 << key)
+
+    def entry(self, key: int) -> Kernel:
+        """The ``(function, calling convention)`` that runs when ``key`` is a call's highest
+        key (NOTE [kernel lookup]); call it with ``dispatcher.call_kernel``."""
+        return (self._table or dispatcher.build_table(self))[key]
+
+    def invalidate(self) -> None:
+        """Drop the op's kernel table (rebuilt on next call): what a fallback's specializer
+        makes for it has changed (a derivative entry was added, ...)."""
+        self._table = None
 
     # ---------------------------------------------------------------- kernels
     def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
@@ -123,7 +142,7 @@ class OpOverload:
     def kernel_keys(self) -> list[DispatchKey]:
         return sorted(self._kernels, reverse=True)
 
-    def _build_table(self) -> list[Kernel]:
+    def _build_table(self) -> list[Kernel]:  # (kept for callers written before ``entry``)
         return dispatcher.build_table(self)
 
 
@@ -217,6 +236,32 @@ class _Ops:
 
 
 ops = _Ops()
+
+
+def impl(
+    op: OpOverload,
+    key: DispatchKey | str | tuple[DispatchKey | str, ...],
+    func: Callable[..., Any] | None = None,
+) -> Any:
+    """Register ``func`` as ``op``'s plain kernel for ``key`` (a DispatchKey or its name, or a
+    tuple of them); a
+    decorator without ``func``: the catalogue's in-tree registration (``ember.library.impl``
+    is the public one, taking names and libraries too).
+
+    >>> from ember.ops.registry import impl, ops
+    >>> from ember.dispatch.keys import DispatchKey
+    >>> impl(ops.aten.neg.default, DispatchKey.CPU) is not None
+    True
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    dkeys = [k if isinstance(k, DispatchKey) else DispatchKey[k] for k in keys]
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        for k in dkeys:
+            dispatcher.set_kernel(op, k, f, KIND_PLAIN)
+        return f
+
+    return register if func is None else register(func)
 
 
 def _lookup(namespace: str, name: str, overload: str) -> OpOverload:

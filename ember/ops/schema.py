@@ -9,6 +9,7 @@ in PyTorch.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -224,23 +225,20 @@ _TYPE_RE = re.compile(
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
-    """Split on ``sep`` outside brackets and parentheses."""
+    """Split on ``sep`` outside brackets and parentheses (a trailing empty piece dropped)."""
     out: list[str] = []
-    cur: list[str] = []
+    cur: str | None = None
     depth = 0
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    tail = "".join(cur).strip()
-    if tail:
-        out.append(tail)
+    for piece in text.split(sep):  # pieces joined back while a bracket is open
+        cur = piece if cur is None else f"{cur}{sep}{piece}"
+        depth += piece.count("(") + piece.count("[") - piece.count(")") - piece.count("]")
+        if depth == 0:
+            out.append(cur.strip())
+            cur = None
+    if cur is not None:
+        out.append(cur.strip())
+    if out and not out[-1]:
+        out.pop()
     return out
 
 
@@ -254,6 +252,7 @@ def _parse_alias(text: str) -> AliasInfo:
     return AliasInfo(b, a, write)
 
 
+@functools.cache  # a few dozen distinct types across the whole catalogue
 def _parse_type(text: str) -> tuple[SchemaType, AliasInfo | None]:
     m = _TYPE_RE.match(text.replace(" ", ""))
     if m is None or m["base"] not in BASE_TYPES:

@@ -3,7 +3,6 @@ past gradients (Zeiler), so the units of the update match the parameter's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -53,23 +52,6 @@ class Adadelta(Optimizer):
             capturable=capturable, foreach=foreach, differentiable=differentiable,
         )  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.Adadelta([w], weight_decay=0.1).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                if group["foreach"]:  # NOTE [foreach updates]
-                    self._update_foreach(group)
-                    continue
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _init_state(self, p: Tensor) -> dict[str, Any]:
         state = self.state[p]

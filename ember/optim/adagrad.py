@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -70,23 +69,6 @@ class Adagrad(Optimizer):
             state["step"] = ember.tensor(0.0, dtype=ember.float32)
             state["sum"] = ember.full_like(p, complex(init, init) if p.is_complex() else init)
         return state
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.Adagrad([w], lr_decay=0.1).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                if group["foreach"]:  # NOTE [foreach updates]
-                    self._update_foreach(group)
-                    continue
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         state = self._init_state(p)

@@ -4,7 +4,6 @@ weight decay (which is ``AdamW``)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -65,23 +64,6 @@ class Adam(Optimizer):
             decoupled_weight_decay=decoupled_weight_decay,
         )  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.Adam([w]).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                if group["foreach"]:  # NOTE [foreach updates]
-                    self._update_foreach(group)
-                    continue
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""

@@ -123,8 +123,32 @@ class Optimizer:
             for p in group["params"]:
                 _reset_grad(p, set_to_none)
 
+    #: the per-group update over lists (NOTE [foreach updates]), for optimizers that have one
+    _update_foreach: Callable[[dict[str, Any]], None] | None = None
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters once from their ``.grad``; subclasses implement it."""
+        """Update every parameter that has a gradient once, by the optimizer's rule (its
+        ``_update(p, group)``, or ``_update_foreach(group)`` for a group with ``foreach``
+        set); returns the closure's loss, if given.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> ember.optim.Adam([w], lr=0.1).step(); w
+        Parameter containing:
+        tensor([0.9000], requires_grad=True)
+        """
+        loss = self._eval_closure(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                if group.get("foreach") and self._update_foreach is not None:
+                    self._update_foreach(group)
+                    continue
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        """Update one parameter from its ``.grad``: the optimizer's rule (subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
@@ -196,11 +220,11 @@ class Optimizer:
 def by_device(params: list[Tensor], *lists: list[Any]) -> list[tuple[list[Any], ...]]:
     """``params`` and the lists that go with them (gradients, state), split by device, in
     order: a foreach op runs on the tensors of one device."""
-    if len({p._keys & BACKEND_MASK for p in params}) <= 1:
+    if len({p._ekeys & BACKEND_MASK for p in params}) <= 1:
         return [(params, *lists)]
     groups: dict[int, tuple[list[Any], ...]] = {}
     for i, p in enumerate(params):
-        g = groups.setdefault(p._keys & BACKEND_MASK, tuple([] for _ in range(len(lists) + 1)))
+        g = groups.setdefault(p._ekeys & BACKEND_MASK, tuple([] for _ in range(len(lists) + 1)))
         g[0].append(p)
         for dst, src in zip(g[1:], lists, strict=True):
             dst.append(src[i])

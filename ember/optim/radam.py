@@ -4,7 +4,6 @@ of the second-moment estimate is tractable (Liu et al.); before that, SGD with m
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -58,23 +57,6 @@ class RAdam(Optimizer):
             decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable,
         )  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.RAdam([w], weight_decay=0.1, decoupled_weight_decay=True).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                if group["foreach"]:  # NOTE [foreach updates]
-                    self._update_foreach(group)
-                    continue
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _init_state(self, p: Tensor) -> dict[str, Any]:
         state = self.state[p]

@@ -3,7 +3,6 @@ keeps its sign and shrunk when it flips (Riedmiller & Braun, 1993)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -47,20 +46,6 @@ class Rprop(Optimizer):
             differentiable=differentiable, capturable=capturable,
         )  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.Rprop([w]).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         etaminus, etaplus = group["etas"]

@@ -49,7 +49,7 @@ def _arrays(tensors: Any) -> dict[str, np.ndarray]:
         t = t.detach()
         if t.device.type == "lazy":
             t = t.to("cpu")
-        data = t._data
+        data = t._edata
         if type(data) is not np.ndarray:
             raise RuntimeError(
                 f"safetensors: {name!r} is a {t.device.type} tensor with no values to save"

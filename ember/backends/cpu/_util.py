@@ -36,7 +36,7 @@ _ndarray = np.ndarray
 def data(x: Any) -> Any:
     """The ndarray of a tensor, or a Python number unchanged."""
     if isinstance(x, Tensor):
-        d = x._data
+        d = x._edata
         if type(d) is not _ndarray:
             raise RuntimeError(
                 f"expected a cpu tensor with data, got one on '{x.device}'; move it with .to('cpu')"

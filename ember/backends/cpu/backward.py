@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, data, wrap
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU

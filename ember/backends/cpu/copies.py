@@ -1,4 +1,4 @@
-"""CPU kernels of the copies ops, and their CompositeImplicitAutograd decompositions.
+"""CPU kernels of the copies ops (decompositions: ``ember/ops/native/copies_composite.py``).
 
 Shape, dtype and layout checks are shared with the Meta rules (``ember/backends/meta/copies.py``);
 only the checks that read values (index bounds, memory overlap) live here. New tensors are
@@ -8,14 +8,11 @@ laid out as NOTE [layout of new tensors] says.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ember import dtypes
 from ember._memory_format import (
-    format_name,
     is_non_overlapping_and_dense,
     result_strides,
     suggest_memory_format,
@@ -32,21 +29,18 @@ from ember.backends.meta.copies import (
     check_reduce,
     check_scalar,
     check_scatter,
-    check_stack,
     check_tri,
     detach_,
     flip_dims,
     index_select_shape,
-    is_contiguous_as,
     masked_fill_checks,
     no_meta_data,
     repeat_shape,
     roll_args,
     set_,
 )
-from ember.backends.shapes import wrap_dim
 from ember.backends.variants import check_write
-from ember.device import as_device
+from ember.dispatch import dispatcher
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
@@ -58,6 +52,7 @@ from ember.ops.native.copies_composite import (
     rot90_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -65,16 +60,11 @@ CIA = DispatchKey.CompositeImplicitAutograd
 _nd = np.ndarray
 _copyto = np.copyto
 
-#: device type -> how a cpu tensor moves there (``_to_copy(x, device=...)``); other backends
-#: register theirs here. ``cpu`` and ``meta`` are built in.
-TO_DEVICE: dict[str, Callable[[Tensor], Tensor]] = {}
-
-
 # --------------------------------------------------------------------------- helpers
 
 
 def _array(x: Tensor, op: str) -> np.ndarray:
-    d = x._data
+    d = x._edata
     if type(d) is not _nd:
         raise no_meta_data(op)
     return d
@@ -92,7 +82,7 @@ def empty_strided(shape: tuple[int, ...], strides: tuple[int, ...], npdt: Any) -
 
 def empty_like(x: Tensor, npdt: Any = None, mf: Any = None, op: str = "") -> np.ndarray:
     """An uninitialised ndarray shaped like ``x``, laid out as ``mf`` says (default preserve)."""
-    d = x._data
+    d = x._edata
     shape = d.shape
     strides = x.stride()
     if strides != contiguous_strides(shape) or mf is not None:
@@ -166,7 +156,7 @@ def _check_partial_overlap(dst: np.ndarray, src: np.ndarray, op: str) -> None:
 
 @impl(aten.clone.default, CPU)
 def clone(self: Tensor, *, memory_format: Any = None) -> Tensor:
-    d = self._data
+    d = self._edata
     out = empty_like(self, mf=memory_format, op="clone")
     _copyto(out, d)
     return wrap(out)
@@ -185,19 +175,14 @@ def lift_fresh(self: Tensor) -> Tensor:
 @impl(aten._to_copy.default, CPU)
 def _to_copy(self: Tensor, **options: Any) -> Tensor:
     dtype, kind, memory_format = to_copy_options(**options)
-    d = self._data
+    d = self._edata
     npdt = d.dtype if dtype is None else dtype.np
     if kind == "meta":
         strides = result_strides(d.shape, self.stride(), memory_format, "_to_copy")
         return wrap_shape_only(ShapeOnlyArray(d.shape, npdt, strides))
     if kind is not None and kind != "cpu":
-        move = TO_DEVICE.get(kind)
-        if move is None:
-            raise NotImplementedError(
-                f"_to_copy: no way to move a cpu tensor to '{options['device']}'; register one "
-                "in ember.backends.cpu.copies.TO_DEVICE"
-            )
-        return move(_to_copy(self, dtype=dtype, memory_format=memory_format))
+        # another device's own _to_copy kernel takes a cpu tensor in (the Lazy key's does)
+        return aten._to_copy.default.redispatch(dispatcher.device_keys(kind), self, **options)
     out = empty_like(self, npdt, memory_format, "_to_copy")
     copy_into(out, d)
     return wrap(out)
@@ -207,9 +192,9 @@ def _to_copy(self: Tensor, **options: Any) -> Tensor:
 def _to_copy_out(
     self: Tensor, *, non_blocking: bool = False, memory_format: Any = None, out: Tensor
 ) -> Tensor:
-    d = self._data
-    if out._data.shape != d.shape:
-        out._data = np.empty(d.shape, out._data.dtype)
+    d = self._edata
+    if out._edata.shape != d.shape:
+        out._edata = np.empty(d.shape, out._edata.dtype)
     copy_into(_array(out, "_to_copy.out"), d)
     out._bump_version()
     return out
@@ -217,7 +202,7 @@ def _to_copy_out(
 
 @impl(aten.detach.default, CPU)
 def detach(self: Tensor) -> Tensor:
-    d = self._data
+    d = self._edata
     t = wrap_view(self, d.view())
     del t._base  # shares data and version counter, but is no view: as PyTorch's, _base None
     if not d.size:  # NOTE [empty views] in views.py
@@ -234,7 +219,7 @@ impl(aten.set_.source_Tensor, CPU, set_)
 
 @impl(aten.copy_.default, CPU)
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    d, s = self._data, src._data
+    d, s = self._edata, src._edata
     if d.shape != s.shape or 0 in d.strides:
         check_copy(self, src)
     if self is not src:
@@ -248,13 +233,13 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 def copy(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     check_copy(self, src, "copy")
     out = empty_like(self)
-    copy_into(out, src._data)
+    copy_into(out, src._edata)
     return wrap(out)
 
 
 @impl(aten.fill_.Scalar, CPU)
 def fill_(self: Tensor, value: Any) -> Tensor:
-    self._data[...] = check_scalar(value, self.dtype, "fill_")
+    self._edata[...] = check_scalar(value, self.dtype, "fill_")
     self._bump_version()
     return self
 
@@ -262,14 +247,14 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 @impl(aten.fill_.Tensor, CPU)
 def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
     check_fill_value(value)
-    copy_into(self._data, _array(value, "fill_"))
+    copy_into(self._edata, _array(value, "fill_"))
     self._bump_version()
     return self
 
 
 @impl(aten.zero_.default, CPU)
 def zero_(self: Tensor) -> Tensor:
-    self._data[...] = 0
+    self._edata[...] = 0
     self._bump_version()
     return self
 
@@ -285,22 +270,22 @@ def fill(self: Tensor, value: Any) -> Tensor:
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
     check_fill_value(value)
     out = empty_like(self)
-    copy_into(out, value._data)
+    copy_into(out, value._edata)
     return wrap(out)
 
 
 @impl(aten.zero.default, CPU)
 def zero(self: Tensor) -> Tensor:
-    return wrap(np.zeros_like(self._data, order="K"))
+    return wrap(np.zeros_like(self._edata, order="K"))
 
 
 def _masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    d = self._data
+    d = self._edata
     shape = masked_fill_checks(self, mask, value, "masked_fill")
     out = np.empty(shape, d.dtype)
     _copyto(out, d)
     v = check_scalar(value, self.dtype, "masked_fill")
-    _copyto(out, cast(np.asarray(v), d.dtype), where=mask._data)
+    _copyto(out, cast(np.asarray(v), d.dtype), where=mask._edata)
     return wrap(out)
 
 
@@ -314,9 +299,9 @@ def _scatter(
     d = check_scatter(self, dim, index, src if isinstance(src, Tensor) else None, op)
     if reduce is not None:
         check_reduce(reduce)
-    data = self._data
+    data = self._edata
     out = np.array(data, order="C")  # PyTorch's out-of-place scatter is contiguous
-    idx = index._data
+    idx = index._edata
     if idx.size == 0:  # PyTorch runs no kernel: the value is not even checked
         return wrap(out)
     if not isinstance(src, Tensor):  # the value is converted to self's dtype first
@@ -325,7 +310,7 @@ def _scatter(
     _check_bounds(idx, flat.shape[d], d, op)
     where = _full_index(idx.reshape(1) if idx.ndim == 0 else idx, d)
     if isinstance(src, Tensor):
-        s = src._data.reshape(1) if src._data.ndim == 0 else src._data
+        s = src._edata.reshape(1) if src._edata.ndim == 0 else src._edata
         values: Any = s[tuple(slice(0, n) for n in where[d].shape)]
     else:
         values = src
@@ -381,7 +366,7 @@ def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
 
 @impl(aten.flip.default, CPU)
 def flip(self: Tensor, dims: list[int]) -> Tensor:
-    d = self._data
+    d = self._edata
     axes = flip_dims(d.ndim, dims)
     out = empty_like(self)
     _copyto(out, np.flip(d, axes) if d.ndim else d)
@@ -390,7 +375,7 @@ def flip(self: Tensor, dims: list[int]) -> Tensor:
 
 @impl(aten.roll.default, CPU)
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
-    d = self._data
+    d = self._edata
     sh, axes = roll_args(d.ndim, shifts, dims)
     # laid out as PyTorch's: contiguous, or channels-last for a channels-last input (not a
     # permuted input's layout: a view of fftshift's result failed; found by a random program)
@@ -406,7 +391,7 @@ def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
 
 @impl(aten.repeat.default, CPU)
 def repeat(self: Tensor, repeats: list[int]) -> Tensor:
-    d = self._data
+    d = self._edata
     padded, shape = repeat_shape(d.shape, repeats)
     out = np.empty(shape, d.dtype)
     # view the result as (r0, n0, r1, n1, ...) and broadcast the input over the r's
@@ -419,19 +404,19 @@ def repeat(self: Tensor, repeats: list[int]) -> Tensor:
 @impl(aten.tril.default, CPU)
 def tril(self: Tensor, diagonal: int = 0) -> Tensor:
     check_tri(self, "tril")
-    return wrap(np.ascontiguousarray(np.tril(self._data, diagonal)))
+    return wrap(np.ascontiguousarray(np.tril(self._edata, diagonal)))
 
 
 @impl(aten.triu.default, CPU)
 def triu(self: Tensor, diagonal: int = 0) -> Tensor:
     check_tri(self, "triu")
-    return wrap(np.ascontiguousarray(np.triu(self._data, diagonal)))
+    return wrap(np.ascontiguousarray(np.triu(self._edata, diagonal)))
 
 
 @impl(aten.gather.default, CPU)
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = check_gather(self, dim, index)
-    data, idx = self._data, index._data
+    data, idx = self._edata, index._edata
     if idx.size == 0:
         return wrap(np.empty(idx.shape, data.dtype))
     src = data.reshape(1) if data.ndim == 0 else data
@@ -444,7 +429,7 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
 @impl(aten.index_select.default, CPU)
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d, shape = index_select_shape(self, dim, index)
-    data, idx = self._data, index._data.reshape(-1)
+    data, idx = self._edata, index._edata.reshape(-1)
     size = data.shape[d] if data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError(
@@ -459,93 +444,10 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
 def nonzero(self: Tensor) -> Tensor:
     # laid out as PyTorch's: (n, ndim) with strides (1, n), the transpose of a contiguous
     # (ndim, n) (a clone of its transpose is then contiguous, and .view works on it)
-    found = np.argwhere(self._data)
+    found = np.argwhere(self._edata)
     out = np.empty((found.shape[1], found.shape[0]), dtype=np.int64).T
     out[...] = found
     return wrap(out)
-
-
-# --------------------------------------------------------------------------- decompositions
-
-
-@impl(aten.contiguous.default, CIA)
-def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
-    if is_contiguous_as(self, memory_format, "contiguous"):
-        return self
-    if format_name(memory_format, "contiguous") == "preserve_format":
-        raise RuntimeError("contiguous: preserve memory format is unsupported by the contiguous "
-                           "operator; pass contiguous_format")  # fmt: skip
-    return aten.clone.default(self, memory_format=memory_format)
-
-
-def _to(
-    self: Tensor,
-    dtype: dtypes.dtype | None = None,
-    device: Any = None,
-    non_blocking: bool = False,
-    copy: bool = False,
-    memory_format: Any = None,
-    **rest: Any,
-) -> Tensor:
-    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``: as PyTorch's,
-    a ``memory_format`` the tensor's layout reads as (``suggest_memory_format``) changes
-    nothing, even where the tensor is not contiguous in it.
-
-    Every ``to`` overload reaches here (``to.dtype_layout`` as it is, with ``layout`` and
-    ``pin_memory`` in ``rest``); the others name their dtype and device positionally.
-    """
-    if (
-        not copy
-        and (dtype is None or dtype is self.dtype)
-        and (device is None or as_device(device) == self.device)
-        and format_name(memory_format, "to")
-        in ("preserve_format", suggest_memory_format(tuple(self.shape), tuple(self.stride())))
-    ):
-        return self
-    kwargs = {k: v for k, v in rest.items() if v is not None}
-    if dtype is not None:
-        kwargs["dtype"] = dtype
-    if device is not None:
-        kwargs["device"] = device
-    if non_blocking:
-        kwargs["non_blocking"] = non_blocking
-    if memory_format is not None:
-        kwargs["memory_format"] = memory_format
-    return aten._to_copy.default(self, **kwargs)
-
-
-impl(aten.to.dtype_layout, CIA, _to)
-
-
-@impl(aten.to.device, CIA)
-def to_device(self: Tensor, device: Any, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, dtype, device, *flags, **kw)
-
-
-@impl(aten.to.dtype, CIA)
-def to_dtype(self: Tensor, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, dtype, None, *flags, **kw)
-
-
-@impl(aten.to.other, CIA)
-def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
-    return _to(self, other.dtype, other.device, *flags, **kw)
-
-
-@impl(aten.stack.default, CIA)
-def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
-    check_stack(tensors)
-    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
-    unsqueeze = aten.unsqueeze.default
-    return aten.cat.default([unsqueeze(t, d) for t in tensors], d)
-
-
-@impl(aten.stack.out, CIA)
-def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
-    check_stack(tensors)
-    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
-    unsqueeze = aten.unsqueeze.default
-    return aten.cat.out([unsqueeze(t, d) for t in tensors], d, out=out)
 
 
 # --------------------------------------------------------------------------- diagonals, blocks,
@@ -554,7 +456,7 @@ def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
 
 @impl(aten.diag_embed.default, CPU)
 def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    d = self._data
+    d = self._edata
     shape, d1, d2 = diag_embed_shape(d.shape, offset, dim1, dim2)
     out = np.zeros(shape, d.dtype)
     n = d.shape[-1] if d.ndim else 1
@@ -566,7 +468,7 @@ def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) ->
 
 @impl(aten.block_diag.default, CPU)
 def block_diag(tensors: list[Tensor]) -> Tensor:
-    mats, shape, dt = block_diag_plan([t._data.shape for t in tensors], [t.dtype for t in tensors])
+    mats, shape, dt = block_diag_plan([t._edata.shape for t in tensors], [t.dtype for t in tensors])
     out = np.zeros(shape, dt.np)
     r = c = 0
     for t, (h, w) in zip(tensors, mats, strict=True):
@@ -577,7 +479,7 @@ def block_diag(tensors: list[Tensor]) -> Tensor:
 
 @impl(aten.rot90.default, CPU)
 def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
-    d = self._data
+    d = self._edata
     k, d0, d1 = rot90_plan(d.ndim, k, dims)
     if k == 0:
         return wrap(np.array(d, order="C"))  # a contiguous copy
@@ -593,7 +495,7 @@ def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 @impl(aten.repeat_interleave.Tensor, CPU)
 def repeat_interleave(repeats: Tensor, *, output_size: int | None = None) -> Tensor:
     check_repeats(repeats)
-    r = repeats._data
+    r = repeats._edata
     if r.size and r.min() < 0:
         raise RuntimeError("repeat_interleave: repeats can not be negative")
     out = np.repeat(np.arange(r.size, dtype=r.dtype), r)
@@ -615,11 +517,11 @@ def diff_out(
     *,
     out: Tensor,
 ) -> Tensor:
-    check_diff_out(self._data.shape, n, dim, _lengths(self, dim, prepend, append))
+    check_diff_out(self._edata.shape, n, dim, _lengths(self, dim, prepend, append))
     result = aten.diff.default(self, n, dim, prepend, append)
     if check_write(out, result, "diff.out", True):
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    copy_into(_array(out, "diff.out"), result._data)
+        out._edata = np.empty(result._edata.shape, out._edata.dtype)
+    copy_into(_array(out, "diff.out"), result._edata)
     out._bump_version()
     return out
 

@@ -176,7 +176,7 @@ def _like_fast(general: Callable[..., Tensor], fill: Callable[..., Any]) -> Call
     a buffer): straight to NumPy; anything else goes through the op's plan."""
 
     def kernel(self: Tensor, **options: Any) -> Tensor:
-        d = self._data
+        d = self._edata
         if not options and type(d) is np.ndarray and d.flags.c_contiguous:
             return wrap(fill(d.shape, d.dtype))
         return general(self, **options)

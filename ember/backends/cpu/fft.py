@@ -34,11 +34,11 @@ def _empty_result(shape: tuple[int, ...], dt: np.dtype[Any]) -> Tensor:
 def _fft_c2c(self: Tensor, dim: list[int], normalization: int, forward: bool) -> Tensor:
     shape, d = c2c_plan(self, dim)
     if not dim:
-        return wrap(self._data.copy())
+        return wrap(self._edata.copy())
     if math.prod(shape) == 0:
         return _empty_result(shape, d.np)
     fn = np.fft.fftn if forward else np.fft.ifftn
-    r = fn(self._data, axes=list(dim), norm=_NORM[normalization, forward])
+    r = fn(self._edata, axes=list(dim), norm=_NORM[normalization, forward])
     return wrap(np.asarray(r, d.np))
 
 
@@ -48,7 +48,7 @@ def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -
     if math.prod(shape) == 0:
         return _empty_result(shape, d.np)
     norm = _NORM[normalization, True]
-    a = self._data
+    a = self._edata
     if onesided:
         r = np.fft.rfftn(a, axes=list(dim), norm=norm)
     elif len(dim) == 1:
@@ -77,7 +77,7 @@ def _fft_c2r(self: Tensor, dim: list[int], normalization: int, last_dim_size: in
     if math.prod(shape) == 0:
         return _empty_result(shape, d.np)
     sizes = [shape[k] for k in dim]
-    r = np.fft.irfftn(self._data, s=sizes, axes=list(dim), norm=_NORM[normalization, False])
+    r = np.fft.irfftn(self._edata, s=sizes, axes=list(dim), norm=_NORM[normalization, False])
     return wrap(np.asarray(r, d.np))
 
 

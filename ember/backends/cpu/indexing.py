@@ -3,18 +3,20 @@ dims by the same rule as PyTorch (adjacent index tensors in place, else in front
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, as_array, data, wrap
 from ember.backends.cpu.copies import copy_into, empty_like
 from ember.backends.meta.copies import check_scalar
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.indexing import (
     check_masked_scatter,
     check_masked_select,
@@ -55,7 +57,18 @@ def numpy_key(shape: tuple[int, ...], indices: Sequence[Tensor | None]) -> tuple
     return tuple(key)
 
 
-def _bounds_error(e: IndexError, op: str) -> IndexError:
+@contextmanager
+def _out_of_range_is_an_error() -> Iterator[None]:
+    """Older NumPy (2.0 and 2.1 do) warns with a DeprecationWarning and goes on where an
+    index out of range selects nothing from an empty array; newer NumPy raises IndexError.
+    This makes the warning an error, so both reach the same handler and no warning reaches
+    the user. Only empty arrays pay for it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        yield
+
+
+def _bounds_error(e: IndexError | DeprecationWarning, op: str) -> IndexError:
     return IndexError(f"{op}: {str(e).replace('axis', 'dimension')}")
 
 
@@ -79,11 +92,15 @@ def _empty_result(
 
 @impl(aten.index.Tensor, CPU)
 def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
-    arr = self._data
+    arr = self._edata
     key = numpy_key(arr.shape, indices)
     try:
-        out = arr[key]
-    except IndexError as e:
+        if arr.size:
+            out = arr[key]
+        else:
+            with _out_of_range_is_an_error():
+                out = arr[key]
+    except (IndexError, DeprecationWarning) as e:
         empty = _empty_result(arr.shape, indices)
         if empty is None:
             raise _bounds_error(e, "index") from None
@@ -103,11 +120,12 @@ def put(dst: np.ndarray, self: Tensor, indices: Any, values: Tensor, accumulate:
     key = numpy_key(dst.shape, indices)
     v = data(values)
     try:
-        if accumulate:
-            np.add.at(dst, key, v)
-        else:
-            dst[key] = v
-    except IndexError as e:
+        with _out_of_range_is_an_error() if not dst.size else nullcontext():
+            if accumulate:
+                np.add.at(dst, key, v)
+            else:
+                dst[key] = v
+    except (IndexError, DeprecationWarning) as e:
         empty = _empty_result(dst.shape, indices)
         if empty is None:
             raise _bounds_error(e, "index_put_") from None
@@ -131,7 +149,7 @@ def put(dst: np.ndarray, self: Tensor, indices: Any, values: Tensor, accumulate:
 def index_put_(
     self: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = False
 ) -> Tensor:
-    put(self._data, self, indices, values, accumulate)
+    put(self._edata, self, indices, values, accumulate)
     self._bump_version()
     return self
 
@@ -141,7 +159,7 @@ def index_put(
     self: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = False
 ) -> Tensor:
     out = empty_like(self, op="index_put")  # laid out as self, as PyTorch's clone
-    copy_into(out, self._data)
+    copy_into(out, self._edata)
     put(out, self, indices, values, accumulate)
     return wrap(out)
 
@@ -153,7 +171,7 @@ def index_put(
 @impl(aten.take.default, CPU)
 def take(self: Tensor, index: Tensor) -> Tensor:
     check_take(self, index)
-    flat, idx = self._data.reshape(-1), index._data
+    flat, idx = self._edata.reshape(-1), index._edata
     n = flat.size
     if idx.size and n == 0:
         raise IndexError("take(): tried to take from an empty tensor")
@@ -167,7 +185,7 @@ def take(self: Tensor, index: Tensor) -> Tensor:
 @impl(aten.masked_select.default, CPU)
 def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     shape = check_masked_select(self, mask)
-    d, m = self._data, mask._data
+    d, m = self._edata, mask._edata
     if d.shape != shape:
         d = np.broadcast_to(d, shape)
     if m.shape != shape:
@@ -181,14 +199,14 @@ def _dim_key(ndim: int, d: int, index: Any) -> tuple[Any, ...]:
 
 
 def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: Any) -> None:
-    idx = index._data.reshape(-1)
+    idx = index._edata.reshape(-1)
     size = out.shape[d] if out.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
         raise RuntimeError(
             f"index_add_(): index {bad} is out of bounds for dimension {d} with size {size}"
         )
-    src = source._data
+    src = source._edata
     if alpha != 1:
         a = alpha if out.dtype.kind in "fc" else int(alpha)
         # an integer alpha wraps into the dtype, as PyTorch's cast (-2 is 254 in uint8)
@@ -200,7 +218,7 @@ def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: An
 
 
 def _index_copy(out: np.ndarray, d: int, index: Tensor, source: Tensor) -> None:
-    idx = index._data.reshape(-1)
+    idx = index._edata.reshape(-1)
     size = out.shape[d] if out.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)][0]
@@ -208,13 +226,13 @@ def _index_copy(out: np.ndarray, d: int, index: Tensor, source: Tensor) -> None:
             f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"
         )
     if out.ndim == 0:
-        out[...] = source._data.reshape(())
+        out[...] = source._edata.reshape(())
         return
-    out[_dim_key(out.ndim, d, idx)] = source._data
+    out[_dim_key(out.ndim, d, idx)] = source._edata
 
 
 def _index_fill(out: np.ndarray, d: int, index: Tensor, value: Any, dt: Any) -> None:
-    idx = index._data.reshape(-1)
+    idx = index._edata.reshape(-1)
     size = out.shape[d] if out.ndim else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
@@ -231,15 +249,15 @@ def _index_fill(out: np.ndarray, d: int, index: Tensor, value: Any, dt: Any) -> 
 
 def _copy_of(self: Tensor) -> np.ndarray:
     out = empty_like(self)
-    copy_into(out, self._data)
+    copy_into(out, self._edata)
     return out
 
 
 def _contiguous_copy_of(self: Tensor) -> np.ndarray:
     """A contiguous copy: index_add's and index_copy's result, as PyTorch's (index_fill's
     is a clone, laid out as ``self``)."""
-    out = np.empty(self._data.shape, self._data.dtype)
-    copy_into(out, self._data)
+    out = np.empty(self._edata.shape, self._edata.dtype)
+    copy_into(out, self._edata)
     return out
 
 
@@ -250,7 +268,7 @@ def _scalar_value(value: Any, op: str) -> Any:
                 f"{op} only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value.ndim} dimension(s)."
             )
-        return value._data.item()
+        return value._edata.item()
     return value
 
 
@@ -269,7 +287,7 @@ def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: A
 @impl(aten.index_add_.default, CPU)
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     d = index_along("index_add_", self, dim, index, source, _ADD_INDEX)
-    _index_add(self._data, d, index, source, alpha)
+    _index_add(self._edata, d, index, source, alpha)
     self._bump_version()
     return self
 
@@ -285,7 +303,7 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 @impl(aten.index_copy_.default, CPU)
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     d = index_along("index_copy_", self, dim, index, source, _LONG)
-    _index_copy(self._data, d, index, source)
+    _index_copy(self._edata, d, index, source)
     self._bump_version()
     return self
 
@@ -294,7 +312,7 @@ def _index_fill_kernels(inplace: bool) -> Any:
     def kernel(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         d = index_along("index_fill_", self, dim, index, None, _LONG)
         v = _scalar_value(value, "index_fill_")
-        out = self._data if inplace else _copy_of(self)
+        out = self._edata if inplace else _copy_of(self)
         _index_fill(out, d, index, v, self.dtype)
         if inplace:
             self._bump_version()
@@ -313,7 +331,7 @@ for _ov in ("int_Scalar", "int_Tensor"):
 def _masked_scatter(out: np.ndarray, mask: np.ndarray, source: Tensor) -> None:
     m = mask if mask.shape == out.shape else np.broadcast_to(mask, out.shape)
     count = int(np.count_nonzero(m))
-    src = source._data.reshape(-1)
+    src = source._edata.reshape(-1)
     if src.size < count:
         raise RuntimeError(
             f"masked_scatter: Number of elements of source < number of ones in mask (source has "
@@ -325,15 +343,15 @@ def _masked_scatter(out: np.ndarray, mask: np.ndarray, source: Tensor) -> None:
 @impl(aten.masked_scatter.default, CPU)
 def masked_scatter(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     shape = check_masked_scatter(self, mask, source, inplace=False)
-    out = np.empty(shape, self._data.dtype)  # contiguous, as PyTorch's clone
-    np.copyto(out, self._data)
-    _masked_scatter(out, mask._data, source)
+    out = np.empty(shape, self._edata.dtype)  # contiguous, as PyTorch's clone
+    np.copyto(out, self._edata)
+    _masked_scatter(out, mask._edata, source)
     return wrap(out)
 
 
 @impl(aten.masked_scatter_.default, CPU)
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     check_masked_scatter(self, mask, source, inplace=True)
-    _masked_scatter(self._data, mask._data, source)
+    _masked_scatter(self._edata, mask._edata, source)
     self._bump_version()
     return self

@@ -24,11 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.linalg import blas as _blas
-from scipy.linalg import lapack as _lapack
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import promote_types
 from ember.library import impl
@@ -47,7 +44,9 @@ from ember.ops.native.linalg import (
     solve_triangular_plan,
     svd_plan,
 )
+from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
 from ember.return_types import linalg_inv_ex as inv_ex_t
 from ember.return_types import linalg_lstsq as lstsq_t
@@ -61,12 +60,24 @@ _LinAlgErrorNP = np.linalg.LinAlgError
 
 @functools.cache
 def _lapack_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    # deferred: importing scipy.linalg costs about as much as the rest of ember's import,
+    # and most programs never factor a matrix
+    from scipy.linalg import lapack
+
+    return lapack.get_lapack_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    from scipy.linalg import expm  # deferred: see _lapack_fn
+
+    return expm(a)  # type: ignore[no-any-return]
 
 
 @functools.cache
 def _blas_fn(name: str, dt: np.dtype[Any]) -> Callable[..., Any]:
-    return _blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
+    from scipy.linalg import blas  # deferred: see _lapack_fn
+
+    return blas.get_blas_funcs(name, dtype=dt)  # type: ignore[no-any-return]
 
 
 def _mH(a: np.ndarray) -> np.ndarray:
@@ -142,7 +153,7 @@ the inversion could not be completed because the input matrix is singular.
 
 @impl(aten._linalg_check_errors.default, CPU)
 def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> None:
-    check_info(info._data, api_name, is_matrix)
+    check_info(info._edata, api_name, is_matrix)
 
 
 # --------------------------------------------------------------------------- cholesky
@@ -196,7 +207,7 @@ def linalg_cholesky_ex(
     self: Tensor, *, upper: bool = False, check_errors: bool = False
 ) -> cholesky_ex_t:
     cholesky_plan(self.shape, self.dtype, "linalg.cholesky")
-    factor, info = _cholesky(self._data, upper)
+    factor, info = _cholesky(self._edata, upper)
     if check_errors:
         check_info(info, "linalg.cholesky_ex", self.ndim == 2)
     return cholesky_ex_t(wrap(factor), wrap(info))
@@ -217,7 +228,7 @@ def cholesky(self: Tensor, upper: bool = False) -> Tensor:
             stacklevel=2,
         )
     cholesky_plan(self.shape, self.dtype, "cholesky")
-    factor, info = _cholesky(self._data, upper)
+    factor, info = _cholesky(self._edata, upper)
     check_info(info, "cholesky", self.ndim == 2)
     return wrap(factor)
 
@@ -232,7 +243,7 @@ def linalg_solve_triangular(
     """BLAS's trsm per matrix, as PyTorch: no singularity check, so a zero on the diagonal
     gives inf and NaN, and only the named triangle of ``self`` is read."""
     shape = solve_triangular_plan(self.shape, B.shape, self.dtype, B.dtype, left)
-    a, b = self._data, B._data
+    a, b = self._edata, B._edata
     dt = a.dtype
     if b.dtype != dt:  # B is cast to A's dtype, as PyTorch does (a complex B loses its imag)
         b = (b.real if b.dtype.kind == "c" and dt.kind != "c" else b).astype(dt)
@@ -302,7 +313,7 @@ def _lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: int) -> np.
 @impl(aten.linalg_inv_ex.default, CPU)
 def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> inv_ex_t:
     inv_plan(A.shape, A.dtype)
-    a = A._data
+    a = A._edata
     batch = batch_of(a.shape)
     if a.size == 0:
         inverse, info = np.zeros(a.shape, a.dtype), np.zeros(batch, _I32)
@@ -327,7 +338,7 @@ def _linalg_solve_ex(
     """getrf of ``A`` then getrs; ``X A = B`` is solved as ``A^T X^T = B^T`` with the same
     factors, as PyTorch does (so ``LU`` is always ``A``'s)."""
     shape, vector = solve_plan(A.shape, B.shape, A.dtype, B.dtype, left)
-    a, b = A._data, B._data
+    a, b = A._edata, B._edata
     lu, piv, info = _lu_each(a)
     rhs = b[..., None] if vector else b
     if not left:
@@ -345,7 +356,7 @@ def _det_lu(A: Tensor, api: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The LU factors ``_linalg_det`` and ``_linalg_slogdet`` return: of ``A^T`` for a real
     contiguous ``A`` (no copy; the same determinant), else of ``A``, as PyTorch."""
     det_plan(A.shape, A.dtype, api)
-    a = A._data
+    a = A._edata
     x = np.swapaxes(a, -1, -2) if a.dtype.kind == "f" and A.is_contiguous() else a
     return _lu_each(x)
 
@@ -421,7 +432,7 @@ def _linalg_svd(
     A: Tensor, full_matrices: bool = False, compute_uv: bool = True, *, driver: str | None = None
 ) -> tuple[Tensor, Tensor, Tensor]:
     ushape, sshape, vshape = svd_plan(A.shape, A.dtype, full_matrices, compute_uv, driver)
-    a = A._data
+    a = A._edata
     real = A.dtype.to_real().np
     if a.size == 0:
         u = _eye_like(ushape, a.dtype) if compute_uv else np.zeros((0,), a.dtype)
@@ -450,7 +461,7 @@ def _eye_like(shape: tuple[int, ...], dt: np.dtype[Any]) -> np.ndarray:
 @impl(aten.linalg_qr.default, CPU)
 def linalg_qr(A: Tensor, mode: str = "reduced") -> qr_t:
     qshape, rshape = qr_plan(A.shape, A.dtype, mode)
-    a = A._data
+    a = A._edata
     if a.size == 0:
         q = _eye_like(qshape, a.dtype) if mode != "r" else np.zeros((0,), a.dtype)
         return qr_t(wrap(q), wrap(np.zeros(rshape, a.dtype)))
@@ -465,7 +476,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> qr_t:
 @impl(aten._linalg_eigh.default, CPU)
 def _linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> tuple[Tensor, Tensor]:
     wshape = eigh_plan(A.shape, A.dtype, UPLO)
-    a = A._data
+    a = A._edata
     real = A.dtype.to_real().np
     if a.size == 0:
         v = np.zeros(a.shape if compute_v else (0,), a.dtype)
@@ -521,13 +532,13 @@ def linalg_pinv(
     """``V diag(1/s) U^H`` over the singular values above the tolerance (an
     eigendecomposition for ``hermitian``), as PyTorch computes it."""
     pinv_check(self.shape, self.dtype)
-    a = self._data
+    a = self._edata
     dt = a.dtype
     *batch, m, n = a.shape
     if a.size == 0:
         return wrap(np.zeros((*batch, n, m), dt))
-    at = None if atol is None else atol._data
-    rt = None if rtol is None else rtol._data
+    at = None if atol is None else atol._edata
+    rt = None if rtol is None else rtol._edata
     with quiet_block():
         if hermitian:
             w, v = eigh(a, "L")
@@ -551,9 +562,9 @@ def linalg_lstsq(
     cpu device): the solution, the squared residuals (for tall full-rank problems and
     drivers other than ``gelsy``), the rank and the singular values (``gelsd``/``gelss``)."""
     shape, vector, drv = lstsq_plan(self.shape, b.shape, self.dtype, b.dtype, driver)
-    a = self._data
+    a = self._edata
     dt = a.dtype
-    rhs = b._data[..., None] if vector else b._data
+    rhs = b._edata[..., None] if vector else b._edata
     *_, m, n = a.shape
     k = rhs.shape[-1]
     batch = broadcast_shapes(batch_of(a.shape), batch_of(rhs.shape), op="torch.linalg.lstsq")
@@ -631,9 +642,23 @@ def _lstsq_one(
 def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     shape, d = cross_plan(self.shape, other.shape, self.dtype, other.dtype, dim)
     rdt = promote_types(self.dtype, other.dtype).np
-    a, b = self._data.astype(rdt, copy=False), other._data.astype(rdt, copy=False)
+    a, b = self._edata.astype(rdt, copy=False), other._edata.astype(rdt, copy=False)
     with quiet_block():
         r = np.cross(a, b, axisa=d, axisb=d, axisc=d) if a.size or b.size else np.zeros(shape, rdt)
     if r.shape != tuple(shape):
         r = np.broadcast_to(r, shape)
     return wrap(np.array(r, rdt, order="C"))  # writable and its own (broadcast_to's is neither)
+
+
+@impl(aten.linalg_matrix_exp.default, CPU)
+def linalg_matrix_exp(self: Tensor) -> Tensor:
+    """``exp(A)`` of each square matrix (SciPy's scaling and squaring with Padé
+    approximants); half precision computes in float32, as PyTorch's."""
+    matrix_exp_check(self)
+    a = self._edata
+    if a.size == 0:
+        return wrap(np.zeros(a.shape, a.dtype))
+    wide = a.astype(np.float32) if a.dtype.itemsize < 4 and a.dtype.kind != "c" else a
+    with quiet_block():
+        out = _expm(np.ascontiguousarray(wide))
+    return wrap(np.asarray(out, dtype=a.dtype))

@@ -13,7 +13,7 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
-from ember.dispatch.keys import CPU_BIT, DispatchKey
+from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
     addbmm_shape,
@@ -34,7 +34,6 @@ aten = ops.aten
 CPU = DispatchKey.CPU
 
 _matmul = np.matmul
-_new = object.__new__
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _HALF = dtypes.HALF_NP
@@ -76,22 +75,20 @@ def _mm2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @impl(aten.mm.default, CPU)
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
-    a, b = self._data, mat2._data
+    a, b = self._edata, mat2._edata
     # fast path: 2-D operands of one dtype NumPy multiplies directly (np.matmul checks the
     # inner sizes); anything else goes through mm_shape for PyTorch's errors
     d = a.dtype
     if d is b.dtype and (d is _F32 or d in _DIRECT) and a.ndim == 2 == b.ndim:
         token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
         try:
-            t = _new(Tensor)  # wrap(), inlined: this is the whole of a small matmul's cost
-            t._data = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
+            r = _matmul(a, b) if b.size <= 4096 else _mm2(a, b)  # small: no layout test
         except ValueError:
-            t = None
+            r = None
         finally:
             ERRSTATE.reset(token)
-        if t is not None:
-            t._keys = CPU_BIT
-            return t
+        if r is not None:
+            return wrap(r)
     mm_shape(a.shape, b.shape, self.dtype, mat2.dtype)
     return wrap(_product(a, b))
 
@@ -99,35 +96,35 @@ def mm(self: Tensor, mat2: Tensor) -> Tensor:
 @impl(aten.bmm.default, CPU)
 def bmm(self: Tensor, mat2: Tensor) -> Tensor:
     bmm_shape(self.shape, mat2.shape, self.dtype, mat2.dtype)
-    return wrap(_product(self._data, mat2._data))
+    return wrap(_product(self._edata, mat2._edata))
 
 
 @impl(aten.mv.default, CPU)
 def mv(self: Tensor, vec: Tensor) -> Tensor:
     mv_shape(self.shape, vec.shape, self.dtype, vec.dtype)
-    return wrap(_product(self._data, vec._data))
+    return wrap(_product(self._edata, vec._edata))
 
 
 @impl(aten.dot.default, CPU)
 def dot(self: Tensor, tensor: Tensor) -> Tensor:
     dot_shape(self.shape, tensor.shape, self.dtype, tensor.dtype)
-    return wrap(_product(self._data, tensor._data))
+    return wrap(_product(self._edata, tensor._edata))
 
 
 @impl(aten.addmm.default, CPU)
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if beta == 1 and alpha == 1:  # a Linear layer: bias + x @ W.t(), summed in place
-        r = _addmm_fast(self._data, mat1._data, mat2._data)
+        r = _addmm_fast(self._edata, mat1._edata, mat2._edata)
         if r is not None:
             return wrap(r)
     shape = addmm_shape(self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype)
-    prod = _product(mat1._data, mat2._data)
+    prod = _product(mat1._edata, mat2._edata)
     t = prod.dtype.type
     if alpha != 1:
         prod = prod * t(alpha)
     if beta == 0:  # self is ignored, NaNs and all (a writable result: never the broadcast)
         return wrap(prod if prod.shape == tuple(shape) else np.broadcast_to(prod, shape).copy())
-    s = self._data if beta == 1 else self._data * t(beta)
+    s = self._edata if beta == 1 else self._edata * t(beta)
     with quiet_block():
         return wrap((s + prod).astype(prod.dtype, copy=False))
 
@@ -148,7 +145,7 @@ def _scaled_sum(
             prod = (prod * _as(alpha, res)).astype(res, copy=False)
         if beta == 0:
             return wrap(np.broadcast_to(prod, shape).astype(res, copy=True))
-        s = self._data.astype(res, copy=False)
+        s = self._edata.astype(res, copy=False)
         if beta != 1:
             s = (s * _as(beta, res) if res.kind != "b" else s & bool(beta)).astype(res, copy=False)
         return wrap(np.asarray(s + prod).astype(res, copy=False))
@@ -161,7 +158,7 @@ def baddbmm(
     shape = baddbmm_shape(
         self.shape, batch1.shape, batch2.shape, self.dtype, batch1.dtype, batch2.dtype
     )
-    prod = _product(batch1._data, batch2._data)
+    prod = _product(batch1._edata, batch2._edata)
     return _scaled_sum(self, prod, shape, beta, alpha, prod.dtype)
 
 
@@ -172,7 +169,7 @@ def addbmm(
     shape = addbmm_shape(
         self.shape, batch1.shape, batch2.shape, self.dtype, batch1.dtype, batch2.dtype
     )
-    a, b = batch1._data, batch2._data
+    a, b = batch1._edata, batch2._edata
     n = a.shape[0]
     # the batches side by side: one matrix product of (n1, b*k) by (b*k, p)
     flat_a = np.moveaxis(a, 0, 1).reshape(a.shape[1], n * a.shape[2])
@@ -183,7 +180,7 @@ def addbmm(
 @impl(aten.addmv.default, CPU)
 def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     shape = addmv_shape(self.shape, mat.shape, vec.shape, self.dtype, mat.dtype, vec.dtype)
-    prod = _product(mat._data, vec._data)
+    prod = _product(mat._edata, vec._edata)
     return _scaled_sum(self, prod, shape, beta, alpha, prod.dtype)
 
 
@@ -194,10 +191,10 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any 
     )
     res = d.np
     with quiet_block():
-        v1, v2 = vec1._data.astype(res, copy=False), vec2._data.astype(res, copy=False)
+        v1, v2 = vec1._edata.astype(res, copy=False), vec2._edata.astype(res, copy=False)
         if res.kind == "b":
             prod = np.logical_and.outer(v1, v2) & bool(alpha)
-            s = self._data & bool(beta)
+            s = self._edata & bool(beta)
             return wrap(np.broadcast_to(s | prod, shape).copy())
         prod = np.multiply.outer(v1, v2).astype(res, copy=False)
     return _scaled_sum(self, prod, shape, beta, alpha, res)
@@ -228,7 +225,7 @@ def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     dts = [t.dtype for t in tensors]
     einsum_shape(equation, [t.shape for t in tensors], dts)
     res = einsum_dtype(equation, [t.shape for t in tensors], dts).np  # NOTE [einsum dtypes]
-    arrays = [t._data for t in tensors]
+    arrays = [t._edata for t in tensors]
     work = _F32 if res in _HALF else res
     # a complex operand of a real result (PyTorch's empty contraction: all zeros) drops its
     # imaginary part explicitly, without NumPy's ComplexWarning

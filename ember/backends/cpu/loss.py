@@ -50,7 +50,7 @@ def _reduce(loss: np.ndarray, reduction: int) -> np.ndarray:
 def _pair(self: Tensor, target: Tensor, op: str, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     """Both inputs in their promoted floating dtype."""
     d = floating_loss_dtype(self, target, op, kernel).np
-    return self._data.astype(d, copy=False), target._data.astype(d, copy=False)
+    return self._edata.astype(d, copy=False), target._edata.astype(d, copy=False)
 
 
 def _norm(reduction: int, self: Tensor) -> float:
@@ -70,8 +70,8 @@ def binary_cross_entropy(
     self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = MEAN
 ) -> Tensor:
     check_bce(self, target, weight, reduction)
-    x, t = self._data, target._data
-    w = None if weight is None else weight._data
+    x, t = self._edata, target._edata
+    w = None if weight is None else weight._edata
     check_bce_values(x, t)
     with quiet_block():
         loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
@@ -89,9 +89,9 @@ def binary_cross_entropy_backward(
     reduction: int = MEAN,
 ) -> Tensor:
     check_bce(self, target, weight, reduction)
-    x, t, w = self._data, target._data, None if weight is None else weight._data
+    x, t, w = self._edata, target._edata, None if weight is None else weight._edata
     with quiet_block():
-        g = (x - t) / np.maximum((1 - x) * x, 1e-12) * grad_output._data
+        g = (x - t) / np.maximum((1 - x) * x, 1e-12) * grad_output._edata
         if w is not None:
             g = g * w
         g = g * _norm(reduction, self)
@@ -120,14 +120,14 @@ def smooth_l1_loss_backward(
 ) -> Tensor:
     check_reduction(reduction, "smooth_l1_loss_backward")
     x, t = _pair(self, target, "smooth_l1_loss_backward", "smooth_l1_backward_cpu")
-    g = grad_output._data * _norm(reduction, self)
+    g = grad_output._edata * _norm(reduction, self)
     with quiet_block():
         d = x - t
         if beta <= 0:  # PyTorch's l1_loss_backward
             out = np.sign(d) * g
         else:
             out = np.where(d <= -beta, -g, np.where(d >= beta, g, d * g / beta))
-    return _result(out, self._data)
+    return _result(out, self._edata)
 
 
 @impl(aten.huber_loss.default, CPU)
@@ -148,11 +148,11 @@ def huber_loss_backward(
 ) -> Tensor:
     check_reduction(reduction, "huber_loss_backward")
     x, t = _pair(self, target, "huber_loss_backward", "huber_backward_cpu")
-    g = grad_output._data * _norm(reduction, self)
+    g = grad_output._edata * _norm(reduction, self)
     with quiet_block():
         d = x - t
         out = np.where(d <= -delta, -g * delta, np.where(d >= delta, g * delta, d * g))
-    return _result(out, self._data)
+    return _result(out, self._edata)
 
 
 # --------------------------------------------------------------------------- soft margin
@@ -175,8 +175,8 @@ def soft_margin_loss_backward(
     x, t = _pair(self, target, "soft_margin_loss_backward", "soft_margin_loss_backward")
     with quiet_block():
         z = np.exp(-t * x)
-        out = -_norm(reduction, self) * t * z / (1 + z) * grad_output._data
-    return _result(out, self._data)
+        out = -_norm(reduction, self) * t * z / (1 + z) * grad_output._edata
+    return _result(out, self._edata)
 
 
 # --------------------------------------------------------------------------- CTC
@@ -186,7 +186,7 @@ def _ctc_labels(
     targets: Tensor, target_lengths: Sequence[int], n: int, s_max: int, c: int
 ) -> np.ndarray:
     """The targets as a padded ``(N, S)`` int64 array (padding 0), range-checked."""
-    tg = targets._data.astype(np.int64, copy=False)
+    tg = targets._edata.astype(np.int64, copy=False)
     lengths = np.asarray(target_lengths, np.int64)
     keep = np.arange(s_max)[None, :] < lengths[:, None]
     if tg.ndim == 1:
@@ -224,7 +224,7 @@ def _ctc_setup(
     ext[:, 1::2] = labels
     skip = np.zeros((n, width), np.bool_)
     skip[:, 3::2] = labels[:, 1:] != labels[:, :-1]  # a label may follow a different one
-    lp = log_probs._data.transpose(1, 0, 2)  # (N, T, C)
+    lp = log_probs._edata.transpose(1, 0, 2)  # (N, T, C)
     lpe = np.take_along_axis(lp, np.broadcast_to(ext[:, None, :], (n, t_max, width)), axis=2)
     il = np.asarray(input_lengths, np.int64)
     tl = np.asarray(target_lengths, np.int64)
@@ -314,15 +314,15 @@ def _ctc_loss_backward(
             cur[t > il - 1] = ninf
             beta[:, t] = cur
             nxt = cur
-        ab = log_alpha._data + beta  # (N, T, L)
+        ab = log_alpha._edata + beta  # (N, T, L)
         m = ab.max(axis=2, keepdims=True) if width else np.zeros((n, t_max, 1), dt)
         m = np.where(m == ninf, 0, m)
         onehot = (ext[:, :, None] == np.arange(c)[None, None, :]).astype(dt)  # (N, L, C)
         lcab = np.log(np.matmul(np.exp(ab - m), onehot)) + m  # (N, T, C)
-        lp = log_probs._data.transpose(1, 0, 2)
-        nll = neg_log_likelihood._data[:, None, None]
-        g = (np.exp(lp) - np.exp(lcab + nll - lp)) * grad._data.reshape(n, 1, 1)
+        lp = log_probs._edata.transpose(1, 0, 2)
+        nll = neg_log_likelihood._edata[:, None, None]
+        g = (np.exp(lp) - np.exp(lcab + nll - lp)) * grad._edata.reshape(n, 1, 1)
         g = np.where((np.arange(t_max)[None, :] < il[:, None])[:, :, None], g, 0)
         if zero_infinity:
-            g = np.where((neg_log_likelihood._data == np.inf)[:, None, None], 0, g)
+            g = np.where((neg_log_likelihood._edata == np.inf)[:, None, None], 0, g)
     return wrap(np.ascontiguousarray(g.transpose(1, 0, 2)).astype(dt, copy=False))

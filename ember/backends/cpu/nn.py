@@ -149,7 +149,7 @@ def convolution(
         input, weight, bias, stride, padding, dilation, transposed, groups, output_padding
     )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
-    x, w = input._data, weight._data
+    x, w = input._edata, weight._edata
     if transposed:
         cols = _transposed(x, w, groups)
         out = _col2im(cols, shape, k, s, p, d, x.shape[2:])
@@ -160,7 +160,7 @@ def convolution(
         out = np.matmul(w.reshape(groups, o // groups, math.prod(w.shape[1:])), cols)
         out = out.reshape(shape)
     if bias is not None:
-        out += bias._data.reshape((shape[1],) + (1,) * len(k))
+        out += bias._edata.reshape((shape[1],) + (1,) * len(k))
     return wrap(out)
 
 
@@ -225,7 +225,7 @@ def convolution_backward(
             f"got {list(grad_output.shape)}"
         )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
-    go, x, w = grad_output._data, input._data, weight._data
+    go, x, w = grad_output._edata, input._edata, weight._edata
     nb = go.shape[0]
     gi = gw = gb = None
     if transposed:  # NOTE [transposed convolution]
@@ -312,7 +312,7 @@ def max_pool_nd(
     self: Tensor, k: Any, s: Any, p: Any, d: Any, out: Any, n: int
 ) -> tuple[Tensor, Tensor]:
     """Max pooling over the last ``n`` dims: values and flat spatial argmax indices."""
-    x = batched(self._data, n)
+    x = batched(self._edata, n)
     win = _pool_windows(x, k, s, p, d, out, _lowest(x.dtype))
     flat = win.reshape(*win.shape[: 2 + n], math.prod(win.shape[2 + n :]))
     arg = argmax_last(flat)
@@ -333,12 +333,12 @@ def max_pool_nd(
 def scatter_indices(grad_output: Tensor, self: Tensor, indices: Tensor, n: int) -> Tensor:
     """Add ``grad_output`` into an input-shaped zero array at flat spatial ``indices`` (the
     backward of every max pooling op), one ``bincount``."""
-    x = self._data
+    x = self._edata
     plane = int(np.prod(x.shape[-n:]))
-    go = grad_output._data
+    go = grad_output._edata
     lead = int(np.prod(x.shape[:-n]))
     per_plane = math.prod(indices.shape[indices.ndim - n :])
-    flat_idx = indices._data.reshape(lead, per_plane) + (np.arange(lead) * plane)[:, None]
+    flat_idx = indices._edata.reshape(lead, per_plane) + (np.arange(lead) * plane)[:, None]
     res = np.bincount(flat_idx.ravel(), weights=go.reshape(-1), minlength=lead * plane)
     return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
 
@@ -414,7 +414,7 @@ def avg_pool_nd(
     n: int,
 ) -> Tensor:
     """Average pooling over the last ``n`` dims."""
-    x = batched(self._data, n)
+    x = batched(self._edata, n)
     win = _pool_windows(x, k, s, p, (1,) * n, out, 0)
     total = win.sum(axis=tuple(range(-n, 0)), dtype=x.dtype)
     div = _avg_div(x.shape, k, s, p, out, count_include_pad, divisor_override)
@@ -438,8 +438,8 @@ def avg_pool_backward_nd(
 ) -> Tensor:
     """The input gradient of ``avg_pool_nd``: each window's share added back, one strided add
     per kernel offset."""
-    x = batched(self._data, n)
-    go = batched(grad_output._data, n)
+    x = batched(self._edata, n)
+    go = batched(grad_output._edata, n)
     div = _avg_div(x.shape, k, s, p, out, count_include_pad, divisor_override)
     g = (go / np.asarray(div, go.dtype)).astype(x.dtype, copy=False)
     extra = _overhang(x.shape, k, s, p, (1,) * n, out)
@@ -502,7 +502,7 @@ def native_layer_norm(
     eps: float,
 ) -> tuple[Tensor, Tensor, Tensor]:
     axis = layer_norm_axes(input, normalized_shape, weight, bias)
-    x = input._data
+    x = input._edata
     dt = x.dtype
     if dt in dtypes.HALF_NP:  # computed in float32 and rounded once, as PyTorch's
         x = x.astype(_F32)
@@ -514,9 +514,9 @@ def native_layer_norm(
         rstd = (1.0 / np.sqrt(var + np.asarray(eps, x.dtype))).astype(x.dtype, copy=False)
         out = xc * rstd
         if weight is not None:
-            out *= weight._data
+            out *= weight._edata
         if bias is not None:
-            out += bias._data
+            out += bias._edata
     if dt is not x.dtype:
         out, mean, rstd = out.astype(dt), mean.astype(dt), rstd.astype(dt)
     # contiguous, as PyTorch's and the Meta rule's (NumPy keeps a transposed input's order,
@@ -537,14 +537,14 @@ def native_layer_norm_backward(
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
     axis = layer_norm_axes(input, normalized_shape, weight, bias)
-    g, x = grad_out._data, input._data
+    g, x = grad_out._edata, input._edata
     axes = tuple(range(axis, x.ndim))
     lead = tuple(range(axis))
-    r = rstd._data.reshape(x.shape[:axis] + (1,) * len(axes))
-    xhat = (x - mean._data.reshape(r.shape)) * r
+    r = rstd._edata.reshape(x.shape[:axis] + (1,) * len(axes))
+    xhat = (x - mean._edata.reshape(r.shape)) * r
     gi = gw = gb = None
     if output_mask[0]:
-        gx = g * weight._data if weight is not None else g
+        gx = g * weight._edata if weight is not None else g
         m1 = gx.mean(axis=axes, keepdims=True)
         m2 = (gx * xhat).mean(axis=axes, keepdims=True)
         gi = wrap(np.ascontiguousarray((r * (gx - m1 - xhat * m2)).astype(x.dtype, copy=False)))
@@ -572,7 +572,7 @@ def native_batch_norm(
     eps: float,
 ) -> tuple[Tensor, Tensor, Tensor]:
     check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
-    x = input._data
+    x = input._edata
     axes = (0, *range(2, x.ndim))
     dt = x.dtype
     if training:
@@ -586,12 +586,12 @@ def native_batch_norm(
         xc = x - _channel(mean, x.ndim)
         n = math.prod(x.shape[a] for a in axes)  # per channel (none: no channels)
         if running_mean is not None:
-            rm = running_mean._data
+            rm = running_mean._edata
             rm *= 1 - momentum
             rm += (momentum * mean).astype(rm.dtype, copy=False)
             running_mean._bump_version()
         if running_var is not None:
-            rv = running_var._data
+            rv = running_var._edata
             rv *= 1 - momentum
             rv += (momentum * var * (n / (n - 1) if n > 1 else np.inf)).astype(rv.dtype, copy=False)
             running_var._bump_version()
@@ -599,15 +599,15 @@ def native_batch_norm(
         save_mean, save_invstd = mean, invstd
     else:
         assert running_mean is not None and running_var is not None  # check_native_batch_norm
-        invstd = (1.0 / np.sqrt(running_var._data + eps)).astype(dt, copy=False)
-        out = (x - _channel(running_mean._data.astype(dt, copy=False), x.ndim)) * _channel(
+        invstd = (1.0 / np.sqrt(running_var._edata + eps)).astype(dt, copy=False)
+        out = (x - _channel(running_mean._edata.astype(dt, copy=False), x.ndim)) * _channel(
             invstd, x.ndim
         )
         save_mean, save_invstd = np.empty((0,), dt), np.empty((0,), dt)
     if weight is not None:
-        out *= _channel(weight._data, x.ndim)
+        out *= _channel(weight._edata, x.ndim)
     if bias is not None:
-        out += _channel(bias._data, x.ndim)
+        out += _channel(bias._edata, x.ndim)
     return (
         wrap(out.astype(dt, copy=False)),
         wrap(save_mean),
@@ -630,19 +630,19 @@ def native_batch_norm_backward(
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
     check_batch_norm(input, (weight, running_mean, running_var), False)
-    g, x = grad_out._data, input._data
+    g, x = grad_out._edata, input._edata
     dt = x.dtype
     axes = (0, *range(2, x.ndim))
     if train:
         assert save_mean is not None and save_invstd is not None
-        mean, invstd = save_mean._data, save_invstd._data
+        mean, invstd = save_mean._edata, save_invstd._edata
     else:
         assert running_mean is not None and running_var is not None
-        mean = running_mean._data.astype(dt, copy=False)
-        invstd = (1.0 / np.sqrt(running_var._data + eps)).astype(dt, copy=False)
+        mean = running_mean._edata.astype(dt, copy=False)
+        invstd = (1.0 / np.sqrt(running_var._edata + eps)).astype(dt, copy=False)
     inv = _channel(invstd, x.ndim)
     xhat = (x - _channel(mean, x.ndim)) * inv
-    w = _channel(weight._data, x.ndim) if weight is not None else None
+    w = _channel(weight._edata, x.ndim) if weight is not None else None
     gi = gw = gb = None
     if output_mask[0]:
         gx = g * w if w is not None else g
@@ -671,11 +671,11 @@ def embedding(
     sparse: bool = False,
 ) -> Tensor:
     check_embedding(weight, indices)
-    idx = indices._data
+    idx = indices._edata
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError(f"embedding: index out of range in self (indices must be in [0, {n}))")
-    return wrap(np.take(weight._data, idx, axis=0))
+    return wrap(np.take(weight._edata, idx, axis=0))
 
 
 @impl(aten.embedding_dense_backward.default, CPU)
@@ -687,8 +687,8 @@ def embedding_dense_backward(
     scale_grad_by_freq: bool,
 ) -> Tensor:
     check_indices(indices, "embedding_dense_backward")
-    g = grad_output._data
-    idx = indices._data.reshape(-1)
+    g = grad_output._edata
+    idx = indices._edata.reshape(-1)
     dim = g.shape[-1] if g.ndim else 1
     rows = g.reshape(idx.size, dim)  # not -1: an empty index has no rows to infer it from
     if scale_grad_by_freq:
@@ -709,8 +709,8 @@ def _nll_pick(
     self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
 ) -> tuple[Any, ...]:
     """Per-sample (row index, class, weight) (0 where ignored), and the kept mask."""
-    x = self._data.reshape(-1, self.shape[-1]) if self.ndim else self._data
-    t = target._data.reshape(-1).astype(np.int64, copy=False)
+    x = self._edata.reshape(-1, self.shape[-1]) if self.ndim else self._edata
+    t = target._edata.reshape(-1).astype(np.int64, copy=False)
     c = x.shape[1]
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
@@ -719,7 +719,7 @@ def _nll_pick(
             f"nll_loss_forward: Target {int(t[bad][0])} is out of bounds (input has {c} classes)"
         )
     safe = np.where(keep, t, 0)
-    w = weight._data[safe] if weight is not None else np.ones(t.shape, x.dtype)
+    w = weight._edata[safe] if weight is not None else np.ones(t.shape, x.dtype)
     w = np.where(keep, w, 0).astype(x.dtype, copy=False)
     return x, safe, w, keep
 
@@ -747,7 +747,7 @@ def _plain_targets(self: Tensor, target: Tensor, weight: Any, ignore_index: int)
     """The common classification batch: float (n, c) input, int64 (n,) targets all in
     range and none ignored, no class weights. Returns (x, rows, t), or None for the general
     path (which checks and raises)."""
-    x, t = self._data, target._data
+    x, t = self._edata, target._edata
     if weight is not None or x.ndim != 2 or t.ndim != 1 or t.dtype is not _I64:
         return None
     n, c = x.shape
@@ -799,22 +799,22 @@ def nll_loss_backward(
     total_weight: Tensor,
 ) -> Tensor:
     plain = _plain_targets(self, target, weight, ignore_index) if reduction != NONE else None
-    if plain is not None and grad_output._data.ndim == 0:
+    if plain is not None and grad_output._edata.ndim == 0:
         x, rows, t = plain
-        go = grad_output._data
+        go = grad_output._edata
         coef = -go if go.dtype is x.dtype else -go.astype(x.dtype)
         if reduction == MEAN:  # total_weight is n here, never 0
-            coef = coef / total_weight._data.astype(x.dtype, copy=False)
+            coef = coef / total_weight._edata.astype(x.dtype, copy=False)
         res = np.zeros(x.shape, x.dtype)
         res[rows, t] = coef
         return wrap(res)
     check_nll(self, target, weight, reduction)
     x, safe, w, keep = _nll_pick(self, target, weight, ignore_index)
-    go = grad_output._data.reshape(-1) if reduction == NONE else grad_output._data
+    go = grad_output._edata.reshape(-1) if reduction == NONE else grad_output._edata
     coef = -w * go
     if reduction == MEAN:
         with quiet_block():
-            coef = coef / total_weight._data
+            coef = coef / total_weight._edata
     res = np.zeros(x.shape, x.dtype)
     res[np.arange(x.shape[0]), safe] = np.where(keep, coef, 0)  # ignored targets get none
     return wrap(res.reshape(self.shape))
@@ -823,7 +823,7 @@ def nll_loss_backward(
 @impl(aten.mse_loss.default, CPU)
 def mse_loss(self: Tensor, target: Tensor, reduction: int = MEAN) -> Tensor:
     dt = loss_dtype(self, target, "mse").np
-    diff = self._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+    diff = self._edata.astype(dt, copy=False) - target._edata.astype(dt, copy=False)
     return wrap(_reduce(diff * diff, reduction))
 
 
@@ -836,22 +836,22 @@ def binary_cross_entropy_with_logits(
     reduction: int = MEAN,
 ) -> Tensor:
     check_same_size(self, target, "binary_cross_entropy_with_logits")
-    x, t = self._data, target._data
+    x, t = self._edata, target._edata
     with quiet_block():
         sp = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # softplus(-x) = -log_sigmoid(x)
         if pos_weight is not None:
-            loss = (1 - t) * x + (1 + (pos_weight._data - 1) * t) * sp
+            loss = (1 - t) * x + (1 + (pos_weight._edata - 1) * t) * sp
         else:
             loss = (1 - t) * x + sp
         if weight is not None:
-            loss = loss * weight._data
+            loss = loss * weight._edata
     return wrap(_reduce(np.asarray(loss, x.dtype), reduction))
 
 
 @impl(aten.constant_pad_nd.default, CPU)
 def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
     shape = pad_shape(self.shape, pad)
-    x = self._data
+    x = self._edata
     res = np.full(shape, value, x.dtype)
     src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
     for i in range(len(pad) // 2):
@@ -870,7 +870,7 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
 @impl(aten.native_dropout.default, CPU)
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
     check_dropout(p, train)
-    x = input._data
+    x = input._edata
     if train is False:
         return wrap(x.copy()), wrap(np.ones(x.shape, np.bool_))
     mask = _generator(None).random(x.shape, dtype=np.float32) >= p
@@ -882,6 +882,6 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
 
 @impl(aten.native_dropout_backward.default, CPU)
 def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
-    g = grad_output._data
+    g = grad_output._edata
     with quiet_block():  # a dropped inf: inf * 0 is nan, silently (as PyTorch's)
-        return wrap((g * mask._data * np.asarray(scale, g.dtype)).astype(g.dtype, copy=False))
+        return wrap((g * mask._edata * np.asarray(scale, g.dtype)).astype(g.dtype, copy=False))

@@ -18,12 +18,12 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.pointwise import POSITIVE_CHECK, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -104,7 +104,7 @@ def unary(name: str, fn: Callable[[Any], Any], *, quiet_fp: bool = True) -> Call
     plans: dict[np.dtype[Any], tuple[np.dtype[Any], np.dtype[Any], bool]] = {}
 
     def kernel(self: Any) -> Tensor:
-        d = self._data if isinstance(self, Tensor) else None
+        d = self._edata if isinstance(self, Tensor) else None
         if type(d) is _nd:
             plan = plans.get(d.dtype)
             if plan is None:
@@ -156,7 +156,7 @@ _BITS = {np.dtype(f): np.dtype(i) for f, i in ((np.float16, np.int16), (np.float
 def threshold_backward(grad_output: Any, self: Any, threshold: Any) -> Tensor:
     """0 where ``self <= threshold``, else ``grad_output`` (NaN in ``self`` passes the
     gradient, as in PyTorch): relu's backward in one pass."""
-    g, x = grad_output._data, self._data
+    g, x = grad_output._edata, self._edata
     if (
         type(g) is _nd and type(x) is _nd and g.dtype is x.dtype and g.dtype.kind == "f"
         and g.shape == x.shape and (type(threshold) is int or type(threshold) is float)
@@ -201,13 +201,13 @@ _add, _subtract, _multiply, _true_divide = np.add, np.subtract, np.multiply, np.
 def _fast(fn: Callable[[Any, Any], Any], self: Any, other: Any) -> Tensor | None:
     """``fn`` on a float tensor and a same-dtype tensor or a Python number: the common case,
     whose result dtype is ``self``'s. None when the arguments need the general path."""
-    a = self._data
+    a = self._edata
     dt = a.dtype
     if dt.kind != "f":
         return None
     to = type(other)
     if to is Tensor or (to is not float and to is not int and isinstance(other, Tensor)):
-        b = other._data
+        b = other._edata
         if b.dtype is not dt:
             return None
     elif to is float or to is int:
@@ -415,12 +415,12 @@ def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict
     """``self op= alpha * other`` for a float32/float64 ``self`` and a same-dtype tensor or a
     Python number (an optimizer's update, a gradient accumulation): False when the call needs
     the general path (other dtypes, shapes that don't broadcast into ``self``: its errors)."""
-    a = self._data
+    a = self._edata
     dt = a.dtype
     if dt.kind != "f" or dt.itemsize < 4 or type(a) is not _nd:
         return False
     if isinstance(other, Tensor):
-        b = other._data
+        b = other._edata
         if b.dtype is not dt or type(b) is not _nd:
             return False
     elif type(other) is float or type(other) is int:
@@ -451,7 +451,7 @@ def _write(name: str, dst: Tensor, r: Tensor) -> None:
     from ember.backends.variants import check_write
 
     check_write(dst, r, name, False)
-    np.copyto(dst._data, r._data, casting="unsafe")
+    np.copyto(dst._edata, r._edata, casting="unsafe")
     dst._bump_version()
 
 
@@ -916,7 +916,7 @@ def conj_physical(self: Tensor) -> Tensor:
 @impl(aten._local_scalar_dense.default, CPU)
 def _local_scalar_dense(self: Tensor) -> Any:
     """The first element as a Python number (``item()`` checks that there is one)."""
-    data = self._data
+    data = self._edata
     if data.size == 0:
         raise RuntimeError("_local_scalar_dense: cannot read a value of a Tensor with no elements")
     return data.reshape(-1)[0].item()
@@ -925,7 +925,7 @@ def _local_scalar_dense(self: Tensor) -> Any:
 @impl(aten.equal.default, CPU)
 def equal(self: Tensor, other: Tensor) -> bool:
     """True if both have one shape and equal elements (after promotion; NaN is unequal)."""
-    a, b = self._data, other._data
+    a, b = self._edata, other._edata
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.products import cdist_plan, euclidean_shape
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -59,7 +59,7 @@ def _norm(diff: np.ndarray, p: float) -> np.ndarray:
 @impl(aten._cdist_forward.default, CPU)
 def cdist_forward(x1: Tensor, x2: Tensor, p: float, compute_mode: int | None) -> Tensor:
     shape, mm = cdist_plan(x1, x2, p, compute_mode)
-    a, b = x1._data, x2._data
+    a, b = x1._edata, x2._edata
     batch, (r1, r2), c = shape[:-2], shape[-2:], a.shape[-1]
     if 0 in shape:
         return wrap(np.empty(shape, a.dtype))
@@ -98,14 +98,14 @@ def _grad_terms(diff: np.ndarray, g: np.ndarray, dist: np.ndarray, p: float) -> 
 def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor) -> Tensor:
     """The gradient of ``_cdist_forward`` with respect to ``x1``, in ``x1``'s shape broadcast
     over the batch (the engine sums it back)."""
-    a, b = x1._data, x2._data
+    a, b = x1._edata, x2._edata
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="_cdist_backward")
     r1, c, r2 = a.shape[-2], a.shape[-1], b.shape[-2]
     if 0 in (r1, r2, c, math.prod(batch)) or p == 0:
         return wrap(np.zeros((*batch, r1, c), a.dtype))
     a, b = _batched(a, batch), _batched(b, batch)
-    g = _batched(grad._data, batch)
-    dist = _batched(cdist._data, batch)
+    g = _batched(grad._edata, batch)
+    dist = _batched(cdist._edata, batch)
     out = np.empty(a.shape, a.dtype)
     with quiet_block():
         for rows in _blocks(a.shape[0], r1, r2, c):
@@ -119,7 +119,7 @@ def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor
 def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     """Every pair of rows' distance by one matrix product (``euclidean``), in place."""
     shape, d = euclidean_shape(x1, x2)
-    a, b = x1._data.astype(d.np, copy=False), x2._data.astype(d.np, copy=False)
+    a, b = x1._edata.astype(d.np, copy=False), x2._edata.astype(d.np, copy=False)
     with quiet_block():
         out = euclidean(a, b) if a.size and b.size else np.zeros(shape, d.np)
     if out.shape == tuple(shape):  # fresh: broadcast_to would make it a read-only view

@@ -38,13 +38,13 @@ CPU = DispatchKey.CPU
 def _fill(self: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``self`` (converted to its dtype), bump the version, return it."""
     with quiet_block():
-        self._data[...] = values
+        self._edata[...] = values
     self._bump_version()
     return self
 
 
 def _shape(self: Tensor) -> tuple[int, ...]:
-    return tuple(self._data.shape)
+    return tuple(self._edata.shape)
 
 
 def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any]) -> tuple[Any, Any]:
@@ -74,8 +74,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 
 def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
     shape, d = normal_shape(mean, std)
-    m = mean._data if isinstance(mean, Tensor) else mean
-    s = std._data if isinstance(std, Tensor) else std
+    m = mean._edata if isinstance(mean, Tensor) else mean
+    s = std._edata if isinstance(std, Tensor) else std
     if isinstance(std, Tensor) and s.size and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     z = normal_array(shape, d, _generator(generator))
@@ -115,14 +115,14 @@ def _check_probabilities(p: np.ndarray) -> None:
 def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     """1 with the probability each element of ``self`` gives, in ``self``'s dtype."""
     d = bernoulli_dtype(self)
-    _check_probabilities(self._data)
-    return wrap(_bernoulli_draw(self._data, _shape(self), generator).astype(d.np))
+    _check_probabilities(self._edata)
+    return wrap(_bernoulli_draw(self._edata, _shape(self), generator).astype(d.np))
 
 
 @impl(aten.bernoulli.p, CPU)
 def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     check_bernoulli_p(p)
-    return wrap(_bernoulli_draw(p, _shape(self), generator).astype(self._data.dtype))
+    return wrap(_bernoulli_draw(p, _shape(self), generator).astype(self._edata.dtype))
 
 
 def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
@@ -130,10 +130,10 @@ def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
         raise NotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
         )
-    probs = p._data
-    if probs.shape != self._data.shape:
+    probs = p._edata
+    if probs.shape != self._edata.shape:
         try:
-            probs = np.broadcast_to(probs, self._data.shape)
+            probs = np.broadcast_to(probs, self._edata.shape)
         except ValueError:
             raise RuntimeError(
                 f"bernoulli_: p of shape {list(p.shape)} must broadcast to self's shape "
@@ -146,7 +146,7 @@ def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
 @impl(aten.bernoulli.Tensor, CPU)
 def bernoulli_tensor(self: Tensor, p: Tensor, *, generator: Any = None) -> Tensor:
     probs = _tensor_p(self, p)
-    return wrap(_bernoulli_draw(probs, _shape(self), generator).astype(self._data.dtype))
+    return wrap(_bernoulli_draw(probs, _shape(self), generator).astype(self._edata.dtype))
 
 
 @impl(aten.bernoulli_.Tensor, CPU)
@@ -220,7 +220,7 @@ def _functional(inplace: Any) -> Any:
     """The out-of-place form of an in-place fill: a fresh tensor like ``self``, filled."""
 
     def kernel(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace(wrap(np.empty_like(self._data, order="C")), *args, **kwargs)
+        return inplace(wrap(np.empty_like(self._edata, order="C")), *args, **kwargs)
 
     kernel.__name__ = inplace.__name__.rstrip("_")
     return kernel
@@ -246,7 +246,7 @@ def multinomial(
     """``num_samples`` category indices per row, drawn with the row's (unnormalised) weights;
     without replacement by the exponential-race trick (the largest ``w / Exp(1)`` keys)."""
     shape = multinomial_shape(self, num_samples, replacement)
-    p = self._data.astype(np.float64).reshape(-1, self._data.shape[-1])
+    p = self._edata.astype(np.float64).reshape(-1, self._edata.shape[-1])
     if p.size and not (np.isfinite(p).all() and (p >= 0).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     total = p.sum(axis=1, keepdims=True)

@@ -17,7 +17,6 @@ from ember import dtypes
 from ember._memory_format import result_strides
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
 from ember.backends.cpu.copies import empty_strided
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
@@ -41,6 +40,7 @@ from ember.ops.native.reductions import (
     vector_norm_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import aminmax as aminmax_t
 from ember.return_types import cummax as cummax_t
 from ember.return_types import cummin as cummin_t
@@ -121,7 +121,7 @@ _SUM_PLAN = {
 
 @impl(aten.sum.default, CPU)
 def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    x = self._data
+    x = self._edata
     if dtype is None:
         acc, res = _SUM_PLAN[x.dtype]
     else:
@@ -138,7 +138,7 @@ def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
 
 @impl(aten.sum.dim_IntList, CPU)
 def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
-    x = self._data
+    x = self._edata
     if dtype is None:
         acc, res = _SUM_PLAN[x.dtype]
     else:
@@ -156,7 +156,7 @@ def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | Non
 
 def _mean(self: Tensor, dim: Any, keepdim: bool, dtype: dtype | None) -> Tensor:
     res = mean_dtype(self.dtype, dtype).np
-    x = _cast_input(self._data, dtype)
+    x = _cast_input(self._edata, dtype)
     axes = reduction_axes(x.shape, dim, "mean")
     n = math.prod(x.shape[a] for a in axes)
     with quiet_block():  # 0/0 for empty reductions, inf + -inf: nan, silently
@@ -177,7 +177,7 @@ def mean_dim(
 
 @impl(aten.prod.default, CPU)
 def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    x = _cast_input(self._data, dtype)
+    x = _cast_input(self._edata, dtype)
     res = sum_dtype(self.dtype, dtype).np
     with quiet_block():  # inf * 0: nan, silently
         return _out(_mul_reduce(x, None, _acc(res)), res)
@@ -187,7 +187,7 @@ def prod_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
 def prod_dim(
     self: Tensor, dim: int, keepdim: bool = False, *, dtype: dtype | None = None
 ) -> Tensor:
-    x = _cast_input(self._data, dtype)
+    x = _cast_input(self._edata, dtype)
     res = sum_dtype(self.dtype, dtype).np
     axes = reduction_axes(x.shape, dim, "prod")
     with quiet_block():  # inf * 0: nan, silently
@@ -199,7 +199,7 @@ def prod_dim(
 
 def _extreme_all(name: str, reduce: Any) -> Any:
     def kernel(self: Tensor) -> Tensor:
-        x = self._data
+        x = self._edata
         check_not_complex(self.dtype, name, NotImplementedError)
         check_nonempty(x.shape, (), None, name)
         return _out(reduce(x, None), x.dtype)
@@ -210,7 +210,7 @@ def _extreme_all(name: str, reduce: Any) -> Any:
 
 def _extreme_dim(name: str, reduce: Any, arg: Any, result: Any) -> Any:
     def kernel(self: Tensor, dim: int, keepdim: bool = False) -> Any:
-        x = self._data
+        x = self._edata
         axes = reduction_axes(x.shape, dim, name)
         check_nonempty(x.shape, axes, dim, name)
         check_not_complex(self.dtype, name)
@@ -233,7 +233,7 @@ impl(aten.min.dim, CPU, _extreme_dim("min", _min_reduce, np.argmin, min_t))
 
 def _amax(name: str, reduce: Any) -> Any:
     def kernel(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-        x = self._data
+        x = self._edata
         if x.size:  # PyTorch runs no kernel, so checks no dtype, for an empty input
             check_not_complex(self.dtype, name, NotImplementedError)
         axes = reduction_axes(x.shape, dim, name)
@@ -250,7 +250,7 @@ impl(aten.amin.default, CPU, _amax("amin", _min_reduce))
 
 def _argext(name: str, arg: Any) -> Any:
     def kernel(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        x = self._data
+        x = self._edata
         if self.dtype is dtypes.bool_:
             raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
         check_not_complex(self.dtype, name)
@@ -278,7 +278,7 @@ impl(aten.argmin.default, CPU, _argext("argmin", np.argmin))
 def _var(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str) -> tuple[Any, Any]:
     """(variance, mean) as ndarrays in the result dtype's precision."""
     var_dtype(self.dtype, name)  # raises for bool and integer inputs
-    x = self._data
+    x = self._edata
     axes = reduction_axes(x.shape, dim, name)
     if x.dtype is _F16 or x.dtype is _BF16:
         x = x.astype(_F32)
@@ -329,7 +329,7 @@ def std_mean(
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     d = self.dtype
     res = (d if d.category >= dtypes.FLOATING else dtypes.get_default_dtype()).np
-    x = self._data.astype(_acc(res), copy=False)
+    x = self._edata.astype(_acc(res), copy=False)
     axes = reduction_axes(x.shape, dim, "logsumexp")
     with quiet_block():
         if x.size == 0:
@@ -348,7 +348,7 @@ _exp, _log, _subtract, _multiply = np.exp, np.log, np.subtract, np.multiply
 
 def _softmax_kernel(name: str, log: bool) -> Any:
     def kernel(self: Tensor, dim: int, half_to_float: bool) -> Tensor:
-        x = self._data
+        x = self._edata
         if (
             type(x) is _nd and x.dtype in _SOFTMAX_FAST and not half_to_float
             and x.size and type(dim) is int and -x.ndim <= dim < x.ndim
@@ -393,7 +393,7 @@ def _softmax_backward_kernel(name: str, log: bool) -> Any:
     along ``dim``, in one kernel, computed in float32 for half tensors."""
 
     def kernel(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
-        g, out = grad_output._data, output._data
+        g, out = grad_output._edata, output._edata
         if (
             type(g) is _nd and type(out) is _nd and g.dtype in _SOFTMAX_FAST
             and out.dtype is g.dtype and g.shape == out.shape and g.size
@@ -425,7 +425,7 @@ def _softmax_backward_kernel(name: str, log: bool) -> Any:
                 r = g - np.exp(out) * _add_reduce(g, axis, None, None, True)
             else:
                 r = out * (g - _add_reduce(g * out, axis, None, None, True))
-        return _out(r.reshape(grad_output._data.shape), res)
+        return _out(r.reshape(grad_output._edata.shape), res)
 
     kernel.__name__ = name
     return kernel
@@ -442,15 +442,15 @@ impl(aten._log_softmax_backward_data.default, CPU,
 
 def _logical(name: str, fn: Any) -> tuple[Any, Any, Any]:
     def whole(self: Tensor) -> Tensor:
-        return _out(fn(self._data), all_any_dtype(self.dtype).np)
+        return _out(fn(self._edata), all_any_dtype(self.dtype).np)
 
     def one(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
-        x = self._data
+        x = self._edata
         axes = reduction_axes(x.shape, dim, name)
         return _out(fn(x, axis=axes, keepdims=keepdim), all_any_dtype(self.dtype).np)
 
     def many(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-        x = self._data
+        x = self._edata
         axes = reduction_axes(x.shape, dim, name, empty_means_all=False)
         return _out(fn(x, axis=axes, keepdims=keepdim), all_any_dtype(self.dtype).np)
 
@@ -470,7 +470,7 @@ for _name, _fn in (("all", np.all), ("any", np.any)):
 def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     p, axes, keepdim, dtype, result = vector_norm_plan(self, *args, **kwargs)
     res = result.np
-    x = self._data
+    x = self._edata
     if dtype is not None:
         x = _cast_input(x, dtype if x.dtype.kind != "c" else dtype.to_complex())
     a = np.abs(x).astype(_acc(res), copy=False)
@@ -495,7 +495,7 @@ def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 def _scan(name: str, fn: Any) -> Any:
     def kernel(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
-        x = _cast_input(self._data, dtype)
+        x = _cast_input(self._edata, dtype)
         res = sum_dtype(self.dtype, dtype).np
         axis = wrap_dim(dim, x.ndim, name)
         with quiet_block():  # inf - inf, inf * 0: nan, silently
@@ -523,7 +523,7 @@ def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 
 def _sort(self: Tensor, dim: int, descending: bool, name: str) -> Any:
     check_sortable(self.dtype, name)
-    x = self._data
+    x = self._edata
     axis = wrap_dim(dim, x.ndim, name)
     if x.ndim == 0:
         return sort_t(wrap(x.copy()), wrap(np.zeros((), _I64)))
@@ -552,7 +552,7 @@ def sort_stable(
 
 @impl(aten.topk.default, CPU)
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    x = self._data
+    x = self._edata
     axis = wrap_dim(dim, x.ndim, "topk")
     check_topk(x.shape, self.dtype, k, axis)
     if x.ndim == 0:
@@ -566,8 +566,8 @@ def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool
 
 @impl(aten.trace.default, CPU)
 def trace(self: Tensor) -> Tensor:
-    res = trace_dtype(self._data.shape, self.dtype).np
-    return _out(np.trace(self._data, dtype=_acc(res)), res)
+    res = trace_dtype(self._edata.shape, self.dtype).np
+    return _out(np.trace(self._edata, dtype=_acc(res)), res)
 
 
 # --------------------------------------------------------------------------- nansum, counts
@@ -579,7 +579,7 @@ def nansum(
 ) -> Tensor:
     """``sum`` with every NaN counted as 0."""
     check_nansum(self)
-    x = self._data
+    x = self._edata
     if x.dtype.kind == "f" or x.dtype is _BF16:
         x = np.where(np.isnan(x), np.zeros((), x.dtype), x)
     return sum_dim(wrap(x), dim, keepdim, dtype=dtype)
@@ -587,7 +587,7 @@ def nansum(
 
 @impl(aten.count_nonzero.dim_IntList, CPU)
 def count_nonzero(self: Tensor, dim: Any) -> Tensor:
-    x = self._data
+    x = self._edata
     axes = reduction_axes(x.shape, dim, "count_nonzero")
     return _out(np.count_nonzero(x, axis=axes) if axes else (x != 0).astype(_I64), _I64)
 
@@ -600,7 +600,7 @@ def count_nonzero_one(self: Tensor, dim: int | None = None) -> Tensor:
 @impl(aten.aminmax.default, CPU)
 def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     axes = check_aminmax(self, dim)
-    x = self._data
+    x = self._edata
     if dim is None and keepdim:  # every dim kept, with size 1
         lo, hi = _min_reduce(x, axes, None, None, True), _max_reduce(x, axes, None, None, True)
     elif dim is None:
@@ -622,9 +622,9 @@ def _cum_extreme(name: str, accumulate: Any, result: Any) -> Any:
 
     def kernel(self: Tensor, dim: int) -> Any:
         d = check_scan_extreme(self, dim, name)
-        x = _moveaxis_1d(self._data)
+        x = _moveaxis_1d(self._edata)
         if x.size == 0:
-            return result(_out(x.copy(), x.dtype), wrap(np.zeros(self._data.shape, _I64)))
+            return result(_out(x.copy(), x.dtype), wrap(np.zeros(self._edata.shape, _I64)))
         running = accumulate(x, axis=d)
         hit = x == running
         if x.dtype.kind in "fc" or x.dtype is _F16 or x.dtype is _BF16:
@@ -634,7 +634,7 @@ def _cum_extreme(name: str, accumulate: Any, result: Any) -> Any:
         positions = np.arange(x.shape[d], dtype=_I64).reshape(shape)
         indices = np.maximum.accumulate(np.where(hit, positions, 0), axis=d)
         values = np.take_along_axis(x, indices, axis=d)  # the elements themselves (-0.0)
-        shape0 = self._data.shape
+        shape0 = self._edata.shape
         return result(_out(values.reshape(shape0), x.dtype), _out(indices.reshape(shape0), _I64))
 
     kernel.__name__ = name
@@ -662,11 +662,11 @@ def _complex_logcumsumexp(x: np.ndarray, d: int) -> np.ndarray:
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(x)))`` without overflow: ``logaddexp`` accumulated."""
     d = check_logcumsumexp(self, dim)
-    x = _moveaxis_1d(self._data)
+    x = _moveaxis_1d(self._edata)
     res = x.dtype
     with quiet_block():
         if x.dtype.kind == "c":
             r = _complex_logcumsumexp(x, d)
         else:
             r = np.logaddexp.accumulate(x.astype(_acc(res)), axis=d)
-    return _out(r.reshape(self._data.shape), res)
+    return _out(r.reshape(self._edata.shape), res)

@@ -73,20 +73,20 @@ def mkldnn_rnn_layer(
     )
     dt = input.dtype.np
     half = _HALF.astype(dt)[:, None, None]
-    x = _time_major(input._data, batch_first).reshape(t_max * b, -1)
-    w_ih = _gates(weight0._data, h) * half  # (4, H, I): sigmoid(z) = tanh(z / 2) / 2 + 1/2
+    x = _time_major(input._edata, batch_first).reshape(t_max * b, -1)
+    w_ih = _gates(weight0._edata, h) * half  # (4, H, I): sigmoid(z) = tanh(z / 2) / 2 + 1/2
     with quiet_block():  # inf and NaN inputs give NaN gates silently, as PyTorch's
         xp = np.matmul(x, w_ih.transpose(0, 2, 1))  # (4, T*B, H): every step's input gates
         if has_biases:
-            xp += _gates(weight2._data + weight3._data, h)[:, None, :] * half
+            xp += _gates(weight2._edata + weight3._edata, h)[:, None, :] * half
     xp = xp.reshape(4, t_max, b, h)
-    whh = np.ascontiguousarray((_gates(weight1._data, h) * half).transpose(0, 2, 1))
+    whh = np.ascontiguousarray((_gates(weight1._edata, h) * half).transpose(0, 2, 1))
     ws = np.empty(5 * t_max * b * h, dt)
     acts, cells = _split_workspace(ws, t_max, b, h)
     out = np.empty((t_max, b, h), dt)
     buf = np.empty((4, b, h), dt)
     prod = np.empty((b, h), dt)
-    hcur, ccur = hx_._data, cx_._data
+    hcur, ccur = hx_._edata, cx_._edata
     with quiet_block():
         for t in range(t_max - 1, -1, -1) if reverse else range(t_max):
             np.matmul(hcur, whh, out=buf)  # (B, H) @ (4, H, H): each gate contiguous
@@ -138,14 +138,14 @@ def mkldnn_rnn_layer_backward(
         input, weight1, weight2, hx_, cx_tmp, batch_sizes, mode, hidden_size, batch_first
     )
     dt = input.dtype.np
-    x = _time_major(input._data, batch_first)
-    out = _time_major(output._data, batch_first)
-    go = None if grad_output is None else _time_major(grad_output._data, batch_first)
-    acts, cells = _split_workspace(workspace._data, t_max, b, h)
-    whh = np.ascontiguousarray(_gates(weight2._data, h))  # (4, H, H), the kernel's order
+    x = _time_major(input._edata, batch_first)
+    out = _time_major(output._edata, batch_first)
+    go = None if grad_output is None else _time_major(grad_output._edata, batch_first)
+    acts, cells = _split_workspace(workspace._edata, t_max, b, h)
+    whh = np.ascontiguousarray(_gates(weight2._edata, h))  # (4, H, H), the kernel's order
     dgates = np.empty((t_max, 4, b, h), dt)
-    dh = np.zeros((b, h), dt) if grad_hy is None else grad_hy._data.astype(dt, copy=True)
-    dc_next = np.zeros((b, h), dt) if grad_cy is None else grad_cy._data.astype(dt, copy=True)
+    dh = np.zeros((b, h), dt) if grad_hy is None else grad_hy._edata.astype(dt, copy=True)
+    dc_next = np.zeros((b, h), dt) if grad_cy is None else grad_cy._edata.astype(dt, copy=True)
     deriv = np.empty((4, b, h), dt)
     tc = np.empty((b, h), dt)
     dc = np.empty((b, h), dt)
@@ -157,7 +157,7 @@ def mkldnn_rnn_layer_backward(
             if go is not None:
                 dh += go[t]
             act = acts[t]  # i, f, o, g
-            c_prev = cells[steps[k - 1]] if k else cx_tmp._data
+            c_prev = cells[steps[k - 1]] if k else cx_tmp._edata
             np.subtract(1, act[:3], out=deriv[:3])  # sigmoid' = s (1 - s) ...
             deriv[:3] *= act[:3]
             np.multiply(act[3], act[3], out=deriv[3])  # ... and tanh' = 1 - g^2
@@ -180,16 +180,16 @@ def mkldnn_rnn_layer_backward(
         # back to PyTorch's gate order and the (T*B, 4H) layout the weights' gradients need
         flat = np.ascontiguousarray(dgates[:, _ORDER].transpose(0, 2, 1, 3))
         flat = flat.reshape(t_max * b, 4 * h)
-        grad_input = np.matmul(flat, weight1._data).reshape(t_max, b, -1)
+        grad_input = np.matmul(flat, weight1._edata).reshape(t_max, b, -1)
         grad_w_ih = np.matmul(flat.T, x.reshape(t_max * b, -1))
         h_prev = np.empty((t_max, b, h), dt)  # the hidden state each step started from
         if t_max:
             if reverse:
                 h_prev[:-1] = out[1:]
-                h_prev[-1] = hx_._data
+                h_prev[-1] = hx_._edata
             else:
                 h_prev[1:] = out[:-1]
-                h_prev[0] = hx_._data
+                h_prev[0] = hx_._edata
         grad_w_hh = np.matmul(flat.T, h_prev.reshape(t_max * b, h))
         grad_bias = flat.sum(0)
     if not has_biases:

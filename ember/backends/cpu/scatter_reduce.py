@@ -72,14 +72,14 @@ def scatter_reduce(
 ) -> Tensor:
     reduce = check_scatter_reduce(reduce)
     d = check_scatter(self, dim, index, src, "scatter_reduce")
-    out = np.array(self._data, order="C")
-    idx = index._data
+    out = np.array(self._edata, order="C")
+    idx = index._edata
     if idx.size == 0:
         return wrap(out)
     flat = out.reshape(1) if out.ndim == 0 else out
     _check_bounds(idx, flat.shape[d], d, "scatter_reduce")
     where = _full_index(idx.reshape(1) if idx.ndim == 0 else idx, d)
-    s = src._data.reshape(1) if src._data.ndim == 0 else src._data
+    s = src._edata.reshape(1) if src._edata.ndim == 0 else src._edata
     _reduce_into(flat, where, s[tuple(slice(0, n) for n in where[d].shape)], reduce, include_self)
     return wrap(out)
 
@@ -95,10 +95,10 @@ def index_reduce(
     include_self: bool = True,
 ) -> Tensor:
     d = check_index_reduce(self, dim, index, source, reduce)
-    out = np.array(self._data, order="C")
+    out = np.array(self._edata, order="C")
     flat = out.reshape(1) if out.ndim == 0 else out
-    src = source._data.reshape(1) if source._data.ndim == 0 else source._data
-    idx = index._data.reshape(-1).astype(np.int64)
+    src = source._edata.reshape(1) if source._edata.ndim == 0 else source._edata
+    idx = index._edata.reshape(-1).astype(np.int64)
     size = flat.shape[d]
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx[(idx < -size) | (idx >= size)][0]
@@ -117,14 +117,14 @@ def index_reduce(
 def put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """``self`` with ``source`` written (or added) at flat, row-major ``index`` positions."""
     check_put(self, index, source)
-    out = np.array(self._data, order="C")
+    out = np.array(self._edata, order="C")
     flat = out.reshape(-1)
-    idx = index._data.reshape(-1)
+    idx = index._edata.reshape(-1)
     n = flat.size
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    values = source._data.reshape(-1)
+    values = source._edata.reshape(-1)
     if accumulate:
         with quiet_block():
             np.add.at(flat, idx, values)

@@ -55,7 +55,7 @@ def _nan_of(dt: np.dtype[Any]) -> np.ndarray:
 @impl(aten.median.default, CPU)
 def median(self: Tensor) -> Tensor:
     check_order_statistic(self.dtype, "median")
-    x = self._data.reshape(-1)
+    x = self._edata.reshape(-1)
     if x.size == 0 or (x.dtype.kind == "f" and np.isnan(x).any()):
         return wrap(_nan_of(x.dtype))
     k = (x.size - 1) // 2
@@ -65,7 +65,7 @@ def median(self: Tensor) -> Tensor:
 @impl(aten.nanmedian.default, CPU)
 def nanmedian(self: Tensor) -> Tensor:
     check_order_statistic(self.dtype, "nanmedian")
-    x = self._data.reshape(-1)
+    x = self._edata.reshape(-1)
     if x.dtype.kind == "f":
         x = x[~np.isnan(x)]
     if x.size == 0:
@@ -116,10 +116,10 @@ def _scalar_result(x: np.ndarray, result: Any) -> Any:
 @impl(aten.median.dim, CPU)
 def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
     check_order_statistic(self.dtype, "median")
-    d, _ = along(self._data.shape, dim, keepdim, "median")
+    d, _ = along(self._edata.shape, dim, keepdim, "median")
     if self.ndim == 0:
-        return _scalar_result(self._data, median_t)
-    x = _last_axis(self._data, d)
+        return _scalar_result(self._edata, median_t)
+    x = _last_axis(self._edata, d)
     idx = _kth(x, (x.shape[-1] - 1) // 2)
     if x.dtype.kind == "f":
         nan = np.isnan(x)
@@ -132,10 +132,10 @@ def median_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
 @impl(aten.nanmedian.dim, CPU)
 def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
     check_order_statistic(self.dtype, "nanmedian")
-    d, _ = along(self._data.shape, dim, keepdim, "nanmedian")
+    d, _ = along(self._edata.shape, dim, keepdim, "nanmedian")
     if self.ndim == 0:
-        return _scalar_result(self._data, nanmedian_t)
-    x = _last_axis(self._data, d)
+        return _scalar_result(self._edata, nanmedian_t)
+    x = _last_axis(self._edata, d)
     if x.dtype.kind != "f":
         return _pick(x, _kth(x, (x.shape[-1] - 1) // 2), d, keepdim, nanmedian_t)
     order = np.argsort(x, axis=-1, kind="stable")  # NaN last
@@ -146,12 +146,12 @@ def nanmedian_dim(self: Tensor, dim: int, keepdim: bool = False) -> Any:
 
 @impl(aten.kthvalue.default, CPU)
 def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    d, _ = along(self._data.shape, dim, keepdim, "kthvalue")
-    check_kthvalue(self._data.shape, k, d)
+    d, _ = along(self._edata.shape, dim, keepdim, "kthvalue")
+    check_kthvalue(self._edata.shape, k, d)
     if self.ndim == 0:  # itself, whatever the dtype (as PyTorch)
-        return _scalar_result(self._data, kthvalue_t)
+        return _scalar_result(self._edata, kthvalue_t)
     check_order_statistic(self.dtype, "kthvalue")
-    x = _last_axis(self._data, d)
+    x = _last_axis(self._edata, d)
     return _pick(x, _kth(x, k - 1), d, keepdim, kthvalue_t)
 
 
@@ -159,10 +159,10 @@ def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
 def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value of each slice (the smallest of those tied for it), at the last
     index where it occurs; NaN equals nothing, so each NaN counts once."""
-    d, _ = along(self._data.shape, dim, keepdim, "mode")
+    d, _ = along(self._edata.shape, dim, keepdim, "mode")
     if self.ndim == 0:  # itself, whatever the dtype (as PyTorch)
-        return _scalar_result(self._data, mode_t)
-    x = _last_axis(self._data, d)
+        return _scalar_result(self._edata, mode_t)
+    x = _last_axis(self._edata, d)
     if x.size == 0:  # no kernel runs: no dtype check either
         shape = x.shape[:-1] + ((1,) if keepdim else ())
         empty = np.empty(shape, x.dtype)
@@ -218,12 +218,12 @@ def unique2(
     each NaN distinct; the inverse and counts are empty unless asked for. ``np.unique``
     itself (a hash table when neither is asked for)."""
     check_unique(self.dtype)
-    x = self._data.reshape(-1)
+    x = self._edata.reshape(-1)
     if not (return_inverse or return_counts):
         return wrap(np.unique(x, equal_nan=False)), wrap(_empty_index()), wrap(_empty_index())
     values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True,
                                         equal_nan=False)  # fmt: skip
-    inverse = inverse.reshape(self._data.shape) if return_inverse else _empty_index()
+    inverse = inverse.reshape(self._edata.shape) if return_inverse else _empty_index()
     counts = counts if return_counts else _empty_index()
     return wrap(values), wrap(inverse.astype(_I64, copy=False)), wrap(counts.astype(_I64))
 
@@ -249,7 +249,7 @@ def unique_dim(
     """The distinct slices along ``dim``, in lexicographic order; inverse and counts always
     (as PyTorch's kernel)."""
     check_unique(self.dtype, "unique_dim")
-    x = self._data
+    x = self._edata
     d = unique_dim_of(x.shape, dim)
     if x.shape[d] == 0:
         return wrap(x.copy()), wrap(_empty_index()), wrap(_empty_index())
@@ -268,7 +268,7 @@ def unique_consecutive(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """One element (or slice along ``dim``) per run of equal ones, in order."""
     check_unique(self.dtype, "unique_consecutive")
-    x = self._data
+    x = self._edata
     if dim is None or (x.ndim == 1 and dim == 0):  # PyTorch's flat path (flags honoured)
         flat = x.reshape(-1)
         mask = _runs(flat)
@@ -346,22 +346,22 @@ def _searchsorted(
 ) -> Tensor:
     scalar = not isinstance(value, Tensor)
     right, rdt = search_plan(
-        seq_t._data.shape,
+        seq_t._edata.shape,
         seq_t.dtype,
-        None if scalar else value._data.shape,
+        None if scalar else value._edata.shape,
         None if scalar else value.dtype,
         out_int32,
         right,
         side,
         sorter,
     )
-    seq = seq_t._data
+    seq = seq_t._edata
     if sorter is not None:
-        order = sorter._data
+        order = sorter._edata
         if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
         seq = np.take_along_axis(seq, order, -1)
-    vals = np.asarray(value) if scalar else value._data
+    vals = np.asarray(value) if scalar else value._edata
     common = dtypes.result_type_of([seq_t, value]).np  # a Python number as a wrapped one
     seq = seq.astype(common, copy=False)
     with quiet_block():
@@ -424,11 +424,11 @@ def bucketize_scalar(
 @impl(aten.bincount.default, CPU)
 def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     check_bincount(self, weights, minlength)
-    x = self._data
+    x = self._edata
     rdt = bincount_dtype(self, weights).np
     if x.size == 0:
         return wrap(np.zeros((minlength,), rdt))
-    w = None if weights is None else weights._data
+    w = None if weights is None else weights._edata
     try:  # (np.bincount finds a negative value in the pass it makes anyway)
         counts = np.bincount(x, w, minlength)
     except ValueError:
@@ -446,7 +446,7 @@ def histc(self: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     ``max`` falls in the last bin. Positions are computed in the input's precision, as
     PyTorch computes them."""
     check_histc(self.dtype, bins, min, max)
-    x = self._data.reshape(-1)
+    x = self._edata.reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         with quiet_block():

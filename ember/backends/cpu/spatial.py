@@ -194,7 +194,7 @@ def _register_adaptive_avg(n: int) -> None:
     def forward(self: Tensor, output_size: Sequence[int]) -> Tensor:
         shape = adaptive_output(self.shape, output_size, n, f"adaptive_avg_pool{n}d")
         check_floating(self, f"adaptive_avg_pool{n}d")
-        x = self._data
+        x = self._edata
         if x.size == 0 or any(o == 0 for o in output_size):
             return wrap(np.zeros(shape, x.dtype))
         with quiet_block():
@@ -205,10 +205,10 @@ def _register_adaptive_avg(n: int) -> None:
         op = f"adaptive_avg_pool{n}d_backward"
         shape = adaptive_output(self.shape, grad_output.shape[-n:], n, op)
         check_grad_output(grad_output, shape, op)
-        x = self._data
+        x = self._edata
         if grad_output.numel() == 0:
             return wrap(np.zeros(x.shape, x.dtype))
-        g = grad_output._data
+        g = grad_output._edata
         with quiet_block():
             res = _adaptive_avg_backward(g, list(x.shape[-n:]))
         return wrap(np.ascontiguousarray(res, x.dtype))
@@ -232,7 +232,7 @@ def _register_adaptive_max(n: int) -> None:
     def forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
         shape = adaptive_output(self.shape, output_size, n, name)
         check_floating(self, name)
-        x = self._data
+        x = self._edata
         if x.size == 0 or any(o == 0 for o in output_size):
             return wrap(np.zeros(shape, x.dtype)), wrap(np.zeros(shape, np.int64))
         lead = x.ndim - n
@@ -289,8 +289,8 @@ def native_group_norm(
     eps: float,
 ) -> tuple[Tensor, Tensor, Tensor]:
     check_group_norm(input, weight, bias, N, C, HxW, group)
-    dt = input._data.dtype
-    x = input._data.reshape(N, group, C // group * HxW)
+    dt = input._edata.dtype
+    x = input._edata.reshape(N, group, C // group * HxW)
     with quiet_block():
         mean = x.mean(axis=-1, dtype=dt) if x.shape[-1] else np.full((N, group), np.nan, dt)
         xc = x - mean[..., None]
@@ -298,9 +298,9 @@ def native_group_norm(
         rstd = (1.0 / np.sqrt(var + np.asarray(eps, dt))).astype(dt, copy=False)
         out = (xc * rstd[..., None]).reshape(N, C, HxW)
         if weight is not None:
-            out *= weight._data[:, None]
+            out *= weight._edata[:, None]
         if bias is not None:
-            out += bias._data[:, None]
+            out += bias._edata[:, None]
     return wrap(out.reshape(input.shape)), wrap(as_array(mean)), wrap(as_array(rstd))
 
 
@@ -318,15 +318,15 @@ def native_group_norm_backward(
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
     check_group_norm(input, weight, None, N, C, HxW, group)
-    dt = input._data.dtype
-    g = grad_out._data.reshape(N, C, HxW)
-    r = rstd._data.reshape(N, group, 1)
+    dt = input._edata.dtype
+    g = grad_out._edata.reshape(N, C, HxW)
+    r = rstd._edata.reshape(N, group, 1)
     with quiet_block():
         per_group = C // group * HxW
-        xhat = (input._data.reshape(N, group, per_group) - mean._data.reshape(N, group, 1)) * r
+        xhat = (input._edata.reshape(N, group, per_group) - mean._edata.reshape(N, group, 1)) * r
         gi = gw = gb = None
         if output_mask[0]:
-            a = (g * weight._data[:, None] if weight is not None else g).reshape(
+            a = (g * weight._edata[:, None] if weight is not None else g).reshape(
                 N, group, per_group
             )
             m1 = a.mean(axis=-1, keepdims=True) if a.shape[-1] else 0
@@ -401,12 +401,12 @@ def _register_pad(n: int, reflect: bool) -> None:
     def forward(self: Tensor, padding: Sequence[int]) -> Tensor:
         pad_output(self.shape, padding, n, name, reflect)
         check_not_bool(self, name)
-        return wrap(_mode_pad(self._data, padding, n, mode))
+        return wrap(_mode_pad(self._edata, padding, n, mode))
 
     def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
         check_grad_output(grad_output, shape, name + "_backward")
-        g = _mode_pad_backward(grad_output._data, self.shape, padding, n, reflect)
+        g = _mode_pad_backward(grad_output._edata, self.shape, padding, n, reflect)
         return wrap(g.astype(self.dtype.np, copy=False))
 
     impl(getattr(aten, name).default, CPU, forward)
@@ -538,7 +538,7 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
         align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)
         shape = upsample_check(self.shape, output_size, n, name)
         check_upsample_dtype(self, kind, name)
-        x = self._data
+        x = self._edata
         scales = tuple(scales) + (None,) * (n - len(scales))
         if x.size == 0:
             return wrap(np.zeros(shape, x.dtype))
@@ -550,7 +550,7 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
         align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)
         shape = upsample_check(input_size, output_size, n, name + "_backward")
         check_grad_output(grad_output, shape, name + "_backward")
-        g = grad_output._data
+        g = grad_output._edata
         scales = tuple(scales) + (None,) * (n - len(scales))
         if g.size == 0:
             return wrap(np.zeros(tuple(input_size), g.dtype))
@@ -632,7 +632,7 @@ def _grid_corners(
     coordinates and their derivatives per spatial dim; the output's spatial shape."""
     n = input.ndim - 2
     spatial = input.shape[2:]
-    g = grid._data
+    g = grid._edata
     out_sp = tuple(g.shape[1:-1])
     flat = g.reshape(g.shape[0], math.prod(out_sp), n)
     coords, grads = [], []
@@ -696,7 +696,7 @@ def _register_grid_sampler(n: int) -> None:
         align_corners: bool,
     ) -> Tensor:
         grid_sampler_check(input, grid, n, interpolation_mode)
-        x = input._data
+        x = input._edata
         nb, c = x.shape[:2]
         out_shape = (nb, c, *grid.shape[1:-1])
         if x.size == 0 or grid.numel() == 0:
@@ -716,14 +716,14 @@ def _register_grid_sampler(n: int) -> None:
         output_mask: Sequence[bool],
     ) -> tuple[Any, Any]:
         grid_sampler_check(input, grid, n, interpolation_mode)
-        x = input._data
+        x = input._edata
         nb, c = x.shape[:2]
         check_grad_output(grad_output, (nb, c, *grid.shape[1:-1]), f"{name}_backward")
         if x.size == 0 or grid.numel() == 0:  # an empty batch, channels or output
             gi = wrap(np.zeros(x.shape, x.dtype)) if output_mask[0] else None
-            gg = wrap(np.zeros(grid.shape, grid._data.dtype)) if output_mask[1] else None
+            gg = wrap(np.zeros(grid.shape, grid._edata.dtype)) if output_mask[1] else None
             return gi, gg
-        go = grad_output._data.reshape(nb, c, math.prod(grad_output.shape[2:]))
+        go = grad_output._edata.reshape(nb, c, math.prod(grad_output.shape[2:]))
         plane = math.prod(x.shape[2:])
         gi = gg = None
         corners, _, grads, _ = _grid_corners(
@@ -738,7 +738,7 @@ def _register_grid_sampler(n: int) -> None:
             acc = np.bincount(np.concatenate(keys), np.concatenate(vals), minlength=nb * c * plane)
             gi = wrap(acc.astype(x.dtype, copy=False).reshape(x.shape))
         if output_mask[1]:
-            g = grid._data
+            g = grid._edata
             flat_grad = np.zeros((nb, go.shape[2], n), g.dtype)
             if interpolation_mode != INTERPOLATION["nearest"]:
                 rows = _rows(x)
@@ -771,7 +771,7 @@ for _n in (2, 3):
 @impl(aten.pixel_shuffle.default, CPU)
 def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True)
-    x, r = self._data, upscale_factor
+    x, r = self._edata, upscale_factor
     c, h, w = shape[-3], self.shape[-2], self.shape[-1]
     lead = x.shape[:-3]
     k = len(lead)
@@ -782,7 +782,7 @@ def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
 @impl(aten.pixel_unshuffle.default, CPU)
 def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
-    x, r = self._data, downscale_factor
+    x, r = self._edata, downscale_factor
     c, h, w = self.shape[-3], shape[-2], shape[-1]
     lead = x.shape[:-3]
     k = len(lead)
@@ -804,7 +804,7 @@ def im2col(
     shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
     check_floating(self, "im2col")
     k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, "im2col")
-    x = batched(self._data, 2)
+    x = batched(self._edata, 2)
     if x.shape[0] == 0:
         return wrap(np.zeros(shape, x.dtype))
     cols = _columns(x, k, s, p, d, 1)
@@ -824,7 +824,7 @@ def col2im(
     shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
     check_floating(self, "col2im")
     k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, "col2im")
-    x = self._data if self.ndim == 3 else self._data[None]
+    x = self._edata if self.ndim == 3 else self._edata[None]
     full = (x.shape[0], *shape[-3:])
     if x.shape[0] == 0:
         return wrap(np.zeros(shape, x.dtype))

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.special as sp
 
 from ember._tensor import Tensor
 from ember.backends.cpu._util import quiet_block
@@ -24,6 +23,33 @@ from ember.ops.registry import ops
 
 aten = ops.aten
 CPU = DispatchKey.CPU
+
+
+class _SciPySpecial:
+    """``scipy.special``, imported on first use: importing it costs about as much as the
+    rest of ember's import (it pulls in SciPy's array-API layer), and most programs never
+    call a special function."""
+
+    def __getattr__(self, name: str) -> Any:
+        import scipy.special  # deferred: see the class docstring
+
+        return getattr(scipy.special, name)
+
+
+sp = _SciPySpecial()
+
+
+def _scipy(name: str) -> Any:
+    """``scipy.special.<name>``, looked up when first called (``_SciPySpecial``)."""
+    found: list[Any] = []
+
+    def fn(*args: Any) -> Any:
+        if not found:
+            found.append(getattr(sp, name))
+        return found[0](*args)
+
+    fn.__name__ = name
+    return fn
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
@@ -38,16 +64,17 @@ def _opmath(x: np.ndarray) -> np.ndarray:
 
 
 _UNARY = {
-    "erfc": sp.erfc, "erfinv": sp.erfinv, "exp2": np.exp2, "lgamma": _lgamma,
-    "digamma": sp.digamma, "sinc": np.sinc, "i0": sp.i0, "special_entr": sp.entr,
-    "special_ndtri": sp.ndtri, "special_log_ndtr": sp.log_ndtr, "special_erfcx": sp.erfcx,
-    "special_i0e": sp.i0e, "special_i1": sp.i1, "special_i1e": sp.i1e,
+    "erfc": _scipy("erfc"), "erfinv": _scipy("erfinv"), "exp2": np.exp2, "lgamma": _lgamma,
+    "digamma": _scipy("digamma"), "sinc": np.sinc, "i0": _scipy("i0"),
+    "special_entr": _scipy("entr"), "special_ndtri": _scipy("ndtri"),
+    "special_log_ndtr": _scipy("log_ndtr"), "special_erfcx": _scipy("erfcx"),
+    "special_i0e": _scipy("i0e"), "special_i1": _scipy("i1"), "special_i1e": _scipy("i1e"),
 }  # fmt: skip
 
 for _name, _fn in _UNARY.items():
     impl(getattr(aten, _name).default, CPU, unary(f"{_name}.default", _fn))
 
-for _name, _fn in (("xlogy", sp.xlogy), ("special_xlog1py", sp.xlog1py)):
+for _name, _fn in (("xlogy", _scipy("xlogy")), ("special_xlog1py", _scipy("xlog1py"))):
     _packet = getattr(aten, _name)
     _t, _s, _o = (
         ("Tensor", "Scalar_Self", "Scalar_Other")

@@ -13,8 +13,8 @@ from ember.dispatch.keys import DispatchKey
 def write(dst: Any, result: Any, name: str, may_resize: bool, warn: bool = True) -> None:
     """Copy ``result`` into ``dst`` (resizing an out= tensor if needed); bump its version."""
     if check_write(dst, result, name, may_resize, warn):
-        dst._data = np.empty(result._data.shape, dst._data.dtype)
-    np.copyto(dst._data, result._data, casting="unsafe")
+        dst._edata = np.empty(result._edata.shape, dst._edata.dtype)
+    np.copyto(dst._edata, result._edata, casting="unsafe")
     dst._bump_version()
 
 

@@ -3,7 +3,7 @@ so they share its memory, version counter and base (NOTE [views and versions]).
 
 Strides must be PyTorch's, not NumPy's. Where NumPy's own view gives the same strides
 (basic indexing, ``transpose``, reshape of a contiguous array) the kernel uses it; elsewhere
-it computes the layout with ``ember/backends/strides.py`` (the Meta rules' arithmetic) and
+it computes the layout with ``ember/ops/strides.py`` (the Meta rules' arithmetic) and
 builds the ndarray over the same memory with ``strided``.
 """
 
@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
 from ember.backends.cpu._util import Tensor, wrap, wrap_view
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -89,7 +89,7 @@ class _Interface:
 
 def layout(x: Tensor) -> S.Layout:
     """(shape, strides, offset 0): a view's layout relative to ``x``'s first element."""
-    arr = x._data
+    arr = x._edata
     if arr.size > 1 or x._base is not None:  # as Tensor.stride() reads them
         item = arr.itemsize
         return arr.shape, tuple(s // item for s in arr.strides), 0
@@ -97,7 +97,7 @@ def layout(x: Tensor) -> S.Layout:
 
 
 def _build(self: Tensor, lay: S.Layout) -> Tensor:
-    arr = strided(self._data, lay[0], lay[1], lay[2])
+    arr = strided(self._edata, lay[0], lay[1], lay[2])
     t = wrap_view(self, arr)
     if not arr.size:  # ``_view``, inlined (expand of a gradient comes here)
         t.__dict__["_offset"] = self.storage_offset() + lay[2]
@@ -144,7 +144,7 @@ def _canonical(arr: np.ndarray) -> bool:
 
 
 def _view_array(self: Tensor, size: Sequence[int]) -> np.ndarray:
-    arr = self._data
+    arr = self._edata
     if _canonical(arr):
         try:
             out = arr.reshape(size)  # PyTorch's strides for a contiguous input
@@ -160,7 +160,7 @@ def _view_array(self: Tensor, size: Sequence[int]) -> np.ndarray:
 
 @impl(aten.view.default, CPU)
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.flags.c_contiguous and 1 not in arr.shape and arr.size:  # common case, inlined
         try:
             out = arr.reshape(size)
@@ -184,7 +184,7 @@ def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
 
 @impl(aten.view.dtype, CPU)
 def view_dtype(self: Tensor, dtype: dtypes.dtype) -> Tensor:
-    arr = self._data
+    arr = self._edata
     shape, st, offset = S.view_dtype(
         (tuple(arr.shape), self.stride(), self.storage_offset()), self.dtype, dtype
     )
@@ -197,7 +197,7 @@ def view_dtype(self: Tensor, dtype: dtypes.dtype) -> Tensor:
 
 @impl(aten.alias.default, CPU)
 def alias(self: Tensor) -> Tensor:
-    arr = self._data
+    arr = self._edata
     return _view(self, arr.view() if arr.size > 1 else strided(arr, *layout(self)))
 
 
@@ -205,7 +205,7 @@ def alias(self: Tensor) -> Tensor:
 def as_strided(
     self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> Tensor:
-    arr = self._data
+    arr = self._edata
     root = _root(arr)
     offset = self.storage_offset() if storage_offset is None else storage_offset
     item = arr.itemsize
@@ -223,7 +223,7 @@ def as_strided(
 
 @impl(aten.transpose.int, CPU)
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.size <= 1:
         return _build(self, S.transpose(layout(self), dim0, dim1))
     n = arr.ndim
@@ -232,7 +232,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 @impl(aten.t.default, CPU)
 def t(self: Tensor) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.ndim > 2:
         S.check_t(arr.ndim)  # raises
     if arr.size <= 1:
@@ -242,7 +242,7 @@ def t(self: Tensor) -> Tensor:
 
 @impl(aten.permute.default, CPU)
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.size <= 1:
         return _build(self, S.permute(layout(self), dims))
     return wrap_view(self, arr.transpose(S.permutation(dims, arr.ndim)))
@@ -255,7 +255,7 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tens
 
 @impl(aten.unsqueeze.default, CPU)
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if _canonical(arr):  # NumPy's reshape gives PyTorch's strides here
         shape = arr.shape
         d = wrap_dim(dim, len(shape) + 1)
@@ -264,7 +264,7 @@ def unsqueeze(self: Tensor, dim: int) -> Tensor:
 
 
 def _squeeze(self: Tensor, dims: Sequence[int] | None) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.size <= 1:
         return _build(self, S.squeeze(layout(self), dims))
     drop = S.squeeze_dims(arr.shape, dims)
@@ -294,7 +294,7 @@ def squeeze_dims(self: Tensor, dim: Sequence[int]) -> Tensor:
 
 @impl(aten.select.int, CPU)
 def select(self: Tensor, dim: int, index: int) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if type(index) is not int:
         index = int(index)
     shape = arr.shape
@@ -310,7 +310,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 def slice_(
     self: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
 ) -> Tensor:
-    arr = self._data
+    arr = self._edata
     if arr.size <= 1:
         return _build(self, S.slice_(layout(self), dim, start, end, step))
     if dim == 0 and step == 1:  # NumPy clamps bounds as PyTorch does
@@ -335,7 +335,7 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 @impl(aten.unbind.int, CPU)
 def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    arr = self._data
+    arr = self._edata
     d = S.unbind_dim(arr.ndim, dim)
     if arr.size <= 1:
         lay = layout(self)
@@ -345,7 +345,7 @@ def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def _split(self: Tensor, sizes: Sequence[int], d: int) -> tuple[Tensor, ...]:
-    arr = self._data
+    arr = self._edata
     small = arr.size <= 1
     lay = layout(self)
     lead = (_ALL,) * d
@@ -364,14 +364,14 @@ def _split(self: Tensor, sizes: Sequence[int], d: int) -> tuple[Tensor, ...]:
 
 @impl(aten.split.Tensor, CPU)
 def split(self: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
-    d = S.split_dim(self._data.ndim, dim)
-    return _split(self, S.split_sizes(self._data.shape[d], split_size), d)
+    d = S.split_dim(self._edata.ndim, dim)
+    return _split(self, S.split_sizes(self._edata.shape[d], split_size), d)
 
 
 @impl(aten.split_with_sizes.default, CPU)
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-    d = S.split_dim(self._data.ndim, dim)
-    S.check_split_with_sizes(self._data.shape[d], split_sizes)
+    d = S.split_dim(self._edata.ndim, dim)
+    S.check_split_with_sizes(self._edata.shape[d], split_sizes)
     return _split(self, split_sizes, d)
 
 
@@ -382,7 +382,7 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
 def view_as_real(self: Tensor) -> Tensor:
     """A complex tensor's (real, imaginary) pairs along a new last dim, in the real dtype, over
     the same memory (NOTE [complex views] in ``ember/ops/native/views.py``)."""
-    arr = self._data
+    arr = self._edata
     shape, strides, _ = view_as_real_layout(layout(self), self.dtype)
     parts = arr.real  # the real dtype, and arr's writeability, for the new array
     item = parts.itemsize

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native.activation import check_floating, glu_dim
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta

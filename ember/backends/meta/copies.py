@@ -31,7 +31,6 @@ from ember._memory_format import (
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends.shapes import broadcast_shapes, wrap_dim
 from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
@@ -46,6 +45,7 @@ from ember.ops.native.copies_composite import (
     rot90_shape,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 aten = ops.aten
 Meta = DispatchKey.Meta
@@ -69,7 +69,7 @@ def meta_like(t: Tensor, dtype: dtypes.dtype | None = None, mf: Any = None, op: 
     """A new meta tensor shaped like ``t``, laid out as ``mf`` says."""
     shape = tuple(t.shape)
     strides = result_strides(shape, strides_of(t), mf, op)
-    npdt = t._data.dtype if dtype is None else dtype.np
+    npdt = t._edata.dtype if dtype is None else dtype.np
     return wrap_shape_only(ShapeOnlyArray(shape, npdt, strides))
 
 
@@ -82,7 +82,7 @@ def meta_new(shape: Sequence[int], dtype: Any) -> Tensor:
 
 
 def has_data(t: Any) -> bool:
-    return isinstance(t, Tensor) and type(t._data) is _nd
+    return isinstance(t, Tensor) and type(t._edata) is _nd
 
 
 def check_no_cpu(op: str, *tensors: Any) -> None:
@@ -147,7 +147,7 @@ def check_index_dtype(op: str, index: Tensor, allowed: tuple[dtypes.dtype, ...])
 
 def check_copy(self: Tensor, src: Tensor, op: str = "copy_") -> None:
     """``src`` must broadcast to ``self``, and ``self`` must not write one element twice."""
-    shape, sshape = self._data.shape, src._data.shape
+    shape, sshape = self._edata.shape, src._edata.shape
     if shape != sshape and broadcast_shapes(shape, sshape, op=op) != shape:
         raise RuntimeError(
             f"{op}: output with shape {list(shape)} doesn't match the broadcast shape "
@@ -157,7 +157,7 @@ def check_copy(self: Tensor, src: Tensor, op: str = "copy_") -> None:
 
 
 def check_internal_overlap(self: Tensor, op: str) -> None:
-    if any(s == 0 and n > 1 for n, s in zip(self._data.shape, self.stride(), strict=True)):
+    if any(s == 0 and n > 1 for n, s in zip(self._edata.shape, self.stride(), strict=True)):
         raise RuntimeError(
             f"{op}: unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location. Please clone() the tensor before performing the "
@@ -174,20 +174,20 @@ def cat_layout(
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     out_dtype = tensors[0].dtype
     for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
+        if t._edata.ndim == 0:
             raise RuntimeError(
                 f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
                 "unsqueeze it or use stack"
             )
         out_dtype = dtypes.promote_types(out_dtype, t.dtype)
-    kept = [t for t in tensors if t._data.shape != (0,)]  # legacy: 1-D empty tensors skip
+    kept = [t for t in tensors if t._edata.shape != (0,)]  # legacy: 1-D empty tensors skip
     if not kept:
         return [], 0, (0,), out_dtype
-    ref = kept[0]._data.shape
+    ref = kept[0]._edata.shape
     d = wrap_dim(dim, len(ref), "cat")
     total = 0
     for i, t in enumerate(tensors):
-        s = t._data.shape
+        s = t._edata.shape
         if s == (0,):
             continue
         if len(s) != len(ref):
@@ -212,18 +212,6 @@ def cat_strides(kept: Sequence[Tensor], shape: Shape) -> Shape:
         if all(is_contiguous_as(t, name, "cat") and not t.is_contiguous() for t in kept):
             return channels_last_strides(shape)
     return contiguous_strides(shape)
-
-
-def check_stack(tensors: Sequence[Tensor]) -> None:
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0]._data.shape
-    for i, t in enumerate(tensors):
-        if t._data.shape != first:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
-                f"and {list(t._data.shape)} at entry {i}"
-            )
 
 
 def flip_dims(ndim: int, dims: Sequence[int]) -> tuple[int, ...]:
@@ -265,7 +253,7 @@ def repeat_shape(shape: Shape, repeats: Sequence[int]) -> tuple[Shape, Shape]:
 
 
 def check_tri(self: Tensor, op: str) -> None:
-    if self._data.ndim < 2:
+    if self._edata.ndim < 2:
         raise RuntimeError(
             f"{op}: input tensor must have at least 2 dimensions (got shape {list(self.shape)})"
         )
@@ -281,9 +269,9 @@ def _nonempty(shape: Shape) -> Shape:
 def check_gather(self: Tensor, dim: int, index: Tensor) -> int:
     """``gather``'s checks: index dtype, rank, and sizes; returns the wrapped dim."""
     check_index_dtype("gather", index, _GATHER_INDEX)
-    d = wrap_dim(dim, self._data.ndim, "gather")
-    ss, ish = _nonempty(self._data.shape), _nonempty(index._data.shape)
-    if index._data.size == 0:
+    d = wrap_dim(dim, self._edata.ndim, "gather")
+    ss, ish = _nonempty(self._edata.shape), _nonempty(index._edata.shape)
+    if index._edata.size == 0:
         return d
     if len(ss) != len(ish):
         raise RuntimeError(
@@ -307,16 +295,16 @@ def check_scatter(self: Tensor, dim: int, index: Tensor, src: Any, op: str) -> i
             f"{op}(): Expected self.dtype to be equal to src.dtype (got {self.dtype.name} and "
             f"{src.dtype.name}); convert src with .to(self.dtype)"
         )
-    d = wrap_dim(dim, self._data.ndim, op)
-    if index._data.size == 0:
+    d = wrap_dim(dim, self._edata.ndim, op)
+    if index._edata.size == 0:
         return d
-    ss, ish = _nonempty(self._data.shape), _nonempty(index._data.shape)
+    ss, ish = _nonempty(self._edata.shape), _nonempty(index._edata.shape)
     if len(ss) != len(ish):
         raise RuntimeError(
             f"{op}: Index tensor must have the same number of dimensions as self tensor "
             f"(index {list(index.shape)}, self {list(self.shape)})"
         )
-    srcs = _nonempty(src._data.shape) if isinstance(src, Tensor) else None
+    srcs = _nonempty(src._edata.shape) if isinstance(src, Tensor) else None
     if srcs is not None and len(srcs) != len(ish):
         raise RuntimeError(
             f"{op}: Index tensor must have the same number of dimensions as src tensor "
@@ -344,14 +332,14 @@ def check_reduce(reduce: str) -> None:
 
 def index_select_shape(self: Tensor, dim: int, index: Tensor) -> tuple[int, Shape]:
     """``index_select``'s checks; returns the wrapped dim and the result shape."""
-    if index._data.ndim > 1:
+    if index._edata.ndim > 1:
         raise IndexError(
             f"index_select(): Index is supposed to be a vector, got shape {list(index.shape)}"
         )
     check_index_dtype("index_select", index, (dtypes.int32, dtypes.int64))
-    shape = self._data.shape
+    shape = self._edata.shape
     d = wrap_dim(dim, len(shape), "index_select")
-    n = index._data.size
+    n = index._edata.size
     if not shape:
         if n != 1:
             raise RuntimeError(
@@ -369,19 +357,19 @@ def masked_fill_checks(self: Tensor, mask: Tensor, value: Any, op: str) -> Shape
             f"{mask.dtype.name}; compare it (mask != 0) to get one"
         )
     if isinstance(value, Tensor):
-        if value._data.ndim != 0:
+        if value._edata.ndim != 0:
             raise RuntimeError(
                 f"{op}: masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
-                f"with {value._data.ndim} dimension(s)."
+                f"with {value._edata.ndim} dimension(s)."
             )
-    return broadcast_shapes(self._data.shape, mask._data.shape, op=op)
+    return broadcast_shapes(self._edata.shape, mask._edata.shape, op=op)
 
 
 def check_fill_value(value: Tensor) -> None:
-    if value._data.ndim != 0:
+    if value._edata.ndim != 0:
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "
-            f"{value._data.ndim} dimensions."
+            f"{value._edata.ndim} dimensions."
         )
 
 
@@ -392,7 +380,7 @@ def detach_(self: Tensor) -> Tensor:
             "detach_: Can't detach views in-place. Use detach() instead (it returns a new view "
             "that does not require grad)."
         )
-    self._keys &= ~AUTOGRAD_BIT
+    self._ekeys &= ~AUTOGRAD_BIT
     self.grad_fn = None
     return self
 
@@ -409,12 +397,12 @@ def set_(self: Tensor, source: Tensor) -> Tensor:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
-    if self._keys & BACKEND_KEYS_MASK != source._keys & BACKEND_KEYS_MASK:
+    if self._ekeys & BACKEND_KEYS_MASK != source._ekeys & BACKEND_KEYS_MASK:
         raise RuntimeError(
             f"set_: source is on {source.device} but the tensor on {self.device}; move one "
             "with .to(device)"
         )
-    self._data = source._data
+    self._edata = source._edata
     self._bump_version()
     return self
 
@@ -458,14 +446,14 @@ def _to_copy_out(
 ) -> Tensor:
     if has_data(out):
         raise no_meta_data("_to_copy.out")
-    if out._data.shape != self._data.shape:
-        out._data = ShapeOnlyArray(self._data.shape, out._data.dtype)
+    if out._edata.shape != self._edata.shape:
+        out._edata = ShapeOnlyArray(self._edata.shape, out._edata.dtype)
     out._bump_version()
     return out
 
 
 def _alias(self: Tensor) -> Tensor:
-    d = self._data
+    d = self._edata
     return wrap_view(self, ShapeOnlyArray(d.shape, d.dtype, d.element_strides, d.offset, d.device))
 
 
@@ -523,20 +511,20 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     check_no_cpu("masked_fill", self, mask)
     shape = masked_fill_checks(self, mask, value, "masked_fill")
     check_scalar(value, self.dtype, "masked_fill")
-    return meta_new(shape, self._data.dtype)
+    return meta_new(shape, self._edata.dtype)
 
 
 @impl(aten.masked_fill.Tensor, Meta)
 def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     check_no_cpu("masked_fill", self, mask)
     shape = masked_fill_checks(self, mask, value, "masked_fill")
-    return meta_new(shape, self._data.dtype)
+    return meta_new(shape, self._edata.dtype)
 
 
 def _scatter(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     check_no_cpu(op, self, index, src)
     check_scatter(self, dim, index, src, op)
-    return meta_new(tuple(self.shape), self._data.dtype)  # contiguous, as the cpu kernel
+    return meta_new(tuple(self.shape), self._edata.dtype)  # contiguous, as the cpu kernel
 
 
 @impl(aten.scatter.src, Meta)
@@ -550,7 +538,7 @@ def scatter_value(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     check_scatter(self, dim, index, None, "scatter")
     if math.prod(index.shape):  # an empty index runs no kernel: the value is not checked
         check_scalar(value, self.dtype, "scatter")
-    return meta_new(tuple(self.shape), self._data.dtype)
+    return meta_new(tuple(self.shape), self._edata.dtype)
 
 
 @impl(aten.scatter.reduce, Meta)
@@ -581,20 +569,20 @@ def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
 
 @impl(aten.flip.default, Meta)
 def flip(self: Tensor, dims: list[int]) -> Tensor:
-    flip_dims(self._data.ndim, dims)
+    flip_dims(self._edata.ndim, dims)
     return meta_like(self, op="flip")
 
 
 @impl(aten.roll.default, Meta)
 def roll(self: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
-    roll_args(self._data.ndim, shifts, dims)
+    roll_args(self._edata.ndim, shifts, dims)
     return meta_like(self, mf=suggest_memory_format(tuple(self.shape), strides_of(self)), op="roll")
 
 
 @impl(aten.repeat.default, Meta)
 def repeat(self: Tensor, repeats: list[int]) -> Tensor:
-    _, shape = repeat_shape(self._data.shape, repeats)
-    return meta_new(shape, self._data.dtype)
+    _, shape = repeat_shape(self._edata.shape, repeats)
+    return meta_new(shape, self._edata.dtype)
 
 
 @impl(aten.tril.default, Meta)
@@ -613,14 +601,14 @@ def triu(self: Tensor, diagonal: int = 0) -> Tensor:
 def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     check_no_cpu("gather", self, index)
     check_gather(self, dim, index)
-    return meta_new(index._data.shape, self._data.dtype)
+    return meta_new(index._edata.shape, self._edata.dtype)
 
 
 @impl(aten.index_select.default, Meta)
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     check_no_cpu("index_select", self, index)
     _, shape = index_select_shape(self, dim, index)
-    return meta_new(shape, self._data.dtype)
+    return meta_new(shape, self._edata.dtype)
 
 
 @impl(aten.nonzero.default, Meta)
@@ -660,7 +648,7 @@ def rot90(self: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     strides = list(flipped.stride())
     strides[d0], strides[d1] = strides[d1], strides[d0]
     shape = rot90_shape(tuple(self.shape), k, d0, d1)
-    return wrap_shape_only(ShapeOnlyArray(shape, self._data.dtype, tuple(strides)))
+    return wrap_shape_only(ShapeOnlyArray(shape, self._edata.dtype, tuple(strides)))
 
 
 @impl(aten.repeat_interleave.Tensor, Meta)
@@ -693,6 +681,6 @@ def diff_out(
     check_diff_out(tuple(self.shape), n, dim, lengths)
     result = aten.diff.default(self, n, dim, prepend, append)
     if check_write(out, result, "diff.out", True):
-        out._data = ShapeOnlyArray(tuple(result.shape), out._data.dtype, dev=out._data.device)
+        out._edata = ShapeOnlyArray(tuple(result.shape), out._edata.dtype, dev=out._edata.device)
     out._bump_version()
     return out

@@ -1,5 +1,5 @@
 """Meta rules of the indexing ops: result shapes from the index tensors' shapes
-(``ember/backends/strides.py``); boolean masks give data-dependent shapes and raise."""
+(``ember/ops/strides.py``); boolean masks give data-dependent shapes and raise."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends import strides as S
 from ember.backends.meta.copies import meta_like, meta_new
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.indexing import (
     check_masked_scatter,
     check_masked_select,
@@ -40,8 +40,8 @@ def entries(indices: Sequence[Tensor | None]) -> list[S.IndexEntry]:
 
 
 def _like(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    d = self._data
-    return wrap_shape_only(ShapeOnlyArray(shape, d.dtype, dev=d.device), self._keys)
+    d = self._edata
+    return wrap_shape_only(ShapeOnlyArray(shape, d.dtype, dev=d.device), self._ekeys)
 
 
 @impl(aten.index.Tensor, Meta)

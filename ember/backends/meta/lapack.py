@@ -27,6 +27,7 @@ from ember.ops.native.linalg import (
     solve_triangular_plan,
     svd_plan,
 )
+from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
 from ember.return_types import linalg_inv_ex as inv_ex_t
@@ -160,3 +161,9 @@ def linalg_lstsq(
 def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     shape, _ = cross_plan(self.shape, other.shape, self.dtype, other.dtype, dim)
     return _t(shape, promote_types(self.dtype, other.dtype).np)
+
+
+@impl(aten.linalg_matrix_exp.default, Meta)
+def linalg_matrix_exp(self: Tensor) -> Tensor:
+    matrix_exp_check(self)
+    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._edata.dtype))

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
@@ -21,6 +20,7 @@ from ember.ops.native.loss import (
 )
 from ember.ops.native.nn import NONE
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta

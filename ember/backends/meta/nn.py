@@ -9,7 +9,6 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
@@ -30,6 +29,7 @@ from ember.ops.native.nn import (
     pool_geometry,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta

@@ -12,13 +12,13 @@ import numpy as np
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.native.pointwise import data_dependent, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import OpOverload, all_overloads, ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta

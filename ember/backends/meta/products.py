@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.shapes import broadcast_shapes
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.products import cdist_plan, euclidean_shape
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta
@@ -18,13 +18,13 @@ Meta = DispatchKey.Meta
 @impl(aten._cdist_forward.default, Meta)
 def cdist_forward(x1: Tensor, x2: Tensor, p: float, compute_mode: int | None) -> Tensor:
     shape, _ = cdist_plan(x1, x2, p, compute_mode)
-    return wrap_shape_only(ShapeOnlyArray(shape, x1._data.dtype))
+    return wrap_shape_only(ShapeOnlyArray(shape, x1._edata.dtype))
 
 
 @impl(aten._cdist_backward.default, Meta)
 def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor) -> Tensor:
     batch = broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), op="_cdist_backward")
-    return wrap_shape_only(ShapeOnlyArray((*batch, *x1.shape[-2:]), x1._data.dtype))
+    return wrap_shape_only(ShapeOnlyArray((*batch, *x1.shape[-2:]), x1._edata.dtype))
 
 
 @impl(aten._euclidean_dist.default, Meta)

@@ -10,7 +10,6 @@ from ember import dtypes
 from ember._memory_format import result_strides
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
@@ -35,6 +34,7 @@ from ember.ops.native.reductions import (
     vector_norm_plan,
 )
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import aminmax as aminmax_t
 from ember.return_types import cummax as cummax_t
 from ember.return_types import cummin as cummin_t

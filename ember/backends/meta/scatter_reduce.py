@@ -18,7 +18,7 @@ Meta = DispatchKey.Meta
 
 
 def _like(self: Tensor) -> Tensor:
-    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._data.dtype))
+    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._edata.dtype))
 
 
 @impl(aten.scatter_reduce.two, Meta)

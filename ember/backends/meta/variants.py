@@ -12,7 +12,7 @@ from ember.dispatch.keys import DispatchKey
 def write(dst: Any, result: Any, name: str, may_resize: bool, warn: bool = True) -> None:
     """Check as the CPU writer does; resize an out= tensor; bump the version. No data moves."""
     if check_write(dst, result, name, may_resize, warn):
-        dst._data = ShapeOnlyArray(result.shape, dst._data.dtype, dev=dst._data.device)
+        dst._edata = ShapeOnlyArray(result.shape, dst._edata.dtype, dev=dst._edata.device)
     dst._bump_version()
 
 

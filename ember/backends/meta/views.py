@@ -1,5 +1,5 @@
 """Meta rules of the view ops: the layout PyTorch gives each view (shape, strides, storage
-offset), from ``ember/backends/strides.py``, built with ``wrap_view`` over a
+offset), from ``ember/ops/strides.py``, built with ``wrap_view`` over a
 ``ShapeOnlyArray`` so version counter and base are shared as on CPU."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends import strides as S
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native.views import view_as_real_layout
 from ember.ops.registry import ops
 
@@ -21,11 +21,11 @@ Meta = DispatchKey.Meta
 
 
 def layout(x: Tensor) -> S.Layout:
-    return tuple(x._data.shape), x.stride(), x.storage_offset()
+    return tuple(x._edata.shape), x.stride(), x.storage_offset()
 
 
 def _array(x: Tensor, lay: S.Layout, np_dtype: Any = None) -> ShapeOnlyArray:
-    d = x._data
+    d = x._edata
     return ShapeOnlyArray(
         lay[0], d.dtype if np_dtype is None else np_dtype, lay[1], lay[2], d.device
     )
@@ -42,7 +42,7 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
 
 @impl(aten._unsafe_view.default, Meta)
 def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
-    return wrap_shape_only(_array(self, S.view(layout(self), size)), self._keys)
+    return wrap_shape_only(_array(self, S.view(layout(self), size)), self._ekeys)
 
 
 @impl(aten.view.dtype, Meta)

@@ -252,10 +252,10 @@ def _index_constant(positions: np.ndarray) -> Tensor:
 def _snapshot(t: Tensor) -> Tensor:
     """A fake tensor with ``t``'s metadata now (what ``node.meta["val"]`` holds; a new one
     even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes)."""
-    arr = ShapeOnlyArray(tuple(t.shape), t._data.dtype, t.stride(), t.storage_offset(), t.device)
+    arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), t.storage_offset(), t.device)
     f = object.__new__(FakeTensor)
-    f._data = arr
-    f._keys = META_BIT | PYTHON_BIT
+    f._edata = arr
+    f._ekeys = META_BIT | PYTHON_BIT
     f.fake_mode = _SNAPSHOT_MODE
     if t.requires_grad and t.dtype.is_floating_point:
         f.requires_grad_(True)

@@ -65,7 +65,7 @@ _extract_tensor_metadata = extract_tensor_metadata
 
 def _as_meta(t: Tensor) -> Tensor:
     """A tensor with ``t``'s metadata and no data (``t`` itself if it has none)."""
-    if t.device.type == "meta" or not hasattr(t._data, "ctypes"):
+    if t.device.type == "meta" or not hasattr(t._edata, "ctypes"):
         return t
     from ember.ops.registry import ops
 

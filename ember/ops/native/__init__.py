@@ -26,4 +26,5 @@ from ember.ops.native import (  # noqa: F401
     special,
     views,
     weight_norm,
+    windows,
 )

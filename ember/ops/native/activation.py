@@ -20,10 +20,9 @@ import numpy as np
 
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import bool_, dtype, uint8
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.pointwise import COMPLEX, NO_BOOL_COMPLEX, ONLY_FLOAT, pointwise
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -127,6 +127,8 @@ define("nonzero(Tensor self) -> Tensor", tags=("dynamic_output_shape",), out=Tru
 define("nonzero_numpy(Tensor self) -> Tensor[]", tags=("dynamic_output_shape",), variants=FUNCTION)
 define("where(Tensor condition) -> Tensor[]", tags=("dynamic_output_shape",), variants=FUNCTION)
 define("tile(Tensor self, SymInt[] dims) -> Tensor")
+define("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)",
+       variants=METHOD)  # fmt: skip
 define("row_stack(Tensor[] tensors) -> Tensor", variants=FUNCTION, out=True)
 # joining, with the shapes NumPy's helpers give (compositions: ember/ops/native/copies_composite.py)
 for _name in ("concat", "concatenate"):

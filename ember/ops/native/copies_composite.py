@@ -13,14 +13,15 @@ import itertools
 import warnings
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
-from ember.library import impl
-from ember.ops.registry import ops
+from ember._memory_format import format_name, is_contiguous_for, suggest_memory_format
+from ember.device import as_device
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -398,6 +399,102 @@ def diff(
     return x
 
 
+def check_stack(tensors: Sequence[Tensor]) -> None:
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._edata.shape
+    for i, t in enumerate(tensors):
+        if t._edata.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 "
+                f"and {list(t._edata.shape)} at entry {i}"
+            )
+
+
+# --------------------------------------------------------------------------- contiguous, to, stack
+# (moved here from ember/backends/cpu/copies.py: decompositions serve every backend)
+
+
+@impl(aten.contiguous.default, CIA)
+def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
+    if is_contiguous_for(tuple(self.shape), tuple(self.stride()), memory_format, "contiguous"):
+        return self
+    if format_name(memory_format, "contiguous") == "preserve_format":
+        raise RuntimeError("contiguous: preserve memory format is unsupported by the contiguous "
+                           "operator; pass contiguous_format")  # fmt: skip
+    return aten.clone.default(self, memory_format=memory_format)
+
+
+def _to(
+    self: Tensor,
+    dtype: dtypes.dtype | None = None,
+    device: Any = None,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+    **rest: Any,
+) -> Tensor:
+    """``to`` returns ``self`` when nothing would change, else a ``_to_copy``: as PyTorch's,
+    a ``memory_format`` the tensor's layout reads as (``suggest_memory_format``) changes
+    nothing, even where the tensor is not contiguous in it.
+
+    Every ``to`` overload reaches here (``to.dtype_layout`` as it is, with ``layout`` and
+    ``pin_memory`` in ``rest``); the others name their dtype and device positionally.
+    """
+    if (
+        not copy
+        and (dtype is None or dtype is self.dtype)
+        and (device is None or as_device(device) == self.device)
+        and format_name(memory_format, "to")
+        in ("preserve_format", suggest_memory_format(tuple(self.shape), tuple(self.stride())))
+    ):
+        return self
+    kwargs = {k: v for k, v in rest.items() if v is not None}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    if device is not None:
+        kwargs["device"] = device
+    if non_blocking:
+        kwargs["non_blocking"] = non_blocking
+    if memory_format is not None:
+        kwargs["memory_format"] = memory_format
+    return aten._to_copy.default(self, **kwargs)
+
+
+impl(aten.to.dtype_layout, CIA, _to)
+
+
+@impl(aten.to.device, CIA)
+def to_device(self: Tensor, device: Any, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, dtype, device, *flags, **kw)
+
+
+@impl(aten.to.dtype, CIA)
+def to_dtype(self: Tensor, dtype: dtypes.dtype, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, dtype, None, *flags, **kw)
+
+
+@impl(aten.to.other, CIA)
+def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
+    return _to(self, other.dtype, other.device, *flags, **kw)
+
+
+@impl(aten.stack.default, CIA)
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    check_stack(tensors)
+    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
+    unsqueeze = aten.unsqueeze.default
+    return aten.cat.default([unsqueeze(t, d) for t in tensors], d)
+
+
+@impl(aten.stack.out, CIA)
+def stack_out(tensors: list[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
+    check_stack(tensors)
+    d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
+    unsqueeze = aten.unsqueeze.default
+    return aten.cat.out([unsqueeze(t, d) for t in tensors], d, out=out)
+
+
 # --------------------------------------------------------------------------- tile, where
 
 
@@ -420,3 +517,25 @@ def nonzero_numpy(self: Tensor) -> tuple[Tensor, ...]:
 def where(condition: Tensor) -> tuple[Tensor, ...]:
     """``where(condition)``: the indices of the nonzero elements, one tensor per dim."""
     return aten.nonzero_numpy.default(condition)
+
+
+@impl(aten.fill_diagonal_.default, CIA)
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (every index equal) in place; with ``wrap``, a tall matrix's
+    diagonal starts again every ``columns + 1`` rows (NumPy's ``fill_diagonal``)."""
+    n = self.ndim
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if n > 2 and any(s != height for s in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    stride = sum(self.stride())
+    offset = self.storage_offset()
+    size = min(height, width)
+    aten.fill_.Scalar(aten.as_strided.default(self, [size], [stride], offset), fill_value)
+    if wrap and n == 2 and height > width + 1:
+        step = width + 1
+        count = (self.numel() + step - 1) // step - size
+        start = offset + self.stride(0) * (width + 1)
+        aten.fill_.Scalar(aten.as_strided.default(self, [count], [stride], start), fill_value)
+    return self

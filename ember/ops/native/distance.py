@@ -8,11 +8,11 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import ember
 from ember.dispatch.keys import DispatchKey
-from ember.library import impl
+from ember.dispatch.state import GradKeyGuard
+from ember.dtypes import result_type
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -49,7 +49,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # to eps, and the normalized vectors' products summed (|result| <= 1, and |x1| |x2| is
     # never formed, so it cannot overflow). The clamp happens in place under no_grad, so the
     # gradient flows as if unclamped, as PyTorch's does.
-    common = ember.result_type(x1, x2)
+    common = result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(
             "cosine_similarity: expected common dtype to be floating point, yet common dtype "
@@ -60,7 +60,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     b = (x2 if x2.dtype.is_floating_point else x2.to(common)).expand(shape)
     n1 = aten.linalg_vector_norm.default(a, 2, [dim], True).clone()
     n2 = aten.linalg_vector_norm.default(b, 2, [dim], True).clone()
-    with ember.no_grad():
+    with GradKeyGuard(False, 0):  # no_grad
         n1.clamp_min_(eps)
         n2.clamp_min_(eps)
     return ((a / n1) * (b / n2)).sum(dim)

@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.creation import check_layout, dtype_of
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
-from ember.backends.shapes import broadcast_shapes, wrap_dim
-from ember.library import impl
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

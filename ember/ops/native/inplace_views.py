@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ember.library import impl
 from ember.ops.native import views as _views  # noqa: F401  (declares the views composed here)
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -61,7 +60,7 @@ def _kernel(view: OpOverload) -> Any:
     def kernel(self: Tensor, *args: Any) -> Tensor:
         viewed = view(self, *view_args(args))
         if viewed.shape != self.shape or viewed.stride() != self.stride():
-            self._data = viewed._data  # (an unchanged geometry keeps self's own array)
+            self._edata = viewed._edata  # (an unchanged geometry keeps self's own array)
         self._bump_version()
         return self
 

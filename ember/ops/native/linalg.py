@@ -18,14 +18,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember._warn import warn_user
-from ember.backends.shapes import broadcast_shapes
-from ember.dispatch.dispatcher import KIND_PLAIN
-from ember.dispatch.keys import CPU_BIT, DispatchKey
-from ember.dispatch.state import ACTIVE
+from ember.dispatch.dispatcher import direct_cpu_kernel
+from ember.dispatch.keys import DispatchKey
 from ember.dtypes import BOOL, FLOATING, INTEGRAL, dtype, int64, promote_types
-from ember.library import impl
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -473,15 +471,12 @@ def _can_fold(t: Tensor) -> bool:
 @impl(aten.matmul.default, _CIA)
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     """See NOTE [matmul decomposition]."""
-    d1, d2 = self._data.ndim, other._data.ndim
+    d1, d2 = self._edata.ndim, other._edata.ndim
     if d1 == 2 and d2 == 2:
-        if self._keys == CPU_BIT == other._keys and not ACTIVE[0]:
-            # NOTE [matmul fast path]: cpu-only key sets and no thread-local keys: run the
-            # kernel mm's own dispatch would pick for them, without computing it again
-            fn, kind = (_MM._table or _MM._build_table())[_CPU_ENTRY]
-            if kind == KIND_PLAIN:
-                return fn(self, other)
-        return _mm(self, other)
+        # NOTE [matmul fast path]: when dispatch/ says mm's dispatch would pick its plain cpu
+        # kernel for these tensors, run it without computing the key set again
+        fn = direct_cpu_kernel(_MM, self, other)
+        return _mm(self, other) if fn is None else fn(self, other)
     if d1 == 0 or d2 == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
@@ -558,7 +553,6 @@ def chain_matmul(matrices: Sequence[Tensor]) -> Tensor:
 
 _MM = aten.mm.default
 _mm = _MM._dispatch
-_CPU_ENTRY = CPU_BIT.bit_length() - 1
 
 
 # =========================================================================== ember.linalg
@@ -607,6 +601,9 @@ define("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
 define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", variants=_LINALG)
 define("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
 define("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", variants=_LINALG)
+define("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)")
+define("linalg_matrix_exp(Tensor self) -> Tensor", variants=_LINALG)
+define("matrix_exp(Tensor self) -> Tensor")
 define('_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
        "(Tensor eigenvalues, Tensor eigenvectors)", variants=_FN)
 define('linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',

@@ -23,17 +23,18 @@ from typing import Any
 import numpy as np
 
 from ember._tensor import Tensor
-from ember.backends.shapes import wrap_dim
+from ember._warn import warn_user
 from ember.dispatch import state
-from ember.dispatch.keys import PYTHON_BIT, DispatchKey
+from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, float64
-from ember.library import impl
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 from ember.return_types import linalg_eigh as eigh_t
 from ember.return_types import linalg_slogdet as linalg_slogdet_t
 from ember.return_types import linalg_solve_ex as solve_ex_t
 from ember.return_types import linalg_svd as linalg_svd_t
+from ember.return_types import qr as qr_t
 from ember.return_types import slogdet as slogdet_t
 from ember.return_types import svd as svd_t
 
@@ -46,10 +47,7 @@ def _may_need_grad(A: Tensor) -> bool:
     """Whether a backward may need the vectors of a decomposition of ``A``: ``A`` requires
     grad, or a ``__torch_dispatch__`` handler sees the call (PyTorch's
     ``_may_require_fw_or_bw_grad``, true for tensor subclasses)."""
-    return bool(
-        (A.requires_grad and state.local.grad_enabled)
-        or (A._keys | state.local.include) & PYTHON_BIT
-    )
+    return bool(A.requires_grad and state.local.grad_enabled) or state.python_key_sees(A)
 
 
 def _check(info: Tensor, api: str, A: Tensor) -> None:
@@ -592,3 +590,43 @@ def nuclear_norm(self: Tensor, keepdim: bool = False) -> Tensor:
 @impl(aten.nuclear_norm.dim, _CIA)
 def nuclear_norm_dim(self: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor:
     return linalg_matrix_norm_str(self, "nuc", list(dim), keepdim)
+
+
+_warned_qr: list[bool] = []
+
+
+@impl(aten.qr.default, _CIA)
+def qr(self: Tensor, some: bool = True) -> Any:
+    """``torch.qr``: ``linalg.qr`` with ``some`` for the mode (deprecated; warns once)."""
+    if not _warned_qr:
+        _warned_qr.append(True)
+        warn_user(
+            "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+            "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+            "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+            "torch.linalg.qr(A, 'reduced' if some else 'complete')"
+        )
+    q, r = aten.linalg_qr.default(self, "reduced" if some else "complete")
+    return qr_t((q, r))
+
+
+@impl(aten.matrix_exp.default, _CIA)
+def matrix_exp(self: Tensor) -> Tensor:
+    """``linalg.matrix_exp``'s older name."""
+    return aten.linalg_matrix_exp.default(self)  # type: ignore[no-any-return]
+
+
+def matrix_exp_check(A: Tensor) -> None:
+    """``linalg.matrix_exp``'s checks: batches of square floating or complex matrices."""
+    api = "linalg.matrix_exp"
+    if A.ndim < 2:
+        raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{api}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+    if A.dtype.category < FLOATING:
+        raise RuntimeError(
+            f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype._short}"
+        )

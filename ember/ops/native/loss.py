@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import ember
+from ember._factory import tensor
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype, int64, promote_types
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.nn import MEAN, NONE, SUM, reduce_loss
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -329,7 +328,7 @@ def ctc_loss(
     if zero_infinity:
         nll = aten.where.self(nll == math.inf, aten.zeros.default([], dtype=nll.dtype), nll)
     if reduction == MEAN:
-        lengths = ember.tensor(list(target_lengths), dtype=nll.dtype, device=nll.device)
+        lengths = tensor(list(target_lengths), dtype=nll.dtype, device=nll.device)
         return (nll / lengths.clamp_min(1)).mean()
     if reduction == SUM:
         return nll.sum()

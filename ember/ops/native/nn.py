@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import bool_, dtype, int32, int64, promote_types
-from ember.library import impl
 from ember.ops.native._define import define
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -14,7 +14,6 @@ from typing import Any
 
 from ember import dtypes
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
-from ember.library import impl
 from ember.ops.native._define import (
     FUNCTIONAL_OF,
     VARIANTS_OF,
@@ -30,7 +29,7 @@ from ember.ops.native.promotion import (
     Promotion,
     not_implemented,
 )
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
 
 D, I2F, BOOL, C2F, B2L = (
     Promotion.DEFAULT,
@@ -324,6 +323,11 @@ pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsuppo
           check=extremum_check)  # fmt: skip
 pointwise("atan2(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
 pointwise("hypot(Tensor self, Tensor other) -> Tensor", unsupported=ONLY_FLOAT)
+_ldexp = define("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", out=True)
+# PyTorch's in-place overload is ldexp_'s default one, not ldexp_.Tensor
+_ldexp_ = define_op("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "aten", (), ("method",))
+VARIANTS_OF[_ldexp] = (_ldexp_, VARIANTS_OF[_ldexp][1])
+FUNCTIONAL_OF[_ldexp_] = _ldexp
 pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=ONLY_INEXACT)
 pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", inplace=False, unsupported=ONLY_FLOAT)
 pointwise("copysign.Tensor(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
@@ -725,3 +729,15 @@ def float_power_scalar_out(self: Any, exponent: Any, *, out: Any) -> Any:
     dt = _float_power_dtype(self, exponent)
     _check_float_power_dest(out, dt, "output")
     return _aten.pow.Scalar_out(_power_scalar(self, dt), _aten.to.dtype(exponent, dt), out=out)
+
+
+@impl(_aten.ldexp.Tensor, _CIA)
+def ldexp(self: Any, other: Any) -> Any:
+    """``self * 2 ** other``, in the promoted dtype (the default float for integers)."""
+    d = dtypes.promote_types(self.dtype, other.dtype)
+    if d.category < dtypes.FLOATING:
+        d = dtypes.get_default_dtype()
+    two = _aten.pow.Scalar(
+        2.0, _aten._to_copy.default(other, dtype=d) if other.dtype is not d else other
+    )
+    return _aten.mul.Tensor(self, two)

@@ -31,8 +31,8 @@ def operands_dtype(operands: tuple[Any, ...]) -> dtype:
     """result_type of tensors and scalars, with a fast path for the common pairs."""
     if len(operands) == 2:
         a, b = operands
-        da = getattr(a, "_data", None)
-        db = getattr(b, "_data", None)
+        da = getattr(a, "_edata", None)
+        db = getattr(b, "_edata", None)
         if da is not None:
             if db is not None:
                 if da.dtype is db.dtype:
@@ -45,7 +45,7 @@ def operands_dtype(operands: tuple[Any, ...]) -> dtype:
                 ):
                     return d
     elif len(operands) == 1:
-        da = getattr(operands[0], "_data", None)
+        da = getattr(operands[0], "_edata", None)
         if da is not None:
             return dtypes.FROM_NUMPY[da.dtype]
     return result_type_of(operands)

@@ -21,10 +21,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
-from ember.backends.shapes import broadcast_shapes
 from ember.dtypes import dtype
 from ember.ops.native._define import define
 from ember.ops.registry import define_op
+from ember.ops.shapes import broadcast_shapes
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import BOOL, COMPLEX, FLOATING, INTEGRAL, dtype
-from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF, VARIANTS_OF, define
-from ember.ops.registry import OpOverload, define_op, ops
+from ember.ops.registry import OpOverload, define_op, impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -151,6 +150,8 @@ define("trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("fu
 define("trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", variants=("function",))
 define("trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor", variants=("function",))
 define("sum_to_size(Tensor self, SymInt[] size) -> Tensor", variants=("method",))
+define("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", out=True)
+define("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", inplace=True, out=True)
 define("trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", variants=("function",))
 define("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor",
        variants=("function",))
@@ -558,6 +559,39 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
         return self
     summed = aten.sum.dim_IntList(self, dims, True)
     return aten.view.default(summed, list(size)) if lead else summed
+
+
+@impl(aten.dist.default, _CIA)
+def dist(self: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``self - other`` (broadcast)."""
+    return aten.linalg_vector_norm.default(aten.sub.Tensor(self, other), p)
+
+
+@impl(aten.renorm.default, _CIA)
+def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it (by
+    ``maxnorm / (norm + 1e-7)``, PyTorch's factor)."""
+    if self.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if self.dtype.category != COMPLEX and self.dtype.category != FLOATING:
+        raise RuntimeError(
+            f"renorm: expected a floating point or complex tensor, got {self.dtype._short}"
+        )
+    d = wrap_dim(dim, self.ndim, "renorm")
+    others = [k for k in range(self.ndim) if k != d]
+    norm = aten.linalg_vector_norm.default(self, p, others, True)
+    factor = aten.where.self(
+        aten.gt.Scalar(norm, maxnorm),
+        aten.div.Tensor(aten.full_like.default(norm, maxnorm), aten.add.Scalar(norm, 1e-7)),
+        aten.ones_like.default(norm),
+    )
+    return aten.mul.Tensor(
+        self, factor.to(self.dtype) if factor.dtype is not self.dtype else factor
+    )
 
 
 @impl(aten.cumulative_trapezoid.x, _CIA)

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
 from ember.ops.native._define import define
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -24,12 +24,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
-from ember.backends.shapes import wrap_dim
 from ember.dtypes import dtype
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.reductions import define_with_out
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import wrap_dim
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -283,7 +282,7 @@ def _check_quantile(self: Tensor, q: Any, interpolation: str, op: str) -> None:
             raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
         if q.dtype is not self.dtype:
             raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
-        values = q._data
+        values = q._edata
         if type(values).__module__ == "numpy" and values.size:  # read on the cpu only
             if not ((values >= 0) & (values <= 1)).all():
                 raise RuntimeError(f"{op}() q values must be in the range [0, 1]")

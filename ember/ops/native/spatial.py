@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.nn import expand_param
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import bool_, float16
-from ember.library import impl
 from ember.ops.native._define import define
 from ember.ops.native.pointwise import COMPLEX, I2F, pointwise
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor

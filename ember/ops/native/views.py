@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends import strides as S
-from ember.backends.shapes import broadcast_shapes, wrap_dim
-from ember.library import impl
+from ember.ops import strides as S
 from ember.ops.native._define import define
 from ember.ops.native.copies import contiguous_format
-from ember.ops.registry import ops
+from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes, wrap_dim
 
 M = ("method",)
 NONE: tuple[str, ...] = ()
@@ -108,7 +107,7 @@ _view = aten.view.default._dispatch
 @impl(aten.reshape.default, IMPLICIT)
 def reshape(self: Any, shape: Sequence[int]) -> Any:
     """A view when the strides allow one, else a contiguous copy (PyTorch's rule)."""
-    data = self._data
+    data = self._edata
     if type(data) is np.ndarray and data.flags.c_contiguous and 1 not in data.shape:
         return _view(self, shape)
     new = S.infer_size(shape, math.prod(data.shape))
@@ -120,7 +119,7 @@ def reshape(self: Any, shape: Sequence[int]) -> Any:
 
 @impl(aten.flatten.using_ints, IMPLICIT)
 def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
-    shape = tuple(self._data.shape)
+    shape = tuple(self._edata.shape)
     if not shape:
         return aten.reshape.default(self, [1])
     s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
@@ -133,7 +132,7 @@ def flatten(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 @impl(aten.unflatten.int, IMPLICIT)
 def unflatten(self: Any, dim: int, sizes: Sequence[int]) -> Any:
-    shape = tuple(self._data.shape)
+    shape = tuple(self._edata.shape)
     d = wrap_dim(dim, len(shape))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -180,19 +179,19 @@ def expand_as(self: Any, other: Any) -> Any:
 
 @impl(aten.narrow.default, IMPLICIT)
 def narrow(self: Any, dim: int, start: int, length: int) -> Any:
-    d, s = S.check_narrow(tuple(self._data.shape), dim, int(start), length)
+    d, s = S.check_narrow(tuple(self._edata.shape), dim, int(start), length)
     return aten.slice.Tensor(self, d, s, s + length)
 
 
 @impl(aten.movedim.intlist, IMPLICIT)
 def movedim(self: Any, source: Sequence[int], destination: Sequence[int]) -> Any:
-    return aten.permute.default(self, list(S.movedim_perm(self._data.ndim, source, destination)))
+    return aten.permute.default(self, list(S.movedim_perm(self._edata.ndim, source, destination)))
 
 
 @impl(aten.movedim.int, IMPLICIT)
 def movedim_int(self: Any, source: int, destination: int) -> Any:
     return aten.permute.default(
-        self, list(S.movedim_perm(self._data.ndim, [source], [destination]))
+        self, list(S.movedim_perm(self._edata.ndim, [source], [destination]))
     )
 
 
@@ -203,7 +202,7 @@ def split_sizes(self: Any, split_size: Sequence[int], dim: int = 0) -> Any:
 
 @impl(aten.chunk.default, IMPLICIT)
 def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
-    shape = tuple(self._data.shape)
+    shape = tuple(self._edata.shape)
     if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     size = shape[wrap_dim(dim, len(shape))]
@@ -234,7 +233,7 @@ def moveaxis_int(self: Any, source: int, destination: int) -> Any:
 
 
 def _split_dim(self: Any, dim: int) -> int:
-    ndim = self._data.ndim
+    ndim = self._edata.ndim
     if ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
@@ -249,7 +248,7 @@ def tensor_split_sections(self: Any, sections: int, dim: int = 0) -> Any:
     sections = int(sections)
     if sections <= 0:
         raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
-    size = self._data.shape[d]
+    size = self._edata.shape[d]
     short, extra = divmod(size, sections)
     out, start = [], 0
     for i in range(sections):
@@ -267,7 +266,7 @@ def tensor_split_indices(self: Any, indices: Sequence[int], dim: int = 0) -> Any
     for i in indices:
         out.append(aten.slice.Tensor(self, d, start, int(i)))
         start = int(i)
-    out.append(aten.slice.Tensor(self, d, start, self._data.shape[d]))
+    out.append(aten.slice.Tensor(self, d, start, self._edata.shape[d]))
     return out
 
 
@@ -302,7 +301,7 @@ def _nsplit(name: str, need: int, dim_of: Any) -> tuple[Any, Any]:
     number of sections must divide."""
 
     def check(self: Any) -> int:
-        ndim = self._data.ndim
+        ndim = self._edata.ndim
         if ndim < need:
             raise RuntimeError(
                 f"torch.{name} requires a tensor with at least {need} dimension"
@@ -312,7 +311,7 @@ def _nsplit(name: str, need: int, dim_of: Any) -> tuple[Any, Any]:
 
     def by_int(self: Any, sections: int) -> Any:
         d = check(self)
-        size = self._data.shape[d]
+        size = self._edata.shape[d]
         if sections == 0 or size % sections:
             raise RuntimeError(
                 f"torch.{name} attempted to split along dimension {d}, but the size of the "
@@ -338,7 +337,7 @@ for _name, _need, _dim_of in (
 
 def _atleast(n: int) -> tuple[Any, Any]:
     def one(self: Any) -> Any:
-        ndim = self._data.ndim
+        ndim = self._edata.ndim
         if ndim >= n:
             return self
         if ndim == 0:

@@ -3036,11 +3036,14 @@ def manipulation(b: Builder) -> None:
     """The helpers scripts reach for (issue 18): ``tile``, ``sum_to_size``,
     ``broadcast_tensors``, ``row_stack``, ``where(condition)``, ``trapz``, ``ger``,
     ``chain_matmul``, the in-place view ops (``unsqueeze_``, ``squeeze_``, ``t_``,
-    ``transpose_``, ``swapaxes_``, ``swapdims_``) on a clone, and
-    ``multinomial`` of one-hot weights (deterministic: the one category of weight)."""
+    ``transpose_``, ``swapaxes_``, ``swapdims_``) on a clone, ``multinomial`` of one-hot
+    weights (deterministic: the one category of weight), ``scatter_reduce`` and
+    ``index_reduce`` (every reduction, with and without ``self``), ``put`` (with and without
+    accumulation), ``fill_diagonal_``, ``dist``, ``renorm``, ``ldexp`` and ``matrix_exp``."""
     kind = b.choice(
         ["tile", "sum_to_size", "broadcast_tensors", "row_stack", "where", "trapz", "ger",
-         "chain_matmul", "inplace_view", "multinomial"]
+         "chain_matmul", "inplace_view", "multinomial", "scatter_reduce", "index_reduce", "put",
+         "fill_diagonal_", "dist", "renorm", "ldexp", "matrix_exp"]
     )  # fmt: skip
     x = b.pick()
     t = b.t(x)
@@ -3105,6 +3108,70 @@ def manipulation(b: Builder) -> None:
         # (on a clone only: the lazy device refuses to change a view's geometry, and the
         # programs run there too; tests/test_api_ops.py writes through such a view)
         b.emit(fn, [x], f"{o} = {x}.clone()\n{o}.{fn}({rest})")
+    elif kind == "scatter_reduce":
+        if n == 0 or 0 in shape or dt == "bool":
+            raise _Skip()
+        d = b.dim(x)
+        ishape = list(shape)
+        ishape[d] = b.integer(1, 3)
+        idx = b.new_input(ishape, "int64", low=0, high=shape[d], layout=False)
+        src = b.new_input(ishape, dt)
+        red = b.choice(["sum", "prod", "mean", "amax", "amin"])
+        inc = b.flag()
+        code = f"{o} = {x}.scatter_reduce({d}, {idx}, {src}, {red!r}, include_self={inc})"
+        b.emit("scatter_reduce", [x], code, kinks=red in ("amax", "amin"))
+    elif kind == "index_reduce":
+        if n == 0 or 0 in shape or dt == "bool":
+            raise _Skip()
+        d = b.dim(x)
+        k = b.integer(1, 3)
+        idx = b.new_input((k,), "int64", low=0, high=shape[d], layout=False)
+        sshape = list(shape)
+        sshape[d] = k
+        src = b.new_input(sshape, dt)
+        red = b.choice(["prod", "mean", "amax", "amin"])
+        code = (f"{o} = {x}.clone()\n{o}.index_reduce_({d}, {idx}, {src}, {red!r}, "
+                f"include_self={b.flag()})")  # fmt: skip
+        b.emit("index_reduce_", [x], code, kinks=red in ("amax", "amin"))
+    elif kind == "put":
+        if t.numel() == 0:
+            raise _Skip()
+        k = b.integer(1, 3)
+        acc = b.flag()
+        idx = b.new_input((k,), "int64", low=-t.numel(), high=t.numel(), layout=False)
+        if not acc and len(set(b.pending[-1].data.tolist())) < k:
+            raise _Skip()  # which repeated write lands last is unspecified
+        src = b.new_input((k,), dt)
+        b.emit("put", [x], f"{o} = {x}.put({idx}, {src}, accumulate={acc})")
+    elif kind == "fill_diagonal_":
+        if n < 2 or (n > 2 and len(set(shape)) > 1):
+            raise _Skip()
+        value = b.scalar("float" if t.is_floating_point() else "int")
+        if dt == "bool":
+            value = "True"
+        b.emit("fill_diagonal_", [x], f"{o} = {x}.clone()\n{o}.fill_diagonal_({value}, {b.flag()})")
+    elif kind == "dist":
+        if not t.is_floating_point():
+            raise _Skip()
+        y = _broadcastable(b, x)
+        if not b.t(y).is_floating_point():
+            raise _Skip()
+        p = b.choice([2, 1, 3, "float('inf')"])
+        b.emit("dist", [x, y], f"{o} = {_call(b, 'dist', x, f'{y}, {p}')}", kinks=True)
+    elif kind == "renorm":
+        if n < 2 or not t.is_floating_point():
+            raise _Skip()
+        b.emit("renorm", [x], f"{o} = {x}.renorm({b.choice([1, 2, 3])}, {b.dim(x)}, "
+               f"{b.choice([0.5, 1.0, 5.0])})", kinks=True)  # fmt: skip
+    elif kind == "ldexp":
+        if not t.is_floating_point():
+            raise _Skip()
+        ex = b.new_input(shape, "int64", low=0, high=4)
+        b.emit("ldexp", [x], f"{o} = {_call(b, 'ldexp', x, ex)}")
+    elif kind == "matrix_exp":
+        if n < 2 or shape[-1] != shape[-2] or not t.is_floating_point():
+            raise _Skip()
+        b.emit("matrix_exp", [x], f"{o} = {_call(b, 'matrix_exp', f'({x} * 0.3)')}")
     else:  # multinomial of one-hot weights
         if n == 0 or n > 2 or 0 in shape:
             raise _Skip()

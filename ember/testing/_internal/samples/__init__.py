@@ -23,4 +23,5 @@ from ember.testing._internal.samples import (  # noqa: F401
     special,
     views,
     weight_norm,
+    windows,
 )

@@ -298,6 +298,17 @@ def tile_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3)), [2, -1], name="negative raises")
 
 
+@samples("fill_diagonal_.default", dtypes=ALL_DTYPES)
+def fill_diagonal_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3)), 1)
+    yield SampleInput(make((2, 4)), 0, name="wide")
+    yield SampleInput(make((7, 3)), 1, True, name="tall, wrap")
+    yield SampleInput(make((7, 3)), 1, name="tall, no wrap")
+    yield SampleInput(make((3, 3, 3)), 1, name="3-D")
+    yield SampleInput(make((3,)), 1, name="1-D raises")
+    yield SampleInput(make((2, 3, 3)), 1, name="unequal dims raise")
+
+
 @samples("tril.default", "triu.default", dtypes=ALL_DTYPES)
 def tri_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((4, 4)))

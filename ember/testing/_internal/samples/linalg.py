@@ -183,7 +183,7 @@ DOUBLE = (dtypes.float64, dtypes.complex128)
 
 
 def _np(t: Any) -> np.ndarray:
-    return np.asarray(t._data)
+    return np.asarray(t._edata)
 
 
 def _well(make: Any, shape: tuple[int, ...], dtype: Any = None) -> Any:
@@ -401,6 +401,27 @@ def svdvals_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3,)), name="1-D raises")
     yield SampleInput(make((3, 3)), driver="gesvd", name="driver raises")
     yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
+
+
+@samples("qr.default", dtypes=LINALG, **LA_TOL)
+def qr_some_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((4, 3), low=-1, high=1), name="tall, some")
+    yield SampleInput(make((3, 4), low=-1, high=1), False, name="wide, not some")
+    yield SampleInput(make((2,)), name="1-D raises")
+
+
+# (not float16: PyTorch's half-precision matrix_exp overflows to inf for entries of [-1, 1];
+# ember's computes in float32: docs/fidelity.md)
+@samples("linalg_matrix_exp.default", "matrix_exp.default", dtypes=LINALG, atol=1e-4, rtol=1e-4)
+def matrix_exp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((2, 4, 4), low=-1, high=1), name="batched")
+    yield SampleInput(make((3, 3), low=-1, high=1, noncontiguous=True), name="nc")
+    yield SampleInput(make((1, 1), low=-1, high=1), name="1x1")
+    yield SampleInput(make((0, 0)), name="empty")
+    yield SampleInput(make((2, 3)), name="not square raises")
+    yield SampleInput(make((3,)), name="1-D raises")
 
 
 @samples("linalg_qr.default", dtypes=LINALG, **LA_TOL)

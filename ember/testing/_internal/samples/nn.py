@@ -452,6 +452,6 @@ def sdpa_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(q, k, v, is_causal=True)
     yield SampleInput(make((4, 8)), make((6, 8)), make((6, 3)), name="2-d")
     dead_row = _bools((4, 5), 2, diagonal=True)
-    dead_row._data[1] = False
+    dead_row._edata[1] = False
     yield SampleInput(q, k, v, dead_row, name="a row with every key masked: zeros")
     yield SampleInput(q, make((2, 1, 5, 8)), make((2, 1, 5, 6)), enable_gqa=True, name="gqa")

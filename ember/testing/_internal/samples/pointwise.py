@@ -608,3 +608,15 @@ def type_as_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((3, 4)), make((2,), other), name=f"as {other.name}")
     other = dtypes.complex64 if dtype.is_complex else dtypes.float32
     yield SampleInput(make((3, 4), noncontiguous=True), make((), other), name="nc")
+
+
+@samples(
+    "ldexp.Tensor", "ldexp_.Tensor", dtypes=tuple(d for d in ALL_DTYPES if d is not dtypes.bool_)
+)
+def ldexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    e = {"dtype": dtypes.int64, "low": -3, "high": 4}
+    yield SampleInput(make((2, 3)), make((2, 3), **e))
+    yield SampleInput(make((2, 3), noncontiguous=True), make((3,), **e), name="broadcast, nc")
+    yield SampleInput(make(()), make((), **e), name="0-dim")
+    yield SampleInput(make((3,)), make((3,), dtypes.float32, low=-2, high=2), name="float exponent")
+    yield SampleInput(make((0,)), make((0,), **e), name="empty")

@@ -531,6 +531,27 @@ def trapezoid_x_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(y, ember.tensor([0.0, 1.0]), name="x of another length raises")
 
 
+@samples("dist.default", dtypes=FLOATS, atol=1e-4, rtol=1e-4)
+def dist_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)), make((2, 3)))
+    for p in (0, 1, 3, float("inf"), float("-inf")):
+        yield SampleInput(make((3,)), make((2, 3), noncontiguous=True), p, name=f"p={p}")
+    yield SampleInput(make(()), make((2,)), name="0-dim")
+    yield SampleInput(make((0,)), make((0,)), name="empty")
+    yield SampleInput(make((2,)), make((3,)), name="shapes that don't broadcast raise")
+
+
+@samples("renorm.default", "renorm_.default", dtypes=FLOATS, atol=1e-4, rtol=2e-3)
+def renorm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)), 2, 0, 1.0)
+    yield SampleInput(make((3, 4), noncontiguous=True), 1, -1, 2.0, name="p=1, last dim, nc")
+    yield SampleInput(make((2, 3, 2)), 3, 1, 0.5, name="3-D, p=3")
+    yield SampleInput(make((2, 3)), 2, 0, 100.0, name="nothing above maxnorm")
+    yield SampleInput(make((3,)), 2, 0, 1.0, name="1-D raises")
+    yield SampleInput(make((2, 3)), 0, 0, 1.0, name="p=0 raises")
+    yield SampleInput(make((2, 3)), 2, 0, -1.0, name="negative maxnorm raises")
+
+
 @samples("sum_to_size.default", dtypes=ALL_DTYPES)
 def sum_to_size_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3, 4)), [3, 1])

@@ -497,7 +497,7 @@ def _grid(make: Any, shape: tuple[int, ...]) -> Any:
     at exact edges with PyTorch's."""
     g = make(shape, low=-1.3, high=1.3)
     if g.dtype is dtypes.float32:
-        flat = g._data.reshape(-1)
+        flat = g._edata.reshape(-1)
         flat[:6] = np.asarray([1.0, -1.0, 0.0, 1.0, -1.0, 0.5], flat.dtype)
     return g
 

@@ -120,7 +120,7 @@ class Functionalizer:
         for t, v, proxy in zip(written, _tensors(new), proxies, strict=True):
             if v.dtype is not t.dtype:
                 v = _to_copy.redispatch(ks & BELOW, v, dtype=t.dtype)
-            _rebind(t, current(v._data), proxy)
+            _rebind(t, current(v._edata), proxy)
 
 
 def _tensors(result: Any) -> list[Tensor]:
@@ -134,15 +134,8 @@ def _tensors(result: Any) -> list[Tensor]:
 
 
 def passthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """An op that writes nothing, or whose writes the Lazy key records itself: below
-    (``op.redispatch`` inline for a boxed kernel, the Lazy key's: one call per recorded op
-    fewer)."""
-    ks &= BELOW
-    if ks:
-        fn, kind = (op._table or op._build_table())[ks.bit_length() - 1]
-        if kind == KIND_BOXED:
-            return fn(op, ks, args, kwargs)
-    return op.redispatch(ks, *args, **kwargs)  # (raises for an empty key set)
+    """An op that writes nothing, or whose writes the Lazy key records itself: below."""
+    return op.call_boxed(ks & BELOW, args, kwargs)  # (raises for an empty key set)
 
 
 def specialize(op: OpOverload) -> Kernel:

@@ -26,41 +26,13 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-import numpy as np
-
 from ember.compiler import array_ops
-from ember.dtypes import FROM_NUMPY
+from ember.compiler.graph_meta import array_meta, single_output, tensor_meta
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node as FxNode
 from ember.fx.passes.shape_prop import TensorMetadata
 from ember.lazy.ir import Node, Param, Slot
-
-
-def tensor_meta(
-    shape: tuple[int, ...], strides: tuple[int, ...], dt: np.dtype[Any]
-) -> TensorMetadata:
-    return TensorMetadata(
-        tuple(shape), FROM_NUMPY[np.dtype(dt)], False, tuple(strides), None, False, {}
-    )
-
-
-def array_meta(a: Any) -> TensorMetadata | None:
-    if not isinstance(a, np.ndarray):
-        return None
-    item = a.itemsize
-    return tensor_meta(a.shape, tuple(s // item for s in a.strides), a.dtype)
-
-
-def single_output(op: Any) -> bool:
-    """The op's schema returns exactly one tensor (its lowered value is that array)."""
-    returns = op._schema.returns
-    return (
-        len(returns) == 1
-        and returns[0].type.base == "Tensor"
-        and not returns[0].type.is_list
-        and not returns[0].type.optional
-    )
 
 
 def lower(
