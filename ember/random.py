@@ -1,13 +1,17 @@
 """Random number generation: ``Generator``, ``manual_seed``, the default generator.
 
-Each ``Generator`` wraps a ``numpy.random.Generator`` over the PCG64 bit generator. The same
-seed gives the same values on every run, but not PyTorch's values: ember does not reproduce
-PyTorch's Philox/MT19937 streams, only their distributions.
+Each ``Generator`` holds PyTorch's CPU generator state: a 32-bit Mersenne Twister (NumPy's
+``MT19937`` bit generator, seeded as the legacy ``RandomState(seed)`` is, which is how PyTorch
+seeds its own) and the cached second value of the scalar Box-Muller path. The kernels in
+``ember/backends/cpu/torch_stream.py`` turn its raw 32-bit outputs into PyTorch's values.
 
 # NOTE [generator state]
-``get_state()`` returns a uint8 tensor of 56 bytes, little-endian: the seed (8), the PCG64
-state (16) and increment (16), the buffered-uint32 flag (8) and buffered value (8).
-``set_state`` reads the same layout back.
+``get_state()`` returns PyTorch's 5056-byte CPU state tensor (``CPUGeneratorImplState``),
+little-endian: the seed (8), ``left`` (4), ``seeded`` (4), ``next`` (8), the 624 state
+words (8 each), ``normal_x``/``normal_y``/``normal_rho`` (8 each; ``normal_y`` holds the
+cached double normal), ``normal_is_valid`` (4), padding (4), the cached float normal (4),
+its valid flag (1), padding (3). ``torch.set_rng_state`` accepts ember's state and the
+reverse. NumPy's ``pos`` is PyTorch's ``next``; ``left`` is ``625 - pos``.
 """
 
 from __future__ import annotations
@@ -32,7 +36,16 @@ __all__ = [
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so initial_seed() agrees
 _U64 = 2**64
-_STATE_BYTES = 56
+_STATE_BYTES = 5056
+_LEGACY_STATE_BYTES = 5048
+_N = 624
+
+
+def _mt(seed: int) -> np.random.MT19937:
+    """An MT19937 bit generator seeded as PyTorch's CPU generator is (the low 32 bits)."""
+    bitgen = np.random.MT19937()
+    bitgen._legacy_seeding(seed & 0xFFFFFFFF)
+    return bitgen
 
 
 class Generator:
@@ -43,12 +56,22 @@ class Generator:
     ember.Size([2])
     """
 
-    __slots__ = ("_device", "_seed", "_np")
+    __slots__ = ("_device", "_seed", "_np", "_mt", "_next_double", "_next_float")
 
     def __init__(self, device: Any = "cpu") -> None:
         self._device = as_device(device)
-        self._seed = _DEFAULT_SEED
-        self._np = np.random.Generator(np.random.PCG64(_DEFAULT_SEED))
+        self._reseed(_DEFAULT_SEED)
+
+    def _reseed(self, seed: int) -> None:
+        self._seed = seed
+        self._mt = _mt(seed)
+        self._np = np.random.Generator(self._mt)  # ops not yet on PyTorch's streams
+        self._next_double: float | None = None
+        self._next_float: float | None = None
+
+    def _raw(self, n: int) -> np.ndarray:
+        """The next ``n`` 32-bit outputs (uint64 array), as PyTorch's ``random()`` gives them."""
+        return self._mt.random_raw(n) if n else np.zeros(0, np.uint64)
 
     @property
     def device(self) -> device:
@@ -68,8 +91,7 @@ class Generator:
                 f"Overflow when unpacking long long: seed must be within the range "
                 f"[-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff], got {seed}"
             )
-        self._seed = seed % _U64
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._reseed(seed % _U64)
         return self
 
     def seed(self) -> int:
@@ -91,24 +113,37 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The full state as a uint8 tensor (NOTE [generator state]).
+        """The full state as PyTorch's uint8 state tensor (NOTE [generator state]).
 
         >>> ember.Generator().get_state().shape
-        ember.Size([56])
+        ember.Size([5056])
         """
-        st = self._np.bit_generator.state
-        fields = (
-            (self._seed, 8),
-            (st["state"]["state"], 16),
-            (st["state"]["inc"], 16),
-            (st["has_uint32"], 8),
-            (st["uinteger"], 8),
-        )
-        raw = b"".join(int(v).to_bytes(n, "little") for v, n in fields)
-        return wrap(np.frombuffer(raw, np.uint8).copy())
+        st = self._mt.state["state"]
+        pos = int(st["pos"])
+        key = np.asarray(st["key"], np.uint32)
+        nxt = pos
+        if pos == _N and np.array_equal(key, _mt(self._seed).state["state"]["key"]):
+            nxt = 0  # freshly seeded: PyTorch's next is 0 until the first draw
+        out = np.zeros(_STATE_BYTES, np.uint8)
+        out[0:8] = np.frombuffer(int(self._seed).to_bytes(8, "little"), np.uint8)
+        out[8:12] = np.frombuffer(np.int32(_N + 1 - pos).tobytes(), np.uint8)
+        out[12:16] = np.frombuffer(np.int32(1).tobytes(), np.uint8)
+        out[16:24] = np.frombuffer(np.uint64(nxt).tobytes(), np.uint8)
+        out[24 : 24 + 8 * _N] = key.astype("<u8").view(np.uint8)
+        tail = 24 + 8 * _N  # normal_x, normal_y, normal_rho, normal_is_valid
+        if self._next_double is not None:
+            out[tail + 8 : tail + 16] = np.frombuffer(
+                np.float64(self._next_double).tobytes(), np.uint8
+            )
+            out[tail + 24 : tail + 28] = np.frombuffer(np.int32(1).tobytes(), np.uint8)
+        if self._next_float is not None:
+            out[5048:5052] = np.frombuffer(np.float32(self._next_float).tobytes(), np.uint8)
+            out[5052] = 1
+        return wrap(out)
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Restore a state from ``get_state()``; the stream continues from that point.
+        """Restore a state from ``get_state()`` (or ``torch.get_rng_state()``); the stream
+        continues from that point.
 
         >>> g = ember.Generator(); s = g.get_state(); a = ember.rand(2, generator=g)
         >>> bool((g.set_state(s) and ember.rand(2, generator=g) == a).all())
@@ -120,25 +155,32 @@ class Generator:
                 f"{type(new_state).__name__}"
                 + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else "")
             )
-        raw = np.ascontiguousarray(new_state._values("set_state")).tobytes()
-        if len(raw) != _STATE_BYTES:
+        raw = np.ascontiguousarray(new_state._values("set_state")).reshape(-1)
+        if raw.size not in (_STATE_BYTES, _LEGACY_STATE_BYTES):
             raise RuntimeError(
-                f"Expected a generator state of {_STATE_BYTES} bytes (from get_state()), got "
-                f"{len(raw)}"
+                f"Expected either a THGeneratorState of size {_LEGACY_STATE_BYTES} or a "
+                f"CPUGeneratorImplState of size {_STATE_BYTES} (from get_state()) but found the "
+                f"input RNG state size to be {raw.size}"
             )
-
-        def field(lo: int, hi: int) -> int:
-            return int.from_bytes(raw[lo:hi], "little")
-
-        bitgen = np.random.PCG64()
-        bitgen.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": field(8, 24), "inc": field(24, 40)},
-            "has_uint32": field(40, 48),
-            "uinteger": field(48, 56),
-        }
-        self._seed = field(0, 8)
+        b = raw.tobytes()
+        seed = int.from_bytes(b[0:8], "little")
+        left = int.from_bytes(b[8:12], "little", signed=True)
+        if not 1 <= left <= _N + 1:
+            raise RuntimeError(f"set_state: invalid mt19937 state, left={left} (expected 1..625)")
+        key = np.frombuffer(b[24 : 24 + 8 * _N], "<u8").astype(np.uint32)
+        tail = 24 + 8 * _N
+        bitgen = np.random.MT19937()
+        bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N + 1 - left}}
+        self._seed = seed
+        self._mt = bitgen
         self._np = np.random.Generator(bitgen)
+        valid = int.from_bytes(b[tail + 24 : tail + 28], "little") != 0
+        self._next_double = (
+            float(np.frombuffer(b[tail + 8 : tail + 16], "<f8")[0]) if valid else None
+        )
+        self._next_float = None
+        if raw.size == _STATE_BYTES and b[5052]:
+            self._next_float = float(np.frombuffer(b[5048:5052], "<f4")[0])
         return self
 
     def __repr__(self) -> str:
@@ -148,13 +190,19 @@ class Generator:
 default_generator = Generator()
 
 
-def _generator(g: Generator | None) -> np.random.Generator:
-    """The NumPy generator a random kernel draws from (the default one for ``None``)."""
+def _source(g: Generator | None) -> Generator:
+    """The ember generator a random kernel draws from (the default one for ``None``)."""
     if g is None:
-        return default_generator._np
+        return default_generator
     if type(g) is not Generator:
         raise TypeError(f"expected an ember.Generator for generator=, got {type(g).__name__}")
-    return g._np
+    return g
+
+
+def _generator(g: Generator | None) -> np.random.Generator:
+    """A NumPy generator over ``g``'s Mersenne Twister, for the ops whose values do not yet
+    follow PyTorch's (they draw from the same stream, with NumPy's transforms)."""
+    return _source(g)._np
 
 
 def manual_seed(seed: int) -> Generator:

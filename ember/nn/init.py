@@ -88,15 +88,16 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _fill_random(tensor: Tensor, kind: str, loc: float, scale: float, gen: Any) -> Tensor:
-    """Overwrite ``tensor`` with ``loc + scale * U[0, 1)`` (kind "rand") or ``loc + scale * N``
-    (kind "randn"), drawn in the tensor's dtype on its device."""
+def _fill_random(tensor: Tensor, kind: str, first: float, second: float, gen: Any) -> Tensor:
+    """``tensor.uniform_(first, second)`` (kind "rand") or ``tensor.normal_(first, second)``
+    (kind "randn") without grad, as PyTorch's init does, so the values are PyTorch's."""
     if gen is not None and not isinstance(gen, Generator):
         raise TypeError(f"generator must be an ember.Generator or None, got {type(gen).__name__}")
-    draw = ember.rand if kind == "rand" else ember.randn
     with ember.no_grad():
-        values = draw(tuple(tensor.shape), generator=gen, dtype=tensor.dtype, device=tensor.device)
-        tensor.copy_(values * scale + loc)  # type: ignore[attr-defined]
+        if kind == "rand":
+            tensor.uniform_(first, second, generator=gen)  # type: ignore[attr-defined]
+        else:
+            tensor.normal_(first, second, generator=gen)  # type: ignore[attr-defined]
     return tensor
 
 
@@ -108,7 +109,7 @@ def uniform_(
     >>> w = ember.nn.init.uniform_(ember.empty(3), -1, 1); bool((w.abs() <= 1).all())
     True
     """
-    return _fill_random(tensor, "rand", a, b - a, generator)
+    return _fill_random(tensor, "rand", a, b, generator)
 
 
 def normal_(

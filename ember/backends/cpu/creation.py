@@ -16,12 +16,13 @@ import numpy as np
 from ember import dtypes
 from ember._global_settings import FLAGS
 from ember._shape_only import contiguous_strides
+from ember.backends.cpu import torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.creation import PLANS, Plan, kernel_of, strided_extent
 from ember.ops.registry import ops
-from ember.random import _generator
+from ember.random import _generator, _source
 
 CPU = DispatchKey.CPU
 
@@ -87,25 +88,30 @@ def _real(x: Any) -> Any:
     return x.real if isinstance(x, complex) else x
 
 
-def uniform_array(shape: tuple[int, ...], d: dtypes.dtype, rng: np.random.Generator) -> np.ndarray:
-    """Uniform in [0, 1) with every value exactly representable in ``d`` (never 1.0)."""
+def uniform_array(
+    shape: tuple[int, ...], d: dtypes.dtype, g: Any, low: float = 0.0, high: float = 1.0
+) -> np.ndarray:
+    """PyTorch's ``uniform_(low, high)`` values from generator ``g`` (NOTE [torch random
+    streams]); complex dtypes draw the real parts, then the imaginary parts."""
     if d.category == dtypes.COMPLEX:
         real = d.to_real()
-        return uniform_array(shape, real, rng) + 1j * uniform_array(shape, real, rng)
-    if d is dtypes.float16:  # 11 random bits, so rounding to half can't reach 1.0
-        return (rng.integers(0, 2**11, shape) * 2.0**-11).astype(np.float16)
-    return rng.random(shape, dtype=d.np)
+        re = uniform_array(shape, real, g, low, high)
+        return re + 1j * uniform_array(shape, real, g, low, high)
+    n = int(np.prod(shape, dtype=np.int64))
+    return torch_stream.uniform(_source(g), n, d, low, high).reshape(shape)
 
 
-def normal_array(shape: tuple[int, ...], d: dtypes.dtype, rng: np.random.Generator) -> np.ndarray:
-    """Standard normal; complex draws have variance 1 split evenly between the parts."""
+def normal_array(
+    shape: tuple[int, ...], d: dtypes.dtype, g: Any, mean: float = 0.0, std: float = 1.0
+) -> np.ndarray:
+    """PyTorch's ``normal_(mean, std)`` values from generator ``g`` (NOTE [torch random
+    streams]); complex draws have variance 1 split evenly between the parts."""
     if d.category == dtypes.COMPLEX:
         real = d.to_real()
-        parts = normal_array(shape, real, rng) + 1j * normal_array(shape, real, rng)
-        return (parts * np.sqrt(0.5)).astype(d.np)
-    if d is dtypes.float16:
-        return rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
-    return rng.standard_normal(shape, dtype=d.np)
+        parts = normal_array(shape, real, g) + 1j * normal_array(shape, real, g)
+        return (parts * np.sqrt(0.5) * std + mean).astype(d.np)
+    n = int(np.prod(shape, dtype=np.int64))
+    return torch_stream.normal(_source(g), n, d, mean, std).reshape(shape)
 
 
 def _uninitialized(shape: tuple[int, ...], d: dtypes.dtype) -> np.ndarray | None:
@@ -136,8 +142,7 @@ def _logspace(
 def _normal(
     shape: tuple[int, ...], d: dtypes.dtype, g: Any, mean: float = 0.0, std: float = 1.0
 ) -> np.ndarray:
-    values = normal_array(shape, d, _generator(g))
-    return values if (mean, std) == (0.0, 1.0) else values * std + mean
+    return normal_array(shape, d, g, mean, std)
 
 
 def _full(shape: tuple[int, ...], d: dtypes.dtype, value: Any) -> np.ndarray:
@@ -161,7 +166,7 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "arange": _arange,
     "linspace": _linspace,
     "eye": lambda shape, d: np.eye(*shape, dtype=d.np),
-    "uniform": lambda shape, d, g: uniform_array(shape, d, _generator(g)),
+    "uniform": lambda shape, d, g: uniform_array(shape, d, g),
     "normal": _normal,
     "logspace": _logspace,
     "randperm": lambda shape, d, n, g: _generator(g).permutation(n),

@@ -59,17 +59,13 @@ def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any])
 def uniform_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
     low, high = _bounds(args, kw, (0.0, 1.0))
     check_uniform(self.dtype, low, high)
-    u = uniform_array(_shape(self), self.dtype, _generator(generator))
-    if (low, high) != (0.0, 1.0):
-        u = low + (high - low) * u  # complex: each part in [from, to)
-    return _fill(self, u)
+    return _fill(self, uniform_array(_shape(self), self.dtype, generator, low, high))
 
 
 @impl(aten.normal_.default, CPU)
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_normal(self.dtype, std)
-    z = normal_array(_shape(self), self.dtype, _generator(generator))
-    return _fill(self, z * std + mean)
+    return _fill(self, normal_array(_shape(self), self.dtype, generator, mean, std))
 
 
 def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
@@ -78,7 +74,7 @@ def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
     s = std._edata if isinstance(std, Tensor) else std
     if isinstance(std, Tensor) and s.size and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    z = normal_array(shape, d, _generator(generator))
+    z = normal_array(shape, d, generator)
     with quiet_block():
         return wrap(np.asarray(z * s + m, d.np))
 

@@ -1,0 +1,152 @@
+"""PyTorch's CPU random values from an ``ember.Generator``'s Mersenne Twister, vectorised.
+
+# NOTE [torch random streams]
+PyTorch's CPU kernels draw element by element from a 32-bit MT19937; ember draws the same
+raw outputs in one call (``Generator._raw``) and applies PyTorch's transforms to whole
+arrays, in PyTorch's order:
+
+- uniform: a float32/half/bfloat16 value takes the low 24/11/8 bits of one output, scaled by
+  2^-bits; float64 takes the low 53 bits of ``(first << 32) | second`` from two outputs.
+  ``x * (to - from) + from`` is computed in double for float32 and float64 (``from``/``to``
+  first rounded to the dtype), which is what PyTorch's results show.
+- normal, size >= 16 and contiguous: fill with uniforms, then Box-Muller on blocks of 16
+  (``u1 = 1 - data[j]``, ``u2 = data[j + 8]``, cos into ``j`` and sin into ``j + 8``); when
+  the size is not a multiple of 16, 16 fresh uniforms replace the last 16 values and are
+  transformed again. float64 matches bit for bit; float32 does not yet: PyTorch's float
+  kernel uses vectorised approximations of log/sin/cos whose last bits NumPy does not
+  reproduce (values agree to a few ulp).
+- normal, size < 16: per element, a cached second value first; else two double uniforms
+  ``u1, u2``, ``r = sqrt(-2 log1p(-u2))``, ``theta = 2 pi u1``: ``r cos(theta)`` is returned
+  and ``r sin(theta)`` cached in the generator (it survives into the next call).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ember import dtypes
+from ember.random import Generator
+
+_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
+    """``n`` PyTorch uniforms in [0, 1) for the real dtype ``d``, as float64."""
+    bits = _BITS.get(d.name, 24)
+    if bits == 53:
+        r = gen._raw(2 * n).reshape(n, 2)
+        v = ((r[:, 0] << np.uint64(32)) | r[:, 1]) & np.uint64(2**53 - 1)
+        return v.astype(np.float64) * 2.0**-53
+    r = gen._raw(n) & np.uint64(2**bits - 1)
+    return r.astype(np.float64) * 2.0**-bits
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split of doubles into two 26-bit halves (``hi + lo == a`` exactly)."""
+    t = a * 134217729.0  # 2^27 + 1
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
+    """``a * b + c`` with one rounding for float32 (an exact float64 product) and, up to the
+    rare double-rounding tie, for float64 (Dekker's exact product and Knuth's two-sum): the
+    fused multiply-add PyTorch's compiled kernels use."""
+    if a.dtype == np.float32:
+        wide = a.astype(np.float64) * np.float64(np.float32(b)) + np.float64(np.float32(c))
+        return wide.astype(np.float32)
+    b = np.broadcast_to(np.asarray(b, np.float64), a.shape)
+    c = np.broadcast_to(np.asarray(c, np.float64), a.shape)
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + err == a * b exactly
+    s = p + c
+    bv = s - p
+    t = (p - (s - bv)) + (c - bv)  # s + t == p + c exactly
+    return s + (t + err)
+
+
+def uniform(gen: Generator, n: int, d: dtypes.dtype, low: float, high: float) -> np.ndarray:
+    """``n`` values of PyTorch's ``uniform_(low, high)`` in ``d`` (flat):
+    ``fma(x, to - from, from)`` with ``from``/``to`` and their difference in ``d``."""
+    x = unit_uniform(gen, n, d)
+    if (low, high) == (0.0, 1.0):
+        return x.astype(d.np)
+    work = np.float64 if d.np == np.float64 else np.float32
+    lo = work(low)
+    span = work(high) - lo
+    with np.errstate(all="ignore"):
+        return fma(x.astype(work), span, lo).astype(d.np)
+
+
+@numba.njit(cache=True)
+def _c_log(x: np.ndarray, plus_one: bool) -> np.ndarray:  # pragma: no cover - compiled
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = math.log1p(x[i]) if plus_one else math.log(x[i])
+    return out
+
+
+def _libm(f: np.ufunc, x: np.ndarray) -> np.ndarray:
+    """``f`` on float64 values as the C library computes it.
+
+    # NOTE [libm rounding]
+    PyTorch's kernels call the C library's ``log``/``log1p``/``sin``/``cos``. NumPy's own
+    float64 ``log`` (SIMD) differs from it in the last bit for about one value in a
+    thousand, so ``log`` and ``log1p`` run in a numba loop over ``math.log``, which calls the
+    C library; NumPy's ``sin``/``cos`` agree with it.
+    """
+    if x.dtype != np.float64 or f not in (np.log, np.log1p):
+        return f(x)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    return _c_log(flat, f is np.log1p).reshape(x.shape)
+
+
+def _box_muller_16(data: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """Box-Muller on rows of 16 uniforms (PyTorch's ``normal_fill_16``), in ``data``'s dtype."""
+    t = data.dtype.type
+    u1 = t(1) - data[:, :8]
+    u2 = data[:, 8:]
+    radius = np.sqrt(t(-2) * _libm(np.log, u1))
+    theta = (2.0 * np.pi * u2).astype(data.dtype)
+    out = np.empty_like(data)
+    out[:, :8] = fma(radius * _libm(np.cos, theta), t(std), t(mean))
+    out[:, 8:] = fma(radius * _libm(np.sin, theta), t(std), t(mean))
+    return out
+
+
+def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> np.ndarray:
+    """``n`` values of PyTorch's ``normal_(mean, std)`` on a contiguous tensor of ``d``."""
+    if n >= 16:
+        work = np.float32 if d.np == np.float32 or d.itemsize < 4 else np.float64
+        data = unit_uniform(gen, n, d).astype(work)
+        full = n - n % 16
+        with np.errstate(all="ignore"):
+            data[:full] = _box_muller_16(data[:full].reshape(-1, 16), mean, std).reshape(-1)
+            if n % 16:
+                extra = unit_uniform(gen, 16, d).astype(work).reshape(1, 16)
+                data[n - 16 :] = _box_muller_16(extra, mean, std).reshape(-1)
+        return data.astype(d.np)
+    out = np.empty(n, np.float64)
+    start = 0
+    if n and gen._next_double is not None:
+        out[0] = fma(np.array([gen._next_double]), std, mean)[0]
+        gen._next_double = None
+        start = 1
+    m = n - start
+    if m:
+        pairs = (m + 1) // 2
+        u = unit_uniform(gen, 2 * pairs, dtypes.float64).reshape(pairs, 2)
+        with np.errstate(all="ignore"):
+            r = np.sqrt(-2.0 * _libm(np.log1p, -u[:, 1]))
+            theta = 2.0 * np.pi * u[:, 0]
+            cos, sin = _libm(np.cos, theta), _libm(np.sin, theta)
+            z = np.stack([r * cos, r * sin], axis=1).reshape(-1)
+        out[start:] = fma(z[:m], std, mean)
+        if m % 2:
+            gen._next_double = float(z[-1])
+    return out.astype(d.np)
