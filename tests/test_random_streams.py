@@ -114,3 +114,9 @@ def test_uniform_initialised_modules(seed: int) -> None:
         for (tn, tp), (en, ep) in zip(tm.named_parameters(), em.named_parameters(), strict=True):
             assert tn == en
             np.testing.assert_array_equal(ep.detach().numpy(), tp.detach().numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 1000, 100000])
+def test_randperm(seed: int, n: int) -> None:
+    _same(seed, lambda m: m.cat([m.randperm(n).double(), m.rand(3, dtype=m.float64)]))
