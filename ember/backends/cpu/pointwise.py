@@ -964,7 +964,7 @@ def frexp(self: Tensor) -> Any:
     """``self == mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0, inf and NaN
     keep themselves, with exponent 0); the exponent is int32."""
     check_frexp(self.dtype)
-    a = self._data
+    a = self._edata
     wide = a.astype(np.float32) if a.dtype.itemsize < 4 else a  # (bfloat16: no NumPy frexp)
     m, e = np.frexp(wide)
     return frexp_t((wrap(np.asarray(m, dtype=a.dtype)), wrap(np.asarray(e, dtype=np.int32))))

@@ -98,7 +98,7 @@ def frexp(self: Tensor) -> Any:
     shape = tuple(self.shape)
     return frexp_t(
         (
-            wrap_shape_only(ShapeOnlyArray(shape, self._data.dtype)),
+            wrap_shape_only(ShapeOnlyArray(shape, self._edata.dtype)),
             wrap_shape_only(ShapeOnlyArray(shape, np.dtype(np.int32))),
         )
     )
