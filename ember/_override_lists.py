@@ -29,13 +29,14 @@ from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 NAMESPACES = ("ember", "ember.nn.functional", "ember.linalg", "ember.fft", "ember.special")
 
 #: public callables in those namespaces that stay out of the protocol, by name: types,
-#: dtype and state helpers, and builders from Python data (as PyTorch ignores them)
+#: dtype and state helpers, and builders from Python data (as PyTorch ignores them;
+#: from_dlpack too: its argument is often a torch tensor, whose own handler must not run)
 IGNORED_NAMES = frozenset(
     """
     Tensor Size dtype device DispatchKey can_cast promote_types result_type get_default_dtype
     set_default_dtype set_printoptions is_grad_enabled is_inference_mode_enabled no_grad
     enable_grad set_grad_enabled inference_mode manual_seed seed initial_seed get_rng_state
-    set_rng_state Generator default_generator load save tensor as_tensor from_numpy
+    set_rng_state Generator default_generator load save tensor as_tensor from_numpy from_dlpack
     is_tensor compile
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads

@@ -16,7 +16,9 @@ reverse. NumPy's ``pos`` is PyTorch's ``next``; ``left`` is ``625 - pos``.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ from ember.device import as_device, device
 __all__ = [
     "Generator",
     "default_generator",
+    "fork_rng",
     "get_rng_state",
     "initial_seed",
     "manual_seed",
@@ -253,3 +256,27 @@ def set_rng_state(new_state: Tensor) -> None:
     True
     """
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(
+    devices: Any = None, enabled: bool = True, device_type: str = "cpu", **_: Any
+) -> Iterator[None]:
+    """Run a block with the default generator's state restored on exit, as
+    ``torch.random.fork_rng`` does for the CPU generator.
+
+    >>> _ = ember.manual_seed(0)
+    >>> with ember.random.fork_rng():
+    ...     _ = ember.rand(5)
+    >>> a = ember.rand(1); _ = ember.manual_seed(0)
+    >>> bool(ember.rand(1) == a)
+    True
+    """
+    if not enabled:
+        yield
+        return
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)

@@ -114,3 +114,20 @@ def test_uniform_initialised_modules(seed: int) -> None:
         for (tn, tp), (en, ep) in zip(tm.named_parameters(), em.named_parameters(), strict=True):
             assert tn == en
             np.testing.assert_array_equal(ep.detach().numpy(), tp.detach().numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 1000, 100000])
+def test_randperm(seed: int, n: int) -> None:
+    _same(seed, lambda m: m.cat([m.randperm(n).double(), m.rand(3, dtype=m.float64)]))
+
+
+def test_fork_rng_restores_the_state() -> None:
+    torch.manual_seed(5)
+    ember.manual_seed(5)
+    with torch.random.fork_rng(), ember.random.fork_rng():
+        torch.randn(3, dtype=torch.float64)  # also leaves a cached normal
+        ember.randn(3, dtype=ember.float64)
+    np.testing.assert_array_equal(ember.get_rng_state().numpy(), torch.get_rng_state().numpy())
+    _ = torch.rand(2), ember.rand(2)
+    np.testing.assert_array_equal(ember.rand(4).numpy(), torch.rand(4).numpy())

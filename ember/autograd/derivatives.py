@@ -1067,3 +1067,8 @@ defvjp(aten.scatter.reduce, _scatter_reduce_grad)
 defvjp(aten.scatter.value_reduce, lambda g, self, dim, index, value, *, reduce: (
     g if reduce == "add"
     else g * conj(E.ones_like(self).scatter(dim, index, value, reduce="multiply")), None))  # fmt: skip
+
+
+# frexp: the mantissa is self / 2 ** exponent, the exponent piecewise constant
+defvjp(aten.frexp.Tensor, lambda g, self, result: (g[0] * E.exp2(-result[1].to(g[0].dtype)),),
+       outputs=(True, False))  # fmt: skip

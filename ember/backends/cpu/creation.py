@@ -169,7 +169,7 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "uniform": lambda shape, d, g: uniform_array(shape, d, g),
     "normal": _normal,
     "logspace": _logspace,
-    "randperm": lambda shape, d, n, g: _generator(g).permutation(n),
+    "randperm": lambda shape, d, n, g: torch_stream.randperm(_source(g), n),
     "randint": lambda shape, d, low, high, g: _generator(g).integers(
         low, high, shape, dtype=np.int64
     ),

@@ -20,10 +20,11 @@ from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.pointwise import POSITIVE_CHECK, isin_dtype
+from ember.ops.native.pointwise import POSITIVE_CHECK, check_frexp, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
+from ember.return_types import frexp as frexp_t
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -956,3 +957,14 @@ def isin_scalar_tensor(
     element: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
 ) -> Tensor:
     return _isin(element, test_elements, assume_unique, invert)
+
+
+@impl(aten.frexp.Tensor, CPU)
+def frexp(self: Tensor) -> Any:
+    """``self == mantissa * 2 ** exponent`` with ``|mantissa|`` in [0.5, 1) (0, inf and NaN
+    keep themselves, with exponent 0); the exponent is int32."""
+    check_frexp(self.dtype)
+    a = self._edata
+    wide = a.astype(np.float32) if a.dtype.itemsize < 4 else a  # (bfloat16: no NumPy frexp)
+    m, e = np.frexp(wide)
+    return frexp_t((wrap(np.asarray(m, dtype=a.dtype)), wrap(np.asarray(e, dtype=np.int32))))

@@ -150,3 +150,18 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
         if m % 2:
             gen._next_double = float(z[-1])
     return out.astype(d.np)
+
+
+@numba.njit(cache=True)
+def _swaps(raw: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
+    out = np.arange(n)
+    for i in range(n - 1):
+        z = i + np.int64(raw[i] % np.uint64(n - i))
+        out[i], out[z] = out[z], out[i]
+    return out
+
+
+def randperm(gen: Generator, n: int) -> np.ndarray:
+    """PyTorch's ``randperm(n)`` on CPU: a forward Fisher-Yates shuffle, swapping ``i`` with
+    ``i + random() % (n - i)`` (the swaps run in a numba loop)."""
+    return _swaps(gen._raw(max(n - 1, 0)), n)

@@ -15,10 +15,11 @@ from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
-from ember.ops.native.pointwise import data_dependent, isin_dtype
+from ember.ops.native.pointwise import check_frexp, data_dependent, isin_dtype
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import OpOverload, all_overloads, ops
 from ember.ops.shapes import broadcast_shapes
+from ember.return_types import frexp as frexp_t
 
 aten = ops.aten
 Meta = DispatchKey.Meta
@@ -89,3 +90,15 @@ def _isin_rule(self_is_scalar: bool) -> Callable[..., Tensor]:
 impl(aten.isin.Tensor_Tensor, Meta, _isin_rule(False))
 impl(aten.isin.Tensor_Scalar, Meta, _isin_rule(False))
 impl(aten.isin.Scalar_Tensor, Meta, _isin_rule(True))
+
+
+@impl(aten.frexp.Tensor, Meta)
+def frexp(self: Tensor) -> Any:
+    check_frexp(self.dtype)
+    shape = tuple(self.shape)
+    return frexp_t(
+        (
+            wrap_shape_only(ShapeOnlyArray(shape, self._edata.dtype)),
+            wrap_shape_only(ShapeOnlyArray(shape, np.dtype(np.int32))),
+        )
+    )

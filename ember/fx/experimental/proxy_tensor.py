@@ -208,7 +208,15 @@ class _Tracker:
             positions = _positions(t, base)
             idx = self.constant(_index_constant(positions))
             g = self.graph
-            flat = g.call_function(aten.view.default, (self.node_of(base), [-1]), name="view")
+            src_base = self.node_of(base)
+            bval = src_base.meta.get("val")
+            if not (isinstance(bval, Tensor) and bval.is_contiguous()):
+                # the functional op that last wrote the base may lay its result out otherwise
+                src_base = g.call_function(
+                    aten.clone.default, (src_base,), {"memory_format": ember_contiguous},
+                    name="clone",
+                )  # fmt: skip
+            flat = g.call_function(aten.view.default, (src_base, [-1]), name="view")
             src = new
             val = new.meta.get("val")
             if not (isinstance(val, Tensor) and val.is_contiguous()):
@@ -242,9 +250,8 @@ def _index_constant(positions: np.ndarray) -> Tensor:
 
 
 def _snapshot(t: Tensor) -> Tensor:
-    """A fake tensor with ``t``'s metadata (what ``node.meta["val"]`` holds)."""
-    if isinstance(t, FakeTensor):
-        return t
+    """A fake tensor with ``t``'s metadata now (what ``node.meta["val"]`` holds; a new one
+    even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes)."""
     arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), t.storage_offset(), t.device)
     f = object.__new__(FakeTensor)
     f._edata = arr

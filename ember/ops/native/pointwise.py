@@ -324,6 +324,8 @@ pointwise("minimum(Tensor self, Tensor other) -> Tensor", inplace=False, unsuppo
 pointwise("atan2(Tensor self, Tensor other) -> Tensor", I2F, unsupported=COMPLEX)
 pointwise("hypot(Tensor self, Tensor other) -> Tensor", unsupported=ONLY_FLOAT)
 _ldexp = define("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", out=True)
+define("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", out=True,
+       out_overload="Tensor_out")  # fmt: skip
 # PyTorch's in-place overload is ldexp_'s default one, not ldexp_.Tensor
 _ldexp_ = define_op("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "aten", (), ("method",))
 VARIANTS_OF[_ldexp] = (_ldexp_, VARIANTS_OF[_ldexp][1])
@@ -741,3 +743,11 @@ def ldexp(self: Any, other: Any) -> Any:
         2.0, _aten._to_copy.default(other, dtype=d) if other.dtype is not d else other
     )
     return _aten.mul.Tensor(self, two)
+
+
+def check_frexp(d: dtype) -> None:
+    if d.category != dtypes.FLOATING:
+        raise RuntimeError(
+            "torch.frexp() only supports floating-point dtypes (got "
+            f"{d._short}: convert the input with .float())"
+        )

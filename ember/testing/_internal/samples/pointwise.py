@@ -620,3 +620,11 @@ def ldexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make(()), make((), **e), name="0-dim")
     yield SampleInput(make((3,)), make((3,), dtypes.float32, low=-2, high=2), name="float exponent")
     yield SampleInput(make((0,)), make((0,), **e), name="empty")
+
+
+@samples("frexp.Tensor", dtypes=ALL_DTYPES)
+def frexp_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3), low=-100, high=100))
+    yield SampleInput(make((2, 3), noncontiguous=True), name="nc")
+    yield SampleInput(make(()), name="0-dim")
+    yield SampleInput(make((0,)), name="empty")
