@@ -74,7 +74,13 @@ FAMILIES: dict[str, tuple[list[Any], Callable[..., Any], Any]] = {
                                                D.transforms.TanhTransform()]), [0.3, 0.9]),
 }  # fmt: skip
 
-NO_ENTROPY = {"Poisson", "MixtureSameFamily", "Affine(Normal)", "Sigmoid(Normal)", "Tanh(Exp(Normal))"}
+NO_ENTROPY = {
+    "Poisson",
+    "MixtureSameFamily",
+    "Affine(Normal)",
+    "Sigmoid(Normal)",
+    "Tanh(Exp(Normal))",
+}
 NO_MOMENTS = {"Affine(Normal)", "Sigmoid(Normal)", "Tanh(Exp(Normal))"}
 
 
