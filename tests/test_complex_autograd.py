@@ -134,6 +134,10 @@ TORCH_GRADIENT_WRONG: dict[str, tuple[Callable[[SampleInput], bool], str]] = {
         lambda s: s.kwargs.get("dtype") is not None and not s.kwargs["dtype"].is_complex,
         "cumprod(complex, dtype=<real>) differentiates through the imaginary part it drops",
     ),
+    "aten.ldexp.Tensor": (
+        lambda s: True,
+        "ldexp's gradient for negative integer exponents is 0 (its int pow; docs/fidelity.md)",
+    ),
 }
 
 

@@ -413,7 +413,7 @@ def _matrix_exp_grad(g: Any, self: Any) -> tuple[Any]:
     """PyTorch's ``linalg_matrix_exp_differential`` (adjoint): the top-right block of
     ``exp([[A^H, G], [0, A^H]])``."""
     n = self.shape[-1]
-    ah = self.mH if self.is_complex() else self.mT
+    ah = mH(self)
     top = ember.cat([ah, g], -1)
     bottom = ember.cat([ember.zeros_like(g), ah], -1)
     big = ember.ops.aten.linalg_matrix_exp.default(ember.cat([top, bottom], -2))

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ember._factory import tensor
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype, int64, promote_types
 from ember.ops.native._define import define
@@ -328,7 +327,7 @@ def ctc_loss(
     if zero_infinity:
         nll = aten.where.self(nll == math.inf, aten.zeros.default([], dtype=nll.dtype), nll)
     if reduction == MEAN:
-        lengths = tensor(list(target_lengths), dtype=nll.dtype, device=nll.device)
+        lengths = nll.new_tensor(list(target_lengths))  # nll's dtype and device
         return (nll / lengths.clamp_min(1)).mean()
     if reduction == SUM:
         return nll.sum()
