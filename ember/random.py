@@ -26,10 +26,10 @@ import numpy as np
 from ember._tensor import Tensor, wrap
 from ember.device import as_device, device
 
+# (fork_rng stays ember.random.fork_rng, as PyTorch's is torch.random.fork_rng only)
 __all__ = [
     "Generator",
     "default_generator",
-    "fork_rng",
     "get_rng_state",
     "initial_seed",
     "manual_seed",
