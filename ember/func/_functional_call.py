@@ -1,6 +1,4 @@
-"""``ember.func``: function transforms PyTorch keeps in ``torch.func`` that ahead-of-time
-tracing needs: ``functional_call`` (a module run with other parameters) and
-``functionalize`` (a function whose writes and views are rewritten as pure ops).
+"""``functional_call``: a module run with other parameters and buffers for one call.
 
 >>> from ember.func import functional_call
 >>> lin = ember.nn.Linear(2, 1, bias=False)
@@ -10,13 +8,11 @@ tensor([[3.]])
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ember._tensor import Tensor
 from ember.nn.modules.module import Module
 
-__all__ = ["functional_call", "functionalize"]
+__all__ = ["functional_call"]
 
 
 def _swap(module: Module, name: str, value: Any) -> tuple[Module, str, str, Any]:
@@ -81,54 +77,3 @@ def functional_call(
                 owner.__dict__[registry][field] = old
             else:
                 object.__setattr__(owner, field, old)
-
-
-def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Callable[..., Any]:
-    """``func`` run as a pure graph: traced with its writes as functional ops (NOTE
-    [functional tracing]), writes into its inputs applied to them afterwards; with
-    ``remove="mutations_and_views"`` the graph's views are copies too.
-
-    >>> from ember.func import functionalize
-    >>> from ember.fx.experimental.proxy_tensor import make_fx
-    >>> def f(x):
-    ...     y = x.clone()
-    ...     y.add_(1)
-    ...     return y
-    >>> gm = make_fx(functionalize(f))(ember.ones(2))
-    >>> [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    ['aten.clone.default', 'aten.add.Tensor']
-    """
-    if remove not in ("mutations", "mutations_and_views"):
-        raise ValueError(
-            f"functionalize: remove must be 'mutations' or 'mutations_and_views', got {remove!r}"
-        )
-    from ember.aot.aot_autograd import aot_function, nop  # (ember.aot imports ember.func)
-
-    compiler = nop if remove == "mutations" else _copy_views
-    compiled = aot_function(func, compiler)
-
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        return compiled(*args, **kwargs)
-
-    wrapped.__name__ = getattr(func, "__name__", "functionalized")
-    return wrapped
-
-
-def _copy_views(gm: Any, example_inputs: Any) -> Any:
-    """The graph with each view op's result cloned (no value aliases another)."""
-    from ember.aot.aot_autograd import nop
-    from ember.ops.registry import OpOverload, ops
-
-    g = gm.graph
-    for n in list(g.nodes):
-        if n.op == "call_function" and isinstance(n.target, OpOverload):
-            if n.target._schema.view_of is not None:
-                with g.inserting_after(n):
-                    c = g.call_function(ops.aten.clone.default, (n,), name="clone")
-                n.replace_all_uses_with(c)
-                c.args = (n,)
-    gm.recompile()
-    return nop(gm, example_inputs)
-
-
-del Tensor

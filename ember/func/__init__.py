@@ -1,0 +1,10 @@
+"""``ember.func``: PyTorch's ``torch.func`` function transforms.
+
+Today: ``functional_call`` (a module run with other parameters) and ``functionalize`` (a
+function whose writes and views are rewritten as pure ops). One file per transform.
+"""
+
+from ember.func._functional_call import functional_call
+from ember.func._functionalize import functionalize
+
+__all__ = ["functional_call", "functionalize"]
