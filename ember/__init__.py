@@ -106,6 +106,7 @@ from ember._global_settings import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
+from ember import distributed  # noqa: E402  (MPI; mpi4py loads on first use)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
