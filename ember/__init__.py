@@ -141,6 +141,9 @@ overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch
 from ember._tensor import _LOCAL_SCALAR  # noqa: E402
 
 _LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass
+# the FuncTorchBatched key's rules, once every op of ember's catalogue is defined
+from ember._batched import rules as _batching_rules  # noqa: E402, F401
+from ember.func._vmap import vmap  # noqa: E402  (torch.vmap)
 
 if _gc_was_enabled:  # NOTE [no collection during import]: the last line of the import
     _gc.enable()
