@@ -3,9 +3,9 @@
 >>> import ember.autograd.forward_ad as fwAD
 >>> x = ember.tensor([1.0, 2.0])
 >>> with fwAD.dual_level():
-...     y = fwAD.make_dual(x, ember.tensor([1.0, 0.0])).sin()
+...     y = fwAD.make_dual(x, ember.tensor([0.0, 1.0])).sin()
 ...     fwAD.unpack_dual(y).tangent
-tensor([0.5403, 0.0000])
+tensor([ 0.0000, -0.4161])
 
 How it works: NOTE [forward AD as a dispatch key] in ``_kernel.py``; which rule gives each
 op its forward derivative: NOTE [forward rules] in ``_rules.py``.

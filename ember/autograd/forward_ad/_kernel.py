@@ -126,6 +126,21 @@ def _attach(op: OpOverload, out: Any, touts: Any, level: int) -> None:
         with state.DualCeiling(level):
             t = _fit(op, o, t)
         set_tangent(o, level, t)
+        _saved_copy(o, level, t)
+
+
+def _saved_copy(o: Tensor, level: int, t: Tensor) -> None:
+    """The copy of ``o`` its backward node saved (NOTE [saved outputs] in
+    ``ember/autograd/kernel.py``) gets the tangent too: it was made before the tangent was
+    known, and backward formulas reading it run on duals (forward over reverse)."""
+    node = o.grad_fn
+    if node is None:
+        return
+    kept = node.result
+    if isinstance(kept, (tuple, list)):
+        kept = kept[o._output_nr] if o._output_nr < len(kept) else None
+    if isinstance(kept, Tensor) and kept is not o and tangent(kept, level) is None:
+        set_tangent(kept, level, t)
 
 
 def _inplace(

@@ -100,3 +100,13 @@ def top_level(x: Any, ceiling: int, found: int = -1) -> int:
         for e in x:
             found = top_level(e, ceiling, found)
     return found
+
+
+def copy_tangents(src: Tensor, dst: Tensor) -> None:
+    """Give ``dst`` (an alias of ``src``: a saved output) ``src``'s tangents, as PyTorch's
+    SavedVariable keeps a saved tensor's forward grad: backward formulas then run on duals
+    (forward over reverse)."""
+    d = src.__dict__.get("_fw_grads")
+    if d:
+        for level, tan in list(d.items()):
+            set_tangent(dst, level, tan)

@@ -140,6 +140,8 @@ def linear(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
             new[i] = t if t is not None else _zeros(x)
         elif isinstance(x, Tensor) and p[1] in _OPERANDS:
             new[i] = _zeros(x)  # an integer operand (``x + n``) shifts, it has no tangent
+        elif isinstance(x, (bool, int, float, complex)) and p[1] in _OPERANDS:
+            new[i] = 0  # so does a Python number passed for a Tensor
     a, k = replaced(op, args, kwargs, new)
     return op(*a, **k)
 
