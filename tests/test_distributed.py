@@ -149,3 +149,30 @@ def test_ddp_needs_a_process_group() -> None:
 
     with pytest.raises(ValueError, match="init_process_group"):
         DistributedDataParallel(ember.nn.Linear(2, 2))
+
+
+@needs_mpi
+def test_demo_trains_data_parallel_as_one_process() -> None:
+    """``python -m ember.distributed.run -n 2 -m ember``: DDP in every mode, rank 0 prints,
+    the same losses and accuracies as one process (here, in-process) on the same batches."""
+    import contextlib
+    import io
+    import re
+
+    from ember.demo import cli
+
+    args = ["--quick", "--epochs", "2", "--model", "mlp"]
+    proc, _ = launch("-m", "ember", *args, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Data parallel: 2 processes (MPI)" in out
+    assert out.count("Results (accuracy") == 1  # rank 1 printed nothing
+    assert not [line for line in out.splitlines() if len(line) > cli.WIDTH]
+    alone = io.StringIO()
+    with contextlib.redirect_stdout(alone):
+        assert cli.main([*args, "--mode", "eager"]) == 0
+    pattern = r"mlp  (\w+) +epoch (\d)/2 \S+ 8/8 (loss \S+  acc +\S+)"
+    want = {(e, s) for _, e, s in re.findall(pattern, alone.getvalue())}
+    got = re.findall(pattern, out)
+    assert {m for m, _, _ in got} == {"eager", "lazy", "compiled"}
+    assert {(e, s) for _, e, s in got} == want and len(want) == 2, (got, want)
