@@ -10,6 +10,8 @@ from ember.func._hessian import hessian
 from ember.func._jacfwd import jacfwd
 from ember.func._jvp import jvp
 from ember.func._linearize import linearize
+from ember.func._vmap import vmap
 
 __all__ = ["functional_call", "functionalize"]
+__all__ += ["vmap"]
 __all__ += ["hessian", "jacfwd", "jvp", "linearize"]
