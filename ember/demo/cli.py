@@ -11,6 +11,7 @@ import ember
 from ember import nn
 from ember.demo import data, models, pictures, trace
 from ember.demo.modes import MODES, PLANNED
+from ember.demo.parallel import start
 from ember.demo.text import join_wrapped
 from ember.demo.train import Result, train
 from ember.optim.optimizer import Optimizer
@@ -75,6 +76,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo and print its report; returns the exit status."""
     args = parse(argv)
+    job = start()  # a job of several processes: DistributedDataParallel, rank 0 prints
     out = sys.stdout
     split = data.split_digits(QUICK_TRAIN if args.quick else None)
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
@@ -89,6 +91,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     planned = f" (the {' and '.join(PLANNED)} mode is not built yet)" if PLANNED else ""
     print(f"Modes: {', '.join(args.modes)}{planned}.")
+    if job is not None:
+        text = (
+            f"Data parallel: {job.world} processes (MPI), each model wrapped in "
+            "DistributedDataParallel, each process training on its share of every batch."
+        )
+        print(_fill(text, WIDTH))
 
     results: list[Result] = []
     trained: dict[tuple[str, str], tuple[nn.Module, Optimizer, int]] = {}
@@ -115,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed,
                 mode=mode,
                 out=out,
+                parallel=job,
             )
             results.append(result)
             trained[(name, mode)] = (model, opt, recipe.batch_size)

@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from ember.dispatch.codegen import define
+
 FLOATS = ("float32", "float64")
 INTS = ("int64", "int32", "int16", "int8", "uint8")
 TOLERANCE = {"float32": 1e-3, "float64": 1e-8}
@@ -110,8 +112,11 @@ class Input:
     def make(self, lib: ModuleType, device: Any = None) -> Any:
         """This input as a tensor of ``lib`` on ``device`` (the library's default if None)."""
         if self._code is None:
-            self._code = compile(self.expression(device=True), f"<input {self.name}>", "eval")
-        return eval(self._code, {"torch": lib, "device": device})
+            self._code = define(
+                ["def make(torch, device):", f"    return {self.expression(device=True)}"],
+                {}, "make", f"input {self.name}",
+            )  # fmt: skip
+        return self._code(lib, device)
 
 
 @dataclass(eq=False)
@@ -127,12 +132,14 @@ class Step:
 
     def execute(self, lib: ModuleType, values: dict[str, Any]) -> list[Any]:
         """Run the step with ``lib``; ``values`` maps names to tensors. Returns the outputs."""
-        if self._compiled is None:
-            self._compiled = compile(self.code, f"<step {self.op}>", "exec")
-        namespace = {"torch": lib, "F": lib.nn.functional}
-        namespace.update((name, values[name]) for name in self.args)
-        exec(self._compiled, namespace)
-        return [namespace[name] for name in self.outputs]
+        if self._compiled is None:  # the step as a function of the library and its values
+            body = [f"    {line}" for line in self.code.splitlines()]
+            self._compiled = define(
+                [f"def step(torch, F, {', '.join(self.args)}):", *body,
+                 f"    return ({', '.join(self.outputs)},)"],
+                {}, "step", f"step {self.op}",
+            )  # fmt: skip
+        return list(self._compiled(lib, lib.nn.functional, *(values[n] for n in self.args)))
 
 
 @dataclass
@@ -2079,7 +2086,8 @@ def selection(b: Builder) -> None:
     if style != "inplace":
         through = ""
     try:
-        target = eval(f"_v{through}", {"_v": t})  # the shape of what the op writes
+        # the shape of what the op writes
+        target = define(["def view(_v):", f"    return _v{through}"], {}, "view", "view")(t)
     except Exception as exc:  # noqa: BLE001
         raise _Skip() from exc
     shape = tuple(target.shape)
