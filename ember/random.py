@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import _mt19937
 from ember._tensor import Tensor, wrap
 from ember.device import as_device, device
 
@@ -73,8 +74,14 @@ class Generator:
         self._next_float: float | None = None
 
     def _raw(self, n: int) -> np.ndarray:
-        """The next ``n`` 32-bit outputs (uint64 array), as PyTorch's ``random()`` gives them."""
-        return self._mt.random_raw(n) if n else np.zeros(0, np.uint64)
+        """The next ``n`` 32-bit outputs (uint32 array), as PyTorch's ``random()`` gives them."""
+        return _mt19937.raw(self._mt, n)
+
+    def _raw64(self, n: int) -> np.ndarray:
+        """The next ``n`` 64-bit values (uint64) as PyTorch's ``random64()`` makes them: two
+        outputs, the first in the high half."""
+        r = self._raw(2 * n).astype(np.uint64).reshape(n, 2)
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
 
     @property
     def device(self) -> device:

@@ -16,13 +16,13 @@ import numpy as np
 from ember import dtypes
 from ember._global_settings import FLAGS
 from ember._shape_only import contiguous_strides
-from ember.backends.cpu import torch_stream
+from ember.backends.cpu import torch_draws, torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.creation import PLANS, Plan, kernel_of, strided_extent
 from ember.ops.registry import ops
-from ember.random import _generator, _source
+from ember.random import _source
 
 CPU = DispatchKey.CPU
 
@@ -170,9 +170,9 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "normal": _normal,
     "logspace": _logspace,
     "randperm": lambda shape, d, n, g: torch_stream.randperm(_source(g), n),
-    "randint": lambda shape, d, low, high, g: _generator(g).integers(
-        low, high, shape, dtype=np.int64
-    ),
+    "randint": lambda shape, d, low, high, g: torch_draws.integers(
+        _source(g), int(np.prod(shape, dtype=np.int64)), low, high
+    ).reshape(shape),
 }
 
 

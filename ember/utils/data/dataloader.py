@@ -16,7 +16,7 @@ import numpy as np
 
 import ember
 from ember._tensor import Tensor
-from ember.random import Generator, _generator
+from ember.random import Generator
 from ember.utils.data._multiprocessing_iter import MultiProcessingIter
 from ember.utils.data.dataset import IterableDataset, permutation
 
@@ -92,20 +92,22 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # a generator function: like PyTorch's, it draws nothing until the first index is asked
+        # for (after the loader's base seed)
         gen = self.generator
         if gen is None:
-            seed = int(ember.randint(0, 2**62, (), dtype=ember.int64).item())
+            seed = int(ember.empty((), dtype=ember.int64).random_().item())
             gen = Generator().manual_seed(seed)
         n, k = len(self.data_source), self.num_samples
-        if self.replacement:
-            return iter(ember.randint(0, n, (k,), generator=gen).tolist())
+        if self.replacement:  # in draws of 32, as PyTorch's
+            for _ in range(k // 32):
+                yield from ember.randint(0, n, (32,), generator=gen).tolist()
+            yield from ember.randint(0, n, (k % 32,), generator=gen).tolist()
+            return
         # without replacement: whole permutations, then the start of one more (as PyTorch)
-        out: list[int] = []
         for _ in range(k // n):
-            out += permutation(n, gen).tolist()
-        if k % n:
-            out += permutation(n, gen).tolist()[: k % n]
-        return iter(out)
+            yield from permutation(n, gen).tolist()
+        yield from permutation(n, gen).tolist()[: k % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -226,6 +228,11 @@ def default_convert(data: Any) -> Any:
 # --------------------------------------------------------------------------- loader
 
 
+def _base_seed(generator: Generator | None) -> int:
+    """The workers' base seed of one pass: a ``random_()`` int64 from ``generator``."""
+    return int(ember.empty((), dtype=ember.int64).random_(generator=generator).item())
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, collated by
     ``collate_fn`` (``default_collate``); ``shuffle=True`` draws a new order each epoch
@@ -329,6 +336,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         if self.num_workers > 0:
             return self._worker_iter()
+        _base_seed(self.generator)  # drawn and unused in one process, as by PyTorch's iterator
         if self._iterable:
             return self._iter_stream()
         dataset, collate = self.dataset, self.collate_fn
@@ -344,7 +352,7 @@ class DataLoader:
             return self._iterator
         # the workers' base seed comes from the loader's generator (or the default one),
         # drawn per pass as PyTorch does; workers seed with base_seed + worker_id
-        base_seed = int(_generator(self.generator).integers(0, 2**63 - 1))
+        base_seed = _base_seed(self.generator)
         it = MultiProcessingIter(self, base_seed)
         if self.persistent_workers:
             self._iterator = it

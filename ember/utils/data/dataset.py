@@ -163,5 +163,4 @@ def permutation(n: int, generator: Generator | None) -> Tensor:
     >>> sorted(ember.utils.data.dataset.permutation(4, None).tolist())
     [0, 1, 2, 3]
     """
-    keys = ember.rand(n, generator=generator, dtype=ember.float64)
-    return keys.argsort()
+    return ember.randperm(n, generator=generator)  # PyTorch's draws (NOTE [torch draws])
