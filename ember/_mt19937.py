@@ -6,7 +6,8 @@ state.
 recurrence and tempering are MT19937's), but calls the bit generator once per value; for a
 large draw, reading the state (624 words and the position), running the recurrence in one
 compiled loop and writing the state back is several times faster. Reading and writing the
-state costs about 0.1 ms, so draws below ``BULK`` values stay on ``random_raw``.
+state costs about 0.1 ms, so ``Generator._raw`` keeps draws below 16384 values on
+``random_raw`` (and imports this module, and numba, only for a larger one).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-BULK = 16384
 _N = 624
 _M = 397
 
@@ -52,8 +52,6 @@ def _draw(mt: np.ndarray, pos: int, out: np.ndarray) -> int:  # pragma: no cover
 def raw(bitgen: np.random.MT19937, n: int) -> np.ndarray:
     """The next ``n`` 32-bit outputs of ``bitgen`` (uint32), advancing it (NOTE [bulk
     mt19937])."""
-    if n < BULK:
-        return bitgen.random_raw(n).astype(np.uint32) if n else np.zeros(0, np.uint32)
     st = bitgen.state["state"]
     key = np.array(st["key"], np.uint32)
     out = np.empty(n, np.uint32)

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from ember import _mt19937
 from ember._tensor import Tensor, wrap
 from ember.device import as_device, device
 
@@ -43,6 +42,7 @@ _U64 = 2**64
 _STATE_BYTES = 5056
 _LEGACY_STATE_BYTES = 5048
 _N = 624
+_BULK = 16384  # draws from this size on run the compiled loop (NOTE [bulk mt19937])
 
 
 def _mt(seed: int) -> np.random.MT19937:
@@ -75,6 +75,10 @@ class Generator:
 
     def _raw(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit outputs (uint32 array), as PyTorch's ``random()`` gives them."""
+        if n < _BULK:  # NOTE [bulk mt19937]
+            return self._mt.random_raw(n).astype(np.uint32) if n else np.zeros(0, np.uint32)
+        from ember import _mt19937  # numba's: NOTE [numba on first use]
+
         return _mt19937.raw(self._mt, n)
 
     def _raw64(self, n: int) -> np.ndarray:

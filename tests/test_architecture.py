@@ -26,10 +26,7 @@ TABLE_OWNERS = ("dispatch/", "ops/registry.py")
 #: folders (and files) that must not import the top-level package
 CORE = ("ops/", "dispatch/", "backends/", "autograd/engine.py", "autograd/kernel.py",
         "autograd/recorder.py", "autograd/graph.py", "autograd/function_table.py",
-        "autograd/derivatives_fft.py", "autograd/derivatives_rnn.py")  # fmt: skip
-# NOTE [formulas still on the public API]: derivatives.py, derivatives_linalg.py,
-# derivatives_special.py and derivatives_tensorops.py still reach ``ember.where``,
-# ``ember.eye``... through ``E = ember``; they join CORE once they call the ops directly.
+        "autograd/derivatives")  # every formula file (NOTE [formulas on the public functions])
 
 
 def _modules() -> dict[str, Path]:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ember
+from ember import functional as E  # NOTE [formulas on the public functions]
 from ember.autograd.derivatives import _pad_to
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
-E = ember
 
 
 def _block_diag_grad(g: Any, tensors: Any) -> list[Any]:

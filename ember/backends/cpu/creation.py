@@ -8,6 +8,7 @@ Shapes, dtypes and checks come from the plans in ``ember/ops/native/creation.py`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from ember import dtypes
 from ember._global_settings import FLAGS
 from ember._shape_only import contiguous_strides
-from ember.backends.cpu import torch_draws, torch_stream
+from ember.backends.cpu import torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -170,8 +171,8 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "normal": _normal,
     "logspace": _logspace,
     "randperm": lambda shape, d, n, g: torch_stream.randperm(_source(g), n),
-    "randint": lambda shape, d, low, high, g: torch_draws.integers(
-        _source(g), int(np.prod(shape, dtype=np.int64)), low, high
+    "randint": lambda shape, d, low, high, g: torch_stream.random_int(
+        _source(g), math.prod(shape), low, high
     ).reshape(shape),
 }
 

@@ -7,12 +7,13 @@ derived from them or written here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu import torch_draws
+from ember.backends.cpu import torch_draws, torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.backends.cpu.creation import normal_array, uniform_array
 from ember.dispatch.keys import DispatchKey
@@ -180,8 +181,9 @@ def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> 
 
 def _random(self: Tensor, low: int | None, high: int | None, generator: Any) -> Tensor:
     lo, hi = random_bounds(self.dtype, low, high)
-    n = int(self._edata.size)
-    return _fill(self, torch_draws.integers(_source(generator), n, lo, hi))
+    shape = _shape(self)
+    values = torch_stream.random_int(_source(generator), math.prod(shape), lo, hi)
+    return _fill(self, values.reshape(shape))
 
 
 @impl(aten.random_.default, CPU)

@@ -1,6 +1,5 @@
 """PyTorch's CPU draws beyond uniform and normal, from an ``ember.Generator``'s Mersenne
-Twister, vectorised: integers (``random_``/``randint``), Bernoulli, exponential, geometric,
-Cauchy, log-normal and multinomial.
+Twister, vectorised: Bernoulli, exponential, geometric, Cauchy, log-normal and multinomial.
 
 # NOTE [torch draws]
 Each of PyTorch's serial CPU kernels draws one value per element, in the tensor's memory
@@ -8,10 +7,8 @@ order, and transforms it; ember draws the same raw outputs at once and applies t
 transform in double precision (NOTE [libm rounding] for the C library's functions), then
 converts to the dtype:
 
-- ``random_(from, to)``: ``from + random() % (to - from)``, or ``random64()`` (two outputs,
-  the first in the high half) when the range is 2^32 or more; the full int64 range is
-  ``random64()`` as a signed value. ``random_()`` is the same with ``to`` one past the
-  dtype's largest integer (2^mantissa + 1 for floating dtypes).
+- ``random_(from, to)``/``randint``: ``torch_stream.random_int``; ``random_()`` is the same
+  with ``to`` one past the dtype's largest integer (2^mantissa + 1 for floating dtypes).
 - ``bernoulli_(p)`` with a float ``p``: a double uniform (53 bits of ``random64()``) ``< p``;
   with a tensor ``p``: a double uniform when ``p`` is float64, else a float uniform (24 bits
   of ``random()``) compared with ``p`` in float. (On Intel CPUs PyTorch's float-``p`` kernel
@@ -29,28 +26,19 @@ converts to the dtype:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu.torch_stream import _libm, fma, normal_scalar, unit_uniform
+from ember.backends.cpu.torch_stream import (
+    _jit_on_first_call,
+    _libm,
+    fma,
+    normal_scalar,
+    unit_uniform,
+)
 from ember.random import Generator
 
 _F64 = dtypes.float64
-
-
-def integers(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
-    """``n`` values of PyTorch's ``random_(low, high)`` as int64 (or uint64 past int64)."""
-    span = high - low
-    if span == 2**64:  # the full int64 range
-        return gen._raw64(n).view(np.int64)
-    if span >= 2**32:
-        v = gen._raw64(n) % np.uint64(span)
-    else:
-        v = (gen._raw(n) % np.uint32(span)).astype(np.uint64)
-    if low >= 0:
-        return v + np.uint64(low) if high > 2**63 else v.astype(np.int64) + low
-    return (v + np.uint64(low % 2**64)).view(np.int64)  # wraps as PyTorch's int64 sum
 
 
 def bernoulli_scalar(gen: Generator, n: int, p: float) -> np.ndarray:
@@ -111,7 +99,7 @@ def multinomial(gen: Generator, p: np.ndarray, k: int, replacement: bool) -> np.
     return _first_at_least(cdf.astype(np.float64), u)
 
 
-@numba.njit(cache=True)
+@_jit_on_first_call
 def _first_at_least(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:  # pragma: no cover
     """Per row ``r``, the first index ``i`` with ``cdf[r, i] >= u[r, j]`` for each ``j``
     (PyTorch's binary search)."""

@@ -21,13 +21,37 @@ arrays, in PyTorch's order:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
-import numba
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu import avx2_normal
 from ember.random import Generator
+
+
+def _jit_on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by numba when first called, not when ember is imported.
+
+    # NOTE [numba on first use]
+    Importing numba costs about 0.13 s, a third of ``import ember``; only the few kernels
+    that reproduce PyTorch's streams (``log`` as the C library rounds it, ``randperm``'s swaps)
+    need it, so the import and the compile (or numba's disk-cache load) wait for their first
+    call.
+    """
+    compiled: list[Callable[..., Any]] = []
+
+    def call(*args: Any) -> Any:
+        if not compiled:
+            import numba  # deferred: NOTE [numba on first use]
+
+            compiled.append(numba.njit(cache=True)(fn))
+        return compiled[0](*args)
+
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
 
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
@@ -87,7 +111,7 @@ def uniform(gen: Generator, n: int, d: dtypes.dtype, low: float, high: float) ->
         return fma(x.astype(work), span, lo).astype(d.np)
 
 
-@numba.njit(cache=True)
+@_jit_on_first_call
 def _c_call(x: np.ndarray, which: int) -> np.ndarray:  # pragma: no cover - compiled
     out = np.empty_like(x)
     for i in range(x.size):
@@ -140,6 +164,8 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
         raw = gen._raw(n + (16 if n % 16 else 0))
         out = np.empty(n, np.float32)
         m, s = np.float32(mean), np.float32(std)
+        from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
+
         avx2_normal.fill_blocks(raw[:n], out, m, s)
         if n % 16:
             tail = np.empty(16, np.float32)
@@ -183,7 +209,7 @@ def normal_scalar(gen: Generator, n: int, mean: float, std: float) -> np.ndarray
     return out
 
 
-@numba.njit(cache=True)
+@_jit_on_first_call
 def _swaps(raw: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
     out = np.arange(n)
     for i in range(n - 1):
@@ -196,3 +222,23 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
     """PyTorch's ``randperm(n)`` on CPU: a forward Fisher-Yates shuffle, swapping ``i`` with
     ``i + random() % (n - i)`` (the swaps run in a numba loop)."""
     return _swaps(gen._raw(max(n - 1, 0)), n)
+
+
+def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
+    """``n`` PyTorch integers in ``[low, high)`` (``random_``, ``random_(from, to)``,
+    ``randint``) as int64: ``low + v % (high - low)``, ``v`` one 32-bit output when the
+    range is below 2^32, otherwise one 64-bit draw (two outputs, the first the high word),
+    as PyTorch's ``uniform_int_from_to_distribution``; a range of 2^64 takes the draw as
+    it is (``uniform_int_full_range``). Arithmetic wraps modulo 2^64 (the result lies in
+    ``[low, high)``)."""
+    span = high - low
+    if span < 2**32:
+        v = gen._raw(n)
+    else:
+        r = gen._raw(2 * n).reshape(n, 2)
+        v = (r[:, 0] << np.uint64(32)) | r[:, 1]
+    if span >= 2**64:  # the full int64 range: the draw itself (PyTorch's full-range kernel)
+        return v.view(np.int64)
+    v = v % np.uint64(span)
+    with np.errstate(over="ignore"):
+        return (v + np.uint64(low % 2**64)).view(np.int64)

@@ -92,8 +92,8 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        # a generator function: like PyTorch's, it draws nothing until the first index is asked
-        # for (after the loader's base seed)
+        # a generator function, as PyTorch's: nothing is drawn until the first index is
+        # asked for (a DataLoader draws its base seed first, from the same generator)
         gen = self.generator
         if gen is None:
             seed = int(ember.empty((), dtype=ember.int64).random_().item())
@@ -104,7 +104,9 @@ class RandomSampler(Sampler):
                 yield from ember.randint(0, n, (32,), generator=gen).tolist()
             yield from ember.randint(0, n, (k % 32,), generator=gen).tolist()
             return
-        # without replacement: whole permutations, then the start of one more (as PyTorch)
+        # without replacement: whole permutations, then the start of one more, drawn even
+        # when none of it is used (k a multiple of n), as PyTorch's: the generator moves
+        # as it does there
         for _ in range(k // n):
             yield from permutation(n, gen).tolist()
         yield from permutation(n, gen).tolist()[: k % n]
@@ -228,11 +230,6 @@ def default_convert(data: Any) -> Any:
 # --------------------------------------------------------------------------- loader
 
 
-def _base_seed(generator: Generator | None) -> int:
-    """The workers' base seed of one pass: a ``random_()`` int64 from ``generator``."""
-    return int(ember.empty((), dtype=ember.int64).random_(generator=generator).item())
-
-
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, collated by
     ``collate_fn`` (``default_collate``); ``shuffle=True`` draws a new order each epoch
@@ -336,7 +333,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         if self.num_workers > 0:
             return self._worker_iter()
-        _base_seed(self.generator)  # drawn and unused in one process, as by PyTorch's iterator
+        self._draw_base_seed()  # drawn without workers too: the generator moves as PyTorch's
         if self._iterable:
             return self._iter_stream()
         dataset, collate = self.dataset, self.collate_fn
@@ -352,11 +349,16 @@ class DataLoader:
             return self._iterator
         # the workers' base seed comes from the loader's generator (or the default one),
         # drawn per pass as PyTorch does; workers seed with base_seed + worker_id
-        base_seed = _base_seed(self.generator)
-        it = MultiProcessingIter(self, base_seed)
+        it = MultiProcessingIter(self, self._draw_base_seed())
         if self.persistent_workers:
             self._iterator = it
         return it
+
+    def _draw_base_seed(self) -> int:
+        """The base seed of a pass: one int64 ``random_()`` draw from the loader's
+        generator (or the default one), made when each pass starts, as PyTorch's
+        ``_BaseDataLoaderIter`` does whatever the number of workers."""
+        return int(ember.empty((), dtype=ember.int64).random_(generator=self.generator).item())
 
     def _iter_stream(self) -> Iterator[Any]:
         collate, size = self.collate_fn, self.batch_size
