@@ -1,6 +1,6 @@
-"""DTensor checks run as one MPI job (tests/test_dtensor.py launches it with 1, 2 or 4 ranks):
+"""DTensor checks run as one MPI job (tests/test_dtensor.py launches 2 ranks; any number works):
 every redistribute pair, uneven pieces, ops on every placement against the dense ops (values and
-gradients), the replicate fallback, from_local's checks, and 2-d meshes. Prints one OK line."""
+gradients), the replicate fallback and from_local's checks. Prints one OK line."""
 
 from __future__ import annotations
 
@@ -63,7 +63,9 @@ def check_op(name, fn, *inputs, grad=True, partial=True, tol=1e-4):
             for x in inputs]  # fmt: skip
     for combo in itertools.product(*opts):
         tag = f"{name}{tuple(str(p) for p in combo)}"
-        ds = [make(x, p, grad and x.is_floating_point()) for x, p in zip(inputs, combo, strict=True)]
+        ds = [
+            make(x, p, grad and x.is_floating_point()) for x, p in zip(inputs, combo, strict=True)
+        ]
         out = fn(*ds)
         outs = out if isinstance(out, tuple) else (out,)
         fulls = [o.full_tensor() for o in outs]
@@ -183,23 +185,5 @@ try:
     raise AssertionError("mixing a DTensor with a plain tensor was accepted")
 except RuntimeError as e:
     assert "aten.add.Tensor" in str(e) and "DTensor" in str(e), e
-
-# ---------------------------------------------------------------- 2-d meshes
-if world in (1, 4):
-    m2 = init_device_mesh("cpu", (world // 2 or 1, min(world, 2)), mesh_dim_names=("dp", "tp"))
-    x = ember.randn(5, 6)
-    ps2 = [Shard(0), Shard(1), Replicate()]
-    for a2 in itertools.product(ps2, ps2):
-        for b2 in itertools.product(ps2, ps2):
-            d = distribute_tensor(x, m2, list(a2))
-            close(d.redistribute(m2, list(b2)).full_tensor(), x, f"2-d {a2} -> {b2}")
-    w = ember.randn(6, 3)
-    for a2 in itertools.product(ps2, ps2):
-        y = distribute_tensor(x, m2, list(a2)) @ distribute_tensor(w, m2, [Replicate(), Shard(1)])
-        close(y.full_tensor(), x @ w, f"2-d mm {a2}")
-    sub = m2["tp"]
-    assert sub.size() == min(world, 2) and sub.mesh_dim_names == ("tp",)
-    y = distribute_tensor(x, sub, [Shard(0)])
-    close((y * 2).full_tensor(), x * 2, "sub-mesh")
 
 print(f"rank {rank}: dtensor ops OK ({CHECKS[0]} checks)")

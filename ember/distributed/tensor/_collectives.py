@@ -1,6 +1,7 @@
 """The data movements of DTensor along one mesh dimension, on local tensors: torch.chunk
-pieces, and all-gather / reduce-scatter / all-reduce / all-to-all through ``ember.distributed``
-(uneven pieces are padded to the chunk size for the collective and trimmed after).
+pieces, and all-gather / reduce-scatter / all-reduce / all-to-all through the functional
+collectives of ``ember.distributed._functional_collectives`` (ops a tracer records; uneven
+pieces are padded to the chunk size for the collective and trimmed after).
 
 NOTE [uneven shards]: ``Shard(d)`` of a size-``n`` dimension over ``k`` ranks gives rank ``i``
 rows ``[i*c, min((i+1)*c, n))`` with ``c = ceil(n / k)``: ``torch.chunk``'s pieces, the last
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-import ember.distributed as dist
+import ember.distributed._functional_collectives as fc
 from ember._tensor import Tensor
 
 __all__ = [
@@ -24,8 +25,6 @@ __all__ = [
     "piece_range",
     "reduce_scatter",
 ]
-
-_OPS = {"sum": "SUM", "avg": "AVG", "max": "MAX", "min": "MIN"}
 
 
 def chunk_size(n: int, k: int) -> int:
@@ -60,11 +59,9 @@ def _group(mesh: Any, mesh_dim: int) -> Any:
 
 def all_reduce(t: Tensor, mesh: Any, mesh_dim: int, reduce_op: str = "sum") -> Tensor:
     """The reduction of every rank's ``t`` along ``mesh_dim`` (a new tensor)."""
-    out = t.contiguous().clone()
-    if mesh.size(mesh_dim) > 1:
-        op = getattr(dist.ReduceOp, _OPS[reduce_op])
-        dist.all_reduce(out, op=op, group=_group(mesh, mesh_dim))
-    return out
+    if mesh.size(mesh_dim) == 1:
+        return t.contiguous().clone()
+    return fc.all_reduce(t, reduce_op, _group(mesh, mesh_dim))
 
 
 def all_gather(t: Tensor, dim: int, full: int, mesh: Any, mesh_dim: int) -> Tensor:
@@ -75,8 +72,7 @@ def all_gather(t: Tensor, dim: int, full: int, mesh: Any, mesh_dim: int) -> Tens
         return t.contiguous()
     c = chunk_size(full, k)
     moved = ember.movedim(_pad(t, dim, c), dim, 0).contiguous()
-    out = moved.new_empty((k * c,) + tuple(moved.shape[1:]))
-    dist.all_gather_into_tensor(out, moved, group=_group(mesh, mesh_dim))
+    out = fc.all_gather_tensor(moved, k, _group(mesh, mesh_dim))
     return ember.movedim(out.narrow(0, 0, full), 0, dim).contiguous()
 
 
@@ -89,9 +85,7 @@ def reduce_scatter(t: Tensor, dim: int, mesh: Any, mesh_dim: int, reduce_op: str
         return t.contiguous().clone()
     c = chunk_size(full, k)
     moved = ember.movedim(_pad(t, dim, k * c), dim, 0).contiguous()
-    out = moved.new_empty((c,) + tuple(moved.shape[1:]))
-    op = getattr(dist.ReduceOp, _OPS[reduce_op])
-    dist.reduce_scatter_tensor(out, moved, op=op, group=_group(mesh, mesh_dim))
+    out = fc.reduce_scatter_tensor(moved, reduce_op, k, _group(mesh, mesh_dim))
     return ember.movedim(out.narrow(0, 0, piece_range(full, k, i)[1]), 0, dim).contiguous()
 
 
@@ -109,8 +103,7 @@ def all_to_all(
     x = _pad(_pad(t, src_dim, cs), dst_dim, k * cd)
     # k blocks along a new leading dim: block j is rank j's dst piece of my src piece
     blocks = ember.stack(list(x.chunk(k, dst_dim)), 0).contiguous()
-    out = ember.empty_like(blocks)
-    dist.all_to_all_single(out, blocks, group=_group(mesh, mesh_dim))
+    out = fc.all_to_all_single(blocks, k, _group(mesh, mesh_dim))
     # out[j] is my dst piece of rank j's src piece; glue the src pieces, trim the padding
     parts = [out[j].narrow(src_dim, 0, piece_range(full_src, k, j)[1]) for j in range(k)]
     glued = ember.cat(parts, src_dim)

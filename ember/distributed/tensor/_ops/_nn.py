@@ -154,3 +154,29 @@ def _nll_loss_backward(ctx: OpCtx, m: int) -> list[Candidate]:
         cands.append(Candidate(ins(P, R), (P,)))
     cands.append(Candidate(ins(R, R), (R,)))
     return cands
+
+
+def _mse_candidates(ctx: OpCtx, m: int, reduction: int, n_batch: int) -> list[Candidate]:
+    """mse_loss's layouts: both tensors sharded alike on any dim (the losses summed, or
+    averaged when the pieces are even, across ranks), or Replicate."""
+    x = ctx.specs[-1]  # target (or self when the target is plain)
+    k = ctx.mesh.size(m)
+    pre = len(ctx.specs) - n_batch
+    cands = []
+    for d in range(x.ndim):
+        if reduction == 0:
+            out: Placement = Shard(d)
+        elif reduction == 2:
+            out = P
+        elif x.shape[d] % k == 0:
+            out = Partial("avg")
+        else:
+            continue
+        cands.append(Candidate((R,) * pre + (Shard(d),) * n_batch, (out,)))
+    cands.append(Candidate((R,) * len(ctx.specs), (R,)))
+    return cands
+
+
+@register_rule(aten.mse_loss.default)
+def _mse_loss(ctx: OpCtx, m: int) -> list[Candidate]:
+    return _mse_candidates(ctx, m, ctx.arg(2, "reduction", 1), len(ctx.specs))

@@ -92,7 +92,16 @@ def _local_size(ctx: OpCtx, outs: list[tuple[Placement, ...]]) -> list[int]:
 
 
 def _view_local(ctx: OpCtx, args: Any, kwargs: Any, outs: list[tuple[Placement, ...]]) -> Any:
-    return ctx.op(args[0], _local_size(ctx, outs))
+    # NOTE [local strides]: a piece need not have the strides of the global tensor (a
+    # collective's result is contiguous), so a view the global strides allow may not fit the
+    # piece; then the piece is copied first (the values are right; the result aliases a copy).
+    size = _local_size(ctx, outs)
+    try:
+        return ctx.op(args[0], size)
+    except RuntimeError:
+        if ctx.op is not aten.view.default:
+            raise
+        return ctx.op(args[0].contiguous(), size)
 
 
 @register_rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default,
