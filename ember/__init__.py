@@ -7,6 +7,16 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import gc as _gc
+
+# NOTE [no collection during import]
+# Importing ember creates some hundred thousand objects (ops, schemas, kernels, generated
+# functions), none of them garbage; the cyclic collector, triggered every few hundred
+# allocations, would walk them again and again, about a fifth of the import's time. It is
+# paused for the import and restored (to the state the importer had) on the last line.
+_gc_was_enabled = _gc.isenabled()
+_gc.disable()
+
 # Order matters: the catalogue defines ops, backends register kernels, then the public
 # functions and Tensor methods are generated from what is registered.
 from ember import dtypes as _dtypes
@@ -106,6 +116,7 @@ from ember._global_settings import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
+from ember import distributed  # noqa: E402  (MPI; mpi4py loads on first use)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
@@ -130,3 +141,10 @@ overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch
 from ember._tensor import _LOCAL_SCALAR  # noqa: E402
 
 _LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass
+# the FuncTorchBatched key's rules, once every op of ember's catalogue is defined
+from ember._batched import rules as _batching_rules  # noqa: E402, F401
+from ember.func._vmap import vmap  # noqa: E402  (torch.vmap)
+
+if _gc_was_enabled:  # NOTE [no collection during import]: the last line of the import
+    _gc.enable()
+del _gc_was_enabled

@@ -38,6 +38,7 @@ switching mode retraces once per mode.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -54,7 +55,7 @@ from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func import functional_call
 from ember.fx.experimental.proxy_tensor import DataDependentTracingError, make_fx
-from ember.nn.modules.module import Module
+from ember.nn.modules.module import STRUCTURE, Module
 from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backends", "reset"]
@@ -275,24 +276,57 @@ class _Compiled:
 
 class OptimizedModule(Module):
     """A compiled module: ``forward`` compiled with the parameters and buffers as inputs;
-    everything else is the original's (``_orig_mod``)."""
+    everything else is the original's (``_orig_mod``).
+
+    Each call passes the compiled function the parameter and buffer names and the
+    submodules' training flags (static values: part of the signature), then the tensors
+    themselves, then the arguments. Where the tensors live (which dict, which key) is kept
+    from call to call and re-read only when a module anywhere registered, replaced or
+    removed a parameter, buffer or child (``module.STRUCTURE``); the values are read at each
+    call, so an assigned tensor is seen.
+    """
 
     def __init__(self, mod: Module, backend: Any, mode: str | None, fullgraph: bool) -> None:
         super().__init__()
         self._orig_mod = mod
 
-        def functional(params: Any, buffers: Any, flags: Any, *args: Any, **kwargs: Any) -> Any:
-            return functional_call(mod, {**params, **buffers}, args, kwargs)
+        def functional(names: tuple[str, ...], flags: Any, *rest: Any, **kwargs: Any) -> Any:
+            n = len(names)
+            return functional_call(mod, dict(zip(names, rest[:n], strict=True)), rest[n:],
+                                   kwargs)  # fmt: skip
 
         functional.__name__ = type(mod).__name__
         self.__dict__["_compiled"] = _Compiled(functional, backend, mode, fullgraph)
+        self.__dict__["_layout"] = None
+
+    def _read_layout(self) -> tuple[int, tuple[str, ...], list[Any], list[Module]]:
+        mod = self._orig_mod
+        names: list[str] = []
+        refs: list[Any] = []
+        for registry in ("_parameters", "_buffers"):
+            for prefix, m in mod.named_modules(remove_duplicate=False):
+                table = m.__dict__[registry]
+                for k, v in table.items():
+                    if v is not None:
+                        names.append(f"{prefix}.{k}" if prefix else k)
+                        refs.append((table, k))
+        paths = [p for p, _ in mod.named_modules()]
+        layout = (STRUCTURE[0], tuple(names), refs, list(mod.modules()), paths)
+        self.__dict__["_layout"] = layout
+        return layout
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        mod = self._orig_mod
-        params = dict(mod.named_parameters(remove_duplicate=False))
-        buffers = dict(mod.named_buffers(remove_duplicate=False))
-        flags = tuple(m.training for m in mod.modules())
-        return self.__dict__["_compiled"](params, buffers, flags, *args, **kwargs)
+        layout = self.__dict__["_layout"]
+        if layout is None or layout[0] != STRUCTURE[0]:
+            layout = self._read_layout()
+        _, names, refs, mods, _ = layout
+        try:
+            tensors = [d[k] for d, k in refs]
+        except KeyError:  # a dict written directly
+            _, names, refs, mods, _ = self._read_layout()
+            tensors = [d[k] for d, k in refs]
+        flags = tuple([m.training for m in mods])
+        return self.__dict__["_compiled"](names, flags, *tensors, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -305,8 +339,19 @@ class OptimizedModule(Module):
         return self.__dict__["_compiled"].graph_breaks
 
     def explain(self) -> list[str]:
-        """Why each retrace happened, then each graph break's reason."""
-        return self.__dict__["_compiled"].explain()
+        """Why each retrace happened, then each graph break's reason (the flattened
+        arguments named: a submodule's training flag, a parameter or buffer, ``input[i]``)."""
+        layout = self.__dict__["_layout"] or self._read_layout()
+        _, names, _, _, paths = layout
+        labels = [f"name of {n}" for n in names]
+        labels += [f"{p or type(self._orig_mod).__name__}.training" for p in paths]
+        labels += list(names)
+
+        def label(m: re.Match[str]) -> str:
+            i = int(m.group(1))
+            return labels[i] if i < len(labels) else f"input[{i - len(labels)}]"
+
+        return [re.sub(r"args\[(\d+)\]", label, r) for r in self.__dict__["_compiled"].explain()]
 
 
 def compile(  # noqa: A001 (torch.compile's name)

@@ -66,10 +66,15 @@ from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
 from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
+from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, no_grad
+from ember.autograd.graph import NO_EDGE
+from ember.autograd.graph import SavedTensor as _SavedTensor
+from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
+from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.fx.experimental.proxy_tensor import (
     DataDependentTracingError,
     _snapshot,
@@ -78,6 +83,7 @@ from ember.fx.experimental.proxy_tensor import (
 )
 from ember.fx.graph_module import GraphModule
 from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter as _Parameter
 from ember.ops.registry import ops
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
@@ -272,6 +278,8 @@ class _Entry:
         self.graphs: dict[str, GraphModule] = {}
         #: the inference fast path of ``run`` applies
         self.simple = False
+        #: the lean autograd path of ``run`` applies (NOTE [lean autograd path])
+        self.lean = False
         #: what runs instead when tracing met a data-dependent call (``ember.compile``)
         self.fallback: Callable[..., Any] | None = None
 
@@ -294,6 +302,8 @@ class _Entry:
                 return list(_call(self.fw, uniq))
             finally:
                 local.grad_enabled = True
+        if self.lean and state.local.grad_enabled:
+            return self._run_lean(uniq)
         dense, _ = flatten(uniq) if plan.in_metas and any(plan.in_metas) else (uniq, None)
         n_mut = 0 if self.keep_mutations else len(plan.mutated)
         if self.autograd:
@@ -324,6 +334,75 @@ class _Entry:
                 base = dense[k]
                 leaves.append(base.as_strided(size, stride, base.storage_offset() + rel))
         return leaves
+
+    # NOTE [lean autograd path]
+    # An entry whose inputs and outputs are dense, which writes no input and whose outputs
+    # all come from the graph in order (the common training step) skips the generic
+    # ``Function.apply``: it runs the compiled forward with grad mode off and makes the
+    # backward node itself, as ``apply`` would (the same node class, edges, saved values
+    # with their versions, outputs marked), and its backward is ``_lean_backward``. The
+    # node takes None for outputs no gradient reached (zeros tangents are made here).
+
+    def _run_lean(self, uniq: list[Any]) -> list[Any]:
+        plan = self.plan
+        local = state.local
+        local.grad_enabled = False
+        try:
+            outs = _call(self.fw, uniq)
+        finally:
+            local.grad_enabled = True
+        n_user = plan.n_dense_outs
+        users = list(outs[:n_user])
+        edges = tuple([gradient_edge(a) if a._ekeys & AUTOGRAD_BIT else NO_EDGE for a in uniq])
+        assert self.fn_class is not None
+        node = self.fn_class._backward_cls(self._lean_backward, edges)
+        raw = outs[n_user:]
+        node.saved = [
+            _SavedTensor(t, "CompiledFunctionBackward") for t in raw if isinstance(t, Tensor)
+        ]
+        if len(node.saved) != len(raw):  # saved Python values too: kept in order
+            node.ctx = tuple(raw)
+        node.n_outputs = n_user
+        for i, (o, rg) in enumerate(zip(users, plan.out_requires_grad, strict=True)):
+            if any(o is a for a in uniq):  # an input returned as is: an alias, as apply's
+                with no_grad():
+                    o = users[i] = o.view_as(o)
+            if not rg:
+                continue
+            o._ekeys |= AUTOGRAD_BIT
+            o.grad_fn = node
+            o._output_nr = i
+            if o._base is not None:
+                copy_slices.track(o)
+                view_rules.mark(
+                    o,
+                    view_rules.MULTI_OUTPUT_NODE if n_user > 1 else view_rules.IN_CUSTOM_FUNCTION,
+                )
+        return users
+
+    def _lean_backward(self, node: Any, grads: Sequence[Any]) -> tuple[Any, ...]:
+        saved: list[Any] = [s.unpack() for s in node.saved]
+        if node.ctx is not None:
+            it = iter(saved)
+            saved = [next(it) if isinstance(t, Tensor) else t for t in node.ctx]
+        tangents: list[Any] = []
+        unset: set[int] = set()
+        vals = _user_vals(self)
+        for g, rg, val in zip(grads, self.plan.out_requires_grad, vals, strict=True):
+            if not rg:
+                continue
+            if g is None:
+                unset.add(len(tangents))
+                tangents.append(aten.zeros.default(list(val.shape), dtype=val.dtype))
+            elif type(g._edata) is _ndarray and g._edata.flags.c_contiguous:
+                tangents.append(g)
+            else:
+                tangents.append(g.contiguous())
+        dense_grads = _as_list(_call(self.backward_fn(), [*saved, *tangents]))
+        out: list[Any] = [None] * len(self.plan.in_metas)
+        for k, gr, deps in zip(self.grad_inputs, dense_grads, self.grad_deps, strict=True):
+            out[k] = None if deps <= unset else gr
+        return tuple(out)
 
 
 def _apply_mutation(dst: Tensor, value: Tensor, meta: Any) -> None:
@@ -509,6 +588,14 @@ def _compile_entry(
     example = [_example(n) for n in fw_graph.graph.nodes if n.op == "placeholder"]
     entry.fw = fw_compiler(fw_graph, example)
     entry.fn_class = _make_function(entry)
+    entry.lean = (
+        not any(plan.in_metas)
+        and not plan.mutated
+        and not any(plan.out_metas)
+        and not any(entry.grad_metas)
+        and all(how[0] == "graph" for how in plan.out_leaves)
+        and [how[1] for how in plan.out_leaves] == list(range(len(plan.out_leaves)))
+    )
     return entry
 
 
@@ -684,19 +771,33 @@ def _grad_dependencies(bw: GraphModule, grad_metas: list[SubclassMeta | None]) -
 _ndarray = np.ndarray
 
 
+_STATIC = (str, bool, int, float, type(None))
+
+
 def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
-    """A key for calls whose arguments are all distinct plain tensors on the cpu: each
-    array's shape, byte strides and dtype and the tensor's requires_grad (it determines the
-    signature); None for other calls."""
+    """A key for calls whose arguments are distinct plain tensors (or parameters) on the cpu
+    and static values (numbers, strings, None, flat tuples of them): each array's shape,
+    byte strides and dtype and the tensor's requires_grad, each static value with its type
+    (together they determine the signature); None for other calls."""
     key: list[Any] = [grad]
+    ids: set[int] = set()
+    n = 0
     for a in args:
-        if type(a) is not Tensor:
+        t = type(a)
+        if t is Tensor or t is _Parameter:
+            d = a._edata
+            if type(d) is not _ndarray:
+                return None
+            ids.add(id(a))
+            n += 1
+            key.append((d.shape, d.strides, d.dtype, a.requires_grad))
+        elif t in _STATIC:
+            key.append((t, a))
+        elif t is tuple and all(type(v) in _STATIC for v in a):
+            key.append((t, tuple([(type(v), v) for v in a])))
+        else:
             return None
-        d = a._edata
-        if type(d) is not _ndarray:
-            return None
-        key.append((d.shape, d.strides, d.dtype, a.requires_grad))
-    if len(args) > 1 and len({id(a) for a in args}) != len(args):
+    if len(ids) != n:  # a tensor passed twice: the general path deduplicates
         return None
     return tuple(key)
 
@@ -726,7 +827,7 @@ class AOTCompiledFunction:
         self.warned = False
         #: NOTE [aot guards]: calls whose arguments are all plain cpu tensors, keyed by each
         #: array's shape, byte strides and dtype and requires_grad (finer than a signature)
-        self.fast: dict[Any, _Entry] = {}
+        self.fast: dict[Any, tuple[_Entry, list[int] | None]] = {}
         self.__name__ = getattr(fn, "__name__", "aot_function")
         self.__doc__ = getattr(fn, "__doc__", None)
 
@@ -734,9 +835,11 @@ class AOTCompiledFunction:
         grad = state.local.grad_enabled
         fast = None if kwargs else _fast_signature(args, grad)
         if fast is not None:
-            entry = self.fast.get(fast)
-            if entry is not None:
-                return tree_unflatten(entry.run(list(args)), entry.plan.out_spec)
+            hit = self.fast.get(fast)
+            if hit is not None:
+                entry, pos = hit
+                uniq = list(args) if pos is None else [args[i] for i in pos]
+                return tree_unflatten(entry.run(uniq), entry.plan.out_spec)
         flat, spec = tree_flatten((args, kwargs))
         sig = signature(flat, grad)
         entry = self.cache.get(sig)
@@ -746,9 +849,11 @@ class AOTCompiledFunction:
                 return self.fn(*args, **kwargs)
         if entry.fallback is not None:
             return entry.fallback(*args, **kwargs)
+        uniq_pos = self._uniq_pos(flat)
         if fast is not None and len(self.fast) < 4 * config.cache_size_limit:
-            self.fast[fast] = entry
-        uniq = [flat[i] for i in self._uniq_pos(flat)]
+            pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+            self.fast[fast] = (entry, None if len(pos) == len(args) else pos)
+        uniq = [flat[i] for i in uniq_pos]
         leaves = entry.run(uniq)
         return tree_unflatten(leaves, entry.plan.out_spec)
 

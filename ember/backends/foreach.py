@@ -79,7 +79,8 @@ def _loop(op: OpOverload, spec: Foreach, callee: Callable[[], Any], copy: Any) -
     defaults = {a.name: a.default_value for a in op._schema.arguments if a.has_default_value()}
     scope = {"CHECK": check_lists, "OP": op, "SPEC": spec, "CALLEE": callee, "COPY": copy,
              "D": defaults}  # fmt: skip
-    return define(lines, scope, "kernel", f"{op} loop")
+    # one source per argument layout (the ops' names live in the scope): compiled once
+    return define(lines, scope, "kernel", f"foreach loop{lines[0][len('def kernel') : -1]}")
 
 
 def _element(spec: Foreach) -> OpOverload:

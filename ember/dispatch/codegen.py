@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import linecache
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
+
+#: compiled code by (source, file name): functions generated per argument layout share the
+#: source (their scopes differ), so each layout is compiled once
+_CODE: dict[tuple[str, str], CodeType] = {}
 
 
 def define(lines: list[str], scope: dict[str, Any], name: str, where: str) -> Callable[..., Any]:
@@ -23,6 +28,9 @@ def define(lines: list[str], scope: dict[str, Any], name: str, where: str) -> Ca
     """
     src = "\n".join(lines) + "\n"
     filename = f"<generated {where}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), scope)  # noqa: S102 - generated from parsed schemas
+    code = _CODE.get((src, filename))
+    if code is None:
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        code = _CODE[src, filename] = compile(src, filename, "exec")
+    exec(code, scope)  # noqa: S102 - generated from parsed schemas
     return scope[name]  # type: ignore[no-any-return]

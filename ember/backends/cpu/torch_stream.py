@@ -23,12 +23,37 @@ arrays, in PyTorch's order:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
-import numba
 import numpy as np
 
 from ember import dtypes
 from ember.random import Generator
+
+
+def _jit_on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by numba when first called, not when ember is imported.
+
+    # NOTE [numba on first use]
+    Importing numba costs about 0.13 s, a third of ``import ember``; only the few kernels
+    that reproduce PyTorch's streams (``log`` as the C library rounds it, ``randperm``'s swaps)
+    need it, so the import and the compile (or numba's disk-cache load) wait for their first
+    call.
+    """
+    compiled: list[Callable[..., Any]] = []
+
+    def call(*args: Any) -> Any:
+        if not compiled:
+            import numba  # deferred: NOTE [numba on first use]
+
+            compiled.append(numba.njit(cache=True)(fn))
+        return compiled[0](*args)
+
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
 
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
@@ -83,7 +108,7 @@ def uniform(gen: Generator, n: int, d: dtypes.dtype, low: float, high: float) ->
         return fma(x.astype(work), span, lo).astype(d.np)
 
 
-@numba.njit(cache=True)
+@_jit_on_first_call
 def _c_log(x: np.ndarray, plus_one: bool) -> np.ndarray:  # pragma: no cover - compiled
     out = np.empty_like(x)
     for i in range(x.size):
@@ -152,7 +177,7 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
     return out.astype(d.np)
 
 
-@numba.njit(cache=True)
+@_jit_on_first_call
 def _swaps(raw: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover - compiled
     out = np.arange(n)
     for i in range(n - 1):

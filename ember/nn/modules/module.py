@@ -86,6 +86,12 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([first, *(pad + line for line in rest)])
 
 
+#: bumped whenever any module registers, replaces or removes a parameter, buffer or child
+#: module through its methods or attributes (``ember.compile`` caches where a compiled
+#: module's tensors live and re-reads the tree only when this changed)
+STRUCTURE = [0]
+
+
 def _check_name(kind: str, name: Any, owner: Module, registry: dict[str, Any]) -> None:
     """The checks PyTorch makes on a parameter / buffer / module name before registering."""
     if not isinstance(name, str):
@@ -166,6 +172,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name("parameter", name, self, self._parameters)
+        STRUCTURE[0] += 1
         if param is None:
             self._parameters[name] = None
             return
@@ -191,6 +198,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name("buffer", name, self, self._buffers)
+        STRUCTURE[0] += 1
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
@@ -210,6 +218,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         _check_name("module", name, self, self._modules)
+        STRUCTURE[0] += 1
         self._modules[name] = module
 
     register_module = add_module
@@ -291,6 +300,7 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._forget(name, keep="_modules")
+            STRUCTURE[0] += 1
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -299,6 +309,7 @@ class Module:
                     f"cannot assign '{_typename(value)}' as child module '{name}' "
                     "(ember.nn.Module or None expected)"
                 )
+            STRUCTURE[0] += 1
             modules[name] = value
             return
         buffers = d.get("_buffers")
@@ -308,6 +319,8 @@ class Module:
                     f"cannot assign '{_typename(value)}' as buffer '{name}' "
                     "(ember.Tensor or None expected)"
                 )
+            if value is None or buffers[name] is None:
+                STRUCTURE[0] += 1
             buffers[name] = value
             return
         object.__setattr__(self, name, value)
@@ -324,6 +337,7 @@ class Module:
         d = self.__dict__
         for registry in ("_parameters", "_buffers", "_modules"):
             if name in d[registry]:
+                STRUCTURE[0] += 1
                 del d[registry][name]
                 self._non_persistent_buffers_set.discard(name)
                 return
@@ -751,7 +765,21 @@ class Module:
         ['weight']
         """
         handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
+        self._state_dict_hooks[handle.id] = (hook, True)
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """PyTorch's older (private, widely used) form of ``register_state_dict_post_hook``:
+        ``hook(module, state_dict, prefix, local_metadata)`` may also return a new state
+        dict, which replaces the one being written.
+
+        >>> m = ember.nn.Linear(1, 1)
+        >>> h = m._register_state_dict_hook(lambda m, sd, p, md: {"w": sd[p + "weight"]})
+        >>> list(m.state_dict())
+        ['w']
+        """
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = (hook, False)
         return handle
 
     def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
@@ -789,10 +817,9 @@ class Module:
             destination = OrderedDict()
             destination._metadata = OrderedDict()  # type: ignore[attr-defined]
         with ember.no_grad():
-            self._state_dict_into(destination, prefix, keep_vars)
-        return destination
+            return self._state_dict_into(destination, prefix, keep_vars)
 
-    def _state_dict_into(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+    def _state_dict_into(self, destination: Any, prefix: str, keep_vars: bool) -> Any:
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         metadata = getattr(destination, "_metadata", None)
@@ -803,11 +830,16 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module._state_dict_into(destination, f"{prefix}{name}.", keep_vars)
-        for hook in self._state_dict_hooks.values():
-            if hook(self, destination, prefix, local_metadata) is not None:
+        for hook, public in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is None:
+                continue
+            if public:
                 raise RuntimeError(
                     "state_dict post-hook must return None; change the state_dict in place"
                 )
+            destination = result  # the private form may replace it
+        return destination
 
     def _save_to_state_dict(
         self, destination: dict[str, Any], prefix: str, keep_vars: bool
