@@ -5,13 +5,14 @@ needs no process group runs in this process (which never imports mpi4py)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import ember.distributed as dist
+from ember.distributed.run import find_mpiexec
 from ember.distributed.tensor._collectives import chunk_size, piece_range
 from ember.distributed.tensor._ops._views import view_groups
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
@@ -21,27 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "mpi"
 
 
-def _mpiexec() -> str | None:
-    beside = Path(sys.executable).parent / "mpiexec"
-    return str(beside) if beside.exists() else shutil.which("mpiexec")
-
-
-def _has_mpi4py() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("mpi4py") is not None
-
-
 needs_mpi = pytest.mark.skipif(
-    _mpiexec() is None or not _has_mpi4py(),
+    not dist.is_available() or find_mpiexec() is None,
     reason="mpi4py or mpiexec is not installed (pip install mpi4py mpich)",
 )
 
 
 def launch(script: str, n: int) -> subprocess.CompletedProcess[str]:
-    """``mpiexec -n N python tests/mpi/<script>`` from the repository root."""
+    """``python -m ember.distributed.run -n N tests/mpi/<script>`` from the repository root
+    (as tests/test_distributed.py launches its jobs)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="error::RuntimeWarning")
-    cmd = [_mpiexec() or "mpiexec", "-n", str(n), sys.executable, str(SCRIPTS / script)]
+    cmd = [sys.executable, "-m", "ember.distributed.run", "-n", str(n), str(SCRIPTS / script)]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
 
 
