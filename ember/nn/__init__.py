@@ -177,3 +177,4 @@ from ember.nn.modules import (  # noqa: E402
     RReLU,
 )
 from ember.nn.parameter import UninitializedParameter  # noqa: E402
+from ember.nn import parallel  # noqa: E402  (DistributedDataParallel, over ember.distributed)

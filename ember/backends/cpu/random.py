@@ -6,11 +6,13 @@ bump its version and return it; the functional forms are derived from them or wr
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ember import dtypes
+from ember.backends.cpu import torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.backends.cpu.creation import normal_array, uniform_array
 from ember.dispatch.keys import DispatchKey
@@ -29,7 +31,7 @@ from ember.ops.native.random import (
     random_bounds,
 )
 from ember.ops.registry import ops
-from ember.random import _generator
+from ember.random import _generator, _source
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -162,8 +164,9 @@ def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> 
 
 def _random(self: Tensor, low: int | None, high: int | None, generator: Any) -> Tensor:
     lo, hi = random_bounds(self.dtype, low, high)
-    values = _generator(generator).integers(lo, hi, _shape(self), dtype=np.int64, endpoint=False)
-    return _fill(self, values)
+    shape = _shape(self)
+    values = torch_stream.random_int(_source(generator), math.prod(shape), lo, hi)
+    return _fill(self, values.reshape(shape))
 
 
 @impl(aten.random_.default, CPU)

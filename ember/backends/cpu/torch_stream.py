@@ -190,3 +190,23 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
     """PyTorch's ``randperm(n)`` on CPU: a forward Fisher-Yates shuffle, swapping ``i`` with
     ``i + random() % (n - i)`` (the swaps run in a numba loop)."""
     return _swaps(gen._raw(max(n - 1, 0)), n)
+
+
+def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
+    """``n`` PyTorch integers in ``[low, high)`` (``random_``, ``random_(from, to)``,
+    ``randint``) as int64: ``low + v % (high - low)``, ``v`` one 32-bit output when the
+    range is below 2^32, otherwise one 64-bit draw (two outputs, the first the high word),
+    as PyTorch's ``uniform_int_from_to_distribution``; a range of 2^64 takes the draw as
+    it is (``uniform_int_full_range``). Arithmetic wraps modulo 2^64 (the result lies in
+    ``[low, high)``)."""
+    span = high - low
+    if span < 2**32:
+        v = gen._raw(n)
+    else:
+        r = gen._raw(2 * n).reshape(n, 2)
+        v = (r[:, 0] << np.uint64(32)) | r[:, 1]
+    if span >= 2**64:  # the full int64 range: the draw itself (PyTorch's full-range kernel)
+        return v.view(np.int64)
+    v = v % np.uint64(span)
+    with np.errstate(over="ignore"):
+        return (v + np.uint64(low % 2**64)).view(np.int64)
