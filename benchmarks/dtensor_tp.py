@@ -32,8 +32,7 @@ import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.distributed.tensor import init_device_mesh
-from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
-from ember.distributed.tensor.parallel import parallelize_module
+from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
 
 class MLP(nn.Module):
