@@ -7,6 +7,20 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import sys as _sys
+
+# NOTE [help before import]
+# Python imports a package before it runs the package's __main__, so ``python -m ember
+# --help`` would load the whole library (some 0.25 s) only to print the demo's options. The
+# package answers instead, from the demo's parser, which imports nothing of ember: while
+# ``-m`` imports the package, ``sys.argv[0]`` is "-m" and ``sys.orig_argv`` names the module.
+if _sys.argv[:1] == ["-m"] and {"-h", "--help"} & set(_sys.argv[1:]):
+    _m = [i for i, a in enumerate(_sys.orig_argv[:-1]) if a == "-m"]
+    if _m and _sys.orig_argv[_m[0] + 1] == "ember":
+        from ember.demo.options import parser as _parser
+
+        _parser().parse_args(_sys.argv[1:])  # prints the help and exits, as argparse does
+
 import gc as _gc
 
 # NOTE [no collection during import]
@@ -116,6 +130,7 @@ from ember._global_settings import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
+from ember import distributed  # noqa: E402  (MPI; mpi4py loads on first use)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
@@ -140,6 +155,9 @@ overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch
 from ember._tensor import _LOCAL_SCALAR  # noqa: E402
 
 _LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass
+# the FuncTorchBatched key's rules, once every op of ember's catalogue is defined
+from ember._batched import rules as _batching_rules  # noqa: E402, F401
+from ember.func._vmap import vmap  # noqa: E402  (torch.vmap)
 
 if _gc_was_enabled:  # NOTE [no collection during import]: the last line of the import
     _gc.enable()

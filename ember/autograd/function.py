@@ -15,10 +15,11 @@ tensor([9.], grad_fn=<SquareBackward>)
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd import copy_slices, view_rules
+from ember.autograd import copy_slices, saved_hooks, view_rules
 from ember.autograd.grad_mode import no_grad
 from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
@@ -42,11 +43,22 @@ class FunctionCtx:
         """Keep ``tensors`` for backward; modifying one in place before then is an error."""
         self._saved_raw = tensors
         self._saved = [SavedTensor(t, self._name) for t in tensors if isinstance(t, Tensor)]
+        if saved_hooks.STACK:  # NOTE [packed saved tensors]
+            self._saved_raw = tuple(
+                saved_hooks.Packed(t) if isinstance(t, Tensor) else t for t in tensors
+            )
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
         it = iter(self._saved)
-        return tuple(next(it).unpack() if isinstance(t, Tensor) else t for t in self._saved_raw)
+        return tuple(
+            t.unpack()
+            if isinstance(t, saved_hooks.Packed) and next(it).unpack() is not None
+            else next(it).unpack()
+            if isinstance(t, Tensor)
+            else t
+            for t in self._saved_raw
+        )
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs ``forward`` modified in place (their history is rewritten)."""
@@ -210,3 +222,46 @@ def _make_backward(cls: type[Function], ctx: FunctionCtx) -> Any:
         return result[:n]
 
     return backward
+
+
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Function):
+    """Outputs that pass their values on but raise when differentiated (once_differentiable's
+    second derivative), as PyTorch's ``DelayedError`` node."""
+
+    @staticmethod
+    def forward(ctx: Any, *outputs: Any) -> Any:
+        return tuple(o.clone() if isinstance(o, Tensor) else o for o in outputs)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError(_TWICE)
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Decorates a ``backward``: it runs under ``no_grad``, and its results, when they would
+    have needed a graph (grad mode on, a gradient that requires grad), require grad through
+    a node that raises if differentiated again, as PyTorch's ``once_differentiable``."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not state.local.grad_enabled or not any(
+            isinstance(a, Tensor) and a.requires_grad for a in args
+        ):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        marked = tuple(
+            o.detach().requires_grad_(True)
+            if isinstance(o, Tensor) and o.is_floating_point()
+            else o
+            for o in outs
+        )
+        wrapped = _DelayedError.apply(*marked)
+        return wrapped[0] if single else wrapped
+
+    return wrapper

@@ -272,3 +272,18 @@ class _Handle:
     def remove(self) -> None:
         if self._fn in self._hooks:
             self._hooks.remove(self._fn)
+
+
+# PyTorch's torch.autograd.graph has these too (NOTE [packed saved tensors])
+from ember.autograd.saved_hooks import (  # noqa: E402
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+
+__all__ = [
+    "Node",
+    "disable_saved_tensors_hooks",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd import copy_slices, view_rules
+from ember.autograd import copy_slices, saved_hooks, view_rules
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
@@ -256,6 +256,8 @@ def autograd_fallback(
     out = _below(op, ks, args, kwargs)
     node = _make_node(vjp, info, inputs, needs, formula_args, kwargs, out)
     _attach(node, out)
+    if saved_hooks.STACK:  # NOTE [packed saved tensors]
+        saved_hooks.pack_node(node, [info.params[i][:2] for i in _saved_indices(vjp, info)])
     if base is not None:
         view_node = copy_slices.record(base, args[0], node, base_edge)  # NOTE [in-place on a view]
         if vjp.wants_result:  # the result's history is the view's new one, not the op's node
@@ -525,6 +527,7 @@ def specialize(op: OpOverload) -> Kernel:
             saved_output,
             copy_slices.track,
             view_rules.nograd_view,
+            autograd_fallback,
         )
     else:
         written = view_rules.written_without_grad if info.inplace else None

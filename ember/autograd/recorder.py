@@ -40,6 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd import saved_hooks
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
 from ember.autograd.function_table import VJP
@@ -121,10 +122,13 @@ def make_recorder(
     saved_output: Callable[[Tensor], Tensor],
     track: Callable[..., None],
     nograd_view: Callable[[Any], None],
+    fallback: Kernel,
 ) -> Kernel:
     """``kernel(keyset, *args, **kwargs)``, the Autograd kernel of ``op``, whose Tensor
     parameters are ``params`` ((position or -1, name, is_list) each, none a list) and whose
-    derivative entry is ``vjp`` (NOTE [generated recorders])."""
+    derivative entry is ``vjp`` (NOTE [generated recorders]). While saved-tensor hooks are
+    active it hands the call to the general ``fallback``, which packs (NOTE [packed saved
+    tensors] in ``saved_hooks.py``)."""
     lines = [*_HEAD, "    if not local.grad_enabled:"]
     if op.is_view:  # a view of a tensor that requires grad: NOTE [view creation meta]
         lines += [
@@ -147,6 +151,8 @@ def make_recorder(
     lines += [
         f"    if not ({any_}):",
         f"        return {_CALL_BELOW}",
+        "    if HOOKS:",
+        "        return FALLBACK(op, ks, args, kwargs)",
         "    if kind == 0:  # a plain kernel: nothing to exclude (NOTE [plain kernels below])",
         "        out = fn(*args, **kwargs)",
         "    else:",
@@ -245,7 +251,7 @@ def make_recorder(
         is_anomaly_enabled=is_anomaly_enabled, forward_trace=forward_trace, Saved=SavedTensor,
         SavedOut=SavedOutput,
         attach=attach, SAVED_OUTPUT=saved_output, NEW=object.__new__, NO_EDGE=NO_EDGE,
-        TRACK=track, NOGRAD_VIEW=nograd_view,
+        TRACK=track, NOGRAD_VIEW=nograd_view, HOOKS=saved_hooks.STACK, FALLBACK=fallback,
     )  # fmt: skip
     return define(lines, scope, "kernel", f"autograd recorder {op}")
 

@@ -23,6 +23,10 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     Python = 10
     Functionalize = 12
     ADInplaceOrView = 14
+    # vmap's BatchedTensor (PyTorch's FuncTorchBatched): below Autograd, so a transform
+    # inside vmap records its graph on the batched (logical) tensors (NOTE [vmap levels] in
+    # ember/_batched/tensor.py)
+    FuncTorchBatched = 15
     Autograd = 16
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
@@ -45,6 +49,7 @@ LAZY_BIT = 1 << DispatchKey.Lazy
 PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
+BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 

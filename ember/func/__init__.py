@@ -6,5 +6,7 @@ function whose writes and views are rewritten as pure ops). One file per transfo
 
 from ember.func._functional_call import functional_call
 from ember.func._functionalize import functionalize
+from ember.func._vmap import vmap
 
 __all__ = ["functional_call", "functionalize"]
+__all__ += ["vmap"]

@@ -765,7 +765,21 @@ class Module:
         ['weight']
         """
         handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
+        self._state_dict_hooks[handle.id] = (hook, True)
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """PyTorch's older (private, widely used) form of ``register_state_dict_post_hook``:
+        ``hook(module, state_dict, prefix, local_metadata)`` may also return a new state
+        dict, which replaces the one being written.
+
+        >>> m = ember.nn.Linear(1, 1)
+        >>> h = m._register_state_dict_hook(lambda m, sd, p, md: {"w": sd[p + "weight"]})
+        >>> list(m.state_dict())
+        ['w']
+        """
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = (hook, False)
         return handle
 
     def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
@@ -803,10 +817,9 @@ class Module:
             destination = OrderedDict()
             destination._metadata = OrderedDict()  # type: ignore[attr-defined]
         with ember.no_grad():
-            self._state_dict_into(destination, prefix, keep_vars)
-        return destination
+            return self._state_dict_into(destination, prefix, keep_vars)
 
-    def _state_dict_into(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+    def _state_dict_into(self, destination: Any, prefix: str, keep_vars: bool) -> Any:
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         metadata = getattr(destination, "_metadata", None)
@@ -817,11 +830,16 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module._state_dict_into(destination, f"{prefix}{name}.", keep_vars)
-        for hook in self._state_dict_hooks.values():
-            if hook(self, destination, prefix, local_metadata) is not None:
+        for hook, public in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is None:
+                continue
+            if public:
                 raise RuntimeError(
                     "state_dict post-hook must return None; change the state_dict in place"
                 )
+            destination = result  # the private form may replace it
+        return destination
 
     def _save_to_state_dict(
         self, destination: dict[str, Any], prefix: str, keep_vars: bool

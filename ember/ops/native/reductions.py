@@ -120,6 +120,7 @@ define("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=Fa
 define("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor")
 define("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
        out=True, out_overload="stable_out")
+define("msort(Tensor self) -> Tensor", out=True)
 define("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
        "(Tensor values, Tensor indices)", out=True, out_overload="values")
 
@@ -784,6 +785,12 @@ def check_logcumsumexp(self: Tensor, dim: int) -> int:
 @impl(aten.argsort.default, _CIA)
 def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return aten.sort.default(self, dim, descending)[1]
+
+
+@impl(aten.msort.default, _CIA)
+def msort(self: Tensor) -> Tensor:
+    """The values sorted along dim 0 (PyTorch's msort: ``sort(self, 0).values``)."""
+    return aten.sort.default(self, 0)[0]
 
 
 @impl(aten.argsort.stable, _CIA)

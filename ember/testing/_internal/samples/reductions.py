@@ -346,6 +346,13 @@ def argsort_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(x, 0, True)
 
 
+@samples("msort.default", dtypes=REALS)
+def msort_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3), low=-3, high=3))
+    yield SampleInput(make((5,), low=-3, high=3))
+    yield SampleInput(make((4, 3), noncontiguous=True))
+
+
 @samples("argsort.stable", dtypes=REALS)
 def argsort_stable_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     x = make((3, 5), low=-3, high=3)

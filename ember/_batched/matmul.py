@@ -1,0 +1,94 @@
+"""Batching rules of the matmul family: ``mm``, ``bmm``, ``mv``, ``dot`` run as one
+``matmul`` on the physical tensors (its broadcasting carries the batch dimension); the
+``add*`` ops are their product plus the scaled input, at the logical level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._batched.kernel import batch_rule, unwrap
+from ember._batched.tensor import Level, wrap
+from ember.ops.registry import OpOverload, ops
+
+aten = ops.aten
+
+
+@batch_rule(aten.mm.default, aten.bmm.default)
+def mm_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    a, _ = unwrap(args[0], level)
+    b, _ = unwrap(args[1], level)
+    _check(op, args[0], args[1])
+    return wrap(aten.matmul.default(a, b), level.level)
+
+
+@batch_rule(aten.mv.default)
+def mv_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    m, mb = unwrap(args[0], level)
+    v, vb = unwrap(args[1], level)
+    _check(op, args[0], args[1])
+    if vb:
+        return wrap(aten.matmul.default(m, v.unsqueeze(-1)).squeeze(-1), level.level)
+    return wrap(aten.matmul.default(m, v), level.level)
+
+
+@batch_rule(aten.dot.default)
+def dot_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    a, ab = unwrap(args[0], level)
+    b, bb = unwrap(args[1], level)
+    _check(op, args[0], args[1])
+    if ab and bb:
+        return wrap(aten.matmul.default(a.unsqueeze(1), b.unsqueeze(2)).reshape(-1), level.level)
+    if ab:
+        return wrap(aten.matmul.default(a, b), level.level)
+    return wrap(aten.matmul.default(b, a), level.level)
+
+
+def _check(op: OpOverload, a: Any, b: Any) -> None:
+    """The logical shape checks of ``op`` (its errors name the logical shapes)."""
+    from ember._tensor import Tensor
+
+    if op is aten.bmm.default:
+        ok = a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]
+    elif op is aten.mm.default:
+        ok = a.dim() == 2 and b.dim() == 2 and a.shape[1] == b.shape[0]
+    elif op is aten.mv.default:
+        ok = a.dim() == 2 and b.dim() == 1 and a.shape[1] == b.shape[0]
+    else:
+        ok = a.dim() == 1 and b.dim() == 1 and a.shape[0] == b.shape[0]
+    if not ok:
+        raise RuntimeError(
+            f"{op.name()}: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied"
+        )
+    if isinstance(a, Tensor) and a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}"
+        )
+
+
+_PRODUCT = {
+    aten.addmm.default: aten.mm.default,
+    aten.addmv.default: aten.mv.default,
+    aten.baddbmm.default: aten.bmm.default,
+    aten.addr.default: None,
+    aten.addbmm.default: None,
+}
+
+
+@batch_rule(*_PRODUCT, logical=True)
+def add_product_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    self_x, m1, m2 = args[:3]
+    beta = kw.get("beta", 1)
+    alpha = kw.get("alpha", 1)
+    if op is aten.addr.default:
+        prod = aten.mul.Tensor(m1.unsqueeze(1), m2.unsqueeze(0))
+    elif op is aten.addbmm.default:
+        prod = aten.sum.dim_IntList(aten.bmm.default(m1, m2), [0])
+    else:
+        prod = _PRODUCT[op](m1, m2)
+    if alpha != 1:
+        prod = aten.mul.Tensor(prod, alpha)
+    if beta == 0:  # self's values are ignored (a NaN in it does not propagate)
+        return prod
+    return aten.add.Tensor(prod, self_x if beta == 1 else aten.mul.Tensor(self_x, beta))

@@ -1,0 +1,194 @@
+"""Batching rules of view and shape ops, copies and ``*_like`` factories.
+
+A size argument gets the batch size in front (``view``, ``expand``, ``new_zeros``...); an
+op on ``self`` alone that keeps its dimensions (``detach``, ``clone``, ``_to_copy``,
+``zeros_like``) runs on the physical tensor unchanged. A ``*_like`` factory's result is
+batched like its argument. ``copy_``/``fill_`` write into ``self``'s physical tensor, which
+must be batched if the value written is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._batched.args import align, bind, call
+from ember._batched.kernel import batch_rule, inplace_error, register_rule, unwrap
+from ember._batched.tensor import Level, wrap
+from ember._tensor import Tensor
+from ember.ops.registry import OpOverload, ops
+
+aten = ops.aten
+
+
+def same_shape_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    v, _ = unwrap(args[0], level)
+    return wrap(op(v, *args[1:], **kw), level.level)
+
+
+for _op in (
+    aten.detach.default, aten.alias.default, aten.lift_fresh.default, aten.clone.default,
+    aten._to_copy.default, aten.zeros_like.default, aten.ones_like.default,
+    aten.empty_like.default, aten.full_like.default, aten.view.dtype, aten.view_as_real.default,
+):  # fmt: skip
+    register_rule(_op, same_shape_rule)
+
+
+@batch_rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+def view_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    v, _ = unwrap(values["self"], level)
+    size = [level.size, *values.pop("size" if "size" in values else "shape")]
+    name = "size" if "size" in [a.name for a in op._schema.arguments] else "shape"
+    values[name] = size
+    values["self"] = v
+    if op is aten.view.default:
+        try:
+            return wrap(call(op, values), level.level)
+        except RuntimeError:
+            if v.is_contiguous():
+                raise
+            # the batch dimension's stride makes the physical view impossible where the
+            # logical one is possible: a copy holds the same values
+            values["self"] = v.contiguous()
+    return wrap(call(op, values), level.level)
+
+
+@batch_rule(aten.expand.default)
+def expand_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    size = list(values["size"])
+    v = align(values["self"], level, len(size))
+    values["self"] = v
+    values["size"] = [level.size, *size]
+    return wrap(call(op, values), level.level)
+
+
+@batch_rule(aten.t.default)
+def t_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    v, _ = unwrap(args[0], level)
+    return wrap(v.transpose(1, 2) if args[0].dim() == 2 else v.alias(), level.level)
+
+
+@batch_rule(aten.squeeze.default)
+def squeeze_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    x = args[0]
+    v, _ = unwrap(x, level)
+    dims = [i + 1 for i, s in enumerate(x.shape) if s == 1]
+    return wrap(aten.squeeze.dims(v, dims), level.level)
+
+
+@batch_rule(
+    aten.new_empty.default, aten.new_zeros.default, aten.new_ones.default, aten.new_full.default
+)
+def new_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """A factory method: the result is not batched (PyTorch's), made from the physical
+    tensor's dtype and device."""
+    v, _ = unwrap(args[0], level)
+    return op(v.select(0, 0), *args[1:], **kw)
+
+
+@batch_rule(aten.select_backward.default, aten.slice_backward.default)
+def sizes_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    values["grad_output"] = align(values["grad_output"], level, values["grad_output"].dim())
+    n = len(values["input_sizes"])
+    values["input_sizes"] = [level.size, *values["input_sizes"]]
+    d = values["dim"]
+    values["dim"] = (d + n if d < 0 else d) + 1
+    return wrap(call(op, values), level.level)
+
+
+@batch_rule(aten.diagonal_backward.default)
+def diagonal_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    values = bind(op, args, kw)
+    values["grad_output"] = align(values["grad_output"], level, values["grad_output"].dim())
+    n = len(values["input_sizes"])
+    values["input_sizes"] = [level.size, *values["input_sizes"]]
+    for name in ("dim1", "dim2"):
+        d = values[name]
+        values[name] = (d + n if d < 0 else d) + 1
+    return wrap(call(op, values), level.level)
+
+
+@batch_rule(aten.cat.default)
+def cat_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    tensors = list(values["tensors"])
+    # legacy empty 1-D tensors are skipped by cat; they set no rank
+    ranks = [t.dim() for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
+    n = max(ranks) if ranks else 1
+    d = values.get("dim", 0)
+    d = d + n if d < 0 else d
+    values["tensors"] = [
+        align(t, level, t.dim()) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)
+    ] or [align(tensors[0], level, 1)]
+    values["dim"] = d + 1
+    return wrap(call(op, values), level.level)
+
+
+@batch_rule(aten.copy_.default, aten.fill_.Tensor)
+def write_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    self_x = values["self"]
+    v, batched = unwrap(self_x, level)
+    src_name = "src" if "src" in values else "value"
+    src = values[src_name]
+    if not batched:
+        raise inplace_error(op)
+    s, sb = unwrap(src, level)
+    if sb:
+        for _ in range(self_x.dim() - src.dim()):
+            s = s.unsqueeze(1)
+        if op is aten.fill_.Tensor:
+            # a 0-dim value per example: fill is a copy of the broadcast value
+            aten.copy_.default(v, s.to(v.dtype).expand(v.shape))
+            return self_x
+    values["self"], values[src_name] = v, s
+    call(op, values)
+    return self_x
+
+
+@batch_rule(aten.fill_.Scalar, aten.zero_.default)
+def fill_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    v, _ = unwrap(args[0], level)
+    op(v, *args[1:], **kw)
+    return args[0]
+
+
+@batch_rule(aten._local_scalar_dense.default)
+def item_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    from ember._batched.tensor import _ITEM_ERROR
+
+    raise RuntimeError(_ITEM_ERROR)
+
+
+@batch_rule(aten.where.self, aten.masked_fill.Tensor)
+def where_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """``where``/``masked_fill`` broadcast all three tensors as pointwise ops do, without
+    the pointwise rule's cast of a 0-dim argument (the condition is a mask)."""
+    values = bind(op, args, kw)
+    tensors = [(k, x) for k, x in values.items() if isinstance(x, Tensor)]
+    rank = max(x.dim() for _, x in tensors)
+    if op is aten.masked_fill.Tensor:
+        self_x = values["self"]
+        if not unwrap(self_x, level)[1] and any(unwrap(x, level)[1] for _, x in tensors):
+            return wrap(op(align(self_x, level, rank), *_phys(values, level, rank)), level.level)
+    for k, x in tensors:
+        v, b = unwrap(x, level)
+        if b:
+            values[k] = align(x, level, rank)
+    return wrap(call(op, values), level.level)
+
+
+def _phys(values: dict[str, Any], level: Level, rank: int) -> list[Any]:
+    out = []
+    for k in ("mask", "value"):
+        x = values[k]
+        v, b = unwrap(x, level)
+        out.append(align(x, level, rank) if b else v)
+    return out
+
+
+_ = Tensor
