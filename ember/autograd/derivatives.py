@@ -277,6 +277,12 @@ defvjp(aten.nan_to_num.default, lambda g, self, nan=None, posinf=None, neginf=No
 defvjp(aten._conj_physical.default, lambda g, self: (conj(g),))
 defvjp(aten.conj_physical.default, lambda g, self: (conj(g),))
 defvjp(aten.view_as_real.default, lambda g, self: (g.select(-1, 0) + g.select(-1, 1) * 1j,))
+# the inverse view and the two constructors from real parts (derivatives.yaml's lines;
+# polar's through ``sgn(result)``, so the gradient of ``abs`` is 0 where ``abs`` is 0)
+defvjp(aten.view_as_complex.default, lambda g, self: (aten.view_as_real.default(g.contiguous()),))
+defvjp(aten.complex.default, lambda g, real, imag: (g.real, g.imag))
+defvjp(aten.polar.default, lambda g, abs, angle, *, result: (
+    (conj(g) * _sgn(result)).real, (conj(g) * result * 1j).real))  # fmt: skip
 
 
 defvjp(aten.gelu.default, lambda g, self, approximate="none": (

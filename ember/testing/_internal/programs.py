@@ -3192,6 +3192,48 @@ def manipulation(b: Builder) -> None:
         b.emit("multinomial", [x], code)
 
 
+def more_api(b: Builder) -> None:
+    """More of issue 18's list: ``pdist``, ``histogram`` (a bin count over a range or given
+    edges, weighted, as a density; the input detached: not differentiable), ``complex``,
+    ``polar`` and ``view_as_complex`` (read back through ``view_as_real``, so the program
+    stays real)."""
+    kind = b.choice(["pdist", "histogram", "complex", "polar", "view_as_complex"])
+    x = b.pick(_is_float)
+    t = b.t(x)
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    o = b.outputs(1)[0]
+    if kind == "pdist":
+        if t.dim() != 2 or dt == "float16" or shape[0] == 0:
+            raise _Skip()  # (PyTorch 2.13's pdist backward of no rows crashes the process)
+        p = b.choice([2, 1, 0, 3, "float('inf')"])
+        b.emit("pdist", [x], f"{o} = torch.pdist({x}, {p})", kinks=True)
+    elif kind == "histogram":
+        if dt == "float16":
+            raise _Skip()
+        opts = ""
+        if b.flag():
+            opts += ", weight=" + b.new_input(shape, dt, requires_grad=False)
+        if b.flag():
+            opts += ", density=True"
+        bins = f"{b.integer(1, 5)}, range=({b.choice([-2.0, -1.0])}, {b.choice([1.0, 2.5])})"
+        if b.flag():
+            bins = "torch.tensor([-1.5, -0.25, 0.0, 1.0, 2.0], dtype=" + x + ".dtype)"
+        code = f"{o} = {_call(b, 'histogram', f'{x}.detach()', bins + opts)}.hist"
+        b.emit("histogram", [x], code)
+    elif kind in ("complex", "polar"):
+        if dt == "float16":
+            raise _Skip()
+        y = b.new_input(shape, dt)
+        b.emit(kind, [x], f"{o} = torch.view_as_real(torch.{kind}({x}, {y}))")
+    else:
+        if dt == "float16" or t.dim() == 0:
+            raise _Skip()
+        pair = f"torch.stack([{x}, {x} * 2], -1)"
+        code = f"{o} = torch.view_as_real(torch.view_as_complex({pair}) * (1 - 2j))"
+        b.emit("view_as_complex", [x], code)
+
+
 VOCABULARY: list[Callable[[Builder], None]] = [
     unary,
     unary,
@@ -3233,6 +3275,7 @@ VOCABULARY: list[Callable[[Builder], None]] = [
     fft,
     manipulation,
     manipulation,
+    more_api,
 ]
 
 
