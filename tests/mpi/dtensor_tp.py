@@ -79,8 +79,8 @@ def full(p: ember.Tensor) -> ember.Tensor:
     return p.full_tensor() if isinstance(p, DTensor) else p
 
 
-def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
-    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+def train(model: nn.Module, xs: list, ys: list, foreach: bool, steps: int = 4) -> list[float]:
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=foreach)
     losses = []
     for x, y in zip(xs[:steps], ys[:steps], strict=True):
         opt.zero_grad()
@@ -91,8 +91,10 @@ def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
     return losses
 
 
-def check_same(dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str) -> None:
-    ld, lt = train(dense, xs, ys), train(tp, xs, ys)
+def check_same(
+    dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str, foreach: bool = False
+) -> None:
+    ld, lt = train(dense, xs, ys, foreach), train(tp, xs, ys, foreach)
     assert all(abs(a - b) < 1e-4 * max(1.0, abs(a)) for a, b in zip(ld, lt, strict=True)), (
         f"{what}: losses {ld} vs {lt}"
     )
@@ -126,7 +128,7 @@ plan = {
 parallelize_module(tp, mesh, plan)
 tp.attn.n_heads //= world
 xs, ys = [randn(2, 5, 8)] * 4, [randn(2, 5, 8)] * 4
-check_same(dense, tp, xs, ys, "TP attention block")
+check_same(dense, tp, xs, ys, "TP attention block", foreach=True)  # _foreach_* ops too
 
 # ---------------------------------------------------------------- DTensor all the way through
 # an MLP on batch-sharded DTensors with replicated weights (data parallel by hand)
