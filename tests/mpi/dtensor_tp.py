@@ -16,6 +16,7 @@ import ember
 import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
+from ember.aot import aot_function
 from ember.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor, init_device_mesh
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
@@ -113,6 +114,9 @@ assert tp.fc2.weight.placements == (Shard(1),) and tp.fc2.bias.placements == (Re
 assert tuple(tp.fc1.weight.to_local().shape) == (16 // world, 8)
 xs, ys = [randn(4, 8)] * 4, [randn(4, 8)] * 4  # one batch: the loss must fall
 check_same(dense, tp, xs, ys, "TP MLP")
+# gradients are DTensors laid out as their parameters
+for name, p in tp.named_parameters():
+    assert isinstance(p.grad, DTensor) and p.grad.placements == p.placements, (name, p.grad)
 
 # ---------------------------------------------------------------- attention block
 dense = Block(8, 4)
@@ -203,5 +207,23 @@ compiled = ember.compile(f)(da, dw)
 assert isinstance(compiled, DTensor) and compiled.placements == eager.placements
 assert ember.allclose(compiled.full_tensor(), eager.full_tensor(), atol=1e-5)
 assert ember.allclose(compiled.full_tensor(), f(a, w), atol=1e-5)
+
+# a trace that communicates records the functional collectives as graph nodes
+graphs = []
+
+
+def keep(gm: object, inputs: object) -> object:
+    graphs.append(gm)
+    return gm
+
+
+ws = distribute_tensor(w, mesh, [Shard(0)])
+g = aot_function(lambda a, w: (a @ w).redistribute(mesh, [Replicate()]) * 2, keep)
+out = g(distribute_tensor(a, mesh, [Shard(1)]), ws)
+assert out.placements == (Replicate(),)
+assert ember.allclose(out.full_tensor(), a @ w * 2, atol=1e-5)
+targets = [str(n.target) for n in graphs[0].graph.nodes if n.op == "call_function"]
+want = "_c10d_functional.all_reduce" if world > 1 else "aten.mm"
+assert any(want in t for t in targets), targets
 
 print(f"rank {rank}: dtensor tp OK")
