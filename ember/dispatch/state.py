@@ -23,6 +23,8 @@ class _LocalState(threading.local):
     exclude: int = 0
     grad_enabled: bool = True
     inference_mode: bool = False
+    #: ``overrides.redispatch_function``: the next torch-function check is skipped, once
+    skip_one_hop: bool = False
 
     def __init__(self) -> None:
         self.function_modes: list[Any] = []  # TorchFunctionMode stack
