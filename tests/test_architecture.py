@@ -7,7 +7,9 @@
 - no import cycle between folders (module-level imports; the top-level ``ember/__init__.py``
   is the public facade over everything, so its own imports are left out);
 - the core (``ops/``, ``dispatch/``, ``backends/``, the autograd engine) never imports the
-  top-level ``ember`` package.
+  top-level ``ember`` package;
+- generated code has one ``exec`` site, ``ember/dispatch/codegen.py`` (which registers the
+  source with ``linecache``, so tracebacks show it).
 """
 
 from __future__ import annotations
@@ -24,12 +26,17 @@ ROOT = Path(__file__).resolve().parent.parent / "ember"
 #: files allowed to touch ``_table``: the dispatcher, and OpOverload (its per-op state)
 TABLE_OWNERS = ("dispatch/", "ops/registry.py")
 #: folders (and files) that must not import the top-level package
-CORE = ("ops/", "dispatch/", "backends/", "autograd/engine.py", "autograd/kernel.py",
-        "autograd/recorder.py", "autograd/graph.py", "autograd/function_table.py",
-        "autograd/derivatives_fft.py", "autograd/derivatives_rnn.py")  # fmt: skip
-# NOTE [formulas still on the public API]: derivatives.py, derivatives_linalg.py,
-# derivatives_special.py and derivatives_tensorops.py still reach ``ember.where``,
-# ``ember.eye``... through ``E = ember``; they join CORE once they call the ops directly.
+CORE = (
+    "ops/",
+    "dispatch/",
+    "backends/",
+    "autograd/engine.py",
+    "autograd/kernel.py",
+    "autograd/recorder.py",
+    "autograd/graph.py",
+    "autograd/function_table.py",
+    "autograd/derivatives",
+)  # every formula file (NOTE [formulas on the public functions])
 
 
 def _modules() -> dict[str, Path]:
@@ -176,3 +183,36 @@ def test_core_never_imports_the_top_package() -> None:
 def test_top_package_check_sees_imports() -> None:
     """The check is not vacuous: a user-facing module that does import ember is found."""
     assert _imports_top_package(ROOT / "autograd" / "functional.py")
+
+
+#: the one module that turns source text into code (``define``)
+EXEC_SITE = "dispatch/codegen.py"
+
+
+def _exec_calls(path: Path) -> list[str]:
+    """Calls of the builtins ``exec``/``eval``/``compile`` on source text in ``path``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        name = node.func.id
+        # compile(source, filename, mode): the builtin (ember.compile takes no mode string)
+        mode = node.args[2] if name == "compile" and len(node.args) > 2 else None
+        if name in ("exec", "eval") or (
+            isinstance(mode, ast.Constant) and mode.value in ("exec", "eval", "single")
+        ):
+            out.append(f"{_rel(path)}:{node.lineno}")
+    return out
+
+
+def test_one_exec_site() -> None:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if _rel(path) != EXEC_SITE:
+            found += _exec_calls(path)
+    assert not found, f"generated code goes through ember.dispatch.codegen.define: {found}"
+
+
+def test_exec_check_sees_calls() -> None:
+    """The check is not vacuous: codegen's own exec is found."""
+    assert _exec_calls(ROOT / "dispatch" / "codegen.py")

@@ -469,3 +469,31 @@ def test_grad_fn_names_are_pytorchs() -> None:
             break
     assert checked > 150
     assert not wrong, "\n".join(wrong)
+
+
+@requires_torch
+def test_queue_callback_runs_when_backward_ends() -> None:
+    """``Variable._execution_engine.queue_callback``, as PyTorch's: a callback queued from a
+    hook runs after every node (and later hooks) of that backward, before it returns; a
+    callback may queue another; outside a backward it is an error."""
+    from ember.autograd import Variable
+
+    for lib in (ember, torch):
+        log: list = []
+        w = lib.ones(2, requires_grad=True)
+        v = lib.ones(2, requires_grad=True)
+        engine = lib.autograd.Variable._execution_engine
+
+        def first(p: object, engine: object = engine, log: list = log) -> None:
+            log.append("w")
+            engine.queue_callback(
+                lambda: log.append("end") or engine.queue_callback(lambda: log.append("more"))
+            )
+
+        w.register_post_accumulate_grad_hook(first)
+        v.register_post_accumulate_grad_hook(lambda p, log=log: log.append("v"))
+        ((w * 2).sum() * (v * 3).sum()).backward()
+        log.append("returned")
+        assert sorted(log[:2]) == ["v", "w"] and log[2:] == ["end", "more", "returned"], log
+    with pytest.raises(RuntimeError, match="during backward pass"):
+        Variable._execution_engine.queue_callback(lambda: None)

@@ -111,3 +111,68 @@ def test_calls_before_init_process_group_name_the_fix() -> None:
     assert dist.group.WORLD is None
     assert dist.ReduceOp.SUM is dist.ReduceOp.RedOpType.SUM
     assert {op.name for op in dist.ReduceOp} >= {"SUM", "AVG", "PRODUCT", "MIN", "MAX"}
+
+
+@needs_mpi
+def test_ddp_training_equals_one_process_on_the_whole_batch() -> None:
+    proc, _ = launch(str(SCRIPTS / "ddp.py"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ddp OK" in proc.stdout
+
+
+def test_distributed_sampler_gives_pytorchs_indices() -> None:
+    torch_data = pytest.importorskip("torch.utils.data.distributed")
+    from ember.utils.data.distributed import DistributedSampler
+
+    for n, replicas, shuffle, drop_last, seed, epoch in [
+        (10, 3, True, False, 0, 0),
+        (10, 3, True, True, 5, 2),
+        (7, 4, False, False, 0, 0),
+        (7, 4, False, True, 0, 0),
+        (3, 4, True, False, 1, 1),  # padding longer than the dataset
+        (33, 2, True, False, 7, 3),
+    ]:
+        for rank in range(replicas):
+            ours = DistributedSampler(range(n), replicas, rank, shuffle, seed, drop_last)
+            theirs = torch_data.DistributedSampler(
+                range(n), replicas, rank, shuffle, seed, drop_last
+            )
+            ours.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert list(ours) == list(theirs) and len(ours) == len(theirs)
+    with pytest.raises(ValueError, match="Invalid rank 3"):
+        DistributedSampler(range(4), num_replicas=3, rank=3)
+
+
+def test_ddp_needs_a_process_group() -> None:
+    from ember.nn.parallel import DistributedDataParallel
+
+    with pytest.raises(ValueError, match="init_process_group"):
+        DistributedDataParallel(ember.nn.Linear(2, 2))
+
+
+@needs_mpi
+def test_demo_trains_data_parallel_as_one_process() -> None:
+    """``python -m ember.distributed.run -n 2 -m ember``: DDP in every mode, rank 0 prints,
+    the same losses and accuracies as one process (here, in-process) on the same batches."""
+    import contextlib
+    import io
+    import re
+
+    from ember.demo import cli
+
+    args = ["--quick", "--epochs", "2", "--model", "mlp"]
+    proc, _ = launch("-m", "ember", *args, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "Data parallel: 2 processes (MPI)" in out
+    assert out.count("Results (accuracy") == 1  # rank 1 printed nothing
+    assert not [line for line in out.splitlines() if len(line) > cli.WIDTH]
+    alone = io.StringIO()
+    with contextlib.redirect_stdout(alone):
+        assert cli.main([*args, "--mode", "eager"]) == 0
+    pattern = r"mlp  (\w+) +epoch (\d)/2 \S+ 8/8 (loss \S+  acc +\S+)"
+    want = {(e, s) for _, e, s in re.findall(pattern, alone.getvalue())}
+    got = re.findall(pattern, out)
+    assert {m for m, _, _ in got} == {"eager", "lazy", "compiled"}
+    assert {(e, s) for _, e, s in got} == want and len(want) == 2, (got, want)

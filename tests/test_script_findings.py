@@ -112,3 +112,94 @@ def test_disable_saved_tensors_hooks_refuses_hooks(lib: Any) -> None:
         y = (x * x).sum()
     y.backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def _draws(lib: Any) -> list[Any]:
+    """Integer draws of every kind from one seeded generator, in order."""
+    g = lib.Generator().manual_seed(11)
+    out = []
+    for d in (lib.int64, lib.int32, lib.int8, lib.uint8, lib.float32, lib.float64, lib.bool):
+        out.append(lib.empty(5, dtype=d).random_(generator=g).tolist())
+    out.append(lib.empty(3, dtype=lib.int16).random_(-3, 100, generator=g).tolist())
+    out.append(lib.empty(3, dtype=lib.int64).random_(7, generator=g).tolist())
+    out.append(lib.empty(3, dtype=lib.int64).random_(-(2**63), None, generator=g).tolist())
+    out.append(lib.empty(3, dtype=lib.int64).random_(-(2**40), 2**41, generator=g).tolist())
+    out.append(lib.randint(-(2**35), 2**35, (4,), generator=g).tolist())
+    out.append(lib.randint(0, 10, (2, 3), dtype=lib.float32, generator=g).tolist())
+    out.append(lib.randperm(9, generator=g).tolist())
+    return out
+
+
+@requires_torch
+def test_random_and_randint_draw_pytorchs_numbers() -> None:
+    """random_ (every dtype's default range, from/to, the full int64 range) and randint
+    give PyTorch's numbers bit for bit from the same seed (its 32- and 64-bit draws)."""
+    assert _draws(ember) == _draws(torch)
+
+
+def _loader_passes(lib: Any, workers: int) -> list[Any]:
+    data = lib.utils.data
+    g = lib.Generator().manual_seed(2)
+    dl = data.DataLoader(list(range(20)), batch_size=5, shuffle=True, generator=g,
+                         num_workers=workers)  # fmt: skip
+    passes = [[b.tolist() for b in dl] for _ in range(3)]
+    split = data.random_split(range(10), [7, 3], generator=lib.Generator().manual_seed(4))
+    sampler = data.RandomSampler(range(6), replacement=True, num_samples=40,
+                                 generator=lib.Generator().manual_seed(3))  # fmt: skip
+    sub = data.SubsetRandomSampler([10, 20, 30, 40], generator=lib.Generator().manual_seed(5))
+    return [passes, [list(s) for s in split], list(sampler), list(sub), list(sub)]
+
+
+@requires_torch
+def test_shuffled_loaders_and_splits_give_pytorchs_order() -> None:
+    """A seeded DataLoader's batches, pass after pass, with and without workers (its base
+    seed drawn per pass first, a discarded permutation when the sample count is a multiple
+    of the length), random_split and the random samplers give PyTorch's indices."""
+    theirs = _loader_passes(torch, 0)
+    assert _loader_passes(ember, 0) == theirs
+    assert _loader_passes(ember, 2)[0] == theirs[0]
+
+
+@requires_torch
+def test_training_checkpoint_resumes_across_libraries(tmp_path: Any) -> None:
+    """A checkpoint (model, Adam, scheduler) torch.save-d resumes in ember with PyTorch's
+    next step, and ember's checkpoint of that loads back in torch (weights_only)."""
+
+    def setup(lib: Any) -> tuple[Any, Any, Any]:
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Conv2d(1, 2, 3), lib.nn.Flatten(), lib.nn.Linear(8, 2))
+        opt = lib.optim.Adam(m.parameters(), lr=0.05)
+        return m, opt, lib.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+
+    x = np.random.default_rng(0).standard_normal((3, 1, 4, 4)).astype(np.float32)
+
+    def step(lib: Any, m: Any, opt: Any, sched: Any) -> None:
+        opt.zero_grad()
+        m(lib.from_numpy(x)).pow(2).mean().backward()
+        opt.step()
+        sched.step()
+
+    tm, topt, tsched = setup(torch)
+    step(torch, tm, topt, tsched)
+    path = tmp_path / "ckpt.pt"
+    torch.save({"model": tm.state_dict(), "opt": topt.state_dict(),
+                "sched": tsched.state_dict(), "epoch": 1}, path)  # fmt: skip
+    ck = ember.load(path)
+    em, eopt, esched = setup(ember)
+    em.load_state_dict(ck["model"])
+    eopt.load_state_dict(ck["opt"])
+    esched.load_state_dict(ck["sched"])
+    assert ck["epoch"] == 1 and esched.get_last_lr() == tsched.get_last_lr()
+    step(torch, tm, topt, tsched)
+    step(ember, em, eopt, esched)
+    for (k, a), b in zip(tm.state_dict().items(), em.state_dict().values(), strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+    back = tmp_path / "back.pt"
+    ember.save({"model": em.state_dict(), "opt": eopt.state_dict()}, back)
+    loaded = torch.load(back, weights_only=True)
+    tm2, topt2, _ = setup(torch)
+    tm2.load_state_dict(loaded["model"])
+    topt2.load_state_dict(loaded["opt"])
+    assert topt2.state_dict()["state"][0]["step"].item() == 2
+    for a, b in zip(tm2.parameters(), em.parameters(), strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

@@ -4,6 +4,13 @@ Formulas are written in ember ops, so they dispatch like any op, run on any back
 record a graph of their own under ``create_graph=True`` (higher-order gradients). Inputs'
 broadcasting and dtype are undone by the engine, so formulas return the natural gradient.
 Ops with a CompositeImplicitAutograd kernel need no line: their parts are differentiated.
+
+# NOTE [formulas on the public functions]
+Some formulas read best with the public functions (``E.where(mask, g, 0.0)`` picks the
+overload from its arguments, where ``aten.where.ScalarOther`` would have to be named). They
+come from ``ember.functional``, the module that generates them, never from the top-level
+``ember`` package, which imports this file: the autograd formulas are core, and the core
+does not import the package it is part of (``tests/test_architecture.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
-import ember
+from ember import functional as E  # NOTE [formulas on the public functions]
 from ember._tensor import Tensor
 from ember.autograd.function_table import defvjp, nondifferentiable
-from ember.dtypes import COMPLEX
+from ember.autograd.grad_mode import is_grad_enabled
+from ember.dtypes import COMPLEX, bool_
 from ember.ops.registry import ops
 
 aten = ops.aten
-E = ember
 
 
 def _dims(dim: Any, ndim: int) -> list[int]:
@@ -222,8 +229,8 @@ defvjp(aten.atan2.default, _atan2)
 defvjp(aten.where.self, lambda g, condition, self, other: (
     None, E.where(condition, g, 0.0), E.where(condition, 0.0, g)))  # fmt: skip
 defvjp(aten.clamp.default, lambda g, self, min=None, max=None: (E.where(
-    ((self >= min) if min is not None else E.ones_like(self, dtype=E.bool))
-    & ((self <= max) if max is not None else E.ones_like(self, dtype=E.bool)), g, 0.0),),
+    ((self >= min) if min is not None else E.ones_like(self, dtype=bool_))
+    & ((self <= max) if max is not None else E.ones_like(self, dtype=bool_)), g, 0.0),),
     name="ClampBackward1")  # fmt: skip
 defvjp(aten.lerp.Scalar, lambda g, self, end, weight: (g * conj(1 - weight), g * conj(weight)))
 defvjp(aten.lerp.Tensor, lambda g, self, end, weight: (
@@ -270,6 +277,12 @@ defvjp(aten.nan_to_num.default, lambda g, self, nan=None, posinf=None, neginf=No
 defvjp(aten._conj_physical.default, lambda g, self: (conj(g),))
 defvjp(aten.conj_physical.default, lambda g, self: (conj(g),))
 defvjp(aten.view_as_real.default, lambda g, self: (g.select(-1, 0) + g.select(-1, 1) * 1j,))
+# the inverse view and the two constructors from real parts (derivatives.yaml's lines;
+# polar's through ``sgn(result)``, so the gradient of ``abs`` is 0 where ``abs`` is 0)
+defvjp(aten.view_as_complex.default, lambda g, self: (aten.view_as_real.default(g.contiguous()),))
+defvjp(aten.complex.default, lambda g, real, imag: (g.real, g.imag))
+defvjp(aten.polar.default, lambda g, abs, angle, *, result: (
+    (conj(g) * _sgn(result)).real, (conj(g) * result * 1j).real))  # fmt: skip
 
 
 defvjp(aten.gelu.default, lambda g, self, approximate="none": (
@@ -281,7 +294,7 @@ def _silu(g: Any, self: Any) -> tuple[Any]:
     # recorded (create_graph), differentiable ops (PyTorch does not differentiate
     # silu_backward). The kernel does not conjugate; sigmoid commutes with conj, so
     # silu_backward(g, conj(z)) is g * conj(silu'(z)), the complex gradient
-    if ember.is_grad_enabled():
+    if is_grad_enabled():
         s = self.sigmoid()
         return (g * conj(s * (1 + self * (1 - s))),)
     return (aten.silu_backward.default(g, conj(self)),)
@@ -337,8 +350,8 @@ defvjp(aten.hypot.default, lambda g, self, other, *, result: (
 def _logaddexp(g: Any, self: Any, other: Any, two: bool) -> tuple[Any, Any]:
     """``g / (1 + exp(other - self))`` and the same swapped (base 2 for logaddexp2); a bool
     operand is taken as numbers (its gradient is not wanted, but the difference is)."""
-    a = self.to(g.dtype) if self.dtype is E.bool else self
-    b = other.to(g.dtype) if other.dtype is E.bool else other
+    a = self.to(g.dtype) if self.dtype is bool_ else self
+    b = other.to(g.dtype) if other.dtype is bool_ else other
     if two:
         return g / (1 + E.pow(2, b - a)), g / (1 + E.pow(2, a - b))
     return g / conj(1 + (b - a).exp()), g / conj(1 + (a - b).exp())
@@ -422,7 +435,7 @@ def _prod(g: Any, self: Any, *, dtype: Any = None, result: Any) -> tuple[Any]:
         return (g.expand(self.shape),)
     if self.numel() == 0 or not _has_zero(self):
         return (g * conj(result / x),)
-    if not E.is_grad_enabled() and int((self == 0).sum()) > 1:
+    if not is_grad_enabled() and int((self == 0).sum()) > 1:
         return (E.zeros_like(x),)
     return ((g * conj(_exclusive_prod(x.reshape(-1), 0))).reshape(self.shape),)
 
@@ -455,7 +468,7 @@ def _cumprod(g: Any, self: Any, dim: int, *, dtype: Any = None, result: Any) -> 
         return (g,)
     if not _has_zero(self):
         return (_reverse_cumsum(g * conj(result), dim) / conj(x),)
-    if E.is_grad_enabled():  # create_graph: every dependence kept, so it differentiates
+    if is_grad_enabled():  # create_graph: every dependence kept, so it differentiates
         return (_cumprod_pairs(g, x, dim),)
     zero = self == 0
     count = zero.cumsum(dim)
@@ -606,12 +619,12 @@ defvjp(aten.squeeze.dim, lambda g, self, dim: (g.reshape(self.shape),))
 defvjp(aten.squeeze.dims, lambda g, self, dim: (g.reshape(self.shape),))
 defvjp(aten.alias.default, lambda g, self: (g,))
 defvjp(aten.select.int, lambda g, self, dim, index: (
-    E.ops.aten.select_backward(g, self.shape, dim, index),))  # fmt: skip
+    aten.select_backward(g, self.shape, dim, index),))  # fmt: skip
 defvjp(aten.slice.Tensor, lambda g, self, dim=0, start=None, end=None, step=1: (
-    E.ops.aten.slice_backward(g, self.shape, dim, 0 if start is None else start,
+    aten.slice_backward(g, self.shape, dim, 0 if start is None else start,
                               sys.maxsize if end is None else end, step),))  # fmt: skip
 defvjp(aten.diagonal.default, lambda g, self, offset=0, dim1=0, dim2=1: (
-    E.ops.aten.diagonal_backward(g, self.shape, offset, dim1, dim2),))  # fmt: skip
+    aten.diagonal_backward(g, self.shape, offset, dim1, dim2),))  # fmt: skip
 defvjp(aten.unbind.int, lambda g, self, dim=0: (_unbind_grad(g, self, dim),))
 defvjp(aten.split.Tensor, lambda g, self, split_size, dim=0: (
     _cat_or_zeros(g, self, dim, _split_sizes(self.shape[dim], split_size)),))  # fmt: skip
@@ -645,7 +658,7 @@ defvjp(aten.index.Tensor, lambda g, self, indices: (
     E.zeros_like(self).index_put(indices, g, True), None))  # fmt: skip
 defvjp(aten.index_put.default, lambda g, self, indices, values, accumulate=False: (
     g if accumulate else g.index_put(indices, E.zeros_like(values), False), None,
-    E.ops.aten.index.Tensor(g, indices)))  # fmt: skip
+    aten.index.Tensor(g, indices)))  # fmt: skip
 defvjp(aten.clone.default, lambda g, self, *, memory_format=None: (g,))
 # the engine casts to self's dtype; a copy across devices sends the gradient back to self's
 defvjp(aten._to_copy.default, lambda g, self, **kwargs: (
@@ -692,7 +705,7 @@ def _cat_grad(g: Any, tensors: Any, dim: int) -> list[Any]:
 def _grad_list(g: Any) -> list[Any]:
     """The gradients of a ``Tensor[]`` output as a list: the node passes a lone output's
     gradient bare, so ``split`` into one piece must not iterate over that tensor's rows."""
-    return [g] if isinstance(g, E.Tensor) else list(g)
+    return [g] if isinstance(g, Tensor) else list(g)
 
 
 def _split_sizes(n: int, split_size: int) -> list[int]:
@@ -735,7 +748,7 @@ def _pad_to(g: Any, shape: Any) -> Any:
     pads: list[int] = []
     for have, want in zip(reversed(g.shape), reversed(shape), strict=True):
         pads += [0, want - have]
-    return E.nn.functional.pad(g, pads)
+    return aten.constant_pad_nd.default(g, pads, 0.0)
 
 
 def _inverse(dims: Any) -> list[int]:
@@ -769,7 +782,7 @@ defvjp(
     lambda g, grad_output, input_sizes, dim, index: (g.select(dim, index),),
 )
 defvjp(aten.slice_backward.default, lambda g, grad_output, input_sizes, dim, start, end, step: (
-    E.ops.aten.slice.Tensor(g, dim, start, end, step),))  # fmt: skip
+    aten.slice.Tensor(g, dim, start, end, step),))  # fmt: skip
 defvjp(aten.diagonal_backward.default, lambda g, grad_output, input_sizes, offset, dim1, dim2: (
     g.diagonal(offset, dim1, dim2),))  # fmt: skip
 
@@ -855,7 +868,7 @@ def _plus(a: Any, b: Any) -> Any:
 
 
 def _clamp_tensor(g: Any, self: Any, min: Any = None, max: Any = None) -> tuple[Any, Any, Any]:  # noqa: A002
-    inside = E.ones_like(self, dtype=E.bool)
+    inside = E.ones_like(self, dtype=bool_)
     if min is not None:
         inside = inside & (self >= min)
     if max is not None:

@@ -38,14 +38,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
+from ember import functional as E  # NOTE [formulas on the public functions]
 from ember.autograd.derivatives import conj
 from ember.autograd.function_table import defvjp
 from ember.dispatch import state
 from ember.ops.registry import ops
 
 aten = ops.aten
-E = ember
 
 
 def _first(g: Any) -> Any:
@@ -414,9 +413,9 @@ def _matrix_exp_grad(g: Any, self: Any) -> tuple[Any]:
     ``exp([[A^H, G], [0, A^H]])``."""
     n = self.shape[-1]
     ah = mH(self)
-    top = ember.cat([ah, g], -1)
-    bottom = ember.cat([ember.zeros_like(g), ah], -1)
-    big = ember.ops.aten.linalg_matrix_exp.default(ember.cat([top, bottom], -2))
+    top = E.cat([ah, g], -1)
+    bottom = E.cat([E.zeros_like(g), ah], -1)
+    big = aten.linalg_matrix_exp.default(E.cat([top, bottom], -2))
     return (big[..., :n, n:],)
 
 

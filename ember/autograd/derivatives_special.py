@@ -23,14 +23,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ember
+from ember import functional as E  # NOTE [formulas on the public functions]
 from ember.autograd.derivatives import _sgn, conj
 from ember.autograd.derivatives_tensorops import _UNNAMED, not_differentiated
 from ember.autograd.function_table import defvjp
+from ember.dtypes import uint8
 from ember.ops.registry import ops
 
 aten = ops.aten
-E = ember
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _LN2 = math.log(2.0)
@@ -63,7 +63,7 @@ def _xlogy_self(g: Any, self: Any, other: Any) -> Any:
 
 def _xlog1py_self(g: Any, self: Any, other: Any) -> Any:
     # other compared as a number (in g's dtype): a uint8 other would wrap -1 to 255
-    below = other.to(g.dtype) <= -1 if other.dtype is ember.uint8 else other <= -1
+    below = other.to(g.dtype) <= -1 if other.dtype is uint8 else other <= -1
     return aten.special_xlog1py.default(g, other).masked_fill((self == 0) & below, 0.0)
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ember
+from ember import functional as E  # NOTE [formulas on the public functions]
 from ember.autograd.derivatives import _pad_to
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
-E = ember
 
 
 def _block_diag_grad(g: Any, tensors: Any) -> list[Any]:
@@ -134,6 +133,8 @@ not_differentiated(aten.bincount.default, _UNNAMED)
 for _op in (aten.logspace.Tensor_Tensor, aten.logspace.Tensor_Scalar, aten.logspace.Scalar_Tensor):
     not_differentiated(_op, _UNNAMED)
 nondifferentiable(aten.histc.default)
+not_differentiated(aten.histogram.bins_tensor, _UNNAMED)
+not_differentiated(aten.histogram.bin_ct, _UNNAMED)
 
 
 # ----------------------------------------------------------------------- products, distances
@@ -160,6 +161,9 @@ defvjp(aten.trace.default, lambda g, self: (
 defvjp(aten._cdist_forward.default, lambda g, x1, x2, p, compute_mode, *, result: (
     _cdist_grads(g, x1, x2, p, result)), name="CdistBackward0")  # fmt: skip
 not_differentiated(aten._cdist_backward.default)
+defvjp(aten._pdist_forward.default, lambda g, self, p=2, *, result: (
+    aten._pdist_backward.default(g, self, p, result),))  # fmt: skip
+not_differentiated(aten._pdist_backward.default)
 defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
     _euclidean_grads(g, x1, x2, result)))  # fmt: skip
 

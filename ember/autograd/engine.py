@@ -8,7 +8,8 @@ With ``create_graph`` the formulas run in grad mode, so the gradients have a gra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,33 @@ from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.registry import ops
+
+# NOTE [final callbacks]
+# ``Variable._execution_engine.queue_callback(fn)``, as PyTorch's: during a backward pass (from
+# a hook, say), ``fn`` is queued to run once that pass has run every node, before
+# ``backward()`` returns; a callback may queue more. DistributedDataParallel waits for its
+# gradient all-reduces this way. Each running backward (they nest: a hook may call
+# ``autograd.grad``) has its own list, on a per-thread stack.
+_FINAL = threading.local()
+
+
+def queue_callback(callback: Callable[[], Any]) -> None:
+    """Run ``callback`` when the current backward pass ends. NOTE [final callbacks]"""
+    stack = getattr(_FINAL, "stack", None)
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].append(callback)
+
+
+class ExecutionEngine:
+    """``Variable._execution_engine``: what PyTorch's engine object offers to Python."""
+
+    def queue_callback(self, callback: Callable[[], Any]) -> None:
+        queue_callback(callback)
+
+    def run_backward(self, *args: Any, **kwargs: Any) -> Any:
+        return run_backward(*args, **kwargs)
+
 
 _SUM = ops.aten.sum.dim_IntList._dispatch  # the ops' dispatch, called directly: no resolution
 _VIEW = ops.aten.view.default._dispatch
@@ -136,6 +164,11 @@ def run_backward(
     # With grad mode off the Autograd key would only pass every formula op through, so it is
     # left out of the whole pass (hooks see the same: nothing records).
     guard = state.GradKeyGuard(create_graph, state.TF_BITS | (0 if create_graph else AUTOGRAD_BIT))
+    stack = getattr(_FINAL, "stack", None)
+    if stack is None:
+        stack = _FINAL.stack = []
+    final: list[Callable[[], Any]] = []
+    stack.append(final)  # NOTE [final callbacks]
     guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
@@ -242,8 +275,18 @@ def run_backward(
             node = follow
             if follow is not None:
                 grads = follow_grads
+    except BaseException:
+        stack.pop()
+        raise
     finally:
         guard.__exit__()
+    try:
+        i = 0
+        while i < len(final):  # a callback may queue more
+            final[i]()
+            i += 1
+    finally:
+        stack.pop()
     return captured
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd.engine import ExecutionEngine
 
 
 class _VariableMeta(type):
@@ -32,3 +33,6 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
+
+    #: ``Variable._execution_engine.queue_callback(fn)``: NOTE [final callbacks]
+    _execution_engine = ExecutionEngine()

@@ -14,6 +14,7 @@ from ember._tensor import Tensor
 from ember.demo.data import Split, batches
 from ember.demo.models import count_params
 from ember.demo.modes import MODES, Runner
+from ember.demo.parallel import Parallel
 from ember.optim.optimizer import Optimizer
 
 
@@ -116,9 +117,12 @@ def train(
     seed: int,
     mode: str = "eager",
     out: TextIO | None = None,
+    parallel: Parallel | None = None,
 ) -> Result:
     """Train ``model`` on ``data`` for ``epochs``, drawing a progress bar per epoch on ``out``
-    (None: silent), and return its test accuracy and timings.
+    (None: silent), and return its test accuracy and timings. With ``parallel`` (a job of
+    several processes: ``ember.demo.parallel``) the model trains as DistributedDataParallel,
+    each rank on its share of every batch; losses are the whole job's.
 
     >>> from ember.demo.train import train
     >>> from ember.demo import data, models; s = data.split_digits(64); m = models.mlp()
@@ -127,7 +131,7 @@ def train(
     1
     """
     how = MODES[mode]
-    run, loss_fn = how(model), nn.CrossEntropyLoss()
+    run, loss_fn = how(parallel.wrap(model) if parallel else model), nn.CrossEntropyLoss()
     result = Result(name, mode, count_params(model))
     for epoch in range(1, epochs + 1):
         loader = batches(data.train_x, data.train_y, batch_size, seed=seed * 1000 + epoch)
@@ -135,12 +139,18 @@ def train(
         model.train()
         start, total, seen = time.perf_counter(), 0.0, 0
         for step, (x, y) in enumerate(loader, 1):
-            loss_t = train_step(run, loss_fn, opt, x, how.move(y))
+            weight = 1.0
+            if parallel is not None:
+                x, y, weight = parallel.shard(x, y)
+            step_loss = loss_fn if weight == 1.0 else _weighted(loss_fn, weight)
+            loss_t = train_step(run, step_loss, opt, x, how.move(y))
             how.end_step()
-            loss = loss_t.item()
+            loss = loss_t.item() / weight
             total, seen = total + loss * len(y), seen + len(y)
             bar.update(step, loss)
         result.epoch_seconds.append(time.perf_counter() - start)
+        if parallel is not None:
+            total, seen = parallel.total(total, seen)
         result.epoch_losses.append(total / seen)
         model.eval()
         result.accuracy = accuracy(run, data.test_x, data.test_y)
@@ -148,3 +158,9 @@ def train(
             f"loss {total / seen:.4f}  acc {result.accuracy:6.1%}  {result.epoch_seconds[-1]:.2f} s"
         )
     return result
+
+
+def _weighted(
+    loss_fn: Callable[[Tensor, Tensor], Tensor], weight: float
+) -> Callable[[Tensor, Tensor], Tensor]:
+    return lambda out, y: loss_fn(out, y) * weight

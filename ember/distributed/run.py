@@ -2,9 +2,11 @@
 through ``mpiexec``, as ``torchrun`` does for PyTorch (``-m module`` runs a module instead).
 
 Each process gets ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE`` and ``LOCAL_WORLD_SIZE`` in its
-environment, as under torchrun; in the script, ``ember.distributed.init_process_group()``
-joins the job. ``mpiexec -n 4 python script.py`` works as well (without those variables). When
-a process exits with an error the others are stopped and the launcher names the rank.
+environment, as under torchrun, and (with more than one process) ``OMP_NUM_THREADS=1``
+unless set, as torchrun sets it, so the processes do not each start a BLAS thread per core.
+In the script, ``ember.distributed.init_process_group()`` joins the job. ``mpiexec -n 4
+python script.py`` works as well (without those variables). When a process exits with an
+error the others are stopped and the launcher names the rank.
 """
 
 from __future__ import annotations
@@ -86,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     cmd += [sys.executable, "-m", "ember.distributed._rank"]
     cmd += ["-m", ns.target] if ns.module else [ns.target]
     cmd += ns.args
+    env = dict(os.environ)
+    if ns.n > 1 and "OMP_NUM_THREADS" not in env:
+        env["OMP_NUM_THREADS"] = "1"  # as torchrun: N processes, not N x cores BLAS threads
     pipe = subprocess.PIPE
-    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, bufsize=1)
+    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, bufsize=1, env=env)
     codes: list[int] = []
     assert proc.stdout is not None and proc.stderr is not None
     relays = [

@@ -62,6 +62,8 @@ def _like_on_another_device(op: Any) -> Any:
     recorder = Recorder(op)
 
     def kernel(self: Tensor, *args: Any, **options: Any) -> Any:
+        if not is_lazy(self):  # a cpu tensor's geometry, a lazy result: made, then moved
+            return to_lazy(op.redispatch(CPU_BIT, self, *args, **options))
         d = options.get("device")
         if d is not None and as_device(d).type != "lazy":
             shape, strides = list(self.shape), list(self.stride())

@@ -154,6 +154,7 @@ from ember.nn.modules import (
 
 # isort: split
 # ---- issue 18's layers ----
+from ember.nn import parallel  # noqa: E402  (DistributedDataParallel, over ember.distributed)
 from ember.nn.modules import (  # noqa: E402
     AlphaDropout,
     EmbeddingBag,

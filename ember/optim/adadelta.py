@@ -8,7 +8,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 aten = ops.aten
 
@@ -38,14 +39,7 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters("Adadelta", lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         refuse_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
@@ -65,9 +59,7 @@ class Adadelta(Optimizer):
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
         state = self._init_state(p)
         state["step"].add_(1)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        grad = self._grad(p, group)
         p, grad, square_avg, acc_delta = as_real([p, grad, state["square_avg"], state["acc_delta"]])
         square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
@@ -77,18 +69,10 @@ class Adadelta(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
-        states = [self._init_state(p) for p in params]
-        for ps, sts in by_device(params, states):
+        for ps, sts in self._with_grads(group, self._init_state):
             aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
-            if group["weight_decay"] != 0:
-                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             square_avgs = as_real([st["square_avg"] for st in sts])
             acc_deltas = as_real([st["acc_delta"] for st in sts])

@@ -8,7 +8,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 aten = ops.aten
 
@@ -39,18 +40,10 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_hyperparameters(
+            "Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, eps=eps,
+        )  # fmt: skip
         refuse_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         defaults = dict(
             lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
@@ -74,9 +67,7 @@ class Adagrad(Optimizer):
         state = self._init_state(p)
         step_t = state["step"]
         step_t.add_(1)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        grad = self._grad(p, group)
         clr = group["lr"] / (1 + (step_t.item() - 1) * group["lr_decay"])
         p, grad, state_sum = as_real([p, grad, state["sum"]])
         state_sum.addcmul_(grad, grad, value=1)
@@ -85,18 +76,10 @@ class Adagrad(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
-        states = [self._init_state(p) for p in params]
-        for ps, sts in by_device(params, states):
+        for ps, sts in self._with_grads(group, self._init_state):
             steps = [st["step"] for st in sts]
             aten._foreach_add_.Scalar(steps, 1)
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
-            if group["weight_decay"] != 0:
-                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            grads = self._grads(ps, group)
             lr, lr_decay = group["lr"], group["lr_decay"]
             minus_clr = [-lr / (1 + (s.item() - 1) * lr_decay) for s in steps]
             ps, grads = as_real(ps), as_real(grads)

@@ -9,7 +9,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real
 
 aten = ops.aten
 
@@ -42,16 +43,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters("Adam", lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         if capturable or differentiable or fused:
             raise NotImplementedError(
                 f"{type(self).__name__}: capturable, differentiable and fused are not supported "
@@ -67,23 +59,12 @@ class Adam(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-        states = [self._init_state(p, amsgrad) for p in params]
-        for ps, sts in by_device(params, states):
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
+        amsgrad = group["amsgrad"]
+        for ps, sts in self._with_grads(group, lambda p: self._init_state(p, amsgrad)):
+            grads = self._grads(ps, group)
             steps = [st["step"] for st in sts]
             aten._foreach_add_.Scalar(steps, 1)
-            if weight_decay != 0:
-                if group["decoupled_weight_decay"]:
-                    aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
-                else:
-                    grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
             ps, grads = as_real(ps), as_real(grads)  # a complex parameter as real pairs
             exp_avgs = as_real([st["exp_avg"] for st in sts])
             exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
@@ -114,16 +95,11 @@ class Adam(Optimizer):
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        amsgrad = group["amsgrad"]
         state = self._init_state(p, amsgrad)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        grad = self._grad(p, group)
         step_t = state["step"]
         step_t.add_(1)
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
-            else:
-                grad = grad.add(p, alpha=weight_decay)
         p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)

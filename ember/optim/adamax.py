@@ -7,7 +7,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 aten = ops.aten
 
@@ -37,16 +38,7 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters("Adamax", lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         refuse_unsupported("Adamax", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
@@ -67,9 +59,7 @@ class Adamax(Optimizer):
         state = self._init_state(p)
         step_t = state["step"]
         step_t.add_(1)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        grad = self._grad(p, group)
         p, grad, exp_avg, exp_inf = as_real([p, grad, state["exp_avg"], state["exp_inf"]])
         exp_avg.lerp_(grad, 1 - beta1)
         exp_inf.mul_(beta2)
@@ -79,19 +69,11 @@ class Adamax(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        states = [self._init_state(p) for p in params]
-        for ps, sts in by_device(params, states):
+        for ps, sts in self._with_grads(group, self._init_state):
             steps = [st["step"] for st in sts]
             aten._foreach_add_.Scalar(steps, 1)
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
-            if group["weight_decay"] != 0:
-                grads = aten._foreach_add.List(grads, ps, alpha=group["weight_decay"])
+            grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             exp_avgs = as_real([st["exp_avg"] for st in sts])
             exp_infs = as_real([st["exp_inf"] for st in sts])

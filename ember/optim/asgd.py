@@ -54,11 +54,9 @@ class ASGD(Optimizer):
             state["eta"] = ember.tensor(float(lr), dtype=ember.float32)
             state["mu"] = ember.tensor(1.0, dtype=ember.float32)
             state["ax"] = ember.zeros_like(p)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        grad = self._grad(p, group)
         p, grad, ax = as_real([p, grad, state["ax"]])
         state["step"].add_(1)
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
         eta = state["eta"].item()
         p.mul_(1 - lambd * eta)
         p.add_(grad, alpha=-eta)

@@ -8,7 +8,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 aten = ops.aten
 
@@ -40,18 +41,14 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_hyperparameters(
+            "NAdam",
+            lr=lr,
+            eps=eps,
+            betas=betas,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+        )
         refuse_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -84,16 +81,11 @@ class NAdam(Optimizer):
         return 1 - beta2**step, grad_coef, avg_coef
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
         state = self._init_state(p)
         step_t = state["step"]
         step_t.add_(1)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                p.mul_(1 - lr * weight_decay)  # type: ignore[attr-defined]
-            else:
-                grad = grad.add(p, alpha=weight_decay)
+        grad = self._grad(p, group)
         correction2, grad_coef, avg_coef = self._coefficients(
             group, step_t.item(), state["mu_product"]
         )
@@ -106,22 +98,11 @@ class NAdam(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
-        states = [self._init_state(p) for p in params]
-        for ps, sts in by_device(params, states):
+        beta1, beta2 = group["betas"]
+        for ps, sts in self._with_grads(group, self._init_state):
             steps = [st["step"] for st in sts]
             aten._foreach_add_.Scalar(steps, 1)
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
-            if weight_decay != 0:
-                if group["decoupled_weight_decay"]:
-                    aten._foreach_mul_.Scalar(ps, 1 - lr * weight_decay)
-                else:
-                    grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            grads = self._grads(ps, group)
             coefs = [
                 self._coefficients(group, s.item(), st["mu_product"])
                 for s, st in zip(steps, sts, strict=True)

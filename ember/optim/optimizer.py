@@ -30,6 +30,9 @@ import ember
 from ember._tensor import Tensor
 from ember.dispatch.keys import BACKEND_MASK
 from ember.nn.modules.module import _reset_grad, _typename
+from ember.ops.registry import ops
+
+aten = ops.aten
 
 __all__ = ["Optimizer", "required"]
 
@@ -150,6 +153,43 @@ class Optimizer:
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         """Update one parameter from its ``.grad``: the optimizer's rule (subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
+
+    @staticmethod
+    def _grad(p: Tensor, group: dict[str, Any]) -> Tensor:
+        """``p``'s gradient as an update rule uses it: negated under ``maximize``, plus
+        ``weight_decay * p`` (L2 regularization); with ``decoupled_weight_decay`` (AdamW's rule)
+        the parameter shrinks by ``lr * weight_decay`` instead and the gradient is left alone."""
+        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
+        weight_decay = group.get("weight_decay", 0)
+        if weight_decay != 0:
+            if group.get("decoupled_weight_decay"):
+                p.mul_(1 - group["lr"] * weight_decay)  # type: ignore[attr-defined]
+            else:
+                grad = grad.add(p, alpha=weight_decay)
+        return grad  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _grads(ps: list[Tensor], group: dict[str, Any]) -> list[Tensor]:
+        """``_grad`` of each of ``ps`` (one device's), with one foreach op a step."""
+        grads = [p.grad for p in ps]
+        if group["maximize"]:
+            grads = aten._foreach_neg.default(grads)
+        weight_decay = group.get("weight_decay", 0)
+        if weight_decay != 0:
+            if group.get("decoupled_weight_decay"):
+                aten._foreach_mul_.Scalar(ps, 1 - group["lr"] * weight_decay)
+            else:
+                grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+        return grads  # type: ignore[return-value]
+
+    @staticmethod
+    def _with_grads(
+        group: dict[str, Any], init_state: Callable[[Tensor], dict[str, Any]]
+    ) -> list[tuple[list[Any], ...]]:
+        """The group's parameters that have a gradient and their state (made by ``init_state``
+        on first use), split by device (``by_device``): what a foreach update walks."""
+        params = [p for p in group["params"] if p.grad is not None]
+        return by_device(params, [init_state(p) for p in params]) if params else []
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
         """Re-evaluate the loss (with grad mode on) when ``step`` was given a closure."""

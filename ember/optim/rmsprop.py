@@ -8,7 +8,8 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
-from ember.optim.optimizer import Optimizer, as_real, by_device, refuse_unsupported
+from ember.optim._hyperparameters import check_hyperparameters
+from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 aten = ops.aten
 
@@ -39,16 +40,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_hyperparameters(
+            "RMSprop", lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         refuse_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
@@ -70,12 +64,10 @@ class RMSprop(Optimizer):
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        weight_decay, momentum = group["weight_decay"], group["momentum"]
+        momentum = group["momentum"]
         state = self._init_state(p, group)
         state["step"].add_(1)
-        grad = -p.grad if group["maximize"] else p.grad  # type: ignore[operator]
-        if weight_decay != 0:
-            grad = grad.add(p, alpha=weight_decay)
+        grad = self._grad(p, group)
         p, grad, square_avg = as_real([p, grad, state["square_avg"]])
         square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
@@ -94,19 +86,11 @@ class RMSprop(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        params = [p for p in group["params"] if p.grad is not None]
-        if not params:
-            return
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        weight_decay, momentum = group["weight_decay"], group["momentum"]
-        states = [self._init_state(p, group) for p in params]
-        for ps, sts in by_device(params, states):
+        momentum = group["momentum"]
+        for ps, sts in self._with_grads(group, lambda p: self._init_state(p, group)):
             aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
-            grads = [p.grad for p in ps]
-            if group["maximize"]:
-                grads = aten._foreach_neg.default(grads)
-            if weight_decay != 0:
-                grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
+            grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             square_avgs = as_real([st["square_avg"] for st in sts])
             aten._foreach_mul_.Scalar(square_avgs, alpha)

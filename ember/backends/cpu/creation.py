@@ -8,6 +8,7 @@ Shapes, dtypes and checks come from the plans in ``ember/ops/native/creation.py`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,7 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.creation import PLANS, Plan, kernel_of, strided_extent
 from ember.ops.registry import ops
-from ember.random import _generator, _source
+from ember.random import _source
 
 CPU = DispatchKey.CPU
 
@@ -170,9 +171,9 @@ _FILLS: dict[str, Callable[..., np.ndarray | None]] = {
     "normal": _normal,
     "logspace": _logspace,
     "randperm": lambda shape, d, n, g: torch_stream.randperm(_source(g), n),
-    "randint": lambda shape, d, low, high, g: _generator(g).integers(
-        low, high, shape, dtype=np.int64
-    ),
+    "randint": lambda shape, d, low, high, g: torch_stream.random_int(
+        _source(g), math.prod(shape), low, high
+    ).reshape(shape),
 }
 
 

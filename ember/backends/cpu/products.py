@@ -12,7 +12,7 @@ import numpy as np
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.products import cdist_plan, euclidean_shape
+from ember.ops.native.products import cdist_plan, euclidean_shape, pdist_half_check
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 
@@ -125,3 +125,39 @@ def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     if out.shape == tuple(shape):  # fresh: broadcast_to would make it a read-only view
         return wrap(np.ascontiguousarray(out))
     return wrap(np.array(np.broadcast_to(out, shape), order="C"))
+
+
+# --------------------------------------------------------------------------- pdist
+
+
+@impl(aten._pdist_forward.default, CPU)
+def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance of each pair of rows ``i < j`` (NOTE [pdist])."""
+    pdist_half_check(self)
+    x = self._edata
+    n = x.shape[0]
+    i, j = np.triu_indices(n, 1)
+    with quiet_block():
+        diff = np.abs(x[i] - x[j])
+        if math.isinf(p):  # unlike cdist's, pdist's running max propagates NaN
+            return wrap(np.asarray(np.max(diff, -1, initial=0), x.dtype))
+        return wrap(np.asarray(_norm(diff, p), x.dtype))
+
+
+@impl(aten._pdist_backward.default, CPU)
+def pdist_backward(grad: Tensor, self: Tensor, p: float, pdist: Tensor) -> Tensor:
+    """The gradient of ``_pdist_forward``: each pair's term (PyTorch's formulas by ``p``)
+    added to its first row and subtracted from its second."""
+    pdist_half_check(self)
+    x = self._edata
+    n = x.shape[0]
+    out = np.zeros(x.shape, x.dtype)
+    if n < 2 or x.shape[1] == 0 or p == 0:
+        return wrap(out)
+    i, j = np.triu_indices(n, 1)
+    g, dist = grad._edata[:, None], pdist._edata[:, None]
+    with quiet_block():
+        terms = _grad_terms(x[i] - x[j], g, dist, p)
+        np.add.at(out, i, terms)
+        np.subtract.at(out, j, terms)
+    return wrap(out)

@@ -3,9 +3,11 @@
 from ember.backends.meta import (  # noqa: F401
     activation,
     backward,
+    complex,
     copies,
     creation,
     fft,
+    histogram,
     indexing,
     lapack,
     linalg,

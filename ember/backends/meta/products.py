@@ -7,7 +7,7 @@ from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.products import cdist_plan, euclidean_shape
+from ember.ops.native.products import cdist_plan, euclidean_shape, pdist_half_check
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 
@@ -31,3 +31,16 @@ def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor
 def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
     shape, d = euclidean_shape(x1, x2)
     return wrap_shape_only(ShapeOnlyArray(shape, d.np))
+
+
+@impl(aten._pdist_forward.default, Meta)
+def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
+    pdist_half_check(self)
+    n = self.shape[0]
+    return wrap_shape_only(ShapeOnlyArray((n * (n - 1) // 2,), self._edata.dtype))
+
+
+@impl(aten._pdist_backward.default, Meta)
+def pdist_backward(grad: Tensor, self: Tensor, p: float, pdist: Tensor) -> Tensor:
+    pdist_half_check(self)
+    return wrap_shape_only(ShapeOnlyArray(tuple(self.shape), self._edata.dtype))

@@ -500,10 +500,7 @@ def _like_kernel(
             check_backend(kind)  # PyTorch's error for a device ember has no backend for
             if kind != self.device.type:  # that backend's kernel, for a result of its own
                 rest = {k: v for k, v in options.items() if k != "device"}
-                if kind != "lazy":
-                    return op.redispatch(DEVICE_BITS[kind], self, *args, **rest)
-                # the lazy device records ops on lazy tensors only: made on the cpu, then moved
-                return op.redispatch(DEVICE_BITS["cpu"], self, *args, **rest).to(d)
+                return op.redispatch(DEVICE_BITS[kind], self, *args, **rest)
         return make(plan(self, *args, **options))
 
     kernel.__name__ = kernel.__qualname__ = op.__name__

@@ -1,5 +1,6 @@
 """Distances and the bilinear form, which PyTorch defines as compositions of other ops
-(CompositeImplicitAutograd): ``cosine_similarity``, ``pairwise_distance``, ``bilinear``.
+(CompositeImplicitAutograd): ``cosine_similarity``, ``pairwise_distance``, ``bilinear``,
+``pdist`` (NOTE [pdist]).
 Their parts are what autograd, ``__torch_dispatch__`` code and the lazy device see."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ for _schema in (
     "pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) "
     "-> Tensor",
     "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor",
+    "pdist(Tensor self, float p=2) -> Tensor",
 ):
     define(_schema, variants=_FN)
 
@@ -109,3 +111,35 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     t = a.matmul(weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)
     out = t.matmul(b.unsqueeze(-1)).squeeze(-1).reshape(*input1.shape[:-1], o)
     return out if bias is None else out + bias
+
+
+# NOTE [pdist]
+# ``pdist(x, p)`` is the p-norm distance of every pair of rows ``i < j``, in row-major pair
+# order (the upper triangle of ``cdist(x, x)``). As in PyTorch, the composition checks its
+# input and calls one kernel, ``_pdist_forward`` (CPU and Meta in the products family),
+# whose derivative is ``_pdist_backward`` (PyTorch's formulas by ``p``: 0 at a zero
+# distance, the whole gradient to every coordinate at the maximum for ``p = inf``); like
+# PyTorch's, ``_pdist_backward`` itself is not differentiable.
+
+
+def pdist_check(self: Tensor, p: float) -> None:
+    if self.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.ndim}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"pdist only supports floating-point dtypes (got {self.dtype._short}; convert with "
+            ".float())"
+        )
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values (got p={p})")
+
+
+@impl(aten.pdist.default, _CIA)
+def pdist(self: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance between each pair of rows (NOTE [pdist]).
+
+    >>> ember.pdist(ember.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    pdist_check(self, p)
+    return aten._pdist_forward.default(self.contiguous(), p)  # type: ignore[no-any-return]

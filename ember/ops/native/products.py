@@ -37,6 +37,9 @@ define("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tens
 define("_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor",
        variants=(), out=True)  # fmt: skip
 define("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", variants=F, out=True)
+define("_pdist_forward(Tensor self, float p=2) -> Tensor", variants=(), out=True)
+define("_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor",
+       variants=(), out=True)  # fmt: skip
 define("inner(Tensor self, Tensor other) -> Tensor", out=True)
 define("kron(Tensor self, Tensor other) -> Tensor", out=True)
 
@@ -217,3 +220,9 @@ def kron(self: Tensor, other: Tensor) -> Tensor:
     return aten.reshape.default(
         aten.mul.Tensor(left, right), [x * y for x, y in zip(a, b, strict=True)]
     )
+
+
+def pdist_half_check(self: Tensor) -> None:
+    """PyTorch's pdist kernel has no half precision (reached only with two rows and columns)."""
+    if self.dtype.itemsize < 4 and self.shape[0] > 1 and self.shape[1]:
+        raise NotImplementedError(f"\"pdist\" not implemented for '{self.dtype._short}'")

@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from ember.dispatch.codegen import define
+
 FLOATS = ("float32", "float64")
 INTS = ("int64", "int32", "int16", "int8", "uint8")
 TOLERANCE = {"float32": 1e-3, "float64": 1e-8}
@@ -110,8 +112,11 @@ class Input:
     def make(self, lib: ModuleType, device: Any = None) -> Any:
         """This input as a tensor of ``lib`` on ``device`` (the library's default if None)."""
         if self._code is None:
-            self._code = compile(self.expression(device=True), f"<input {self.name}>", "eval")
-        return eval(self._code, {"torch": lib, "device": device})
+            self._code = define(
+                ["def make(torch, device):", f"    return {self.expression(device=True)}"],
+                {}, "make", f"input {self.name}",
+            )  # fmt: skip
+        return self._code(lib, device)
 
 
 @dataclass(eq=False)
@@ -127,12 +132,14 @@ class Step:
 
     def execute(self, lib: ModuleType, values: dict[str, Any]) -> list[Any]:
         """Run the step with ``lib``; ``values`` maps names to tensors. Returns the outputs."""
-        if self._compiled is None:
-            self._compiled = compile(self.code, f"<step {self.op}>", "exec")
-        namespace = {"torch": lib, "F": lib.nn.functional}
-        namespace.update((name, values[name]) for name in self.args)
-        exec(self._compiled, namespace)
-        return [namespace[name] for name in self.outputs]
+        if self._compiled is None:  # the step as a function of the library and its values
+            body = [f"    {line}" for line in self.code.splitlines()]
+            self._compiled = define(
+                [f"def step(torch, F, {', '.join(self.args)}):", *body,
+                 f"    return ({', '.join(self.outputs)},)"],
+                {}, "step", f"step {self.op}",
+            )  # fmt: skip
+        return list(self._compiled(lib, lib.nn.functional, *(values[n] for n in self.args)))
 
 
 @dataclass
@@ -2079,7 +2086,8 @@ def selection(b: Builder) -> None:
     if style != "inplace":
         through = ""
     try:
-        target = eval(f"_v{through}", {"_v": t})  # the shape of what the op writes
+        # the shape of what the op writes
+        target = define(["def view(_v):", f"    return _v{through}"], {}, "view", "view")(t)
     except Exception as exc:  # noqa: BLE001
         raise _Skip() from exc
     shape = tuple(target.shape)
@@ -3184,6 +3192,48 @@ def manipulation(b: Builder) -> None:
         b.emit("multinomial", [x], code)
 
 
+def more_api(b: Builder) -> None:
+    """More of issue 18's list: ``pdist``, ``histogram`` (a bin count over a range or given
+    edges, weighted, as a density; the input detached: not differentiable), ``complex``,
+    ``polar`` and ``view_as_complex`` (read back through ``view_as_real``, so the program
+    stays real)."""
+    kind = b.choice(["pdist", "histogram", "complex", "polar", "view_as_complex"])
+    x = b.pick(_is_float)
+    t = b.t(x)
+    shape = tuple(t.shape)
+    dt = _dtype_name(t.dtype)
+    o = b.outputs(1)[0]
+    if kind == "pdist":
+        if t.dim() != 2 or dt == "float16" or shape[0] == 0:
+            raise _Skip()  # (PyTorch 2.13's pdist backward of no rows crashes the process)
+        p = b.choice([2, 1, 0, 3, "float('inf')"])
+        b.emit("pdist", [x], f"{o} = torch.pdist({x}, {p})", kinks=True)
+    elif kind == "histogram":
+        if dt == "float16":
+            raise _Skip()
+        opts = ""
+        if b.flag():
+            opts += ", weight=" + b.new_input(shape, dt, requires_grad=False)
+        if b.flag():
+            opts += ", density=True"
+        bins = f"{b.integer(1, 5)}, range=({b.choice([-2.0, -1.0])}, {b.choice([1.0, 2.5])})"
+        if b.flag():
+            bins = "torch.tensor([-1.5, -0.25, 0.0, 1.0, 2.0], dtype=" + x + ".dtype)"
+        code = f"{o} = {_call(b, 'histogram', f'{x}.detach()', bins + opts)}.hist"
+        b.emit("histogram", [x], code)
+    elif kind in ("complex", "polar"):
+        if dt == "float16":
+            raise _Skip()
+        y = b.new_input(shape, dt)
+        b.emit(kind, [x], f"{o} = torch.view_as_real(torch.{kind}({x}, {y}))")
+    else:
+        if dt == "float16" or t.dim() == 0:
+            raise _Skip()
+        pair = f"torch.stack([{x}, {x} * 2], -1)"
+        code = f"{o} = torch.view_as_real(torch.view_as_complex({pair}) * (1 - 2j))"
+        b.emit("view_as_complex", [x], code)
+
+
 VOCABULARY: list[Callable[[Builder], None]] = [
     unary,
     unary,
@@ -3225,6 +3275,7 @@ VOCABULARY: list[Callable[[Builder], None]] = [
     fft,
     manipulation,
     manipulation,
+    more_api,
 ]
 
 

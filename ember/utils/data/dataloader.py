@@ -16,7 +16,7 @@ import numpy as np
 
 import ember
 from ember._tensor import Tensor
-from ember.random import Generator, _generator
+from ember.random import Generator
 from ember.utils.data._multiprocessing_iter import MultiProcessingIter
 from ember.utils.data.dataset import IterableDataset, permutation
 
@@ -92,20 +92,24 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # a generator function, as PyTorch's: nothing is drawn until the first index is
+        # asked for (a DataLoader draws its base seed first, from the same generator)
         gen = self.generator
         if gen is None:
-            seed = int(ember.randint(0, 2**62, (), dtype=ember.int64).item())
+            seed = int(ember.empty((), dtype=ember.int64).random_().item())
             gen = Generator().manual_seed(seed)
         n, k = len(self.data_source), self.num_samples
-        if self.replacement:
-            return iter(ember.randint(0, n, (k,), generator=gen).tolist())
-        # without replacement: whole permutations, then the start of one more (as PyTorch)
-        out: list[int] = []
+        if self.replacement:  # in draws of 32, as PyTorch's
+            for _ in range(k // 32):
+                yield from ember.randint(0, n, (32,), generator=gen).tolist()
+            yield from ember.randint(0, n, (k % 32,), generator=gen).tolist()
+            return
+        # without replacement: whole permutations, then the start of one more, drawn even
+        # when none of it is used (k a multiple of n), as PyTorch's: the generator moves
+        # as it does there
         for _ in range(k // n):
-            out += permutation(n, gen).tolist()
-        if k % n:
-            out += permutation(n, gen).tolist()[: k % n]
-        return iter(out)
+            yield from permutation(n, gen).tolist()
+        yield from permutation(n, gen).tolist()[: k % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -329,6 +333,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         if self.num_workers > 0:
             return self._worker_iter()
+        self._draw_base_seed()  # drawn without workers too: the generator moves as PyTorch's
         if self._iterable:
             return self._iter_stream()
         dataset, collate = self.dataset, self.collate_fn
@@ -344,11 +349,16 @@ class DataLoader:
             return self._iterator
         # the workers' base seed comes from the loader's generator (or the default one),
         # drawn per pass as PyTorch does; workers seed with base_seed + worker_id
-        base_seed = int(_generator(self.generator).integers(0, 2**63 - 1))
-        it = MultiProcessingIter(self, base_seed)
+        it = MultiProcessingIter(self, self._draw_base_seed())
         if self.persistent_workers:
             self._iterator = it
         return it
+
+    def _draw_base_seed(self) -> int:
+        """The base seed of a pass: one int64 ``random_()`` draw from the loader's
+        generator (or the default one), made when each pass starts, as PyTorch's
+        ``_BaseDataLoaderIter`` does whatever the number of workers."""
+        return int(ember.empty((), dtype=ember.int64).random_(generator=self.generator).item())
 
     def _iter_stream(self) -> Iterator[Any]:
         collate, size = self.collate_fn, self.batch_size

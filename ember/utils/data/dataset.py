@@ -158,10 +158,10 @@ def random_split(
 
 
 def permutation(n: int, generator: Generator | None) -> Tensor:
-    """A random permutation of ``range(n)`` (int64) drawn from ``generator``.
+    """A random permutation of ``range(n)`` (int64) drawn from ``generator``, as
+    ``randperm``: the one PyTorch's ``random_split`` and samplers draw.
 
     >>> sorted(ember.utils.data.dataset.permutation(4, None).tolist())
     [0, 1, 2, 3]
     """
-    keys = ember.rand(n, generator=generator, dtype=ember.float64)
-    return keys.argsort()
+    return ember.randperm(n, generator=generator)  # PyTorch's stream, bit for bit

@@ -3,11 +3,13 @@
 from ember.testing._internal.samples import (  # noqa: F401
     activation,
     backward,
+    complex,
     copies,
     creation,
     distance,
     fft,
     foreach,
+    histogram,
     indexing,
     linalg,
     loss,

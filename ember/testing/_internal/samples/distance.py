@@ -42,3 +42,16 @@ def bilinear_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make(4), make(3), w, make(6), name="unbatched")
     yield SampleInput(make((5, 3)), make((5, 3)), w, name="input1 size")
     yield SampleInput(make((5, 4)), make((4, 3)), w, name="batch sizes")
+
+
+@samples("pdist.default", dtypes=(*F32_64, dtypes.float16, dtypes.int64), atol=1e-5, rtol=1e-5)
+def pdist_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((5, 3)))
+    for p in (0.0, 0.5, 1.0, 3.0, float("inf")):
+        yield SampleInput(make((4, 3)), p, name=f"p={p}")
+    yield SampleInput(make((4, 3), noncontiguous=True), p=1.5)
+    yield SampleInput(make((1, 3)), name="one row")
+    yield SampleInput(make((0, 3)), name="no rows")
+    yield SampleInput(make((3, 0)), name="no columns")
+    yield SampleInput(make((2, 3, 4)), name="3-D raises")
+    yield SampleInput(make((3, 2)), -1.0, name="negative p raises")

@@ -85,6 +85,24 @@ def cdist_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((3, 3)), x, x, 1.5, d, name="zero distances")
 
 
+@samples("_pdist_forward.default", dtypes=FLOATS, atol=1e-4, rtol=1e-4)
+def pdist_forward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for p in (0.0, 0.5, 1.0, 2.0, 3.0, float("inf")):
+        yield S(make((4, 3)), p, name=f"p={p}")
+    yield S(make((1, 3)), name="one row")
+
+
+@samples("_pdist_backward.default", dtypes=(dtypes.float32, dtypes.float64), atol=1e-4,
+         rtol=1e-4)  # fmt: skip
+def pdist_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")):
+        x = make((4, 3))
+        d = ember.ops.aten._pdist_forward.default(x, p)
+        yield S(make((6,)), x, p, d, name=f"p={p}")
+    x = make((3, 2))[[0, 0, 1]]  # two equal rows: a zero distance
+    yield S(make((3,)), x, 2.0, ember.ops.aten._pdist_forward.default(x, 2.0), name="zero")
+
+
 @samples("_euclidean_dist.default", dtypes=CDIST_DTYPES, atol=1e-4, rtol=1e-4)
 def euclidean_dist_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((4, 3)), make((5, 3)))

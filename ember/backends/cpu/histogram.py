@@ -1,0 +1,67 @@
+"""CPU kernels of ``histogram`` (NOTE [histogram bins] in ``ember/ops/native/histogram.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ember.backends.cpu._util import Tensor, quiet_block, wrap
+from ember.backends.cpu.creation import _linspace
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.histogram import check_bin_count, check_histogram, check_outer_edges
+from ember.ops.registry import ops
+from ember.return_types import histogram as histogram_t
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+
+def _count(x: np.ndarray, edges: np.ndarray, weight: Tensor | None, density: bool) -> np.ndarray:
+    """The (weighted) count of ``x``'s values in each bin between ``edges``."""
+    bins = len(edges) - 1
+    v = x.ravel()
+    with quiet_block():
+        inside = (v >= edges[0]) & (v <= edges[-1])  # (NaN is never inside)
+        pos = np.searchsorted(edges, v[inside], side="right") - 1
+        pos = np.minimum(pos, bins - 1)  # the last edge belongs to the last bin
+        w = None if weight is None else weight._edata.ravel()[inside]
+        hist = np.bincount(pos, weights=w, minlength=bins)[:bins].astype(x.dtype)
+        if density:
+            hist = hist / hist.sum() / np.diff(edges)
+    return np.asarray(hist, x.dtype)
+
+
+@impl(aten.histogram.bins_tensor, CPU)
+def histogram_bins_tensor(
+    self: Tensor, bins: Tensor, *, weight: Tensor | None = None, density: bool = False
+) -> histogram_t:
+    check_histogram(self, weight, bins)
+    edges = np.array(bins._edata)
+    return histogram_t(wrap(_count(self._edata, edges, weight, density)), wrap(edges))
+
+
+@impl(aten.histogram.bin_ct, CPU)
+def histogram_bin_ct(
+    self: Tensor,
+    bins: int = 100,
+    *,
+    range: Sequence[float] | None = None,  # noqa: A002
+    weight: Tensor | None = None,
+    density: bool = False,
+) -> histogram_t:
+    check_bin_count(self, bins, range)
+    check_histogram(self, weight)
+    x = self._edata
+    if range is not None:
+        left, right = float(range[0]), float(range[1])
+    elif x.size:
+        left, right = float(np.min(x)), float(np.max(x))
+        check_outer_edges(left, right)
+    else:
+        left, right = 0.0, 1.0
+    if left == right:
+        left, right = left - 0.5, right + 0.5
+    edges = _linspace((bins + 1,), self.dtype, left, right, bins + 1)
+    return histogram_t(wrap(_count(x, edges, weight, density)), wrap(edges))
