@@ -32,6 +32,8 @@ for _op in (
     aten.empty_like.default, aten.full_like.default, aten.view.dtype, aten.view_as_real.default,
 ):  # fmt: skip
     register_rule(_op, same_shape_rule)
+if hasattr(aten, "view_as_complex"):  # (defined by a later family of the catalogue)
+    register_rule(aten.view_as_complex.default, same_shape_rule)
 
 
 @batch_rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default)

@@ -85,7 +85,8 @@ def grad(
     ``torch.func.grad``); with ``has_aux``, ``func`` returns ``(output, aux)`` and the
     result is ``(gradient, aux)``.
 
-    >>> grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(ember.ones(2), ember.ones(2) * 3)
+    >>> f = ember.func.grad(lambda x, y: (x * y).sum(), argnums=(0, 1))
+    >>> f(ember.ones(2), ember.ones(2) * 3)
     (tensor([3., 3.]), tensor([1., 1.]))
     """
 
