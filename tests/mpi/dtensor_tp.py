@@ -79,8 +79,8 @@ def full(p: ember.Tensor) -> ember.Tensor:
     return p.full_tensor() if isinstance(p, DTensor) else p
 
 
-def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
-    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+def train(model: nn.Module, xs: list, ys: list, foreach: bool, steps: int = 4) -> list[float]:
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=foreach)
     losses = []
     for x, y in zip(xs[:steps], ys[:steps], strict=True):
         opt.zero_grad()
@@ -91,8 +91,10 @@ def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
     return losses
 
 
-def check_same(dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str) -> None:
-    ld, lt = train(dense, xs, ys), train(tp, xs, ys)
+def check_same(
+    dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str, foreach: bool = False
+) -> None:
+    ld, lt = train(dense, xs, ys, foreach), train(tp, xs, ys, foreach)
     assert all(abs(a - b) < 1e-4 * max(1.0, abs(a)) for a, b in zip(ld, lt, strict=True)), (
         f"{what}: losses {ld} vs {lt}"
     )
@@ -115,7 +117,7 @@ check_same(dense, tp, xs, ys, "TP MLP")
 # ---------------------------------------------------------------- attention block
 dense = Block(8, 4)
 tp = copy.deepcopy(dense)
-plan = {
+plan_block = plan = {
     "attn.wq": ColwiseParallel(),
     "attn.wk": ColwiseParallel(),
     "attn.wv": ColwiseParallel(),
@@ -126,7 +128,46 @@ plan = {
 parallelize_module(tp, mesh, plan)
 tp.attn.n_heads //= world
 xs, ys = [randn(2, 5, 8)] * 4, [randn(2, 5, 8)] * 4
-check_same(dense, tp, xs, ys, "TP attention block")
+check_same(dense, tp, xs, ys, "TP attention block", foreach=True)  # _foreach_* ops too
+
+
+# ---------------------------------------------------------------- a tiny language model
+class TinyLM(nn.Module):
+    def __init__(self, vocab: int, dim: int) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.block = Block(dim, 4)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, idx: ember.Tensor) -> ember.Tensor:
+        return self.head(self.block(self.tok(idx)))
+
+
+def train_lm(model: nn.Module, idx: ember.Tensor, tgt: ember.Tensor) -> list[float]:
+    opt = ember.optim.SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(idx).reshape(-1, 11), tgt.reshape(-1))
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return losses
+
+
+dense = TinyLM(11, 8)
+tp = copy.deepcopy(dense)
+plan = {"tok": RowwiseParallel(), "head": ColwiseParallel(output_layouts=Replicate())}
+plan.update({f"block.{k}": v for k, v in plan_block.items()})
+parallelize_module(tp, mesh, plan)
+tp.block.attn.n_heads //= world
+assert tp.tok.weight.placements == (Shard(0),)  # vocab-parallel: rows looked up where they lie
+idx = ember.tensor(_RNG.integers(0, 11, (2, 5)))
+tgt = ember.tensor(_RNG.integers(0, 11, (2, 5)))
+ld, lt = train_lm(dense, idx, tgt), train_lm(tp, idx, tgt)
+assert all(abs(a - b) < 1e-4 for a, b in zip(ld, lt, strict=True)), f"TP LM: {ld} vs {lt}"
+assert ld[-1] < ld[0], ld
+assert ember.allclose(tp.tok.weight.full_tensor(), dense.tok.weight, atol=1e-5)
 
 # ---------------------------------------------------------------- DTensor all the way through
 # an MLP on batch-sharded DTensors with replicated weights (data parallel by hand)
