@@ -22,7 +22,9 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.api import grad as autograd_grad
+from ember.autograd.forward_ad._levels import copy_tangents
 from ember.autograd.grad_mode import enable_grad
+from ember.dispatch.keys import FORWARD_AD_BIT
 from ember.ops.registry import ops
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
@@ -60,9 +62,11 @@ def check_argnums(argnums: Any, num_args: int) -> Any:
     return out
 
 
-def differentiable(x: Any) -> Any:
-    """A fresh input to differentiate in place of tensor ``x`` (NOTE [reverse-mode
-    transforms])."""
+def differentiable(x: Any) -> tuple[Any, Any]:
+    """What the function gets in place of tensor ``x``, and the leaf to differentiate with
+    respect to (NOTE [reverse-mode transforms]). A dual tensor (forward-mode tangents) keeps
+    them: it becomes ``x + z`` for a zero leaf ``z``, so ``jacfwd(jacrev(f))`` runs the
+    backward formulas on duals."""
     if not isinstance(x, Tensor):
         raise RuntimeError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
@@ -70,29 +74,46 @@ def differentiable(x: Any) -> Any:
             "only Tensors of floating point dtype can require gradients (or complex ones; "
             f"got {x.dtype})"
         )
+    if x._ekeys & FORWARD_AD_BIT:
+        z = _zeros_like(x).requires_grad_(True)
+        return x + z, z
     if x.requires_grad:
-        return x.view_as(x)
-    return x.detach().requires_grad_(True)
+        alias = x.view_as(x)
+        return alias, alias
+    leaf = x.detach().requires_grad_(True)
+    return leaf, leaf
 
 
 def replace_args(args: tuple[Any, ...], argnums: Any) -> tuple[tuple[Any, ...], Any]:
     """``args`` with the ones at ``argnums`` (each a pytree of tensors) made differentiable,
-    and those differentiable pytrees (one, or a tuple for a tuple of argnums)."""
+    and the pytrees of leaves to differentiate with respect to (one, or a tuple for a tuple
+    of argnums)."""
     new = list(args)
+    wrt = list(args)
     nums = (argnums,) if isinstance(argnums, int) else argnums
     for i in nums:
         leaves, spec = tree_flatten(args[i])
-        new[i] = tree_unflatten([differentiable(x) for x in leaves], spec)
-    diff = new[argnums] if isinstance(argnums, int) else tuple(new[i] for i in argnums)
+        pairs = [differentiable(x) for x in leaves]
+        new[i] = tree_unflatten([p[0] for p in pairs], spec)
+        wrt[i] = tree_unflatten([p[1] for p in pairs], spec)
+    diff = wrt[argnums] if isinstance(argnums, int) else tuple(wrt[i] for i in argnums)
     return tuple(new), diff
 
 
 def release(x: Any, keep: bool) -> Any:
-    """Every tensor of pytree ``x`` detached, unless ``keep`` (an outer level tracks it)."""
+    """Every tensor of pytree ``x`` detached from this transform's graph, unless ``keep`` (an
+    outer level tracks it); forward-mode tangents stay (an outer ``jvp``'s)."""
     if keep:
         return x
     leaves, spec = tree_flatten(x)
-    return tree_unflatten([t.detach() if isinstance(t, Tensor) else t for t in leaves], spec)
+    return tree_unflatten([_detach(t) if isinstance(t, Tensor) else t for t in leaves], spec)
+
+
+def _detach(t: Tensor) -> Tensor:
+    out = t.detach()
+    if t._ekeys & FORWARD_AD_BIT:
+        copy_tangents(t, out)
+    return out
 
 
 def grads_of(

@@ -48,8 +48,8 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     try:
         with enable_grad():
             argnums = tuple(range(len(primals)))
-            _, diff = replace_args(primals, argnums) if primals else ((), ())
-            output = func(*diff)
+            new, diff = replace_args(primals, argnums) if primals else ((), ())
+            output = func(*new)
             aux = None
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
