@@ -7,6 +7,20 @@ tensor([2., 4.])
 
 from __future__ import annotations
 
+import sys as _sys
+
+# NOTE [help before import]
+# Python imports a package before it runs the package's __main__, so ``python -m ember
+# --help`` would load the whole library (some 0.25 s) only to print the demo's options. The
+# package answers instead, from the demo's parser, which imports nothing of ember: while
+# ``-m`` imports the package, ``sys.argv[0]`` is "-m" and ``sys.orig_argv`` names the module.
+if _sys.argv[:1] == ["-m"] and {"-h", "--help"} & set(_sys.argv[1:]):
+    _m = [i for i, a in enumerate(_sys.orig_argv[:-1]) if a == "-m"]
+    if _m and _sys.orig_argv[_m[0] + 1] == "ember":
+        from ember.demo.options import parser as _parser
+
+        _parser().parse_args(_sys.argv[1:])  # prints the help and exits, as argparse does
+
 import gc as _gc
 
 # NOTE [no collection during import]

@@ -42,6 +42,7 @@ _U64 = 2**64
 _STATE_BYTES = 5056
 _LEGACY_STATE_BYTES = 5048
 _N = 624
+_BULK = 16384  # draws from this size on run the compiled loop (NOTE [bulk mt19937])
 
 
 def _mt(seed: int) -> np.random.MT19937:
@@ -73,8 +74,18 @@ class Generator:
         self._next_float: float | None = None
 
     def _raw(self, n: int) -> np.ndarray:
-        """The next ``n`` 32-bit outputs (uint64 array), as PyTorch's ``random()`` gives them."""
-        return self._mt.random_raw(n) if n else np.zeros(0, np.uint64)
+        """The next ``n`` 32-bit outputs (uint32 array), as PyTorch's ``random()`` gives them."""
+        if n < _BULK:  # NOTE [bulk mt19937]
+            return self._mt.random_raw(n).astype(np.uint32) if n else np.zeros(0, np.uint32)
+        from ember import _mt19937  # numba's: NOTE [numba on first use]
+
+        return _mt19937.raw(self._mt, n)
+
+    def _raw64(self, n: int) -> np.ndarray:
+        """The next ``n`` 64-bit values (uint64) as PyTorch's ``random64()`` makes them: two
+        outputs, the first in the high half."""
+        r = self._raw(2 * n).astype(np.uint64).reshape(n, 2)
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
 
     @property
     def device(self) -> device:

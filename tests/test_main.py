@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import ember
-from ember.demo import cli, data, models, modes, trace, train
+from ember.demo import cli, data, models, modes, options, trace, train
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -226,6 +226,29 @@ def test_options_pick_the_model(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_modes_are_eager_lazy_and_compiled() -> None:
     assert list(modes.MODES) == ["eager", "lazy", "compiled"] and modes.PLANNED == ()
+    assert options.MODE_NAMES == tuple(modes.MODES)  # the --help text names them
+
+
+def test_help_answers_before_the_library_loads() -> None:
+    """NOTE [help before import]: the help is printed with none of ember's core, nor NumPy,
+    imported (``-X importtime`` lists every module a run imports)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ember", "--help"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: python -m ember") and "--mode MODE" in proc.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert "ember.demo.options" in loaded
+    assert not {"numpy", "ember.ops", "ember._tensor", "ember.demo.cli"} & loaded
+    # -m ember without --help, and --help given to another module, load the library as usual
+    other = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ember.utils.safetensors", "--help"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "ember._tensor" in {
+        line.rsplit("|", 1)[-1].strip() for line in other.stderr.splitlines()
+    }
 
 
 def test_benchmarks_quick_smoke(capsys: pytest.CaptureFixture[str]) -> None:

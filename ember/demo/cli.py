@@ -11,56 +11,18 @@ import ember
 from ember import nn
 from ember.demo import data, models, pictures, trace
 from ember.demo.modes import MODES, PLANNED
+from ember.demo.options import QUICK_TRAIN, parser
 from ember.demo.parallel import start
 from ember.demo.text import join_wrapped
 from ember.demo.train import Result, train
 from ember.optim.optimizer import Optimizer
 
-QUICK_TRAIN = 256  # --quick trains on this many samples for one epoch
 WIDTH = 80  # every line of the report fits a terminal of this many columns
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line (``python -m ember --help`` lists it)."""
-    p = argparse.ArgumentParser(
-        prog="python -m ember",
-        description="Train an MLP and a CNN on the UCI digits with ember in each mode, "
-        "report accuracy, time per epoch and size, then trace the aten ops one training "
-        "step dispatches.",
-    )
-    p.add_argument(
-        "--epochs", type=int, help="epochs per model and mode (default: 20; 1 with --quick)"
-    )
-    p.add_argument(
-        "--model",
-        choices=("mlp", "cnn", "both"),
-        default="both",
-        help="the network to train: the MLP, the CNN or both (default: both)",
-    )
-    p.add_argument(
-        "--mode",
-        default=",".join(MODES),
-        help=f"the modes to train in, comma-separated (default: {','.join(MODES)})",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seeds weights and batch order (default: 0)")
-    p.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"a smoke run: 1 epoch (unless --epochs) on {QUICK_TRAIN} training samples",
-    )
-    p.add_argument(
-        "--plot",
-        metavar="PNG",
-        help="also draw each mode's loss curve and time per epoch into this file "
-        "(needs matplotlib: pip install 'ember[plot]')",
-    )
-    p.add_argument(
-        "--graph",
-        metavar="PNG",
-        help="also draw one training step's lazy graph into this file, forward, backward "
-        "and optimizer nodes coloured apart, fused groups boxed (needs matplotlib and "
-        "networkx: pip install 'ember[plot]')",
-    )
+    p = parser()
     args = p.parse_args(argv)
     if args.epochs is not None and args.epochs < 1:
         p.error(f"--epochs must be at least 1, got {args.epochs}")

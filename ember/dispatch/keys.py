@@ -28,6 +28,10 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     # ember/_batched/tensor.py)
     FuncTorchBatched = 15
     Autograd = 16
+    # Forward-mode AD (NOTE [forward AD as a dispatch key] in ember/autograd/forward_ad/
+    # _kernel.py): above Autograd, so a dual's tangent is computed before the primal is
+    # recorded for backward, and formulas record too (forward over reverse).
+    ForwardAD = 17
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
@@ -49,6 +53,7 @@ LAZY_BIT = 1 << DispatchKey.Lazy
 PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
+FORWARD_AD_BIT = 1 << DispatchKey.ForwardAD
 BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode

@@ -98,20 +98,13 @@ class Categorical(Distribution):
         return ember.full(self._extended_shape(), float("nan"), dtype=p.dtype, device=p.device)
 
     def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        """Indices (int64) drawn by inverting each batch element's cumulative probabilities
-        at a uniform draw; a category of probability 0 is never drawn."""
+        """Indices (int64): ``multinomial`` of each batch element's probabilities with
+        replacement, one column per sample (PyTorch's draws)."""
         sample_shape = Size(sample_shape)
         with ember.no_grad():
             probs = self.probs.reshape(-1, self._num_events)
-            cdf = probs.cumsum(-1)
-            n = sample_shape.numel()
-            u = ember.rand(n, probs.shape[0], 1, dtype=probs.dtype, device=probs.device)
-            index = (cdf <= u * cdf[:, -1:]).sum(-1)
-            # rounding can carry a draw past the last category with mass: pull it back
-            positions = ember.arange(self._num_events, device=probs.device)
-            last = ((probs > 0).long() * positions).amax(-1)
-            index = ember.minimum(index, last)
-            return index.reshape(self._extended_shape(sample_shape))
+            drawn = ember.multinomial(probs, sample_shape.numel(), True).T
+            return drawn.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -6,7 +6,12 @@ function whose writes and views are rewritten as pure ops). One file per transfo
 
 from ember.func._functional_call import functional_call
 from ember.func._functionalize import functionalize
+from ember.func._hessian import hessian
+from ember.func._jacfwd import jacfwd
+from ember.func._jvp import jvp
+from ember.func._linearize import linearize
 from ember.func._vmap import vmap
 
 __all__ = ["functional_call", "functionalize"]
 __all__ += ["vmap"]
+__all__ += ["hessian", "jacfwd", "jvp", "linearize"]

@@ -154,6 +154,7 @@ from ember.nn.modules import (
 
 # isort: split
 # ---- issue 18's layers ----
+from ember.nn import parallel  # noqa: E402  (DistributedDataParallel, over ember.distributed)
 from ember.nn.modules import (  # noqa: E402
     AlphaDropout,
     EmbeddingBag,
@@ -177,4 +178,3 @@ from ember.nn.modules import (  # noqa: E402
     RReLU,
 )
 from ember.nn.parameter import UninitializedParameter  # noqa: E402
-from ember.nn import parallel  # noqa: E402  (DistributedDataParallel, over ember.distributed)

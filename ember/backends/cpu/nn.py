@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember.backends.cpu import torch_draws
 from ember.backends.cpu._util import Tensor, as_array, quiet_block, quietly, wrap
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -42,7 +43,7 @@ from ember.ops.native.nn import (
     pool_geometry,
 )
 from ember.ops.registry import ops
-from ember.random import _generator
+from ember.random import _source
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -873,7 +874,8 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     x = input._edata
     if train is False:
         return wrap(x.copy()), wrap(np.ones(x.shape, np.bool_))
-    mask = _generator(None).random(x.shape, dtype=np.float32) >= p
+    # PyTorch's CPU native_dropout: a Bernoulli(1 - p) mask (NOTE [torch draws])
+    mask = torch_draws.bernoulli_scalar(_source(None), x.size, 1.0 - p).reshape(x.shape)
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
     with quiet_block():  # a dropped inf: inf * 0 is nan, silently (as PyTorch's)
         out = (x * mask * np.asarray(scale, x.dtype)).astype(x.dtype, copy=False)

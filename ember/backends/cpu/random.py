@@ -1,7 +1,8 @@
-"""CPU kernels of the random fills and draws: NumPy distributions from an
-``ember.random.Generator`` (the default one when ``generator`` is None). Checks are shared
-with the Meta rules (``ember/ops/native/random.py``). In-place forms write into ``self``,
-bump its version and return it; the functional forms are derived from them or written here.
+"""CPU kernels of the random fills and draws: PyTorch's CPU values (NOTE [torch random
+streams], NOTE [torch draws]) from an ``ember.random.Generator`` (the default one when
+``generator`` is None). Checks are shared with the Meta rules (``ember/ops/native/random.py``).
+In-place forms write into ``self``, bump its version and return it; the functional forms are
+derived from them or written here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
-from ember.backends.cpu import torch_stream
+from ember.backends.cpu import torch_draws, torch_stream
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
 from ember.backends.cpu.creation import normal_array, uniform_array
 from ember.dispatch.keys import DispatchKey
@@ -31,7 +32,7 @@ from ember.ops.native.random import (
     random_bounds,
 )
 from ember.ops.registry import ops
-from ember.random import _generator, _source
+from ember.random import _source
 
 aten = ops.aten
 CPU = DispatchKey.CPU
@@ -39,6 +40,8 @@ CPU = DispatchKey.CPU
 
 def _fill(self: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``self`` (converted to its dtype), bump the version, return it."""
+    if isinstance(values, np.ndarray) and values.ndim == 1 and self._edata.ndim != 1:
+        values = values.reshape(self._edata.shape)
     with quiet_block():
         self._edata[...] = values
     self._bump_version()
@@ -47,6 +50,10 @@ def _fill(self: Tensor, values: Any) -> Tensor:
 
 def _shape(self: Tensor) -> tuple[int, ...]:
     return tuple(self._edata.shape)
+
+
+def _n(self: Tensor) -> int:
+    return int(self._edata.size)
 
 
 def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any]) -> tuple[Any, Any]:
@@ -71,14 +78,19 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 
 
 def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
+    """PyTorch's ``normal`` with a tensor mean or std: standard normals (``N(0, std)`` for a
+    float std), then ``* std`` and ``+ mean`` as separate ops in the result's dtype."""
     shape, d = normal_shape(mean, std)
     m = mean._edata if isinstance(mean, Tensor) else mean
     s = std._edata if isinstance(std, Tensor) else std
     if isinstance(std, Tensor) and s.size and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    z = normal_array(shape, d, generator)
     with quiet_block():
-        return wrap(np.asarray(z * s + m, d.np))
+        if isinstance(std, Tensor):
+            z = normal_array(shape, d, generator)
+            return wrap(np.asarray(np.asarray(z * s.astype(d.np), d.np) + np.asarray(m, d.np)))
+        z = normal_array(shape, d, generator, 0.0, std)
+        return wrap(np.asarray(z + m.astype(d.np), d.np))
 
 
 @impl(aten.normal.Tensor_float, CPU)
@@ -97,8 +109,13 @@ def normal_tensor_tensor(mean: Tensor, std: Tensor, *, generator: Any = None) ->
 
 
 def _bernoulli_draw(p: Any, shape: tuple[int, ...], generator: Any) -> np.ndarray:
-    """1 where a uniform draw falls below ``p`` (broadcast to ``shape``), else 0."""
-    return _generator(generator).random(shape) < p
+    """1 where a uniform draw falls below ``p`` (a float, or an array of ``shape``), else 0,
+    as PyTorch's CPU kernels draw them (NOTE [torch draws])."""
+    gen = _source(generator)
+    if isinstance(p, np.ndarray):
+        return torch_draws.bernoulli_tensor(gen, np.ascontiguousarray(p).reshape(p.shape))
+    n = int(np.prod(shape, dtype=np.int64))
+    return torch_draws.bernoulli_scalar(gen, n, float(p)).reshape(shape)
 
 
 def _check_probabilities(p: np.ndarray) -> None:
@@ -114,7 +131,7 @@ def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     """1 with the probability each element of ``self`` gives, in ``self``'s dtype."""
     d = bernoulli_dtype(self)
     _check_probabilities(self._edata)
-    return wrap(_bernoulli_draw(self._edata, _shape(self), generator).astype(d.np))
+    return wrap(_bernoulli_draw(self._edata.astype(d.np), _shape(self), generator).astype(d.np))
 
 
 @impl(aten.bernoulli.p, CPU)
@@ -190,13 +207,13 @@ impl(getattr(aten.random_, "from"), CPU, random_from)
 @impl(aten.exponential_.default, CPU)
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     check_exponential(self.dtype, lambd)
-    return _fill(self, _generator(generator).exponential(1.0 / lambd, _shape(self)))
+    return _fill(self, torch_draws.exponential(_source(generator), _n(self), lambd))
 
 
 @impl(aten.geometric_.default, CPU)
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     check_geometric(self.dtype, p)
-    return _fill(self, _generator(generator).geometric(p, _shape(self)))
+    return _fill(self, torch_draws.geometric(_source(generator), _n(self), p))
 
 
 @impl(aten.log_normal_.default, CPU)
@@ -204,7 +221,7 @@ def log_normal_(
     self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
 ) -> Tensor:
     check_log_normal(self.dtype, std)
-    return _fill(self, _generator(generator).lognormal(mean, std, _shape(self)))
+    return _fill(self, torch_draws.log_normal(_source(generator), _n(self), mean, std))
 
 
 @impl(aten.cauchy_.default, CPU)
@@ -212,7 +229,8 @@ def cauchy_(
     self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None
 ) -> Tensor:
     check_cauchy(self.dtype, sigma)
-    return _fill(self, median + sigma * _generator(generator).standard_cauchy(_shape(self)))
+    draws = torch_draws.cauchy(_source(generator), _n(self), median, sigma)
+    return _fill(self, draws)
 
 
 def _functional(inplace: Any) -> Any:
@@ -242,29 +260,14 @@ for _name, _overloads in (
 def multinomial(
     self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Tensor:
-    """``num_samples`` category indices per row, drawn with the row's (unnormalised) weights;
-    without replacement by the exponential-race trick (the largest ``w / Exp(1)`` keys)."""
+    """``num_samples`` category indices per row, drawn with the row's (unnormalised) weights
+    as PyTorch's CPU kernel draws them (NOTE [torch draws])."""
     shape = multinomial_shape(self, num_samples, replacement)
-    p = self._edata.astype(np.float64).reshape(-1, self._edata.shape[-1])
+    p = self._edata.reshape(-1, self._edata.shape[-1])
     if p.size and not (np.isfinite(p).all() and (p >= 0).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    total = p.sum(axis=1, keepdims=True)
+    total = p.astype(np.float64).sum(axis=1, keepdims=True)
     if p.shape[0] and (total <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _generator(generator)
-    rows = p.shape[0]
-    if replacement:
-        cdf = np.cumsum(p / total, axis=1)
-        cdf[:, -1] = 1.0  # rounding must not leave a draw past the last category
-        u = rng.random((rows, num_samples))
-        # every row's cdf lifted by twice its row number: one searchsorted for all rows
-        lift = 2.0 * np.arange(rows)[:, None]
-        flat = np.searchsorted((cdf + lift).ravel(), (u + lift).ravel(), side="right")
-        idx = flat.reshape(rows, num_samples) - p.shape[1] * np.arange(rows)[:, None]
-        # (side="right" skips a category of weight 0: its interval is empty)
-        np.minimum(idx, p.shape[1] - 1, out=idx)
-    else:
-        with quiet_block():
-            keys = p / rng.standard_exponential(p.shape)
-        idx = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(np.int64)
-    return wrap(idx.reshape(shape))
+    draws = torch_draws.multinomial(_source(generator), p, num_samples, replacement)
+    return wrap(draws.reshape(shape))

@@ -12,9 +12,7 @@ arrays, in PyTorch's order:
 - normal, size >= 16 and contiguous: fill with uniforms, then Box-Muller on blocks of 16
   (``u1 = 1 - data[j]``, ``u2 = data[j + 8]``, cos into ``j`` and sin into ``j + 8``); when
   the size is not a multiple of 16, 16 fresh uniforms replace the last 16 values and are
-  transformed again. float64 matches bit for bit; float32 does not yet: PyTorch's float
-  kernel uses vectorised approximations of log/sin/cos whose last bits NumPy does not
-  reproduce (values agree to a few ulp).
+  transformed again (float64 here; float32 in ``avx2_normal``, NOTE [avx2 normal]).
 - normal, size < 16: per element, a cached second value first; else two double uniforms
   ``u1, u2``, ``r = sqrt(-2 log1p(-u2))``, ``theta = 2 pi u1``: ``r cos(theta)`` is returned
   and ``r sin(theta)`` cached in the generator (it survives into the next call).
@@ -62,11 +60,14 @@ def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
     """``n`` PyTorch uniforms in [0, 1) for the real dtype ``d``, as float64."""
     bits = _BITS.get(d.name, 24)
     if bits == 53:
-        r = gen._raw(2 * n).reshape(n, 2)
-        v = ((r[:, 0] << np.uint64(32)) | r[:, 1]) & np.uint64(2**53 - 1)
-        return v.astype(np.float64) * 2.0**-53
-    r = gen._raw(n) & np.uint64(2**bits - 1)
+        return (gen._raw64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
+    r = gen._raw(n) & np.uint32(2**bits - 1)
     return r.astype(np.float64) * 2.0**-bits
+
+
+def unit_float32(gen: Generator, n: int) -> np.ndarray:
+    """``n`` float32 PyTorch uniforms in [0, 1) (24 bits each, exact in float32)."""
+    return (gen._raw(n) & np.uint32(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -98,9 +99,11 @@ def fma(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarr
 def uniform(gen: Generator, n: int, d: dtypes.dtype, low: float, high: float) -> np.ndarray:
     """``n`` values of PyTorch's ``uniform_(low, high)`` in ``d`` (flat):
     ``fma(x, to - from, from)`` with ``from``/``to`` and their difference in ``d``."""
-    x = unit_uniform(gen, n, d)
     if (low, high) == (0.0, 1.0):
-        return x.astype(d.np)
+        if d.np == np.float32:
+            return unit_float32(gen, n)
+        return unit_uniform(gen, n, d).astype(d.np)
+    x = unit_uniform(gen, n, d)
     work = np.float64 if d.np == np.float64 else np.float32
     lo = work(low)
     span = work(high) - lo
@@ -109,26 +112,37 @@ def uniform(gen: Generator, n: int, d: dtypes.dtype, low: float, high: float) ->
 
 
 @_jit_on_first_call
-def _c_log(x: np.ndarray, plus_one: bool) -> np.ndarray:  # pragma: no cover - compiled
+def _c_call(x: np.ndarray, which: int) -> np.ndarray:  # pragma: no cover - compiled
     out = np.empty_like(x)
     for i in range(x.size):
-        out[i] = math.log1p(x[i]) if plus_one else math.log(x[i])
+        v = x[i]
+        if which == 0:
+            out[i] = math.log(v)
+        elif which == 1:
+            out[i] = math.log1p(v)
+        elif which == 2:
+            out[i] = math.tan(v)
+        else:
+            out[i] = math.exp(v)
     return out
+
+
+_C_FUNCS = {np.log: 0, np.log1p: 1, np.tan: 2, np.exp: 3}
 
 
 def _libm(f: np.ufunc, x: np.ndarray) -> np.ndarray:
     """``f`` on float64 values as the C library computes it.
 
     # NOTE [libm rounding]
-    PyTorch's kernels call the C library's ``log``/``log1p``/``sin``/``cos``. NumPy's own
-    float64 ``log`` (SIMD) differs from it in the last bit for about one value in a
-    thousand, so ``log`` and ``log1p`` run in a numba loop over ``math.log``, which calls the
-    C library; NumPy's ``sin``/``cos`` agree with it.
+    PyTorch's kernels call the C library's ``log``/``log1p``/``sin``/``cos``/``tan``/``exp``.
+    NumPy's own float64 ``log`` (SIMD) differs from it in the last bit for about one value in
+    a thousand, so ``log``, ``log1p``, ``tan`` and ``exp`` run in a numba loop over
+    ``math``'s, which call the C library; NumPy's ``sin``/``cos`` agree with it.
     """
-    if x.dtype != np.float64 or f not in (np.log, np.log1p):
+    if x.dtype != np.float64 or f not in _C_FUNCS:
         return f(x)
     flat = np.ascontiguousarray(x).reshape(-1)
-    return _c_log(flat, f is np.log1p).reshape(x.shape)
+    return _c_call(flat, _C_FUNCS[f]).reshape(x.shape)
 
 
 def _box_muller_16(data: np.ndarray, mean: float, std: float) -> np.ndarray:
@@ -146,8 +160,20 @@ def _box_muller_16(data: np.ndarray, mean: float, std: float) -> np.ndarray:
 
 def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> np.ndarray:
     """``n`` values of PyTorch's ``normal_(mean, std)`` on a contiguous tensor of ``d``."""
+    if n >= 16 and d.np == np.float32:  # NOTE [avx2 normal]
+        raw = gen._raw(n + (16 if n % 16 else 0))
+        out = np.empty(n, np.float32)
+        m, s = np.float32(mean), np.float32(std)
+        from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
+
+        avx2_normal.fill_blocks(raw[:n], out, m, s)
+        if n % 16:
+            tail = np.empty(16, np.float32)
+            avx2_normal.fill_blocks(raw[n:], tail, m, s)
+            out[n - 16 :] = tail
+        return out
     if n >= 16:
-        work = np.float32 if d.np == np.float32 or d.itemsize < 4 else np.float64
+        work = np.float32 if d.itemsize < 4 else np.float64
         data = unit_uniform(gen, n, d).astype(work)
         full = n - n % 16
         with np.errstate(all="ignore"):
@@ -156,6 +182,12 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
                 extra = unit_uniform(gen, 16, d).astype(work).reshape(1, 16)
                 data[n - 16 :] = _box_muller_16(extra, mean, std).reshape(-1)
         return data.astype(d.np)
+    return normal_scalar(gen, n, mean, std).astype(d.np)
+
+
+def normal_scalar(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """``n`` draws of PyTorch's scalar ``normal_distribution<double>`` (float64): the
+    generator's cached second value first, then pairs of double uniforms."""
     out = np.empty(n, np.float64)
     start = 0
     if n and gen._next_double is not None:
@@ -174,7 +206,7 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
         out[start:] = fma(z[:m], std, mean)
         if m % 2:
             gen._next_double = float(z[-1])
-    return out.astype(d.np)
+    return out
 
 
 @_jit_on_first_call

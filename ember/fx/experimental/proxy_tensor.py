@@ -106,6 +106,9 @@ class _Tracker:
         self.base_version: dict[int, int] = {}
         self.constants: dict[int, Node] = {}
         self.inputs: set[int] = set()
+        #: id(non-contiguous base written through a view) -> (the base's node then, the
+        #: node of its storage span, the span's first storage position)
+        self.storage_of: dict[int, tuple[Node, Node, int]] = {}
 
     # values -> nodes
 
@@ -185,6 +188,18 @@ class _Tracker:
                     self.track(o, _Getitem(ref, i))
 
     def regenerate_view(self, t: Tensor, base: Tensor) -> Node:
+        storage = self.storage_of.get(id(base))
+        if storage is not None and storage[0] is self.of[id(base)][1]:
+            # a non-contiguous base written through a view: its views are read from the
+            # storage node (NOTE [functional tracing])
+            _, node, lo = storage
+            view = self.graph.call_function(
+                aten.as_strided.default,
+                (node, list(t.shape), list(t.stride()), t.storage_offset() - lo),
+                name="as_strided",
+            )
+            view.meta["val"] = _snapshot(t, t.storage_offset() - lo)
+            return view
         offset = t.storage_offset() - base.storage_offset()
         node = self.graph.call_function(
             aten.as_strided.default,
@@ -200,11 +215,8 @@ class _Tracker:
         base = self.base_of(t)
         if base is not t:
             if not base.is_contiguous():
-                raise NotImplementedError(
-                    "functional tracing: a write through a view of a non-contiguous tensor "
-                    f"(base shape {tuple(base.shape)}, strides {base.stride()}) is not supported"
-                    "; make the base contiguous() first"
-                )
+                self.rebind_through_storage(t, base, new)
+                return
             positions = _positions(t, base)
             idx = self.constant(_index_constant(positions))
             g = self.graph
@@ -231,6 +243,70 @@ class _Tracker:
             self.bind(base, back)
         self.bind(t, new)
 
+    def rebind_through_storage(self, t: Tensor, base: Tensor, new: Node) -> None:
+        """NOTE [functional tracing]: a write into view ``t`` of a non-contiguous ``base``.
+        The base's storage span becomes a node (a 1-D tensor: the base's values put at
+        their storage positions), the view's new values are put into it, and the base and
+        its other views are ``as_strided`` views of it with their traced strides."""
+        pb = _storage_positions(base)
+        if len(np.unique(pb)) != len(pb):
+            raise NotImplementedError(
+                "functional tracing: a write through a view of a tensor whose elements "
+                f"overlap in memory (shape {tuple(base.shape)}, strides {base.stride()}) is "
+                "not supported; clone() it first"
+            )
+        lo = int(pb.min()) if len(pb) else 0
+        size = int(pb.max()) - lo + 1 if len(pb) else 0
+        g = self.graph
+
+        def flat(node: Node, like: Tensor) -> Node:
+            val = node.meta.get("val")
+            if not (isinstance(val, Tensor) and val.is_contiguous()):
+                node = g.call_function(
+                    aten.clone.default, (node,), {"memory_format": ember_contiguous},
+                    name="clone",
+                )  # fmt: skip
+            return g.call_function(aten.view.default, (node, [-1]), name="view")
+
+        storage = self.storage_of.get(id(base))
+        if storage is not None and storage[0] is self.of[id(base)][1]:
+            span = storage[1]
+        else:
+            zeros = g.call_function(
+                aten.zeros.default, ([size],), {"dtype": base.dtype, "device": base.device},
+                name="zeros",
+            )  # fmt: skip
+            idx = self.constant(_index_constant(pb - lo))
+            span = g.call_function(
+                aten.index_put.default, (zeros, [idx], flat(self.node_of(base), base)),
+                name="index_put",
+            )  # fmt: skip
+        idx_t = self.constant(_index_constant(_storage_positions(t) - lo))
+        span = g.call_function(
+            aten.index_put.default, (span, [idx_t], flat(new, t)), name="index_put"
+        )
+        span.meta["val"] = _snapshot(_span_like(base, size), 0)
+        back = g.call_function(
+            aten.as_strided.default,
+            (span, list(base.shape), list(base.stride()), base.storage_offset() - lo),
+            name="as_strided",
+        )
+        back.meta["val"] = _snapshot(base, base.storage_offset() - lo)
+        self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
+        self.bind(base, back)
+        self.storage_of[id(base)] = (back, span, lo)
+        self.bind(t, new)
+
+
+def _storage_positions(t: Tensor) -> np.ndarray:
+    """The storage position of each element of ``t``, in row-major order."""
+    pos = np.full(tuple(t.shape), t.storage_offset(), dtype=np.int64)
+    for d, (n, s) in enumerate(zip(t.shape, t.stride(), strict=True)):
+        shape = [1] * t.dim()
+        shape[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return pos.reshape(-1)
+
 
 def _positions(t: Tensor, base: Tensor) -> np.ndarray:
     """The flat positions in contiguous ``base`` of each element of its view ``t``."""
@@ -243,16 +319,29 @@ def _positions(t: Tensor, base: Tensor) -> np.ndarray:
     return pos.reshape(-1)
 
 
+def _span_like(base: Tensor, size: int) -> Tensor:
+    """A 1-D fake tensor of ``size`` elements of ``base``'s dtype and device (the value of a
+    storage-span node)."""
+    arr = ShapeOnlyArray((size,), base._edata.dtype, (1,), 0, base.device)
+    f = object.__new__(FakeTensor)
+    f._edata = arr
+    f._ekeys = META_BIT | PYTHON_BIT
+    f.fake_mode = _SNAPSHOT_MODE
+    return f
+
+
 def _index_constant(positions: np.ndarray) -> Tensor:
     # a plain tensor of the positions, made without dispatch: ember.tensor() dispatches
     # lift_fresh, which the trace would record
     return wrap(np.array(positions, dtype=np.int64))
 
 
-def _snapshot(t: Tensor) -> Tensor:
+def _snapshot(t: Tensor, storage_offset: int | None = None) -> Tensor:
     """A fake tensor with ``t``'s metadata now (what ``node.meta["val"]`` holds; a new one
-    even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes)."""
-    arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), t.storage_offset(), t.device)
+    even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes);
+    ``storage_offset`` replaces its offset."""
+    off = t.storage_offset() if storage_offset is None else storage_offset
+    arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), off, t.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
     f._ekeys = META_BIT | PYTHON_BIT

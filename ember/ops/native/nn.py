@@ -669,7 +669,12 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:
         raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
     if not train or p == 0 or input.numel() == 0:
         return input
-    return aten.native_dropout.default(input, p, train)[0]
+    if p == 1:
+        return aten.mul.Tensor(input, aten.zeros.default([], dtype=input.dtype))
+    # PyTorch's CPU dropout (NOTE [torch draws]): a Bernoulli(1 - p) noise tensor in the
+    # input's dtype, divided by 1 - p, times the input (native_dropout is its GPU path)
+    noise = aten.bernoulli_.float(aten.empty_like.default(input), 1 - p)
+    return aten.mul.Tensor(input, aten.div_.Scalar(noise, 1 - p))
 
 
 @impl(aten.linear.default, _CIA)

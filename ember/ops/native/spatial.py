@@ -969,8 +969,8 @@ def _feature_noise(input: Tensor, p: float) -> Tensor:
             f"{input.ndim}"
         )
     shape = [input.shape[0], input.shape[1]] + [1] * (input.ndim - 2)
-    keep = aten.lt.Scalar(aten.rand.default(shape, dtype=input.dtype, device=input.device), 1 - p)
-    return aten.div.Scalar(aten._to_copy.default(keep, dtype=input.dtype), 1 - p)
+    noise = aten.empty.memory_format(shape, dtype=input.dtype, device=input.device)
+    return aten.div_.Scalar(aten.bernoulli_.float(noise, 1 - p), 1 - p)  # as PyTorch's
 
 
 def _check_p(p: float) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import ember
-from ember.random import Generator, _generator
+from ember.random import Generator
 from ember.utils.data.dataloader import Sampler
 from ember.utils.data.dataset import permutation
 
@@ -81,9 +81,9 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = _generator(self.generator)
-        w = self.weights.numpy()
-        drawn = rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum())
+        drawn = ember.multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
         yield from drawn.tolist()
 
     def __len__(self) -> int:

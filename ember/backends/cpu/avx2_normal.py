@@ -1,0 +1,147 @@
+"""PyTorch's float32 ``normal_`` on CPU for 16 or more contiguous values, bit for bit: the
+Box-Muller blocks of its AVX2 kernel, evaluated as that kernel evaluates them.
+
+# NOTE [avx2 normal]
+For a contiguous float32 tensor of 16 or more elements, PyTorch's CPU ``normal_`` fills the
+tensor with float32 uniforms, then transforms blocks of 16 (``u1 = 1 - data[j]``,
+``u2 = data[j + 8]`` for ``j < 8``) with ``radius = sqrt(-2 * log(u1))`` and
+``theta = float(2 pi) * u2``, ``data[j] = fma(radius * cos(theta), std, mean)`` and
+``data[j + 8] = fma(radius * sin(theta), std, mean)``. On x86 with AVX2 (AVX-512 machines
+too: PyTorch keeps ``normal_stub`` off its AVX-512 build) ``log`` and ``sincos`` are the
+float32 Cephes polynomials of ``avx_mathfun.h`` (Pommier's SSE port), not the C library's.
+Compiled with FMA, GCC fuses each multiply whose only use is an add or subtract into one
+fused multiply-add, in program order: the loop here computes exactly those operations, in
+float32, with ``fma32`` where GCC fused (LLVM's ``fma``), and so gives PyTorch's bits. (The
+scalar kernel PyTorch uses on CPUs without AVX2, e.g. ARM, calls ``std::log``/``sin``/``cos``
+on floats instead; ember follows the AVX2 kernel.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
+
+f32 = np.float32
+
+_LOG_P = tuple(
+    f32(c)
+    for c in (
+        7.0376836292e-2,
+        -1.1514610310e-1,
+        1.1676998740e-1,
+        -1.2420140846e-1,
+        1.4249322787e-1,
+        -1.6668057665e-1,
+        2.0000714765e-1,
+        -2.4999993993e-1,
+        3.3333331174e-1,
+    )
+)
+P0, P1, P2, P3, P4, P5, P6, P7, P8 = _LOG_P
+LOG_Q1, LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
+SQRTHF = f32(0.707106781186547524)
+DP1, DP2, DP3 = f32(-0.78515625), f32(-2.4187564849853515625e-4), f32(-3.77489497744594108e-8)
+S0, S1, S2 = f32(-1.9515295891e-4), f32(8.3321608736e-3), f32(-1.6666654611e-1)
+C0, C1 = f32(2.443315711809948e-005), f32(-1.388731625493765e-003)
+C2 = f32(4.166664568298827e-002)
+FOPI = f32(1.27323954473516)
+TWO_PI = f32(2.0 * np.pi)
+ONE, HALF, ZERO, MINUS_TWO = f32(1.0), f32(0.5), f32(0.0), f32(-2.0)
+MIN_NORM = f32(np.array(0x00800000, np.int32).view(np.float32))
+
+
+@intrinsic
+def fma32(typingctx: Any, a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
+    """``a * b + c`` rounded once (LLVM's ``fma`` on float32)."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+@numba.njit(cache=True)
+def _log(x: np.float32, bits: np.ndarray, fl: np.ndarray) -> np.float32:  # pragma: no cover
+    """``log256_ps`` for one lane (x in (0, 1] here)."""
+    if x <= ZERO:
+        return f32(np.nan)
+    x = max(x, MIN_NORM)
+    fl[0] = x
+    b = bits[0]
+    e = f32(np.int32((b >> 23) & 0xFF) - np.int32(0x7F)) + ONE
+    bits[0] = (b & np.int32(~0x7F800000)) | np.int32(0x3F000000)
+    x = fl[0]
+    if x < SQRTHF:
+        x = (x - ONE) + x
+        e = e - ONE
+    else:
+        x = x - ONE
+    z = x * x
+    y = fma32(P0, x, P1)
+    y = fma32(y, x, P2)
+    y = fma32(y, x, P3)
+    y = fma32(y, x, P4)
+    y = fma32(y, x, P5)
+    y = fma32(y, x, P6)
+    y = fma32(y, x, P7)
+    y = fma32(y, x, P8)
+    y = y * x
+    y = fma32(y, z, e * LOG_Q1)
+    y = fma32(-z, HALF, y)
+    return fma32(e, LOG_Q2, x + y)
+
+
+@numba.njit(cache=True)
+def _sincos(x: np.float32) -> tuple[np.float32, np.float32]:  # pragma: no cover - compiled
+    """``sincos256_ps`` for one lane (x >= 0 here)."""
+    neg = x < ZERO
+    x = abs(x)
+    j = (np.int32(x * FOPI) + np.int32(1)) & np.int32(~1)
+    y = f32(j)
+    swap_sin = (j & 4) != 0
+    poly = (j & 2) == 0
+    x = fma32(y, DP1, x)
+    x = fma32(y, DP2, x)
+    x = fma32(y, DP3, x)
+    neg_cos = ((~(j - np.int32(2))) & 4) != 0
+    z = x * x
+    yc = fma32(C0, z, C1)
+    yc = fma32(yc, z, C2)
+    yc = yc * z
+    yc = fma32(yc, z, -(z * HALF))
+    yc = yc + ONE
+    ys = fma32(S0, z, S1)
+    ys = fma32(ys, z, S2)
+    ys = ys * z
+    ys = fma32(ys, x, x)
+    s, c = (ys, yc) if poly else (yc, ys)
+    if neg != swap_sin:
+        s = -s
+    if neg_cos:
+        c = -c
+    return s, c
+
+
+@numba.njit(cache=True)
+def fill_blocks(
+    raw: np.ndarray, out: np.ndarray, mean: np.float32, std: np.float32
+) -> None:  # pragma: no cover - compiled
+    """``out[i]`` for whole blocks of 16 from the 32-bit outputs ``raw`` (uint32, as many):
+    the float32 uniform of each (its low 24 bits over 2^24), transformed."""
+    bits = np.zeros(1, np.int32)
+    fl = bits.view(np.float32)
+    scale = f32(2.0**-24)
+    mask = np.uint32(0xFFFFFF)
+    for start in range(0, out.size - 15, 16):
+        for j in range(start, start + 8):
+            u1 = ONE - f32(raw[j] & mask) * scale
+            u2 = f32(raw[j + 8] & mask) * scale
+            radius = np.sqrt(MINUS_TWO * _log(u1, bits, fl))
+            s, c = _sincos(TWO_PI * u2)
+            out[j] = fma32(radius * c, std, mean)
+            out[j + 8] = fma32(radius * s, std, mean)
