@@ -48,9 +48,11 @@ from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
 from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
+from ember.aot.aot_autograd import config as aot_config
 from ember.aot.ember_backend import ember_compiler
 from ember.aot.guards import describe_difference, distance, signature
 from ember.aot.partitioners import min_cut_rematerialization_partition
+from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func import functional_call
@@ -70,6 +72,9 @@ GRAPH_BREAKS = (
     DynamicOutputShapeException,
     DataDependentOutputException,
 )
+
+#: breaks no scalar guard can split: an output shape that depends on values
+_SHAPE_BREAKS = (DataDependentShapeError, DynamicOutputShapeException)
 
 _MODES = {None: None, "default": None, "max-autotune": "numba",
           "max-autotune-no-cudagraphs": "numba", "reduce-overhead": "numpy"}  # fmt: skip
@@ -224,10 +229,14 @@ class _Compiled:
         self.__name__ = getattr(fn, "__name__", "compiled")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        #: compiles one piece of a graph break (NOTE [graph break segments]); None: the
+        #: lazy device runs such a signature whole
+        self.piece_compiler: Callable[[Any], Any] | None = None
         if backend == "eager":
             self.impl: Any = fn
         elif backend == "aot_eager":
             self.impl = aot_function(fn, nop, nop)
+            self.piece_compiler = lambda gm: aot_function(gm, nop, nop)
         elif backend == "ember":
             tier_name = _tier_for(mode)
 
@@ -236,6 +245,9 @@ class _Compiled:
 
             self.impl = aot_function(
                 fn, compiler, compiler, partition_fn=min_cut_rematerialization_partition
+            )
+            self.piece_compiler = lambda gm: aot_function(
+                gm, compiler, compiler, partition_fn=min_cut_rematerialization_partition
             )
         elif callable(backend):
             self.impl = _CustomBackendFunction(fn, backend, self)
@@ -258,7 +270,12 @@ class _Compiled:
             ) from error
         self.graph_breaks.append(reason)
         counters["graph_break"][reason] += 1
-        return _lazy_fallback(self._orig_fn)
+        if self.piece_compiler is None or isinstance(error, _SHAPE_BREAKS):
+            return _lazy_fallback(self._orig_fn)
+        return SegmentedFunction(
+            self._orig_fn, self.piece_compiler, _lazy_fallback(self._orig_fn),
+            aot_config.cache_size_limit,
+        )  # fmt: skip
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.impl(*args, **kwargs)
