@@ -17,6 +17,7 @@ from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
 from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401
+from ember.autograd import forward_ad
 from ember.autograd import inplace_views as _inplace_views
 from ember.autograd import kernel as _kernel
 from ember.autograd.anomaly_mode import (
@@ -40,6 +41,7 @@ from ember.autograd.graph import Node
 from ember.autograd.variable import Variable
 
 _kernel.install()
+forward_ad._kernel.install()
 _inplace_views.install()
 _api.install()
 
@@ -49,5 +51,5 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
-    "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly", "Variable",
+    "forward_ad", "functional", "is_anomaly_check_nan_enabled", "set_detect_anomaly", "Variable",
 ]  # fmt: skip

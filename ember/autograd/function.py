@@ -20,6 +20,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd import copy_slices, saved_hooks, view_rules
+from ember.autograd.forward_ad import _function as _forward_ad
 from ember.autograd.grad_mode import no_grad
 from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
@@ -38,6 +39,8 @@ class FunctionCtx:
         self._non_differentiable: set[int] = set()
         self.materialize_grads = True
         self._name = "Function"
+        self._saved_forward: tuple[Any, ...] = ()
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep ``tensors`` for backward; modifying one in place before then is an error."""
@@ -48,8 +51,14 @@ class FunctionCtx:
                 saved_hooks.Packed(t) if isinstance(t, Tensor) else t for t in tensors
             )
 
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` for ``jvp``, which reads them as ``ctx.saved_tensors``."""
+        self._saved_forward = tensors
+
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        if self._in_jvp:
+            return self._saved_forward
         it = iter(self._saved)
         return tuple(
             t.unpack()
@@ -126,8 +135,22 @@ class Function:
             "You must implement the backward function for custom autograd.Function."
         )
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        if _forward_ad.top_level(args, state.local.fw_ceiling) >= 0:
+            return _forward_ad.apply_with_jvp(cls, args, kwargs)
+        return cls._apply(args, kwargs)[0]
+
+    @classmethod
+    def _apply(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, FunctionCtx]:
+        """``apply`` without forward-mode AD: the outputs and the context."""
         ctx = FunctionCtx()
         ctx._name = f"{cls.__name__}Backward"
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -138,7 +161,7 @@ class Function:
             cls.setup_context(ctx, args, out)
         out = _alias_inputs(out, args, ctx._dirty)
         if not (state.local.grad_enabled and any(ctx.needs_input_grad)):
-            return out
+            return out, ctx
         for t in ctx._dirty:
             _check_inplace_function(cls, t)
         edges = tuple(
@@ -170,7 +193,7 @@ class Function:
                     if len(outs) > 1
                     else view_rules.IN_CUSTOM_FUNCTION,
                 )
-        return out
+        return out, ctx
 
 
 def _alias_inputs(out: Any, args: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> Any:

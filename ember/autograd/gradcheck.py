@@ -71,6 +71,45 @@ def _analytical(
     return result
 
 
+def forward_jacobian(
+    fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]
+) -> list[list[np.ndarray]]:
+    """jac[output][input] by forward-mode AD: one ``jvp`` per input element (a basis
+    tangent), its output tangents giving one column each."""
+    import ember
+    from ember.autograd import forward_ad as fwAD
+
+    result: list[list[np.ndarray]] | None = None
+    # detached: this checks forward mode alone (a formula need not be differentiable again)
+    inputs = [x.detach() if isinstance(x, Tensor) else x for x in inputs]
+    for c, i in enumerate(diff):
+        x = inputs[i]
+        for j in range(x.numel()):
+            basis = np.zeros(x.numel(), x.dtype.np)
+            basis[j] = 1
+            with fwAD.dual_level():
+                duals = list(inputs)
+                tan = ember.from_numpy(basis.reshape(tuple(x.shape)))
+                duals[i] = fwAD.make_dual(x, tan)
+                outs = _outputs(fn, duals)
+                if result is None:
+                    result = [[np.zeros((o.numel(), inputs[k].numel())) for k in diff]
+                              for o in outs]  # fmt: skip
+                for k, o in enumerate(outs):
+                    t = fwAD.unpack_dual(o).tangent
+                    if t is not None:
+                        result[k][c][:, j] = _real_view(t)
+    return result or []
+
+
+def _real_view(t: Tensor) -> np.ndarray:
+    """A tangent's values as float64 (a complex one's real part: this check is real)."""
+    data = t.detach()._edata
+    if np.iscomplexobj(data):
+        data = data.real
+    return data.astype(np.float64).reshape(-1)
+
+
 def gradcheck(
     func: Callable[..., Any],
     inputs: Any,
@@ -79,13 +118,19 @@ def gradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
     **_: Any,
 ) -> bool:
     """Check the gradients autograd computes for ``func`` against finite differences.
-    Use float64 inputs with ``requires_grad=True``.
+    Use float64 inputs with ``requires_grad=True``. With ``check_forward_ad=True`` the
+    Jacobian forward-mode AD computes (one ``jvp`` per input element) is checked too, against
+    the finite differences and, when ``check_backward_ad``, the backward-mode Jacobian.
 
     >>> x = ember.randn(3, dtype=ember.float64, requires_grad=True)
     >>> ember.autograd.gradcheck(lambda x: (x * x).sum(), (x,))
+    True
+    >>> ember.autograd.gradcheck(lambda x: x.sin(), (x,), check_forward_ad=True)
     True
     """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
@@ -100,18 +145,26 @@ def gradcheck(
                 f"gradcheck: input {i} is {inputs[i].dtype}, not float64; finite differences "
                 "will be imprecise", stacklevel=2,
             )  # fmt: skip
-    analytical = _analytical(func, inputs, diff)
+    analytical = _analytical(func, inputs, diff) if check_backward_ad else None
+    forward = forward_jacobian(func, inputs, diff) if check_forward_ad else None
     for c, i in enumerate(diff):
         numerical = _numerical(func, inputs, i, eps)
         for k, num in enumerate(numerical):
-            ana = analytical[k][c]
-            if not np.allclose(ana, num, atol=atol, rtol=rtol):
-                if raise_exception:
-                    raise GradcheckError(
-                        f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                        f"numerical:{num}\nanalytical:{ana}\n"
-                    )
-                return False
+            pairs = []
+            if analytical is not None:
+                pairs.append(("analytical", analytical[k][c], "numerical", num))
+            if forward is not None:
+                pairs.append(("forward AD", forward[k][c], "numerical", num))
+                if analytical is not None:
+                    pairs.append(("forward AD", forward[k][c], "backward AD", analytical[k][c]))
+            for name, ana, ref_name, ref in pairs:
+                if not np.allclose(ana, ref, atol=atol, rtol=rtol):
+                    if raise_exception:
+                        raise GradcheckError(
+                            f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                            f"{ref_name}:{ref}\n{name}:{ana}\n"
+                        )
+                    return False
     return True
 
 

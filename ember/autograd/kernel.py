@@ -20,6 +20,7 @@ from ember._tensor import Tensor
 from ember.autograd import copy_slices, saved_hooks, view_rules
 from ember.autograd.anomaly_mode import OPEN as ANOMALY
 from ember.autograd.anomaly_mode import forward_trace, is_anomaly_enabled
+from ember.autograd.forward_ad._levels import copy_tangents
 from ember.autograd.function_table import DERIVATIVES, NONDIFFERENTIABLE, VJP
 from ember.autograd.graph import (
     NO_EDGE,
@@ -40,7 +41,7 @@ from ember.autograd.recorder import (
 from ember.dispatch import state
 from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
-from ember.dispatch.keys import AUTOGRAD_BIT, PYTHON_BIT, DispatchKey, below
+from ember.dispatch.keys import AUTOGRAD_BIT, FORWARD_AD_BIT, PYTHON_BIT, DispatchKey, below
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
@@ -101,6 +102,8 @@ def _alias(t: Tensor) -> Tensor:
     if a._base is t:  # ember's detach is a view of t: t's own data and base instead
         a._edata = t._edata
         a._base = t._base
+    if t._ekeys & FORWARD_AD_BIT:  # a dual keeps its tangents (forward over reverse)
+        copy_tangents(t, a)
     return a
 
 
@@ -483,13 +486,21 @@ def _unpacked(node: Node, result: Any) -> Any:
     each differentiable one, as PyTorch's SavedVariable unpacks a saved output (NOTE [saved
     outputs]); outputs without history are read as they are."""
     if isinstance(result, Tensor):
-        return _DETACH(result) if _FROM_NP[result._edata.dtype].category >= 2 else result
+        return _detach(result) if _FROM_NP[result._edata.dtype].category >= 2 else result
     meta = node.out_meta
     outs = [
-        _DETACH(r) if isinstance(r, Tensor) and meta[i] is not None else r
+        _detach(r) if isinstance(r, Tensor) and meta[i] is not None else r
         for i, r in enumerate(result)
     ]
     return _same_sequence(result, outs)
+
+
+def _detach(t: Tensor) -> Tensor:
+    """A dispatched ``detach()`` that keeps a dual's tangents (NOTE [saved outputs])."""
+    a = _DETACH(t)
+    if t._ekeys & FORWARD_AD_BIT:
+        copy_tangents(t, a)
+    return a
 
 
 def _same_sequence(like: Any, items: list[Any]) -> Any:

@@ -22,12 +22,19 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     BackendSelect = 8
     Python = 10
     Functionalize = 12
+    # in a thread's include set while a vmap runs: random factories (no tensor argument)
+    # follow vmap's ``randomness`` (PyTorch's FuncTorchVmapMode); every other op falls through
+    FuncTorchVmapMode = 13
     ADInplaceOrView = 14
     # vmap's BatchedTensor (PyTorch's FuncTorchBatched): below Autograd, so a transform
     # inside vmap records its graph on the batched (logical) tensors (NOTE [vmap levels] in
     # ember/_batched/tensor.py)
     FuncTorchBatched = 15
     Autograd = 16
+    # Forward-mode AD (NOTE [forward AD as a dispatch key] in ember/autograd/forward_ad/
+    # _kernel.py): above Autograd, so a dual's tangent is computed before the primal is
+    # recorded for backward, and formulas record too (forward over reverse).
+    ForwardAD = 17
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
@@ -49,7 +56,9 @@ LAZY_BIT = 1 << DispatchKey.Lazy
 PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
+FORWARD_AD_BIT = 1 << DispatchKey.ForwardAD
 BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
+VMAP_MODE_BIT = 1 << DispatchKey.FuncTorchVmapMode
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 

@@ -23,6 +23,11 @@ class _LocalState(threading.local):
     exclude: int = 0
     grad_enabled: bool = True
     inference_mode: bool = False
+    #: ``overrides.redispatch_function``: the next torch-function check is skipped, once
+    skip_one_hop: bool = False
+    #: forward-mode AD sees only tangents of dual levels below this one (NOTE [nested dual
+    #: levels] in ember/autograd/forward_ad/_kernel.py); changed only by ``DualCeiling``
+    fw_ceiling: int = 1 << 62
 
     def __init__(self) -> None:
         self.function_modes: list[Any] = []  # TorchFunctionMode stack
@@ -126,6 +131,30 @@ class GradKeyGuard:
         loc = local
         loc.grad_enabled, loc.exclude = self._old_grad, self._old
         ACTIVE[0] -= 1
+
+
+class DualCeiling:
+    """A with-block that hides the tangents of dual level ``level`` and above from
+    forward-mode AD (NOTE [nested dual levels]); restored on exit.
+
+    >>> from ember.dispatch.state import DualCeiling, local
+    >>> with DualCeiling(0):
+    ...     local.fw_ceiling
+    0
+    """
+
+    __slots__ = ("_old", "_level")
+
+    def __init__(self, level: int) -> None:
+        self._level = level
+
+    def __enter__(self) -> None:
+        loc = local
+        self._old = loc.fw_ceiling
+        loc.fw_ceiling = min(self._old, self._level)
+
+    def __exit__(self, *exc: object) -> None:
+        local.fw_ceiling = self._old
 
 
 def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:

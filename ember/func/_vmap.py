@@ -18,7 +18,7 @@ from typing import Any
 from ember._batched.tensor import LEVELS, BatchedTensor, Level, new_level_number, wrap
 from ember._tensor import Tensor
 from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch.keys import AUTOGRAD_BIT, VMAP_MODE_BIT
 from ember.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -142,11 +142,38 @@ def _unbatch(name: str, x: Any, level: Level, out_dim: int | None) -> Any:
             "you mean to set out_dims= to None for output?"
         )
     if type(x) is BatchedTensor and x._level == level.level:
-        v = x._value
+        v = _physical_dual(x, level)  # NOTE [tangents leaving vmap]
         return v if out_dim in (0, -v.dim()) else v.movedim(0, out_dim)
     n = x.dim() + 1
     d = out_dim + n if out_dim < 0 else out_dim
     return x.unsqueeze(d).expand(*x.shape[:d], level.size, *x.shape[d:])
+
+
+def _physical_dual(x: BatchedTensor, level: Level) -> Tensor:
+    """``x``'s physical tensor, with ``x``'s tangents moved onto it.
+
+    # NOTE [tangents leaving vmap]
+    Forward AD's key is above the batching key, so a dual made inside ``vmap`` (``jacfwd``
+    is ``vmap`` of ``jvp``) carries its tangents on the BatchedTensor, and so do the
+    tangents of a dual level opened outside ``vmap`` that reach ops on batched values
+    (``jacfwd(jacfwd(f))``). When the BatchedTensor leaves ``vmap`` its tangents move to
+    the physical tensor, each turned physical the same way (batched at this level: its
+    value; not batched: expanded), so the outer level still sees them.
+    """
+    v = x._value
+    grads = x.__dict__.get("_fw_grads")
+    if grads:
+        from ember.autograd.forward_ad._levels import set_tangent, tangent
+
+        for lv, t in list(grads.items()):
+            if tangent(v, lv) is None:
+                pt = (
+                    _physical_dual(t, level)
+                    if type(t) is BatchedTensor and (t._level == level.level)
+                    else t.unsqueeze(0).expand(level.size, *t.shape)
+                )
+                set_tangent(v, lv, pt)
+    return v
 
 
 def _run(
@@ -163,6 +190,8 @@ def _run(
     level = Level(new_level_number(), size, randomness, excluded)
     LEVELS.stack.append(level)
     LEVELS.by_number[level.level] = level
+    mode = state.KeyGuard(include=VMAP_MODE_BIT)  # random factories (ember/_batched/random.py)
+    mode.__enter__()
     try:
         batched = [
             a if d is None else wrap(a if d == 0 else a.movedim(d, 0), level.level)
@@ -183,6 +212,7 @@ def _run(
             out_spec,
         )
     finally:
+        mode.__exit__()
         LEVELS.stack.pop()
         del LEVELS.by_number[level.level]
 
