@@ -96,3 +96,27 @@ def test_writes_and_random_ops_run_on_the_lazy_device(kind):
         g(x, ref)
         assert buf.tolist() == ref.tolist() == [1.0, 1.0]
     assert "writes a tensor or draws random numbers" in _segments(f).broken
+
+
+def test_lazy_fallback_takes_made_and_captured_tensors_along():
+    # a value-dependent shape runs on the lazy device: the tensors the function makes and
+    # the parameters it reads from a closure must join its arguments there
+    lin = ember.nn.Linear(2, 2)
+    ref_lin = ember.nn.Linear(2, 2)
+    ref_lin.load_state_dict(lin.state_dict())
+    state = {"lin": lin}
+
+    def g(x):
+        y = state["lin"](x) + ember.tensor([1.0, -5.0]) + ember.zeros(2)
+        return y[y > 0].sum(), ember.histc(x, bins=2)
+
+    f = ember.compile(g)
+    x = ember.tensor([[1.0, 2.0], [3.0, -1.0]])
+    out = f(x)
+    state["lin"] = ref_lin
+    ref = g(x)
+    np.testing.assert_allclose(out[0].detach().numpy(), ref[0].detach().numpy(), rtol=1e-6)
+    assert out[1].tolist() == ref[1].tolist()
+    out[0].backward()
+    ref[0].backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), ref_lin.weight.grad.numpy(), rtol=1e-6)
