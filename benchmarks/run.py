@@ -63,6 +63,7 @@ GROUP_MODULES = (
     "nn_models",
     "serialization",
     "random_streams",
+    "func",
 )
 
 

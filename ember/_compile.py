@@ -393,3 +393,16 @@ def compile(  # noqa: A001 (torch.compile's name)
     if not callable(model):
         raise TypeError(f"ember.compile: expected a function or a Module, got {type(model)}")
     return _Compiled(model, backend, mode, fullgraph)
+
+
+def _disable_dynamo(fn: Any = None, recursive: bool = True) -> Any:
+    """PyTorch's ``torch._disable_dynamo``: marks ``fn`` as never traced by its compiler
+    (a decorator, with or without arguments). ember.compile traces through ``make_fx``,
+    which sees the ops ``fn`` runs either way, so ``fn`` comes back unchanged.
+
+    >>> ember._disable_dynamo(abs) is abs
+    True
+    """
+    if fn is None:
+        return lambda f: _disable_dynamo(f, recursive)
+    return fn
