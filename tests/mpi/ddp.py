@@ -88,6 +88,24 @@ train_pair("cnn", accumulate=2, bucket_cap_mb=0.001)
 train_pair("mlp", compiled=True)
 train_pair("cnn", accumulate=2, outer=True)  # ember.compile(DDP(cnn))
 
+# every optimizer sees the averaged gradients: a few steps of each, against one process
+for make_opt in (
+    lambda p: ember.optim.AdamW(p, lr=1e-2),
+    lambda p: ember.optim.RMSprop(p, lr=1e-3),
+    lambda p: ember.optim.Adagrad(p, lr=1e-2),
+    lambda p: ember.optim.SGD(p, lr=0.1, nesterov=True, momentum=0.9, weight_decay=1e-3),
+):
+    ref, local = build("mlp", 0), build("mlp", 0 if RANK == 0 else 5)
+    ddp = DDP(local)
+    ref_opt, opt = make_opt(ref.parameters()), make_opt(ddp.parameters())
+    for step in range(3):
+        x, y = batch(step)
+        for o, m, xs, ys in ((ref_opt, ref, x, y), (opt, ddp, mine(x), mine(y))):
+            o.zero_grad()
+            nn.CrossEntropyLoss()(m(xs), ys).backward()
+            o.step()
+    same(ref, local, f"{type(opt).__name__} after 3 steps")
+
 # no_sync really skips communication: gradients differ between ranks inside it
 ember.manual_seed(0)
 m = DDP(models.mlp())

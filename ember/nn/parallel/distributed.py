@@ -18,7 +18,9 @@ locally and the first synchronized backward after it averages the accumulated su
 
 from __future__ import annotations
 
+import functools
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -109,7 +111,11 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             for i, p in enumerate(b.params):
                 self._where[id(p)] = (b, i)
-        self._handles = [p.register_post_accumulate_grad_hook(self._on_grad) for _, p in named]
+        # the hooks hold the wrapper weakly, and go when it does: wrapping the module again
+        # later does not reduce twice
+        hook = functools.partial(_hook, weakref.ref(self))
+        self._handles = [p.register_post_accumulate_grad_hook(hook) for _, p in named]
+        weakref.finalize(self, _remove, self._handles)
         self._sync = True  # whether the backward of the last forward synchronizes
         self._launched = 0  # buckets started in the running backward
         self._works: list[Any] = []
@@ -248,3 +254,14 @@ class DistributedDataParallel(Module):
                 else:
                     g._bump_version()
                     store(g, avg / n)
+
+
+def _hook(ref: weakref.ref[DistributedDataParallel], p: Tensor) -> None:
+    ddp = ref()
+    if ddp is not None:
+        ddp._on_grad(p)
+
+
+def _remove(handles: list[Any]) -> None:
+    for h in handles:
+        h.remove()
