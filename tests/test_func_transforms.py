@@ -171,3 +171,86 @@ def test_per_sample_gradients_equal_a_loop(name: str, shape: tuple[int, ...]) ->
         ember.nn.functional.cross_entropy(model(x[i : i + 1]), y[i : i + 1]).backward()
         for k, p in model.named_parameters():
             np.testing.assert_allclose(got[k][i].numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_ensemble_of_8_mlps_equals_each_model() -> None:
+    from ember.demo.models import mlp
+    from ember.func import stack_module_state
+
+    ember.manual_seed(0)
+    models = [mlp() for _ in range(8)]
+    params, buffers = stack_module_state(models)
+    assert params["1.weight"].shape == (8, 128, 64) and params["1.weight"].is_leaf
+    assert params["1.weight"].requires_grad
+    x = _rand(5, 1, 8, 8)
+
+    def run(p: Any, b: Any, data: Any) -> Any:
+        return functional_call(models[0], (p, b), (data,))
+
+    same_data = vmap(run, in_dims=(0, 0, None))(params, buffers, x)
+    xs = _rand(8, 5, 1, 8, 8, seed=1)
+    own_data = vmap(run)(params, buffers, xs)
+    for i, m in enumerate(models):
+        np.testing.assert_allclose(same_data[i].detach().numpy(), m(x).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)  # fmt: skip
+        np.testing.assert_allclose(own_data[i].detach().numpy(), m(xs[i]).detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)  # fmt: skip
+    # the stacked parameters train: one backward through the ensemble
+    own_data.sum().backward()
+    assert params["5.bias"].grad is not None and params["5.bias"].grad.shape == (8, 10)
+
+
+@requires_torch
+def test_stack_module_state_errors_match_torch() -> None:
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError, match="Expected at least one model, got 0"):
+            m.func.stack_module_state([])
+        a, b = m.nn.Linear(2, 2), m.nn.Linear(2, 2)
+        b.weight.requires_grad_(False)
+        with pytest.raises(RuntimeError, match="weight from each model to have the same"):
+            m.func.stack_module_state([a, b])
+        with pytest.raises(RuntimeError, match="same class"):
+            m.func.stack_module_state([a, m.nn.ReLU()])
+
+
+@requires_torch
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_autograd_functional_vectorize_matches_torch(vectorize: bool) -> None:
+    from ember.autograd.functional import hessian, jacobian
+
+    x, y = _rand(4), _rand(3, seed=1)
+
+    def f(m: Any, a: Any, b: Any) -> Any:
+        return (a.sin() * b.sum()).cumsum(0), (a[:3] * b).exp()
+
+    got = jacobian(lambda a, b: f(ember, a, b), (x, y), vectorize=vectorize)
+    tf = torch.autograd.functional
+    want = tf.jacobian(lambda a, b: f(torch, a, b), (_t(x), _t(y)), vectorize=vectorize)
+    _same(got, want)
+    g = hessian(lambda a: (a.sin() * a.sum()).sum(), x, vectorize=vectorize)
+    _same(g, tf.hessian(lambda a: (a.sin() * a.sum()).sum(), _t(x), vectorize=vectorize))
+
+
+def test_vectorized_jacobian_runs_backward_under_vmap() -> None:
+    """``vectorize=True`` batches the backward passes: one pass per output, not per
+    element (the backward formulas see BatchedTensors)."""
+    from ember._batched.tensor import BatchedTensor
+    from ember.autograd.functional import jacobian
+
+    seen: list[str] = []
+
+    class Probe(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            return a * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            seen.append(type(g).__name__)
+            return g * 2
+
+    jacobian(lambda a: Probe.apply(a), _rand(5), vectorize=True)
+    assert seen == [BatchedTensor.__name__]
+    seen.clear()
+    jacobian(lambda a: Probe.apply(a), _rand(5), vectorize=False)
+    assert seen == ["Tensor"] * 5

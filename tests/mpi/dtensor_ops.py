@@ -122,6 +122,15 @@ close(d.grad.full_tensor(), ember.full((4, 3), 3.0), "redistribute backward")
 x = randn(3, 4)
 d = DTensor.from_local(x[rank % 3 : rank % 3 + 1], mesh, [Shard(0)])
 assert tuple(d.shape) == (world, 4), d.shape
+if world == 2:  # uneven pieces need shape=; run_check finds out
+    piece = x[:2] if rank == 0 else x[2:]  # torch.chunk's pieces of 3 rows
+    try:
+        DTensor.from_local(piece, mesh, [Shard(0)], run_check=True)
+        raise AssertionError("uneven pieces without shape= were accepted")
+    except ValueError as e:
+        assert "pass shape=" in str(e), e
+    d = DTensor.from_local(piece, mesh, [Shard(0)], shape=(3, 4), stride=(4, 1))
+    close(d.full_tensor(), x, "from_local of uneven pieces with shape=")
 d = DTensor.from_local(x + rank, mesh, [Replicate()], run_check=True)
 close(d.to_local(), x, "run_check broadcasts rank 0's piece")
 d = DTensor.from_local(

@@ -97,6 +97,21 @@ def _to_meta(x: Any, spec: DTensorSpec) -> Tensor:
     return ember.empty_strided(tm.shape, tm.stride, dtype=tm.dtype, device="meta")
 
 
+_FLAT = object()  # the tree of a call whose arguments are all leaves and has no kwargs
+
+
+def _flatten(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
+    if not kwargs and not any(isinstance(a, (list, tuple, dict)) for a in args):
+        return list(args), _FLAT
+    return tree_flatten((args, kwargs))
+
+
+def _unflatten(flat: list[Any], tree: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if tree is _FLAT:
+        return tuple(flat), {}
+    return tree_unflatten(flat, tree)  # type: ignore[no-any-return]
+
+
 def _key_of(x: Any) -> Any:
     from ember.distributed.tensor._api import DTensor
 
@@ -123,7 +138,7 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
     if str(func).startswith("aten._foreach_"):
         return _foreach(func, args, kwargs)
-    flat, tree = tree_flatten((args, kwargs))
+    flat, tree = _flatten(args, kwargs)
     idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
     dts: list[DTensor] = [flat[i] for i in idx]
     mesh = dts[0]._spec.mesh
@@ -154,14 +169,14 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if inplace and need[n] != d._spec.placements and _is_written(func, flat, i, tree):
             d._local_tensor = local_flat[i]
             d._spec = DTensorSpec(d._spec.mesh, need[n], d._spec.tensor_meta)
-    largs, lkwargs = tree_unflatten(local_flat, tree)
+    largs, lkwargs = _unflatten(local_flat, tree)
     if local_fn is not None:
         local_out = local_fn(ctx, largs, lkwargs, outs)
     else:
         local_out = func(*largs, **lkwargs)
     if inplace:
         return return_and_correct_aliasing(func, args, kwargs, _wrap_inplace(func, args, kwargs))
-    lflat, _ = tree_flatten(local_out)
+    lflat = [local_out] if isinstance(local_out, Tensor) else tree_flatten(local_out)[0]
     wrapped, k = [], 0
     for o in lflat:
         if isinstance(o, Tensor):
@@ -177,7 +192,7 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             k += 1
         else:
             wrapped.append(o)
-    out = tree_unflatten(wrapped, out_tree)
+    out = wrapped[0] if isinstance(local_out, Tensor) else tree_unflatten(wrapped, out_tree)
     return return_and_correct_aliasing(func, args, kwargs, out)
 
 
@@ -208,7 +223,7 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
             meta_flat[i] = ember.empty_strided(
                 tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
             )
-    margs, mkwargs = tree_unflatten(meta_flat, tree)
+    margs, mkwargs = _unflatten(meta_flat, tree)
     meta_out = func(*margs, **mkwargs)
     out_flat, out_tree = tree_flatten(meta_out)
     out_meta = [
@@ -219,7 +234,7 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
     spec_flat = list(flat)
     for i, d in zip(idx, dts, strict=True):
         spec_flat[i] = d._spec
-    sargs, skwargs = tree_unflatten(spec_flat, tree)
+    sargs, skwargs = _unflatten(spec_flat, tree)
     ctx = OpCtx(func, sargs, skwargs, specs, out_meta, mesh)
     rule = RULES.get(func)
     if rule is None:
@@ -255,7 +270,7 @@ def _foreach(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _is_written(func: Any, flat: list[Any], i: int, tree: Any) -> bool:
-    args, kwargs = tree_unflatten(list(range(len(flat))), tree)
+    args, kwargs = _unflatten(list(range(len(flat))), tree)
     pos = 0
     for a in func._schema.arguments:
         x = kwargs.get(a.name) if a.kwarg_only else (args[pos] if pos < len(args) else None)
