@@ -317,6 +317,8 @@ def apply(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
             pass
     if name in ("element-wise", "double-vjp"):
         return double_vjp(op, args, kwargs, tangents, out)
+    if not any(_differentiable(o) for o in (out if isinstance(out, (tuple, list)) else [out])):
+        return None  # comparisons, indices: nothing to differentiate
     raise RuntimeError(
         f"the forward derivative for '{op.name()}' is not implemented: it has no backward "
         "formula to derive one from nor a forward formula of its own (add one with "
