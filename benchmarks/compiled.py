@@ -10,7 +10,8 @@ fused chain through ``ember.compile``, and the overhead of a compiled call of on
 - "chain 1e7 compiled": ``((x * w + 1).relu() * 0.5 + x).sum()`` against a hand-written
   numba loop (goal <= 1.2x);
 - "1 op compiled" / "1 op compiled rg": ``x + 1`` on 4 floats, without and with
-  requires_grad: guards plus the runtime wrapper (goal <= 10 us).
+  requires_grad: guards plus the runtime wrapper (goal <= 10 us); PyTorch's column is
+  ``torch.compile`` of the same function (full run only: inductor compiles it for ~30 s).
 """
 
 from __future__ import annotations
@@ -88,8 +89,17 @@ def cases(quick: bool) -> list[Case]:
     a = ember.tensor([1.0, 2.0, 3.0, 4.0])
     one_rg = ember.compile(lambda a: a + 1)
     b = ember.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
-    out.append(Case("compiled", "1 op compiled", lambda: one(a), None, None, ("us", 10.0)))
-    out.append(Case("compiled", "1 op compiled rg", lambda: one_rg(b), None, None, ("us", 10.0)))
+    # PyTorch's column: torch.compile of the same function (inductor; its first call
+    # compiles for tens of seconds, so the quick run leaves it out)
+    t_one = t_one_rg = None
+    if torch is not None and not quick:
+        ta, tb = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, 2.0, 3.0, 4.0],
+                                                                  requires_grad=True)  # fmt: skip
+        t_fn, t_fn_rg = torch.compile(lambda a: a + 1), torch.compile(lambda a: a + 1)
+        t_one, t_one_rg = (lambda: t_fn(ta)), (lambda: t_fn_rg(tb))
+    out.append(Case("compiled", "1 op compiled", lambda: one(a), None, t_one, ("us", 10.0)))
+    out.append(Case("compiled", "1 op compiled rg", lambda: one_rg(b), None, t_one_rg,
+                    ("us", 10.0)))  # fmt: skip
     return out
 
 

@@ -62,6 +62,8 @@ GROUP_MODULES = (
     "compiler",
     "nn_models",
     "serialization",
+    "random_streams",
+    "func",
     "forward_ad",
 )
 

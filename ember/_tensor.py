@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
 from ember._layout import layout, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
@@ -481,14 +482,12 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+        if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
+            return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+        return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        out = self.clone()  # type: ignore[attr-defined]
-        if self.requires_grad:
-            out.requires_grad_(True)
-        memo[id(self)] = out
-        return out
+        return _PICKLE.deepcopy(self, memo)  # type: ignore[no-any-return]
 
     @property
     def T(self) -> Tensor:

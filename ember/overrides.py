@@ -281,6 +281,10 @@ def _run_handlers(
 def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The C++ route (NOTE [two routes]): a registry op's public function, method or
     operator, whose dispatch function returned TORCH_FUNCTION."""
+    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
+        _local.skip_one_hop = False
+        with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
+            return func(*args, **kwargs)
     overloaded = _overloaded_args((*args, *kwargs.values()) if kwargs else args)
     if not overloaded and not _is_torch_function_mode_enabled():
         # the keys asked for a handler but none applies here (a tensor-like reached a
@@ -291,6 +295,28 @@ def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, 
 
 
 TORCH_FUNCTION_HANDLER[0] = dispatch_torch_function
+
+
+def redispatch_function(
+    func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+) -> Any:
+    """Call ``func`` skipping one level of ``__torch_function__``: the handlers (or mode)
+    that would see this very call are passed over, the calls ``func`` makes inside are
+    dispatched as usual, as PyTorch's ``redispatch_function`` (``_skip_one_hop_torch_function``).
+    A subclass's handler gets a plain result back (so later ops on it are not its own).
+
+    >>> class Sub(ember.Tensor):
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+    ...         return ember.overrides.redispatch_function(func, types, args, kwargs)
+    >>> type(ember.ones(2).as_subclass(Sub) + 1).__name__
+    'Tensor'
+    """
+    _local.skip_one_hop = True
+    try:
+        return func(*args, **(kwargs or {}))
+    finally:
+        _local.skip_one_hop = False
 
 
 def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -321,6 +347,9 @@ def has_torch_function(relevant_args: Any) -> bool:
                 f"has_torch_function(): expected a tuple or list of arguments, got "
                 f"{type(relevant_args).__name__}"
             )
+    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the Python route)
+        _local.skip_one_hop = False
+        return False
     excluded = _local.exclude
     if excluded & TORCH_FUNCTION_MODE_BIT:
         return False
@@ -583,4 +612,4 @@ from ember._override_lists import (  # noqa: E402
     resolve_name,
 )
 
-__all__ += ["get_default_nowrap_functions"]
+__all__ += ["get_default_nowrap_functions", "redispatch_function"]

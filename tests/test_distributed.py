@@ -27,11 +27,15 @@ needs_mpi = pytest.mark.skipif(
 
 
 def launch(
-    *args: str, n: int = 2, timeout: float = 90
+    *args: str, n: int = 2, timeout: float = 180, direct: bool = False
 ) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Run ``python -m ember.distributed.run -n N args...`` from the repository root."""
+    """Run ``python -m ember.distributed.run -n N args...`` from the repository root (with
+    ``direct``: ``mpiexec -n N python args...``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="error::RuntimeWarning")
-    cmd = [sys.executable, "-m", "ember.distributed.run", "-n", str(n), *args]
+    if direct:
+        cmd = [str(find_mpiexec()), "-n", str(n), sys.executable, *args]
+    else:
+        cmd = [sys.executable, "-m", "ember.distributed.run", "-n", str(n), *args]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     return proc, time.perf_counter() - start
@@ -46,7 +50,7 @@ def test_collectives_every_dtype_against_numpy() -> None:
 
 @needs_mpi
 def test_mismatched_calls_raise_on_every_rank() -> None:
-    proc, _ = launch(str(SCRIPTS / "errors.py"))
+    proc, _ = launch(str(SCRIPTS / "errors.py"), direct=True)  # mpiexec -n 2 python script
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "errors OK: 11 errors raised on every rank" in proc.stdout
 
@@ -79,17 +83,30 @@ def test_launcher_runs_a_module_with_torchrun_variables(tmp_path: Path) -> None:
         "dist.init_process_group()\n"
         "assert int(os.environ['RANK']) == dist.get_rank()\n"
         "assert os.environ['WORLD_SIZE'] == '2' and 'LOCAL_RANK' in os.environ\n"
-        "print('module rank', dist.get_rank(), 'args', sys.argv[1:], flush=True)\n"
+        "sys.stdout.write(f'module rank {dist.get_rank()} args {sys.argv[1:]}\\n')\n"
     )
     env_path = f"{ROOT}{os.pathsep}{tmp_path}"
     env = dict(os.environ, PYTHONPATH=env_path)
     cmd = [sys.executable, "-m", "ember.distributed.run", "-n", "2", "-m", "job_pkg.main", "x"]
-    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90)
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(proc.stdout.split("\n")[:2]) == [
-        "module rank 0 args ['x']",
-        "module rank 1 args ['x']",
-    ]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = sorted(line for line in proc.stdout.splitlines() if "module rank" in line)
+    assert lines == ["module rank 0 args ['x']", "module rank 1 args ['x']"], proc.stdout
+
+
+@needs_mpi
+def test_a_script_run_without_a_launcher_is_a_world_of_one() -> None:
+    code = (
+        "import ember, ember.distributed as dist\n"
+        "dist.init_process_group()\n"
+        "t = ember.ones(2)\n"
+        "dist.all_reduce(t, dist.ReduceOp.AVG)\n"
+        "print(dist.get_rank(), dist.get_world_size(), t.tolist())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.stdout.strip() == "0 1 [1.0, 1.0]", out.stderr
 
 
 def test_import_does_not_load_mpi4py() -> None:

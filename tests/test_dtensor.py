@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import ember
 import ember.distributed as dist
 from ember.distributed.run import find_mpiexec
 from ember.distributed.tensor._collectives import chunk_size, piece_range
@@ -93,3 +94,6 @@ def test_parallel_styles_default_layouts() -> None:
     assert repr(RowwiseParallel()) == "RowwiseParallel(input_layouts=S(-1), output_layouts=R)"
     c = ColwiseParallel(output_layouts=Replicate())
     assert c._layouts() == (Replicate(), Replicate())
+    r = RowwiseParallel()  # one style object may serve an Embedding and a Linear
+    assert r._layouts(ember.nn.Embedding(3, 2)) == (Replicate(), Replicate())
+    assert r._layouts(ember.nn.Linear(3, 2)) == (Shard(-1), Replicate())

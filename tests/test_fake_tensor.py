@@ -146,3 +146,24 @@ def test_in_place_ops_views_and_autograd_on_fake_tensors() -> None:
     assert type(x.grad) is FakeTensor and tuple(x.grad.shape) == (2, 3)
     outside = x.detach() * 3  # a fake tensor outside the block runs in its own mode
     assert type(outside) is FakeTensor
+
+
+@pytest.mark.parametrize("perm", [(1, 0, 2), (2, 1, 0), (0, 2, 1)])
+@pytest.mark.parametrize("step", [1, 2])
+def test_pointwise_results_are_laid_out_as_pytorch_lays_them_out(perm, step) -> None:
+    # TensorIterator's rule: the inputs' stride order (the first input decides), so a
+    # traced graph sees the layout the kernels make (a write through a view of the result
+    # depends on it: NOTE [functional tracing])
+    torch = pytest.importorskip("torch")
+
+    def results(lib: Any, mode: Any = None) -> list[tuple[int, ...]]:
+        x = lib.arange(30.0).reshape(2, 3, 5).permute(*perm)[..., ::step]
+        others = [x.abs(), x * 2, x + x, x * lib.ones(x.shape[-1]), lib.ones(x.shape[-1]) * x]
+        if mode is not None:
+            with mode:
+                fx = mode.from_tensor(x)
+                others = [fx.abs(), fx * 2, fx + fx, fx * lib.ones(x.shape[-1])]
+                others.append(lib.ones(x.shape[-1]) * fx)
+        return [tuple(o.stride()) for o in others]
+
+    assert results(ember, FakeTensorMode()) == results(torch)

@@ -183,3 +183,54 @@ def test_distributions_sample(seed: int) -> None:
     _same(seed, lambda m: d(m).Laplace(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
     _same(seed, lambda m: d(m).OneHotCategorical(_t(m, probs)).sample((5,)))
     _same(seed, lambda m: d(m).LogNormal(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+@pytest.mark.parametrize("shape", [(3, 5), (17, 16), (64, 33)])
+def test_init_functions(seed: int, shape: tuple[int, int]) -> None:
+    def init(name: str, *args: Any, **kw: Any) -> Callable[[Any], Any]:
+        return lambda m: getattr(m.nn.init, name)(m.empty(shape), *args, **kw).detach()
+
+    for name, args, kw in [
+        ("uniform_", (-0.3, 0.2), {}),
+        ("normal_", (0.1, 0.02), {}),
+        ("xavier_uniform_", (), {"gain": 1.5}),
+        ("xavier_normal_", (), {}),
+        ("kaiming_uniform_", (), {"a": 5**0.5}),
+        ("kaiming_normal_", (), {"nonlinearity": "relu", "mode": "fan_out"}),
+        ("sparse_", (0.3,), {}),
+    ]:
+        _same(seed, init(name, *args, **kw))
+    # rejection sampling: normals redrawn out of bounds; uniforms accepted by a log test
+    _same(seed, init("trunc_normal_", std=0.5, a=-0.6, b=0.7))
+    _same(seed, init("trunc_normal_", mean=0.2, std=1.0, a=2.0, b=2.5))
+    # the same normal draws; the QR is LAPACK's in both, up to rounding
+    torch.manual_seed(seed)
+    ember.manual_seed(seed)
+    want = torch.nn.init.orthogonal_(torch.empty(shape), gain=2.0).numpy()
+    got = ember.nn.init.orthogonal_(ember.empty(shape), gain=2.0).numpy()
+    np.testing.assert_allclose(got, want, atol=2e-5)
+    np.testing.assert_array_equal(ember.rand(3).numpy(), torch.rand(3).numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_module_initialisation(seed: int) -> None:
+    def build(m: Any) -> Any:
+        return m.nn.Sequential(
+            m.nn.Embedding(50, 16),
+            m.nn.Linear(16, 33),
+            m.nn.LayerNorm(33),
+            m.nn.MultiheadAttention(33, 3),
+            m.nn.LSTM(33, 8),
+            m.nn.Conv1d(4, 6, 3),
+            m.nn.BatchNorm1d(6),
+        )
+
+    torch.manual_seed(seed)
+    ember.manual_seed(seed)
+    tm, em = build(torch), build(ember)
+    tp, ep = dict(tm.named_parameters()), dict(em.named_parameters())
+    assert tp.keys() == ep.keys()
+    for name, p in tp.items():
+        np.testing.assert_array_equal(ep[name].detach().numpy(), p.detach().numpy(), name)
+    np.testing.assert_array_equal(ember.rand(3).numpy(), torch.rand(3).numpy())

@@ -203,3 +203,32 @@ def test_training_checkpoint_resumes_across_libraries(tmp_path: Any) -> None:
     assert topt2.state_dict()["state"][0]["step"].item() == 2
     for a, b in zip(tm2.parameters(), em.parameters(), strict=True):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def _sgd_step_ops(lib: Any, mode_base: type) -> dict[str, int]:
+    from collections import Counter
+
+    class Count(mode_base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.n: Counter[str] = Counter()
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kw: Any = None) -> Any:
+            self.n[str(func).split("aten.")[-1]] += 1
+            return func(*args, **(kw or {}))
+
+    p = lib.nn.Parameter(lib.ones(3))
+    p.grad = lib.full((3,), 0.5)
+    opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+    with Count() as mode:
+        opt.step()
+    return {k: v for k, v in mode.n.items() if "record_function" not in k}
+
+
+@requires_torch
+def test_sgd_momentum_first_step_dispatches_pytorchs_ops() -> None:
+    """The first momentum buffer is ``grad.detach().clone()``, as PyTorch's (a counting
+    dispatch mode sees the detach)."""
+    ours = _sgd_step_ops(ember, ember.utils._python_dispatch.TorchDispatchMode)
+    theirs = _sgd_step_ops(torch, torch.utils._python_dispatch.TorchDispatchMode)
+    assert ours == theirs and ours["detach.default"] == 1

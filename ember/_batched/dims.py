@@ -31,7 +31,8 @@ def _spec(names: str, dims: tuple[str, ...], aligned: tuple[str, ...] = (), extr
     for name in names.split():
         packet, _, overload = name.partition(".")
         op = getattr(getattr(aten, packet), overload or "default")
-        _SPEC[op] = (dims, ("self", *aligned), extra)
+        names_of = {a.name for a in op._schema.arguments}
+        _SPEC[op] = (dims, tuple(n for n in ("self", *aligned) if n in names_of), extra)
 
 
 D = ("dim",)
@@ -74,8 +75,7 @@ _FLATTENING = {
 def dim_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     dims, aligned, extra = _SPEC[op]
     values = bind(op, args, kw)
-    self_x = values["self"]
-    n = self_x.dim()
+    n = values[aligned[0]].dim()
     for a in op._schema.arguments:
         if (
             a.type.base == "Tensor"
@@ -113,7 +113,7 @@ def dim_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
                 v = v.unsqueeze(1)
             values[name] = v
     if flatten:
-        values["self"] = values["self"].reshape(level.size, -1)
+        values[aligned[0]] = values[aligned[0]].reshape(level.size, -1)
         values[dims[0]] = 1
         out = call(op, values)
         if values.get("keepdim"):

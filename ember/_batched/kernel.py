@@ -24,6 +24,7 @@ from ember._tensor import Tensor
 from ember.dispatch import dispatcher, state
 from ember.dispatch.dispatcher import KIND_BOXED
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ember.ops.native.inplace_views import VIEW_OF
 from ember.ops.registry import OpOverload, ops
 
 Rule = Callable[[OpOverload, Level, tuple[Any, ...], dict[str, Any]], Any]
@@ -161,12 +162,17 @@ def _stack(outs: list[Any], op: OpOverload, level: Level) -> Any:
     )
 
 
+#: in-place ops that change ``self``'s shape or storage, not its values: a loop over the
+#: examples' slices cannot do that to the batch, so the fallback refuses them as view ops
+METADATA_WRITES: set[OpOverload] = {ops.aten.set_.source_Tensor, *VIEW_OF}
+
+
 def slow_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run ``op`` once per example and stack the results, with a warning naming the op
     (NOTE [batching rules])."""
     level = top_level(args, kwargs)
     schema = op._schema
-    if op.is_view:
+    if op.is_view or op in METADATA_WRITES:
         raise RuntimeError(
             f"vmap: Batching rule not implemented for {op.name()}; the fallback path doesn't "
             "work on out= or view ops. Please file an issue."

@@ -18,6 +18,10 @@ def mm_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, A
     a, _ = unwrap(args[0], level)
     b, _ = unwrap(args[1], level)
     _check(op, args[0], args[1])
+    if args[0].shape[-1] == 1 and a.dtype == b.dtype:
+        # an outer product (the weight gradient of one example): no sum to do, and NumPy's
+        # matmul loops over a stack of such products slowly
+        return wrap(aten.mul.Tensor(a, b), level.level)
     return wrap(aten.matmul.default(a, b), level.level)
 
 

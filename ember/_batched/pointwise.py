@@ -18,7 +18,7 @@ from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
 from ember.dtypes import bool_ as _bool
 from ember.dtypes import result_type_of
-from ember.ops.registry import OpOverload, all_overloads
+from ember.ops.registry import OpOverload, all_overloads, ops
 
 
 def _pad(v: Tensor, logical_rank: int, rank: int) -> Tensor:
@@ -75,8 +75,12 @@ def pointwise_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict
     return tuple(wrap(o, level.level) if isinstance(o, Tensor) else o for o in out)
 
 
+#: elementwise ops the catalogue does not tag ``pointwise``
+_ALSO = ("complex", "polar")
+
+
 def _pointwise_ops() -> list[OpOverload]:
-    out = []
+    out = [getattr(ops.aten, n).default for n in _ALSO if hasattr(ops.aten, n)]
     for op in all_overloads():
         if "pointwise" not in op.tags or op.namespace != "aten":
             continue

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ember._batched.args import align, bind, call
-from ember._batched.kernel import batch_rule, inplace_error, register_rule, unwrap
+from ember._batched.kernel import batch_rule, inplace_error, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
+from ember.ops.native.inplace_views import VIEW_OF, view_args
 from ember.ops.registry import OpOverload, ops
 
 aten = ops.aten
@@ -31,6 +32,8 @@ for _op in (
     aten.empty_like.default, aten.full_like.default, aten.view.dtype, aten.view_as_real.default,
 ):  # fmt: skip
     register_rule(_op, same_shape_rule)
+if hasattr(aten, "view_as_complex"):  # (defined by a later family of the catalogue)
+    register_rule(aten.view_as_complex.default, same_shape_rule)
 
 
 @batch_rule(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
@@ -164,31 +167,69 @@ def item_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str,
     raise RuntimeError(_ITEM_ERROR)
 
 
-@batch_rule(aten.where.self, aten.masked_fill.Tensor)
+@batch_rule(aten.where.self)
 def where_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    """``where``/``masked_fill`` broadcast all three tensors as pointwise ops do, without
-    the pointwise rule's cast of a 0-dim argument (the condition is a mask)."""
+    """``where`` broadcasts its three tensors as pointwise ops do, without the pointwise
+    rule's cast of a 0-dim argument (the condition is a mask)."""
     values = bind(op, args, kw)
     tensors = [(k, x) for k, x in values.items() if isinstance(x, Tensor)]
     rank = max(x.dim() for _, x in tensors)
-    if op is aten.masked_fill.Tensor:
-        self_x = values["self"]
-        if not unwrap(self_x, level)[1] and any(unwrap(x, level)[1] for _, x in tensors):
-            return wrap(op(align(self_x, level, rank), *_phys(values, level, rank)), level.level)
     for k, x in tensors:
-        v, b = unwrap(x, level)
-        if b:
+        if unwrap(x, level)[1]:
             values[k] = align(x, level, rank)
     return wrap(call(op, values), level.level)
 
 
-def _phys(values: dict[str, Any], level: Level, rank: int) -> list[Any]:
-    out = []
-    for k in ("mask", "value"):
-        x = values[k]
-        v, b = unwrap(x, level)
-        out.append(align(x, level, rank) if b else v)
-    return out
+@batch_rule(aten.masked_fill.Tensor, logical=True)
+def masked_fill_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """``masked_fill`` with a (0-dim) value tensor: a ``where`` at the logical level."""
+    values = bind(op, args, kw)
+    self_x, mask, value = values["self"], values["mask"], values["value"]
+    if value.dim() != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.dim()} dimension(s)."
+        )
+    out = aten.where.self(mask, aten._to_copy.default(value, dtype=self_x.dtype), self_x)
+    return out if tuple(out.shape) == tuple(self_x.shape) else out.expand(self_x.shape)
 
 
-_ = Tensor
+_INPLACE_VIEWS = VIEW_OF  # unsqueeze_, squeeze_, t_, transpose_, swapaxes_, swapdims_
+
+
+@batch_rule(*_INPLACE_VIEWS, logical=True)
+def inplace_view_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """An in-place view op: the functional view, then the BatchedTensor takes its physical
+    tensor and logical shape."""
+    x = args[0]
+    out = _INPLACE_VIEWS[op](x, *view_args(args[1:]), **kw)
+    x._value, x._edata = out._value, out._edata
+    return x
+
+
+@batch_rule(aten.detach_.default)
+def detach__rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    x = args[0]
+    x._value = x._value.detach()
+    return x
+
+
+@batch_rule(aten.fill_diagonal_.default)
+def fill_diagonal_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The main diagonal of each example's matrix, filled; the general case (``wrap``, more
+    dimensions) loops over the batch."""
+    values = bind(op, args, kw)
+    x = values["self"]
+    v, batched = unwrap(x, level)
+    if not batched:
+        raise inplace_error(op)
+    if x.dim() != 2 or values.get("wrap", False):
+        return slow_fallback(op, 0, args, kw)
+    aten.diagonal.default(v, 0, 1, 2).fill_(values["fill_value"])
+    return x

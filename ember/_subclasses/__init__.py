@@ -40,7 +40,13 @@ def _retype(t: Tensor, cls: type) -> Any:
     """Make ``t`` (a fresh object nobody else holds) an instance of ``cls``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
-    t.__class__ = cls
+    try:
+        t.__class__ = cls
+    except TypeError:  # a class with ``__slots__`` of its own: another layout, a new object
+        new = object.__new__(cls)
+        new._edata, new._ekeys = t._edata, t._ekeys
+        new.__dict__.update(t.__dict__)
+        t = new
     t._ekeys = (t._ekeys & ~TORCH_FUNCTION_BIT) | classify(cls)
     return t
 

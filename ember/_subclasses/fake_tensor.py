@@ -29,10 +29,11 @@ from ember.device import device
 from ember.dispatch.keys import META_BIT, PYTHON_BIT
 from ember.dtypes import get_default_dtype
 from ember.ops.registry import OpOverload, ops
-from ember.utils._python_dispatch import TorchDispatchMode
+from ember.utils._python_dispatch import TorchDispatchMode, is_traceable_wrapper_subclass
 from ember.utils._pytree import tree_map
 
 __all__ = [
+    "is_fake",
     "DataDependentOutputException",
     "DynamicOutputShapeException",
     "FakeTensor",
@@ -197,3 +198,42 @@ class FakeTensorMode(TorchDispatchMode):
         x._ekeys |= PYTHON_BIT
         x.fake_mode = self  # type: ignore[attr-defined]
         return x
+
+
+def is_fake(x: Any) -> bool:
+    """Whether ``x`` is a ``FakeTensor``, or a traceable wrapper subclass whose inner
+    tensors (``__tensor_flatten__``) all are, as PyTorch's ``is_fake``.
+
+    >>> from ember._subclasses.fake_tensor import FakeTensorMode, is_fake
+    >>> is_fake(FakeTensorMode().from_tensor(ember.ones(2))), is_fake(ember.ones(2))
+    (True, False)
+    """
+    if isinstance(x, FakeTensor):
+        return True
+    if is_traceable_wrapper_subclass(x):
+        attrs, _ = x.__tensor_flatten__()
+        return all(is_fake(getattr(x, a)) for a in attrs)
+    return False
+
+
+def _is_tensor_constructor(func: OpOverload) -> bool:
+    """Whether ``func`` makes a tensor from no tensor (a factory: ``empty``, ``ones``...):
+    no argument of a type holding a Tensor and one plain Tensor return, as PyTorch's
+    (wrapper subclasses' TorchDispatchModes use it to wrap factories' results).
+
+    >>> from ember._subclasses.fake_tensor import _is_tensor_constructor as is_factory
+    >>> is_factory(ember.ops.aten.ones.default), is_factory(ember.ops.aten.add.Tensor)
+    (True, False)
+    """
+    if not isinstance(func, OpOverload):
+        raise AssertionError(f"func must be an OpOverload, got {type(func)}")
+    schema = func._schema
+    if any(a.type.base == "Tensor" for a in schema.arguments):
+        return False
+    returns = schema.returns
+    return (
+        len(returns) == 1
+        and returns[0].type.base == "Tensor"
+        and not returns[0].type.is_list
+        and not returns[0].type.optional
+    )

@@ -839,7 +839,10 @@ class AOTCompiledFunction:
             if hit is not None:
                 entry, pos = hit
                 uniq = list(args) if pos is None else [args[i] for i in pos]
-                return tree_unflatten(entry.run(uniq), entry.plan.out_spec)
+                spec = entry.plan.out_spec
+                if spec.is_leaf():
+                    return entry.run(uniq)[0]
+                return tree_unflatten(entry.run(uniq), spec)
         flat, spec = tree_flatten((args, kwargs))
         sig = signature(flat, grad)
         entry = self.cache.get(sig)

@@ -6,6 +6,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ember._memory_format import preserve_format
 from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
@@ -41,7 +42,8 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
-            g = _ONES_LIKE(t)  # the op itself: dispatched like any, minus the Python binding
+            # the op itself, with the arguments PyTorch's _make_grads gives it
+            g = _ONES_LIKE(t, memory_format=preserve_format)
         elif not isinstance(g, Tensor):
             g = ember.tensor(g, dtype=t.dtype)
         elif tuple(g.shape) != tuple(t.shape):

@@ -162,7 +162,7 @@ defvjp(aten._cdist_forward.default, lambda g, x1, x2, p, compute_mode, *, result
     _cdist_grads(g, x1, x2, p, result)), name="CdistBackward0")  # fmt: skip
 not_differentiated(aten._cdist_backward.default)
 defvjp(aten._pdist_forward.default, lambda g, self, p=2, *, result: (
-    aten._pdist_backward.default(g, self, p, result),))  # fmt: skip
+    aten._pdist_backward.default(g, self, p, result),), name="PdistBackward0")  # fmt: skip
 not_differentiated(aten._pdist_backward.default)
 defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
     _euclidean_grads(g, x1, x2, result)))  # fmt: skip

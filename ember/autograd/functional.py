@@ -15,10 +15,11 @@ passes: ``g(u) = J^T u`` is linear in ``u``, so differentiating ``<g(u), v>`` wi
 ``hvp`` use it, as PyTorch's do.
 
 # NOTE [vectorize]
-PyTorch's ``vectorize=True`` batches the backward passes with vmap, and its
-``strategy="forward-mode"`` uses forward-mode AD. ember has neither, so both compute the
-same Jacobian one backward pass per output element; they are accepted (with PyTorch's
-checks of the combinations it refuses) so that scripts using them run, not faster.
+``vectorize=True`` batches the backward passes with ``ember.vmap``, as PyTorch's does: one
+backward pass per output, its cotangents the rows of an identity, mapped over. Without it,
+one backward pass runs per output element. ``strategy="forward-mode"`` is accepted with
+PyTorch's checks of the combinations it refuses, and computes the same Jacobian in reverse
+mode.
 """
 
 from __future__ import annotations
@@ -331,9 +332,8 @@ def jacobian(
                 "ember.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                 "not supported together. Please either set `strict=False` or `vectorize=False`."
             )
-        rows = tuple(
-            _jacobian_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs)
-        )
+        by_rows = _jacobian_rows_vectorized if vectorize else _jacobian_rows
+        rows = tuple(by_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
     rows = _finish(rows, create_graph)
     if strategy == "forward-mode":  # PyTorch's forward mode nests lists, not tuples
         rows = [list(row) for row in rows]
@@ -367,6 +367,29 @@ def _jacobian_rows(
             *out.shape, *x.shape
         )
         for gs, x in zip(per_input, inputs, strict=True)
+    )
+
+
+def _jacobian_rows_vectorized(
+    i: int, out: Tensor, inputs: Tensors, create_graph: bool, strict: bool
+) -> Tensors:
+    """d out / d input for every input: the backward passes of all of ``out``'s elements as
+    one, mapped over the rows of an identity with ``vmap`` (NOTE [vectorize])."""
+    from ember.func import vmap
+
+    n = out.nelement()
+    if n == 0 or not out.requires_grad:
+        return tuple(ember.zeros(*out.shape, *x.shape, dtype=x.dtype) for x in inputs)
+    basis = ember.eye(n, dtype=out.dtype).view(n, *out.shape)
+
+    def row(ct: Tensor) -> tuple[Tensor, ...]:
+        grads = _grad((out,), inputs, (ct,), retain_graph=True, create_graph=create_graph)
+        return tuple(
+            ember.zeros_like(x) if g is None else g for g, x in zip(grads, inputs, strict=True)
+        )
+
+    return tuple(
+        r.reshape(*out.shape, *x.shape) for r, x in zip(vmap(row)(basis), inputs, strict=True)
     )
 
 

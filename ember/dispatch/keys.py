@@ -22,6 +22,9 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     BackendSelect = 8
     Python = 10
     Functionalize = 12
+    # in a thread's include set while a vmap runs: random factories (no tensor argument)
+    # follow vmap's ``randomness`` (PyTorch's FuncTorchVmapMode); every other op falls through
+    FuncTorchVmapMode = 13
     ADInplaceOrView = 14
     # vmap's BatchedTensor (PyTorch's FuncTorchBatched): below Autograd, so a transform
     # inside vmap records its graph on the batched (logical) tensors (NOTE [vmap levels] in
@@ -55,6 +58,7 @@ FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
 FORWARD_AD_BIT = 1 << DispatchKey.ForwardAD
 BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
+VMAP_MODE_BIT = 1 << DispatchKey.FuncTorchVmapMode
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 

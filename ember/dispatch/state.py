@@ -23,6 +23,8 @@ class _LocalState(threading.local):
     exclude: int = 0
     grad_enabled: bool = True
     inference_mode: bool = False
+    #: ``overrides.redispatch_function``: the next torch-function check is skipped, once
+    skip_one_hop: bool = False
     #: forward-mode AD sees only tangents of dual levels below this one (NOTE [nested dual
     #: levels] in ember/autograd/forward_ad/_kernel.py); changed only by ``DualCeiling``
     fw_ceiling: int = 1 << 62

@@ -28,12 +28,13 @@ def agree(
 ) -> None:
     """Raise on every rank unless every rank of ``pg`` has the same ``fields`` and no rank
     found a ``problem`` with its own arguments. NOTE [agreeing before moving data]"""
-    head = np.array([code(what), *fields, 0 if problem else 1], np.int64)
-    buf = np.concatenate([head, -head])
+    head = [code(what), *fields, 0 if problem else 1]
+    buf = np.array(head + [-v for v in head], np.int64)
     MPI = mpi()
     wait_requests([pg.comm.Iallreduce(MPI.IN_PLACE, buf, MPI.MAX)], pg, what, None)
     k = len(head)
-    if bool((buf[:k] == -buf[k:]).all()) and buf[k - 1] == 1:
+    got = buf.tolist()
+    if got[:k] == [-v for v in got[k:]] and got[k - 1] == 1:
         return
     mine = describe() + (f" [{problem}]" if problem else "")
     every = pg.comm.allgather(mine)

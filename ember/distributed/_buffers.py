@@ -68,9 +68,21 @@ def raw(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1).view(np.uint8)
 
 
-def code(text: str) -> int:
-    """A small integer that is the same in every process for the same text."""
-    return zlib.crc32(text.encode())
+_CODES: dict[object, int] = {}
+
+
+def code(key: object) -> int:
+    """A small integer that is the same in every process for the same text (or dtype)."""
+    found = _CODES.get(key)
+    if found is None:
+        text = key.name if isinstance(key, np.dtype) else str(key)
+        found = _CODES[key] = zlib.crc32(text.encode())
+    return found
+
+
+def shape_code(shape: tuple[int, ...]) -> int:
+    """An integer for a shape, the same in every process (ints hash without a random salt)."""
+    return hash(shape)
 
 
 def describe(t: Tensor) -> str:

@@ -48,9 +48,20 @@ def as_op(op: Any, what: str) -> ReduceOp:
     raise TypeError(f"ember.distributed.{what}: op must be a ReduceOp, got {op!r}")
 
 
+_PROBLEMS: dict[tuple[np.dtype, ReduceOp], str] = {}
+_PLANS: dict[tuple[np.dtype, ReduceOp], tuple[bool, Any, Any]] = {}
+
+
 def problem(dtype: np.dtype, op: ReduceOp) -> str:
     """Why ``op`` cannot reduce ``dtype`` ('' when it can)."""
-    name = dtype.name
+    key = (dtype, op)
+    found = _PROBLEMS.get(key)
+    if found is None:
+        found = _PROBLEMS[key] = _problem(dtype.name, op)
+    return found
+
+
+def _problem(name: str, op: ReduceOp) -> str:
     if name == "bool" and op is ReduceOp.AVG:
         return "ReduceOp.AVG is not defined on bool tensors"
     if name.startswith("complex") and op in (ReduceOp.MIN, ReduceOp.MAX):
@@ -68,22 +79,31 @@ class Plan:
     what finishes the result (AVG's division, the cast back)."""
 
     def __init__(self, arr: np.ndarray, op: ReduceOp, size: int) -> None:
-        MPI = mpi()
-        name = arr.dtype.name
+        key = (arr.dtype, op)
+        found = _PLANS.get(key)
+        if found is None:
+            MPI = mpi()
+            name = arr.dtype.name
+            upcast = name in _UPCAST
+            general, logical = _OPS[op]
+            found = _PLANS[key] = (
+                upcast,
+                getattr(MPI, _MPI_TYPES["float32" if upcast else name]),
+                getattr(MPI, logical if name == "bool" else general),
+            )
         self.target = arr
-        self.upcast = name in _UPCAST
+        self.upcast, self.datatype, self.op = found
         self.array = arr.astype(np.float32) if self.upcast else arr
-        kind = "float32" if self.upcast else name
-        self.datatype = getattr(MPI, _MPI_TYPES[kind])
-        general, logical = _OPS[op]
-        self.op = getattr(MPI, logical if name == "bool" else general)
         self.divide = size if op is ReduceOp.AVG else 0
 
     def spec(self, arr: np.ndarray | None = None) -> list[Any]:
         return [self.array if arr is None else arr, self.datatype]
 
-    def finish(self, after: Callable[[], Any] | None = None) -> Callable[[], None]:
+    def finish(self, after: Callable[[], Any] | None = None) -> Callable[[], None] | None:
         """What runs when the reduction completes: AVG, the cast back, then ``after``."""
+
+        if not self.divide and not self.upcast and after is None:
+            return None
 
         def done() -> None:
             self.complete(self.array, self.target)

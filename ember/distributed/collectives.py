@@ -16,7 +16,16 @@ import numpy as np
 
 from ember._tensor import Tensor
 from ember.distributed._agree import agree
-from ember.distributed._buffers import check_tensor, code, describe, raw, store, values, writable
+from ember.distributed._buffers import (
+    check_tensor,
+    code,
+    describe,
+    raw,
+    shape_code,
+    store,
+    values,
+    writable,
+)
 from ember.distributed._mpi import mpi
 from ember.distributed._reduce import Plan, as_op, problem
 from ember.distributed.process_group import ProcessGroup, resolve
@@ -56,7 +65,7 @@ def _skip(what: str, async_op: bool) -> Work | None:
 
 
 def _fields(arr: np.ndarray) -> list[int]:
-    return [code(arr.dtype.name), code(repr(arr.shape))]
+    return [code(arr.dtype), shape_code(arr.shape)]
 
 
 def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None, what: str, name: str) -> int:
@@ -426,7 +435,7 @@ def all_to_all_single(
         [r * row for r in s_rows],
         out,
         [r * row for r in r_rows],
-        [code(src.dtype.name), code(repr(tuple(src.shape[1:])))],
+        [code(src.dtype), shape_code(tuple(src.shape[1:]))],
         lambda: f"input {describe(input)}, output {describe(output)}",
         bad,
     )
@@ -456,7 +465,7 @@ def all_to_all(
     src = np.concatenate([raw(a) for a in ins]) if ins else np.empty(0, np.uint8)
     sizes = [t.numel() * t.element_size() for t in output_tensor_list]
     out = np.empty(sum(sizes), np.uint8)
-    dtype = code(next(iter(dtypes)).name) if len(dtypes) == 1 else 0
+    dtype = code(next(iter(dtypes))) if len(dtypes) == 1 else 0
 
     def done() -> None:
         start = 0

@@ -18,7 +18,7 @@ from typing import Any
 from ember._batched.tensor import LEVELS, BatchedTensor, Level, new_level_number, wrap
 from ember._tensor import Tensor
 from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch.keys import AUTOGRAD_BIT, VMAP_MODE_BIT
 from ember.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -190,6 +190,8 @@ def _run(
     level = Level(new_level_number(), size, randomness, excluded)
     LEVELS.stack.append(level)
     LEVELS.by_number[level.level] = level
+    mode = state.KeyGuard(include=VMAP_MODE_BIT)  # random factories (ember/_batched/random.py)
+    mode.__enter__()
     try:
         batched = [
             a if d is None else wrap(a if d == 0 else a.movedim(d, 0), level.level)
@@ -210,6 +212,7 @@ def _run(
             out_spec,
         )
     finally:
+        mode.__exit__()
         LEVELS.stack.pop()
         del LEVELS.by_number[level.level]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ember._tensor import Tensor
@@ -86,63 +86,46 @@ def _conv(
     return op.default(input, weight, bias, s, _tuple(padding, n), d, groups)  # type: ignore[no-any-return]
 
 
-@guard_function
-def conv1d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size | str = 0,
-    dilation: _Size = 1,
-    groups: int = 1,
-) -> Tensor:
-    """1-d convolution (cross-correlation) over ``(N, C, L)`` or ``(C, L)`` input;
-    ``padding`` may be ``'same'`` or ``'valid'``.
-
-    >>> import ember.nn.functional as F
-    >>> F.conv1d(ember.ones(1, 2, 5), ember.ones(3, 2, 3), padding="same").shape
-    ember.Size([1, 3, 5])
-    """
-    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
+#: the input of an n-d op, as the docstrings name it (the batch dimension may be left out)
+_INPUT = {1: "(N, C, L)", 2: "(N, C, H, W)", 3: "(N, C, D, H, W)"}
 
 
-@guard_function
-def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size | str = 0,
-    dilation: _Size = 1,
-    groups: int = 1,
-) -> Tensor:
-    """2-d convolution (cross-correlation) over ``(N, C, H, W)`` or ``(C, H, W)`` input;
-    ``padding`` may be ``'same'`` or ``'valid'``.
-
-    >>> import ember.nn.functional as F
-    >>> F.conv2d(ember.ones(1, 2, 5, 5), ember.ones(3, 2, 3, 3), padding=1).shape
-    ember.Size([1, 3, 5, 5])
-    """
-    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+def _name(fn: Callable[..., Any], name: str, doc: str) -> Callable[..., Any]:
+    """``fn`` (one member of an n-d family, made by a function below) named ``name``."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-@guard_function
-def conv3d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size | str = 0,
-    dilation: _Size = 1,
-    groups: int = 1,
-) -> Tensor:
-    """3-d convolution (cross-correlation) over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input.
+def _example(call: str, result: str) -> str:
+    return f"\n\n    >>> import ember.nn.functional as F\n    >>> {call}\n    {result}\n    "
 
-    >>> import ember.nn.functional as F
-    >>> F.conv3d(ember.ones(1, 2, 4, 5, 5), ember.ones(3, 2, 3, 3, 3)).shape
-    ember.Size([1, 3, 2, 3, 3])
-    """
-    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
+
+def _conv_nd(n: int) -> Callable[..., Tensor]:
+    """``conv{n}d``: PyTorch's signature over ``aten.conv{n}d``."""
+
+    def conv(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: _Size = 1,
+        padding: _Size | str = 0,
+        dilation: _Size = 1,
+        groups: int = 1,
+    ) -> Tensor:
+        return _conv(n, input, weight, bias, stride, padding, dilation, groups)
+
+    x, w = ", ".join(["1", "2"] + ["5"] * n), ", ".join(["3", "2"] + ["3"] * n)
+    doc = (
+        f"{n}-d convolution (cross-correlation) over ``{_INPUT[n]}`` input; ``padding`` may "
+        "be ``'same'`` or ``'valid'``."
+        + _example(f'F.conv{n}d(ember.ones({x}), ember.ones({w}), padding="same").shape',
+                   f"ember.Size([{', '.join(['1', '3'] + ['5'] * n)}])")
+    )  # fmt: skip
+    return guard_function(_name(conv, f"conv{n}d", doc))
+
+
+conv1d, conv2d, conv3d = _conv_nd(1), _conv_nd(2), _conv_nd(3)
 
 
 def _conv_transpose(
@@ -166,70 +149,36 @@ def _conv_transpose(
     )  # fmt: skip
 
 
-@guard_function
-def conv_transpose1d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size = 0,
-    output_padding: _Size = 0,
-    groups: int = 1,
-    dilation: _Size = 1,
-) -> Tensor:
-    """1-d transposed convolution, weight ``(C_in, C_out // groups, k)``.
+def _conv_transpose_nd(n: int) -> Callable[..., Tensor]:
+    """``conv_transpose{n}d``: PyTorch's signature over ``aten.conv_transpose{n}d``."""
 
-    >>> import ember.nn.functional as F
-    >>> F.conv_transpose1d(ember.ones(1, 2, 5), ember.ones(2, 3, 3), stride=2).shape
-    ember.Size([1, 3, 11])
-    """
-    return _conv_transpose(
-        1, input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
+    def conv_transpose(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: _Size = 1,
+        padding: _Size = 0,
+        output_padding: _Size = 0,
+        groups: int = 1,
+        dilation: _Size = 1,
+    ) -> Tensor:
+        return _conv_transpose(
+            n, input, weight, bias, stride, padding, output_padding, groups, dilation
+        )
 
-
-@guard_function
-def conv_transpose2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size = 0,
-    output_padding: _Size = 0,
-    groups: int = 1,
-    dilation: _Size = 1,
-) -> Tensor:
-    """2-d transposed convolution, weight ``(C_in, C_out // groups, kh, kw)``.
-
-    >>> import ember.nn.functional as F
-    >>> F.conv_transpose2d(ember.ones(1, 2, 4, 4), ember.ones(2, 3, 2, 2), stride=2).shape
-    ember.Size([1, 3, 8, 8])
-    """
-    return _conv_transpose(
-        2, input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
+    x, w = ", ".join(["1", "2"] + ["4"] * n), ", ".join(["2", "3"] + ["2"] * n)
+    doc = (
+        f"{n}-d transposed convolution over ``{_INPUT[n]}`` input, weight ``(C_in, C_out // "
+        "groups, *kernel_size)``."
+        + _example(f"F.conv_transpose{n}d(ember.ones({x}), ember.ones({w}), stride=2).shape",
+                   f"ember.Size([{', '.join(['1', '3'] + ['8'] * n)}])")
+    )  # fmt: skip
+    return guard_function(_name(conv_transpose, f"conv_transpose{n}d", doc))
 
 
-@guard_function
-def conv_transpose3d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: _Size = 1,
-    padding: _Size = 0,
-    output_padding: _Size = 0,
-    groups: int = 1,
-    dilation: _Size = 1,
-) -> Tensor:
-    """3-d transposed convolution, weight ``(C_in, C_out // groups, kd, kh, kw)``.
-
-    >>> import ember.nn.functional as F
-    >>> F.conv_transpose3d(ember.ones(1, 2, 2, 2, 2), ember.ones(2, 3, 2, 2, 2)).shape
-    ember.Size([1, 3, 3, 3, 3])
-    """
-    return _conv_transpose(
-        3, input, weight, bias, stride, padding, output_padding, groups, dilation
-    )
+conv_transpose1d = _conv_transpose_nd(1)
+conv_transpose2d = _conv_transpose_nd(2)
+conv_transpose3d = _conv_transpose_nd(3)
 
 
 # --------------------------------------------------------------------------- pooling
@@ -254,102 +203,38 @@ def _max_pool(
     return out[0], out[1]
 
 
-@python_route()
-def max_pool1d_with_indices(
-    input: Tensor,
-    kernel_size: _Size,
-    stride: _Size | None = None,
-    padding: _Size = 0,
-    dilation: _Size = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> tuple[Tensor, Tensor]:
-    """1-d max pooling: the maxima and their positions.
+def _max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
+    """``max_pool{n}d`` (the maxima, and their positions with ``return_indices``) or
+    ``max_pool{n}d_with_indices`` (both, always): PyTorch's signature."""
 
-    >>> import ember.nn.functional as F
-    >>> F.max_pool1d_with_indices(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1]
-    tensor([[[1, 2]]])
-    """
-    return _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    def max_pool(
+        input: Tensor,
+        kernel_size: _Size,
+        stride: _Size | None = None,
+        padding: _Size = 0,
+        dilation: _Size = 1,
+        ceil_mode: bool = False,
+        return_indices: bool = False,
+    ) -> Any:
+        out = _max_pool(n, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return out if with_indices or return_indices else out[0]
 
-
-@python_route()
-def max_pool1d(
-    input: Tensor,
-    kernel_size: _Size,
-    stride: _Size | None = None,
-    padding: _Size = 0,
-    dilation: _Size = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Any:
-    """1-d max pooling over ``(N, C, L)`` or ``(C, L)``; with ``return_indices`` also the
-    argmax positions.
-
-    >>> import ember.nn.functional as F
-    >>> F.max_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
-    tensor([[[3., 2.]]])
-    """
-    out = _max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+    name = f"max_pool{n}d" + ("_with_indices" if with_indices else "")
+    x = ", ".join(["1", "1"] + ["4"] * n)
+    out = f"ember.Size([{', '.join(['1', '1'] + ['2'] * n)}])"
+    doc = (
+        f"{n}-d max pooling over ``{_INPUT[n]}`` input"
+        + (": the maxima and their flat positions in each plane."
+           if with_indices else "; with ``return_indices`` also the argmax positions.")
+        + _example(f"F.{name}(ember.ones({x}), 2){'[1]' if with_indices else ''}.shape", out)
+    )  # fmt: skip
+    return python_route()(_name(max_pool, name, doc))
 
 
-@python_route()
-def max_pool2d_with_indices(
-    input: Tensor,
-    kernel_size: _Size,
-    stride: _Size | None = None,
-    padding: _Size = 0,
-    dilation: _Size = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> tuple[Tensor, Tensor]:
-    """2-d max pooling: the maxima and their flat positions in each plane.
-
-    >>> import ember.nn.functional as F
-    >>> F.max_pool2d_with_indices(ember.ones(1, 1, 4, 4), 2)[1].shape
-    ember.Size([1, 1, 2, 2])
-    """
-    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-@python_route()
-def max_pool3d_with_indices(
-    input: Tensor,
-    kernel_size: _Size,
-    stride: _Size | None = None,
-    padding: _Size = 0,
-    dilation: _Size = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> tuple[Tensor, Tensor]:
-    """3-d max pooling: the maxima and their flat positions in each volume.
-
-    >>> import ember.nn.functional as F
-    >>> F.max_pool3d_with_indices(ember.ones(1, 1, 4, 4, 4), 2)[1].shape
-    ember.Size([1, 1, 2, 2, 2])
-    """
-    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-@python_route()
-def max_pool3d(
-    input: Tensor,
-    kernel_size: _Size,
-    stride: _Size | None = None,
-    padding: _Size = 0,
-    dilation: _Size = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Any:
-    """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
-
-    >>> import ember.nn.functional as F
-    >>> F.max_pool3d(ember.ones(1, 1, 4, 4, 4), 2).shape
-    ember.Size([1, 1, 2, 2, 2])
-    """
-    out = _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+max_pool1d_with_indices = _max_pool_nd(1, True)
+max_pool2d_with_indices = _max_pool_nd(2, True)
+max_pool3d_with_indices = _max_pool_nd(3, True)
+max_pool1d, max_pool3d = _max_pool_nd(1, False), _max_pool_nd(3, False)
 
 
 @guard_function
@@ -450,79 +335,32 @@ def _adaptive_max(n: int, input: Tensor, output_size: Any) -> tuple[Tensor, Tens
     return out[0], out[1]
 
 
-@python_route()
-def adaptive_max_pool1d_with_indices(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> tuple[Tensor, Tensor]:
-    """1-d adaptive max pooling: the maxima and their positions.
+def _adaptive_max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
+    """``adaptive_max_pool{n}d`` or ``adaptive_max_pool{n}d_with_indices``: PyTorch's
+    signature."""
 
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool1d_with_indices(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)[1]
-    tensor([[[1, 2]]])
-    """
-    return _adaptive_max(1, input, output_size)
+    def adaptive_max_pool(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+        out = _adaptive_max(n, input, output_size)
+        return out if with_indices or return_indices else out[0]
 
-
-@python_route()
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """1-d adaptive max pooling to ``output_size`` positions.
-
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool1d(ember.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
-    tensor([[[3., 2.]]])
-    """
-    out = _adaptive_max(1, input, output_size)
-    return out if return_indices else out[0]
+    name = f"adaptive_max_pool{n}d" + ("_with_indices" if with_indices else "")
+    x = ", ".join(["1", "2"] + ["4"] * n)
+    out = f"ember.Size([{', '.join(['1', '2'] + ['2'] * n)}])"
+    doc = (
+        f"{n}-d adaptive max pooling to ``output_size`` (an int, or one per dimension, None "
+        "keeping the input's size)"
+        + (": the maxima and their flat positions." if with_indices else ".")
+        + _example(f"F.{name}(ember.ones({x}), 2){'[1]' if with_indices else ''}.shape", out)
+    )  # fmt: skip
+    return python_route()(_name(adaptive_max_pool, name, doc))
 
 
-@python_route()
-def adaptive_max_pool2d_with_indices(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> tuple[Tensor, Tensor]:
-    """2-d adaptive max pooling: the maxima and their flat positions in each plane.
-
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool2d_with_indices(ember.ones(1, 1, 4, 4), 2)[1].shape
-    ember.Size([1, 1, 2, 2])
-    """
-    return _adaptive_max(2, input, output_size)
-
-
-@python_route()
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """2-d adaptive max pooling to ``output_size`` (None entries keep the input's size).
-
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool2d(ember.ones(1, 2, 7, 5), (3, 2)).shape
-    ember.Size([1, 2, 3, 2])
-    """
-    out = _adaptive_max(2, input, output_size)
-    return out if return_indices else out[0]
-
-
-@python_route()
-def adaptive_max_pool3d_with_indices(
-    input: Tensor, output_size: Any, return_indices: bool = False
-) -> tuple[Tensor, Tensor]:
-    """3-d adaptive max pooling: the maxima and their flat positions in each volume.
-
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool3d_with_indices(ember.ones(1, 1, 4, 4, 4), 2)[1].shape
-    ember.Size([1, 1, 2, 2, 2])
-    """
-    return _adaptive_max(3, input, output_size)
-
-
-@python_route()
-def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """3-d adaptive max pooling to ``output_size``.
-
-    >>> import ember.nn.functional as F
-    >>> F.adaptive_max_pool3d(ember.ones(1, 2, 4, 7, 5), 2).shape
-    ember.Size([1, 2, 2, 2, 2])
-    """
-    out = _adaptive_max(3, input, output_size)
-    return out if return_indices else out[0]
+adaptive_max_pool1d_with_indices = _adaptive_max_pool_nd(1, True)
+adaptive_max_pool2d_with_indices = _adaptive_max_pool_nd(2, True)
+adaptive_max_pool3d_with_indices = _adaptive_max_pool_nd(3, True)
+adaptive_max_pool1d = _adaptive_max_pool_nd(1, False)
+adaptive_max_pool2d = _adaptive_max_pool_nd(2, False)
+adaptive_max_pool3d = _adaptive_max_pool_nd(3, False)
 
 
 # --------------------------------------------------------------------------- normalization

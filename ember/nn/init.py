@@ -15,7 +15,7 @@ import numpy as np
 
 import ember
 from ember._tensor import Tensor
-from ember.random import Generator, _generator
+from ember.random import Generator
 
 __all__ = [
     "calculate_gain",
@@ -224,27 +224,6 @@ def kaiming_normal_(
 # --------------------------------------------------------------------------- more initializers
 
 
-def _erfinv(y: np.ndarray) -> np.ndarray:
-    """The inverse error function in float64: Giles' approximation, then two Newton steps
-    on erf (ember's, accurate to float64) to full precision."""
-    w = -np.log((1.0 - y) * (1.0 + y))
-    central = w - 2.5
-    p = np.full_like(y, 2.81022636e-08)
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):  # fmt: skip
-        p = c + p * central
-    tail = np.sqrt(w) - 3.0
-    q = np.full_like(y, -0.000200214257)
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):  # fmt: skip
-        q = c + q * tail
-    x = np.where(w < 5.0, p, q) * y
-    for _ in range(2):
-        err = ember.erf(ember.from_numpy(x)).numpy() - y
-        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
-    return x
-
-
 def trunc_normal_(
     tensor: Tensor,
     mean: float = 0.0,
@@ -253,8 +232,8 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Generator | None = None,
 ) -> Tensor:
-    """Fill ``tensor`` from ``N(mean, std**2)`` truncated to ``[a, b]``, by inverse CDF as
-    PyTorch does; returns it.
+    """Fill ``tensor`` from ``N(mean, std**2)`` truncated to ``[a, b]``, by rejection
+    sampling as PyTorch does (its draws); returns it.
 
     >>> w = ember.nn.init.trunc_normal_(ember.empty(1000), a=-0.5, b=0.5)
     >>> bool((w.abs() <= 0.5).all())
@@ -270,12 +249,55 @@ def trunc_normal_(
             "values may be incorrect.",
             stacklevel=2,
         )
-    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = _generator(generator).uniform(2 * lo - 1, 2 * hi - 1, tuple(tensor.shape))
-    values = np.clip(_erfinv(u) * (std * math.sqrt(2.0)) + mean, a, b)
     with ember.no_grad():
-        tensor.copy_(ember.from_numpy(values))  # type: ignore[attr-defined]
+        _trunc_normal(
+            tensor, mean, std, a, b, cdf((b - mean) / std) - cdf((a - mean) / std), generator
+        )
     return tensor
+
+
+def _trunc_normal(
+    t: Any, mean: float, std: float, a: float, b: float, p: float, g: Generator | None
+) -> None:
+    """PyTorch's rejection sampling, draw for draw: with mass ``p > 0.3`` in ``[a, b]``,
+    normals redrawn (a whole tensor each round) where out of bounds; else uniforms on
+    ``[a, b]`` accepted where ``log(u) <= log pdf - log peak`` (``u`` a second uniform)."""
+    if p > 0.3:
+        lo = float(np.asarray(a, t.dtype.np))  # the bounds in the tensor's dtype
+        hi = float(np.asarray(b, t.dtype.np))
+        result = t.normal_(mean, std, generator=g)
+        while True:
+            mask = (result < lo) | (result > hi)
+            if not bool(mask.any()):
+                break
+            result = ember.where(
+                mask, ember.empty_like(result).normal_(mean, std, generator=g), result
+            )
+        if result is not t:
+            t.copy_(result)
+        return
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_pdf_minus_peak(x: Any) -> Any:
+        return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+    candidates = ember.empty_like(t)
+    accept = ember.empty_like(t)
+    t.uniform_(a, b, generator=g)
+    candidates.copy_(t)
+    pending = accept.uniform_(generator=g).log_().gt(log_pdf_minus_peak(candidates))
+    if not bool(pending.any()):
+        return
+    result = t
+    while True:
+        candidates.uniform_(a, b, generator=g)
+        result = ember.where(pending, candidates, result)
+        fresh = accept.uniform_(generator=g).log_().gt(log_pdf_minus_peak(candidates))
+        pending = ember.where(pending, fresh, pending)
+        if not bool(pending.any()):
+            break
+    t.copy_(result)
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
@@ -293,7 +315,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _generator(generator).standard_normal((rows, cols))
+    # PyTorch's draws: a (rows, cols) normal_ in the tensor's dtype (the QR is LAPACK's)
+    sample: Any = ember.empty((rows, cols), dtype=tensor.dtype)
+    flat = sample.normal_(0, 1, generator=generator).numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -319,12 +343,11 @@ def sparse_(
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     zeros = int(math.ceil(sparsity * rows))
-    rng = _generator(generator)
-    values = rng.standard_normal((rows, cols)) * std
-    order = np.argsort(rng.random((rows, cols)), axis=0)  # a random permutation per column
-    np.put_along_axis(values, order[:zeros], 0.0, axis=0)
-    with ember.no_grad():
-        tensor.copy_(ember.from_numpy(values))  # type: ignore[attr-defined]
+    with ember.no_grad():  # PyTorch's draws: normal_, then a randperm per column from the
+        t: Any = tensor  # default generator (PyTorch's sparse_ passes it no generator)
+        t.normal_(0, std, generator=generator)
+        for col in range(cols):
+            t[ember.randperm(rows)[:zeros], col] = 0
     return tensor
 
 

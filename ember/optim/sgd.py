@@ -99,7 +99,7 @@ class SGD(Optimizer):
                 else:  # the first step: each buffer starts at its gradient
                     for i, (b, st) in enumerate(zip(bufs, sts, strict=True)):
                         if b is None:
-                            bufs[i] = st["momentum_buffer"] = steps[i].clone()
+                            bufs[i] = st["momentum_buffer"] = steps[i].detach().clone()
                         else:
                             b.mul_(momentum).add_(steps[i], alpha=1 - dampening)
                 # (PyTorch's foreach form adds into the gradients here; this leaves .grad be)
@@ -125,7 +125,7 @@ class SGD(Optimizer):
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = state["momentum_buffer"] = step.clone()
+                    buf = state["momentum_buffer"] = step.detach().clone()  # as PyTorch
                 else:
                     buf.mul_(momentum).add_(step, alpha=1 - dampening)
                 step = step.add(buf, alpha=momentum) if nesterov else buf

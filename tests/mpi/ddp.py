@@ -47,11 +47,18 @@ def build(name: str, seed: int) -> nn.Module:
     return models.RECIPES[name].build()
 
 
-def train_pair(name: str, accumulate: int = 1, compiled: bool = False, **ddp_kwargs: object) -> DDP:
+def train_pair(
+    name: str,
+    accumulate: int = 1,
+    compiled: bool = False,
+    outer: bool = False,
+    **ddp_kwargs: object,
+) -> DDP:
     recipe = models.RECIPES[name]
     ref = build(name, 0)
     local = build(name, 0 if RANK == 0 else 99)  # DDP's broadcast makes rank 1 start equal
     ddp = DDP(ember.compile(local) if compiled else local, **ddp_kwargs)
+    run = ember.compile(ddp) if outer else ddp
     same(ref, local, f"{name} after construction")
     ref_opt, opt = recipe.optimizer(ref.parameters()), recipe.optimizer(ddp.parameters())
     loss_fn = nn.CrossEntropyLoss()
@@ -63,9 +70,9 @@ def train_pair(name: str, accumulate: int = 1, compiled: bool = False, **ddp_kwa
             loss_fn(ref(x), y).backward()
             if micro < accumulate - 1:
                 with ddp.no_sync():
-                    loss_fn(ddp(mine(x)), mine(y)).backward()
+                    loss_fn(run(mine(x)), mine(y)).backward()
             else:
-                loss_fn(ddp(mine(x)), mine(y)).backward()
+                loss_fn(run(mine(x)), mine(y)).backward()
         ref_opt.step()
         opt.step()
     same(ref, local, f"{name} after {STEPS} steps (accumulate={accumulate})")
@@ -79,6 +86,25 @@ ddp = train_pair("mlp", accumulate=2, bucket_cap_mb=0.02)
 assert len(ddp._buckets) >= 2, len(ddp._buckets)
 train_pair("cnn", accumulate=2, bucket_cap_mb=0.001)
 train_pair("mlp", compiled=True)
+train_pair("cnn", accumulate=2, outer=True)  # ember.compile(DDP(cnn))
+
+# every optimizer sees the averaged gradients: a few steps of each, against one process
+for make_opt in (
+    lambda p: ember.optim.AdamW(p, lr=1e-2),
+    lambda p: ember.optim.RMSprop(p, lr=1e-3),
+    lambda p: ember.optim.Adagrad(p, lr=1e-2),
+    lambda p: ember.optim.SGD(p, lr=0.1, nesterov=True, momentum=0.9, weight_decay=1e-3),
+):
+    ref, local = build("mlp", 0), build("mlp", 0 if RANK == 0 else 5)
+    ddp = DDP(local)
+    ref_opt, opt = make_opt(ref.parameters()), make_opt(ddp.parameters())
+    for step in range(3):
+        x, y = batch(step)
+        for o, m, xs, ys in ((ref_opt, ref, x, y), (opt, ddp, mine(x), mine(y))):
+            o.zero_grad()
+            nn.CrossEntropyLoss()(m(xs), ys).backward()
+            o.step()
+    same(ref, local, f"{type(opt).__name__} after 3 steps")
 
 # no_sync really skips communication: gradients differ between ranks inside it
 ember.manual_seed(0)

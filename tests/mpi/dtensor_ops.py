@@ -122,6 +122,15 @@ close(d.grad.full_tensor(), ember.full((4, 3), 3.0), "redistribute backward")
 x = randn(3, 4)
 d = DTensor.from_local(x[rank % 3 : rank % 3 + 1], mesh, [Shard(0)])
 assert tuple(d.shape) == (world, 4), d.shape
+if world == 2:  # uneven pieces need shape=; run_check finds out
+    piece = x[:2] if rank == 0 else x[2:]  # torch.chunk's pieces of 3 rows
+    try:
+        DTensor.from_local(piece, mesh, [Shard(0)], run_check=True)
+        raise AssertionError("uneven pieces without shape= were accepted")
+    except ValueError as e:
+        assert "pass shape=" in str(e), e
+    d = DTensor.from_local(piece, mesh, [Shard(0)], shape=(3, 4), stride=(4, 1))
+    close(d.full_tensor(), x, "from_local of uneven pieces with shape=")
 d = DTensor.from_local(x + rank, mesh, [Replicate()], run_check=True)
 close(d.to_local(), x, "run_check broadcasts rank 0's piece")
 d = DTensor.from_local(
@@ -167,6 +176,11 @@ check_op("t", lambda x: x.t() * 1, a)
 check_op("permute", lambda x: x.permute(2, 0, 1) * 1, randn(2, 3, 4))
 check_op("unsqueeze", lambda x: x.unsqueeze(1) * 1, a)
 check_op("squeeze", lambda x: x.squeeze() * 1, randn(3, 1, 2))
+check_op("cat", lambda x, y: ember.cat([x, y], 1), a, randn(5, 2))
+check_op("stack", lambda x, y: ember.stack([x, y], 1), a, b)
+check_op("split", lambda x: x.split([1, 3], 1)[1] * 1, a)
+check_op("select", lambda x: x[:, 2] * 1, a)
+check_op("narrow", lambda x: x.narrow(0, 1, 3) * 1, a)
 check_op("softmax", lambda x: F.softmax(x, -1), a, partial=False)
 check_op("log_softmax", lambda x: F.log_softmax(x, 0), a, partial=False)
 check_op("layer_norm", lambda x, w, c: F.layer_norm(x, (4,), w, c), randn(3, 5, 4),

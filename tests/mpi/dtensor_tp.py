@@ -16,6 +16,7 @@ import ember
 import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
+from ember.aot import aot_function
 from ember.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor, init_device_mesh
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
@@ -79,8 +80,8 @@ def full(p: ember.Tensor) -> ember.Tensor:
     return p.full_tensor() if isinstance(p, DTensor) else p
 
 
-def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
-    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+def train(model: nn.Module, xs: list, ys: list, foreach: bool, steps: int = 4) -> list[float]:
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=foreach)
     losses = []
     for x, y in zip(xs[:steps], ys[:steps], strict=True):
         opt.zero_grad()
@@ -91,8 +92,10 @@ def train(model: nn.Module, xs: list, ys: list, steps: int = 4) -> list[float]:
     return losses
 
 
-def check_same(dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str) -> None:
-    ld, lt = train(dense, xs, ys), train(tp, xs, ys)
+def check_same(
+    dense: nn.Module, tp: nn.Module, xs: list, ys: list, what: str, foreach: bool = False
+) -> None:
+    ld, lt = train(dense, xs, ys, foreach), train(tp, xs, ys, foreach)
     assert all(abs(a - b) < 1e-4 * max(1.0, abs(a)) for a, b in zip(ld, lt, strict=True)), (
         f"{what}: losses {ld} vs {lt}"
     )
@@ -111,11 +114,14 @@ assert tp.fc2.weight.placements == (Shard(1),) and tp.fc2.bias.placements == (Re
 assert tuple(tp.fc1.weight.to_local().shape) == (16 // world, 8)
 xs, ys = [randn(4, 8)] * 4, [randn(4, 8)] * 4  # one batch: the loss must fall
 check_same(dense, tp, xs, ys, "TP MLP")
+# gradients are DTensors laid out as their parameters
+for name, p in tp.named_parameters():
+    assert isinstance(p.grad, DTensor) and p.grad.placements == p.placements, (name, p.grad)
 
 # ---------------------------------------------------------------- attention block
 dense = Block(8, 4)
 tp = copy.deepcopy(dense)
-plan = {
+plan_block = plan = {
     "attn.wq": ColwiseParallel(),
     "attn.wk": ColwiseParallel(),
     "attn.wv": ColwiseParallel(),
@@ -126,7 +132,46 @@ plan = {
 parallelize_module(tp, mesh, plan)
 tp.attn.n_heads //= world
 xs, ys = [randn(2, 5, 8)] * 4, [randn(2, 5, 8)] * 4
-check_same(dense, tp, xs, ys, "TP attention block")
+check_same(dense, tp, xs, ys, "TP attention block", foreach=True)  # _foreach_* ops too
+
+
+# ---------------------------------------------------------------- a tiny language model
+class TinyLM(nn.Module):
+    def __init__(self, vocab: int, dim: int) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.block = Block(dim, 4)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, idx: ember.Tensor) -> ember.Tensor:
+        return self.head(self.block(self.tok(idx)))
+
+
+def train_lm(model: nn.Module, idx: ember.Tensor, tgt: ember.Tensor) -> list[float]:
+    opt = ember.optim.SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(idx).reshape(-1, 11), tgt.reshape(-1))
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return losses
+
+
+dense = TinyLM(11, 8)
+tp = copy.deepcopy(dense)
+plan = {"tok": RowwiseParallel(), "head": ColwiseParallel(output_layouts=Replicate())}
+plan.update({f"block.{k}": v for k, v in plan_block.items()})
+parallelize_module(tp, mesh, plan)
+tp.block.attn.n_heads //= world
+assert tp.tok.weight.placements == (Shard(0),)  # vocab-parallel: rows looked up where they lie
+idx = ember.tensor(_RNG.integers(0, 11, (2, 5)))
+tgt = ember.tensor(_RNG.integers(0, 11, (2, 5)))
+ld, lt = train_lm(dense, idx, tgt), train_lm(tp, idx, tgt)
+assert all(abs(a - b) < 1e-4 for a, b in zip(ld, lt, strict=True)), f"TP LM: {ld} vs {lt}"
+assert ld[-1] < ld[0], ld
+assert ember.allclose(tp.tok.weight.full_tensor(), dense.tok.weight, atol=1e-5)
 
 # ---------------------------------------------------------------- DTensor all the way through
 # an MLP on batch-sharded DTensors with replicated weights (data parallel by hand)
@@ -162,5 +207,23 @@ compiled = ember.compile(f)(da, dw)
 assert isinstance(compiled, DTensor) and compiled.placements == eager.placements
 assert ember.allclose(compiled.full_tensor(), eager.full_tensor(), atol=1e-5)
 assert ember.allclose(compiled.full_tensor(), f(a, w), atol=1e-5)
+
+# a trace that communicates records the functional collectives as graph nodes
+graphs = []
+
+
+def keep(gm: object, inputs: object) -> object:
+    graphs.append(gm)
+    return gm
+
+
+ws = distribute_tensor(w, mesh, [Shard(0)])
+g = aot_function(lambda a, w: (a @ w).redistribute(mesh, [Replicate()]) * 2, keep)
+out = g(distribute_tensor(a, mesh, [Shard(1)]), ws)
+assert out.placements == (Replicate(),)
+assert ember.allclose(out.full_tensor(), a @ w * 2, atol=1e-5)
+targets = [str(n.target) for n in graphs[0].graph.nodes if n.op == "call_function"]
+want = "_c10d_functional.all_reduce" if world > 1 else "aten.mm"
+assert any(want in t for t in targets), targets
 
 print(f"rank {rank}: dtensor tp OK")

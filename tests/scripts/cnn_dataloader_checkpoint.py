@@ -22,7 +22,7 @@ class Shapes(Dataset):
     def __init__(self, n):
         self.x = rng.standard_normal((n, 1, 8, 8)).astype(np.float32) * 0.3
         self.y = rng.integers(0, 3, n)
-        for img, label in zip(self.x, self.y):
+        for img, label in zip(self.x, self.y, strict=True):
             if label == 0:
                 img[0, :, 3:5] += 1.0
             elif label == 1:
@@ -133,7 +133,7 @@ print("saved", sorted(ckpt), os.path.getsize(path) > 1000)
 # continue the original for two epochs, with the loader's generator state saved first
 gen_state = train_loader.generator.get_state()
 cont = []
-for epoch in range(2, 4):
+for _epoch in range(2, 4):
     cont.append(train_epoch(model, opt, train_loader))
     sched.step()
 
@@ -150,12 +150,13 @@ print("opt state", sorted(opt2.state_dict()["state"][0]), opt2.param_groups[0]["
 loader2 = DataLoader(train, batch_size=16, shuffle=True, generator=torch.Generator())
 loader2.generator.set_state(gen_state)
 resumed = []
-for epoch in range(2, 4):
+for _epoch in range(2, 4):
     resumed.append(train_epoch(model2, opt2, loader2))
     sched2.step()
 print("continued", [f"{v:.5f}" for v in cont], "resumed", [f"{v:.5f}" for v in resumed])
 same = all(
-    torch.equal(a, b) for a, b in zip(model.state_dict().values(), model2.state_dict().values())
+    torch.equal(a, b)
+    for a, b in zip(model.state_dict().values(), model2.state_dict().values(), strict=True)
 )
 print("same weights", same)
 

@@ -54,11 +54,20 @@ def _jit_on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+FUSED = 4096  # draws from this size on transform in one compiled pass (stream_kernels)
+
+
+def _kernels() -> Any:
+    from ember.backends.cpu import stream_kernels  # numba's: NOTE [numba on first use]
+
+    return stream_kernels
 
 
 def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
     """``n`` PyTorch uniforms in [0, 1) for the real dtype ``d``, as float64."""
     bits = _BITS.get(d.name, 24)
+    if bits == 53 and n >= FUSED:
+        return _kernels().u53(gen._raw(2 * n))
     if bits == 53:
         return (gen._raw64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
     r = gen._raw(n) & np.uint32(2**bits - 1)
@@ -67,6 +76,8 @@ def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
 
 def unit_float32(gen: Generator, n: int) -> np.ndarray:
     """``n`` float32 PyTorch uniforms in [0, 1) (24 bits each, exact in float32)."""
+    if n >= FUSED:
+        return _kernels().u24(gen._raw(n))
     return (gen._raw(n) & np.uint32(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
 
 
@@ -162,14 +173,22 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
     """``n`` values of PyTorch's ``normal_(mean, std)`` on a contiguous tensor of ``d``."""
     if n >= 16 and d.np == np.float32:  # NOTE [avx2 normal]
         raw = gen._raw(n + (16 if n % 16 else 0))
-        out = np.empty(n, np.float32)
         m, s = np.float32(mean), np.float32(std)
         from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
 
-        avx2_normal.fill_blocks(raw[:n], out, m, s)
+        full = n - n % 16
+        out = np.empty(n, np.float32)
+        out[:full] = avx2_normal.fill(raw[:full], m, s)
         if n % 16:
-            tail = np.empty(16, np.float32)
-            avx2_normal.fill_blocks(raw[n:], tail, m, s)
+            out[n - 16 :] = avx2_normal.fill(raw[n:], m, s)
+        return out
+    if n >= 16 and d.np == np.float64:  # (the C library's log needs numba here anyway)
+        raw = gen._raw(2 * (n + (16 if n % 16 else 0)))
+        out = np.empty(n, np.float64)
+        _kernels().normal64_blocks(raw[: 2 * n], out, float(mean), float(std))
+        if n % 16:
+            tail = np.empty(16, np.float64)
+            _kernels().normal64_blocks(raw[2 * n :], tail, float(mean), float(std))
             out[n - 16 :] = tail
         return out
     if n >= 16:
@@ -232,6 +251,8 @@ def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
     it is (``uniform_int_full_range``). Arithmetic wraps modulo 2^64 (the result lies in
     ``[low, high)``)."""
     span = high - low
+    if span < 2**32 and n >= FUSED:
+        return _kernels().mod_add(gen._raw(n), np.uint32(span), np.int64(low))
     if span < 2**32:
         v = gen._raw(n)
     else:

@@ -25,6 +25,69 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
+def output_strides(
+    shape: tuple[int, ...], tensors: list[Tensor], numbers: bool = False
+) -> tuple[int, ...] | None:
+    """The strides (in elements) of a pointwise op's result, as PyTorch's TensorIterator
+    lays it out: contiguous when every input is, else contiguous in the order of the
+    inputs' strides (the first input that orders two dimensions decides; broadcast
+    dimensions do not count; equal strides put the smaller dimension inner); inputs of one
+    shape and one dense layout keep it (unless a number stands for a tensor argument:
+    PyTorch wraps it as an input). None for contiguous."""
+    ndim = len(shape)
+    if ndim < 2 or all(t.is_contiguous() for t in tensors):
+        return None
+    first = tuple(tensors[0].stride())
+    if not numbers and all(
+        tuple(t.shape) == tuple(shape) and tuple(t.stride()) == first for t in tensors
+    ):
+        dims = sorted((st, n) for n, st in zip(shape, first, strict=True) if n != 1)
+        step = 1
+        for st, n in dims:
+            if st != step:
+                break
+            step *= n
+        else:  # the same dense layout everywhere: kept as it is
+            return first
+    strides = []
+    for t in tensors:
+        pad = ndim - t.dim()
+        st = [0] * pad
+        for d, (size, stride) in enumerate(zip(t.shape, t.stride(), strict=True)):
+            st.append(0 if size == 1 and shape[pad + d] != 1 else stride)
+        strides.append(st)
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost dimension
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * ndim
+    step = 1
+    for d in perm:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
 def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:
     """Shape and dtype of a pointwise op's result, with the CPU kernel's dtype errors."""
     schema = op._schema
@@ -43,10 +106,14 @@ def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:
         if "approximate" in kwargs:
             check_gelu(name, kwargs["approximate"])
         n = len(args)
-        shapes = [args[i].shape for i in tensor_pos if i < n and isinstance(args[i], Tensor)]
-        shape = broadcast_shapes(*shapes, op=name)
+        tensors = [args[i] for i in tensor_pos if i < n and isinstance(args[i], Tensor)]
+        shape = broadcast_shapes(*[t.shape for t in tensors], op=name)
         _, rdt = pointwise_dtypes(name, rules, args, kwargs)
-        return wrap_shape_only(ShapeOnlyArray(shape, rdt.np))
+        numbers = any(
+            i < n and not isinstance(args[i], Tensor) and args[i] is not None for i in tensor_pos
+        )
+        strides = output_strides(shape, tensors, numbers)
+        return wrap_shape_only(ShapeOnlyArray(shape, rdt.np, strides))
 
     return rule
 

@@ -103,9 +103,10 @@ class DTensor(Tensor):
         shape: Any = None,
         stride: Any = None,
     ) -> DTensor:
-        """A DTensor whose piece on this rank is ``local_tensor`` (differentiable). The global
-        shape is computed from every rank's piece unless ``shape`` (and ``stride``) are given;
-        ``run_check`` checks that Replicate pieces agree, and broadcasts rank 0's otherwise."""
+        """A DTensor whose piece on this rank is ``local_tensor`` (differentiable). Without
+        ``shape`` (and ``stride``) every piece is taken to have this one's size, as PyTorch
+        does (give ``shape`` for uneven pieces); ``run_check`` broadcasts rank 0's piece of a
+        Replicate dimension so every rank holds the same."""
         if device_mesh is None:
             raise ValueError("DTensor.from_local: give the device_mesh")
         ps = normalize_placements(placements, device_mesh, local_tensor.ndim, "from_local")
@@ -161,14 +162,12 @@ def _contiguous_stride(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _global_shape(local: Tensor, mesh: DeviceMesh, ps: tuple[Placement, ...]) -> tuple[int, ...]:
-    """The global shape from every rank's piece: a Shard's dimension is the sum of the pieces
-    along its mesh dimension (one all-reduce of the sizes per sharded mesh dim)."""
+    """The global shape when every piece has this one's size (PyTorch's assumption without
+    ``shape=``): a Shard's dimension times its mesh dimension's size. No communication."""
     shape = list(local.shape)
-    for i in reversed(range(len(ps))):
-        p = ps[i]
+    for i, p in enumerate(ps):
         if isinstance(p, Shard):
-            n = ember.tensor([shape[p.dim]], dtype=ember.int64)
-            shape[p.dim] = int(C.all_reduce(n, mesh, i, "sum").item())
+            shape[p.dim] *= mesh.size(i)
     return tuple(shape)
 
 
@@ -182,6 +181,15 @@ class _FromLocal(Function):
             for i, p in enumerate(ps):
                 if isinstance(p, Replicate) and mesh.size(i) > 1:
                     C_broadcast(local, mesh, i)
+                if isinstance(p, Shard) and shape is None and mesh.size(i) > 1:
+                    n = ember.tensor([float(local.shape[p.dim])])
+                    lo, hi = C.all_reduce(n, mesh, i, "min"), C.all_reduce(n, mesh, i, "max")
+                    if lo.item() != hi.item():
+                        raise ValueError(
+                            f"DTensor.from_local: the pieces of {p!r} differ in size "
+                            f"({int(lo.item())} to {int(hi.item())} along dim {p.dim}); "
+                            "pass shape= (and stride=) for uneven pieces"
+                        )
         if shape is None:
             shape = _global_shape(local, mesh, ps)
             stride = None

@@ -97,68 +97,71 @@ def _to_meta(x: Any, spec: DTensorSpec) -> Tensor:
     return ember.empty_strided(tm.shape, tm.stride, dtype=tm.dtype, device="meta")
 
 
+_FLAT = object()  # the tree of a call whose arguments are all leaves and has no kwargs
+
+
+def _flatten(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], Any]:
+    if not kwargs and not any(isinstance(a, (list, tuple, dict)) for a in args):
+        return list(args), _FLAT
+    return tree_flatten((args, kwargs))
+
+
+def _unflatten(flat: list[Any], tree: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if tree is _FLAT:
+        return tuple(flat), {}
+    return tree_unflatten(flat, tree)  # type: ignore[no-any-return]
+
+
+def _key_of(x: Any) -> Any:
+    from ember.distributed.tensor._api import DTensor
+
+    if isinstance(x, DTensor):
+        s = x._spec
+        return ("D", s.placements, s.tensor_meta)
+    if isinstance(x, Tensor):
+        return ("T", tuple(x.shape), x.dtype)
+    if isinstance(x, (list, tuple)):
+        return tuple(_key_of(y) for y in x)
+    return (type(x), x)
+
+
+# NOTE [plan cache]: an op's plan (the chosen layouts, the outputs' global metadata) depends
+# only on the op, the DTensor arguments' specs, the plain tensors' shapes and dtypes and the
+# other arguments' values, so it is computed once per such key: the Meta run and the rule
+# cost about a millisecond, the lookup microseconds.
+_PLANS: dict[Any, Any] = {}
+_PLAN_CACHE_SIZE = 4096
+
+
 def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from ember.distributed.tensor._api import DTensor
 
-    flat, tree = tree_flatten((args, kwargs))
+    if str(func).startswith("aten._foreach_"):
+        return _foreach(func, args, kwargs)
+    flat, tree = _flatten(args, kwargs)
     idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
     dts: list[DTensor] = [flat[i] for i in idx]
     mesh = dts[0]._spec.mesh
-    for i, x in enumerate(flat):
-        if isinstance(x, DTensor):
-            if x._spec.mesh != mesh:
-                raise RuntimeError(
-                    f"{func}: DTensor arguments on different meshes ({mesh} and "
-                    f"{x._spec.mesh}); redistribute them onto one"
-                )
-        elif isinstance(x, Tensor):
-            if x.ndim != 0:
-                raise RuntimeError(
-                    f"{func}: got mixed ember.Tensor (shape {list(x.shape)}) and DTensor "
-                    "arguments; make every tensor a DTensor first (distribute_tensor or "
-                    "DTensor.from_local)"
-                )
-            flat[i] = x  # a 0-d tensor takes part as a replicated scalar
-    specs = [d._spec for d in dts]
-    # global output metadata from the Meta kernel
-    meta_flat = list(flat)
-    for i, d in zip(idx, dts, strict=True):
-        meta_flat[i] = _to_meta(d, d._spec)
-    for i, x in enumerate(flat):
-        if isinstance(x, Tensor) and not isinstance(x, DTensor):
-            meta_flat[i] = ember.empty_strided(
-                tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
-            )
-    margs, mkwargs = tree_unflatten(meta_flat, tree)
-    meta_out = func(*margs, **mkwargs)
-    out_flat, out_tree = tree_flatten(meta_out)
-    out_meta = [
-        TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
-        for o in out_flat
-        if isinstance(o, Tensor)
-    ]
-    spec_flat = list(flat)
-    for i, d in zip(idx, dts, strict=True):
-        spec_flat[i] = d._spec
-    sargs, skwargs = tree_unflatten(spec_flat, tree)
-    ctx = OpCtx(func, sargs, skwargs, specs, out_meta, mesh)
-
-    rule = RULES.get(func)
+    try:
+        key: Any = (
+            func,
+            id(mesh),
+            _key_of(args),
+            tuple((k, _key_of(v)) for k, v in kwargs.items()),
+        )
+        hash(key)
+    except TypeError:  # an unhashable argument: plan every call
+        key = None
+    plan = _PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _plan(func, flat, tree, idx, dts, mesh)
+        if key is not None:
+            if len(_PLANS) >= _PLAN_CACHE_SIZE:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    ctx, out_tree, need, outs, local_fn = plan
+    out_meta = ctx.out_meta
     inplace = func._schema.is_mutable
-    if rule is None:
-        if str(func) not in _WARNED:
-            _WARNED.add(str(func))
-            warn_user(
-                f"DTensor: {func} has no sharding rule yet; it runs on replicated inputs "
-                "(all-gathered) and returns Replicate results"
-            )
-        need = [tuple(Replicate() for _ in range(mesh.ndim)) for _ in dts]
-        outs = [tuple(Replicate() for _ in range(mesh.ndim)) for _ in out_meta]
-        local_fn = None
-    else:
-        need, outs = _choose(ctx, rule, dts, inplace)
-        local_fn = LOCAL_FNS.get(func)
-
     # redistribute the inputs; an in-place op's written input keeps the new layout
     local_flat = list(flat)
     for n, (i, d) in enumerate(zip(idx, dts, strict=True)):
@@ -166,14 +169,14 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if inplace and need[n] != d._spec.placements and _is_written(func, flat, i, tree):
             d._local_tensor = local_flat[i]
             d._spec = DTensorSpec(d._spec.mesh, need[n], d._spec.tensor_meta)
-    largs, lkwargs = tree_unflatten(local_flat, tree)
+    largs, lkwargs = _unflatten(local_flat, tree)
     if local_fn is not None:
         local_out = local_fn(ctx, largs, lkwargs, outs)
     else:
         local_out = func(*largs, **lkwargs)
     if inplace:
         return return_and_correct_aliasing(func, args, kwargs, _wrap_inplace(func, args, kwargs))
-    lflat, _ = tree_flatten(local_out)
+    lflat = [local_out] if isinstance(local_out, Tensor) else tree_flatten(local_out)[0]
     wrapped, k = [], 0
     for o in lflat:
         if isinstance(o, Tensor):
@@ -189,12 +192,85 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             k += 1
         else:
             wrapped.append(o)
-    out = tree_unflatten(wrapped, out_tree)
+    out = wrapped[0] if isinstance(local_out, Tensor) else tree_unflatten(wrapped, out_tree)
     return return_and_correct_aliasing(func, args, kwargs, out)
 
 
+def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any], mesh: Any) -> Any:
+    """What ``dispatch`` caches for one call signature (NOTE [plan cache])."""
+    from ember.distributed.tensor._api import DTensor
+
+    for x in flat:
+        if isinstance(x, DTensor):
+            if x._spec.mesh != mesh:
+                raise RuntimeError(
+                    f"{func}: DTensor arguments on different meshes ({mesh} and "
+                    f"{x._spec.mesh}); redistribute them onto one"
+                )
+        elif isinstance(x, Tensor) and x.ndim != 0:
+            raise RuntimeError(
+                f"{func}: got mixed ember.Tensor (shape {list(x.shape)}) and DTensor "
+                "arguments; make every tensor a DTensor first (distribute_tensor or "
+                "DTensor.from_local)"
+            )
+    specs = [d._spec for d in dts]
+    # global output metadata from the Meta kernel (a 0-d plain tensor is a replicated scalar)
+    meta_flat = list(flat)
+    for i, d in zip(idx, dts, strict=True):
+        meta_flat[i] = _to_meta(d, d._spec)
+    for i, x in enumerate(flat):
+        if isinstance(x, Tensor) and not isinstance(x, DTensor):
+            meta_flat[i] = ember.empty_strided(
+                tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
+            )
+    margs, mkwargs = _unflatten(meta_flat, tree)
+    meta_out = func(*margs, **mkwargs)
+    out_flat, out_tree = tree_flatten(meta_out)
+    out_meta = [
+        TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
+        for o in out_flat
+        if isinstance(o, Tensor)
+    ]
+    spec_flat = list(flat)
+    for i, d in zip(idx, dts, strict=True):
+        spec_flat[i] = d._spec
+    sargs, skwargs = _unflatten(spec_flat, tree)
+    ctx = OpCtx(func, sargs, skwargs, specs, out_meta, mesh)
+    rule = RULES.get(func)
+    if rule is None:
+        if any(a.is_write and a.type.is_list for a in func._schema.arguments):
+            raise NotImplementedError(
+                f"DTensor: {func} writes a list of tensors and has no sharding rule; "
+                "call the op on each tensor instead"
+            )
+        if str(func) not in _WARNED:
+            _WARNED.add(str(func))
+            warn_user(
+                f"DTensor: {func} has no sharding rule yet; it runs on replicated inputs "
+                "(all-gathered) and returns Replicate results"
+            )
+        need = [tuple(Replicate() for _ in range(mesh.ndim)) for _ in dts]
+        outs = [tuple(Replicate() for _ in range(mesh.ndim)) for _ in out_meta]
+        return ctx, out_tree, need, outs, None
+    need, outs = _choose(ctx, rule, dts, func._schema.is_mutable)
+    return ctx, out_tree, need, outs, LOCAL_FNS.get(func)
+
+
+def _foreach(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A ``_foreach_*`` op as the same op on each tensor of its lists (each dispatching
+    through its own rule)."""
+    name = str(func).split(".")[1][len("_foreach_") :]
+    packet = getattr(ember.ops.aten, name)
+    n = len(args[0])
+    results = []
+    for i in range(n):
+        a_i = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
+        results.append(packet(*a_i, **kwargs))
+    return None if func._schema.is_mutable else results
+
+
 def _is_written(func: Any, flat: list[Any], i: int, tree: Any) -> bool:
-    args, kwargs = tree_unflatten(list(range(len(flat))), tree)
+    args, kwargs = _unflatten(list(range(len(flat))), tree)
     pos = 0
     for a in func._schema.arguments:
         x = kwargs.get(a.name) if a.kwarg_only else (args[pos] if pos < len(args) else None)

@@ -42,7 +42,11 @@ import numpy as np
 from ember import _tensor as _tensor_mod
 from ember._memory_format import contiguous_format as ember_contiguous
 from ember._shape_only import ShapeOnlyArray
-from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from ember._subclasses.fake_tensor import (
+    DynamicOutputShapeException,
+    FakeTensor,
+    FakeTensorMode,
+)
 from ember._tensor import Tensor, wrap
 from ember.dispatch.keys import META_BIT, PYTHON_BIT
 from ember.fx.graph import Graph
@@ -106,6 +110,16 @@ class _Tracker:
         self.base_version: dict[int, int] = {}
         self.constants: dict[int, Node] = {}
         self.inputs: set[int] = set()
+        #: id(non-contiguous base written through a view) -> (the base's node then, the
+        #: node of its storage span, the span's first storage position)
+        self.storage_of: dict[int, tuple[Node, Node, int]] = {}
+        #: a real-mode trace that records scalar reads (``item()``, ``bool()``...) as
+        #: ``_local_scalar_dense`` nodes and goes on with the value (NOTE [graph break
+        #: segments] in ``ember/aot/segments.py``); ops whose output shape depends on values
+        #: still raise
+        self.allow_reads = False
+        #: the values of those reads, in order
+        self.read_values: list[Any] = []
 
     # values -> nodes
 
@@ -185,6 +199,18 @@ class _Tracker:
                     self.track(o, _Getitem(ref, i))
 
     def regenerate_view(self, t: Tensor, base: Tensor) -> Node:
+        storage = self.storage_of.get(id(base))
+        if storage is not None and storage[0] is self.of[id(base)][1]:
+            # a non-contiguous base written through a view: its views are read from the
+            # storage node (NOTE [functional tracing])
+            _, node, lo = storage
+            view = self.graph.call_function(
+                aten.as_strided.default,
+                (node, list(t.shape), list(t.stride()), t.storage_offset() - lo),
+                name="as_strided",
+            )
+            view.meta["val"] = _snapshot(t, t.storage_offset() - lo)
+            return view
         offset = t.storage_offset() - base.storage_offset()
         node = self.graph.call_function(
             aten.as_strided.default,
@@ -200,11 +226,8 @@ class _Tracker:
         base = self.base_of(t)
         if base is not t:
             if not base.is_contiguous():
-                raise NotImplementedError(
-                    "functional tracing: a write through a view of a non-contiguous tensor "
-                    f"(base shape {tuple(base.shape)}, strides {base.stride()}) is not supported"
-                    "; make the base contiguous() first"
-                )
+                self.rebind_through_storage(t, base, new)
+                return
             positions = _positions(t, base)
             idx = self.constant(_index_constant(positions))
             g = self.graph
@@ -231,6 +254,70 @@ class _Tracker:
             self.bind(base, back)
         self.bind(t, new)
 
+    def rebind_through_storage(self, t: Tensor, base: Tensor, new: Node) -> None:
+        """NOTE [functional tracing]: a write into view ``t`` of a non-contiguous ``base``.
+        The base's storage span becomes a node (a 1-D tensor: the base's values put at
+        their storage positions), the view's new values are put into it, and the base and
+        its other views are ``as_strided`` views of it with their traced strides."""
+        pb = _storage_positions(base)
+        if len(np.unique(pb)) != len(pb):
+            raise NotImplementedError(
+                "functional tracing: a write through a view of a tensor whose elements "
+                f"overlap in memory (shape {tuple(base.shape)}, strides {base.stride()}) is "
+                "not supported; clone() it first"
+            )
+        lo = int(pb.min()) if len(pb) else 0
+        size = int(pb.max()) - lo + 1 if len(pb) else 0
+        g = self.graph
+
+        def flat(node: Node, like: Tensor) -> Node:
+            val = node.meta.get("val")
+            if not (isinstance(val, Tensor) and val.is_contiguous()):
+                node = g.call_function(
+                    aten.clone.default, (node,), {"memory_format": ember_contiguous},
+                    name="clone",
+                )  # fmt: skip
+            return g.call_function(aten.view.default, (node, [-1]), name="view")
+
+        storage = self.storage_of.get(id(base))
+        if storage is not None and storage[0] is self.of[id(base)][1]:
+            span = storage[1]
+        else:
+            zeros = g.call_function(
+                aten.zeros.default, ([size],), {"dtype": base.dtype, "device": base.device},
+                name="zeros",
+            )  # fmt: skip
+            idx = self.constant(_index_constant(pb - lo))
+            span = g.call_function(
+                aten.index_put.default, (zeros, [idx], flat(self.node_of(base), base)),
+                name="index_put",
+            )  # fmt: skip
+        idx_t = self.constant(_index_constant(_storage_positions(t) - lo))
+        span = g.call_function(
+            aten.index_put.default, (span, [idx_t], flat(new, t)), name="index_put"
+        )
+        span.meta["val"] = _snapshot(_span_like(base, size), 0)
+        back = g.call_function(
+            aten.as_strided.default,
+            (span, list(base.shape), list(base.stride()), base.storage_offset() - lo),
+            name="as_strided",
+        )
+        back.meta["val"] = _snapshot(base, base.storage_offset() - lo)
+        self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
+        self.bind(base, back)
+        self.storage_of[id(base)] = (back, span, lo)
+        self.bind(t, new)
+
+
+def _storage_positions(t: Tensor) -> np.ndarray:
+    """The storage position of each element of ``t``, in row-major order."""
+    pos = np.full(tuple(t.shape), t.storage_offset(), dtype=np.int64)
+    for d, (n, s) in enumerate(zip(t.shape, t.stride(), strict=True)):
+        shape = [1] * t.dim()
+        shape[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return pos.reshape(-1)
+
 
 def _positions(t: Tensor, base: Tensor) -> np.ndarray:
     """The flat positions in contiguous ``base`` of each element of its view ``t``."""
@@ -243,16 +330,29 @@ def _positions(t: Tensor, base: Tensor) -> np.ndarray:
     return pos.reshape(-1)
 
 
+def _span_like(base: Tensor, size: int) -> Tensor:
+    """A 1-D fake tensor of ``size`` elements of ``base``'s dtype and device (the value of a
+    storage-span node)."""
+    arr = ShapeOnlyArray((size,), base._edata.dtype, (1,), 0, base.device)
+    f = object.__new__(FakeTensor)
+    f._edata = arr
+    f._ekeys = META_BIT | PYTHON_BIT
+    f.fake_mode = _SNAPSHOT_MODE
+    return f
+
+
 def _index_constant(positions: np.ndarray) -> Tensor:
     # a plain tensor of the positions, made without dispatch: ember.tensor() dispatches
     # lift_fresh, which the trace would record
     return wrap(np.array(positions, dtype=np.int64))
 
 
-def _snapshot(t: Tensor) -> Tensor:
+def _snapshot(t: Tensor, storage_offset: int | None = None) -> Tensor:
     """A fake tensor with ``t``'s metadata now (what ``node.meta["val"]`` holds; a new one
-    even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes)."""
-    arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), t.storage_offset(), t.device)
+    even for a fake ``t``, whose metadata a later in-place op like ``unsqueeze_`` changes);
+    ``storage_offset`` replaces its offset."""
+    off = t.storage_offset() if storage_offset is None else storage_offset
+    arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), off, t.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
     f._ekeys = META_BIT | PYTHON_BIT
@@ -281,7 +381,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return NotImplemented  # a subclass's own handler runs first, then its parts
         tr = self.tracker
         if func is _LOCAL_SCALAR and tr.tracks(args[0]) and id(args[0]) not in tr.constants:
-            raise DataDependentTracingError(f"{_DATA_ERROR} ({func} was called)")
+            if not tr.allow_reads:
+                raise DataDependentTracingError(f"{_DATA_ERROR} ({func} was called)")
+            out = func(*args, **kwargs)
+            tr.record(func, args, kwargs, out)
+            tr.read_values.append(out)
+            return out
+        if tr.allow_reads and "dynamic_output_shape" in func.tags:
+            raise DynamicOutputShapeException(func)
         decomp = tr.decomposition_table.get(func)
         if decomp is not None:
             with self:
@@ -422,6 +529,9 @@ def _out_of_place_view(func: OpOverload) -> OpOverload | None:
 # made). Which inputs were written is read from the tracker afterwards.
 
 
+_SCALAR_READS = frozenset(("__bool__", "__float__", "__int__", "__index__", "item"))
+
+
 class _Tracing:
     """Installs the data-read check for the tensors of one trace."""
 
@@ -435,6 +545,13 @@ class _Tracing:
 
         def check(t: Tensor, what: str) -> None:
             if tracker.tracks(t) and id(t) not in tracker.constants:
+                if tracker.allow_reads and what in _SCALAR_READS and t.numel() == 1:
+                    node = tracker.graph.call_function(
+                        _LOCAL_SCALAR, (tracker.node_of(t),), name="_local_scalar_dense"
+                    )
+                    node.meta["val"] = None
+                    tracker.read_values.append(np.asarray(t._edata).reshape(()).item())
+                    return
                 raise DataDependentTracingError(f"{_DATA_ERROR} (Tensor.{what}() was called)")
 
         _tensor_mod.VALUE_READ_HOOK[0] = check

@@ -18,7 +18,9 @@ locally and the first synchronized backward after it averages the accumulated su
 
 from __future__ import annotations
 
+import functools
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,7 +29,8 @@ import numpy as np
 
 import ember
 import ember.distributed as dist
-from ember._tensor import Tensor
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import VALUE_READ_HOOK, Tensor
 from ember.autograd.engine import queue_callback
 from ember.distributed._buffers import store, values
 from ember.nn.modules.module import Module
@@ -108,7 +111,11 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             for i, p in enumerate(b.params):
                 self._where[id(p)] = (b, i)
-        self._handles = [p.register_post_accumulate_grad_hook(self._on_grad) for _, p in named]
+        # the hooks hold the wrapper weakly, and go when it does: wrapping the module again
+        # later does not reduce twice
+        hook = functools.partial(_hook, weakref.ref(self))
+        self._handles = [p.register_post_accumulate_grad_hook(hook) for _, p in named]
+        weakref.finalize(self, _remove, self._handles)
         self._sync = True  # whether the backward of the last forward synchronizes
         self._launched = 0  # buckets started in the running backward
         self._works: list[Any] = []
@@ -117,16 +124,23 @@ class DistributedDataParallel(Module):
 
     # ------------------------------------------------------------------ forward
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        self._sync = self.require_backward_grad_sync
+        if VALUE_READ_HOOK[0] is None:  # not while ember.compile traces it (runs once)
+            self._sync = self.require_backward_grad_sync
         if self.broadcast_buffers and self.require_forward_param_sync:
             self._sync_buffers()
         return self.module(*inputs, **kwargs)
 
     def _sync_buffers(self) -> None:
         """The first rank's buffers (running statistics...) into every rank's, one broadcast
-        per dtype."""
+        per dtype. Not while ``ember.compile`` traces this module (its buffers are then
+        tensors without values, and the compiled graph holds no collective): the buffers of
+        ``ember.compile(DistributedDataParallel(m))`` are broadcast at construction only."""
+        if VALUE_READ_HOOK[0] is not None:  # tracing (make_fx)
+            return
         by_dtype: dict[Any, list[Tensor]] = {}
         for b in self.module.buffers():
+            if isinstance(b._edata, ShapeOnlyArray):
+                return
             by_dtype.setdefault(b.dtype, []).append(b)
         for tensors in by_dtype.values():
             flat = ember.from_numpy(
@@ -155,7 +169,7 @@ class DistributedDataParallel(Module):
     # ------------------------------------------------------------------ backward
     def _on_grad(self, p: Tensor) -> None:
         """A parameter's gradient is complete for this backward. NOTE [DDP's reducer]"""
-        if not self._sync:
+        if not (self._sync and self.require_backward_grad_sync):  # (compiled: no forward ran)
             return
         if not self._active:
             self._active = True
@@ -240,3 +254,14 @@ class DistributedDataParallel(Module):
                 else:
                     g._bump_version()
                     store(g, avg / n)
+
+
+def _hook(ref: weakref.ref[DistributedDataParallel], p: Tensor) -> None:
+    ddp = ref()
+    if ddp is not None:
+        ddp._on_grad(p)
+
+
+def _remove(handles: list[Any]) -> None:
+    for h in handles:
+        h.remove()

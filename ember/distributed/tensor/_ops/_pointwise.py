@@ -87,3 +87,14 @@ def _like_candidates(ctx: OpCtx, m: int) -> list[Candidate]:
 for _op in (aten.ones_like.default, aten.zeros_like.default, aten.empty_like.default,
             aten.full_like.default, aten.fill_.Scalar, aten.zero_.default):  # fmt: skip
     register_rule(_op)(_like_candidates)
+
+
+def _new_candidates(ctx: OpCtx, m: int) -> list[Candidate]:
+    """``new_zeros`` and friends: a new Replicate tensor of the given global size (the input
+    only lends its dtype)."""
+    return [Candidate((None,), (Replicate(),))]
+
+
+for _op in (aten.new_zeros.default, aten.new_ones.default, aten.new_empty.default,
+            aten.new_full.default):  # fmt: skip
+    register_rule(_op)(_new_candidates)

@@ -195,7 +195,62 @@ def _select(ctx: OpCtx, m: int) -> list[Candidate]:
     return _not_on(ctx, ctx.arg(1, "dim") % ctx.specs[0].ndim, -1)
 
 
-@register_rule(aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
-               aten.narrow.default)  # fmt: skip
+@register_rule(aten.slice.Tensor, aten.narrow.default)
 def _slice(ctx: OpCtx, m: int) -> list[Candidate]:
     return _not_on(ctx, ctx.arg(1, "dim", 0) % ctx.specs[0].ndim, 0)
+
+
+@register_rule(aten.split.Tensor, aten.split_with_sizes.default)
+def _split(ctx: OpCtx, m: int) -> list[Candidate]:
+    return _not_on(ctx, ctx.arg(2, "dim", 0) % ctx.specs[0].ndim, 0)
+
+
+@register_rule(aten.cat.default)
+def _cat(ctx: OpCtx, m: int) -> list[Candidate]:
+    """Concatenation keeps a shard of any other dimension (every input sharded alike)."""
+    out_nd = len(ctx.out_meta[0].shape)
+    dim = ctx.arg(1, "dim", 0) % out_nd
+    n = len(ctx.specs)
+    cands = [
+        Candidate(tuple(Shard(d) for _ in range(n)), (Shard(d),))
+        for d in range(out_nd)
+        if d != dim and all(s.ndim == out_nd for s in ctx.specs)
+    ]
+    partial = [s.placements[m] for s in ctx.specs]
+    if all(isinstance(p, Partial) for p in partial) and len(set(partial)) == 1:
+        cands.append(Candidate(tuple(partial), (partial[0],)))
+    cands.append(Candidate(tuple(Replicate() for _ in range(n)), (Replicate(),)))
+    return cands
+
+
+@register_rule(aten.stack.default)
+def _stack(ctx: OpCtx, m: int) -> list[Candidate]:
+    """Stacking keeps a shard of any dimension (renumbered past the new one)."""
+    nd = ctx.specs[0].ndim
+    dim = ctx.arg(1, "dim", 0) % (nd + 1)
+    n = len(ctx.specs)
+    cands = [
+        Candidate(tuple(Shard(d) for _ in range(n)), (Shard(d if d < dim else d + 1),))
+        for d in range(nd)
+    ]
+    cands.append(Candidate(tuple(Replicate() for _ in range(n)), (Replicate(),)))
+    return cands
+
+
+def _sizes_local(ctx: OpCtx, args: Any, kwargs: Any, outs: Any) -> Any:
+    """The op with its ``input_sizes`` argument (the global result's size) made the piece's."""
+    return ctx.op(args[0], _local_size(ctx, outs), *args[2:], **kwargs)
+
+
+@register_rule(aten.slice_backward.default, local_fn=_sizes_local)
+def _slice_backward(ctx: OpCtx, m: int) -> list[Candidate]:
+    n = len(ctx.out_meta[0].shape)
+    dim = ctx.arg(2, "dim") % n
+    return _map_candidates(ctx, {d: d for d in range(n) if d != dim})
+
+
+@register_rule(aten.select_backward.default, local_fn=_sizes_local)
+def _select_backward(ctx: OpCtx, m: int) -> list[Candidate]:
+    n = len(ctx.out_meta[0].shape)
+    dim = ctx.arg(2, "dim") % n
+    return _map_candidates(ctx, {d: (d if d < dim else d + 1) for d in range(n - 1)})

@@ -76,7 +76,7 @@ class _LinearStyle(ParallelStyle):
         self.output_layouts = (output_layouts,) if output_layouts is not None else None
         self.use_local_output = use_local_output
 
-    def _layouts(self) -> tuple[Placement, Placement]:
+    def _layouts(self, module: Any = None) -> tuple[Placement, Placement]:
         raise NotImplementedError
 
     def _apply(self, module: Any, device_mesh: Any) -> Any:
@@ -91,7 +91,7 @@ class _LinearStyle(ParallelStyle):
                 f"{type(self).__name__} applies to nn.Linear and nn.Embedding, not "
                 f"{type(module).__name__}"
             )
-        given_in, out = self._layouts()
+        given_in, out = self._layouts(module)
 
         def partition(name: str, m: Any, mesh: Any) -> None:
             if m is module:
@@ -125,7 +125,7 @@ class ColwiseParallel(_LinearStyle):
     _weight_embedding = Shard(1)
     _input_linear = Replicate()
 
-    def _layouts(self) -> tuple[Placement, Placement]:
+    def _layouts(self, module: Any = None) -> tuple[Placement, Placement]:
         i = self.input_layouts[0] if self.input_layouts else Replicate()
         o = self.output_layouts[0] if self.output_layouts else Shard(-1)
         return i, o
@@ -145,16 +145,12 @@ class RowwiseParallel(_LinearStyle):
     _weight_embedding = Shard(0)
     _input_linear = Shard(-1)
 
-    def _layouts(self) -> tuple[Placement, Placement]:
-        default_in = Shard(-1)
+    def _layouts(self, module: Any = None) -> tuple[Placement, Placement]:
+        # an Embedding's input is indices: Replicate unless said otherwise
+        default_in = Replicate() if isinstance(module, ember.nn.Embedding) else Shard(-1)
         i = self.input_layouts[0] if self.input_layouts else default_in
         o = self.output_layouts[0] if self.output_layouts else Replicate()
         return i, o
-
-    def _apply(self, module: Any, device_mesh: Any) -> Any:
-        if isinstance(module, ember.nn.Embedding) and not self.input_layouts:
-            self.input_layouts = (Replicate(),)
-        return super()._apply(module, device_mesh)
 
 
 class PrepareModuleInput(ParallelStyle):

@@ -1,0 +1,206 @@
+"""Batching rules of ops that act on their trailing dimensions (``tril``, ``pixel_shuffle``,
+``constant_pad_nd``, ``native_layer_norm``...), of indexing (``index``, ``embedding``),
+and of in-place ops whose functional op has a rule.
+
+An op that acts on the trailing dimensions of its input, whatever leads them, runs on the
+physical tensor as it is: the batch dimension is one more leading dimension. An in-place
+op whose functional op has a rule runs that and copies the result into ``self``, which must
+be batched when anything else is (PyTorch's in-place error), and may not change dtype
+category (PyTorch's cast error).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._batched.args import align, bind, call
+from ember._batched.kernel import RULES, inplace_error, register_rule, slow_fallback, unwrap
+from ember._batched.tensor import Level, wrap
+from ember._tensor import Tensor
+from ember.dtypes import bool_, can_cast, uint8
+from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.registry import OpOverload, all_overloads, ops
+
+aten = ops.aten
+
+
+def trailing_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    first = op._schema.arguments[0].name
+    if any(isinstance(x, Tensor) and unwrap(x, level)[1] for n, x in values.items() if n != first):
+        return slow_fallback(op, 0, args, kw)
+    values[first] = unwrap(values[first], level)[0]
+    out = call(op, values)
+    if isinstance(out, tuple):
+        return tuple(wrap(o, level.level) for o in out)
+    return wrap(out, level.level)
+
+
+for _op in (
+    aten.tril.default, aten.triu.default, aten.log_sigmoid.default,
+    aten.log_sigmoid_forward.default, aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
+    aten.lift_fresh_copy.default, aten.zero.default, aten.fill.Scalar,
+    aten.constant_pad_nd.default, aten.native_layer_norm.default,
+):  # fmt: skip
+    register_rule(_op, trailing_rule)
+
+
+def trace_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    v, _ = unwrap(args[0], level)
+    if args[0].dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {args[0].dim()}")
+    return wrap(aten.diagonal.default(v, 0, 1, 2).sum(-1), level.level)
+
+
+def repeat_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    repeats = list(values["repeats"])
+    x = values["self"]
+    if len(repeats) < x.dim():
+        return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op itself
+    return wrap(aten.repeat.default(align(x, level, len(repeats)), [1, *repeats]), level.level)
+
+
+def roll_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    x = values["self"]
+    v, _ = unwrap(x, level)
+    dims = list(values.get("dims", []))
+    shifts = values["shifts"]
+    if not dims:  # the flattened tensor rolls
+        flat = v.reshape(level.size, -1)
+        return wrap(aten.roll.default(flat, shifts, [1]).view(v.shape), level.level)
+    n = max(x.dim(), 1)
+    return wrap(aten.roll.default(v, shifts, [(d % n) + 1 for d in dims]), level.level)
+
+
+def masked_fill_scalar_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    values = bind(op, args, kw)
+    self_x, mask = values["self"], values["mask"]
+    rank = max(self_x.dim(), mask.dim())
+    values["self"] = align(self_x, level, rank)
+    values["mask"] = align(mask, level, rank) if unwrap(mask, level)[1] else mask
+    return wrap(call(op, values), level.level)
+
+
+register_rule(aten.trace.default, trace_rule)
+register_rule(aten.repeat.default, repeat_rule)
+register_rule(aten.roll.default, roll_rule)
+register_rule(aten.masked_fill.Scalar, masked_fill_scalar_rule)
+
+
+def layer_norm_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The input's gradient runs on the physical tensors; the weight's and bias's are summed
+    per example (the op would sum them over the batch too)."""
+    v = bind(op, args, kw)
+    if any(_batched(v.get(n), level) for n in ("weight", "bias")):
+        return slow_fallback(op, 0, args, kw)
+    g, x = v["grad_out"], v["input"]
+    k = len(v["normalized_shape"])
+    rank = x.dim()
+    gp, xp = align(g, level, rank), align(x, level, rank)
+    mean, rstd = align(v["mean"], level, rank), align(v["rstd"], level, rank)
+    mask = list(v["output_mask"])
+    gi = None
+    if mask[0]:
+        gi = call(op, {**v, "grad_out": gp, "input": xp, "mean": mean, "rstd": rstd,
+                       "output_mask": [True, False, False]})[0]  # fmt: skip
+        gi = wrap(gi, level.level)
+    lead = list(range(1, rank - k + 1))
+    gw = gb = None
+    if mask[1] and v.get("weight") is not None:
+        xhat = (xp - mean) * rstd
+        gw = wrap(aten.sum.dim_IntList(gp * xhat, lead) if lead else gp * xhat, level.level)
+    if mask[2] and v.get("bias") is not None:
+        gb = wrap(aten.sum.dim_IntList(gp, lead) if lead else gp.clone(), level.level)
+    return gi, gw, gb
+
+
+register_rule(aten.native_layer_norm_backward.default, layer_norm_backward_rule)
+
+
+def _batched(x: Any, level: Level) -> bool:
+    return isinstance(x, Tensor) and unwrap(x, level)[1]
+
+
+# ------------------------------------------------------------------ indexing
+
+
+def index_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """``self[indices]`` for integer index tensors: unbatched indices index the physical
+    tensor after its batch dimension; batched ones (leading, adjacent) pair with an
+    ``arange`` over the batch."""
+    values = bind(op, args, kw)
+    x, indices = values["self"], list(values["indices"])
+    given = [i for i, t in enumerate(indices) if t is not None]
+    if not given or any(t.dtype in (bool_, uint8) for t in _present(indices)):
+        return slow_fallback(op, 0, args, kw)
+    adjacent = given == list(range(given[0], given[-1] + 1)) if given else True
+    batched_idx = [_batched(t, level) for t in _present(indices)]
+    xp = align(x, level, x.dim())
+    if not any(batched_idx):
+        out = aten.index.Tensor(xp, [None, *indices])
+        if not adjacent:  # the indexed dimensions come first, the batch's after them
+            rank = max(t.dim() for t in _present(indices))
+            out = out.movedim(rank, 0)
+        return wrap(out, level.level)
+    if not (adjacent and given and given[0] == 0):
+        return slow_fallback(op, 0, args, kw)
+    rank = max(t.dim() for t in _present(indices))
+    phys = [align(t, level, rank) if t is not None else None for t in indices]
+    batch = aten.arange.default(level.size, device=xp.device).view(level.size, *([1] * rank))
+    return wrap(aten.index.Tensor(xp, [batch, *phys]), level.level)
+
+
+def _present(indices: list[Any]) -> list[Tensor]:
+    return [t for t in indices if t is not None]
+
+
+def embedding_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    if _batched(values["weight"], level):
+        return slow_fallback(op, 0, args, kw)
+    values["indices"] = unwrap(values["indices"], level)[0]
+    return wrap(call(op, values), level.level)
+
+
+register_rule(aten.index.Tensor, index_rule)
+register_rule(aten.embedding.default, embedding_rule)
+
+
+# ------------------------------------------------------------------ in-place via functional
+
+
+def inplace_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    self_x = values["self"]
+    if not _batched(self_x, level):
+        raise inplace_error(op)
+    out = call(FUNCTIONAL_OF[op], values)
+    if not can_cast(out.dtype, self_x.dtype):
+        raise RuntimeError(
+            f"result type {out.dtype.name.capitalize()} can't be cast to the desired output "
+            f"type {self_x.dtype.name.capitalize()}"
+        )
+    aten.copy_.default(self_x, out)
+    return self_x
+
+
+def register_inplace() -> None:
+    """An in-place rule for every in-place op whose functional op has a rule and that has
+    none of its own (run once every other family is registered)."""
+    for op in all_overloads():
+        functional = FUNCTIONAL_OF.get(op)
+        if (
+            functional is None
+            or op in RULES
+            or functional not in RULES
+            or not op._schema.is_inplace
+            or op.namespace != "aten"
+        ):
+            continue
+        register_rule(op, inplace_rule, logical=True)

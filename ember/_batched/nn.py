@@ -1,0 +1,266 @@
+"""Batching rules of the neural-network ops: convolutions, pools and pads, losses.
+
+- Convolutions: with only the input batched, the batch folds into the input's batch
+  dimension (one convolution over ``B * N`` images). With the weight batched (ensembles,
+  per-example gradients) the batch goes into the channels: ``B`` weights become one weight
+  of ``B`` times the groups, the input ``[N, B * C, ...]``. ``convolution_backward`` does the
+  same, so the weight's gradient comes out per example.
+- Pools, pads, pixel shuffles: the batch folds into the input's batch dimension (or becomes
+  it, for an input without one).
+- Losses with a ``reduction``: the loss runs unreduced on the physical tensors and is then
+  reduced per example; their backward ops take the per-element cotangent the reduction
+  implies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._batched.args import align, bind, call
+from ember._batched.kernel import register_rule, slow_fallback, unwrap
+from ember._batched.tensor import Level, wrap
+from ember._tensor import Tensor
+from ember.ops.registry import OpOverload, ops
+
+aten = ops.aten
+
+
+def _any_batched(level: Level, *xs: Any) -> bool:
+    return any(isinstance(x, Tensor) and unwrap(x, level)[1] for x in xs)
+
+
+# ------------------------------------------------------------------ convolution
+
+
+def _groups_input(x: Any, level: Level) -> Tensor:
+    """Input ``[N, C, ...]`` as ``[N, B * C, ...]`` (example b's channels at block b)."""
+    v = align(x, level, x.dim())  # [B, N, C, ...]
+    v = v.movedim(0, 1)
+    return v.reshape(v.shape[0], v.shape[1] * v.shape[2], *v.shape[3:])
+
+
+def _ungroup(out: Tensor, size: int) -> Tensor:
+    """``[N, B * O, ...]`` back to ``[B, N, O, ...]``."""
+    n, bo = out.shape[0], out.shape[1]
+    return out.view(n, size, bo // size, *out.shape[2:]).movedim(1, 0)
+
+
+def convolution_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    v = bind(op, args, kw)
+    x, w, bias = v["input"], v["weight"], v.get("bias")
+    if v["transposed"] or x.dim() != w.dim():
+        return slow_fallback(op, 0, args, kw)
+    size = level.size
+    if not _any_batched(level, w):
+        xp = align(x, level, x.dim())
+        folded = xp.reshape(size * xp.shape[1], *xp.shape[2:])
+        b = bias if not _any_batched(level, bias) else None
+        out = call(op, {**v, "input": folded, "bias": b})
+        out = out.view(size, xp.shape[1], *out.shape[1:])
+        if b is None and bias is not None:
+            bp = unwrap(bias, level)[0]
+            out = out + bp.view(size, 1, bp.shape[1], *([1] * (out.dim() - 3)))
+        return wrap(out, level.level)
+    wp = align(w, level, w.dim())  # [B, O, C/g, ...]
+    weight = wp.reshape(size * wp.shape[1], *wp.shape[2:])
+    b = None
+    if bias is not None:
+        b = align(bias, level, 1).reshape(-1)
+    out = call(
+        op,
+        {**v, "input": _groups_input(x, level), "weight": weight, "bias": b,
+         "groups": v["groups"] * size},
+    )  # fmt: skip
+    return wrap(_ungroup(out, size), level.level)
+
+
+def convolution_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    v = bind(op, args, kw)
+    g, x, w = v["grad_output"], v["input"], v["weight"]
+    if v["transposed"] or x.dim() != w.dim():
+        return slow_fallback(op, 0, args, kw)
+    size = level.size
+    wp = align(w, level, w.dim())
+    bias_sizes = v.get("bias_sizes")
+    gi, gw, gb = call(
+        op,
+        {**v, "grad_output": _groups_input(g, level), "input": _groups_input(x, level),
+         "weight": wp.reshape(size * wp.shape[1], *wp.shape[2:]),
+         "bias_sizes": None if bias_sizes is None else [size * bias_sizes[0]],
+         "groups": v["groups"] * size},
+    )  # fmt: skip
+    out = []
+    if gi is not None:
+        gi = wrap(_ungroup(gi, size), level.level)
+    if gw is not None:
+        gw = wrap(gw.view(size, gw.shape[0] // size, *gw.shape[1:]), level.level)
+    if gb is not None:
+        gb = wrap(gb.view(size, -1), level.level)
+    out = [gi, gw, gb]
+    return tuple(out)
+
+
+register_rule(aten.convolution.default, convolution_rule)
+register_rule(aten.convolution_backward.default, convolution_backward_rule)
+
+
+# ------------------------------------------------------------------ pools and pads
+
+#: op -> its number of spatial dimensions
+_SPATIAL: dict[OpOverload, int] = {}
+for _name in (
+    "max_pool1d_with_indices max_pool2d_with_indices max_pool3d_with_indices "
+    "max_pool2d_with_indices_backward max_pool3d_with_indices_backward avg_pool2d "
+    "avg_pool2d_backward avg_pool3d avg_pool3d_backward adaptive_avg_pool1d "
+    "_adaptive_avg_pool2d _adaptive_avg_pool2d_backward _adaptive_avg_pool3d "
+    "_adaptive_avg_pool3d_backward adaptive_max_pool1d adaptive_max_pool2d "
+    "adaptive_max_pool2d_backward adaptive_max_pool3d adaptive_max_pool3d_backward "
+    "reflection_pad1d reflection_pad1d_backward reflection_pad2d reflection_pad2d_backward "
+    "reflection_pad3d reflection_pad3d_backward replication_pad1d replication_pad1d_backward "
+    "replication_pad2d replication_pad2d_backward replication_pad3d replication_pad3d_backward "
+    "upsample_nearest1d upsample_nearest2d upsample_nearest3d upsample_bilinear2d "
+    "upsample_linear1d upsample_bicubic2d upsample_trilinear3d"
+).split():
+    _packet = getattr(aten, _name, None)
+    if _packet is not None:
+        _SPATIAL[_packet.default] = int(next(c for c in _name if c.isdigit()))
+
+
+def spatial_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    k = _SPATIAL[op]
+    values = bind(op, args, kw)
+    tensors = [(n, x) for n, x in values.items() if isinstance(x, Tensor)]
+    first = tensors[0][1]
+    folded = first.dim() == k + 2
+    size = level.size
+    n = first.shape[0] if folded else None
+    for name, x in tensors:
+        p = align(x, level, x.dim())
+        values[name] = p.reshape(size * p.shape[1], *p.shape[2:]) if folded else p
+    out = call(op, values)
+
+    def back(o: Tensor) -> Tensor:
+        return wrap(o.view(size, n, *o.shape[1:]) if folded else o, level.level)
+
+    return tuple(back(o) for o in out) if isinstance(out, tuple) else back(out)
+
+
+for _op in _SPATIAL:
+    register_rule(_op, spatial_rule)
+
+
+# ------------------------------------------------------------------ losses
+
+
+def _reduce(loss: Tensor, reduction: int) -> Tensor:
+    """Per-example reduction of ``[B, ...]`` unreduced losses."""
+    if reduction == 0:
+        return loss
+    flat = loss.reshape(loss.shape[0], -1)
+    return flat.sum(1) if reduction == 2 else flat.mean(1)
+
+
+def loss_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    values = bind(op, args, kw)
+    tensors = [(n, x) for n, x in values.items() if isinstance(x, Tensor)]
+    rank = max(x.dim() for _, x in tensors)
+    for name, x in tensors:
+        values[name] = align(x, level, rank)
+    reduction = values.get("reduction", 1)
+    values["reduction"] = 0
+    return wrap(_reduce(call(op, values), reduction), level.level)
+
+
+def loss_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    values = bind(op, args, kw)
+    g = values["grad_output"]
+    tensors = [(n, x) for n, x in values.items() if isinstance(x, Tensor) and n != "grad_output"]
+    rank = max(x.dim() for _, x in tensors)
+    for name, x in tensors:
+        values[name] = align(x, level, rank)
+    shape = values["self"].shape
+    reduction = values["reduction"]
+    gp = align(g, level, g.dim())
+    if reduction != 0:
+        gp = gp.reshape(level.size, *([1] * rank))
+        if reduction == 1:
+            count = 1
+            for s in shape[1:]:
+                count *= s
+            gp = gp / count
+        gp = gp.expand(shape)
+    else:
+        gp = align(g, level, rank).expand(shape)
+    values["grad_output"] = gp
+    values["reduction"] = 0
+    return wrap(call(op, values), level.level)
+
+
+for _name in "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss".split():
+    register_rule(getattr(aten, _name).default, loss_rule)
+for _name in "smooth_l1_loss_backward huber_loss_backward soft_margin_loss_backward".split():
+    register_rule(getattr(aten, _name).default, loss_backward_rule)
+
+
+def _nll_parts(values: dict[str, Any], level: Level) -> tuple[Tensor, Tensor, tuple[int, ...]]:
+    """Input ``[B * N, C]``, target ``[B * N]`` and the per-example shape ``[B, N]``
+    (``[B]`` for a 1-D input)."""
+    x, t = values["self"], values["target"]
+    xp = align(x, level, x.dim())
+    tp = align(t, level, t.dim())
+    c = xp.shape[-1]
+    return xp.reshape(-1, c), tp.reshape(-1), tuple(tp.shape)
+
+
+def nll_loss_forward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    values = bind(op, args, kw)
+    if values["self"].dim() > 2 or _any_batched(level, values.get("weight")):
+        return slow_fallback(op, 0, args, kw)
+    xs, ts, shape = _nll_parts(values, level)
+    weight, ignore = values.get("weight"), values["ignore_index"]
+    losses, _ = op(xs, ts, weight, 0, ignore)
+    weights, _ = op(xs.new_full((1, 1), -1.0).expand(xs.shape), ts, weight, 0, ignore)
+    losses, weights = losses.view(shape), weights.view(shape)
+    reduction = values["reduction"]
+    if len(shape) == 1:  # a 1-D input: one element per example
+        total = weights
+        out = losses if reduction != 1 else losses / weights
+    else:
+        total = weights.sum(1)
+        out = losses if reduction == 0 else losses.sum(1)
+        if reduction == 1:
+            out = out / total
+    if reduction == 0:
+        total = total.new_zeros((level.size,))
+    return wrap(out, level.level), wrap(total, level.level)
+
+
+def nll_loss_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    values = bind(op, args, kw)
+    if values["self"].dim() > 2 or _any_batched(level, values.get("weight")):
+        return slow_fallback(op, 0, args, kw)
+    xs, ts, shape = _nll_parts(values, level)
+    g, reduction = values["grad_output"], values["reduction"]
+    gp = align(g, level, g.dim())
+    if reduction != 0:
+        if reduction == 1:
+            gp = gp / align(values["total_weight"], level, 0)
+        gp = gp.reshape(level.size, *([1] * (len(shape) - 1))).expand(shape)
+    tw = values["total_weight"]
+    tw = unwrap(tw, level)[0].reshape(-1)[0] if _any_batched(level, tw) else tw
+    grad = op(gp.reshape(-1), xs, ts, values.get("weight"), 0, values["ignore_index"], tw)
+    return wrap(grad.view(level.size, *values["self"].shape), level.level)
+
+
+register_rule(aten.nll_loss_forward.default, nll_loss_forward_rule)
+register_rule(aten.nll_loss_backward.default, nll_loss_backward_rule)
