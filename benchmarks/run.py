@@ -62,6 +62,7 @@ GROUP_MODULES = (
     "compiler",
     "nn_models",
     "serialization",
+    "random_streams",
     "func",
 )
 

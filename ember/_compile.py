@@ -48,14 +48,19 @@ from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
 from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
+from ember.aot.aot_autograd import config as aot_config
 from ember.aot.ember_backend import ember_compiler
 from ember.aot.guards import describe_difference, distance, signature
 from ember.aot.partitioners import min_cut_rematerialization_partition
+from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func import functional_call
 from ember.fx.experimental.proxy_tensor import DataDependentTracingError, make_fx
 from ember.nn.modules.module import STRUCTURE, Module
+from ember.nn.parameter import Parameter
+from ember.ops.registry import ops
+from ember.overrides import TorchFunctionMode
 from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backends", "reset"]
@@ -70,6 +75,9 @@ GRAPH_BREAKS = (
     DynamicOutputShapeException,
     DataDependentOutputException,
 )
+
+#: breaks no scalar guard can split: an output shape that depends on values
+_SHAPE_BREAKS = (DataDependentShapeError, DynamicOutputShapeException)
 
 _MODES = {None: None, "default": None, "max-autotune": "numba",
           "max-autotune-no-cudagraphs": "numba", "reduce-overhead": "numpy"}  # fmt: skip
@@ -103,26 +111,64 @@ def _tier_for(mode: str | None) -> str | None:
     return found
 
 
+#: factories whose tensors land on the default device: under the lazy fallback, the lazy
+#: device (as PyTorch's device context makes them on its device)
+_FACTORIES = frozenset(
+    "zeros ones full empty empty_strided arange rand randn randint randperm linspace "
+    "logspace eye scalar_tensor tensor as_tensor".split()
+)
+
+
+class _OnLazy(TorchFunctionMode):
+    """What the function reads from elsewhere joins its arguments on the lazy device:
+    tensors it makes itself (``ember.zeros(3)``, ``ember.tensor([...])``) are made there,
+    as PyTorch's device context makes them on its device, and cpu tensors it reads from a
+    closure, a global or a module attribute are moved there when an op takes them (once
+    per call; written ones are copied back, as the arguments are)."""
+
+    def __init__(self, moved: dict[int, tuple[Tensor, Tensor, int]]) -> None:
+        super().__init__()
+        self.moved = moved
+
+    def _move(self, x: Any) -> Any:
+        if isinstance(x, Tensor) and x.device.type == "cpu" and type(x) in (Tensor, Parameter):
+            found = self.moved.get(id(x))
+            if found is None:
+                y = x.to("lazy")
+                found = self.moved[id(x)] = (x, y, y._version)
+            return found[1]
+        return x
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if name in _FACTORIES and kwargs.get("device") is None:
+            kwargs["device"] = "lazy"
+        elif func is not _LIFT_FRESH:
+            args, kwargs = tree_map(self._move, (args, kwargs))
+        out = func(*args, **kwargs)
+        if func is _LIFT_FRESH and isinstance(out, Tensor) and out.device.type == "cpu":
+            return out.to("lazy")
+        return out
+
+
+_LIFT_FRESH = getattr(getattr(ops.aten, "lift_fresh", None), "default", None)
+
+
 def _lazy_fallback(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` run on the lazy device (NOTE [ember.compile]): cpu tensors moved there,
-    results moved back, inputs it wrote updated."""
+    """``fn`` run on the lazy device (NOTE [ember.compile]): cpu tensors moved there (and
+    the tensors it makes made there), results moved back, inputs it wrote updated."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        moved: list[tuple[Tensor, Tensor, int]] = []
-
-        def to_lazy(x: Any) -> Any:
-            if isinstance(x, Tensor) and x.device.type == "cpu" and type(x) is not Tensor:
-                return x
-            if isinstance(x, Tensor) and x.device.type == "cpu":
-                y = x.to("lazy")
-                moved.append((x, y, y._version))
-                return y
-            return x
-
-        largs, lkwargs = tree_map(to_lazy, (args, kwargs))
-        out = fn(*largs, **lkwargs)
+        moved: dict[int, tuple[Tensor, Tensor, int]] = {}
+        mode = _OnLazy(moved)
+        largs, lkwargs = tree_map(mode._move, (args, kwargs))
+        with mode:
+            out = fn(*largs, **lkwargs)
         with no_grad():
-            for cpu, lazy, v in moved:
+            for cpu, lazy, v in moved.values():
                 if lazy._version != v:
                     cpu.copy_(lazy.to("cpu"))
         return tree_map(
@@ -224,10 +270,14 @@ class _Compiled:
         self.__name__ = getattr(fn, "__name__", "compiled")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        #: compiles one piece of a graph break (NOTE [graph break segments]); None: the
+        #: lazy device runs such a signature whole
+        self.piece_compiler: Callable[[Any], Any] | None = None
         if backend == "eager":
             self.impl: Any = fn
         elif backend == "aot_eager":
             self.impl = aot_function(fn, nop, nop)
+            self.piece_compiler = lambda gm: aot_function(gm, nop, nop)
         elif backend == "ember":
             tier_name = _tier_for(mode)
 
@@ -236,6 +286,9 @@ class _Compiled:
 
             self.impl = aot_function(
                 fn, compiler, compiler, partition_fn=min_cut_rematerialization_partition
+            )
+            self.piece_compiler = lambda gm: aot_function(
+                gm, compiler, compiler, partition_fn=min_cut_rematerialization_partition
             )
         elif callable(backend):
             self.impl = _CustomBackendFunction(fn, backend, self)
@@ -258,7 +311,12 @@ class _Compiled:
             ) from error
         self.graph_breaks.append(reason)
         counters["graph_break"][reason] += 1
-        return _lazy_fallback(self._orig_fn)
+        if self.piece_compiler is None or isinstance(error, _SHAPE_BREAKS):
+            return _lazy_fallback(self._orig_fn)
+        return SegmentedFunction(
+            self._orig_fn, self.piece_compiler, _lazy_fallback(self._orig_fn),
+            aot_config.cache_size_limit,
+        )  # fmt: skip
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.impl(*args, **kwargs)

@@ -178,6 +178,15 @@ def _python_kind(arr: np.ndarray) -> type:
     return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[arr.dtype.kind]
 
 
+def _lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+    """``ember.lu(self, pivot, get_infos)`` (NOTE [LU factors]).
+
+    >>> ember.tensor([[2.0, 1.0], [4.0, 3.0]]).lu()[1]
+    tensor([2, 2], dtype=ember.int32)
+    """
+    return F.lu(self, pivot, get_infos)
+
+
 def _checked(value: Any, kind: type) -> Any:
     """The callable's result, which must be a number the tensor can take."""
     if isinstance(value, (bool, int, float, complex, np.generic)):
@@ -190,6 +199,7 @@ def install() -> None:
     methods: dict[str, Callable[..., Any]] = {
         "unique": _unique,
         "unique_consecutive": _unique_consecutive,
+        "lu": _lu,
         "new_tensor": _new_tensor,
         "get_device": _get_device,
         "apply_": _apply_,

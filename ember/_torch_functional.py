@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember._tensor import Tensor
+from ember._warn import warn_user
 from ember.ops.registry import ops
 from ember.overrides import python_route
 
@@ -26,6 +27,7 @@ __all__ = [
     "chain_matmul",
     "cdist",
     "is_tensor",
+    "lu",
     "meshgrid",
     "tensordot",
     "unique",
@@ -283,3 +285,38 @@ def _assert(condition: Any, message: str) -> None:
     """
     if not condition:
         raise AssertionError(message)
+
+
+_warned_lu: list[bool] = []
+
+
+@python_route("A")
+def lu(
+    A: Tensor, pivot: bool = True, get_infos: bool = False, out: Sequence[Tensor] | None = None
+) -> tuple[Tensor, ...]:
+    """``(LU, pivots)`` of ``A = P L U``, with ``infos`` when ``get_infos`` (deprecated in
+    PyTorch for ``linalg.lu_factor``; warns once; NOTE [LU factors]).
+
+    >>> LU, pivots = ember.tensor([[1.0, 2.0], [3.0, 4.0]]).lu()
+    >>> pivots
+    tensor([2, 2], dtype=ember.int32)
+    """
+    if not _warned_lu:
+        _warned_lu.append(True)
+        warn_user(
+            "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+            "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+            "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
+            "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+            "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be "
+            "replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
+        )
+    LU, piv, info = aten._lu_with_info.default(A, pivot, not get_infos)
+    result = (LU, piv, info) if get_infos else (LU, piv)
+    if out is None:
+        return result
+    if len(out) != len(result):
+        raise TypeError(f"expected a tuple of {len(result)} tensors for out, got {len(out)}")
+    for o, r in zip(out, result, strict=True):
+        o.resize_(r.shape).copy_(r)
+    return tuple(out)

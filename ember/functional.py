@@ -45,6 +45,7 @@ from ember._torch_functional import (  # noqa: E402
     cdist,
     chain_matmul,
     is_tensor,
+    lu,
     meshgrid,
     tensordot,
     unique,
@@ -53,7 +54,7 @@ from ember._torch_functional import (  # noqa: E402
 
 _PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors,
                    cartesian_prod, chain_matmul, cdist,
-                   is_tensor, meshgrid, tensordot, unique, unique_consecutive)  # fmt: skip
+                   is_tensor, lu, meshgrid, tensordot, unique, unique_consecutive)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 
 

@@ -35,6 +35,10 @@ eigvalsh = _public("linalg_eigvalsh")
 inv = _public("linalg_inv")
 inv_ex = _public("linalg_inv_ex")
 lstsq = _public("linalg_lstsq")
+lu = _public("linalg_lu")
+lu_factor = _public("linalg_lu_factor")
+lu_factor_ex = _public("linalg_lu_factor_ex")
+lu_solve = _public("linalg_lu_solve")
 matmul = _public("linalg_matmul")
 matrix_exp = _public("linalg_matrix_exp")
 matrix_norm = _public("linalg_matrix_norm")
@@ -65,6 +69,10 @@ __all__ = [
     "inv",
     "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",

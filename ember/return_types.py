@@ -53,7 +53,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "triangular_solve": ("solution", "cloned_coefficient"),
 }
 #: kinds PyTorch has without an ``_out`` twin
-_NO_OUT = {"histogramdd": ("hist", "bin_edges")}
+_NO_OUT = {
+    "histogramdd": ("hist", "bin_edges"),
+    "_lu_with_info": ("LU", "pivots", "info"),
+}
 
 
 class _ReturnType(tuple[Any, ...]):

@@ -228,13 +228,13 @@ def _hermitian(op: OpOverload, args: Any, kwargs: dict[str, Any]) -> Any:
 def _loss(
     op: OpOverload, args: Any, kwargs: dict[str, Any], cots: list[np.ndarray], new: dict
 ) -> float:
-    """``Re(sum(conj(v) * f))`` over the outputs that carry a gradient (the leading ones),
+    """``Re(sum(conj(v) * f))`` over the outputs that carry a gradient (those ``_outputs``
+    picks: an LU factor after a determinant carries none, nor ``lu_unpack``'s leading ``P``),
     with some leaves replaced by ``new``."""
-    with ember.no_grad(), warnings.catch_warnings():
+    new = {k: v.detach().requires_grad_() for k, v in new.items()}
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = op(*_hermitian(op, _substitute(args, new), kwargs), **kwargs)
-    outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if _floating(o)]
-    outs = outs[: len(cots)]  # (an LU factor after a determinant carries none)
+        outs = _outputs(op(*_hermitian(op, _substitute(args, new), kwargs), **kwargs))
     return float(
         sum(np.real(np.conj(v) * o.detach().numpy()).sum() for o, v in zip(outs, cots, strict=True))
     )

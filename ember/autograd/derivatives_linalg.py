@@ -420,3 +420,93 @@ def _matrix_exp_grad(g: Any, self: Any) -> tuple[Any]:
 
 
 defvjp(aten.linalg_matrix_exp.default, _matrix_exp_grad)
+
+
+# --------------------------------------------------------------------------- LU
+# NOTE [LU factors] in ember/ops/native/lu.py. With ``P^T dA = dL U + L dU``, ``L^{-1} dL``
+# strictly lower and ``dU U^{-1}`` upper, the gradient of ``A`` from those of ``L`` and ``U``
+# is PyTorch's ``linalg_lu_backward``: for square matrices ``P L^{-H} M U^{-H}`` with
+# ``M = tril(L^H gL, -1) + triu(gU U^H)``; a wide matrix's extra columns of ``U`` and a tall
+# one's extra rows of ``L`` add their own terms.
+
+
+def _tril_solve(L: Any, X: Any) -> Any:
+    """``L^{-H} X`` for a unit lower triangular ``L``."""
+    return aten.linalg_solve_triangular.default(mH(L), X, upper=True, unitriangular=True)
+
+
+def _triu_solve_right(U: Any, X: Any) -> Any:
+    """``X U^{-H}`` for an upper triangular ``U``."""
+    return aten.linalg_solve_triangular.default(mH(U), X, upper=False, left=False)
+
+
+def lu_grad(gL: Any, gU: Any, P: Any, L: Any, U: Any) -> Any:
+    """The gradient of ``A = P L U`` from those of ``L`` and ``U`` (None: zero)."""
+    m, n = L.shape[-2], U.shape[-1]
+    gL = E.zeros_like(L) if gL is None else gL
+    gU = E.zeros_like(U) if gU is None else gU
+    if m <= n:
+        U1, gU1 = U[..., :, :m], gU[..., :, :m]
+        lower = mH(L).matmul(gL)
+        if m < n:
+            lower = lower - gU[..., :, m:].matmul(mH(U[..., :, m:]))
+        M = lower.tril(-1) + gU1.matmul(mH(U1)).triu()
+        G = _triu_solve_right(U1, M)
+        if m < n:
+            G = E.cat([G, gU[..., :, m:]], -1)
+        return P.matmul(_tril_solve(L, G))
+    L1, L2, gL1, gL2 = L[..., :n, :], L[..., n:, :], gL[..., :n, :], gL[..., n:, :]
+    N = mH(L1).matmul(gL1).tril(-1) + (gU.matmul(mH(U)) - mH(L2).matmul(gL2)).triu()
+    G = E.cat([_tril_solve(L1, N), gL2], -2)
+    return P.matmul(_triu_solve_right(U, G))
+
+
+def _lu_factor_grad(g: Any, A: Any, result: Any) -> tuple[Any]:
+    gLU = _first(g)
+    if gLU is None:
+        return (None,)
+    LU, pivots = result[0], result[1]
+    k = min(LU.shape[-2], LU.shape[-1])
+    P, L, U = aten.lu_unpack.default(LU, pivots)
+    return (lu_grad(gLU[..., :, :k].tril(-1), gLU[..., :k, :].triu(), P, L, U),)
+
+
+def _lu_unpack_grad(g: Any, LU: Any, unpack_data: bool) -> tuple[Any, None]:
+    """``lu_unpack``'s packed input takes ``L``'s strict lower and ``U``'s upper gradient."""
+    _, gL, gU = g
+    if not unpack_data or (gL is None and gU is None):
+        return None, None
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = min(m, n)
+    out = E.zeros_like(LU)
+    if gU is not None:
+        out = out + aten.constant_pad_nd.default(gU.triu(), [0, 0, 0, m - k])
+    if gL is not None:
+        out = out + aten.constant_pad_nd.default(gL.tril(-1), [0, n - k])
+    return out, None
+
+
+def _lu_solve_grad(
+    g: Any, LU: Any, pivots: Any, B: Any, left: bool, adjoint: bool, X: Any, needs: Any
+) -> tuple[Any, None, Any]:
+    """``B``'s gradient solves the adjoint system; ``LU``'s is ``A``'s (``-gB X^H`` and its
+    three mirror images) pulled back through ``A = P L U``."""
+    gB = aten.linalg_lu_solve.default(LU, pivots, g, left=left, adjoint=not adjoint)
+    if not needs[0]:
+        return None, None, gB
+    if left:
+        gA = -(gB.matmul(mH(X)) if not adjoint else X.matmul(mH(gB)))
+    else:
+        gA = -(mH(X).matmul(gB) if not adjoint else mH(gB).matmul(X))
+    P, L, U = aten.lu_unpack.default(LU, pivots)
+    pa = mH(P).matmul(gA)
+    gLU = pa.matmul(mH(U)).tril(-1) + mH(L).matmul(pa).triu()
+    return gLU, None, gB
+
+
+defvjp(aten.linalg_lu_factor_ex.default, lambda g, A, *, pivot=True, check_errors=False, result: (
+    _lu_factor_grad(g, A, result)))  # fmt: skip
+defvjp(aten.lu_unpack.default, lambda g, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True: (
+    _lu_unpack_grad(g, LU_data, unpack_data)), outputs=(False, True, True))  # fmt: skip
+defvjp(aten.linalg_lu_solve.default, lambda g, LU, pivots, B, *, left=True, adjoint=False, result,
+       needs: _lu_solve_grad(g, LU, pivots, B, left, adjoint, result, needs))  # fmt: skip

@@ -12,6 +12,7 @@ from ember.backends.cpu import (  # noqa: F401
     lapack,
     linalg,
     loss,
+    lu,
     nn,
     pointwise,
     products,

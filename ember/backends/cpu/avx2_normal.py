@@ -65,22 +65,28 @@ def fma32(typingctx: Any, a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - 
     return sig, codegen
 
 
-@numba.njit(cache=True)
-def _log(x: np.float32, bits: np.ndarray, fl: np.ndarray) -> np.float32:  # pragma: no cover
-    """``log256_ps`` for one lane (x in (0, 1] here)."""
-    if x <= ZERO:
-        return f32(np.nan)
-    x = max(x, MIN_NORM)
-    fl[0] = x
-    b = bits[0]
-    e = f32(np.int32((b >> 23) & 0xFF) - np.int32(0x7F)) + ONE
-    bits[0] = (b & np.int32(~0x7F800000)) | np.int32(0x3F000000)
-    x = fl[0]
-    if x < SQRTHF:
-        x = (x - ONE) + x
-        e = e - ONE
-    else:
-        x = x - ONE
+@intrinsic
+def fma64(typingctx: Any, a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
+    """``a * b + c`` rounded once (LLVM's ``fma`` on float64)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, inline="always")
+def _log(x: np.float32) -> np.float32:  # pragma: no cover - compiled
+    """``log256_ps`` for one lane (x in (0, 1] here, so no NaN or denormal input)."""
+    b = np.float32(max(x, MIN_NORM)).view(np.int32)
+    e = f32(((b >> 23) & 0xFF) - 0x7F) + ONE
+    x = np.int32((b & np.int32(~0x7F800000)) | np.int32(0x3F000000)).view(np.float32)
+    small = x < SQRTHF
+    tmp = x if small else ZERO
+    x = x - ONE
+    e = e - (ONE if small else ZERO)
+    x = x + tmp
     z = x * x
     y = fma32(P0, x, P1)
     y = fma32(y, x, P2)
@@ -96,19 +102,14 @@ def _log(x: np.float32, bits: np.ndarray, fl: np.ndarray) -> np.float32:  # prag
     return fma32(e, LOG_Q2, x + y)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sincos(x: np.float32) -> tuple[np.float32, np.float32]:  # pragma: no cover - compiled
-    """``sincos256_ps`` for one lane (x >= 0 here)."""
-    neg = x < ZERO
-    x = abs(x)
+    """``sincos256_ps`` for one lane (x in [0, 2 pi) here)."""
     j = (np.int32(x * FOPI) + np.int32(1)) & np.int32(~1)
     y = f32(j)
-    swap_sin = (j & 4) != 0
-    poly = (j & 2) == 0
     x = fma32(y, DP1, x)
     x = fma32(y, DP2, x)
     x = fma32(y, DP3, x)
-    neg_cos = ((~(j - np.int32(2))) & 4) != 0
     z = x * x
     yc = fma32(C0, z, C1)
     yc = fma32(yc, z, C2)
@@ -119,29 +120,40 @@ def _sincos(x: np.float32) -> tuple[np.float32, np.float32]:  # pragma: no cover
     ys = fma32(ys, z, S2)
     ys = ys * z
     ys = fma32(ys, x, x)
-    s, c = (ys, yc) if poly else (yc, ys)
-    if neg != swap_sin:
-        s = -s
-    if neg_cos:
-        c = -c
+    poly = (j & 2) == 0
+    s = ys if poly else yc
+    c = yc if poly else ys
+    s = -s if (j & 4) != 0 else s
+    c = -c if ((~(j - np.int32(2))) & 4) != 0 else c
     return s, c
 
 
 @numba.njit(cache=True)
-def fill_blocks(
-    raw: np.ndarray, out: np.ndarray, mean: np.float32, std: np.float32
+def _lanes(
+    r1: np.ndarray, r2: np.ndarray, c: np.ndarray, s: np.ndarray, mean: np.float32, std: np.float32
 ) -> None:  # pragma: no cover - compiled
-    """``out[i]`` for whole blocks of 16 from the 32-bit outputs ``raw`` (uint32, as many):
-    the float32 uniform of each (its low 24 bits over 2^24), transformed."""
-    bits = np.zeros(1, np.int32)
-    fl = bits.view(np.float32)
+    """The eight lanes of every block at once: ``r1``/``r2`` the raw outputs behind
+    ``u1``/``u2`` (contiguous), ``c``/``s`` the cos and sin results."""
     scale = f32(2.0**-24)
     mask = np.uint32(0xFFFFFF)
-    for start in range(0, out.size - 15, 16):
-        for j in range(start, start + 8):
-            u1 = ONE - f32(raw[j] & mask) * scale
-            u2 = f32(raw[j + 8] & mask) * scale
-            radius = np.sqrt(MINUS_TWO * _log(u1, bits, fl))
-            s, c = _sincos(TWO_PI * u2)
-            out[j] = fma32(radius * c, std, mean)
-            out[j + 8] = fma32(radius * s, std, mean)
+    for i in range(r1.size):
+        u1 = ONE - f32(r1[i] & mask) * scale
+        u2 = f32(r2[i] & mask) * scale
+        radius = np.sqrt(MINUS_TWO * _log(u1))
+        sn, cs = _sincos(TWO_PI * u2)
+        c[i] = fma32(radius * cs, std, mean)
+        s[i] = fma32(radius * sn, std, mean)
+
+
+def fill(raw: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarray:
+    """The transformed values of whole blocks of 16 from ``raw`` (uint32, a multiple of 16)."""
+    blocks = raw.reshape(-1, 16)
+    r1 = np.ascontiguousarray(blocks[:, :8])
+    r2 = np.ascontiguousarray(blocks[:, 8:])
+    out = np.empty(blocks.shape, np.float32)
+    c = np.empty(r1.shape, np.float32)
+    s = np.empty(r1.shape, np.float32)
+    _lanes(r1.reshape(-1), r2.reshape(-1), c.reshape(-1), s.reshape(-1), mean, std)
+    out[:, :8] = c
+    out[:, 8:] = s
+    return out.reshape(-1)

@@ -119,7 +119,13 @@ the inversion could not be completed because the input matrix is singular.
     i = int(np.flatnonzero(flat > 0)[0])
     code = int(flat[i])
     where = "" if is_matrix else f"(Batch element {i}): "
-    if "inv" in api_name:
+    if "lu_factor" in api_name:  # (the factors exist; a solve with them would divide by 0)
+        what = (
+            f"U[{code},{code}] is zero and using it on lu_solve would result in a division by "
+            "zero. If you still want to perform the factorization, consider calling "
+            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+    elif "inv" in api_name:
         what = (
             f"The diagonal element {code} is zero, the inversion could not be completed "
             "because the input matrix is singular."

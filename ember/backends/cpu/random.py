@@ -26,6 +26,7 @@ from ember.ops.native.random import (
     check_geometric,
     check_log_normal,
     check_normal,
+    check_poisson,
     check_uniform,
     multinomial_shape,
     normal_shape,
@@ -271,3 +272,18 @@ def multinomial(
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     draws = torch_draws.multinomial(_source(generator), p, num_samples, replacement)
     return wrap(draws.reshape(shape))
+
+
+@impl(aten.poisson.default, CPU)
+def poisson(self: Tensor, generator: Any = None) -> Tensor:
+    """A Poisson draw for each rate, in ``self``'s dtype: PyTorch's values for the same seed
+    (NOTE [poisson stream] in ``torch_stream.py``)."""
+    check_poisson(self)
+    rates = np.asarray(self._edata, np.float64).ravel()
+    if not (rates >= 0).all():  # (NaN too)
+        raise RuntimeError(
+            "invalid Poisson rate, expected rate to be non-negative (got a negative or NaN rate)"
+        )
+    draws = torch_stream.poisson(_source(generator), rates)
+    with quiet_block():
+        return wrap(draws.astype(self._edata.dtype).reshape(self._edata.shape))

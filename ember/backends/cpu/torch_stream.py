@@ -54,11 +54,20 @@ def _jit_on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+FUSED = 4096  # draws from this size on transform in one compiled pass (stream_kernels)
+
+
+def _kernels() -> Any:
+    from ember.backends.cpu import stream_kernels  # numba's: NOTE [numba on first use]
+
+    return stream_kernels
 
 
 def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
     """``n`` PyTorch uniforms in [0, 1) for the real dtype ``d``, as float64."""
     bits = _BITS.get(d.name, 24)
+    if bits == 53 and n >= FUSED:
+        return _kernels().u53(gen._raw(2 * n))
     if bits == 53:
         return (gen._raw64(n) & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
     r = gen._raw(n) & np.uint32(2**bits - 1)
@@ -67,6 +76,8 @@ def unit_uniform(gen: Generator, n: int, d: dtypes.dtype) -> np.ndarray:
 
 def unit_float32(gen: Generator, n: int) -> np.ndarray:
     """``n`` float32 PyTorch uniforms in [0, 1) (24 bits each, exact in float32)."""
+    if n >= FUSED:
+        return _kernels().u24(gen._raw(n))
     return (gen._raw(n) & np.uint32(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
 
 
@@ -162,14 +173,22 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
     """``n`` values of PyTorch's ``normal_(mean, std)`` on a contiguous tensor of ``d``."""
     if n >= 16 and d.np == np.float32:  # NOTE [avx2 normal]
         raw = gen._raw(n + (16 if n % 16 else 0))
-        out = np.empty(n, np.float32)
         m, s = np.float32(mean), np.float32(std)
         from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
 
-        avx2_normal.fill_blocks(raw[:n], out, m, s)
+        full = n - n % 16
+        out = np.empty(n, np.float32)
+        out[:full] = avx2_normal.fill(raw[:full], m, s)
         if n % 16:
-            tail = np.empty(16, np.float32)
-            avx2_normal.fill_blocks(raw[n:], tail, m, s)
+            out[n - 16 :] = avx2_normal.fill(raw[n:], m, s)
+        return out
+    if n >= 16 and d.np == np.float64:  # (the C library's log needs numba here anyway)
+        raw = gen._raw(2 * (n + (16 if n % 16 else 0)))
+        out = np.empty(n, np.float64)
+        _kernels().normal64_blocks(raw[: 2 * n], out, float(mean), float(std))
+        if n % 16:
+            tail = np.empty(16, np.float64)
+            _kernels().normal64_blocks(raw[2 * n :], tail, float(mean), float(std))
             out[n - 16 :] = tail
         return out
     if n >= 16:
@@ -232,6 +251,8 @@ def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
     it is (``uniform_int_full_range``). Arithmetic wraps modulo 2^64 (the result lies in
     ``[low, high)``)."""
     span = high - low
+    if span < 2**32 and n >= FUSED:
+        return _kernels().mod_add(gen._raw(n), np.uint32(span), np.int64(low))
     if span < 2**32:
         v = gen._raw(n)
     else:
@@ -242,3 +263,87 @@ def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
     v = v % np.uint64(span)
     with np.errstate(over="ignore"):
         return (v + np.uint64(low % 2**64)).view(np.int64)
+
+
+# NOTE [poisson stream]
+# PyTorch's CPU ``poisson`` draws element by element (in the output's order) with one
+# double uniform per ``random64()`` (its low 53 bits times 2^-53): for a rate below 10 the
+# product of uniforms until it falls to ``exp(-rate)`` or below, else Hoermann's
+# transformed rejection (two uniforms per try). The number of draws depends on the values,
+# so ember runs the same loop compiled, over a block of 64-bit draws taken ahead, then
+# puts the generator back and advances it by the draws the loop used: the same values as
+# PyTorch for the same seed and the generator left where PyTorch leaves it (up to the last
+# bit of C's ``log``/``lgamma`` in the rare rejection test that compares them).
+
+
+@_jit_on_first_call
+def _poisson_loop(
+    rates: np.ndarray, r64: np.ndarray, out: np.ndarray
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Fill ``out`` from ``rates`` with draws from ``r64``; (elements done, draws used)."""
+    scale = 1.0 / 9007199254740992.0  # 2^-53
+    mask = np.uint64(9007199254740991)
+    used = 0
+    total = r64.shape[0]
+    for i in range(rates.shape[0]):
+        lam = rates[i]
+        if lam >= 10:
+            slam = math.sqrt(lam)
+            loglam = math.log(lam)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                if used + 2 > total:
+                    return i, used
+                u = float(r64[used] & mask) * scale - 0.5
+                v = float(r64[used + 1] & mask) * scale
+                used += 2
+                us = 0.5 - abs(u)
+                k = np.int64(math.floor((2 * a / us + b) * u + lam + 0.43))
+                if us >= 0.07 and v <= vr:
+                    break
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b) <= (
+                    -lam + k * loglam - math.lgamma(k + 1.0)
+                ):
+                    break
+            out[i] = k
+        elif lam == 0:
+            out[i] = 0
+        else:
+            enlam = math.exp(-lam)
+            x = 0
+            prod = 1.0
+            while True:
+                if used + 1 > total:
+                    return i, used
+                prod *= float(r64[used] & mask) * scale
+                used += 1
+                if prod > enlam:
+                    x += 1
+                else:
+                    break
+            out[i] = x
+    return rates.shape[0], used
+
+
+def poisson(gen: Generator, rates: np.ndarray) -> np.ndarray:
+    """PyTorch's ``poisson`` draws for the float64 ``rates`` (flat, in order), as int64
+    (NOTE [poisson stream])."""
+    n = rates.shape[0]
+    out = np.zeros(n, np.int64)
+    if n == 0:
+        return out
+    guess = int(np.minimum(rates, 10).sum()) + 3 * n + 16  # draws a block likely covers
+    saved = gen._mt.state
+    while True:
+        r64 = gen._raw64(guess)
+        done, used = _poisson_loop(rates, r64, out)
+        gen._mt.state = saved
+        if done == n:
+            gen._raw64(used)
+            return out
+        guess *= 2

@@ -12,6 +12,7 @@ from ember.backends.meta import (  # noqa: F401
     lapack,
     linalg,
     loss,
+    lu,
     nn,
     pointwise,
     products,

@@ -42,7 +42,11 @@ import numpy as np
 from ember import _tensor as _tensor_mod
 from ember._memory_format import contiguous_format as ember_contiguous
 from ember._shape_only import ShapeOnlyArray
-from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from ember._subclasses.fake_tensor import (
+    DynamicOutputShapeException,
+    FakeTensor,
+    FakeTensorMode,
+)
 from ember._tensor import Tensor, wrap
 from ember.dispatch.keys import META_BIT, PYTHON_BIT
 from ember.fx.graph import Graph
@@ -109,6 +113,13 @@ class _Tracker:
         #: id(non-contiguous base written through a view) -> (the base's node then, the
         #: node of its storage span, the span's first storage position)
         self.storage_of: dict[int, tuple[Node, Node, int]] = {}
+        #: a real-mode trace that records scalar reads (``item()``, ``bool()``...) as
+        #: ``_local_scalar_dense`` nodes and goes on with the value (NOTE [graph break
+        #: segments] in ``ember/aot/segments.py``); ops whose output shape depends on values
+        #: still raise
+        self.allow_reads = False
+        #: the values of those reads, in order
+        self.read_values: list[Any] = []
 
     # values -> nodes
 
@@ -370,7 +381,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return NotImplemented  # a subclass's own handler runs first, then its parts
         tr = self.tracker
         if func is _LOCAL_SCALAR and tr.tracks(args[0]) and id(args[0]) not in tr.constants:
-            raise DataDependentTracingError(f"{_DATA_ERROR} ({func} was called)")
+            if not tr.allow_reads:
+                raise DataDependentTracingError(f"{_DATA_ERROR} ({func} was called)")
+            out = func(*args, **kwargs)
+            tr.record(func, args, kwargs, out)
+            tr.read_values.append(out)
+            return out
+        if tr.allow_reads and "dynamic_output_shape" in func.tags:
+            raise DynamicOutputShapeException(func)
         decomp = tr.decomposition_table.get(func)
         if decomp is not None:
             with self:
@@ -511,6 +529,9 @@ def _out_of_place_view(func: OpOverload) -> OpOverload | None:
 # made). Which inputs were written is read from the tracker afterwards.
 
 
+_SCALAR_READS = frozenset(("__bool__", "__float__", "__int__", "__index__", "item"))
+
+
 class _Tracing:
     """Installs the data-read check for the tensors of one trace."""
 
@@ -524,6 +545,13 @@ class _Tracing:
 
         def check(t: Tensor, what: str) -> None:
             if tracker.tracks(t) and id(t) not in tracker.constants:
+                if tracker.allow_reads and what in _SCALAR_READS and t.numel() == 1:
+                    node = tracker.graph.call_function(
+                        _LOCAL_SCALAR, (tracker.node_of(t),), name="_local_scalar_dense"
+                    )
+                    node.meta["val"] = None
+                    tracker.read_values.append(np.asarray(t._edata).reshape(()).item())
+                    return
                 raise DataDependentTracingError(f"{_DATA_ERROR} (Tensor.{what}() was called)")
 
         _tensor_mod.VALUE_READ_HOOK[0] = check

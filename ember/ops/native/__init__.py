@@ -16,6 +16,7 @@ from ember.ops.native import (  # noqa: F401
     linalg,
     linalg_composite,
     loss,
+    lu,
     nn,
     pointwise,
     products,

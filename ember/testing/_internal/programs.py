@@ -3196,8 +3196,13 @@ def more_api(b: Builder) -> None:
     """More of issue 18's list: ``pdist``, ``histogram`` (a bin count over a range or given
     edges, weighted, as a density; the input detached: not differentiable), ``complex``,
     ``polar`` and ``view_as_complex`` (read back through ``view_as_real``, so the program
-    stays real)."""
-    kind = b.choice(["pdist", "histogram", "complex", "polar", "view_as_complex"])
+    stays real), ``linalg.lu_factor`` (the packed factors) and ``linalg.lu_solve`` (with the
+    factors of a well-conditioned matrix; a pivot that changes under a nudge is dropped
+    by the stability test) and ``poisson`` from a seeded generator (ember draws PyTorch's
+    values: NOTE [poisson stream])."""
+    kind = b.choice(
+        ["pdist", "histogram", "complex", "polar", "view_as_complex", "lu", "lu_solve", "poisson"]
+    )
     x = b.pick(_is_float)
     t = b.t(x)
     shape = tuple(t.shape)
@@ -3226,6 +3231,21 @@ def more_api(b: Builder) -> None:
             raise _Skip()
         y = b.new_input(shape, dt)
         b.emit(kind, [x], f"{o} = torch.view_as_real(torch.{kind}({x}, {y}))")
+    elif kind == "poisson":
+        code = f"{o} = torch.poisson({x}.abs() * 3, generator=torch.Generator().manual_seed(7))"
+        b.emit("poisson", [x], code)
+    elif kind in ("lu", "lu_solve"):
+        if dt == "float16" or t.dim() < 2 or 0 in shape:
+            raise _Skip()
+        if kind == "lu":
+            b.emit("lu", [x], f"{o} = torch.linalg.lu_factor({x}).LU")
+        else:
+            if shape[-1] != shape[-2]:
+                raise _Skip()
+            k = shape[-1]
+            well = f"{x} + {k + 1} * torch.eye({k}, dtype={x}.dtype)"
+            code = f"{o} = torch.linalg.lu_solve(*torch.linalg.lu_factor({well}), {x})"
+            b.emit("lu_solve", [x], code)
     else:
         if dt == "float16" or t.dim() == 0:
             raise _Skip()

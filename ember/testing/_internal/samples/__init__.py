@@ -13,6 +13,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     indexing,
     linalg,
     loss,
+    lu,
     nn,
     pointwise,
     products,
