@@ -148,7 +148,7 @@ class TinyLM(nn.Module):
 
 
 def train_lm(model: nn.Module, idx: ember.Tensor, tgt: ember.Tensor) -> list[float]:
-    opt = ember.optim.SGD(model.parameters(), lr=0.5)
+    opt = ember.optim.AdamW(model.parameters(), lr=0.05, foreach=True)
     losses = []
     for _ in range(3):
         opt.zero_grad()
