@@ -17,7 +17,14 @@ import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.aot import aot_function
-from ember.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor, init_device_mesh
+from ember.distributed.tensor import (
+    DTensor,
+    Replicate,
+    Shard,
+    distribute_module,
+    distribute_tensor,
+    init_device_mesh,
+)
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
 dist.init_process_group(backend="mpi")
@@ -193,6 +200,29 @@ assert ember.allclose(loss_t.full_tensor(), loss_d, atol=1e-5), (loss_t, loss_d)
 for (n, p), (_, q) in zip(dense.named_parameters(), dt.named_parameters(), strict=True):
     assert isinstance(q.grad, DTensor), n
     assert ember.allclose(q.grad.full_tensor(), p.grad, atol=1e-5), f"grad of {n}"
+
+
+# ---------------------------------------------------------------- distribute_module
+def shard_fc1(name: str, mod: nn.Module, m: object) -> None:
+    if name == "fc1":
+        for pname in ("weight", "bias"):
+            p = getattr(mod, pname)
+            mod.register_parameter(
+                pname, nn.Parameter(distribute_tensor(p.detach(), m, [Shard(0)]))
+            )
+
+
+dense = MLP(8, 16)
+dm = distribute_module(
+    copy.deepcopy(dense),
+    mesh,
+    shard_fc1,
+    input_fn=lambda mod, inputs, m: tuple(distribute_tensor(t, m, [Replicate()]) for t in inputs),
+    output_fn=lambda mod, out, m: out.full_tensor(),
+)
+assert dm.fc1.weight.placements == (Shard(0),) and dm.fc2.weight.placements == (Replicate(),)
+x = randn(3, 8)
+assert ember.allclose(dm(x), dense(x), atol=1e-5)
 
 
 # ---------------------------------------------------------------- compiled
