@@ -238,6 +238,20 @@ assert isinstance(compiled, DTensor) and compiled.placements == eager.placements
 assert ember.allclose(compiled.full_tensor(), eager.full_tensor(), atol=1e-5)
 assert ember.allclose(compiled.full_tensor(), f(a, w), atol=1e-5)
 
+# a compiled TP module trains as the dense one; its forward graph holds the all-reduce
+dense = MLP(8, 16)
+ctp = ember.compile(
+    parallelize_module(
+        copy.deepcopy(dense), mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()}
+    )
+)
+xs, ys = [randn(4, 8)] * 3, [randn(4, 8)] * 3
+ld, lc = train(dense, xs, ys, False, 3), train(ctp, xs, ys, False, 3)
+assert all(abs(a - b) < 1e-4 for a, b in zip(ld, lc, strict=True)), (ld, lc)
+assert not ctp._compiled.graph_breaks, ctp._compiled.graph_breaks
+fw = [str(n.target) for n in ctp._compiled.impl.graphs[0]["forward"].graph.nodes]
+assert world == 1 or "_c10d_functional.all_reduce.default" in fw, fw
+
 # a trace that communicates records the functional collectives as graph nodes
 graphs = []
 
