@@ -180,6 +180,7 @@ def test_distributions_sample(seed: int) -> None:
     _same(seed, lambda m: d(m).Bernoulli(_t(m, probs)).sample((7,)))
     _same(seed, lambda m: d(m).Categorical(_t(m, probs)).sample((7, 2)))
     _same(seed, lambda m: d(m).Exponential(_t(m, scale)).sample((7,)))
+    _same(seed, lambda m: d(m).Poisson(_t(m, scale * 4)).sample((7,)))
     _same(seed, lambda m: d(m).Laplace(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
     _same(seed, lambda m: d(m).OneHotCategorical(_t(m, probs)).sample((5,)))
     _same(seed, lambda m: d(m).LogNormal(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
