@@ -197,6 +197,7 @@ defvjp(aten.normal.Tensor_Tensor, lambda g, mean, std, *, generator=None: (
 defvjp(aten.bernoulli.Tensor, lambda g, self, p, *, generator=None: (
     _zero(g, self), _zero(g, p)), name="BernoulliBackward1")  # fmt: skip
 not_differentiated(aten.bernoulli.p, _UNNAMED)
+defvjp(aten.poisson.default, lambda g, self, generator=None: (_zero(g, self),))
 
 
 # ----------------------------------------------------------------------- reductions and scans

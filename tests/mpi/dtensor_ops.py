@@ -21,6 +21,7 @@ from ember.distributed.tensor import (
     distribute_tensor,
     init_device_mesh,
 )
+from ember.distributed.tensor.experimental import implicit_replication
 
 dist.init_process_group(backend="mpi")
 warnings.simplefilter("error")  # a rule that falls back to replicating is a failure here
@@ -193,6 +194,16 @@ check_op("cross_entropy sum", lambda x, t: F.cross_entropy(x, t, reduction="sum"
          ember.tensor([0, 3, 1, 2, 0]), partial=False)  # fmt: skip
 check_op("nll none", lambda x, t: F.nll_loss(F.log_softmax(x, 1), t, reduction="none"), a,
          ember.tensor([0, 3, 1, 2, 0]), partial=False)  # fmt: skip
+
+# scaled_dot_product_attention decomposes into ops with rules: the batch stays sharded
+q, k, v = randn(4, 2, 5, 3), randn(4, 2, 5, 3), randn(4, 2, 5, 3)
+for p in (Shard(0), Shard(1), Replicate()):
+    dq, dk, dv = (distribute_tensor(t, mesh, [p]) for t in (q, k, v))
+    with implicit_replication():  # the causal mask ember's decomposition makes is plain
+        o = F.scaled_dot_product_attention(dq, dk, dv, is_causal=True)
+    if p != Shard(1):  # heads merge into the batch for bmm: gathered (NOTE [view groups])
+        assert o.placements == (p,), (p, o.placements)
+    close(o.full_tensor(), F.scaled_dot_product_attention(q, k, v, is_causal=True), f"sdpa {p}")
 
 # ---------------------------------------------------------------- the replicate fallback
 x = randn(4, 3)

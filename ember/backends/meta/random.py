@@ -20,6 +20,7 @@ from ember.ops.native.random import (
     check_geometric,
     check_log_normal,
     check_normal,
+    check_poisson,
     check_uniform,
     multinomial_shape,
     normal_shape,
@@ -143,3 +144,9 @@ def bernoulli_tensor(self: Tensor, p: Tensor, **kwargs: Any) -> Tensor:
 @impl(aten.multinomial.default, Meta)
 def multinomial(self: Tensor, num_samples: int, replacement: bool = False, **kw: Any) -> Tensor:
     return _new(multinomial_shape(self, num_samples, replacement), dtypes.int64)
+
+
+@impl(aten.poisson.default, Meta)
+def poisson(self: Tensor, generator: Any = None) -> Tensor:
+    check_poisson(self)
+    return _new(tuple(self.shape), self.dtype)

@@ -10,7 +10,8 @@ once per op, naming it, so a missing rule shows up.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +98,22 @@ def _to_meta(x: Any, spec: DTensorSpec) -> Tensor:
     return ember.empty_strided(tm.shape, tm.stride, dtype=tm.dtype, device="meta")
 
 
+_IMPLICIT = [False]  # inside implicit_replication()
+
+
+@contextlib.contextmanager
+def implicit_replication() -> Iterator[None]:
+    """Within this block, plain tensors in an op with DTensors count as Replicate DTensors
+    (every rank must hold the same values), as
+    ``torch.distributed.tensor.experimental.implicit_replication``."""
+    old = _IMPLICIT[0]
+    _IMPLICIT[0] = True
+    try:
+        yield
+    finally:
+        _IMPLICIT[0] = old
+
+
 _FLAT = object()  # the tree of a call whose arguments are all leaves and has no kwargs
 
 
@@ -142,6 +159,15 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
     dts: list[DTensor] = [flat[i] for i in idx]
     mesh = dts[0]._spec.mesh
+    if _IMPLICIT[0]:
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        for i, x in enumerate(flat):
+            if isinstance(x, Tensor) and not isinstance(x, DTensor) and x.ndim:
+                meta = TensorMeta(tuple(x.shape), tuple(x.stride()), x.dtype)
+                flat[i] = DTensor(x, DTensorSpec(mesh, rep, meta), requires_grad=False)
+        args, kwargs = _unflatten(flat, tree)
+        idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
+        dts = [flat[i] for i in idx]
     try:
         key: Any = (
             func,
@@ -211,7 +237,8 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
             raise RuntimeError(
                 f"{func}: got mixed ember.Tensor (shape {list(x.shape)}) and DTensor "
                 "arguments; make every tensor a DTensor first (distribute_tensor or "
-                "DTensor.from_local)"
+                "DTensor.from_local, or implicit_replication() for tensors every rank holds "
+                "alike)"
             )
     specs = [d._spec for d in dts]
     # global output metadata from the Meta kernel (a 0-d plain tensor is a replicated scalar)
@@ -265,7 +292,10 @@ def _foreach(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     results = []
     for i in range(n):
         a_i = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
-        results.append(packet(*a_i, **kwargs))
+        kw = dict(kwargs)
+        if name.startswith(("addcmul", "addcdiv")) and len(a_i) == 4:
+            kw["value"] = a_i.pop()  # positional in the foreach op, keyword in addcmul
+        results.append(packet(*a_i, **kw))
     return None if func._schema.is_mutable else results
 
 

@@ -66,6 +66,8 @@ define(f"cauchy(Tensor self, float median=0., float sigma=1., {_G}) -> Tensor", 
        inplace=True, out=True, tags=_SEEDED)
 define(f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, {_G}) -> Tensor",
        out=True, tags=_SEEDED)
+define("poisson(Tensor self, Generator? generator=None) -> Tensor", variants=_F, out=True,
+       tags=_SEEDED)
 # fmt: on
 
 
@@ -198,3 +200,12 @@ def multinomial_shape(self: Tensor, num_samples: int, replacement: bool) -> tupl
 def bernoulli_dtype(self: Tensor) -> dtype:
     floating_only(self.dtype, "bernoulli_tensor_cpu_p_")
     return self.dtype
+
+
+def check_poisson(self: Tensor) -> None:
+    """``poisson``'s dtype check (the rates' signs are checked on their values)."""
+    if self.dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(
+            f"\"poisson_cpu\" not implemented for '{self.dtype._short}' (the rates must be a "
+            "floating tensor; convert with .float())"
+        )

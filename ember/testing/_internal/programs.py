@@ -3197,9 +3197,12 @@ def more_api(b: Builder) -> None:
     edges, weighted, as a density; the input detached: not differentiable), ``complex``,
     ``polar`` and ``view_as_complex`` (read back through ``view_as_real``, so the program
     stays real), ``linalg.lu_factor`` (the packed factors) and ``linalg.lu_solve`` (with the
-    factors of a well-conditioned matrix); a pivot that changes under a nudge is dropped
-    by the stability test."""
-    kind = b.choice(["pdist", "histogram", "complex", "polar", "view_as_complex", "lu", "lu_solve"])
+    factors of a well-conditioned matrix; a pivot that changes under a nudge is dropped
+    by the stability test) and ``poisson`` from a seeded generator (ember draws PyTorch's
+    values: NOTE [poisson stream])."""
+    kind = b.choice(
+        ["pdist", "histogram", "complex", "polar", "view_as_complex", "lu", "lu_solve", "poisson"]
+    )
     x = b.pick(_is_float)
     t = b.t(x)
     shape = tuple(t.shape)
@@ -3228,6 +3231,9 @@ def more_api(b: Builder) -> None:
             raise _Skip()
         y = b.new_input(shape, dt)
         b.emit(kind, [x], f"{o} = torch.view_as_real(torch.{kind}({x}, {y}))")
+    elif kind == "poisson":
+        code = f"{o} = torch.poisson({x}.abs() * 3, generator=torch.Generator().manual_seed(7))"
+        b.emit("poisson", [x], code)
     elif kind in ("lu", "lu_solve"):
         if dt == "float16" or t.dim() < 2 or 0 in shape:
             raise _Skip()

@@ -166,3 +166,13 @@ def multinomial_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield S(make((4,), low=0, high=1), 5, name="more than the categories raise")
     yield S(make((2, 2, 2), low=0, high=1), 1, name="3-D raises")
     yield S(make((3,), low=-2, high=-1), 1, name="negative weights raise")
+
+
+@samples("poisson.default", dtypes=FLOATS, compare_torch=False, meta_errors=False)
+def poisson_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield S(make((3, 4), low=0, high=30))
+    yield S(make(()))
+    yield S(make((0, 3)))
+    yield S(make((3, 4), low=0, high=5, noncontiguous=True))
+    yield S(make((3,), low=-2, high=-1), name="negative rates raise")
+    yield S(make((3,), dtypes.int64), name="integer rates raise")
