@@ -2,6 +2,16 @@
 
 These are not aten ops (PyTorch's aren't either): they turn outside data into a base tensor,
 then hand over to the registry (``.to(device)``) for anything device-specific.
+
+# NOTE [data builders and modes]
+What the two modes see of them is PyTorch's. A ``TorchFunctionMode`` sees the call itself,
+``tensor(data, **given kwargs)`` or ``as_tensor(...)``, and nothing of its insides (PyTorch
+builds in C++): a subclass's ``__torch_function__`` never does (both are in
+``get_ignored_functions``). A ``TorchDispatchMode`` sees the ops PyTorch's builders
+dispatch: ``lift_fresh`` for each fresh tensor (``tensor``, ``as_tensor`` of data or an
+ndarray, ``from_numpy``), then ``_to_copy(dtype=, device=)`` where a tensor or an ndarray is
+copied or converted (``tensor(ndarray)``, ``as_tensor`` with another dtype), and
+``detach`` + ``_to_copy`` for ``tensor(a_tensor)``.
 """
 
 from __future__ import annotations
@@ -13,7 +23,28 @@ import numpy as np
 from ember import dtypes
 from ember._tensor import Tensor, wrap
 from ember.device import as_device
+from ember.dispatch import state
+from ember.dispatch.keys import TORCH_FUNCTION_MODE_BIT
 from ember.ops.registry import ops
+
+_LIFT = ops.aten.lift_fresh.default
+_TO_COPY = ops.aten._to_copy.default
+_DETACH = ops.aten.detach.default
+
+
+def _modes_see_it() -> bool:
+    """A TorchFunctionMode is on and would see a data builder's call (NOTE [data builders
+    and modes])."""
+    local = state.local
+    return bool(local.function_modes) and not local.exclude & TORCH_FUNCTION_MODE_BIT
+
+
+def _to_modes(fn: Any, data: Any, **given: Any) -> Any:
+    from ember.overrides import handle_torch_function
+
+    kwargs = {k: v for k, v in given.items() if v is not None and v is not False}
+    return handle_torch_function(fn, (), data, **kwargs)
+
 
 _KIND_DTYPE = {"b": dtypes.bool_, "i": dtypes.int64, "u": dtypes.int64}
 
@@ -104,13 +135,24 @@ def tensor(
     tensor([[1., 2.],
             [3., 4.]])
     """
-    t = wrap(np.asarray(_infer_array(data, dtype), order="C"))
+    if _modes_see_it():
+        return _to_modes(  # type: ignore[no-any-return]
+            tensor, data, dtype=dtype, device=device, requires_grad=requires_grad
+        )
     dev = as_device(device)
-    if dev.type != "cpu":
-        t = t.to(dev)  # type: ignore[attr-defined]
-    t = ops.aten.lift_fresh.default(t)  # what a dispatch mode sees, as in PyTorch
-    if requires_grad:
-        t.requires_grad_(True)
+    with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):  # its insides: no modes
+        if isinstance(data, Tensor):  # a copy: detach, then _to_copy (PyTorch's ops)
+            t = _TO_COPY(_DETACH(data), dtype=dtype or data.dtype, device=dev)
+        elif isinstance(data, np.ndarray) and data.dtype.kind in "biufc":
+            t = _LIFT(from_numpy(data, lift=False))
+            t = _TO_COPY(t, dtype=dtype or t.dtype, device=dev)
+        else:
+            t = wrap(np.asarray(_infer_array(data, dtype), order="C"))
+            if dev.type != "cpu":
+                t = t.to(dev)  # type: ignore[attr-defined]
+            t = _LIFT(t)  # what a dispatch mode sees, as in PyTorch
+        if requires_grad:
+            t.requires_grad_(True)
     return t
 
 
@@ -121,19 +163,23 @@ def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) 
     >>> a = np.zeros(2, np.float32); ember.as_tensor(a).numpy() is not None
     True
     """
+    if _modes_see_it():
+        return _to_modes(as_tensor, data, dtype=dtype, device=device)  # type: ignore[no-any-return]
     dev = as_device(device)
-    if isinstance(data, Tensor):
-        out = data
-        if dtype is not None and dtype is not data.dtype:
-            out = out.to(dtype)  # type: ignore[attr-defined]
-        return out if dev == out.device else out.to(dev)  # type: ignore[attr-defined]
-    if isinstance(data, np.ndarray) and dev.type == "cpu":
-        t = from_numpy(data)
-        return t if dtype is None or dtype is t.dtype else t.to(dtype)  # type: ignore[attr-defined]
-    return tensor(data, dtype=dtype, device=dev)
+    with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):  # its insides: no modes
+        if isinstance(data, Tensor):
+            if (dtype is None or dtype is data.dtype) and dev == data.device:
+                return data
+            return _TO_COPY(data, dtype=dtype or data.dtype, device=dev)  # type: ignore[no-any-return]
+        if isinstance(data, np.ndarray) and dev.type == "cpu":
+            t = from_numpy(data)
+            if dtype is None or dtype is t.dtype:
+                return t
+            return _TO_COPY(t, dtype=dtype, device=dev)  # type: ignore[no-any-return]
+        return tensor(data, dtype=dtype, device=dev)
 
 
-def from_numpy(ndarray: np.ndarray) -> Tensor:
+def from_numpy(ndarray: np.ndarray, *, lift: bool = True) -> Tensor:
     """A tensor sharing memory with ``ndarray``: writes to either show in both.
 
     >>> a = np.zeros(2); t = ember.from_numpy(a); a[0] = 5; t
@@ -150,4 +196,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         )
     if not ndarray.dtype.isnative:
         ndarray = ndarray.astype(ndarray.dtype.newbyteorder("="))
-    return wrap(ndarray)
+    t = wrap(ndarray)
+    if not lift:
+        return t
+    if state.local.function_modes:  # PyTorch lifts in C++: TorchFunctionModes see nothing
+        with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
+            return _LIFT(t)  # type: ignore[no-any-return]
+    return _LIFT(t)  # type: ignore[no-any-return]  # a dispatch mode sees it, as PyTorch's

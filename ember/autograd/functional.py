@@ -333,9 +333,7 @@ def jacobian(
                 "not supported together. Please either set `strict=False` or `vectorize=False`."
             )
         by_rows = _jacobian_rows_vectorized if vectorize else _jacobian_rows
-        rows = tuple(
-            by_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs)
-        )
+        rows = tuple(by_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
     rows = _finish(rows, create_graph)
     if strategy == "forward-mode":  # PyTorch's forward mode nests lists, not tuples
         rows = [list(row) for row in rows]
