@@ -64,6 +64,7 @@ GROUP_MODULES = (
     "serialization",
     "random_streams",
     "func",
+    "forward_ad",
 )
 
 

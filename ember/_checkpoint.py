@@ -311,17 +311,41 @@ def _read_record(zf: zipfile.ZipFile, info: zipfile.ZipInfo, out: np.ndarray) ->
     if info.compress_type != zipfile.ZIP_STORED or fp is None or not hasattr(fp, "readinto"):
         with zf.open(info) as r:
             return int(r.readinto(memoryview(out)))  # type: ignore[attr-defined]
+    fp.seek(_data_offset(zf, info))
+    return int(fp.readinto(memoryview(out)))
+
+
+def _data_offset(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> int:
+    """Where a record's bytes start in the archive's file (after its local zip header)."""
+    fp = zf.fp
+    assert fp is not None
     fp.seek(info.header_offset)
     header = fp.read(30)
     if len(header) != 30 or header[:4] != b"PK\x03\x04":
         raise _bad(f"record {info.filename!r} has no zip header; the file is corrupted")
     name_len, extra_len = struct.unpack("<HH", header[26:30])
-    fp.seek(info.header_offset + 30 + name_len + extra_len)
-    return int(fp.readinto(memoryview(out)))
+    return int(info.header_offset + 30 + name_len + extra_len)
 
 
-def load_checkpoint(zf: zipfile.ZipFile, map_location: Any = None) -> Any:
-    """The object a ``torch.save`` archive holds (NOTE [torch checkpoint format])."""
+def _mapped_record(path: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray | None:
+    """A stored record's bytes mapped from ``path`` copy-on-write (writes stay in memory,
+    as PyTorch's ``mmap=True`` maps them privately); None for a compressed record."""
+    if info.compress_type != zipfile.ZIP_STORED:
+        return None
+    if info.file_size == 0:
+        return np.empty(0, np.uint8)
+    start = _data_offset(zf, info)
+    if start + info.file_size > os.path.getsize(path):
+        raise _bad(f"record {info.filename!r} is truncated; the file is corrupted")
+    mapped = np.memmap(path, np.uint8, "c", start, (info.file_size,))
+    return mapped.view(np.ndarray)  # a plain array over the map (which it keeps alive)
+
+
+def load_checkpoint(
+    zf: zipfile.ZipFile, map_location: Any = None, mmap_path: str | None = None
+) -> Any:
+    """The object a ``torch.save`` archive holds (NOTE [torch checkpoint format]); with
+    ``mmap_path`` (the archive's file), stored records are memory-mapped, not read."""
     names = zf.namelist()
     pkl = next(n for n in names if n.endswith("/data.pkl") and n.count("/") == 1)
     prefix = pkl[: -len("data.pkl")]
@@ -354,10 +378,14 @@ def load_checkpoint(zf: zipfile.ZipFile, map_location: Any = None) -> Any:
                 f"record {name!r} holds {info.file_size} bytes, the storage needs {nbytes}; "
                 "the file is corrupted"
             )
-        raw = np.empty(nbytes, np.uint8)
-        got = _read_record(zf, info, raw)
-        if got != nbytes:
-            raise _bad(f"record {name!r} is truncated; the file is corrupted")
+        mapped = _mapped_record(mmap_path, zf, info) if mmap_path is not None else None
+        if mapped is not None:
+            raw = mapped
+        else:
+            raw = np.empty(nbytes, np.uint8)
+            got = _read_record(zf, info, raw)
+            if got != nbytes:
+                raise _bad(f"record {name!r} is truncated; the file is corrupted")
         storages[key] = _Storage(raw if dt is None else raw.view(dt.np), numel, dt)
         return storages[key]
 

@@ -315,6 +315,8 @@ def load(
     file, with ``torch.load(weights_only=True)``'s rules: nothing in the file runs (NOTE
     [torch checkpoint format]). ``weights_only`` is accepted: loading is always that safe.
     ``map_location``: ``"cpu"`` or ``"meta"`` (or a device, or a dict from saved locations).
+    ``mmap=True`` (a path only): the tensors of a PyTorch-format checkpoint are
+    memory-mapped from the file copy-on-write, as PyTorch's are, not read into memory.
 
     >>> import io
     >>> buf = io.BytesIO(); ember.save([1, (2.5, "a")], buf); _ = buf.seek(0)
@@ -323,6 +325,8 @@ def load(
     """
     if pickle_module is not None:
         raise TypeError("ember.load: pickle_module is not supported; loading never unpickles")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("ember.load: f must be a file path in order to use the mmap argument")
     if _is_safetensors(f):
         return safetensors_format.load_file(f)  # type: ignore[arg-type]
     with _open(f, "rb") as stream:
@@ -338,7 +342,8 @@ def load(
         with zf:
             names = zf.namelist()
             if is_torch_checkpoint(names):
-                return load_checkpoint(zf, map_location)
+                mapped = os.fspath(f) if mmap else None  # type: ignore[arg-type]
+                return load_checkpoint(zf, map_location, mapped)
             try:
                 manifest = json.loads(zf.read(_MANIFEST).decode("utf-8"))
             except KeyError:

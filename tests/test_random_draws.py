@@ -83,6 +83,10 @@ def test_bernoulli_and_dropout(seed: int, n: int) -> None:
     _same(seed, lambda m: m.nn.functional.dropout(_t(m, x.astype(np.float64)), 0.1))
     _same(seed, lambda m: m.nn.Dropout(0.5)(_t(m, x)))
     _same(seed, lambda m: m.nn.functional.dropout2d(m.ones(2, n, 3, 3), 0.4))
+    cube = x.reshape(1, 1, n)
+    _same(seed, lambda m: m.nn.functional.alpha_dropout(_t(m, cube), 0.2, training=True))
+    _same(seed, lambda m: m.nn.functional.feature_alpha_dropout(m.ones(3, n, 2), 0.2, True))
+    _same(seed, lambda m: m.nn.functional.dropout1d(m.ones(3, n, 2), 0.6))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -180,6 +184,7 @@ def test_distributions_sample(seed: int) -> None:
     _same(seed, lambda m: d(m).Bernoulli(_t(m, probs)).sample((7,)))
     _same(seed, lambda m: d(m).Categorical(_t(m, probs)).sample((7, 2)))
     _same(seed, lambda m: d(m).Exponential(_t(m, scale)).sample((7,)))
+    _same(seed, lambda m: d(m).Poisson(_t(m, scale * 4)).sample((7,)))
     _same(seed, lambda m: d(m).Laplace(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
     _same(seed, lambda m: d(m).OneHotCategorical(_t(m, probs)).sample((5,)))
     _same(seed, lambda m: d(m).LogNormal(_t(m, loc), _t(m, scale)).sample((7,)), ulp=True)
@@ -234,3 +239,21 @@ def test_module_initialisation(seed: int) -> None:
     for name, p in tp.items():
         np.testing.assert_array_equal(ep[name].detach().numpy(), p.detach().numpy(), name)
     np.testing.assert_array_equal(ember.rand(3).numpy(), torch.rand(3).numpy())
+
+
+@mkl_bernoulli
+@pytest.mark.parametrize("seed", [0, 7])
+def test_non_contiguous_fills(seed: int) -> None:
+    # PyTorch fills a non-contiguous tensor in its memory order, and normal_ takes the
+    # scalar path there whatever the size
+    def view(m: Any, dt: str = "float32") -> Any:
+        return m.empty(5, 20, dtype=getattr(m, dt)).t()
+
+    _same(seed, lambda m: view(m).normal_(0.5, 2.0))
+    _same(seed, lambda m: view(m, "float64").normal_())
+    _same(seed, lambda m: m.empty(40)[::2].normal_())
+    _same(seed, lambda m: view(m).uniform_(-1, 1))
+    _same(seed, lambda m: view(m).exponential_())
+    _same(seed, lambda m: view(m).bernoulli_(0.4))
+    _same(seed, lambda m: view(m, "int64").random_(0, 9))
+    _same(seed, lambda m: m.empty(2, 3, 4).permute(2, 0, 1).cauchy_())

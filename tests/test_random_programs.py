@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ember
+from ember.testing._internal.program_jvp import check_jvp
 from ember.testing._internal.programs import (
     Builder,
     Input,
@@ -229,3 +230,38 @@ def test_failure_report_is_pasteable(module: str) -> None:
     report = format_failure(_example(), ["v2: got [1.0], expected [2.0]"], module)
     assert report.splitlines()[2] == f"import {module} as torch"
     assert "- v2: got [1.0], expected [2.0]" in report
+
+
+def test_programs_under_jvp_agree_with_backward(program_count: int) -> None:
+    """The random programs in forward mode: the loss's tangent equals the directional
+    derivative the backward gradients give (``ember/testing/_internal/program_jvp.py``)."""
+
+    @settings(
+        max_examples=max(program_count // 10, 1), suppress_health_check=UNHEALTHY,
+        derandomize=True, database=None,
+    )  # fmt: skip
+    @given(programs())
+    def check(program: Program) -> None:
+        mismatches = check_jvp(program, ember, torch)
+        if mismatches:
+            smallest = minimize(program, lambda p: bool(check_jvp(p, ember, torch)))
+            raise AssertionError(format_failure(smallest, check_jvp(smallest, ember, torch)))
+
+    check()
+
+
+def test_a_wrong_forward_formula_is_reported() -> None:
+    from ember.autograd.forward_ad import _rules
+
+    op = ember.ops.aten.exp.default
+    saved = _rules.WRITTEN.get(op)
+    _rules.WRITTEN[op] = lambda op, args, kwargs, t, out: t[0] * out * 2  # twice the truth
+    _rules._RULES.pop(op, None)
+    try:
+        assert check_jvp(_example(), ember), "a wrong exp tangent went unnoticed"
+    finally:
+        _rules.WRITTEN.pop(op)
+        if saved is not None:
+            _rules.WRITTEN[op] = saved
+        _rules._RULES.pop(op, None)
+    assert check_jvp(_example(), ember) == []

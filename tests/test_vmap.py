@@ -198,3 +198,68 @@ def test_randomness_argument_checked() -> None:
 
 def test_alias() -> None:
     assert ember.vmap is ember.func.vmap
+
+
+def _targets(gm: Any) -> list[str]:
+    return [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+
+
+def test_compile_traces_the_batched_ops_not_a_loop() -> None:
+    w = _rand(4, 5, seed=3)
+
+    def f(a: Any) -> Any:
+        return (a @ w).relu().sum(0) * a.mean()
+
+    graphs: list[Any] = []
+
+    def backend(gm: Any, example_inputs: Any) -> Any:
+        graphs.append(gm)
+        return gm.forward
+
+    for batch in (2, 7):
+        x = _rand(batch, 3, 4, seed=batch)
+        out = ember.compile(vmap(f), backend=backend)(x)
+        _same(out, vmap(f)(x))
+    small, big = (_targets(g) for g in graphs)
+    assert small == big  # one graph whatever the batch size: no per-example ops
+    assert "aten.mm.default" in small
+    assert not {"aten.select.int", "aten.stack.default"} & set(small)
+
+
+def test_lazy_device_records_the_batched_ops_not_a_loop() -> None:
+    w = _rand(4, 5, seed=3)
+    texts = []
+    for batch in (2, 7):
+        x = _rand(batch, 3, 4, seed=batch)
+        lazy = vmap(lambda a: (a @ w.to("lazy")).relu().sum(0))(x.to("lazy"))
+        ir = ember.lazy.debug.dump_ir([lazy])
+        texts.append([line.split("=", 1)[1].split()[0].split("(")[0] for line in ir.splitlines()])
+        _same(lazy.to("cpu"), vmap(lambda a: (a @ w).relu().sum(0))(x))
+    assert texts[0] == texts[1]
+    assert "aten.mm.default" in texts[0] and "aten.select.int" not in texts[0]
+
+
+def test_randomness_modes() -> None:
+    ember.manual_seed(0)
+    x = _rand(4, 16)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(lambda a: a + ember.randn(3))(x)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(lambda a: ember.nn.functional.dropout(a, 0.5))(x)
+    for f in (
+        lambda a: a * 0 + ember.randn(16),
+        lambda a: ember.rand_like(a),
+        lambda a: ember.nn.functional.dropout(a * 0 + 1, 0.5),
+        lambda a: ember.bernoulli(a * 0 + 0.5),
+    ):
+        diff = vmap(f, randomness="different")(x)
+        same = vmap(f, randomness="same")(x)
+        assert not all(bool((diff[i] == diff[0]).all()) for i in range(1, 4))
+        assert all(bool((same[i] == same[0]).all()) for i in range(1, 4))
+    z = ember.zeros(16)
+    with pytest.raises(RuntimeError, match="different inplace randomness on an unbatched"):
+        vmap(lambda a: z.uniform_() + a, randomness="different")(x)
+    nested = vmap(vmap(lambda a: ember.randn(2), randomness="different"), randomness="same")
+    out = nested(ember.ones(3, 4))
+    assert tuple(out.shape) == (3, 4, 2)
+    assert bool((out[0] == out[1]).all()) and not bool((out[0, 0] == out[0, 1]).all())

@@ -65,7 +65,8 @@ def roll_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str,
     values = bind(op, args, kw)
     x = values["self"]
     v, _ = unwrap(x, level)
-    dims = list(values.get("dims", []))
+    dims = values.get("dims", [])
+    dims = [dims] if isinstance(dims, int) else list(dims)
     shifts = values["shifts"]
     if not dims:  # the flattened tensor rolls
         flat = v.reshape(level.size, -1)

@@ -24,7 +24,8 @@ from ember._batched.tensor import LEVELS, Level, wrap
 from ember._tensor import Tensor
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED
-from ember.dispatch.keys import DispatchKey, below
+from ember.dispatch.keys import VMAP_MODE_BIT, DispatchKey, below
+from ember.dispatch.state import KeyGuard
 from ember.ops.registry import OpOverload, all_overloads, ops
 
 aten = ops.aten
@@ -80,7 +81,8 @@ def random_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[st
     for name, x in tensors:
         p = align(x, level, rank)
         values[name] = p.reshape(-1, p.shape[-1]) if fold else p
-    out = call(op, values)
+    with KeyGuard(exclude=VMAP_MODE_BIT):  # the physical draw is this level's, done here
+        out = call(op, values)
     if mutable:
         return args[0]
     if fold:
@@ -159,6 +161,34 @@ _FACTORIES = [
     for o in (getattr(getattr(aten, name), ov) for ov in getattr(aten, name).overloads())
     if not o._schema.is_out and not any(a.type.base == "Tensor" for a in o._schema.arguments)
 ]
+
+
+def unbatched_random_kernel(
+    op: OpOverload, ks: int, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """A random op on tensors no vmap level batches: ``"error"`` raises, ``"same"`` runs it
+    once, ``"different"`` runs it batched over the innermost level (an in-place one cannot:
+    PyTorch's error)."""
+    values = bind(op, args, kw)
+    if not _is_random(op, values):
+        return op.redispatch(ks & _BELOW_MODE, *args, **kw)
+    levels = LEVELS.stack
+    if any(lvl.randomness == "error" for lvl in levels):
+        raise RuntimeError(_ERROR)
+    different = [lvl for lvl in levels if lvl.randomness == "different"]
+    if not different:
+        return op.redispatch(ks & _BELOW_MODE, *args, **kw)
+    if op._schema.is_mutable:
+        raise RuntimeError(_INPLACE)
+    inner = different[-1]
+    first = next(n for n, x in values.items() if isinstance(x, Tensor))
+    x = values[first]
+    values[first] = wrap(x.unsqueeze(0).expand(inner.size, *x.shape), inner.level)
+    return call(op, values)  # now batched: the FuncTorchBatched rule draws per example
+
+
 for _op in _FACTORIES:
     dispatcher.set_kernel(_op, DispatchKey.FuncTorchVmapMode, factory_kernel, KIND_BOXED)
+for _op in _random_ops():
+    dispatcher.set_kernel(_op, DispatchKey.FuncTorchVmapMode, unbatched_random_kernel, KIND_BOXED)
 dispatcher.set_fallthrough(DispatchKey.FuncTorchVmapMode)

@@ -69,7 +69,7 @@ def expand_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[st
 @batch_rule(aten.t.default)
 def t_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     v, _ = unwrap(args[0], level)
-    return wrap(v.transpose(1, 2) if args[0].dim() == 2 else v.alias(), level.level)
+    return wrap(v.transpose(1, 2) if args[0].dim() == 2 else aten.alias.default(v), level.level)
 
 
 @batch_rule(aten.squeeze.default)

@@ -51,9 +51,8 @@ class Poisson(Distribution):
 
     def sample(self, sample_shape: Any = EMPTY) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        rate = np.broadcast_to(self.rate.detach().numpy(), tuple(shape))
-        drawn = _generator(None).poisson(rate)
-        return ember.from_numpy(drawn.astype(self.rate.dtype.np))
+        with ember.no_grad():  # PyTorch's draws: poisson of the expanded rate
+            return ember.poisson(self.rate.expand(shape))
 
     def log_prob(self, value: Any) -> Tensor:
         value = ember.as_tensor(value, dtype=self.rate.dtype)

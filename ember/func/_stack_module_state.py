@@ -11,6 +11,7 @@ ember.Size([4, 2, 3])
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from ember._tensor import Tensor
 from ember.nn.modules.module import Module
 from ember.ops.registry import ops

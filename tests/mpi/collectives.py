@@ -4,6 +4,7 @@ seeded by rank), so each check compares with the expected values computed locall
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -14,6 +15,10 @@ from ember.distributed import ReduceOp
 
 dist.init_process_group("mpi")
 RANK, SIZE = dist.get_rank(), dist.get_world_size()
+if sys.argv[1:] == ["--launched-as-module"]:  # python -m ember.distributed.run -m ...
+    assert __name__ == "__main__" and __spec__.name == "tests.mpi.collectives", __spec__
+    assert os.environ["RANK"] == str(RANK) and os.environ["WORLD_SIZE"] == str(SIZE)
+    assert "LOCAL_RANK" in os.environ and "OMP_NUM_THREADS" in os.environ
 DTYPES = [d for d in ember.dtypes.ALL_DTYPES]
 if ember.dtypes.ml_dtypes is not None:
     DTYPES.append(ember.bfloat16)

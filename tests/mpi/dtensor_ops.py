@@ -21,6 +21,7 @@ from ember.distributed.tensor import (
     distribute_tensor,
     init_device_mesh,
 )
+from ember.distributed.tensor.experimental import implicit_replication
 
 dist.init_process_group(backend="mpi")
 warnings.simplefilter("error")  # a rule that falls back to replicating is a failure here
@@ -194,6 +195,16 @@ check_op("cross_entropy sum", lambda x, t: F.cross_entropy(x, t, reduction="sum"
 check_op("nll none", lambda x, t: F.nll_loss(F.log_softmax(x, 1), t, reduction="none"), a,
          ember.tensor([0, 3, 1, 2, 0]), partial=False)  # fmt: skip
 
+# scaled_dot_product_attention decomposes into ops with rules: the batch stays sharded
+q, k, v = randn(4, 2, 5, 3), randn(4, 2, 5, 3), randn(4, 2, 5, 3)
+for p in (Shard(0), Shard(1), Replicate()):
+    dq, dk, dv = (distribute_tensor(t, mesh, [p]) for t in (q, k, v))
+    with implicit_replication():  # the causal mask ember's decomposition makes is plain
+        o = F.scaled_dot_product_attention(dq, dk, dv, is_causal=True)
+    if p != Shard(1):  # heads merge into the batch for bmm: gathered (NOTE [view groups])
+        assert o.placements == (p,), (p, o.placements)
+    close(o.full_tensor(), F.scaled_dot_product_attention(q, k, v, is_causal=True), f"sdpa {p}")
+
 # ---------------------------------------------------------------- the replicate fallback
 x = randn(4, 3)
 d = distribute_tensor(x, mesh, [Shard(0)])
@@ -206,7 +217,25 @@ assert len(msgs) == 1 and "aten.cumsum.default" in msgs[0], msgs
 assert y.placements == (Replicate(),)
 close(y.full_tensor(), ember.cumsum(x, 0), "fallback cumsum")
 
+# data-dependent results (NOTE [data-dependent results]): item() reads quietly
+x = ember.arange(6.0)
+d = distribute_tensor(x, mesh, [Shard(0)])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert d.sum().item() == 15.0 and float(d.amax()) == 5.0
+    nz = ember.nonzero(d > 2)
+msgs = [str(w.message) for w in caught]
+assert len(msgs) == 1 and "aten.nonzero.default has a data-dependent result" in msgs[0], msgs
+assert nz.placements == (Replicate(),)
+close(nz.full_tensor(), ember.nonzero(x > 2), "nonzero")
+
 # ---------------------------------------------------------------- errors
+for read in ("numpy", "tolist"):
+    try:
+        getattr(d, read)()
+        raise AssertionError(f"DTensor.{read}() gave a value")
+    except RuntimeError as e:
+        assert "full_tensor()" in str(e), e
 try:
     distribute_tensor(x, mesh, [Shard(0)]) + ember.ones(4, 3)
     raise AssertionError("mixing a DTensor with a plain tensor was accepted")

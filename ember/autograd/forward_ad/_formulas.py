@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ember.autograd.forward_ad._rules import WRITTEN, get_param, replaced, tensor_params
-from ember.autograd.function_table import DERIVATIVES
 from ember.ops.registry import OpOverload, ops
 
 aten = ops.aten
@@ -147,15 +146,11 @@ def _logcumsumexp(t: Any, a: Any, k: Any, y: Any) -> Any:
     return (pos - y).exp() - (neg - y).exp()
 
 
-def _cdist(t: Any, a: Any, k: Any, d: Any) -> Any:
-    """The p-norm distance's derivative along ``t1[i] - t2[j]``."""
-    x1, x2, p = a[0], a[1], a[2]
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    t1 = t[0] if t[0] is not None else aten.zeros_like.default(x1)
-    t2 = t[1] if t[1] is not None else aten.zeros_like.default(x2)
-    td = t1.unsqueeze(-2) - t2.unsqueeze(-3)
+def _pnorm_tangent(diff: Any, td: Any, d: Any, p: float) -> Any:
+    """The derivative of ``d = ||diff||_p`` (over the last dim) along ``td`` (zero where
+    ``d`` is, as PyTorch's subgradient)."""
     zero = d == 0
-    safe = aten.where.ScalarOther(zero, d, 1.0)
+    safe = aten.where.ScalarSelf(zero, 1.0, d)
     if p == 0:
         return aten.zeros_like.default(d)
     if p == float("inf"):
@@ -165,7 +160,25 @@ def _cdist(t: Any, a: Any, k: Any, d: Any) -> Any:
         num = (diff * td).sum(-1) / safe
     else:
         num = (diff.abs().pow(p - 1) * diff.sign() * td).sum(-1) / safe.pow(p - 1)
-    return aten.where.ScalarOther(zero, num, 0.0)
+    return aten.where.ScalarSelf(zero, 0.0, num)
+
+
+def _cdist(t: Any, a: Any, k: Any, d: Any) -> Any:
+    """The p-norm distance's derivative along ``t1[i] - t2[j]``."""
+    x1, x2, p = a[0], a[1], a[2]
+    t1 = t[0] if t[0] is not None else aten.zeros_like.default(x1)
+    t2 = t[1] if t[1] is not None else aten.zeros_like.default(x2)
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return _pnorm_tangent(diff, t1.unsqueeze(-2) - t2.unsqueeze(-3), d, p)
+
+
+def _pdist(t: Any, a: Any, k: Any, d: Any) -> Any:
+    """pdist's rows ``i < j``, as ``_cdist``'s."""
+    x = a[0]
+    p = a[1] if len(a) > 1 else k.get("p", 2.0)
+    n = x.shape[0]
+    i, j = aten.triu_indices.default(n, n, 1, device=x.device)
+    return _pnorm_tangent(x[i] - x[j], t[0][i] - t[0][j], d, p)
 
 
 def _grid_sampler(backward: OpOverload) -> Formula:
@@ -196,11 +209,6 @@ def _tangent_of_first(t: Any, a: Any, k: Any, r: Any) -> Any:
     return t[0]
 
 
-def _random(t: Any, a: Any, k: Any, r: Any) -> Any:
-    """NOTE [random gradients] in ember/ops/native/random.py: a draw's derivative is zero."""
-    return None
-
-
 for _op in (aten.mm.default, aten.bmm.default, aten.mv.default, aten.dot.default,
             aten.mul.Tensor, aten.linalg_cross.default, aten.einsum.default):  # fmt: skip
     defjvp(_op, multilinear(_op))
@@ -211,6 +219,7 @@ defjvp(aten.convolution.default, _conv)
 defjvp(aten._softmax.default, _softmax)
 defjvp(aten.logcumsumexp.default, _logcumsumexp)
 defjvp(aten._cdist_forward.default, _cdist)
+defjvp(aten._pdist_forward.default, _pdist)
 defjvp(aten.grid_sampler_2d.default, _grid_sampler(aten.grid_sampler_2d_backward.default))
 defjvp(aten.grid_sampler_3d.default, _grid_sampler(aten.grid_sampler_3d_backward.default))
 defjvp(aten._log_softmax.default, _log_softmax)
@@ -227,6 +236,3 @@ defjvp(aten.add.Scalar, _tangent_of_first)
 defjvp(aten.sub.Scalar, _tangent_of_first)
 defjvp(aten.rsub.Scalar, lambda t, a, k, r: -t[0] * (a[2] if len(a) > 2 else k.get("alpha", 1)))
 defjvp(aten.fill.Scalar, lambda t, a, k, r: aten.zeros_like.default(r))
-for _op in list(DERIVATIVES):  # random draws (dropout's mask is a different matter)
-    if "nondeterministic_seeded" in _op.tags and _op not in WRITTEN:
-        defjvp(_op, _random)

@@ -40,6 +40,7 @@ from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
 from ember.dispatch.keys import DispatchKey, below
 from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.native.inplace_views import VIEW_OF
 from ember.ops.registry import OpOverload, ops
 
 BELOW = below(DispatchKey.ForwardAD)
@@ -80,6 +81,11 @@ def forward_ad_fallback(
             "Call it without out=."
         )
     with state.DualCeiling(level):
+        if op in VIEW_OF:  # unsqueeze_, t_, ...: the tangent changes shape the same way
+            out = op.redispatch(ks, *args, **kwargs)
+            if tangents[0] is not None:
+                op(tangents[0], *args[1:], **kwargs)
+            return out
         if info.inplace:
             return _inplace(op, info, ks, args, kwargs, tangents, level)
         out = op.redispatch(ks, *args, **kwargs)

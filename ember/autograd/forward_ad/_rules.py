@@ -4,7 +4,8 @@
 Every op with a backward formula gets a forward rule, chosen once per op, in this order:
 
 1. **written** (``_formulas.py``): a formula of its own (matrix products, softmax,
-   convolution, dropout, random draws, ops that are affine rather than linear).
+   convolution, dropout, ops that are affine rather than linear); **random**: a random
+   draw's tangent is zero, as its gradient is (the op is not run again).
 2. **linear** (PyTorch's ``auto_linear``): the op is linear in its floating tensor inputs
    together (views, ``add``, ``cat``, ``sum``, indexing, padding, pooling by averages, FFTs,
    ...), so the output tangent is the op applied to the tangents, with zeros for inputs that
@@ -62,7 +63,7 @@ LINEAR_NAMES = frozenset("""
     split_with_sizes.default squeeze.default squeeze.dim squeeze.dims sum.default
     sum.dim_IntList t.default take.default trace.default transpose.int tril.default
     triu.default unbind.int unfold.default unsqueeze.default view.default
-    view_as_real.default _unsafe_view.default _to_copy.default zero.default fill.Tensor
+    view_as_real.default view_as_complex.default complex.default _unsafe_view.default _to_copy.default zero.default fill.Tensor
     block_diag.default embedding.default neg.default add.Tensor sub.Tensor rsub.Tensor
     mul.Scalar div.Scalar deg2rad.default rad2deg.default where.self
     _adaptive_avg_pool2d.default _adaptive_avg_pool3d.default avg_pool2d.default
@@ -282,7 +283,8 @@ def double_vjp(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
 
 def rule_name(op: OpOverload) -> str | None:
     """Which rule of NOTE [forward rules] ``op`` uses: ``"written"``, ``"linear"``,
-    ``"element-wise"``, ``"double-vjp"``, or None (no forward derivative).
+    ``"element-wise"``, ``"double-vjp"``, ``"random"`` (a draw: zero), or None (no forward
+    derivative).
 
     >>> from ember.autograd.forward_ad import rule_name
     >>> rule_name(ember.ops.aten.mm.default), rule_name(ember.ops.aten.exp.default)
@@ -291,6 +293,8 @@ def rule_name(op: OpOverload) -> str | None:
     op = FUNCTIONAL_OF.get(op, op)
     if op in WRITTEN:
         return "written"
+    if "nondeterministic_seeded" in op.tags and op in DERIVATIVES:
+        return "random"
     if f"{op.overloadpacket.__name__}.{op._overloadname}" in LINEAR_NAMES:
         return "linear"
     if op not in DERIVATIVES:
@@ -308,6 +312,8 @@ def apply(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
         name = _RULES[op] = rule_name(op) or ""
     if name == "written":
         return WRITTEN[op](op, args, kwargs, tangents, out)
+    if name == "random":  # NOTE [random gradients] in ember/ops/native/random.py: zero
+        return None
     if name == "linear":
         return linear(op, args, kwargs, tangents, out)
     if name == "element-wise" and _element_wise_applies(op, args, kwargs, out):
@@ -317,6 +323,8 @@ def apply(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
             pass
     if name in ("element-wise", "double-vjp"):
         return double_vjp(op, args, kwargs, tangents, out)
+    if not any(_differentiable(o) for o in (out if isinstance(out, (tuple, list)) else [out])):
+        return None  # comparisons, indices: nothing to differentiate
     raise RuntimeError(
         f"the forward derivative for '{op.name()}' is not implemented: it has no backward "
         "formula to derive one from nor a forward formula of its own (add one with "

@@ -10,7 +10,8 @@ once per op, naming it, so a missing rule shows up.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,8 @@ Rule = Callable[[OpCtx, int], list[Candidate]]
 RULES: dict[Any, Rule] = {}
 LOCAL_FNS: dict[Any, Callable[..., Any]] = {}
 _WARNED: set[str] = set()
+# reading a value is no missing rule: no warning (NOTE [data-dependent results])
+_QUIET = {"aten._local_scalar_dense.default", "aten.equal.default", "aten.is_nonzero.default"}
 
 
 def register_rule(*ops: Any, local_fn: Callable[..., Any] | None = None) -> Callable[[Rule], Rule]:
@@ -95,6 +98,22 @@ def _numel(spec: DTensorSpec) -> int:
 def _to_meta(x: Any, spec: DTensorSpec) -> Tensor:
     tm = spec.tensor_meta
     return ember.empty_strided(tm.shape, tm.stride, dtype=tm.dtype, device="meta")
+
+
+_IMPLICIT = [False]  # inside implicit_replication()
+
+
+@contextlib.contextmanager
+def implicit_replication() -> Iterator[None]:
+    """Within this block, plain tensors in an op with DTensors count as Replicate DTensors
+    (every rank must hold the same values), as
+    ``torch.distributed.tensor.experimental.implicit_replication``."""
+    old = _IMPLICIT[0]
+    _IMPLICIT[0] = True
+    try:
+        yield
+    finally:
+        _IMPLICIT[0] = old
 
 
 _FLAT = object()  # the tree of a call whose arguments are all leaves and has no kwargs
@@ -142,6 +161,15 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
     dts: list[DTensor] = [flat[i] for i in idx]
     mesh = dts[0]._spec.mesh
+    if _IMPLICIT[0]:
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        for i, x in enumerate(flat):
+            if isinstance(x, Tensor) and not isinstance(x, DTensor) and x.ndim:
+                meta = TensorMeta(tuple(x.shape), tuple(x.stride()), x.dtype)
+                flat[i] = DTensor(x, DTensorSpec(mesh, rep, meta), requires_grad=False)
+        args, kwargs = _unflatten(flat, tree)
+        idx = [i for i, x in enumerate(flat) if isinstance(x, DTensor)]
+        dts = [flat[i] for i in idx]
     try:
         key: Any = (
             func,
@@ -176,6 +204,15 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         local_out = func(*largs, **lkwargs)
     if inplace:
         return return_and_correct_aliasing(func, args, kwargs, _wrap_inplace(func, args, kwargs))
+    if outs is None:  # NOTE [data-dependent results]
+        lflat, out_tree = tree_flatten(local_out)
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        out_meta = [
+            TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
+            for o in lflat
+            if isinstance(o, Tensor)
+        ]
+        outs = [rep for _ in out_meta]
     lflat = [local_out] if isinstance(local_out, Tensor) else tree_flatten(local_out)[0]
     wrapped, k = [], 0
     for o in lflat:
@@ -211,7 +248,8 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
             raise RuntimeError(
                 f"{func}: got mixed ember.Tensor (shape {list(x.shape)}) and DTensor "
                 "arguments; make every tensor a DTensor first (distribute_tensor or "
-                "DTensor.from_local)"
+                "DTensor.from_local, or implicit_replication() for tensors every rank holds "
+                "alike)"
             )
     specs = [d._spec for d in dts]
     # global output metadata from the Meta kernel (a 0-d plain tensor is a replicated scalar)
@@ -224,7 +262,21 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
                 tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
             )
     margs, mkwargs = _unflatten(meta_flat, tree)
-    meta_out = func(*margs, **mkwargs)
+    try:
+        meta_out = func(*margs, **mkwargs)
+    except (NotImplementedError, RuntimeError):
+        # NOTE [data-dependent results]: an op whose result depends on the values (item(),
+        # nonzero, unique...) has no Meta answer: it runs on the replicated inputs and its
+        # results are Replicate, shaped as they come out
+        if str(func) not in _QUIET and str(func) not in _WARNED:
+            _WARNED.add(str(func))
+            warn_user(
+                f"DTensor: {func} has a data-dependent result; it runs on replicated inputs "
+                "(all-gathered) and returns Replicate results"
+            )
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        ctx = OpCtx(func, (), {}, [d._spec for d in dts], [], mesh)
+        return ctx, None, [rep for _ in dts], None, None
     out_flat, out_tree = tree_flatten(meta_out)
     out_meta = [
         TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
@@ -265,7 +317,10 @@ def _foreach(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     results = []
     for i in range(n):
         a_i = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
-        results.append(packet(*a_i, **kwargs))
+        kw = dict(kwargs)
+        if name.startswith(("addcmul", "addcdiv")) and len(a_i) == 4:
+            kw["value"] = a_i.pop()  # positional in the foreach op, keyword in addcmul
+        results.append(packet(*a_i, **kw))
     return None if func._schema.is_mutable else results
 
 

@@ -73,7 +73,9 @@ def _register() -> None:
 
 _register()
 for _op in (aten.clone.default, aten.detach.default, aten.alias.default, aten._to_copy.default,
-            aten.copy_.default, aten.contiguous.default, aten.positive.default):  # fmt: skip
+            aten.copy_.default, aten.contiguous.default, aten.positive.default,
+            aten.masked_fill.Scalar, aten.masked_fill.Tensor, aten.masked_fill_.Scalar,
+            aten.masked_fill_.Tensor):  # fmt: skip
     register_rule(_op)(pointwise_candidates)
 
 
