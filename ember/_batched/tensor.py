@@ -38,9 +38,9 @@ import itertools
 import threading
 from typing import Any
 
-from ember._shape_only import ShapeOnlyArray
 import numpy as np
 
+from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
 from ember._torch_function import disabled_torch_function_impl
 from ember.dispatch.keys import BATCHED_BIT
