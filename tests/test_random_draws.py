@@ -235,3 +235,21 @@ def test_module_initialisation(seed: int) -> None:
     for name, p in tp.items():
         np.testing.assert_array_equal(ep[name].detach().numpy(), p.detach().numpy(), name)
     np.testing.assert_array_equal(ember.rand(3).numpy(), torch.rand(3).numpy())
+
+
+@mkl_bernoulli
+@pytest.mark.parametrize("seed", [0, 7])
+def test_non_contiguous_fills(seed: int) -> None:
+    # PyTorch fills a non-contiguous tensor in its memory order, and normal_ takes the
+    # scalar path there whatever the size
+    def view(m: Any, dt: str = "float32") -> Any:
+        return m.empty(5, 20, dtype=getattr(m, dt)).t()
+
+    _same(seed, lambda m: view(m).normal_(0.5, 2.0))
+    _same(seed, lambda m: view(m, "float64").normal_())
+    _same(seed, lambda m: m.empty(40)[::2].normal_())
+    _same(seed, lambda m: view(m).uniform_(-1, 1))
+    _same(seed, lambda m: view(m).exponential_())
+    _same(seed, lambda m: view(m).bernoulli_(0.4))
+    _same(seed, lambda m: view(m, "int64").random_(0, 9))
+    _same(seed, lambda m: m.empty(2, 3, 4).permute(2, 0, 1).cauchy_())

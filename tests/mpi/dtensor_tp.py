@@ -17,7 +17,14 @@ import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.aot import aot_function
-from ember.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor, init_device_mesh
+from ember.distributed.tensor import (
+    DTensor,
+    Replicate,
+    Shard,
+    distribute_module,
+    distribute_tensor,
+    init_device_mesh,
+)
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
 dist.init_process_group(backend="mpi")
@@ -195,6 +202,29 @@ for (n, p), (_, q) in zip(dense.named_parameters(), dt.named_parameters(), stric
     assert ember.allclose(q.grad.full_tensor(), p.grad, atol=1e-5), f"grad of {n}"
 
 
+# ---------------------------------------------------------------- distribute_module
+def shard_fc1(name: str, mod: nn.Module, m: object) -> None:
+    if name == "fc1":
+        for pname in ("weight", "bias"):
+            p = getattr(mod, pname)
+            mod.register_parameter(
+                pname, nn.Parameter(distribute_tensor(p.detach(), m, [Shard(0)]))
+            )
+
+
+dense = MLP(8, 16)
+dm = distribute_module(
+    copy.deepcopy(dense),
+    mesh,
+    shard_fc1,
+    input_fn=lambda mod, inputs, m: tuple(distribute_tensor(t, m, [Replicate()]) for t in inputs),
+    output_fn=lambda mod, out, m: out.full_tensor(),
+)
+assert dm.fc1.weight.placements == (Shard(0),) and dm.fc2.weight.placements == (Replicate(),)
+x = randn(3, 8)
+assert ember.allclose(dm(x), dense(x), atol=1e-5)
+
+
 # ---------------------------------------------------------------- compiled
 def f(a: ember.Tensor, w: ember.Tensor) -> ember.Tensor:
     return F.gelu(a @ w).sum(1) * 2
@@ -207,6 +237,20 @@ compiled = ember.compile(f)(da, dw)
 assert isinstance(compiled, DTensor) and compiled.placements == eager.placements
 assert ember.allclose(compiled.full_tensor(), eager.full_tensor(), atol=1e-5)
 assert ember.allclose(compiled.full_tensor(), f(a, w), atol=1e-5)
+
+# a compiled TP module trains as the dense one; its forward graph holds the all-reduce
+dense = MLP(8, 16)
+ctp = ember.compile(
+    parallelize_module(
+        copy.deepcopy(dense), mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()}
+    )
+)
+xs, ys = [randn(4, 8)] * 3, [randn(4, 8)] * 3
+ld, lc = train(dense, xs, ys, False, 3), train(ctp, xs, ys, False, 3)
+assert all(abs(a - b) < 1e-4 for a, b in zip(ld, lc, strict=True)), (ld, lc)
+assert not ctp._compiled.graph_breaks, ctp._compiled.graph_breaks
+fw = [str(n.target) for n in ctp._compiled.impl.graphs[0]["forward"].graph.nodes]
+assert world == 1 or "_c10d_functional.all_reduce.default" in fw, fw
 
 # a trace that communicates records the functional collectives as graph nodes
 graphs = []

@@ -39,10 +39,19 @@ aten = ops.aten
 CPU = DispatchKey.CPU
 
 
-def _fill(self: Tensor, values: Any) -> Tensor:
-    """Write ``values`` into ``self`` (converted to its dtype), bump the version, return it."""
-    if isinstance(values, np.ndarray) and values.ndim == 1 and self._edata.ndim != 1:
-        values = values.reshape(self._edata.shape)
+def _fill(self: Tensor, values: Any, drawn: bool = False) -> Tensor:
+    """Write ``values`` into ``self`` (converted to its dtype), bump the version, return it.
+    ``drawn``: the values are one draw per element in draw order, which PyTorch's serial
+    kernels give a non-contiguous tensor in its memory order (innermost the smallest
+    stride), as its ``TensorIterator`` walks it."""
+    a = self._edata
+    if isinstance(values, np.ndarray) and values.size == a.size and a.ndim > 1:
+        if drawn and not a.flags.c_contiguous:
+            order = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+            walked = values.reshape([a.shape[i] for i in order])
+            values = walked.transpose(np.argsort(order))
+        elif values.ndim == 1:
+            values = values.reshape(a.shape)
     with quiet_block():
         self._edata[...] = values
     self._bump_version()
@@ -69,13 +78,18 @@ def _bounds(args: tuple[Any, ...], kw: dict[str, Any], default: tuple[Any, Any])
 def uniform_(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
     low, high = _bounds(args, kw, (0.0, 1.0))
     check_uniform(self.dtype, low, high)
-    return _fill(self, uniform_array(_shape(self), self.dtype, generator, low, high))
+    return _fill(self, uniform_array(_shape(self), self.dtype, generator, low, high), True)
 
 
 @impl(aten.normal_.default, CPU)
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     check_normal(self.dtype, std)
-    return _fill(self, normal_array(_shape(self), self.dtype, generator, mean, std))
+    a = self._edata
+    if a.flags.c_contiguous or self.dtype.category == dtypes.COMPLEX:
+        return _fill(self, normal_array(_shape(self), self.dtype, generator, mean, std))
+    # PyTorch's Box-Muller blocks need a contiguous tensor; others take the scalar path
+    draws = torch_stream.normal_scalar(_source(generator), a.size, mean, std)
+    return _fill(self, draws.astype(a.dtype), True)
 
 
 def _normal(mean: Any, std: Any, generator: Any) -> Tensor:
@@ -177,14 +191,14 @@ def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> 
         raise NotImplementedError(
             f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
         )
-    return _fill(self, _bernoulli_draw(p, _shape(self), generator))
+    return _fill(self, _bernoulli_draw(p, _shape(self), generator), True)
 
 
 def _random(self: Tensor, low: int | None, high: int | None, generator: Any) -> Tensor:
     lo, hi = random_bounds(self.dtype, low, high)
     shape = _shape(self)
     values = torch_stream.random_int(_source(generator), math.prod(shape), lo, hi)
-    return _fill(self, values.reshape(shape))
+    return _fill(self, values, True)
 
 
 @impl(aten.random_.default, CPU)
@@ -208,13 +222,13 @@ impl(getattr(aten.random_, "from"), CPU, random_from)
 @impl(aten.exponential_.default, CPU)
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     check_exponential(self.dtype, lambd)
-    return _fill(self, torch_draws.exponential(_source(generator), _n(self), lambd))
+    return _fill(self, torch_draws.exponential(_source(generator), _n(self), lambd), True)
 
 
 @impl(aten.geometric_.default, CPU)
 def geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     check_geometric(self.dtype, p)
-    return _fill(self, torch_draws.geometric(_source(generator), _n(self), p))
+    return _fill(self, torch_draws.geometric(_source(generator), _n(self), p), True)
 
 
 @impl(aten.log_normal_.default, CPU)
@@ -222,7 +236,7 @@ def log_normal_(
     self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
 ) -> Tensor:
     check_log_normal(self.dtype, std)
-    return _fill(self, torch_draws.log_normal(_source(generator), _n(self), mean, std))
+    return _fill(self, torch_draws.log_normal(_source(generator), _n(self), mean, std), True)
 
 
 @impl(aten.cauchy_.default, CPU)
@@ -231,7 +245,7 @@ def cauchy_(
 ) -> Tensor:
     check_cauchy(self.dtype, sigma)
     draws = torch_draws.cauchy(_source(generator), _n(self), median, sigma)
-    return _fill(self, draws)
+    return _fill(self, draws, True)
 
 
 def _functional(inplace: Any) -> Any:
