@@ -217,7 +217,25 @@ assert len(msgs) == 1 and "aten.cumsum.default" in msgs[0], msgs
 assert y.placements == (Replicate(),)
 close(y.full_tensor(), ember.cumsum(x, 0), "fallback cumsum")
 
+# data-dependent results (NOTE [data-dependent results]): item() reads quietly
+x = ember.arange(6.0)
+d = distribute_tensor(x, mesh, [Shard(0)])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert d.sum().item() == 15.0 and float(d.amax()) == 5.0
+    nz = ember.nonzero(d > 2)
+msgs = [str(w.message) for w in caught]
+assert len(msgs) == 1 and "aten.nonzero.default has a data-dependent result" in msgs[0], msgs
+assert nz.placements == (Replicate(),)
+close(nz.full_tensor(), ember.nonzero(x > 2), "nonzero")
+
 # ---------------------------------------------------------------- errors
+for read in ("numpy", "tolist"):
+    try:
+        getattr(d, read)()
+        raise AssertionError(f"DTensor.{read}() gave a value")
+    except RuntimeError as e:
+        assert "full_tensor()" in str(e), e
 try:
     distribute_tensor(x, mesh, [Shard(0)]) + ember.ones(4, 3)
     raise AssertionError("mixing a DTensor with a plain tensor was accepted")

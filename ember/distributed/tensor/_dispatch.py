@@ -63,6 +63,8 @@ Rule = Callable[[OpCtx, int], list[Candidate]]
 RULES: dict[Any, Rule] = {}
 LOCAL_FNS: dict[Any, Callable[..., Any]] = {}
 _WARNED: set[str] = set()
+# reading a value is no missing rule: no warning (NOTE [data-dependent results])
+_QUIET = {"aten._local_scalar_dense.default", "aten.equal.default", "aten.is_nonzero.default"}
 
 
 def register_rule(*ops: Any, local_fn: Callable[..., Any] | None = None) -> Callable[[Rule], Rule]:
@@ -202,6 +204,15 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         local_out = func(*largs, **lkwargs)
     if inplace:
         return return_and_correct_aliasing(func, args, kwargs, _wrap_inplace(func, args, kwargs))
+    if outs is None:  # NOTE [data-dependent results]
+        lflat, out_tree = tree_flatten(local_out)
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        out_meta = [
+            TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
+            for o in lflat
+            if isinstance(o, Tensor)
+        ]
+        outs = [rep for _ in out_meta]
     lflat = [local_out] if isinstance(local_out, Tensor) else tree_flatten(local_out)[0]
     wrapped, k = [], 0
     for o in lflat:
@@ -251,7 +262,21 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
                 tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
             )
     margs, mkwargs = _unflatten(meta_flat, tree)
-    meta_out = func(*margs, **mkwargs)
+    try:
+        meta_out = func(*margs, **mkwargs)
+    except (NotImplementedError, RuntimeError):
+        # NOTE [data-dependent results]: an op whose result depends on the values (item(),
+        # nonzero, unique...) has no Meta answer: it runs on the replicated inputs and its
+        # results are Replicate, shaped as they come out
+        if str(func) not in _QUIET and str(func) not in _WARNED:
+            _WARNED.add(str(func))
+            warn_user(
+                f"DTensor: {func} has a data-dependent result; it runs on replicated inputs "
+                "(all-gathered) and returns Replicate results"
+            )
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        ctx = OpCtx(func, (), {}, [d._spec for d in dts], [], mesh)
+        return ctx, None, [rep for _ in dts], None, None
     out_flat, out_tree = tree_flatten(meta_out)
     out_meta = [
         TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
