@@ -230,6 +230,12 @@ assert nz.placements == (Replicate(),)
 close(nz.full_tensor(), ember.nonzero(x > 2), "nonzero")
 
 # ---------------------------------------------------------------- errors
+for read in ("numpy", "tolist"):
+    try:
+        getattr(d, read)()
+        raise AssertionError(f"DTensor.{read}() gave a value")
+    except RuntimeError as e:
+        assert "full_tensor()" in str(e), e
 try:
     distribute_tensor(x, mesh, [Shard(0)]) + ember.ones(4, 3)
     raise AssertionError("mixing a DTensor with a plain tensor was accepted")

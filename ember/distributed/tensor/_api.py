@@ -62,6 +62,19 @@ class DTensor(Tensor):
             f"placements={self._spec.placements!r})"
         )
 
+    def numpy(self, *, force: bool = False) -> Any:
+        raise RuntimeError(
+            "DTensor.numpy(): a DTensor's data lies on several ranks; read "
+            "d.full_tensor().numpy() (the whole tensor) or d.to_local().numpy() (this rank's "
+            "piece)"
+        )
+
+    def tolist(self) -> Any:
+        raise RuntimeError(
+            "DTensor.tolist(): a DTensor's data lies on several ranks; read "
+            "d.full_tensor().tolist() or d.to_local().tolist()"
+        )
+
     @property
     def device_mesh(self) -> DeviceMesh:
         return self._spec.mesh
