@@ -174,8 +174,10 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
     if n >= 16 and d.np == np.float32:  # NOTE [avx2 normal]
         raw = gen._raw(n + (16 if n % 16 else 0))
         m, s = np.float32(mean), np.float32(std)
-        from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
-
+        if n < FUSED:  # NumPy, no numba import for a small draw
+            from ember.backends.cpu import avx2_normal_numpy as avx2_normal
+        else:
+            from ember.backends.cpu import avx2_normal  # type: ignore[no-redef]
         full = n - n % 16
         out = np.empty(n, np.float32)
         out[:full] = avx2_normal.fill(raw[:full], m, s)
