@@ -229,6 +229,19 @@ assert len(msgs) == 1 and "aten.nonzero.default has a data-dependent result" in 
 assert nz.placements == (Replicate(),)
 close(nz.full_tensor(), ember.nonzero(x > 2), "nonzero")
 
+# writes through views (NOTE [views of DTensors])
+x = ember.arange(12.0).reshape(4, 3)
+d = distribute_tensor(x, mesh, [Shard(0)])
+d[:, 1].add_(100)  # the view's pieces are views of d's pieces: the write reaches d
+x[:, 1] += 100
+close(d.full_tensor(), x, "a write through a view")
+try:
+    d[1].add_(1)  # row 1 lies on one rank: the view gathered a copy
+    raise AssertionError("a write into a gathered copy was accepted")
+except NotImplementedError as e:
+    assert "aten.add_.Tensor" in str(e), e
+close(d.full_tensor(), x, "nothing written by the refused write")
+
 # ---------------------------------------------------------------- errors
 for read in ("numpy", "tolist"):
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember.distributed.tensor._dispatch import Candidate, OpCtx, register_rule
+from ember.distributed.tensor._dispatch import LOCAL_COPY, Candidate, OpCtx, register_rule
 from ember.distributed.tensor._spec import local_shape
 from ember.distributed.tensor.placement_types import Partial, Placement, Replicate, Shard
 
@@ -101,6 +101,7 @@ def _view_local(ctx: OpCtx, args: Any, kwargs: Any, outs: list[tuple[Placement, 
     except RuntimeError:
         if ctx.op is not aten.view.default:
             raise
+        LOCAL_COPY[0] = True
         return ctx.op(args[0].contiguous(), size)
 
 
