@@ -9,16 +9,16 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
+from ember.backends.meta._derive import meta_rule
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
-from ember.ops.native.nn import avg_pool_geometry, pool_geometry
+from ember.ops.native import nn_geometry
 from ember.ops.native.spatial import (
     UPSAMPLE,
     adaptive_output,
     check_floating,
     check_grad_output,
-    check_group_norm,
     check_not_bool,
     check_upsample_dtype,
     col2im_shape,
@@ -42,72 +42,13 @@ def _like(t: Tensor) -> Tensor:
     return _new(tuple(t.shape), t.dtype)
 
 
-@impl(aten.max_pool3d_with_indices.default, Meta)
-def max_pool3d_with_indices(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> tuple[Tensor, Tensor]:
-    *_, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", 3
-    )
-    shape = (*self.shape[:-3], *out)
-    return _new(shape, self.dtype), _new(shape, dtypes.int64)
-
-
-@impl(aten.max_pool3d_with_indices_backward.default, Meta)
-def max_pool3d_with_indices_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    dilation: Sequence[int],
-    ceil_mode: bool,
-    indices: Tensor,
-) -> Tensor:
-    pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_backward", 3
-    )
-    return _like(self)
-
-
-@impl(aten.avg_pool3d.default, Meta)
-def avg_pool3d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> Tensor:
-    check_not_bool(self, "avg_pool3d")
-    *_, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool3d", 3
-    )
-    return _new((*self.shape[:-3], *out), self.dtype)
-
-
-@impl(aten.avg_pool3d_backward.default, Meta)
-def avg_pool3d_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: int | None,
-) -> Tensor:
-    avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override,
-        "avg_pool3d_backward", 3,
-    )  # fmt: skip
-    return _like(self)
+g = nn_geometry
+meta_rule(aten.max_pool3d_with_indices.default, g.max_pool_with_indices(3))
+meta_rule(aten.max_pool3d_with_indices_backward.default, g.max_pool_with_indices_backward(3))
+meta_rule(aten.avg_pool3d.default, g.avg_pool(3))
+meta_rule(aten.avg_pool3d_backward.default, g.avg_pool_backward(3))
+meta_rule(aten.native_group_norm.default, g.native_group_norm)
+meta_rule(aten.native_group_norm_backward.default, g.native_group_norm_backward)
 
 
 def _register_adaptive(n: int) -> None:
@@ -140,42 +81,6 @@ def _register_adaptive(n: int) -> None:
 
 for _n in (2, 3):
     _register_adaptive(_n)
-
-
-@impl(aten.native_group_norm.default, Meta)
-def native_group_norm(
-    input: Tensor,
-    weight: Tensor | None,
-    bias: Tensor | None,
-    N: int,
-    C: int,
-    HxW: int,
-    group: int,
-    eps: float,
-) -> tuple[Tensor, Tensor, Tensor]:
-    check_group_norm(input, weight, bias, N, C, HxW, group)
-    return _like(input), _new((N, group), input.dtype), _new((N, group), input.dtype)
-
-
-@impl(aten.native_group_norm_backward.default, Meta)
-def native_group_norm_backward(
-    grad_out: Tensor,
-    input: Tensor,
-    mean: Tensor,
-    rstd: Tensor,
-    weight: Tensor | None,
-    N: int,
-    C: int,
-    HxW: int,
-    group: int,
-    output_mask: Sequence[bool],
-) -> tuple[Any, Any, Any]:
-    check_group_norm(input, weight, None, N, C, HxW, group)
-    return (
-        _like(input) if output_mask[0] else None,
-        _new((C,), input.dtype) if output_mask[1] else None,
-        _new((C,), input.dtype) if output_mask[2] else None,
-    )
 
 
 def _register_pad(n: int, reflect: bool) -> None:
