@@ -191,9 +191,9 @@ def _not_on(ctx: OpCtx, dim: int, shift: int) -> list[Candidate]:
     return cands
 
 
-@register_rule(aten.select.int)
+@register_rule(aten.select.int, aten.unbind.int)
 def _select(ctx: OpCtx, m: int) -> list[Candidate]:
-    return _not_on(ctx, ctx.arg(1, "dim") % ctx.specs[0].ndim, -1)
+    return _not_on(ctx, ctx.arg(1, "dim", 0) % ctx.specs[0].ndim, -1)
 
 
 @register_rule(aten.slice.Tensor, aten.narrow.default)
