@@ -163,6 +163,8 @@ def _positions(sample: opinfo.SampleInput) -> list[tuple[Any, ...]]:
     for i, a in enumerate(sample.args):
         if isinstance(a, ember.Tensor):
             out.append(("arg", i))
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], ember.Tensor):
+            out += [("arg", i, j) for j in range(min(len(a), 2))]  # an element of a list
     for k, v in sample.kwargs.items():
         if isinstance(v, ember.Tensor):
             out.append(("kw", k))
@@ -178,7 +180,11 @@ def _permuted(t: Any, seed: int) -> Any:
 
 def _with(sample: opinfo.SampleInput, where: tuple[Any, ...], value: Any) -> tuple[Any, Any]:
     args, kwargs = list(clone_args(sample.args)), dict(clone_args(sample.kwargs))
-    if where[0] == "arg":
+    if len(where) == 3:
+        items = list(args[where[1]])
+        items[where[2]] = value
+        args[where[1]] = type(args[where[1]])(items)
+    elif where[0] == "arg":
         args[where[1]] = value
     else:
         kwargs[where[1]] = value
@@ -219,6 +225,8 @@ def test_vmap_matches_a_loop(op: Any) -> None:
     fallback = False
     for where in _positions(sample):
         base = sample.args[where[1]] if where[0] == "arg" else sample.kwargs[where[1]]
+        if len(where) == 3:
+            base = base[where[2]]
         if inplace and where != ("arg", 0):
             continue  # writing batched values into an unbatched self raises (tested apart)
         variants = [base, _permuted(base, 1)]

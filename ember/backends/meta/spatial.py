@@ -7,11 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember import dtypes
-from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.meta._derive import meta_rule
+from ember._tensor import Tensor
+from ember.backends.meta._derive import meta_rule, new
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native import nn_geometry
 from ember.ops.native.spatial import (
@@ -34,12 +32,8 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
-def _new(shape: Sequence[int], d: dtype) -> Tensor:
-    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
-
-
 def _like(t: Tensor) -> Tensor:
-    return _new(tuple(t.shape), t.dtype)
+    return new(tuple(t.shape), t.dtype)
 
 
 g = nn_geometry
@@ -57,7 +51,7 @@ def _register_adaptive(n: int) -> None:
     def avg_forward(self: Tensor, output_size: Sequence[int]) -> Tensor:
         shape = adaptive_output(self.shape, output_size, n, avg)
         check_floating(self, avg)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def avg_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         shape = adaptive_output(self.shape, grad_output.shape[-n:], n, avg + "_backward")
@@ -67,7 +61,7 @@ def _register_adaptive(n: int) -> None:
     def max_forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
         shape = adaptive_output(self.shape, output_size, n, mx)
         check_floating(self, mx)
-        return _new(shape, self.dtype), _new(shape, dtypes.int64)
+        return new(shape, self.dtype), new(shape, dtypes.int64)
 
     def max_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
         check_grad_output(grad_output, indices.shape, mx + "_backward")
@@ -89,7 +83,7 @@ def _register_pad(n: int, reflect: bool) -> None:
     def forward(self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name, reflect)
         check_not_bool(self, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
@@ -109,14 +103,14 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
     def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
         shape = upsample_check(self.shape, output_size, n, name)
         check_upsample_dtype(self, kind, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(
         grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int], *rest: Any
     ) -> Tensor:
         shape = upsample_check(input_size, output_size, n, name + "_backward")
         check_grad_output(grad_output, shape, name + "_backward")
-        return _new(tuple(input_size), grad_output.dtype)
+        return new(tuple(input_size), grad_output.dtype)
 
     impl(getattr(aten, name).default, Meta, forward)
     impl(getattr(aten, name + "_backward").default, Meta, backward)
@@ -137,7 +131,7 @@ def _register_grid_sampler(n: int) -> None:
         align_corners: bool,
     ) -> Tensor:
         grid_sampler_check(input, grid, n, interpolation_mode)
-        return _new((*input.shape[:2], *grid.shape[1:-1]), input.dtype)
+        return new((*input.shape[:2], *grid.shape[1:-1]), input.dtype)
 
     def backward(
         grad_output: Tensor,
@@ -165,13 +159,13 @@ for _n in (2, 3):
 
 @impl(aten.pixel_shuffle.default, Meta)
 def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
-    return _new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
+    return new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
 
 
 @impl(aten.pixel_unshuffle.default, Meta)
 def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
-    return _new(shape, self.dtype)
+    return new(shape, self.dtype)
 
 
 @impl(aten.im2col.default, Meta)
@@ -184,7 +178,7 @@ def im2col(
 ) -> Tensor:
     shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
     check_floating(self, "im2col")
-    return _new(shape, self.dtype)
+    return new(shape, self.dtype)
 
 
 @impl(aten.col2im.default, Meta)
@@ -198,4 +192,4 @@ def col2im(
 ) -> Tensor:
     shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
     check_floating(self, "col2im")
-    return _new(shape, self.dtype)
+    return new(shape, self.dtype)

@@ -12,11 +12,15 @@ from ember.dtypes import dtype, int64
 from ember.ops.native.nn import (
     avg_pool_geometry,
     check_batch_norm,
+    check_embedding,
+    check_indices,
+    check_native_batch_norm,
     check_nll,
     conv_output_shape,
     layer_norm_axes,
     pool_geometry,
 )
+from ember.ops.native.rnn import check_rnn_layer
 from ember.ops.native.spatial import check_group_norm, check_not_bool
 
 if TYPE_CHECKING:
@@ -276,3 +280,98 @@ def native_group_norm_backward(
         ((C,), input.dtype) if output_mask[1] else None,
         ((C,), input.dtype) if output_mask[2] else None,
     )
+
+
+def native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> Specs:
+    c = check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
+    stat = ((c if training else 0,), input.dtype)
+    return like(input), stat, stat
+
+
+def embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Spec:
+    check_embedding(weight, indices)
+    return (*indices.shape, weight.shape[1]), weight.dtype
+
+
+def embedding_dense_backward(
+    grad_output: Tensor,
+    indices: Tensor,
+    num_weights: int,
+    padding_idx: int,
+    scale_grad_by_freq: bool,
+) -> Spec:
+    check_indices(indices, "embedding_dense_backward")
+    return (num_weights, grad_output.shape[-1]), grad_output.dtype
+
+
+def mkldnn_rnn_layer(
+    input: Tensor,
+    weight0: Tensor,
+    weight1: Tensor,
+    weight2: Tensor,
+    weight3: Tensor,
+    hx_: Tensor,
+    cx_: Tensor,
+    reverse: bool,
+    batch_sizes: Sequence[int],
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
+    has_biases: bool,
+    bidirectional: bool,
+    batch_first: bool,
+    train: bool,
+) -> Specs:
+    t, b, _, h = check_rnn_layer(
+        input, weight0, weight1, hx_, cx_, batch_sizes, mode, hidden_size, batch_first
+    )
+    d = input.dtype
+    out = (b, t, h) if batch_first else (t, b, h)
+    return (out, d), ((b, h), d), ((b, h), d), ((5 * t * b * h,), d)
+
+
+def mkldnn_rnn_layer_backward(
+    input: Tensor,
+    weight1: Tensor,
+    weight2: Tensor,
+    weight3: Tensor,
+    weight4: Tensor,
+    hx_: Tensor,
+    cx_tmp: Tensor,
+    output: Tensor,
+    hy_: Tensor,
+    cy_: Tensor,
+    grad_output: Tensor | None,
+    grad_hy: Tensor | None,
+    grad_cy: Tensor | None,
+    reverse: bool,
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
+    has_biases: bool,
+    train: bool,
+    bidirectional: bool,
+    batch_sizes: Sequence[int],
+    batch_first: bool,
+    workspace: Tensor,
+) -> Specs:
+    check_rnn_layer(
+        input, weight1, weight2, hx_, cx_tmp, batch_sizes, mode, hidden_size, batch_first
+    )
+    ts = (input, weight1, weight2, weight3, weight4, hx_, cx_tmp)
+    return tuple((tuple(t.shape), input.dtype) for t in ts)
