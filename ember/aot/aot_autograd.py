@@ -401,7 +401,7 @@ class _Entry:
         dense_grads = _as_list(_call(self.backward_fn(), [*saved, *tangents]))
         out: list[Any] = [None] * len(self.plan.in_metas)
         for k, gr, deps in zip(self.grad_inputs, dense_grads, self.grad_deps, strict=True):
-            out[k] = None if deps <= unset else gr
+            out[k] = None if deps and deps <= unset else gr
         return tuple(out)
 
 
@@ -465,8 +465,9 @@ def _make_function(entry: _Entry) -> type[Function]:
             out: list[Any] = [None] * len(plan.in_metas)
             for k, gr, deps in zip(entry.grad_inputs, rebuilt, entry.grad_deps, strict=True):
                 # an input reached only from outputs that got no gradient gets None, as in
-                # eager (the graph computed zeros for it)
-                out[k] = None if deps <= unset else gr
+                # eager (the graph computed zeros for it); one whose gradient reads no
+                # tangent (a formula of zeros: copysign's for ``other``) keeps it
+                out[k] = None if deps and deps <= unset else gr
             return tuple(out)
 
     CompiledFunction.__name__ = "CompiledFunction"
