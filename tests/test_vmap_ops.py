@@ -48,6 +48,8 @@ RAISES = {
     "aten.tensor_split.tensor_indices_or_sections": "reads its indices tensor's values",
     "aten.one_hot.default": "num_classes=-1 reads the tensor's maximum",
     "aten.ctc_loss.Tensor": "reads its length tensors' values",
+    "aten.batch_norm.default": "training writes unbatched running statistics (PyTorch's error)",
+    "aten.native_batch_norm.default": "training writes unbatched running statistics",
 }
 
 #: ops that take the slow fallback (a loop, with PyTorch's warning) when mapped over some
