@@ -32,14 +32,18 @@ def _result(spec: Spec | None) -> Tensor | None:
     return None if spec is None else new(spec[0], spec[1])
 
 
+def results(out: Any) -> Any:
+    """Meta tensors for a geometry function's answer (NOTE [geometry functions])."""
+    if len(out) == 2 and isinstance(out[1], dtype):
+        return _result(out)
+    return tuple(_result(s) for s in out)
+
+
 def meta_rule(op: OpOverload, geometry: Callable[..., Any]) -> None:
     """Register ``geometry`` (NOTE [geometry functions]) as ``op``'s Meta rule."""
 
     def rule(*args: Any, **kwargs: Any) -> Any:
-        out = geometry(*args, **kwargs)
-        if len(out) == 2 and isinstance(out[1], dtype):
-            return _result(out)
-        return tuple(_result(s) for s in out)
+        return results(geometry(*args, **kwargs))
 
     rule.__name__ = rule.__qualname__ = geometry.__name__
     impl(op, DispatchKey.Meta)(rule)

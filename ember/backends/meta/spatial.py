@@ -7,11 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember import dtypes
-from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only
-from ember.backends.meta._derive import meta_rule
+from ember._tensor import Tensor
+from ember.backends.meta._derive import meta_rule, new
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import dtype
 from ember.library import impl
 from ember.ops.native import nn_geometry
 from ember.ops.native.spatial import (
@@ -21,9 +19,6 @@ from ember.ops.native.spatial import (
     check_grad_output,
     check_not_bool,
     check_upsample_dtype,
-    col2im_shape,
-    grid_sampler_check,
-    im2col_shape,
     pad_output,
     pixel_shuffle_shape,
     upsample_check,
@@ -34,12 +29,8 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
-def _new(shape: Sequence[int], d: dtype) -> Tensor:
-    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
-
-
 def _like(t: Tensor) -> Tensor:
-    return _new(tuple(t.shape), t.dtype)
+    return new(tuple(t.shape), t.dtype)
 
 
 g = nn_geometry
@@ -57,7 +48,7 @@ def _register_adaptive(n: int) -> None:
     def avg_forward(self: Tensor, output_size: Sequence[int]) -> Tensor:
         shape = adaptive_output(self.shape, output_size, n, avg)
         check_floating(self, avg)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def avg_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         shape = adaptive_output(self.shape, grad_output.shape[-n:], n, avg + "_backward")
@@ -67,7 +58,7 @@ def _register_adaptive(n: int) -> None:
     def max_forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
         shape = adaptive_output(self.shape, output_size, n, mx)
         check_floating(self, mx)
-        return _new(shape, self.dtype), _new(shape, dtypes.int64)
+        return new(shape, self.dtype), new(shape, dtypes.int64)
 
     def max_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
         check_grad_output(grad_output, indices.shape, mx + "_backward")
@@ -89,7 +80,7 @@ def _register_pad(n: int, reflect: bool) -> None:
     def forward(self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name, reflect)
         check_not_bool(self, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
@@ -109,14 +100,14 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
     def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
         shape = upsample_check(self.shape, output_size, n, name)
         check_upsample_dtype(self, kind, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(
         grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int], *rest: Any
     ) -> Tensor:
         shape = upsample_check(input_size, output_size, n, name + "_backward")
         check_grad_output(grad_output, shape, name + "_backward")
-        return _new(tuple(input_size), grad_output.dtype)
+        return new(tuple(input_size), grad_output.dtype)
 
     impl(getattr(aten, name).default, Meta, forward)
     impl(getattr(aten, name + "_backward").default, Meta, backward)
@@ -126,76 +117,19 @@ for _name, _n, _kind in UPSAMPLE:
     _register_upsample(_name, _n, _kind)
 
 
-def _register_grid_sampler(n: int) -> None:
-    name = f"grid_sampler_{n}d"
-
-    def forward(
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-    ) -> Tensor:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        return _new((*input.shape[:2], *grid.shape[1:-1]), input.dtype)
-
-    def backward(
-        grad_output: Tensor,
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-        output_mask: Sequence[bool],
-    ) -> tuple[Any, Any]:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        check_grad_output(grad_output, (*input.shape[:2], *grid.shape[1:-1]), name + "_backward")
-        return (
-            _like(input) if output_mask[0] else None,
-            _like(grid) if output_mask[1] else None,
-        )
-
-    impl(getattr(aten, name).default, Meta, forward)
-    impl(getattr(aten, name + "_backward").default, Meta, backward)
-
-
 for _n in (2, 3):
-    _register_grid_sampler(_n)
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d").default, g.grid_sampler(_n))
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d_backward").default, g.grid_sampler_backward(_n))
+meta_rule(aten.im2col.default, g.im2col)
+meta_rule(aten.col2im.default, g.col2im)
 
 
 @impl(aten.pixel_shuffle.default, Meta)
 def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
-    return _new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
+    return new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
 
 
 @impl(aten.pixel_unshuffle.default, Meta)
 def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
-    return _new(shape, self.dtype)
-
-
-@impl(aten.im2col.default, Meta)
-def im2col(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
-    check_floating(self, "im2col")
-    return _new(shape, self.dtype)
-
-
-@impl(aten.col2im.default, Meta)
-def col2im(
-    self: Tensor,
-    output_size: Sequence[int],
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
-    check_floating(self, "col2im")
-    return _new(shape, self.dtype)
+    return new(shape, self.dtype)

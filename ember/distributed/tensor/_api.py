@@ -38,6 +38,7 @@ class DTensor(Tensor):
 
     _local_tensor: Tensor
     _spec: DTensorSpec
+    _view_copied = False  # NOTE [views of DTensors] (ember/distributed/tensor/_dispatch.py)
 
     def __new__(cls, local_tensor: Tensor, spec: DTensorSpec, *, requires_grad: bool) -> Any:
         meta = spec.tensor_meta

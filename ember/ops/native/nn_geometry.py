@@ -12,12 +12,24 @@ from ember.dtypes import dtype, int64
 from ember.ops.native.nn import (
     avg_pool_geometry,
     check_batch_norm,
+    check_embedding,
+    check_indices,
+    check_native_batch_norm,
     check_nll,
     conv_output_shape,
     layer_norm_axes,
     pool_geometry,
 )
-from ember.ops.native.spatial import check_group_norm, check_not_bool
+from ember.ops.native.rnn import check_rnn_layer
+from ember.ops.native.spatial import (
+    check_floating,
+    check_grad_output,
+    check_group_norm,
+    check_not_bool,
+    col2im_shape,
+    grid_sampler_check,
+    im2col_shape,
+)
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -276,3 +288,161 @@ def native_group_norm_backward(
         ((C,), input.dtype) if output_mask[1] else None,
         ((C,), input.dtype) if output_mask[2] else None,
     )
+
+
+def native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> Specs:
+    c = check_native_batch_norm(input, weight, bias, running_mean, running_var, training)
+    stat = ((c if training else 0,), input.dtype)
+    return like(input), stat, stat
+
+
+def embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Spec:
+    check_embedding(weight, indices)
+    return (*indices.shape, weight.shape[1]), weight.dtype
+
+
+def embedding_dense_backward(
+    grad_output: Tensor,
+    indices: Tensor,
+    num_weights: int,
+    padding_idx: int,
+    scale_grad_by_freq: bool,
+) -> Spec:
+    check_indices(indices, "embedding_dense_backward")
+    return (num_weights, grad_output.shape[-1]), grad_output.dtype
+
+
+def mkldnn_rnn_layer(
+    input: Tensor,
+    weight0: Tensor,
+    weight1: Tensor,
+    weight2: Tensor,
+    weight3: Tensor,
+    hx_: Tensor,
+    cx_: Tensor,
+    reverse: bool,
+    batch_sizes: Sequence[int],
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
+    has_biases: bool,
+    bidirectional: bool,
+    batch_first: bool,
+    train: bool,
+) -> Specs:
+    t, b, _, h = check_rnn_layer(
+        input, weight0, weight1, hx_, cx_, batch_sizes, mode, hidden_size, batch_first
+    )
+    d = input.dtype
+    out = (b, t, h) if batch_first else (t, b, h)
+    return (out, d), ((b, h), d), ((b, h), d), ((5 * t * b * h,), d)
+
+
+def mkldnn_rnn_layer_backward(
+    input: Tensor,
+    weight1: Tensor,
+    weight2: Tensor,
+    weight3: Tensor,
+    weight4: Tensor,
+    hx_: Tensor,
+    cx_tmp: Tensor,
+    output: Tensor,
+    hy_: Tensor,
+    cy_: Tensor,
+    grad_output: Tensor | None,
+    grad_hy: Tensor | None,
+    grad_cy: Tensor | None,
+    reverse: bool,
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
+    has_biases: bool,
+    train: bool,
+    bidirectional: bool,
+    batch_sizes: Sequence[int],
+    batch_first: bool,
+    workspace: Tensor,
+) -> Specs:
+    check_rnn_layer(
+        input, weight1, weight2, hx_, cx_tmp, batch_sizes, mode, hidden_size, batch_first
+    )
+    ts = (input, weight1, weight2, weight3, weight4, hx_, cx_tmp)
+    return tuple((tuple(t.shape), input.dtype) for t in ts)
+
+
+def grid_sampler(n: int) -> Callable[..., Spec]:
+    """The geometry of ``grid_sampler_{n}d``."""
+
+    def geometry(
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+    ) -> Spec:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        return (*input.shape[:2], *grid.shape[1:-1]), input.dtype
+
+    geometry.__name__ = f"grid_sampler_{n}d"
+    return geometry
+
+
+def grid_sampler_backward(n: int) -> Callable[..., Specs]:
+    """The geometry of ``grid_sampler_{n}d_backward``."""
+
+    def geometry(
+        grad_output: Tensor,
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+        output_mask: Sequence[bool],
+    ) -> Specs:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        shape = (*input.shape[:2], *grid.shape[1:-1])
+        check_grad_output(grad_output, shape, f"grid_sampler_{n}d_backward")
+        return like(input) if output_mask[0] else None, like(grid) if output_mask[1] else None
+
+    geometry.__name__ = f"grid_sampler_{n}d_backward"
+    return geometry
+
+
+def im2col(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Spec:
+    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
+    check_floating(self, "im2col")
+    return shape, self.dtype
+
+
+def col2im(
+    self: Tensor,
+    output_size: Sequence[int],
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Spec:
+    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
+    check_floating(self, "col2im")
+    return shape, self.dtype
