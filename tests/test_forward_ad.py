@@ -124,6 +124,8 @@ def test_errors_name_the_problem() -> None:
         d = fwAD.make_dual(ember.ones(2), ember.ones(2))
         with pytest.raises(RuntimeError, match="out="):
             ember.sin(d, out=ember.empty(2))
+        with pytest.raises(NotImplementedError, match="forward AD with unique_consecutive"):
+            ember.unique_consecutive(d * 2, return_counts=True)
     outer = fwAD.enter_dual_level()
     fwAD.enter_dual_level()
     with pytest.raises(RuntimeError, match="innermost"):

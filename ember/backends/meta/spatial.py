@@ -19,9 +19,6 @@ from ember.ops.native.spatial import (
     check_grad_output,
     check_not_bool,
     check_upsample_dtype,
-    col2im_shape,
-    grid_sampler_check,
-    im2col_shape,
     pad_output,
     pixel_shuffle_shape,
     upsample_check,
@@ -120,41 +117,11 @@ for _name, _n, _kind in UPSAMPLE:
     _register_upsample(_name, _n, _kind)
 
 
-def _register_grid_sampler(n: int) -> None:
-    name = f"grid_sampler_{n}d"
-
-    def forward(
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-    ) -> Tensor:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        return new((*input.shape[:2], *grid.shape[1:-1]), input.dtype)
-
-    def backward(
-        grad_output: Tensor,
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-        output_mask: Sequence[bool],
-    ) -> tuple[Any, Any]:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        check_grad_output(grad_output, (*input.shape[:2], *grid.shape[1:-1]), name + "_backward")
-        return (
-            _like(input) if output_mask[0] else None,
-            _like(grid) if output_mask[1] else None,
-        )
-
-    impl(getattr(aten, name).default, Meta, forward)
-    impl(getattr(aten, name + "_backward").default, Meta, backward)
-
-
 for _n in (2, 3):
-    _register_grid_sampler(_n)
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d").default, g.grid_sampler(_n))
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d_backward").default, g.grid_sampler_backward(_n))
+meta_rule(aten.im2col.default, g.im2col)
+meta_rule(aten.col2im.default, g.col2im)
 
 
 @impl(aten.pixel_shuffle.default, Meta)
@@ -165,31 +132,4 @@ def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
 @impl(aten.pixel_unshuffle.default, Meta)
 def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
-    return new(shape, self.dtype)
-
-
-@impl(aten.im2col.default, Meta)
-def im2col(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
-    check_floating(self, "im2col")
-    return new(shape, self.dtype)
-
-
-@impl(aten.col2im.default, Meta)
-def col2im(
-    self: Tensor,
-    output_size: Sequence[int],
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
-    check_floating(self, "col2im")
     return new(shape, self.dtype)

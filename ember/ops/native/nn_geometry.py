@@ -21,7 +21,15 @@ from ember.ops.native.nn import (
     pool_geometry,
 )
 from ember.ops.native.rnn import check_rnn_layer
-from ember.ops.native.spatial import check_group_norm, check_not_bool
+from ember.ops.native.spatial import (
+    check_floating,
+    check_grad_output,
+    check_group_norm,
+    check_not_bool,
+    col2im_shape,
+    grid_sampler_check,
+    im2col_shape,
+)
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -375,3 +383,66 @@ def mkldnn_rnn_layer_backward(
     )
     ts = (input, weight1, weight2, weight3, weight4, hx_, cx_tmp)
     return tuple((tuple(t.shape), input.dtype) for t in ts)
+
+
+def grid_sampler(n: int) -> Callable[..., Spec]:
+    """The geometry of ``grid_sampler_{n}d``."""
+
+    def geometry(
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+    ) -> Spec:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        return (*input.shape[:2], *grid.shape[1:-1]), input.dtype
+
+    geometry.__name__ = f"grid_sampler_{n}d"
+    return geometry
+
+
+def grid_sampler_backward(n: int) -> Callable[..., Specs]:
+    """The geometry of ``grid_sampler_{n}d_backward``."""
+
+    def geometry(
+        grad_output: Tensor,
+        input: Tensor,
+        grid: Tensor,
+        interpolation_mode: int,
+        padding_mode: int,
+        align_corners: bool,
+        output_mask: Sequence[bool],
+    ) -> Specs:
+        grid_sampler_check(input, grid, n, interpolation_mode)
+        shape = (*input.shape[:2], *grid.shape[1:-1])
+        check_grad_output(grad_output, shape, f"grid_sampler_{n}d_backward")
+        return like(input) if output_mask[0] else None, like(grid) if output_mask[1] else None
+
+    geometry.__name__ = f"grid_sampler_{n}d_backward"
+    return geometry
+
+
+def im2col(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Spec:
+    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
+    check_floating(self, "im2col")
+    return shape, self.dtype
+
+
+def col2im(
+    self: Tensor,
+    output_size: Sequence[int],
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> Spec:
+    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
+    check_floating(self, "col2im")
+    return shape, self.dtype
