@@ -115,8 +115,8 @@ def max_pool_with_indices(n: int) -> Callable[..., Specs]:
         self: Tensor,
         kernel_size: Sequence[int],
         stride: Sequence[int] = (),
-        padding: Sequence[int] | int = 0,
-        dilation: Sequence[int] | int = 1,
+        padding: Sequence[int] = 0,  # type: ignore[assignment]
+        dilation: Sequence[int] = 1,  # type: ignore[assignment]
         ceil_mode: bool = False,
     ) -> Specs:
         op = f"max_pool{n}d"
@@ -158,7 +158,7 @@ def avg_pool(n: int) -> Callable[..., Spec]:
         self: Tensor,
         kernel_size: Sequence[int],
         stride: Sequence[int] = (),
-        padding: Sequence[int] | int = 0,
+        padding: Sequence[int] = 0,  # type: ignore[assignment]
         ceil_mode: bool = False,
         count_include_pad: bool = True,
         divisor_override: int | None = None,
