@@ -202,9 +202,15 @@ def loss_backward_rule(
     return wrap(call(op, values), level.level)
 
 
-for _name in "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss".split():
+for _name in (
+    "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits"
+).split():
     register_rule(getattr(aten, _name).default, loss_rule)
-for _name in "smooth_l1_loss_backward huber_loss_backward soft_margin_loss_backward".split():
+for _name in (
+    "smooth_l1_loss_backward huber_loss_backward soft_margin_loss_backward "
+    "binary_cross_entropy_backward"
+).split():
     register_rule(getattr(aten, _name).default, loss_backward_rule)
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember.dtypes import dtype, int64
+from ember.ops.native.loss import check_bce, ctc_geometry
 from ember.ops.native.nn import (
     avg_pool_geometry,
     check_batch_norm,
@@ -446,3 +447,41 @@ def col2im(
     shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
     check_floating(self, "col2im")
     return shape, self.dtype
+
+
+def binary_cross_entropy_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: int = 1,
+) -> Spec:
+    check_bce(self, target, weight, reduction)
+    return like(self)
+
+
+def _ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Sequence[int],
+    target_lengths: Sequence[int],
+    blank: int = 0,
+    zero_infinity: bool = False,
+) -> Specs:
+    t, n, _, s = ctc_geometry(log_probs, targets, input_lengths, target_lengths, blank)
+    return ((n,), log_probs.dtype), ((n, t, 2 * s + 1), log_probs.dtype)
+
+
+def _ctc_loss_backward(
+    grad: Tensor,
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Sequence[int],
+    target_lengths: Sequence[int],
+    neg_log_likelihood: Tensor,
+    log_alpha: Tensor,
+    blank: int,
+    zero_infinity: bool = False,
+) -> Spec:
+    ctc_geometry(log_probs, targets, input_lengths, target_lengths, blank)
+    return like(log_probs)
