@@ -481,20 +481,6 @@ def conv2d(
     return aten.convolution.default(input, weight, bias, s, p, d, False, [0, 0], groups)
 
 
-@impl(aten.max_pool2d.default, _CIA)
-def max_pool2d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> Tensor:
-    return aten.max_pool2d_with_indices.default(
-        self, kernel_size, stride, padding, dilation, ceil_mode
-    )[0]
-
-
 @impl(aten.layer_norm.default, _CIA)
 def layer_norm(
     input: Tensor,

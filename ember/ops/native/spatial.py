@@ -769,32 +769,27 @@ def max_pool1d_with_indices(
     return aten.squeeze.dim(out, -2), aten.squeeze.dim(idx, -2)
 
 
-@impl(aten.max_pool1d.default, _CIA)
-def max_pool1d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = (0,),
-    dilation: Sequence[int] = (1,),
-    ceil_mode: bool = False,
-) -> Tensor:
-    return aten.max_pool1d_with_indices.default(
-        self, kernel_size, stride, padding, dilation, ceil_mode
-    )[0]
+def _register_max_pool(n: int) -> None:
+    """``max_pool{n}d``: the values of ``max_pool{n}d_with_indices``."""
+    with_indices = getattr(aten, f"max_pool{n}d_with_indices").default
+    pad, dil = ((0,), (1,)) if n == 1 else (0, 1)  # PyTorch's defaults
+
+    def max_pool(
+        self: Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = pad,  # type: ignore[assignment]
+        dilation: Sequence[int] = dil,  # type: ignore[assignment]
+        ceil_mode: bool = False,
+    ) -> Tensor:
+        return with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+    max_pool.__name__ = max_pool.__qualname__ = f"max_pool{n}d"
+    impl(getattr(aten, f"max_pool{n}d").default, _CIA)(max_pool)
 
 
-@impl(aten.max_pool3d.default, _CIA)
-def max_pool3d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> Tensor:
-    return aten.max_pool3d_with_indices.default(
-        self, kernel_size, stride, padding, dilation, ceil_mode
-    )[0]
+for _n in (1, 2, 3):
+    _register_max_pool(_n)
 
 
 @impl(aten.avg_pool1d.default, _CIA)
