@@ -4,6 +4,8 @@ PyTorch's ``torch.func.jacfwd``; one ``jvp`` against ``torch.func.jvp``.
 
     python benchmarks/run.py --filter forward_ad
 
+The "dual:" rows time a whole ``with dual_level(): unpack_dual(op(make_dual(a, t)))`` on
+4 floats, in both libraries: forward mode's fixed costs (a level, a dual, one op).
 ``jacfwd`` is ``vmap`` of ``jvp`` over the 100 basis tangents: one batched forward pass whose
 tangent ops run on (100, 100) batched tensors. The function is
 ``f(x) = sin(W @ tanh(x)) * x + x.sum()`` in float32.
@@ -49,7 +51,35 @@ def cases(quick: bool) -> list[Case]:
             "jacrev": lambda: tjr(tx),
             "jvp": lambda: torch.func.jvp(tf, (tx,), (tv,)),
         }
+    # a dual level, a dual of 4 floats and one op on it: forward mode's fixed costs
+    fw = ember.autograd.forward_ad
+    a4, one4 = ember.tensor([1.0, 2.0, 3.0, 4.0]), ember.ones(4)
+
+    def e_dual(op: Any) -> Any:
+        def run() -> Any:
+            with fw.dual_level():
+                return fw.unpack_dual(op(fw.make_dual(a4, one4))).tangent
+
+        return run
+
+    if torch is not None:
+        tfw = torch.autograd.forward_ad
+        ta4, tone4 = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.ones(4)
+
+        def t_dual(op: Any) -> Any:
+            def run() -> Any:
+                with tfw.dual_level():
+                    return tfw.unpack_dual(op(tfw.make_dual(ta4, tone4))).tangent
+
+            return run
+
+        tt["dual mul"] = t_dual(lambda d: d * d)
+        tt["dual sin"] = t_dual(lambda d: d.sin())
     return [
+        Case("forward_ad", "dual: a * a", e_dual(lambda d: d * d), None, tt.get("dual mul"),
+             ("torch", 3.0)),
+        Case("forward_ad", "dual: a.sin()", e_dual(lambda d: d.sin()), None,
+             tt.get("dual sin"), ("torch", 3.0)),
         Case("forward_ad", "jacfwd 100->100", lambda: jacfwd(ex), None, tt.get("jacfwd"),
              ("torch", 2.0)),
         # the torch column here is torch.func.jacrev; the goal is against ember's reverse mode

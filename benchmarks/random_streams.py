@@ -29,7 +29,7 @@ def _sizes(quick: bool) -> list[tuple[str, int]]:
 
 
 def cases(quick: bool) -> list[Case]:
-    """rand/randn (float32 and float64), randint, bernoulli_, dropout and randperm."""
+    """rand/randn (float32 and float64), randint, bernoulli_, dropout, randperm, poisson."""
     goal = ("torch", 2.0)
     out: list[Case] = []
     e32, e64 = ember.float32, ember.float64
@@ -65,4 +65,10 @@ def cases(quick: bool) -> list[Case]:
         Case("random", "randperm 1e6", lambda: ember.randperm(n),
              lambda: _G.permutation(n), _t(lambda: lambda: torch.randperm(n)), goal),
     ]  # fmt: skip
+    m = 10**5  # poisson: rates 0..30 (both of PyTorch's algorithms)
+    er = ember.linspace(0, 30, m, dtype=e64)
+    tr = torch.linspace(0, 30, m, dtype=torch.float64) if torch is not None else None
+    nr = np.linspace(0, 30, m)
+    out.append(Case("random", "poisson 1e5", lambda: ember.poisson(er), lambda: _G.poisson(nr),
+                    _t(lambda: lambda: torch.poisson(tr)), goal))  # fmt: skip
     return out

@@ -127,4 +127,25 @@ def cases(quick: bool) -> list[Case]:
     out.append(Case("tensorops", f"cdist p=1 {small}x{small}", lambda: ember.cdist(ea1, eb1, 1),
                     lambda: np.abs(a1[:, None] - b1[None]).sum(-1),
                     _torch(lambda: torch.cdist(ta1, tb1, 1)), goal))  # fmt: skip
+    # issue 18: pdist, histogram, stft (NumPy: the same arithmetic written directly)
+    iu = np.triu_indices(small, 1)
+    out.append(Case("tensorops", f"pdist p=2 {small}x32", lambda: ember.pdist(ea1),
+                    lambda: np.sqrt(((a1[iu[0]] - a1[iu[1]]) ** 2).sum(-1)),
+                    _torch(lambda: torch.pdist(ta1)), goal))  # fmt: skip
+    h = rng.standard_normal(n).astype(np.float32)
+    eh = ember.from_numpy(h)
+    th = torch.from_numpy(h) if torch is not None else None
+    out.append(Case("tensorops", f"histogram 100 bins {tag}", lambda: ember.histogram(eh, 100),
+                    lambda: np.histogram(h, 100),
+                    _torch(lambda: torch.histogram(th, 100)), goal))  # fmt: skip
+    sig = rng.standard_normal(n // 10)
+    es, win = ember.from_numpy(sig), np.hanning(512)
+    ew = ember.from_numpy(win)
+    ts, tw = (torch.from_numpy(sig), torch.from_numpy(win)) if torch is not None else (0, 0)
+    frames = np.lib.stride_tricks.sliding_window_view(np.pad(sig, 256, "reflect"), 512)[::128]
+    out.append(Case("tensorops", f"stft n_fft=512 {n // 10}",
+                    lambda: ember.stft(es, 512, 128, window=ew, return_complex=True),
+                    lambda: np.fft.rfft(frames * win).T,
+                    _torch(lambda: torch.stft(ts, 512, 128, window=tw, return_complex=True)),
+                    goal))  # fmt: skip
     return out

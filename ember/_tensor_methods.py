@@ -187,6 +187,15 @@ def _lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tens
     return F.lu(self, pivot, get_infos)
 
 
+def _stft(self: Tensor, n_fft: int, *args: Any, **kwargs: Any) -> Tensor:
+    """``ember.stft(self, ...)`` (NOTE [stft]).
+
+    >>> ember.ones(16).stft(8, window=ember.hann_window(8), return_complex=True).shape
+    ember.Size([5, 9])
+    """
+    return F.stft(self, n_fft, *args, **kwargs)
+
+
 def _checked(value: Any, kind: type) -> Any:
     """The callable's result, which must be a number the tensor can take."""
     if isinstance(value, (bool, int, float, complex, np.generic)):
@@ -200,6 +209,7 @@ def install() -> None:
         "unique": _unique,
         "unique_consecutive": _unique_consecutive,
         "lu": _lu,
+        "stft": _stft,
         "new_tensor": _new_tensor,
         "get_device": _get_device,
         "apply_": _apply_,

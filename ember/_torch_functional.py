@@ -29,6 +29,7 @@ __all__ = [
     "is_tensor",
     "lu",
     "meshgrid",
+    "stft",
     "tensordot",
     "unique",
     "unique_consecutive",
@@ -320,3 +321,28 @@ def lu(
     for o, r in zip(out, result, strict=True):
         o.resize_(r.shape).copy_(r)
     return tuple(out)
+
+
+@python_route("input")
+def stft(
+    input: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = "reflect",
+    normalized: bool = False,
+    onesided: bool | None = None,
+    return_complex: bool | None = None,
+    align_to_window: bool | None = None,
+) -> Tensor:
+    """The short-time Fourier transform (NOTE [stft] in ``ember/ops/native/spectral.py``).
+
+    >>> ember.stft(ember.ones(16), 8, window=ember.hann_window(8), return_complex=True).shape
+    ember.Size([5, 9])
+    """
+    return aten.stft.center(  # type: ignore[no-any-return]
+        input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+        return_complex, align_to_window,
+    )  # fmt: skip

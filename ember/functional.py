@@ -47,14 +47,15 @@ from ember._torch_functional import (  # noqa: E402
     is_tensor,
     lu,
     meshgrid,
+    stft,
     tensordot,
     unique,
     unique_consecutive,
 )
 
 _PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors,
-                   cartesian_prod, chain_matmul, cdist,
-                   is_tensor, lu, meshgrid, tensordot, unique, unique_consecutive)  # fmt: skip
+                   cartesian_prod, chain_matmul, cdist, is_tensor, lu, meshgrid, stft,
+                   tensordot, unique, unique_consecutive)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 
 

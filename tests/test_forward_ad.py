@@ -124,6 +124,8 @@ def test_errors_name_the_problem() -> None:
         d = fwAD.make_dual(ember.ones(2), ember.ones(2))
         with pytest.raises(RuntimeError, match="out="):
             ember.sin(d, out=ember.empty(2))
+        with pytest.raises(NotImplementedError, match="forward AD with unique_consecutive"):
+            ember.unique_consecutive(d * 2, return_counts=True)
     outer = fwAD.enter_dual_level()
     fwAD.enter_dual_level()
     with pytest.raises(RuntimeError, match="innermost"):
@@ -212,3 +214,20 @@ def test_lazy_device_traces_tangents() -> None:
     got = ember.func.jvp(lambda x: x.exp() * x.sin(), (lx,), (ember.ones_like(lx),))[1]
     assert got.device.type == "lazy"
     np.testing.assert_allclose(got.to("cpu").numpy(), want.numpy())
+
+
+def test_make_fx_and_compile_trace_the_tangent_ops() -> None:
+    from ember.fx.experimental.proxy_tensor import make_fx
+
+    def f(x: ember.Tensor) -> ember.Tensor:
+        return x.sin() * x.exp()
+
+    x, v = ember.randn(3), ember.randn(3)
+    g = make_fx(lambda x, v: ember.func.jvp(f, (x,), (v,)))(x, v)
+    targets = [str(n.target) for n in g.graph.nodes if n.op == "call_function"]
+    assert targets.count("aten.cos.default") == 1  # sin's tangent formula, as an op
+    assert targets.count("aten.add.Tensor") == 1  # the product rule's sum
+    want = ember.func.jvp(f, (x,), (v,))[1]
+    np.testing.assert_allclose(g(x, v)[1].numpy(), want.numpy(), rtol=1e-6)
+    compiled = ember.compile(lambda x, v: ember.func.jvp(f, (x,), (v,))[1])
+    np.testing.assert_allclose(compiled(x, v).numpy(), want.numpy(), rtol=1e-6)

@@ -86,13 +86,6 @@ _TRANSFORMER_OPS = (
     "aten.transpose.int", "aten.unsqueeze.default", "aten.view.default",
 )  # fmt: skip
 KNOWN_DIFFERENCES["transformer"].update(dict.fromkeys(_TRANSFORMER_OPS, _ATTENTION))
-_STACK = (
-    "still to close: ember's stack is a composition (unsqueeze each input, then cat) where "
-    "PyTorch's is one op; the LSTM stacks its final states"
-)
-KNOWN_DIFFERENCES["lstm"].update(
-    dict.fromkeys(("aten.stack.default", "aten.cat.default", "aten.unsqueeze.default"), _STACK)
-)
 
 
 # --------------------------------------------------------------------------- counting

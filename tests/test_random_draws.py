@@ -83,6 +83,10 @@ def test_bernoulli_and_dropout(seed: int, n: int) -> None:
     _same(seed, lambda m: m.nn.functional.dropout(_t(m, x.astype(np.float64)), 0.1))
     _same(seed, lambda m: m.nn.Dropout(0.5)(_t(m, x)))
     _same(seed, lambda m: m.nn.functional.dropout2d(m.ones(2, n, 3, 3), 0.4))
+    cube = x.reshape(1, 1, n)
+    _same(seed, lambda m: m.nn.functional.alpha_dropout(_t(m, cube), 0.2, training=True))
+    _same(seed, lambda m: m.nn.functional.feature_alpha_dropout(m.ones(3, n, 2), 0.2, True))
+    _same(seed, lambda m: m.nn.functional.dropout1d(m.ones(3, n, 2), 0.6))
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -242,10 +242,10 @@ def test_programs_under_jvp_agree_with_backward(program_count: int) -> None:
     )  # fmt: skip
     @given(programs())
     def check(program: Program) -> None:
-        mismatches = check_jvp(program, ember)
+        mismatches = check_jvp(program, ember, torch)
         if mismatches:
-            smallest = minimize(program, lambda p: bool(check_jvp(p, ember)))
-            raise AssertionError(format_failure(smallest, check_jvp(smallest, ember)))
+            smallest = minimize(program, lambda p: bool(check_jvp(p, ember, torch)))
+            raise AssertionError(format_failure(smallest, check_jvp(smallest, ember, torch)))
 
     check()
 

@@ -130,3 +130,14 @@ def test_fork_rng_restores_the_state() -> None:
     np.testing.assert_array_equal(ember.get_rng_state().numpy(), torch.get_rng_state().numpy())
     _ = torch.rand(2), ember.rand(2)
     np.testing.assert_array_equal(ember.rand(4).numpy(), torch.rand(4).numpy())
+
+
+@pytest.mark.parametrize(("mean", "std"), [(0.0, 1.0), (0.3, 2.7), (-1.5, 0.01)])
+def test_avx2_normal_numpy_path_equals_compiled(mean: float, std: float) -> None:
+    # the first small float32 draws of a process run in NumPy (no numba import): the same
+    # bits as the compiled loop, which the tests above compare with PyTorch
+    from ember.backends.cpu import avx2_normal, avx2_normal_numpy
+
+    raw = np.random.MT19937(3).random_raw(16 * 4000).astype(np.uint32)
+    m, s = np.float32(mean), np.float32(std)
+    np.testing.assert_array_equal(avx2_normal_numpy.fill(raw, m, s), avx2_normal.fill(raw, m, s))

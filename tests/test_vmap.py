@@ -263,3 +263,22 @@ def test_randomness_modes() -> None:
     out = nested(ember.ones(3, 4))
     assert tuple(out.shape) == (3, 4, 2)
     assert bool((out[0] == out[1]).all()) and not bool((out[0, 0] == out[0, 1]).all())
+
+
+@requires_torch
+@pytest.mark.parametrize("track", [True, False])
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_batch_norm_matches_torch(track: bool, mode: str) -> None:
+    x = _rand(4, 2, 3, 5, 5)
+    bn, tbn = (
+        ember.nn.BatchNorm2d(3, track_running_stats=track),
+        torch.nn.BatchNorm2d(3, track_running_stats=track),
+    )
+    getattr(bn, mode)()
+    getattr(tbn, mode)()
+    if track and mode == "train":  # running statistics written by every example
+        for call in (lambda: vmap(bn)(x), lambda: torch.func.vmap(tbn)(_t(x))):
+            with pytest.raises(RuntimeError, match="Batch norm got a batched tensor as input"):
+                call()
+        return
+    _same(vmap(bn)(x), torch.func.vmap(tbn)(_t(x)))

@@ -31,8 +31,9 @@ def trailing_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[
         return slow_fallback(op, 0, args, kw)
     values[first] = unwrap(values[first], level)[0]
     out = call(op, values)
-    if isinstance(out, tuple):
-        return tuple(wrap(o, level.level) for o in out)
+    if isinstance(out, tuple):  # (a named tuple stays one: linalg_qr's Q and R)
+        made = [wrap(o, level.level) for o in out]
+        return type(out)(*made) if type(out) is not tuple else tuple(made)
     return wrap(out, level.level)
 
 
@@ -41,6 +42,11 @@ for _op in (
     aten.log_sigmoid_forward.default, aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
     aten.lift_fresh_copy.default, aten.zero.default, aten.fill.Scalar,
     aten.constant_pad_nd.default, aten.native_layer_norm.default,
+    # matrix functions take any leading batch dimensions
+    aten._linalg_det.default, aten._linalg_eigh.default, aten._linalg_slogdet.default,
+    aten._linalg_svd.default, aten.linalg_cholesky_ex.default, aten.linalg_inv.default,
+    aten.linalg_inv_ex.default, aten.linalg_matrix_exp.default, aten.linalg_pinv.default,
+    aten.linalg_pinv.atol_rtol_float, aten.linalg_qr.default,
 ):  # fmt: skip
     register_rule(_op, trailing_rule)
 

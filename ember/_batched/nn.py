@@ -202,9 +202,15 @@ def loss_backward_rule(
     return wrap(call(op, values), level.level)
 
 
-for _name in "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss".split():
+for _name in (
+    "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits"
+).split():
     register_rule(getattr(aten, _name).default, loss_rule)
-for _name in "smooth_l1_loss_backward huber_loss_backward soft_margin_loss_backward".split():
+for _name in (
+    "smooth_l1_loss_backward huber_loss_backward soft_margin_loss_backward "
+    "binary_cross_entropy_backward"
+).split():
     register_rule(getattr(aten, _name).default, loss_backward_rule)
 
 
@@ -264,3 +270,52 @@ def nll_loss_backward_rule(
 
 register_rule(aten.nll_loss_forward.default, nll_loss_forward_rule)
 register_rule(aten.nll_loss_backward.default, nll_loss_backward_rule)
+
+
+# ------------------------------------------------------------------ batch norm
+
+_BATCH_NORM_ERROR = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap"
+)
+
+
+def batch_norm_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """Evaluation mode folds the batch into the input's batch dimension (the running
+    statistics are the same for every example); training mode without running statistics
+    puts it into the channels, so each example gets its own statistics. Training with
+    running statistics that are not batched is PyTorch's error (they would be written with
+    every example's statistics)."""
+    v = bind(op, args, kw)
+    x, training = v["input"], v["training"]
+    stats = (v.get("running_mean"), v.get("running_var"))
+    others = ("weight", "bias", "running_mean", "running_var")
+    if any(_any_batched(level, v.get(n)) for n in others) or x.dim() < 2:
+        return slow_fallback(op, 0, args, kw)
+    size = level.size
+    xp = align(x, level, x.dim())  # [B, N, C, ...]
+    if not training:
+        folded = xp.reshape(size * xp.shape[1], *xp.shape[2:])
+        out, mean, invstd = call(op, {**v, "input": folded})
+        return wrap(out.view(xp.shape), level.level), mean, invstd
+    if any(s is not None for s in stats):
+        raise RuntimeError(_BATCH_NORM_ERROR)
+    c = xp.shape[2]
+    grouped = _groups_input(x, level)  # [N, B * C, ...]
+    w, b = v.get("weight"), v.get("bias")
+    out, mean, invstd = call(
+        op,
+        {**v, "input": grouped, "weight": None if w is None else w.repeat(size),
+         "bias": None if b is None else b.repeat(size)},
+    )  # fmt: skip
+    return (
+        wrap(_ungroup(out, size), level.level),
+        wrap(mean.view(size, c), level.level),
+        wrap(invstd.view(size, c), level.level),
+    )
+
+
+register_rule(aten.native_batch_norm.default, batch_norm_rule)

@@ -38,9 +38,14 @@ import itertools
 import threading
 from typing import Any
 
+import numpy as np
+
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
+from ember._torch_function import disabled_torch_function_impl
 from ember.dispatch.keys import BATCHED_BIT
+
+_ndarray = np.ndarray
 
 _ITEM_ERROR = (
     "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
@@ -107,6 +112,9 @@ class BatchedTensor(Tensor):
 
     _value: Tensor
     _level: int
+    # not a subclass to the __torch_function__ protocol: PyTorch's BatchedTensor is a C++
+    # TensorImpl, so functions written in Python see a plain Tensor
+    __torch_function__ = disabled_torch_function_impl
 
     def __repr__(self) -> str:
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
@@ -118,9 +126,17 @@ class BatchedTensor(Tensor):
 def wrap(value: Tensor, level: int) -> BatchedTensor:
     """``value`` (batch dimension at 0) as a BatchedTensor of ``level``."""
     t = object.__new__(BatchedTensor)
-    shape = value.shape
-    strides = value.stride()
-    t._edata = _BatchedData(shape[1:], value._edata.dtype, strides[1:], 0, value.device)
+    data = value._edata
+    meta = object.__new__(_BatchedData)  # (ShapeOnlyArray's fields, set without conversions)
+    meta.shape = data.shape[1:]
+    meta.dtype = data.dtype
+    if type(data) is _ndarray and data.size > 1:
+        meta.strides = data.strides[1:]
+    else:
+        meta.strides = tuple(s * data.itemsize for s in value.stride()[1:])
+    meta.offset = 0
+    meta.device = value.device
+    t._edata = meta
     t._ekeys = BATCHED_BIT
     t._value = value
     t._level = level

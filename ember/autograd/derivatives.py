@@ -28,6 +28,7 @@ from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.dtypes import COMPLEX, bool_
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 
@@ -633,6 +634,9 @@ defvjp(
     lambda g, self, split_sizes, dim=0: (_cat_or_zeros(g, self, dim, split_sizes),),
 )
 defvjp(aten.cat.default, lambda g, tensors, dim=0: (_cat_grad(g, tensors, dim),))
+# stack's gradient: the pieces of the output's gradient (PyTorch's stack_tensors_backward)
+defvjp(aten.stack.default, lambda g, tensors, dim=0: (
+    list(aten.unbind.int(g, wrap_dim(dim, g.ndim, "stack"))),))  # fmt: skip
 defvjp(aten.flip.default, lambda g, self, dims: (g.flip(dims),))
 defvjp(aten.roll.default, lambda g, self, shifts, dims=(): (
     g.roll([-s for s in (shifts if isinstance(shifts, (list, tuple)) else [shifts])], dims),))  # fmt: skip

@@ -181,6 +181,7 @@ check_op("cat", lambda x, y: ember.cat([x, y], 1), a, randn(5, 2))
 check_op("stack", lambda x, y: ember.stack([x, y], 1), a, b)
 check_op("split", lambda x: x.split([1, 3], 1)[1] * 1, a)
 check_op("select", lambda x: x[:, 2] * 1, a)
+check_op("unbind", lambda x: x.unbind()[1] * 1, a)
 check_op("narrow", lambda x: x.narrow(0, 1, 3) * 1, a)
 check_op("softmax", lambda x: F.softmax(x, -1), a, partial=False)
 check_op("log_softmax", lambda x: F.log_softmax(x, 0), a, partial=False)
@@ -217,7 +218,38 @@ assert len(msgs) == 1 and "aten.cumsum.default" in msgs[0], msgs
 assert y.placements == (Replicate(),)
 close(y.full_tensor(), ember.cumsum(x, 0), "fallback cumsum")
 
+# data-dependent results (NOTE [data-dependent results]): item() reads quietly
+x = ember.arange(6.0)
+d = distribute_tensor(x, mesh, [Shard(0)])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert d.sum().item() == 15.0 and float(d.amax()) == 5.0
+    nz = ember.nonzero(d > 2)
+msgs = [str(w.message) for w in caught]
+assert len(msgs) == 1 and "aten.nonzero.default has a data-dependent result" in msgs[0], msgs
+assert nz.placements == (Replicate(),)
+close(nz.full_tensor(), ember.nonzero(x > 2), "nonzero")
+
+# writes through views (NOTE [views of DTensors])
+x = ember.arange(12.0).reshape(4, 3)
+d = distribute_tensor(x, mesh, [Shard(0)])
+d[:, 1].add_(100)  # the view's pieces are views of d's pieces: the write reaches d
+x[:, 1] += 100
+close(d.full_tensor(), x, "a write through a view")
+try:
+    d[1].add_(1)  # row 1 lies on one rank: the view gathered a copy
+    raise AssertionError("a write into a gathered copy was accepted")
+except NotImplementedError as e:
+    assert "aten.add_.Tensor" in str(e), e
+close(d.full_tensor(), x, "nothing written by the refused write")
+
 # ---------------------------------------------------------------- errors
+for read in ("numpy", "tolist"):
+    try:
+        getattr(d, read)()
+        raise AssertionError(f"DTensor.{read}() gave a value")
+    except RuntimeError as e:
+        assert "full_tensor()" in str(e), e
 try:
     distribute_tensor(x, mesh, [Shard(0)]) + ember.ones(4, 3)
     raise AssertionError("mixing a DTensor with a plain tensor was accepted")

@@ -12,7 +12,7 @@ text = (
     "the quick brown fox jumps over the lazy dog. "
     "a stitch in time saves nine. "
     "all that glitters is not gold. "
-) * 4
+) * 2
 chars = sorted(set(text))
 stoi = {c: i for i, c in enumerate(chars)}
 data = torch.tensor([stoi[c] for c in text], dtype=torch.long)
@@ -104,7 +104,7 @@ def generate(model, prompt, n, temperature=None, generator=None):
 
 gru = CharGRU(len(chars))
 init_(gru)
-train(gru, 6, 0.02)
+train(gru, 3, 0.03)
 print("greedy:", repr(generate(gru, "the ", 30)))
 g = torch.Generator().manual_seed(0)
 sampled = generate(gru, "the ", 30, temperature=0.8, generator=g)  # (the draws differ)
@@ -119,7 +119,7 @@ print("gru weights", [tuple(p.shape) for n, p in gru.rnn.named_parameters()][:4]
 
 lstm = CharLSTMCell(len(chars))
 init_(lstm)
-train(lstm, 4, 0.02)
+train(lstm, 2, 0.03)
 print("greedy lstm:", repr(generate(lstm, "a st", 20)))
 h0 = torch.zeros(1, 24)
 hs = [h0]

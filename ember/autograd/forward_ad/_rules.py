@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd.derivatives_tensorops import RAISES_AT_BACKWARD
 from ember.autograd.function_table import DERIVATIVES, VJP
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
@@ -63,7 +64,8 @@ LINEAR_NAMES = frozenset("""
     split_with_sizes.default squeeze.default squeeze.dim squeeze.dims sum.default
     sum.dim_IntList t.default take.default trace.default transpose.int tril.default
     triu.default unbind.int unfold.default unsqueeze.default view.default
-    view_as_real.default view_as_complex.default complex.default _unsafe_view.default _to_copy.default zero.default fill.Tensor
+    view_as_real.default view_as_complex.default complex.default _unsafe_view.default
+    _to_copy.default zero.default fill.Tensor
     block_diag.default embedding.default neg.default add.Tensor sub.Tensor rsub.Tensor
     mul.Scalar div.Scalar deg2rad.default rad2deg.default where.self
     _adaptive_avg_pool2d.default _adaptive_avg_pool3d.default avg_pool2d.default
@@ -314,6 +316,12 @@ def apply(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
         return WRITTEN[op](op, args, kwargs, tangents, out)
     if name == "random":  # NOTE [random gradients] in ember/ops/native/random.py: zero
         return None
+    if op in RAISES_AT_BACKWARD:  # no derivative at all, as in PyTorch (unique, ...)
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op.overloadpacket.__name__} that does not support "
+            "it because it has not been implemented yet (as in PyTorch). detach() the input, "
+            "or unpack_dual(x).primal, if no derivative should flow through it"
+        )
     if name == "linear":
         return linear(op, args, kwargs, tangents, out)
     if name == "element-wise" and _element_wise_applies(op, args, kwargs, out):

@@ -1,28 +1,26 @@
 """CPU kernels: NumPy. Importing this package registers every CPU kernel."""
 
-from ember.backends.cpu import (  # noqa: F401
-    activation,
-    backward,
-    complex,
-    copies,
-    creation,
-    fft,
-    histogram,
-    indexing,
-    lapack,
-    linalg,
-    loss,
-    lu,
-    nn,
-    pointwise,
-    products,
-    random,
-    reductions,
-    rnn,
-    scatter_reduce,
-    sorting,
-    spatial,
-    special,
-    variants,  # noqa: F401  (last: derives in-place/out kernels)
-    views,
-)
+import ember.backends.cpu.activation
+import ember.backends.cpu.backward
+import ember.backends.cpu.complex
+import ember.backends.cpu.copies
+import ember.backends.cpu.creation
+import ember.backends.cpu.fft
+import ember.backends.cpu.histogram
+import ember.backends.cpu.indexing
+import ember.backends.cpu.lapack
+import ember.backends.cpu.linalg
+import ember.backends.cpu.loss
+import ember.backends.cpu.lu
+import ember.backends.cpu.nn
+import ember.backends.cpu.pointwise
+import ember.backends.cpu.products
+import ember.backends.cpu.random
+import ember.backends.cpu.reductions
+import ember.backends.cpu.rnn
+import ember.backends.cpu.scatter_reduce
+import ember.backends.cpu.sorting
+import ember.backends.cpu.spatial
+import ember.backends.cpu.special
+import ember.backends.cpu.variants  # after the families: derives the in-place/out variants
+import ember.backends.cpu.views

@@ -48,9 +48,11 @@ from ember.ops.native.copies_composite import (
     block_diag_plan,
     check_diff_out,
     check_repeats,
+    check_stack,
     diag_embed_shape,
     rot90_plan,
 )
+from ember.ops.native.copies_composite import stack as composite_stack
 from ember.ops.registry import ops
 from ember.ops.shapes import wrap_dim
 
@@ -362,6 +364,20 @@ def cat(tensors: list[Tensor], dim: int = 0) -> Tensor:
     out = empty_strided(shape, cat_strides(kept, shape), dt.np)  # not NumPy's choice
     np.concatenate(arrays, axis=d, out=out, casting="unsafe")
     return wrap(out)
+
+
+@impl(aten.stack.default, CPU)
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    """One NumPy ``stack`` when every input is a C-contiguous array of one dtype (a batch of
+    samples: DataLoader's collate); otherwise the composition (each unsqueezed, then
+    ``cat``'s promotion and layout)."""
+    check_stack(tensors)
+    arrays = [t._edata for t in tensors]
+    first = arrays[0]
+    dt = first.dtype
+    if all(type(a) is np.ndarray and a.dtype == dt and a.flags.c_contiguous for a in arrays):
+        return wrap(np.stack(arrays, axis=wrap_dim(dim, first.ndim + 1, "stack")))
+    return composite_stack(tensors, dim)
 
 
 @impl(aten.flip.default, CPU)

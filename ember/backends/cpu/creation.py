@@ -98,7 +98,7 @@ def uniform_array(
         real = d.to_real()
         re = uniform_array(shape, real, g, low, high)
         return re + 1j * uniform_array(shape, real, g, low, high)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     return torch_stream.uniform(_source(g), n, d, low, high).reshape(shape)
 
 
@@ -111,7 +111,7 @@ def normal_array(
         real = d.to_real()
         parts = normal_array(shape, real, g) + 1j * normal_array(shape, real, g)
         return (parts * np.sqrt(0.5) * std + mean).astype(d.np)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     return torch_stream.normal(_source(g), n, d, mean, std).reshape(shape)
 
 

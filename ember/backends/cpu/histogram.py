@@ -18,13 +18,25 @@ aten = ops.aten
 CPU = DispatchKey.CPU
 
 
-def _count(x: np.ndarray, edges: np.ndarray, weight: Tensor | None, density: bool) -> np.ndarray:
-    """The (weighted) count of ``x``'s values in each bin between ``edges``."""
+def _count(
+    x: np.ndarray, edges: np.ndarray, weight: Tensor | None, density: bool, equal: bool = False
+) -> np.ndarray:
+    """The (weighted) count of ``x``'s values in each bin between ``edges`` (``equal``:
+    equal-width edges, where the bin is interpolated and then corrected against the edges,
+    as PyTorch's kernel does, instead of searched)."""
     bins = len(edges) - 1
     v = x.ravel()
     with quiet_block():
         inside = (v >= edges[0]) & (v <= edges[-1])  # (NaN is never inside)
-        pos = np.searchsorted(edges, v[inside], side="right") - 1
+        v = v[inside]
+        if equal:
+            left, right = float(edges[0]), float(edges[-1])
+            pos = ((v - left) * (bins / (right - left))).astype(np.int64)
+            np.clip(pos, 0, bins - 1, out=pos)
+            pos -= edges[pos] > v
+            pos += (pos < bins - 1) & (edges[np.minimum(pos + 1, bins)] <= v)
+        else:
+            pos = np.searchsorted(edges, v, side="right") - 1
         pos = np.minimum(pos, bins - 1)  # the last edge belongs to the last bin
         w = None if weight is None else weight._edata.ravel()[inside]
         hist = np.bincount(pos, weights=w, minlength=bins)[:bins].astype(x.dtype)
@@ -64,4 +76,4 @@ def histogram_bin_ct(
     if left == right:
         left, right = left - 0.5, right + 0.5
     edges = _linspace((bins + 1,), self.dtype, left, right, bins + 1)
-    return histogram_t(wrap(_count(x, edges, weight, density)), wrap(edges))
+    return histogram_t(wrap(_count(x, edges, weight, density, True)), wrap(edges))

@@ -42,6 +42,7 @@ from ember.ops.native.nn import (
     pad_shape,
     pool_geometry,
 )
+from ember.ops.native.nn_geometry import check_convolution_grad
 from ember.ops.registry import ops
 from ember.random import _source
 
@@ -217,14 +218,9 @@ def convolution_backward(
     groups: int,
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
-    shape = conv_output_shape(
-        input, weight, None, stride, padding, dilation, transposed, groups, output_padding
+    check_convolution_grad(
+        grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups
     )
-    if tuple(grad_output.shape) != shape:
-        raise RuntimeError(
-            f"convolution_backward: expected grad_output of size {list(shape)} (the output's), "
-            f"got {list(grad_output.shape)}"
-        )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
     go, x, w = grad_output._edata, input._edata, weight._edata
     nb = go.shape[0]

@@ -21,6 +21,7 @@ arrays, in PyTorch's order:
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -55,6 +56,7 @@ def _jit_on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 _BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 FUSED = 4096  # draws from this size on transform in one compiled pass (stream_kernels)
+_NUMPY_NORMALS = [0]  # small float32 normal draws made in NumPy so far (see normal())
 
 
 def _kernels() -> Any:
@@ -174,8 +176,13 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
     if n >= 16 and d.np == np.float32:  # NOTE [avx2 normal]
         raw = gen._raw(n + (16 if n % 16 else 0))
         m, s = np.float32(mean), np.float32(std)
-        from ember.backends.cpu import avx2_normal  # numba's: NOTE [numba on first use]
-
+        if n < FUSED and "numba" not in sys.modules and _NUMPY_NORMALS[0] < 16:
+            # the first few small draws of a process in NumPy (0.5 ms each for 1000 values),
+            # not worth numba's start (a second or more); later ones compiled (15 us)
+            _NUMPY_NORMALS[0] += 1
+            from ember.backends.cpu import avx2_normal_numpy as avx2_normal
+        else:
+            from ember.backends.cpu import avx2_normal  # type: ignore[no-redef]
         full = n - n % 16
         out = np.empty(n, np.float32)
         out[:full] = avx2_normal.fill(raw[:full], m, s)

@@ -13,20 +13,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import promote_types
 from ember.library import impl
-from ember.ops.native.linalg import (
-    batch_of,
-    cholesky_plan,
-    cross_plan,
-    det_plan,
-    eigh_plan,
-    inv_plan,
-    lstsq_plan,
-    pinv_check,
-    qr_plan,
-    solve_plan,
-    solve_triangular_plan,
-    svd_plan,
-)
+from ember.ops.native import linalg as plans
 from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
@@ -53,13 +40,13 @@ def _linalg_check_errors(info: Tensor, api_name: str, *, is_matrix: bool) -> Non
 def linalg_cholesky_ex(
     self: Tensor, *, upper: bool = False, check_errors: bool = False
 ) -> cholesky_ex_t:
-    shape, d = cholesky_plan(self.shape, self.dtype, "linalg.cholesky")
-    return cholesky_ex_t(_t(shape, d.np), _t(batch_of(shape), _I32))
+    shape, d = plans.cholesky_plan(self.shape, self.dtype, "linalg.cholesky")
+    return cholesky_ex_t(_t(shape, d.np), _t(plans.batch_of(shape), _I32))
 
 
 @impl(aten.cholesky.default, Meta)
 def cholesky(self: Tensor, upper: bool = False) -> Tensor:
-    shape, d = cholesky_plan(self.shape, self.dtype, "cholesky")
+    shape, d = plans.cholesky_plan(self.shape, self.dtype, "cholesky")
     return _t(shape, d.np)
 
 
@@ -67,37 +54,37 @@ def cholesky(self: Tensor, upper: bool = False) -> Tensor:
 def linalg_solve_triangular(
     self: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False
 ) -> Tensor:
-    shape = solve_triangular_plan(self.shape, B.shape, self.dtype, B.dtype, left)
+    shape = plans.solve_triangular_plan(self.shape, B.shape, self.dtype, B.dtype, left)
     return _t(shape, self.dtype.np)
 
 
 @impl(aten.linalg_inv_ex.default, Meta)
 def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> inv_ex_t:
-    shape = inv_plan(A.shape, A.dtype)
-    return inv_ex_t(_t(shape, A.dtype.np), _t(batch_of(shape), _I32))
+    shape = plans.inv_plan(A.shape, A.dtype)
+    return inv_ex_t(_t(shape, A.dtype.np), _t(plans.batch_of(shape), _I32))
 
 
 @impl(aten._linalg_solve_ex.default, Meta)
 def _linalg_solve_ex(
     A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    shape, _ = solve_plan(A.shape, B.shape, A.dtype, B.dtype, left)
+    shape, _ = plans.solve_plan(A.shape, B.shape, A.dtype, B.dtype, left)
     a = tuple(A.shape)
     return (
-        _t(shape, A.dtype.np), _t(a, A.dtype.np), _t(a[:-1], _I32), _t(batch_of(a), _I32),
+        _t(shape, A.dtype.np), _t(a, A.dtype.np), _t(a[:-1], _I32), _t(plans.batch_of(a), _I32),
     )  # fmt: skip
 
 
 @impl(aten._linalg_det.default, Meta)
 def _linalg_det(A: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    batch = det_plan(A.shape, A.dtype, "linalg.det")
+    batch = plans.det_plan(A.shape, A.dtype, "linalg.det")
     a = tuple(A.shape)
     return _t(batch, A.dtype.np), _t(a, A.dtype.np), _t(a[:-1], _I32)
 
 
 @impl(aten._linalg_slogdet.default, Meta)
 def _linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    batch = det_plan(A.shape, A.dtype, "linalg.slogdet")
+    batch = plans.det_plan(A.shape, A.dtype, "linalg.slogdet")
     a, d = tuple(A.shape), A.dtype
     return (
         _t(batch, d.np), _t(batch, d.to_real().np), _t(a, d.np), _t(a[:-1], _I32),
@@ -108,20 +95,20 @@ def _linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 def _linalg_svd(
     A: Tensor, full_matrices: bool = False, compute_uv: bool = True, *, driver: str | None = None
 ) -> tuple[Tensor, Tensor, Tensor]:
-    u, s, v = svd_plan(A.shape, A.dtype, full_matrices, compute_uv, driver)
+    u, s, v = plans.svd_plan(A.shape, A.dtype, full_matrices, compute_uv, driver)
     d = A.dtype
     return _t(u, d.np), _t(s, d.to_real().np), _t(v, d.np)
 
 
 @impl(aten.linalg_qr.default, Meta)
 def linalg_qr(A: Tensor, mode: str = "reduced") -> qr_t:
-    q, r = qr_plan(A.shape, A.dtype, mode)
+    q, r = plans.qr_plan(A.shape, A.dtype, mode)
     return qr_t(_t(q, A.dtype.np), _t(r, A.dtype.np))
 
 
 @impl(aten._linalg_eigh.default, Meta)
 def _linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> tuple[Tensor, Tensor]:
-    w = eigh_plan(A.shape, A.dtype, UPLO)
+    w = plans.eigh_plan(A.shape, A.dtype, UPLO)
     v = tuple(A.shape) if compute_v else (0,)
     return _t(w, A.dtype.to_real().np), _t(v, A.dtype.np)
 
@@ -134,7 +121,7 @@ def linalg_pinv(
     rtol: Tensor | None = None,
     hermitian: bool = False,
 ) -> Tensor:
-    pinv_check(self.shape, self.dtype)
+    plans.pinv_check(self.shape, self.dtype)
     *batch, m, n = self.shape
     return _t((*batch, n, m), self.dtype.np)
 
@@ -145,7 +132,7 @@ def linalg_lstsq(
 ) -> lstsq_t:
     """The shapes of ``residuals`` and ``rank`` depend on values (full rank or not): as
     PyTorch's meta function, assume the common full-rank case."""
-    shape, vector, drv = lstsq_plan(self.shape, b.shape, self.dtype, b.dtype, driver)
+    shape, vector, drv = plans.lstsq_plan(self.shape, b.shape, self.dtype, b.dtype, driver)
     d = self.dtype
     real = d.to_real().np
     *_, m, n = self.shape
@@ -159,7 +146,7 @@ def linalg_lstsq(
 
 @impl(aten.linalg_cross.default, Meta)
 def linalg_cross(self: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
-    shape, _ = cross_plan(self.shape, other.shape, self.dtype, other.dtype, dim)
+    shape, _ = plans.cross_plan(self.shape, other.shape, self.dtype, other.dtype, dim)
     return _t(shape, promote_types(self.dtype, other.dtype).np)
 
 

@@ -9,19 +9,7 @@ from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.linalg import (
-    addbmm_shape,
-    addmm_shape,
-    addmv_shape,
-    addr_shape,
-    baddbmm_shape,
-    bmm_shape,
-    dot_shape,
-    einsum_dtype,
-    einsum_shape,
-    mm_shape,
-    mv_shape,
-)
+from ember.ops.native import linalg as plans
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -36,15 +24,17 @@ def _binary(shape_of: Any) -> Any:
     return rule
 
 
-impl(aten.mm.default, Meta, _binary(mm_shape))
-impl(aten.bmm.default, Meta, _binary(bmm_shape))
-impl(aten.mv.default, Meta, _binary(mv_shape))
-impl(aten.dot.default, Meta, _binary(dot_shape))
+impl(aten.mm.default, Meta, _binary(plans.mm_shape))
+impl(aten.bmm.default, Meta, _binary(plans.bmm_shape))
+impl(aten.mv.default, Meta, _binary(plans.mv_shape))
+impl(aten.dot.default, Meta, _binary(plans.dot_shape))
 
 
 @impl(aten.addmm.default, Meta)
 def addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    shape = addmm_shape(self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype)
+    shape = plans.addmm_shape(
+        self.shape, mat1.shape, mat2.shape, self.dtype, mat1.dtype, mat2.dtype
+    )
     return wrap_shape_only(ShapeOnlyArray(shape, self.dtype.np))
 
 
@@ -56,14 +46,14 @@ def _scaled(check: Any) -> Any:
     return rule
 
 
-impl(aten.baddbmm.default, Meta, _scaled(baddbmm_shape))
-impl(aten.addbmm.default, Meta, _scaled(addbmm_shape))
-impl(aten.addmv.default, Meta, _scaled(addmv_shape))
+impl(aten.baddbmm.default, Meta, _scaled(plans.baddbmm_shape))
+impl(aten.addbmm.default, Meta, _scaled(plans.addbmm_shape))
+impl(aten.addmv.default, Meta, _scaled(plans.addmv_shape))
 
 
 @impl(aten.addr.default, Meta)
 def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    shape, d = addr_shape(
+    shape, d = plans.addr_shape(
         self.shape, vec1.shape, vec2.shape, self.dtype, vec1.dtype, vec2.dtype, beta, alpha
     )
     return wrap_shape_only(ShapeOnlyArray(shape, d.np))
@@ -72,6 +62,6 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any 
 @impl(aten.einsum.default, Meta)
 def einsum(equation: str, tensors: list[Tensor], *, path: Any = None) -> Tensor:
     dts = [t.dtype for t in tensors]
-    shape = einsum_shape(equation, [tuple(t.shape) for t in tensors], dts)
-    res = einsum_dtype(equation, [tuple(t.shape) for t in tensors], dts)
+    shape = plans.einsum_shape(equation, [tuple(t.shape) for t in tensors], dts)
+    res = plans.einsum_dtype(equation, [tuple(t.shape) for t in tensors], dts)
     return wrap_shape_only(ShapeOnlyArray(shape, res.np))

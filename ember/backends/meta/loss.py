@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only
+from ember._tensor import Tensor
+from ember.backends.meta._derive import meta_rule, new
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
+from ember.ops.native import nn_geometry
 from ember.ops.native.loss import (
     check_bce,
     check_huber,
     check_reduction,
     check_smooth_l1,
-    ctc_geometry,
     floating_loss_dtype,
 )
 from ember.ops.native.nn import NONE
@@ -26,13 +24,9 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
-def _new(shape: Sequence[int], d: dtype) -> Tensor:
-    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
-
-
 def _loss(self: Tensor, target: Tensor, reduction: int, d: dtype, op: str) -> Tensor:
     shape = broadcast_shapes(self.shape, target.shape, op=op) if reduction == NONE else ()
-    return _new(shape, d)
+    return new(shape, d)
 
 
 @impl(aten.binary_cross_entropy.default, Meta)
@@ -41,18 +35,6 @@ def binary_cross_entropy(
 ) -> Tensor:
     check_bce(self, target, weight, reduction)
     return _loss(self, target, reduction, self.dtype, "binary_cross_entropy")
-
-
-@impl(aten.binary_cross_entropy_backward.default, Meta)
-def binary_cross_entropy_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    reduction: int = 1,
-) -> Tensor:
-    check_bce(self, target, weight, reduction)
-    return _new(self.shape, self.dtype)
 
 
 @impl(aten.smooth_l1_loss.default, Meta)
@@ -82,7 +64,7 @@ def _backward(op: str, kernel: str):  # type: ignore[no-untyped-def]
     def rule(grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, *rest: float):  # type: ignore[no-untyped-def]
         check_reduction(reduction, op)
         floating_loss_dtype(self, target, op, kernel)
-        return _new(broadcast_shapes(self.shape, target.shape, op=op), self.dtype)
+        return new(broadcast_shapes(self.shape, target.shape, op=op), self.dtype)
 
     return rule
 
@@ -95,30 +77,6 @@ impl(aten.soft_margin_loss_backward.default, Meta,
      _backward("soft_margin_loss_backward", "soft_margin_loss_backward"))  # fmt: skip
 
 
-@impl(aten._ctc_loss.default, Meta)
-def _ctc_loss(
-    log_probs: Tensor,
-    targets: Tensor,
-    input_lengths: Sequence[int],
-    target_lengths: Sequence[int],
-    blank: int = 0,
-    zero_infinity: bool = False,
-) -> tuple[Tensor, Tensor]:
-    t, n, _, s = ctc_geometry(log_probs, targets, input_lengths, target_lengths, blank)
-    return _new((n,), log_probs.dtype), _new((n, t, 2 * s + 1), log_probs.dtype)
-
-
-@impl(aten._ctc_loss_backward.default, Meta)
-def _ctc_loss_backward(
-    grad: Tensor,
-    log_probs: Tensor,
-    targets: Tensor,
-    input_lengths: Sequence[int],
-    target_lengths: Sequence[int],
-    neg_log_likelihood: Tensor,
-    log_alpha: Tensor,
-    blank: int,
-    zero_infinity: bool = False,
-) -> Tensor:
-    ctc_geometry(log_probs, targets, input_lengths, target_lengths, blank)
-    return _new(log_probs.shape, log_probs.dtype)
+meta_rule(aten.binary_cross_entropy_backward.default, nn_geometry.binary_cross_entropy_backward)
+meta_rule(aten._ctc_loss.default, nn_geometry._ctc_loss)
+meta_rule(aten._ctc_loss_backward.default, nn_geometry._ctc_loss_backward)

@@ -12,20 +12,7 @@ from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.random import (
-    bernoulli_dtype,
-    check_bernoulli_p,
-    check_cauchy,
-    check_exponential,
-    check_geometric,
-    check_log_normal,
-    check_normal,
-    check_poisson,
-    check_uniform,
-    multinomial_shape,
-    normal_shape,
-    random_bounds,
-)
+from ember.ops.native import random as checks
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -50,23 +37,27 @@ def _checks() -> dict[str, Callable[..., None]]:
     """Each in-place fill's argument check, taking ``(self, *args, **kwargs)``."""
 
     def uniform(self: Tensor, *args: Any, **kw: Any) -> None:
-        check_uniform(self.dtype, *_bounds(args, kw, (0.0, 1.0)))
+        checks.check_uniform(self.dtype, *_bounds(args, kw, (0.0, 1.0)))
 
     def random_from(self: Tensor, *args: Any, **kw: Any) -> None:
-        random_bounds(self.dtype, *_bounds(args, kw, (None, None)))
+        checks.random_bounds(self.dtype, *_bounds(args, kw, (None, None)))
 
     return {
         "uniform_.default": uniform,
-        "normal_.default": lambda self, mean=0.0, std=1.0, **kw: check_normal(self.dtype, std),
-        "random_.default": lambda self, **kw: random_bounds(self.dtype, None, None),
-        "random_.to": lambda self, to, **kw: random_bounds(self.dtype, 0, to),
-        "random_.from": random_from,
-        "exponential_.default": lambda self, lambd=1.0, **kw: check_exponential(self.dtype, lambd),
-        "geometric_.default": lambda self, p, **kw: check_geometric(self.dtype, p),
-        "log_normal_.default": lambda self, mean=1.0, std=2.0, **kw: check_log_normal(
+        "normal_.default": lambda self, mean=0.0, std=1.0, **kw: checks.check_normal(
             self.dtype, std
         ),
-        "cauchy_.default": lambda self, median=0.0, sigma=1.0, **kw: check_cauchy(
+        "random_.default": lambda self, **kw: checks.random_bounds(self.dtype, None, None),
+        "random_.to": lambda self, to, **kw: checks.random_bounds(self.dtype, 0, to),
+        "random_.from": random_from,
+        "exponential_.default": lambda self, lambd=1.0, **kw: checks.check_exponential(
+            self.dtype, lambd
+        ),
+        "geometric_.default": lambda self, p, **kw: checks.check_geometric(self.dtype, p),
+        "log_normal_.default": lambda self, mean=1.0, std=2.0, **kw: checks.check_log_normal(
+            self.dtype, std
+        ),
+        "cauchy_.default": lambda self, median=0.0, sigma=1.0, **kw: checks.check_cauchy(
             self.dtype, sigma
         ),
         "bernoulli_.float": lambda self, p=0.5, **kw: _check_bernoulli_float(self, p),
@@ -75,7 +66,7 @@ def _checks() -> dict[str, Callable[..., None]]:
 
 
 def _check_bernoulli_float(self: Tensor, p: float) -> None:
-    check_bernoulli_p(p)
+    checks.check_bernoulli_p(p)
     if self.dtype.category == dtypes.COMPLEX:
         raise NotImplementedError(
             f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
@@ -115,7 +106,7 @@ for _name, _check in _checks().items():
 
 
 def _normal(mean: Any, std: Any, **kwargs: Any) -> Tensor:
-    shape, d = normal_shape(mean, std)
+    shape, d = checks.normal_shape(mean, std)
     return _new(shape, d)
 
 
@@ -126,12 +117,12 @@ impl(aten.normal.Tensor_Tensor, Meta, _normal)
 
 @impl(aten.bernoulli.default, Meta)
 def bernoulli(self: Tensor, **kwargs: Any) -> Tensor:
-    return _new(tuple(self.shape), bernoulli_dtype(self))
+    return _new(tuple(self.shape), checks.bernoulli_dtype(self))
 
 
 @impl(aten.bernoulli.p, Meta)
 def bernoulli_p(self: Tensor, p: float, **kwargs: Any) -> Tensor:
-    check_bernoulli_p(p)
+    checks.check_bernoulli_p(p)
     return _like(self)
 
 
@@ -143,10 +134,10 @@ def bernoulli_tensor(self: Tensor, p: Tensor, **kwargs: Any) -> Tensor:
 
 @impl(aten.multinomial.default, Meta)
 def multinomial(self: Tensor, num_samples: int, replacement: bool = False, **kw: Any) -> Tensor:
-    return _new(multinomial_shape(self, num_samples, replacement), dtypes.int64)
+    return _new(checks.multinomial_shape(self, num_samples, replacement), dtypes.int64)
 
 
 @impl(aten.poisson.default, Meta)
 def poisson(self: Tensor, generator: Any = None) -> Tensor:
-    check_poisson(self)
+    checks.check_poisson(self)
     return _new(tuple(self.shape), self.dtype)

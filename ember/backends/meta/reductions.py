@@ -13,26 +13,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
-from ember.ops.native.reductions import (
-    all_any_dtype,
-    check_aminmax,
-    check_logcumsumexp,
-    check_nansum,
-    check_nonempty,
-    check_not_complex,
-    check_scan_extreme,
-    check_sortable,
-    check_topk,
-    mean_dtype,
-    reduced_shape,
-    reduction_axes,
-    softmax_backward_dtype,
-    softmax_dtype,
-    sum_dtype,
-    trace_dtype,
-    var_dtype,
-    vector_norm_plan,
-)
+from ember.ops.native import reductions as checks
 from ember.ops.registry import ops
 from ember.ops.shapes import wrap_dim
 from ember.return_types import aminmax as aminmax_t
@@ -53,7 +34,9 @@ def _new(shape: Sequence[int], d: dtype) -> Tensor:
 
 def _reduce(self: Tensor, dim: Any, keepdim: bool, d: dtype, op: str, **kw: Any) -> Tensor:
     shape = tuple(self.shape)
-    return _new(reduced_shape(shape, reduction_axes(shape, dim, op, **kw), keepdim), d)
+    return _new(
+        checks.reduced_shape(shape, checks.reduction_axes(shape, dim, op, **kw), keepdim), d
+    )
 
 
 def _with_dtype(name: str, result_dtype: Any) -> Any:
@@ -72,9 +55,9 @@ def _with_dtype(name: str, result_dtype: Any) -> Any:
 
 
 for _name, _dim_overload, _dtype_fn in (
-    ("sum", "dim_IntList", sum_dtype),
-    ("mean", "dim", mean_dtype),
-    ("prod", "dim_int", sum_dtype),
+    ("sum", "dim_IntList", checks.sum_dtype),
+    ("mean", "dim", checks.mean_dtype),
+    ("prod", "dim_int", checks.sum_dtype),
 ):
     _packet = getattr(aten, _name)
     _whole, _along = _with_dtype(_name, _dtype_fn)
@@ -84,8 +67,8 @@ for _name, _dim_overload, _dtype_fn in (
 
 def _extreme_all(name: str) -> Any:
     def rule(self: Tensor) -> Tensor:
-        check_not_complex(self.dtype, name, NotImplementedError)
-        check_nonempty(tuple(self.shape), (), None, name)
+        checks.check_not_complex(self.dtype, name, NotImplementedError)
+        checks.check_nonempty(tuple(self.shape), (), None, name)
         return _new((), self.dtype)
 
     return rule
@@ -94,10 +77,10 @@ def _extreme_all(name: str) -> Any:
 def _extreme_dim(name: str, result: Any) -> Any:
     def rule(self: Tensor, dim: int, keepdim: bool = False) -> Any:
         shape = tuple(self.shape)
-        axes = reduction_axes(shape, dim, name)
-        check_nonempty(shape, axes, dim, name)
-        check_not_complex(self.dtype, name)
-        out = reduced_shape(shape, axes, keepdim)
+        axes = checks.reduction_axes(shape, dim, name)
+        checks.check_nonempty(shape, axes, dim, name)
+        checks.check_not_complex(self.dtype, name)
+        out = checks.reduced_shape(shape, axes, keepdim)
         return result(_new(out, self.dtype), _new(out, dtypes.int64))
 
     return rule
@@ -107,10 +90,10 @@ def _amax(name: str) -> Any:
     def rule(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
         shape = tuple(self.shape)
         if 0 not in shape:
-            check_not_complex(self.dtype, name, NotImplementedError)
-        axes = reduction_axes(shape, dim, name)
-        check_nonempty(shape, axes, dim, name)
-        return _new(reduced_shape(shape, axes, keepdim), self.dtype)
+            checks.check_not_complex(self.dtype, name, NotImplementedError)
+        axes = checks.reduction_axes(shape, dim, name)
+        checks.check_nonempty(shape, axes, dim, name)
+        return _new(checks.reduced_shape(shape, axes, keepdim), self.dtype)
 
     return rule
 
@@ -119,11 +102,11 @@ def _argext(name: str) -> Any:
     def rule(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
         if self.dtype is dtypes.bool_:
             raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
-        check_not_complex(self.dtype, name)
+        checks.check_not_complex(self.dtype, name)
         shape = tuple(self.shape)
-        axes = reduction_axes(shape, dim, name)
-        check_nonempty(shape, axes, dim, name)
-        return _new(reduced_shape(shape, axes, keepdim), dtypes.int64)
+        axes = checks.reduction_axes(shape, dim, name)
+        checks.check_nonempty(shape, axes, dim, name)
+        return _new(checks.reduced_shape(shape, axes, keepdim), dtypes.int64)
 
     return rule
 
@@ -139,7 +122,7 @@ def _var(name: str, with_mean: bool) -> Any:
     def rule(
         self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
     ) -> Any:
-        v = _reduce(self, dim, keepdim, var_dtype(self.dtype, name), name)
+        v = _reduce(self, dim, keepdim, checks.var_dtype(self.dtype, name), name)
         return (v, _new(tuple(v.shape), self.dtype)) if with_mean else v
 
     return rule
@@ -159,7 +142,7 @@ def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def _softmax(name: str) -> Any:
     def rule(self: Tensor, dim: int, half_to_float: bool) -> Tensor:
-        d = softmax_dtype(self.dtype, half_to_float, name, self.numel())
+        d = checks.softmax_dtype(self.dtype, half_to_float, name, self.numel())
         wrap_dim(dim, self.ndim, name)
         return _new(tuple(self.shape), d)
 
@@ -173,7 +156,9 @@ impl(aten._log_softmax.default, Meta, _softmax("log_softmax"))
 def _softmax_backward(name: str) -> Any:
     def rule(grad_output: Tensor, output: Tensor, dim: int, input_dtype: dtype) -> Tensor:
         shapes = (tuple(grad_output.shape), tuple(output.shape))
-        d = softmax_backward_dtype(grad_output.dtype, output.dtype, shapes, input_dtype, name)
+        d = checks.softmax_backward_dtype(
+            grad_output.dtype, output.dtype, shapes, input_dtype, name
+        )
         wrap_dim(dim, grad_output.ndim, name)
         return _new(shapes[0], d)
 
@@ -187,13 +172,13 @@ impl(aten._log_softmax_backward_data.default, Meta,
 
 def _logical(name: str) -> tuple[Any, Any, Any]:
     def whole(self: Tensor) -> Tensor:
-        return _new((), all_any_dtype(self.dtype))
+        return _new((), checks.all_any_dtype(self.dtype))
 
     def one(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
-        return _reduce(self, dim, keepdim, all_any_dtype(self.dtype), name)
+        return _reduce(self, dim, keepdim, checks.all_any_dtype(self.dtype), name)
 
     def many(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-        d = all_any_dtype(self.dtype)
+        d = checks.all_any_dtype(self.dtype)
         return _reduce(self, dim, keepdim, d, name, empty_means_all=False)
 
     return whole, one, many
@@ -206,14 +191,14 @@ for _name in ("all", "any"):
 
 @impl(aten.linalg_vector_norm.default, Meta)
 def vector_norm(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    plan = vector_norm_plan(self, *args, **kwargs)
-    return _new(reduced_shape(tuple(self.shape), plan.axes, plan.keepdim), plan.result)
+    plan = checks.vector_norm_plan(self, *args, **kwargs)
+    return _new(checks.reduced_shape(tuple(self.shape), plan.axes, plan.keepdim), plan.result)
 
 
 def _scan(name: str) -> Any:
     def rule(self: Tensor, dim: int, *, dtype: dtype | None = None) -> Tensor:
         wrap_dim(dim, self.ndim, name)
-        return _new(tuple(self.shape), sum_dtype(self.dtype, dtype))
+        return _new(tuple(self.shape), checks.sum_dtype(self.dtype, dtype))
 
     return rule
 
@@ -223,7 +208,7 @@ impl(aten.cumprod.default, Meta, _scan("cumprod"))
 
 
 def _sort_rule(self: Tensor, dim: int) -> Any:
-    check_sortable(self.dtype, "sort")
+    checks.check_sortable(self.dtype, "sort")
     wrap_dim(dim, self.ndim, "sort")
     shape = tuple(self.shape)
     # laid out as the input, as PyTorch's (NOTE [result layouts] in the cpu kernels)
@@ -250,29 +235,29 @@ def sort_stable(
 def topk(self: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     shape = tuple(self.shape)
     axis = wrap_dim(dim, len(shape), "topk")
-    check_topk(shape, self.dtype, k, axis)
+    checks.check_topk(shape, self.dtype, k, axis)
     out = tuple(k if i == axis else n for i, n in enumerate(shape))
     return topk_t(_new(out, self.dtype), _new(out, dtypes.int64))
 
 
 @impl(aten.trace.default, Meta)
 def trace(self: Tensor) -> Tensor:
-    return _new((), trace_dtype(tuple(self.shape), self.dtype))
+    return _new((), checks.trace_dtype(tuple(self.shape), self.dtype))
 
 
 @impl(aten.nansum.default, Meta)
 def nansum(
     self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: dtype | None = None
 ) -> Tensor:
-    check_nansum(self)
-    return _reduce(self, dim, keepdim, sum_dtype(self.dtype, dtype), "sum")
+    checks.check_nansum(self)
+    return _reduce(self, dim, keepdim, checks.sum_dtype(self.dtype, dtype), "sum")
 
 
 @impl(aten.count_nonzero.dim_IntList, Meta)
 def count_nonzero(self: Tensor, dim: Any) -> Tensor:
     shape = tuple(self.shape)
-    axes = reduction_axes(shape, dim, "count_nonzero")
-    return _new(reduced_shape(shape, axes, False) if axes else shape, dtypes.int64)
+    axes = checks.reduction_axes(shape, dim, "count_nonzero")
+    return _new(checks.reduced_shape(shape, axes, False) if axes else shape, dtypes.int64)
 
 
 @impl(aten.count_nonzero.default, Meta)
@@ -282,14 +267,14 @@ def count_nonzero_one(self: Tensor, dim: int | None = None) -> Tensor:
 
 @impl(aten.aminmax.default, Meta)
 def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
-    axes = check_aminmax(self, dim)
-    out = reduced_shape(tuple(self.shape), axes, keepdim)
+    axes = checks.check_aminmax(self, dim)
+    out = checks.reduced_shape(tuple(self.shape), axes, keepdim)
     return aminmax_t(_new(out, self.dtype), _new(out, self.dtype))
 
 
 def _cum_extreme(name: str, result: Any) -> Any:
     def rule(self: Tensor, dim: int) -> Any:
-        check_scan_extreme(self, dim, name)
+        checks.check_scan_extreme(self, dim, name)
         shape = tuple(self.shape)
         return result(_new(shape, self.dtype), _new(shape, dtypes.int64))
 
@@ -302,5 +287,5 @@ impl(aten.cummin.default, Meta, _cum_extreme("cummin", cummin_t))
 
 @impl(aten.logcumsumexp.default, Meta)
 def logcumsumexp(self: Tensor, dim: int) -> Tensor:
-    check_logcumsumexp(self, dim)
+    checks.check_logcumsumexp(self, dim)
     return _new(tuple(self.shape), self.dtype)

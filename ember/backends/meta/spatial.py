@@ -7,23 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember import dtypes
-from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only
+from ember._tensor import Tensor
+from ember.backends.meta._derive import meta_rule, new
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import dtype
 from ember.library import impl
-from ember.ops.native.nn import avg_pool_geometry, pool_geometry
+from ember.ops.native import nn_geometry
 from ember.ops.native.spatial import (
     UPSAMPLE,
     adaptive_output,
     check_floating,
     check_grad_output,
-    check_group_norm,
     check_not_bool,
     check_upsample_dtype,
-    col2im_shape,
-    grid_sampler_check,
-    im2col_shape,
     pad_output,
     pixel_shuffle_shape,
     upsample_check,
@@ -34,80 +29,17 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
-def _new(shape: Sequence[int], d: dtype) -> Tensor:
-    return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
-
-
 def _like(t: Tensor) -> Tensor:
-    return _new(tuple(t.shape), t.dtype)
+    return new(tuple(t.shape), t.dtype)
 
 
-@impl(aten.max_pool3d_with_indices.default, Meta)
-def max_pool3d_with_indices(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> tuple[Tensor, Tensor]:
-    *_, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", 3
-    )
-    shape = (*self.shape[:-3], *out)
-    return _new(shape, self.dtype), _new(shape, dtypes.int64)
-
-
-@impl(aten.max_pool3d_with_indices_backward.default, Meta)
-def max_pool3d_with_indices_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    dilation: Sequence[int],
-    ceil_mode: bool,
-    indices: Tensor,
-) -> Tensor:
-    pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_backward", 3
-    )
-    return _like(self)
-
-
-@impl(aten.avg_pool3d.default, Meta)
-def avg_pool3d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> Tensor:
-    check_not_bool(self, "avg_pool3d")
-    *_, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool3d", 3
-    )
-    return _new((*self.shape[:-3], *out), self.dtype)
-
-
-@impl(aten.avg_pool3d_backward.default, Meta)
-def avg_pool3d_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: int | None,
-) -> Tensor:
-    avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override,
-        "avg_pool3d_backward", 3,
-    )  # fmt: skip
-    return _like(self)
+g = nn_geometry
+meta_rule(aten.max_pool3d_with_indices.default, g.max_pool_with_indices(3))
+meta_rule(aten.max_pool3d_with_indices_backward.default, g.max_pool_with_indices_backward(3))
+meta_rule(aten.avg_pool3d.default, g.avg_pool(3))
+meta_rule(aten.avg_pool3d_backward.default, g.avg_pool_backward(3))
+meta_rule(aten.native_group_norm.default, g.native_group_norm)
+meta_rule(aten.native_group_norm_backward.default, g.native_group_norm_backward)
 
 
 def _register_adaptive(n: int) -> None:
@@ -116,7 +48,7 @@ def _register_adaptive(n: int) -> None:
     def avg_forward(self: Tensor, output_size: Sequence[int]) -> Tensor:
         shape = adaptive_output(self.shape, output_size, n, avg)
         check_floating(self, avg)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def avg_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         shape = adaptive_output(self.shape, grad_output.shape[-n:], n, avg + "_backward")
@@ -126,7 +58,7 @@ def _register_adaptive(n: int) -> None:
     def max_forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
         shape = adaptive_output(self.shape, output_size, n, mx)
         check_floating(self, mx)
-        return _new(shape, self.dtype), _new(shape, dtypes.int64)
+        return new(shape, self.dtype), new(shape, dtypes.int64)
 
     def max_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
         check_grad_output(grad_output, indices.shape, mx + "_backward")
@@ -142,49 +74,13 @@ for _n in (2, 3):
     _register_adaptive(_n)
 
 
-@impl(aten.native_group_norm.default, Meta)
-def native_group_norm(
-    input: Tensor,
-    weight: Tensor | None,
-    bias: Tensor | None,
-    N: int,
-    C: int,
-    HxW: int,
-    group: int,
-    eps: float,
-) -> tuple[Tensor, Tensor, Tensor]:
-    check_group_norm(input, weight, bias, N, C, HxW, group)
-    return _like(input), _new((N, group), input.dtype), _new((N, group), input.dtype)
-
-
-@impl(aten.native_group_norm_backward.default, Meta)
-def native_group_norm_backward(
-    grad_out: Tensor,
-    input: Tensor,
-    mean: Tensor,
-    rstd: Tensor,
-    weight: Tensor | None,
-    N: int,
-    C: int,
-    HxW: int,
-    group: int,
-    output_mask: Sequence[bool],
-) -> tuple[Any, Any, Any]:
-    check_group_norm(input, weight, None, N, C, HxW, group)
-    return (
-        _like(input) if output_mask[0] else None,
-        _new((C,), input.dtype) if output_mask[1] else None,
-        _new((C,), input.dtype) if output_mask[2] else None,
-    )
-
-
 def _register_pad(n: int, reflect: bool) -> None:
     name = f"{'reflection' if reflect else 'replication'}_pad{n}d"
 
     def forward(self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name, reflect)
         check_not_bool(self, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
@@ -204,14 +100,14 @@ def _register_upsample(name: str, n: int, kind: str) -> None:
     def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
         shape = upsample_check(self.shape, output_size, n, name)
         check_upsample_dtype(self, kind, name)
-        return _new(shape, self.dtype)
+        return new(shape, self.dtype)
 
     def backward(
         grad_output: Tensor, output_size: Sequence[int], input_size: Sequence[int], *rest: Any
     ) -> Tensor:
         shape = upsample_check(input_size, output_size, n, name + "_backward")
         check_grad_output(grad_output, shape, name + "_backward")
-        return _new(tuple(input_size), grad_output.dtype)
+        return new(tuple(input_size), grad_output.dtype)
 
     impl(getattr(aten, name).default, Meta, forward)
     impl(getattr(aten, name + "_backward").default, Meta, backward)
@@ -221,76 +117,19 @@ for _name, _n, _kind in UPSAMPLE:
     _register_upsample(_name, _n, _kind)
 
 
-def _register_grid_sampler(n: int) -> None:
-    name = f"grid_sampler_{n}d"
-
-    def forward(
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-    ) -> Tensor:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        return _new((*input.shape[:2], *grid.shape[1:-1]), input.dtype)
-
-    def backward(
-        grad_output: Tensor,
-        input: Tensor,
-        grid: Tensor,
-        interpolation_mode: int,
-        padding_mode: int,
-        align_corners: bool,
-        output_mask: Sequence[bool],
-    ) -> tuple[Any, Any]:
-        grid_sampler_check(input, grid, n, interpolation_mode)
-        check_grad_output(grad_output, (*input.shape[:2], *grid.shape[1:-1]), name + "_backward")
-        return (
-            _like(input) if output_mask[0] else None,
-            _like(grid) if output_mask[1] else None,
-        )
-
-    impl(getattr(aten, name).default, Meta, forward)
-    impl(getattr(aten, name + "_backward").default, Meta, backward)
-
-
 for _n in (2, 3):
-    _register_grid_sampler(_n)
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d").default, g.grid_sampler(_n))
+    meta_rule(getattr(aten, f"grid_sampler_{_n}d_backward").default, g.grid_sampler_backward(_n))
+meta_rule(aten.im2col.default, g.im2col)
+meta_rule(aten.col2im.default, g.col2im)
 
 
 @impl(aten.pixel_shuffle.default, Meta)
 def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
-    return _new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
+    return new(pixel_shuffle_shape(self.shape, upscale_factor, "pixel_shuffle", True), self.dtype)
 
 
 @impl(aten.pixel_unshuffle.default, Meta)
 def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     shape = pixel_shuffle_shape(self.shape, downscale_factor, "pixel_unshuffle", False)
-    return _new(shape, self.dtype)
-
-
-@impl(aten.im2col.default, Meta)
-def im2col(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = im2col_shape(self.shape, kernel_size, dilation, padding, stride)
-    check_floating(self, "im2col")
-    return _new(shape, self.dtype)
-
-
-@impl(aten.col2im.default, Meta)
-def col2im(
-    self: Tensor,
-    output_size: Sequence[int],
-    kernel_size: Sequence[int],
-    dilation: Sequence[int],
-    padding: Sequence[int],
-    stride: Sequence[int],
-) -> Tensor:
-    shape = col2im_shape(self.shape, output_size, kernel_size, dilation, padding, stride)
-    check_floating(self, "col2im")
-    return _new(shape, self.dtype)
+    return new(shape, self.dtype)

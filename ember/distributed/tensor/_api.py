@@ -38,6 +38,7 @@ class DTensor(Tensor):
 
     _local_tensor: Tensor
     _spec: DTensorSpec
+    _view_copied = False  # NOTE [views of DTensors] (ember/distributed/tensor/_dispatch.py)
 
     def __new__(cls, local_tensor: Tensor, spec: DTensorSpec, *, requires_grad: bool) -> Any:
         meta = spec.tensor_meta
@@ -60,6 +61,19 @@ class DTensor(Tensor):
         return (
             f"DTensor(local_tensor={self._local_tensor!r}, device_mesh={self._spec.mesh!r}, "
             f"placements={self._spec.placements!r})"
+        )
+
+    def numpy(self, *, force: bool = False) -> Any:
+        raise RuntimeError(
+            "DTensor.numpy(): a DTensor's data lies on several ranks; read "
+            "d.full_tensor().numpy() (the whole tensor) or d.to_local().numpy() (this rank's "
+            "piece)"
+        )
+
+    def tolist(self) -> Any:
+        raise RuntimeError(
+            "DTensor.tolist(): a DTensor's data lies on several ranks; read "
+            "d.full_tensor().tolist() or d.to_local().tolist()"
         )
 
     @property

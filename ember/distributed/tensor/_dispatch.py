@@ -63,6 +63,9 @@ Rule = Callable[[OpCtx, int], list[Candidate]]
 RULES: dict[Any, Rule] = {}
 LOCAL_FNS: dict[Any, Callable[..., Any]] = {}
 _WARNED: set[str] = set()
+LOCAL_COPY = [False]  # set by a view's local_fn that had to copy (NOTE [local strides])
+# reading a value is no missing rule: no warning (NOTE [data-dependent results])
+_QUIET = {"aten._local_scalar_dense.default", "aten.equal.default", "aten.is_nonzero.default"}
 
 
 def register_rule(*ops: Any, local_fn: Callable[..., Any] | None = None) -> Callable[[Rule], Rule]:
@@ -192,17 +195,42 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     local_flat = list(flat)
     for n, (i, d) in enumerate(zip(idx, dts, strict=True)):
         local_flat[i] = redistribute_local(d._local_tensor, d._spec, need[n])
-        if inplace and need[n] != d._spec.placements and _is_written(func, flat, i, tree):
-            d._local_tensor = local_flat[i]
-            d._spec = DTensorSpec(d._spec.mesh, need[n], d._spec.tensor_meta)
+        if inplace and _is_written(func, flat, i, tree):
+            if d._view_copied or (need[n] != d._spec.placements and d._base is not None):
+                raise NotImplementedError(
+                    f"DTensor: {func} writes a view of a DTensor whose pieces are not views "
+                    f"of the base's pieces ({d._spec.placements} -> {need[n]}); write the "
+                    "base, or redistribute it first so the view needs no data movement "
+                    "(NOTE [views of DTensors])"
+                )
+            if need[n] != d._spec.placements:
+                d._local_tensor = local_flat[i]
+                d._spec = DTensorSpec(d._spec.mesh, need[n], d._spec.tensor_meta)
     largs, lkwargs = _unflatten(local_flat, tree)
+    LOCAL_COPY[0] = False
     if local_fn is not None:
         local_out = local_fn(ctx, largs, lkwargs, outs)
     else:
         local_out = func(*largs, **lkwargs)
     if inplace:
         return return_and_correct_aliasing(func, args, kwargs, _wrap_inplace(func, args, kwargs))
+    if outs is None:  # NOTE [data-dependent results]
+        lflat, out_tree = tree_flatten(local_out)
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        out_meta = [
+            TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)
+            for o in lflat
+            if isinstance(o, Tensor)
+        ]
+        outs = [rep for _ in out_meta]
     lflat = [local_out] if isinstance(local_out, Tensor) else tree_flatten(local_out)[0]
+    copied = False
+    if func.is_view:
+        # NOTE [views of DTensors]: a view's piece must be a view of its base's piece for
+        # writes through it to reach the base; a view that needed data moved (or a copy,
+        # NOTE [local strides]) is marked, and writing it raises instead of writing a copy
+        src = dts[0]
+        copied = src._view_copied or local_flat[idx[0]] is not src._local_tensor or LOCAL_COPY[0]
     wrapped, k = [], 0
     for o in lflat:
         if isinstance(o, Tensor):
@@ -214,7 +242,10 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                     f"DTensor internal error: {func} gave a local result of shape "
                     f"{list(o.shape)} where {outs[k]} of {list(tm.shape)} needs {list(want)}"
                 )
-            wrapped.append(DTensor(o, spec, requires_grad=False))
+            w = DTensor(o, spec, requires_grad=False)
+            if func.is_view:
+                w._view_copied = copied
+            wrapped.append(w)
             k += 1
         else:
             wrapped.append(o)
@@ -251,7 +282,21 @@ def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any],
                 tuple(x.shape), x.stride(), dtype=x.dtype, device="meta"
             )
     margs, mkwargs = _unflatten(meta_flat, tree)
-    meta_out = func(*margs, **mkwargs)
+    try:
+        meta_out = func(*margs, **mkwargs)
+    except (NotImplementedError, RuntimeError):
+        # NOTE [data-dependent results]: an op whose result depends on the values (item(),
+        # nonzero, unique...) has no Meta answer: it runs on the replicated inputs and its
+        # results are Replicate, shaped as they come out
+        if str(func) not in _QUIET and str(func) not in _WARNED:
+            _WARNED.add(str(func))
+            warn_user(
+                f"DTensor: {func} has a data-dependent result; it runs on replicated inputs "
+                "(all-gathered) and returns Replicate results"
+            )
+        rep = tuple(Replicate() for _ in range(mesh.ndim))
+        ctx = OpCtx(func, (), {}, [d._spec for d in dts], [], mesh)
+        return ctx, None, [rep for _ in dts], None, None
     out_flat, out_tree = tree_flatten(meta_out)
     out_meta = [
         TensorMeta(tuple(o.shape), tuple(o.stride()), o.dtype)

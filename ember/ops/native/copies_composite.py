@@ -479,8 +479,10 @@ def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
     return _to(self, other.dtype, other.device, *flags, **kw)
 
 
-@impl(aten.stack.default, CIA)
+@impl(aten.stack.default, "CompositeExplicitAutograd")
 def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    """One op above autograd, as PyTorch's (a dispatch mode sees ``stack``, its gradient is
+    an ``unbind``); below, the unsqueezed inputs are concatenated."""
     check_stack(tensors)
     d = wrap_dim(dim, tensors[0].ndim + 1, "stack")
     unsqueeze = aten.unsqueeze.default

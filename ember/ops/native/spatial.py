@@ -701,55 +701,30 @@ def _convolution_same(
     return aten.convolution.default(input, weight, bias, s, left, d, False, [0] * n, groups)
 
 
-@impl(aten.conv_transpose1d.default, _CIA)
-def conv_transpose1d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Sequence[int] = (1,),
-    padding: Sequence[int] = (0,),
-    output_padding: Sequence[int] = (0,),
-    groups: int = 1,
-    dilation: Sequence[int] = (1,),
-) -> Tensor:
-    return _conv(
-        1, "conv_transpose1d", input, weight, bias, stride, padding, dilation, groups, True,
-        output_padding,
-    )  # fmt: skip
+def _register_conv_transpose(n: int, overload: str) -> None:
+    name = f"conv_transpose{n}d"
+    one, zero = (1,) * n, (0,) * n
+
+    def conv_transpose(
+        input: Tensor,
+        weight: Tensor,
+        bias: Tensor | None = None,
+        stride: Sequence[int] = one,
+        padding: Sequence[int] = zero,
+        output_padding: Sequence[int] = zero,
+        groups: int = 1,
+        dilation: Sequence[int] = one,
+    ) -> Tensor:
+        return _conv(
+            n, name, input, weight, bias, stride, padding, dilation, groups, True, output_padding
+        )
+
+    conv_transpose.__name__ = conv_transpose.__qualname__ = name
+    impl(getattr(getattr(aten, name), overload), _CIA)(conv_transpose)
 
 
-@impl(aten.conv_transpose2d.input, _CIA)
-def conv_transpose2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Sequence[int] = (1, 1),
-    padding: Sequence[int] = (0, 0),
-    output_padding: Sequence[int] = (0, 0),
-    groups: int = 1,
-    dilation: Sequence[int] = (1, 1),
-) -> Tensor:
-    return _conv(
-        2, "conv_transpose2d", input, weight, bias, stride, padding, dilation, groups, True,
-        output_padding,
-    )  # fmt: skip
-
-
-@impl(aten.conv_transpose3d.input, _CIA)
-def conv_transpose3d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Sequence[int] = (1, 1, 1),
-    padding: Sequence[int] = (0, 0, 0),
-    output_padding: Sequence[int] = (0, 0, 0),
-    groups: int = 1,
-    dilation: Sequence[int] = (1, 1, 1),
-) -> Tensor:
-    return _conv(
-        3, "conv_transpose3d", input, weight, bias, stride, padding, dilation, groups, True,
-        output_padding,
-    )  # fmt: skip
+for _n, _overload in ((1, "default"), (2, "input"), (3, "input")):
+    _register_conv_transpose(_n, _overload)
 
 
 # ----------------------------------------------------------------- 1-d pooling through 2-d

@@ -3199,9 +3199,20 @@ def more_api(b: Builder) -> None:
     stays real), ``linalg.lu_factor`` (the packed factors) and ``linalg.lu_solve`` (with the
     factors of a well-conditioned matrix; a pivot that changes under a nudge is dropped
     by the stability test) and ``poisson`` from a seeded generator (ember draws PyTorch's
-    values: NOTE [poisson stream])."""
+    values: NOTE [poisson stream]), and the ``stft``/``istft`` round trip of a signal (read
+    back through ``view_as_real``)."""
     kind = b.choice(
-        ["pdist", "histogram", "complex", "polar", "view_as_complex", "lu", "lu_solve", "poisson"]
+        [
+            "pdist",
+            "histogram",
+            "complex",
+            "polar",
+            "view_as_complex",
+            "lu",
+            "lu_solve",
+            "poisson",
+            "stft",
+        ]
     )
     x = b.pick(_is_float)
     t = b.t(x)
@@ -3231,6 +3242,17 @@ def more_api(b: Builder) -> None:
             raise _Skip()
         y = b.new_input(shape, dt)
         b.emit(kind, [x], f"{o} = torch.view_as_real(torch.{kind}({x}, {y}))")
+    elif kind == "stft":
+        if dt == "float16" or t.dim() not in (1, 2) or shape[-1] < 3:
+            raise _Skip()
+        n_fft, hop = b.choice([2, 3, 4, 8][: 2 + (shape[-1] >= 4) + (shape[-1] >= 8)]), 1
+        w = f"torch.hann_window({n_fft}, dtype={x}.dtype) + 0.5"
+        spec = f"torch.stft({x}, {n_fft}, {hop}, window={w}, return_complex=True)"
+        if b.flag():
+            code = f"{o} = torch.view_as_real({spec})"
+        else:
+            code = f"{o} = torch.istft({spec}, {n_fft}, {hop}, window={w})"
+        b.emit("stft", [x], code)
     elif kind == "poisson":
         code = f"{o} = torch.poisson({x}.abs() * 3, generator=torch.Generator().manual_seed(7))"
         b.emit("poisson", [x], code)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember.distributed.tensor._dispatch import Candidate, OpCtx, register_rule
+from ember.distributed.tensor._dispatch import LOCAL_COPY, Candidate, OpCtx, register_rule
 from ember.distributed.tensor._spec import local_shape
 from ember.distributed.tensor.placement_types import Partial, Placement, Replicate, Shard
 
@@ -101,6 +101,7 @@ def _view_local(ctx: OpCtx, args: Any, kwargs: Any, outs: list[tuple[Placement, 
     except RuntimeError:
         if ctx.op is not aten.view.default:
             raise
+        LOCAL_COPY[0] = True
         return ctx.op(args[0].contiguous(), size)
 
 
@@ -190,9 +191,9 @@ def _not_on(ctx: OpCtx, dim: int, shift: int) -> list[Candidate]:
     return cands
 
 
-@register_rule(aten.select.int)
+@register_rule(aten.select.int, aten.unbind.int)
 def _select(ctx: OpCtx, m: int) -> list[Candidate]:
-    return _not_on(ctx, ctx.arg(1, "dim") % ctx.specs[0].ndim, -1)
+    return _not_on(ctx, ctx.arg(1, "dim", 0) % ctx.specs[0].ndim, -1)
 
 
 @register_rule(aten.slice.Tensor, aten.narrow.default)

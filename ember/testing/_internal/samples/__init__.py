@@ -24,6 +24,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     sorting,
     spatial,
     special,
+    spectral,
     views,
     weight_norm,
     windows,
