@@ -101,6 +101,8 @@ def dim_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
             values[name] = [wrap_dim(i, rank, op) + 1 for i in d]
         else:
             values[name] = wrap_dim(d, rank, op) + 1
+    if n == 0 and op is aten.unfold.default:
+        return slow_fallback(op, 0, args, kw)  # (a view: the fallback's error for views)
     if op is aten.permute.default:
         values["dims"] = [0, *values["dims"]]
     zero = n == 0 and not extra and not flatten and op is not aten.permute.default

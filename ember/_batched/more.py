@@ -31,8 +31,9 @@ def trailing_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[
         return slow_fallback(op, 0, args, kw)
     values[first] = unwrap(values[first], level)[0]
     out = call(op, values)
-    if isinstance(out, tuple):
-        return tuple(wrap(o, level.level) for o in out)
+    if isinstance(out, tuple):  # (a named tuple stays one: linalg_qr's Q and R)
+        made = [wrap(o, level.level) for o in out]
+        return type(out)(*made) if type(out) is not tuple else tuple(made)
     return wrap(out, level.level)
 
 
