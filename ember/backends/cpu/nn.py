@@ -43,6 +43,7 @@ from ember.ops.native.nn import (
     pool_geometry,
 )
 from ember.ops.native.nn_geometry import check_convolution_grad
+from ember.ops.native.spatial import check_not_bool
 from ember.ops.registry import ops
 from ember.random import _source
 
@@ -340,38 +341,6 @@ def scatter_indices(grad_output: Tensor, self: Tensor, indices: Tensor, n: int) 
     return wrap(res.astype(x.dtype, copy=False).reshape(x.shape))
 
 
-@impl(aten.max_pool2d_with_indices.default, CPU)
-def max_pool2d_with_indices(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> tuple[Tensor, Tensor]:
-    k, s, p, d, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d"
-    )
-    return max_pool_nd(self, k, s, p, d, out, 2)
-
-
-@impl(aten.max_pool2d_with_indices_backward.default, CPU)
-def max_pool2d_with_indices_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    dilation: Sequence[int],
-    ceil_mode: bool,
-    indices: Tensor,
-) -> Tensor:
-    pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d_backward"
-    )
-    return scatter_indices(grad_output, self, indices, 2)
-
-
 def _avg_divisor(size: int, k: int, s: int, p: int, o: int, include_pad: bool) -> np.ndarray:
     start = np.arange(o) * s - p
     end = np.minimum(start + k, size + p)
@@ -450,41 +419,86 @@ def avg_pool_backward_nd(
     return wrap(res[0] if self.ndim == n + 1 else res)
 
 
-@impl(aten.avg_pool2d.default, CPU)
-@quietly
-def avg_pool2d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,
-    ceil_mode: bool = False,  # type: ignore[assignment]
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> Tensor:
-    k, s, p, _, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d"
-    )
-    return avg_pool_nd(self, k, s, p, out, count_include_pad, divisor_override, 2)
+def register_pooling(n: int) -> None:
+    """The CPU kernels of ``max_pool{n}d_with_indices``, ``avg_pool{n}d`` and their backwards
+    (``n`` 2 or 3; the 3-d average pool refuses bool input, as PyTorch's)."""
+    mx, avg = f"max_pool{n}d", f"avg_pool{n}d"
+
+    def max_pool_with_indices(
+        self: Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = 0,  # type: ignore[assignment]
+        dilation: Sequence[int] = 1,  # type: ignore[assignment]
+        ceil_mode: bool = False,
+    ) -> tuple[Tensor, Tensor]:
+        k, s, p, d, out = pool_geometry(
+            self.shape, kernel_size, stride, padding, dilation, ceil_mode, mx, n
+        )
+        return max_pool_nd(self, k, s, p, d, out, n)
+
+    def max_pool_with_indices_backward(
+        grad_output: Tensor,
+        self: Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        ceil_mode: bool,
+        indices: Tensor,
+    ) -> Tensor:
+        pool_geometry(
+            self.shape, kernel_size, stride, padding, dilation, ceil_mode, mx + "_backward", n
+        )
+        return scatter_indices(grad_output, self, indices, n)
+
+    @quietly
+    def avg_pool(
+        self: Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = 0,  # type: ignore[assignment]
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> Tensor:
+        if n == 3:
+            check_not_bool(self, avg)
+        k, s, p, _, out = avg_pool_geometry(
+            self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, avg, n
+        )
+        return avg_pool_nd(self, k, s, p, out, count_include_pad, divisor_override, n)
+
+    @quietly
+    def avg_pool_backward(
+        grad_output: Tensor,
+        self: Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int],
+        padding: Sequence[int],
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: int | None,
+    ) -> Tensor:
+        op = avg + "_backward"
+        k, s, p, _, out = avg_pool_geometry(
+            self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, op, n
+        )
+        return avg_pool_backward_nd(
+            grad_output, self, k, s, p, out, count_include_pad, divisor_override, n
+        )
+
+    for name, kernel in (
+        (mx + "_with_indices", max_pool_with_indices),
+        (mx + "_with_indices_backward", max_pool_with_indices_backward),
+        (avg, avg_pool),
+        (avg + "_backward", avg_pool_backward),
+    ):
+        kernel.__name__ = kernel.__qualname__ = name
+        impl(getattr(aten, name).default, CPU)(kernel)
 
 
-@impl(aten.avg_pool2d_backward.default, CPU)
-@quietly
-def avg_pool2d_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: int | None,
-) -> Tensor:
-    k, s, p, _, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool2d_backward"
-    )
-    return avg_pool_backward_nd(
-        grad_output, self, k, s, p, out, count_include_pad, divisor_override, 2
-    )
+register_pooling(2)
 
 
 # --------------------------------------------------------------------------- normalization

@@ -24,16 +24,13 @@ from ember.backends.cpu.nn import (
     _col2im,
     _columns,
     argmax_last,
-    avg_pool_backward_nd,
-    avg_pool_nd,
     batched,
     flat_index,
-    max_pool_nd,
+    register_pooling,
     scatter_indices,
 )
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
-from ember.ops.native.nn import avg_pool_geometry, pool_geometry
 from ember.ops.native.spatial import (
     GRID_PADDING,
     INTERPOLATION,
@@ -60,76 +57,7 @@ CPU = DispatchKey.CPU
 
 # --------------------------------------------------------------------------- 3-d pooling
 
-
-@impl(aten.max_pool3d_with_indices.default, CPU)
-def max_pool3d_with_indices(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    dilation: Sequence[int] = 1,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-) -> tuple[Tensor, Tensor]:
-    k, s, p, d, out = pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", 3
-    )
-    return max_pool_nd(self, k, s, p, d, out, 3)
-
-
-@impl(aten.max_pool3d_with_indices_backward.default, CPU)
-def max_pool3d_with_indices_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    dilation: Sequence[int],
-    ceil_mode: bool,
-    indices: Tensor,
-) -> Tensor:
-    pool_geometry(
-        self.shape, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_backward", 3
-    )
-    return scatter_indices(grad_output, self, indices, 3)
-
-
-@impl(aten.avg_pool3d.default, CPU)
-@quietly
-def avg_pool3d(
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int] = (),
-    padding: Sequence[int] = 0,  # type: ignore[assignment]
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> Tensor:
-    check_not_bool(self, "avg_pool3d")
-    k, s, p, _, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override, "avg_pool3d", 3
-    )
-    return avg_pool_nd(self, k, s, p, out, count_include_pad, divisor_override, 3)
-
-
-@impl(aten.avg_pool3d_backward.default, CPU)
-@quietly
-def avg_pool3d_backward(
-    grad_output: Tensor,
-    self: Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    padding: Sequence[int],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: int | None,
-) -> Tensor:
-    k, s, p, _, out = avg_pool_geometry(
-        self.shape, kernel_size, stride, padding, ceil_mode, divisor_override,
-        "avg_pool3d_backward", 3,
-    )  # fmt: skip
-    return avg_pool_backward_nd(
-        grad_output, self, k, s, p, out, count_include_pad, divisor_override, 3
-    )
+register_pooling(3)
 
 
 # --------------------------------------------------------------------------- adaptive pooling
