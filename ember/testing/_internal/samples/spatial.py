@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,12 @@ from ember.testing._internal.opinfo import SampleInput, samples
 
 F32_64 = (dtypes.float32, dtypes.float64)
 aten = ember.ops.aten
+
+
+def _with(gen: Callable[..., Iterator[SampleInput]], *args: Any) -> Callable[..., Any]:
+    """A sample generator ``fn(make, dtype)`` yielding ``gen(make, *args)`` (one per rank)."""
+    return lambda make, dtype: gen(make, *args)
+
 
 # --------------------------------------------------------------------------- convolution
 
@@ -56,19 +62,9 @@ def _padding_samples(make: Any, n: int) -> Iterator[SampleInput]:
     yield SampleInput(x, w, padding="full", name="unknown string raises")
 
 
-@samples("conv1d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv1d_padding_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _padding_samples(make, 1)
-
-
-@samples("conv2d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv2d_padding_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _padding_samples(make, 2)
-
-
-@samples("conv3d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv3d_padding_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _padding_samples(make, 3)
+samples("conv1d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)(_with(_padding_samples, 1))
+samples("conv2d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)(_with(_padding_samples, 2))
+samples("conv3d.padding", dtypes=F32_64, atol=1e-4, rtol=1e-4)(_with(_padding_samples, 3))
 
 
 @samples("_convolution_mode.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
@@ -95,19 +91,11 @@ def _transpose_samples(make: Any, n: int) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3, *(5, 4, 3)[:n])), w, name="channels raise")
 
 
-@samples("conv_transpose1d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv_transpose1d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _transpose_samples(make, 1)
-
-
-@samples("conv_transpose2d.input", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv_transpose2d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _transpose_samples(make, 2)
-
-
-@samples("conv_transpose3d.input", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def conv_transpose3d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _transpose_samples(make, 3)
+samples("conv_transpose1d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
+    _with(_transpose_samples, 1)
+)
+samples("conv_transpose2d.input", dtypes=F32_64, atol=1e-4, rtol=1e-4)(_with(_transpose_samples, 2))
+samples("conv_transpose3d.input", dtypes=F32_64, atol=1e-4, rtol=1e-4)(_with(_transpose_samples, 3))
 
 
 # --------------------------------------------------------------------------- pooling
@@ -229,19 +217,11 @@ def adaptive_avg_pool2d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3, 4, 4), dtype=dtypes.int64), [2, 2], name="int raises")
 
 
-@samples("adaptive_avg_pool3d.default", "_adaptive_avg_pool3d.default", dtypes=F32_64)
-def adaptive_avg_pool3d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_samples(make, 3, True)
-
-
-@samples("adaptive_max_pool2d.default", dtypes=F32_64)
-def adaptive_max_pool2d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_samples(make, 2, False)
-
-
-@samples("adaptive_max_pool3d.default", dtypes=F32_64)
-def adaptive_max_pool3d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_samples(make, 3, False)
+samples("adaptive_avg_pool3d.default", "_adaptive_avg_pool3d.default", dtypes=F32_64)(
+    _with(_adaptive_samples, 3, True)
+)
+samples("adaptive_max_pool2d.default", dtypes=F32_64)(_with(_adaptive_samples, 2, False))
+samples("adaptive_max_pool3d.default", dtypes=F32_64)(_with(_adaptive_samples, 3, False))
 
 
 @samples("adaptive_max_pool1d.default", dtypes=F32_64)
@@ -264,24 +244,10 @@ def _adaptive_backward(make: Any, n: int, avg: bool) -> Iterator[SampleInput]:
             yield SampleInput(make(tuple(out.shape)), x, idx)
 
 
-@samples("_adaptive_avg_pool2d_backward.default", dtypes=F32_64)
-def adaptive_avg_pool2d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_backward(make, 2, True)
-
-
-@samples("_adaptive_avg_pool3d_backward.default", dtypes=F32_64)
-def adaptive_avg_pool3d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_backward(make, 3, True)
-
-
-@samples("adaptive_max_pool2d_backward.default", dtypes=F32_64)
-def adaptive_max_pool2d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_backward(make, 2, False)
-
-
-@samples("adaptive_max_pool3d_backward.default", dtypes=F32_64)
-def adaptive_max_pool3d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _adaptive_backward(make, 3, False)
+samples("_adaptive_avg_pool2d_backward.default", dtypes=F32_64)(_with(_adaptive_backward, 2, True))
+samples("_adaptive_avg_pool3d_backward.default", dtypes=F32_64)(_with(_adaptive_backward, 3, True))
+samples("adaptive_max_pool2d_backward.default", dtypes=F32_64)(_with(_adaptive_backward, 2, False))
+samples("adaptive_max_pool3d_backward.default", dtypes=F32_64)(_with(_adaptive_backward, 3, False))
 
 
 # --------------------------------------------------------------------------- normalization
@@ -517,14 +483,12 @@ def _grid_sampler_samples(make: Any, n: int) -> Iterator[SampleInput]:
         yield SampleInput(x, g, 2, 0, False, name="3-d bicubic raises")
 
 
-@samples("grid_sampler_2d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def grid_sampler_2d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _grid_sampler_samples(make, 2)
-
-
-@samples("grid_sampler_3d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def grid_sampler_3d_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _grid_sampler_samples(make, 3)
+samples("grid_sampler_2d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
+    _with(_grid_sampler_samples, 2)
+)
+samples("grid_sampler_3d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
+    _with(_grid_sampler_samples, 3)
+)
 
 
 @samples("grid_sampler.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
@@ -545,14 +509,12 @@ def _grid_backward_samples(make: Any, n: int) -> Iterator[SampleInput]:
     yield SampleInput(go, x, g, 0, 0, False, [False, True])
 
 
-@samples("grid_sampler_2d_backward.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def grid_sampler_2d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _grid_backward_samples(make, 2)
-
-
-@samples("grid_sampler_3d_backward.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
-def grid_sampler_3d_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    yield from _grid_backward_samples(make, 3)
+samples("grid_sampler_2d_backward.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
+    _with(_grid_backward_samples, 2)
+)
+samples("grid_sampler_3d_backward.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
+    _with(_grid_backward_samples, 3)
+)
 
 
 @samples("affine_grid_generator.default", dtypes=F32_64)
