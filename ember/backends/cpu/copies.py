@@ -46,7 +46,7 @@ from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
     block_diag_plan,
-    check_diff_out,
+    check_diff_args,
     check_repeats,
     check_stack,
     diag_embed_shape,
@@ -533,18 +533,10 @@ def diff_out(
     *,
     out: Tensor,
 ) -> Tensor:
-    check_diff_out(self._edata.shape, n, dim, _lengths(self, dim, prepend, append))
+    check_diff_args(self, n, dim, prepend, append)
     result = aten.diff.default(self, n, dim, prepend, append)
     if check_write(out, result, "diff.out", True):
         out._edata = np.empty(result._edata.shape, out._edata.dtype)
     copy_into(_array(out, "diff.out"), result._edata)
     out._bump_version()
     return out
-
-
-def _lengths(self: Tensor, dim: int, *others: Tensor | None) -> list[int]:
-    """The sizes along ``dim`` of ``diff``'s prepend/append tensors that are given."""
-    if not self.ndim:
-        return []
-    d = wrap_dim(dim, self.ndim, "diff")
-    return [t.shape[d] for t in others if t is not None and t.ndim == self.ndim]

@@ -38,7 +38,7 @@ from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
     block_diag_plan,
-    check_diff_out,
+    check_diff_args,
     check_repeats,
     diag_embed_shape,
     rot90_plan,
@@ -674,11 +674,7 @@ def diff_out(
     *,
     out: Tensor,
 ) -> Tensor:
-    lengths = []
-    if self.ndim:
-        d = wrap_dim(dim, self.ndim, "diff")
-        lengths = [t.shape[d] for t in (prepend, append) if t is not None and t.ndim == self.ndim]
-    check_diff_out(tuple(self.shape), n, dim, lengths)
+    check_diff_args(self, n, dim, prepend, append)
     result = aten.diff.default(self, n, dim, prepend, append)
     if check_write(out, result, "diff.out", True):
         out._edata = ShapeOnlyArray(tuple(result.shape), out._edata.dtype, dev=out._edata.device)

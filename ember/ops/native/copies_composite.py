@@ -127,6 +127,18 @@ def check_diff_out(shape: Shape, n: int, dim: int, lengths: Sequence[int]) -> No
         )
 
 
+def check_diff_args(
+    self: Tensor, n: int, dim: int, prepend: Tensor | None, append: Tensor | None
+) -> None:
+    """``check_diff_out`` for ``diff.out``'s arguments (the sizes along ``dim`` of the
+    prepend/append tensors that are given); the CPU kernel and the Meta rule call it."""
+    lengths = []
+    if self.ndim:
+        d = wrap_dim(dim, self.ndim, "diff")
+        lengths = [t.shape[d] for t in (prepend, append) if t is not None and t.ndim == self.ndim]
+    check_diff_out(tuple(self.shape), n, dim, lengths)
+
+
 # --------------------------------------------------------------------------- joins
 
 
