@@ -384,13 +384,14 @@ def strip_defaults(
 _MATCHERS: dict[tuple[str, ...], Any] = {}
 
 
-def make_matcher(op: OpOverload) -> Any:
+def make_matcher(op: OpOverload, strict: bool = False) -> Any:
     """Generate ``match(args) -> bool`` for positional-only calls: ``matches`` unrolled from
     the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths]). The
     code depends only on the tests, so it is made once per sequence of them, by a factory
-    taking each parameter's type ``t{i}`` (NOTE [dispatch per layout])."""
+    taking each parameter's type ``t{i}`` (NOTE [dispatch per layout]). A ``strict``
+    matcher takes no Python number for a Tensor parameter (NOTE [numbers as tensors last])."""
     schema = op._schema
-    pointwise = numbers_as_tensors(op)
+    pointwise = numbers_as_tensors(op) and not strict
     tests = []
     for i, a in enumerate(schema.positional):
         t = a.type

@@ -3234,7 +3234,13 @@ def more_api(b: Builder) -> None:
             opts += ", density=True"
         bins = f"{b.integer(1, 5)}, range=({b.choice([-2.0, -1.0])}, {b.choice([1.0, 2.5])})"
         if b.flag():
-            bins = "torch.tensor([-1.5, -0.25, 0.0, 1.0, 2.0], dtype=" + x + ".dtype)"
+            bins = (
+                "torch.tensor([-1.5, -0.25, 0.0, 1.0, 2.0], dtype="
+                + x
+                + ".dtype, device="
+                + x
+                + ".device)"
+            )
         code = f"{o} = {_call(b, 'histogram', f'{x}.detach()', bins + opts)}.hist"
         b.emit("histogram", [x], code)
     elif kind in ("complex", "polar"):
@@ -3265,7 +3271,7 @@ def more_api(b: Builder) -> None:
             if shape[-1] != shape[-2]:
                 raise _Skip()
             k = shape[-1]
-            well = f"{x} + {k + 1} * torch.eye({k}, dtype={x}.dtype)"
+            well = f"{x} + {k + 1} * torch.eye({k}, dtype={x}.dtype, device={x}.device)"
             code = f"{o} = torch.linalg.lu_solve(*torch.linalg.lu_factor({well}), {x})"
             b.emit("lu_solve", [x], code)
     else:
