@@ -3,7 +3,7 @@
 from ember.ops.native import (  # noqa: F401
     activation,
     backward,
-    complex,
+    complex,  # noqa: A004 - the module of complex ops (ember.ops.native.complex)
     copies,
     copies_composite,
     creation,
