@@ -31,7 +31,6 @@ from ember.ops.binding import (
     keyword_route,
     make_matcher,
     matches,
-    numbers_as_tensors,
     public_of,
     resolve,
     tensors_first,
@@ -72,15 +71,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
         if len(cands) == 1:
             fast[n] = cands[0]._public
         elif cands:
-            # NOTE [numbers as tensors last]
-            # A pointwise op's Tensor parameter takes a Python number too, but only when no
-            # overload takes the call as it is: pow(2, t) is pow.Scalar(2, t), not
-            # pow.Tensor_Scalar with a 2 for self and a 0-dim t for the Scalar (which would
-            # dispatch on the 2's keys, the cpu's, whatever device t is on). So every
-            # overload is tried strictly first, then with numbers for tensors.
-            typed[n] = [(make_matcher(op, strict=True), op._public) for op in cands]
-            if any(numbers_as_tensors(op) for op in cands):
-                typed[n] += [(make_matcher(op), op._public) for op in cands]
+            typed[n] = [(make_matcher(op), op._public) for op in cands]
     at, varargs = _varargs(packet, method)
     # does any overload take a plain int where the varargs start? (squeeze.dim does; view not)
     int_there = varargs is not None and any(

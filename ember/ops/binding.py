@@ -201,13 +201,30 @@ _NUMBERS_AS_TENSORS = frozenset(
 
 def numbers_as_tensors(op: OpOverload) -> bool:
     """Whether a Python number may fill ``op``'s Tensor parameters: a pointwise op in
-    PyTorch's allow-list, or one with no overload taking a Scalar there instead."""
+    PyTorch's allow-list, or one with no overload taking a Scalar there instead (a twin
+    differing only there, or any overload of as many parameters with a Scalar in one of
+    op's Tensor places: ``pow(2, t)`` is ``pow.Scalar``, not ``pow.Tensor_Scalar`` with
+    a 2 for its Tensor)."""
     if "pointwise" not in op.tags:
         return False
     packet = op.overloadpacket
     if packet.__name__ in _NUMBERS_AS_TENSORS:
         return True
-    return not any(_scalar_version(o, op) for o in packet._overloads.values())
+    mine = op._schema.positional
+    for o in packet._overloads.values():
+        if _scalar_version(o, op):
+            return False
+        theirs = o._schema.positional
+        if (
+            o is not op
+            and len(theirs) == len(mine)
+            and any(
+                x.type.base == "Tensor" and y.type.base == "Scalar"
+                for x, y in zip(mine, theirs, strict=True)
+            )
+        ):
+            return False
+    return True
 
 
 def tensors_first(ops_: list[OpOverload]) -> list[OpOverload]:
@@ -384,14 +401,13 @@ def strip_defaults(
 _MATCHERS: dict[tuple[str, ...], Any] = {}
 
 
-def make_matcher(op: OpOverload, strict: bool = False) -> Any:
+def make_matcher(op: OpOverload) -> Any:
     """Generate ``match(args) -> bool`` for positional-only calls: ``matches`` unrolled from
     the schema, with cheap ``type(x) is ...`` tests first (NOTE [binding fast paths]). The
     code depends only on the tests, so it is made once per sequence of them, by a factory
-    taking each parameter's type ``t{i}`` (NOTE [dispatch per layout]). A ``strict``
-    matcher takes no Python number for a Tensor parameter (NOTE [numbers as tensors last])."""
+    taking each parameter's type ``t{i}`` (NOTE [dispatch per layout])."""
     schema = op._schema
-    pointwise = numbers_as_tensors(op) and not strict
+    pointwise = numbers_as_tensors(op)
     tests = []
     for i, a in enumerate(schema.positional):
         t = a.type

@@ -68,7 +68,7 @@ __all__ = [
 
 aten = ops.aten
 #: what reading one value of a tensor without data dispatches (``item()`` of a fake tensor)
-_LOCAL_SCALAR = getattr(getattr(aten, "_local_scalar_dense", None), "default", None)
+_LOCAL_SCALAR: Any = getattr(getattr(aten, "_local_scalar_dense", None), "default", None)
 
 
 class DataDependentTracingError(RuntimeError):
@@ -479,9 +479,8 @@ def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any
     statistics: NOTE [undeclared writes])."""
     if func not in UNDECLARED_WRITES:
         return []
-    names = UNDECLARED_WRITES[func]
     out = []
-    for name in names if isinstance(names, (tuple, list, frozenset, set)) else (names,):
+    for name in UNDECLARED_WRITES[func](args, kwargs):  # the names this call writes
         pos = next(
             (i for i, a in enumerate(func._schema.positional) if a.name == name),
             None,
