@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import time
 import traceback
 from types import TracebackType
 from typing import Any
@@ -297,6 +298,9 @@ def _install_abort_hook(me: int, size: int) -> None:
         )
         sys.stderr.flush()
         sys.stdout.flush()
+        # MPI's process manager tears the job down at Abort and may drop what it has not
+        # yet forwarded from this rank's pipes: a moment first, so the message arrives
+        time.sleep(0.25)
         mpi().COMM_WORLD.Abort(1)
 
     _STATE.hook = previous
