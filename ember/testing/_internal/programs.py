@@ -3252,7 +3252,7 @@ def more_api(b: Builder) -> None:
         if dt == "float16" or t.dim() not in (1, 2) or shape[-1] < 3:
             raise _Skip()
         n_fft, hop = b.choice([2, 3, 4, 8][: 2 + (shape[-1] >= 4) + (shape[-1] >= 8)]), 1
-        w = f"torch.hann_window({n_fft}, dtype={x}.dtype) + 0.5"
+        w = f"torch.hann_window({n_fft}, dtype={x}.dtype, device={x}.device) + 0.5"
         spec = f"torch.stft({x}, {n_fft}, {hop}, window={w}, return_complex=True)"
         if b.flag():
             code = f"{o} = torch.view_as_real({spec})"
