@@ -51,7 +51,7 @@ from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
 from ember.aot.aot_autograd import config as aot_config
 from ember.aot.ember_backend import ember_compiler
 from ember.aot.guards import describe_difference, distance, signature
-from ember.aot.partitioners import min_cut_rematerialization_partition
+from ember.aot.partitioners import default_partition, min_cut_rematerialization_partition
 from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
@@ -86,6 +86,22 @@ _MODES = {None: None, "default": None, "max-autotune": "numba",
 class Unsupported(RuntimeError):
     """``fullgraph=True`` met something it cannot put in one graph (PyTorch's
     ``torch._dynamo.exc.Unsupported``)."""
+
+
+def _partitioner() -> Any:
+    """The "ember" backend's partitioner (NOTE [partitioner without networkx]).
+
+    # NOTE [partitioner without networkx]
+    The min-cut partitioner (what to save for the backward, as PyTorch's default for
+    ``torch.compile``) solves a max-flow with networkx, which ember does not require:
+    without it, the backend saves what the default partitioner saves. The values are the
+    same either way; only what the backward recomputes differs.
+    """
+    try:
+        import networkx  # noqa: F401  (deferred: only the choice needs to know)
+    except ImportError:
+        return default_partition
+    return min_cut_rematerialization_partition
 
 
 def list_backends(exclude_tags: Any = ()) -> list[str]:
@@ -284,11 +300,10 @@ class _Compiled:
             def compiler(gm: Any, example_inputs: Any) -> Any:
                 return ember_compiler(gm, example_inputs, tier_name=tier_name)
 
-            self.impl = aot_function(
-                fn, compiler, compiler, partition_fn=min_cut_rematerialization_partition
-            )
+            partition = _partitioner()
+            self.impl = aot_function(fn, compiler, compiler, partition_fn=partition)
             self.piece_compiler = lambda gm: aot_function(
-                gm, compiler, compiler, partition_fn=min_cut_rematerialization_partition
+                gm, compiler, compiler, partition_fn=partition
             )
         elif callable(backend):
             self.impl = _CustomBackendFunction(fn, backend, self)

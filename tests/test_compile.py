@@ -287,3 +287,27 @@ def test_random_programs_compiled_equal_eager(how):
         assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
 
     check()
+
+
+def test_compile_without_networkx_uses_the_default_partitioner(monkeypatch) -> None:
+    """NOTE [partitioner without networkx]: a plain ``pip install .`` has no networkx; the
+    "ember" backend then partitions as the default partitioner does, with eager's values."""
+    import sys
+
+    from ember import _compile
+    from ember.aot.partitioners import default_partition
+
+    monkeypatch.setitem(sys.modules, "networkx", None)  # ``import networkx`` raises
+    assert _compile._partitioner() is default_partition
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(), ember.nn.Linear(8, 2))
+    x = ember.randn(5, 4)
+    eager = model(x).sum()
+    eager.backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    compiled = ember.compile(model)(x).sum()
+    compiled.backward()
+    assert ember.allclose(compiled, eager)
+    for p, g in zip(model.parameters(), grads, strict=True):
+        assert ember.allclose(p.grad, g)
