@@ -375,7 +375,7 @@ class Tensor:
         return format_keyset(self._ekeys)
 
     # ------------------------------------------------------------------ conversion
-    def _values(self, what: str) -> np.ndarray:
+    def _value_array(self, what: str) -> np.ndarray:
         if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
             VALUE_READ_HOOK[0](self, what)
         data = self._edata
@@ -400,10 +400,10 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self._values("numpy")
+        return self._value_array("numpy")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        data = self._values("__array__")
+        data = self._value_array("__array__")
         return data if dtype is None else data.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -418,7 +418,7 @@ class Tensor:
         local_scalar = _LOCAL_SCALAR[0]
         if local_scalar is not None:  # dispatched, as PyTorch's item(): a mode sees it
             return local_scalar(self)
-        return self._values("item").reshape(()).item()  # while ember is being imported
+        return self._value_array("item").reshape(()).item()  # while ember is being imported
 
     def tolist(self) -> Any:
         """Nested Python lists of the values.
@@ -426,7 +426,7 @@ class Tensor:
         >>> ember.tensor([[1, 2]]).tolist()
         [[1, 2]]
         """
-        return self._values("tolist").tolist()
+        return self._value_array("tolist").tolist()
 
     def __len__(self) -> int:
         shape = self._edata.shape
@@ -442,7 +442,7 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         if type(self._edata) is not _ndarray and self._ekeys & PYTHON_BIT and self.numel() == 1:
             return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
-        data = self._values(what)
+        data = self._value_array(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"
             raise RuntimeError(
@@ -483,7 +483,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
-            return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+            return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
         return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
