@@ -22,7 +22,7 @@ import numpy as np
 
 from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
-from ember._layout import layout, strided
+from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._torch_function import (
@@ -41,6 +41,7 @@ from ember.dispatch.keys import (
     CPU_BIT,
     META_BIT,
     PYTHON_BIT,
+    SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
 )
@@ -243,7 +244,18 @@ class Tensor:
 
     @property
     def layout(self) -> layout:
-        return strided
+        data = self._edata
+        return strided if type(data) is _ndarray else getattr(data, "layout", strided)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the tensor has the sparse COO layout (NOTE [sparse layout] in
+        ``ember/backends/sparse/coo.py``).
+
+        >>> ember.zeros(2).is_sparse
+        False
+        """
+        return self.layout is sparse_coo
 
     def dim(self) -> int:
         return self._edata.ndim
@@ -620,6 +632,15 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t = _new(Tensor)
     t._edata = arr
     t._ekeys = keys
+    return t
+
+
+def wrap_sparse(coo: Any) -> Tensor:
+    """A new sparse tensor over ``coo`` (a ``SparseCOO``: NOTE [sparse layout] in
+    ``ember/backends/sparse/coo.py``)."""
+    t = _new(Tensor)
+    t._edata = coo
+    t._ekeys = SPARSE_CPU_BIT
     return t
 
 
