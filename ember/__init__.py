@@ -66,7 +66,7 @@ from ember.backends import sparse as _sparse_kernels  # noqa: F401  (the SparseC
 from ember._factory import as_tensor, from_numpy, tensor
 from ember import overrides
 from ember import functional as _functional
-from ember import _subclasses as _subclasses  # noqa: F401  (as_subclass, Tensor.__torch_function__)
+from ember.overrides import _subclass as _subclass  # noqa: F401  (as_subclass, Tensor.__torch_function__)
 from ember import _python_key as _python_key  # noqa: F401  (the Python key: __torch_dispatch__)
 from ember.functional import *  # noqa: F403
 from ember import library

@@ -25,14 +25,6 @@ from ember import dtypes
 from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import (
-    DECLINED,
-    GENERATED_MEMBERS,
-    PLAIN_TYPES,
-    PROPERTY_HOOK,
-    classify,
-    disabled_torch_function_impl,
-)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import (
@@ -44,6 +36,14 @@ from ember.dispatch.keys import (
     SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
+)
+from ember.dispatch.protocols import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 

@@ -41,7 +41,7 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
-    # key runs (NOTE [torch function keys] in ember/overrides.py).
+    # key runs (NOTE [torch function keys] in ember/dispatch/protocols.py).
     TorchFunction = 22  # an argument's class overrides __torch_function__
     TorchFunctionMode = 24  # a TorchFunctionMode is on
 
