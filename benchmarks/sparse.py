@@ -1,8 +1,9 @@
-"""The sparse COO layout (``docs/sparse.md``): ``sparse.mm`` of a 1000x1000 matrix 1% full
-by a dense 1000x64 one (SciPy's CSR product in the NumPy column: what ember's kernel
-calls), ``coalesce`` and ``to_dense`` of an uncoalesced tensor, a sum of two sparse
-tensors, and one training step of an ``Embedding(sparse=True)`` (forward, backward giving a
-sparse gradient, ``SGD`` with momentum or ``SparseAdam``), ember against PyTorch."""
+"""The sparse COO layout (``docs/sparse.md``): ``sparse.mm`` of a 1000x1000 matrix 1%
+full (300x300 with ``--quick``) by a dense 1000x64 one (SciPy's CSR product in the NumPy
+column: what ember's kernel calls), ``coalesce`` and ``to_dense`` of an uncoalesced tensor,
+a sum of two sparse tensors, and one training step of an ``Embedding(sparse=True)``
+(forward, backward giving a sparse gradient, ``SGD`` with momentum or ``SparseAdam``) of
+10,000 rows of 64 looking up 512 ids, ember against PyTorch."""
 
 from __future__ import annotations
 
@@ -71,19 +72,35 @@ def cases(quick: bool) -> list[Case]:
     rows = 1000 if quick else 10000
     t = torch is not None
     out = [
-        Case("sparse", f"sparse.mm {n}x{n} 1% @ {n}x64", _mm(ember, n, 64), _scipy_mm(n, 64),
-             _mm(torch, n, 64) if t else None, ("torch", 2.0)),  # fmt: skip
+        Case(
+            "sparse",
+            f"sparse.mm {n}² @64",
+            _mm(ember, n, 64),
+            _scipy_mm(n, 64),
+            _mm(torch, n, 64) if t else None,
+            ("torch", 2.0),
+        ),  # fmt: skip
     ]
     for what in ("coalesce", "to_dense", "add"):
         out.append(
-            Case("sparse", f"{what} {n}x{n} 1%", _unary(ember, n, what), None,
-                 _unary(torch, n, what) if t else None, ("torch", 3.0))  # fmt: skip
+            Case(
+                "sparse",
+                f"{what} {n}² 1%",
+                _unary(ember, n, what),
+                None,
+                _unary(torch, n, what) if t else None,
+                ("torch", 3.0),
+            )  # fmt: skip
         )
     for opt_name in ("SGD", "SparseAdam"):
         out.append(
-            Case("sparse", f"Embedding({rows}, 64, sparse) + {opt_name} step, 512 ids",
-                 _embedding_step(ember, opt_name, rows, 512), None,
-                 _embedding_step(torch, opt_name, rows, 512) if t else None,
-                 ("torch", 3.0))  # fmt: skip
+            Case(
+                "sparse",
+                f"emb+{opt_name} step",
+                _embedding_step(ember, opt_name, rows, 512),
+                None,
+                _embedding_step(torch, opt_name, rows, 512) if t else None,
+                ("torch", 3.0),
+            )  # fmt: skip
         )
     return out

@@ -230,8 +230,24 @@ def test_binary_of_two_sparse_matches_torch(name: str, coalesced: bool) -> None:
     e, t = run(ember), run(torch)
     assert e.is_sparse and t.is_sparse
     np.testing.assert_allclose(_dense(e), _dense(t), rtol=1e-6, atol=1e-6)
-    if coalesced:  # two coalesced operands: PyTorch's very entries and flag
-        _same_sparse(e, t)
+    if coalesced or name != "mul":  # sums merge entry by entry as PyTorch's (duplicates
+        _same_sparse(e, t)  # too); an uncoalesced product is coalesced (values equal)
+
+
+@pytest.mark.parametrize("pair", ["ab", "aa", "aB", "Ab", "AB"])
+def test_sum_of_uncoalesced_keeps_torch_entries(pair: str) -> None:
+    """PyTorch's merge of two entry lists: equal indices met side by side add up, others
+    stay apart (a capital letter: the operand coalesced first)."""
+
+    def run(lib: Any) -> Any:
+        ops = {
+            "a": lib.sparse_coo_tensor([[3, 1, 3, 0]], [1.0, 2, 3, 4], (5,)),
+            "b": lib.sparse_coo_tensor([[1, 1, 4]], [10.0, 20, 30], (5,)),
+        }
+        x, y = (ops[c.lower()].coalesce() if c.isupper() else ops[c] for c in pair)
+        return x + y
+
+    _same_sparse(run(ember), run(torch))
 
 
 UNARY = {

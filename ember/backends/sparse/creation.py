@@ -120,12 +120,13 @@ impl(aten._sparse_coo_tensor_with_dims_and_tensors.default, (CPU, DispatchKey.Me
 def to_dense(self: Tensor, dtype: Any = None, masked_grad: bool | None = None) -> Tensor:
     c = coo(self)
     out = np.zeros(c.shape, c.dtype if dtype is None else dtype.np)
-    if c.nnz:
-        index = tuple(c.indices)
-        if c.coalesced:
-            out[index] = c.values
-        else:
-            np.add.at(out, index, c.values)
+    if c.coalesced:
+        out[tuple(c.indices)] = c.values
+    elif c.dense_dim == 0:  # one number per entry: np.add.at sums duplicates fastest
+        np.add.at(out, tuple(c.indices), c.values)
+    else:  # rows per entry: coalesced first, so each index is written once
+        indices, values = coalesce_arrays(c)
+        out[tuple(indices)] = values
     return wrap(out)
 
 

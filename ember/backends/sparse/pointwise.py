@@ -15,8 +15,9 @@ import numpy as np
 
 from ember import dtypes
 from ember._tensor import Tensor, wrap
-from ember.backends.sparse.coo import SparseCOO, coalesce_arrays, linear
+from ember.backends.sparse.coo import SparseCOO, coalesce_arrays, linear, unlinear
 from ember.backends.sparse.creation import coo, make
+from ember.backends.sparse.variants import write
 from ember.dispatch.keys import DispatchKey
 from ember.ops.registry import OpOverload, impl, ops
 
@@ -51,17 +52,22 @@ def _scalar(x: Any) -> Any:
 
 
 def _merge(a: SparseCOO, b: SparseCOO, vb: np.ndarray, npdt: Any) -> Any:
-    """``a + b`` with ``b``'s values ``vb``: the union of two coalesced tensors (coalesced),
-    else both entry lists one after the other (uncoalesced)."""
+    """``a + b`` with ``b``'s values ``vb``, entry by entry as PyTorch merges them
+    (``merge.py``): coalesced operands give their coalesced union."""
     va = a.values.astype(npdt, copy=False)
     vb = vb.astype(npdt, copy=False)
-    if a.coalesced and b.coalesced:
-        both = SparseCOO(np.concatenate([a.indices, b.indices], 1),
-                         np.concatenate([va, vb], 0), a.shape, False)  # fmt: skip
-        indices, values = coalesce_arrays(both)
-        return make(indices, values, a.shape, True)
-    return make(np.concatenate([a.indices, b.indices], 1), np.concatenate([va, vb], 0),
-                a.shape, False)  # fmt: skip
+    coalesced = a.coalesced and b.coalesced
+    if np.dtype(npdt).kind not in "fiuc":  # bool: the entries one after the other
+        indices = np.concatenate([a.indices, b.indices], 1)
+        return make(indices, np.concatenate([va, vb], 0), a.shape, False)
+    from ember.backends.sparse.merge import merge  # numba: compiled on first use
+
+    sizes = a.shape[: a.sparse_dim]
+    keys, values = merge(linear(a.indices, sizes), linear(b.indices, sizes),
+                         np.ascontiguousarray(va.reshape(va.shape[0], -1)),
+                         np.ascontiguousarray(vb.reshape(vb.shape[0], -1)))  # fmt: skip
+    values = values.reshape(keys.shape[0], *a.values.shape[1:])
+    return make(unlinear(keys, sizes), values, a.shape, coalesced)
 
 
 def _add(name: str, self: Tensor, other: Tensor, alpha: Any, sign: int) -> Tensor:
@@ -86,18 +92,50 @@ def _add(name: str, self: Tensor, other: Tensor, alpha: Any, sign: int) -> Tenso
     return _merge(a, b, vb, npdt)  # type: ignore[no-any-return]
 
 
-def _dense_plus_sparse(name: str, self: Tensor, other: Tensor, alpha: Any, sign: int) -> Tensor:
-    """``dense + alpha * sparse``: a dense result (entries of ``other`` added at its
-    indices, duplicates summed)."""
+def _scaled_entries(name: str, self: Tensor, other: Tensor, alpha: Any, sign: int) -> Any:
+    """The coalesced indices and ``sign * alpha``-scaled values of sparse ``other``, to add
+    into dense ``self`` (PyTorch's shape check first)."""
     _check_same_shape(name, self, other)
     b = coo(other)
+    indices, values = (b.indices, b.values) if b.coalesced else coalesce_arrays(b)
+    factor = sign * (1 if alpha is None else alpha)
+    if factor != 1:
+        values = _values_op(aten.mul.Tensor, values, factor)
+    return tuple(indices), values
+
+
+def _dense_plus_sparse(name: str, self: Tensor, other: Tensor, alpha: Any, sign: int) -> Tensor:
+    """``dense + alpha * sparse``: a dense result (``other``'s entries added at its indices;
+    coalesced first, so each index is written once)."""
+    index, values = _scaled_entries(name, self, other, alpha, sign)
     npdt = dtypes.promote_types(self.dtype, other.dtype).np
     out = np.array(self._edata, dtype=npdt, copy=True)
-    factor = sign * (1 if alpha is None else alpha)
-    vb = b.values if factor == 1 else _values_op(aten.mul.Tensor, b.values, factor)
-    if b.nnz:
-        np.add.at(out, tuple(b.indices), vb.astype(npdt, copy=False))
+    out[index] += values.astype(npdt, copy=False)
     return wrap(out)
+
+
+def _add_into(name: str, sign: int) -> Any:
+    """``dense.add_(sparse)`` (``sub_``) in place, without a dense temporary: what an
+    optimizer's step with a sparse gradient runs; a sparse ``self`` takes the functional
+    result."""
+
+    def kernel(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
+        if _is_sparse(self):
+            write(self, _add(name, self, other, alpha, sign), f"{name}_", False)
+            return self
+        index, values = _scaled_entries(name, self, other, alpha, sign)
+        result = dtypes.promote_types(self.dtype, other.dtype)
+        if not dtypes.can_cast(result, self.dtype):
+            raise RuntimeError(
+                f"{name}_: result type {result._short} can't be cast to the desired output "
+                f"type {self.dtype._short}"
+            )
+        dst = self._edata
+        dst[index] += values.astype(dst.dtype, copy=False)
+        self._bump_version()
+        return self
+
+    return kernel
 
 
 @impl(aten.add.Tensor, SPARSE)
@@ -108,6 +146,10 @@ def add(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
 @impl(aten.sub.Tensor, SPARSE)
 def sub(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
     return _add("sub", self, other, alpha, -1)
+
+
+impl(aten.add_.Tensor, SPARSE, _add_into("add", 1))
+impl(aten.sub_.Tensor, SPARSE, _add_into("sub", -1))
 
 
 def _times(self: Tensor, factor: Any, op: OpOverload) -> Tensor:
