@@ -22,17 +22,9 @@ import numpy as np
 
 from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
-from ember._layout import layout, strided
+from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import (
-    DECLINED,
-    GENERATED_MEMBERS,
-    PLAIN_TYPES,
-    PROPERTY_HOOK,
-    classify,
-    disabled_torch_function_impl,
-)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import (
@@ -41,8 +33,17 @@ from ember.dispatch.keys import (
     CPU_BIT,
     META_BIT,
     PYTHON_BIT,
+    SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
+)
+from ember.dispatch.protocols import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
@@ -243,7 +244,18 @@ class Tensor:
 
     @property
     def layout(self) -> layout:
-        return strided
+        data = self._edata
+        return strided if type(data) is _ndarray else getattr(data, "layout", strided)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the tensor has the sparse COO layout (NOTE [sparse layout] in
+        ``ember/backends/sparse/coo.py``).
+
+        >>> ember.zeros(2).is_sparse
+        False
+        """
+        return self.layout is sparse_coo
 
     def dim(self) -> int:
         return self._edata.ndim
@@ -620,6 +632,15 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t = _new(Tensor)
     t._edata = arr
     t._ekeys = keys
+    return t
+
+
+def wrap_sparse(coo: Any) -> Tensor:
+    """A new sparse tensor over ``coo`` (a ``SparseCOO``: NOTE [sparse layout] in
+    ``ember/backends/sparse/coo.py``)."""
+    t = _new(Tensor)
+    t._edata = coo
+    t._ekeys = SPARSE_CPU_BIT
     return t
 
 
