@@ -22,17 +22,9 @@ import numpy as np
 
 from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
-from ember._layout import layout, strided
+from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import (
-    DECLINED,
-    GENERATED_MEMBERS,
-    PLAIN_TYPES,
-    PROPERTY_HOOK,
-    classify,
-    disabled_torch_function_impl,
-)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import (
@@ -41,8 +33,17 @@ from ember.dispatch.keys import (
     CPU_BIT,
     META_BIT,
     PYTHON_BIT,
+    SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
+)
+from ember.dispatch.protocols import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
@@ -182,11 +183,11 @@ class Tensor:
 
     # A wrapper subclass made with dispatch_sizes_strides_policy, dispatch_device or
     # dispatch_layout asks its handler for these (NOTE [custom metadata] in
-    # ember/_wrapper_metadata.py): ``data.sizes_policy`` and friends say which.
+    # ember/_wrapper_metadata.py): its ``data.sizes_policy`` and friends say which.
     @property
     def shape(self) -> Size:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_sizes(self)  # type: ignore[no-any-return]
         return Size(data.shape)
 
@@ -197,7 +198,7 @@ class Tensor:
         3
         """
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_size(self, dim)
         shape = data.shape
         if dim is None:
@@ -211,7 +212,7 @@ class Tensor:
         (3, 1)
         """
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
             strides = data.ask_strides(self)
         else:
             strides = strides_of(self)
@@ -227,7 +228,7 @@ class Tensor:
         """
         data = self._edata
         if type(data) is not _ndarray:
-            if data.sizes_policy == _SIZES:
+            if getattr(data, "sizes_policy", 0) == _SIZES:
                 return data.ask_offset(self)  # type: ignore[no-any-return]
             return int(data.offset)
         root = root_array(data)
@@ -243,12 +244,12 @@ class Tensor:
         data = self._edata
         if type(data) is _ndarray:
             return CPU
-        return data.ask_device(self) if data.custom_device else data.device
+        return data.ask_device(self) if getattr(data, "custom_device", False) else data.device
 
     @property
     def is_meta(self) -> bool:
         data = self._edata
-        if type(data) is not _ndarray and data.custom_device:
+        if type(data) is not _ndarray and getattr(data, "custom_device", False):
             return data.ask_device(self).type == "meta"  # type: ignore[no-any-return]
         return bool(self._ekeys & META_BIT)
 
@@ -259,32 +260,44 @@ class Tensor:
     @property
     def layout(self) -> layout:
         data = self._edata
-        if type(data) is not _ndarray and data.custom_layout:
+        if type(data) is _ndarray:
+            return strided
+        if getattr(data, "custom_layout", False):
             return data.ask_layout(self)  # type: ignore[no-any-return]
-        return strided
+        return getattr(data, "layout", strided)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the tensor has the sparse COO layout (NOTE [sparse layout] in
+        ``ember/backends/sparse/coo.py``).
+
+        >>> ember.zeros(2).is_sparse
+        False
+        """
+        return self.layout is sparse_coo
 
     def dim(self) -> int:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_dim(self)  # type: ignore[no-any-return]
         return data.ndim  # type: ignore[no-any-return]
 
     @property
     def ndim(self) -> int:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_dim(self)  # type: ignore[no-any-return]
         return data.ndim  # type: ignore[no-any-return]
 
     def ndimension(self) -> int:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_dim(self)  # type: ignore[no-any-return]
         return data.ndim  # type: ignore[no-any-return]
 
     def numel(self) -> int:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_numel(self)  # type: ignore[no-any-return]
         return int(math.prod(data.shape))
 
@@ -302,7 +315,7 @@ class Tensor:
         False
         """
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
             return data.ask_contiguous(self, memory_format)  # type: ignore[no-any-return]
         return contiguous_of(self, memory_format)
 
@@ -399,7 +412,7 @@ class Tensor:
         return format_keyset(self._ekeys)
 
     # ------------------------------------------------------------------ conversion
-    def _values(self, what: str) -> np.ndarray:
+    def _value_array(self, what: str) -> np.ndarray:
         if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
             VALUE_READ_HOOK[0](self, what)
         data = self._edata
@@ -424,10 +437,10 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self._values("numpy")
+        return self._value_array("numpy")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        data = self._values("__array__")
+        data = self._value_array("__array__")
         return data if dtype is None else data.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -442,7 +455,7 @@ class Tensor:
         local_scalar = _LOCAL_SCALAR[0]
         if local_scalar is not None:  # dispatched, as PyTorch's item(): a mode sees it
             return local_scalar(self)
-        return self._values("item").reshape(()).item()  # while ember is being imported
+        return self._value_array("item").reshape(()).item()  # while ember is being imported
 
     def tolist(self) -> Any:
         """Nested Python lists of the values.
@@ -450,11 +463,11 @@ class Tensor:
         >>> ember.tensor([[1, 2]]).tolist()
         [[1, 2]]
         """
-        return self._values("tolist").tolist()
+        return self._value_array("tolist").tolist()
 
     def __len__(self) -> int:
         data = self._edata
-        if type(data) is not _ndarray and data.sizes_policy == _SIZES:
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
             return data.ask_len(self)  # type: ignore[no-any-return]
         shape = data.shape
         if not shape:
@@ -469,7 +482,7 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         if type(self._edata) is not _ndarray and self._ekeys & PYTHON_BIT and self.numel() == 1:
             return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
-        data = self._values(what)
+        data = self._value_array(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"
             raise RuntimeError(
@@ -510,7 +523,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
-            return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+            return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
         return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
@@ -673,6 +686,15 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t = _new(Tensor)
     t._edata = arr
     t._ekeys = keys
+    return t
+
+
+def wrap_sparse(coo: Any) -> Tensor:
+    """A new sparse tensor over ``coo`` (a ``SparseCOO``: NOTE [sparse layout] in
+    ``ember/backends/sparse/coo.py``)."""
+    t = _new(Tensor)
+    t._edata = coo
+    t._ekeys = SPARSE_CPU_BIT
     return t
 
 

@@ -95,7 +95,9 @@ def _get_device(self: Tensor) -> int:
     -1
     """
     data = self._edata
-    if type(data) is not np.ndarray and data.custom_device:  # NOTE [custom metadata]
+    if type(data) is not np.ndarray and getattr(
+        data, "custom_device", False
+    ):  # NOTE [custom metadata]
         data.ask_device(self)
     return -1
 

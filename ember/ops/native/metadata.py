@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember._layout import layout, strided
+from ember._layout import layout
+from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, contiguous_of, strides_of
-from ember.device import CPU, device
+from ember.device import device
 from ember.ops.native._define import define
 from ember.ops.registry import define_op, impl, ops
 
@@ -84,9 +85,10 @@ def is_contiguous_memory_format(self: Tensor, memory_format: Any) -> bool:
 @impl(ops.prim.device.default, _CEA)
 def prim_device(a: Tensor) -> device:
     data = a._edata
-    return data.device if hasattr(data, "element_strides") else CPU
+    return data.device if isinstance(data, ShapeOnlyArray) else a.device  # type: ignore[no-any-return]
 
 
 @impl(ops.prim.layout.default, _CEA)
 def prim_layout(a: Tensor) -> layout:
-    return strided
+    stored = getattr(a._edata, "stored_layout", None)  # a wrapper's: NOTE [custom metadata]
+    return stored if stored is not None else a.layout  # type: ignore[no-any-return]

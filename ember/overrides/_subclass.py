@@ -16,7 +16,6 @@ from ember import dtypes
 from ember._layout import strided
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
-from ember._torch_function import classify
 from ember._wrapper_metadata import POLICIES, CustomMetadataArray
 from ember.device import device as _device
 from ember.dispatch.keys import (
@@ -27,6 +26,7 @@ from ember.dispatch.keys import (
     DispatchKey,
     below,
 )
+from ember.dispatch.protocols import classify
 from ember.ops.registry import ops
 from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
 
