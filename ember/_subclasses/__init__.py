@@ -26,7 +26,7 @@ from ember.dispatch.keys import (
     below,
 )
 from ember.ops.registry import ops
-from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+from ember.overrides import call_again, get_default_nowrap_functions
 
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
@@ -155,8 +155,7 @@ def default_torch_function(
     for t in types:
         if not issubclass(cls, t):
             return NotImplemented
-    with DisableTorchFunctionSubclass():
-        ret = func(*args, **kwargs) if kwargs else func(*args)
+    ret = call_again(func, args, kwargs)  # NOTE [one argument pass]
     if cls is Tensor:
         return ret
     if not _NOWRAP:

@@ -157,6 +157,26 @@ class DualCeiling:
         local.fw_ceiling = self._old
 
 
+def call_excluding(exclude: int, fn: Any, args: tuple[Any, ...], kwargs: Any = None) -> Any:
+    """``fn(*args, **kwargs)`` with ``exclude`` added to this thread's exclude set, restored
+    after: ``KeyGuard(exclude=...)`` as one call, for the protocol paths that run once per
+    op (no guard object, no ``__enter__``/``__exit__`` calls).
+
+    >>> from ember.dispatch.state import call_excluding, local
+    >>> call_excluding(1 << 16, lambda: bool(local.exclude >> 16 & 1), ())
+    True
+    """
+    loc = local
+    old = loc.exclude
+    loc.exclude = old | exclude
+    ACTIVE[0] += 1
+    try:
+        return fn(*args, **kwargs) if kwargs else fn(*args)
+    finally:
+        loc.exclude = old
+        ACTIVE[0] -= 1
+
+
 def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
     """``statement`` run with the keys named ``exclude`` added to the exclude set, restored
     after: ``KeyGuard(exclude=...)`` inlined, for generated code (``local`` and ``ACTIVE``
@@ -219,15 +239,31 @@ def _pop_mode(stack: list[Any], key: DispatchKey, what: str) -> Any:
     return mode
 
 
+_TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
+
+
 def push_function_mode(mode: Any) -> None:
-    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
+    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it:
+    ``_push_mode`` written out, as a mode handler pops and pushes once per call)."""
     FUNCTION_MODES[0] += 1
-    _push_mode(local.function_modes, DispatchKey.TorchFunctionMode, mode)
+    loc = local
+    stack = loc.function_modes
+    if not stack:
+        loc.include |= _TF_MODE_BIT
+        ACTIVE[0] += 1
+    stack.append(mode)
 
 
 def pop_function_mode() -> Any:
-    """Pop this thread's top TorchFunctionMode."""
-    mode = _pop_mode(local.function_modes, DispatchKey.TorchFunctionMode, "TorchFunctionMode")
+    """Pop this thread's top TorchFunctionMode (``_pop_mode`` written out)."""
+    loc = local
+    stack = loc.function_modes
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty TorchFunctionMode stack")
+    mode = stack.pop()
+    if not stack:
+        loc.include &= ~_TF_MODE_BIT
+        ACTIVE[0] -= 1
     FUNCTION_MODES[0] -= 1
     return mode
 
