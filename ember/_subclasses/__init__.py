@@ -33,7 +33,8 @@ _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
 _refcount = sys.getrefcount
 _FRESH = 2  # references to an object held only by one local name (and getrefcount's argument)
-_NOWRAP: list[frozenset[Any]] = []  # get_default_nowrap_functions(), once Tensor is complete
+_NOWRAP: list[frozenset[Any]] = []
+_CPU = _device("cpu")  # get_default_nowrap_functions(), once Tensor is complete
 
 
 def _retype(t: Tensor, cls: type) -> Any:
@@ -117,7 +118,7 @@ def _make_wrapper_subclass(
             "wrapper has no storage, so only its handler can run ops on it"
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
-    dev = _device("cpu") if device is None else _device(device)
+    dev = _CPU if device is None else _device(device)
     shape = tuple(int(n) for n in size)
     arr = ShapeOnlyArray(
         shape, d.np, None if strides is None else tuple(strides), storage_offset or 0, dev

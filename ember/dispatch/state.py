@@ -220,31 +220,13 @@ TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode
 FUNCTION_MODES = [0]
 
 
-def _push_mode(stack: list[Any], key: DispatchKey, mode: Any) -> None:
-    """Push ``mode``; the first one puts ``key`` in this thread's include set."""
-    if not stack:
-        local.include |= 1 << key
-        ACTIVE[0] += 1
-    stack.append(mode)
-
-
-def _pop_mode(stack: list[Any], key: DispatchKey, what: str) -> Any:
-    """Pop the top mode; the last one takes ``key`` out of this thread's include set."""
-    if not stack:
-        raise RuntimeError(f"Trying to pop from an empty {what} stack")
-    mode = stack.pop()
-    if not stack:
-        local.include &= ~(1 << key)
-        ACTIVE[0] -= 1
-    return mode
-
-
 _TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
 
 def push_function_mode(mode: Any) -> None:
-    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it:
-    ``_push_mode`` written out, as a mode handler pops and pushes once per call)."""
+    """Push ``mode`` on this thread's TorchFunctionMode stack; the first one puts the
+    TorchFunctionMode key in the include set (written out: a mode's handler call pops and
+    pushes it once per call)."""
     FUNCTION_MODES[0] += 1
     loc = local
     stack = loc.function_modes
@@ -255,7 +237,8 @@ def push_function_mode(mode: Any) -> None:
 
 
 def pop_function_mode() -> Any:
-    """Pop this thread's top TorchFunctionMode (``_pop_mode`` written out)."""
+    """Pop this thread's top TorchFunctionMode; the last one takes its key out of the
+    include set."""
     loc = local
     stack = loc.function_modes
     if not stack:
@@ -285,12 +268,26 @@ class TorchFunctionGuard(KeyGuard):
 def push_dispatch_mode(mode: Any) -> None:
     """Push ``mode`` on this thread's TorchDispatchMode stack; a non-empty stack puts the
     Python key in the include set (NOTE [python key] in ``ember/_python_key.py``)."""
-    _push_mode(local.dispatch_modes, DispatchKey.Python, mode)
+    loc = local
+    stack = loc.dispatch_modes
+    if not stack:
+        loc.include |= _PYTHON_BIT
+        ACTIVE[0] += 1
+    stack.append(mode)
 
 
 def pop_dispatch_mode() -> Any:
-    """Pop this thread's top TorchDispatchMode."""
-    return _pop_mode(local.dispatch_modes, DispatchKey.Python, "TorchDispatchMode")
+    """Pop this thread's top TorchDispatchMode; the last one takes the Python key out of
+    the include set."""
+    loc = local
+    stack = loc.dispatch_modes
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty TorchDispatchMode stack")
+    mode = stack.pop()
+    if not stack:
+        loc.include &= ~_PYTHON_BIT
+        ACTIVE[0] -= 1
+    return mode
 
 
 class ScopedGuard:
