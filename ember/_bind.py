@@ -20,10 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import GENERATED_MEMBERS
-from ember._torch_function import TORCH_FUNCTION as TF
 from ember.device import as_device
 from ember.dispatch.codegen import define
+from ember.dispatch.protocols import GENERATED_MEMBERS
+from ember.dispatch.protocols import TORCH_FUNCTION as TF
 from ember.ops.binding import (
     _fits_arity,
     canonical,

@@ -4,7 +4,7 @@ subclasses, below Autograd and above the backends.
 # NOTE [python key]
 A tensor whose class overrides ``__torch_dispatch__`` carries the Python key in ``_ekeys``
 (set when it is made, as the TorchFunction key is: ``classify`` in
-``ember/_torch_function.py``); a non-empty dispatch-mode stack puts the key in the thread's
+``ember/dispatch/protocols.py``); a non-empty dispatch-mode stack puts the key in the thread's
 include set. Either way the op's table entry for the key is ``python_fallback``, one boxed
 function for every op (kernel lookup step 4), so handlers see the parts of composite ops, and
 backward ops too, since formulas dispatch like any other call. The fallback:
@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import disabled_torch_dispatch_impl
 from ember.device import device
 from ember.dispatch import dispatcher, state
 from ember.dispatch.keys import AUTOGRAD_BIT, PYTHON_BIT, DispatchKey, below
+from ember.dispatch.protocols import disabled_torch_dispatch_impl
 from ember.ops.binding import strip_defaults
 from ember.ops.registry import OpOverload
 

@@ -22,17 +22,9 @@ import numpy as np
 
 from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
-from ember._layout import layout, strided
+from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import (
-    DECLINED,
-    GENERATED_MEMBERS,
-    PLAIN_TYPES,
-    PROPERTY_HOOK,
-    classify,
-    disabled_torch_function_impl,
-)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import (
@@ -41,8 +33,17 @@ from ember.dispatch.keys import (
     CPU_BIT,
     META_BIT,
     PYTHON_BIT,
+    SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
+)
+from ember.dispatch.protocols import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
@@ -243,7 +244,18 @@ class Tensor:
 
     @property
     def layout(self) -> layout:
-        return strided
+        data = self._edata
+        return strided if type(data) is _ndarray else getattr(data, "layout", strided)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the tensor has the sparse COO layout (NOTE [sparse layout] in
+        ``ember/backends/sparse/coo.py``).
+
+        >>> ember.zeros(2).is_sparse
+        False
+        """
+        return self.layout is sparse_coo
 
     def dim(self) -> int:
         return self._edata.ndim
@@ -375,7 +387,7 @@ class Tensor:
         return format_keyset(self._ekeys)
 
     # ------------------------------------------------------------------ conversion
-    def _values(self, what: str) -> np.ndarray:
+    def _value_array(self, what: str) -> np.ndarray:
         if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
             VALUE_READ_HOOK[0](self, what)
         data = self._edata
@@ -400,10 +412,10 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self._values("numpy")
+        return self._value_array("numpy")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        data = self._values("__array__")
+        data = self._value_array("__array__")
         return data if dtype is None else data.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -418,7 +430,7 @@ class Tensor:
         local_scalar = _LOCAL_SCALAR[0]
         if local_scalar is not None:  # dispatched, as PyTorch's item(): a mode sees it
             return local_scalar(self)
-        return self._values("item").reshape(()).item()  # while ember is being imported
+        return self._value_array("item").reshape(()).item()  # while ember is being imported
 
     def tolist(self) -> Any:
         """Nested Python lists of the values.
@@ -426,7 +438,7 @@ class Tensor:
         >>> ember.tensor([[1, 2]]).tolist()
         [[1, 2]]
         """
-        return self._values("tolist").tolist()
+        return self._value_array("tolist").tolist()
 
     def __len__(self) -> int:
         shape = self._edata.shape
@@ -442,7 +454,7 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         if type(self._edata) is not _ndarray and self._ekeys & PYTHON_BIT and self.numel() == 1:
             return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
-        data = self._values(what)
+        data = self._value_array(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"
             raise RuntimeError(
@@ -483,7 +495,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
-            return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+            return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
         return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
@@ -620,6 +632,15 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t = _new(Tensor)
     t._edata = arr
     t._ekeys = keys
+    return t
+
+
+def wrap_sparse(coo: Any) -> Tensor:
+    """A new sparse tensor over ``coo`` (a ``SparseCOO``: NOTE [sparse layout] in
+    ``ember/backends/sparse/coo.py``)."""
+    t = _new(Tensor)
+    t._edata = coo
+    t._ekeys = SPARSE_CPU_BIT
     return t
 
 

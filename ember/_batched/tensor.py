@@ -42,8 +42,8 @@ import numpy as np
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
-from ember._torch_function import disabled_torch_function_impl
 from ember.dispatch.keys import BATCHED_BIT
+from ember.dispatch.protocols import disabled_torch_function_impl
 
 _ndarray = np.ndarray
 

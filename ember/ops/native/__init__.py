@@ -27,6 +27,7 @@ from ember.ops.native import (  # noqa: F401
     sorting,
     spatial,
     special,
+    sparse,
     spectral,
     views,
     weight_norm,

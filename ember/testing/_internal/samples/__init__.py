@@ -22,6 +22,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     rnn,
     scatter_reduce,
     sorting,
+    sparse,
     spatial,
     special,
     spectral,

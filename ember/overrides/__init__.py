@@ -11,7 +11,7 @@ with a mode on and plain tensors the mode sees ``types == ()``. Functions writte
 call ``has_torch_function`` / ``handle_torch_function`` themselves, which count plain tensors
 too (``types == (Tensor,)``). ember's registry ops take the first route
 (``dispatch_torch_function``, reached through NOTE [torch function keys] in
-``ember/_torch_function.py``); functions written in Python, in ember or by users, take the
+``ember/dispatch/protocols.py``); functions written in Python, in ember or by users, take the
 second (``handle_torch_function``).
 
 # NOTE [handler order]
@@ -32,7 +32,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import (
+from ember.dispatch import dispatcher, state
+from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
+from ember.dispatch.protocols import (
     DECLINED,
     GENERATED_MEMBERS,
     PENDING,
@@ -46,8 +48,6 @@ from ember._torch_function import (
     disabled_torch_function_impl,
     request,
 )
-from ember.dispatch import dispatcher, state
-from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
 from ember.ops.registry import OpOverload, OpOverloadPacket
 
 __all__ = [
@@ -686,8 +686,8 @@ def guard_tensor_members() -> None:
 
 
 # The generated lists (get_overridable_functions, get_testing_overrides, ...) live in
-# ember/_override_lists.py and are re-exported here.
-from ember._override_lists import (  # noqa: E402
+# ember/overrides/_lists.py and are re-exported here.
+from ember.overrides._lists import (  # noqa: E402
     get_default_nowrap_functions,
     get_ignored_functions,
     get_overridable_functions,

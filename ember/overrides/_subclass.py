@@ -15,7 +15,6 @@ from typing import Any
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
-from ember._torch_function import classify
 from ember.device import device as _device
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
@@ -25,6 +24,7 @@ from ember.dispatch.keys import (
     DispatchKey,
     below,
 )
+from ember.dispatch.protocols import classify
 from ember.ops.registry import ops
 from ember.overrides import call_again, get_default_nowrap_functions
 
