@@ -320,6 +320,26 @@ def test_in_place_ops_match_torch() -> None:
     np.testing.assert_allclose(ed.numpy(), td.numpy(), rtol=1e-6)
 
 
+def test_zero_and_zero_grad_without_none() -> None:
+    for lib in (torch, ember):
+        s = _uncoalesced(lib)
+        assert s.zero_() is s and s._nnz() == 0 and s.is_coalesced() and s.shape == (3, 4)
+        emb = lib.nn.Embedding(4, 2, sparse=True)
+        emb(lib.tensor([1, 1])).sum().backward()
+        lib.optim.SGD(emb.parameters(), lr=0.1).zero_grad(set_to_none=False)
+        assert emb.weight.grad.is_sparse and emb.weight.grad._nnz() == 0
+
+
+def test_unsupported_uses_say_so() -> None:
+    s = _uncoalesced(ember)
+    with pytest.raises(RuntimeError, match="sparse COO tensors cannot be saved yet"):
+        ember.save(s, __import__("io").BytesIO())
+    with pytest.raises(RuntimeError, match="cannot be batched"):
+        ember.func.vmap(lambda x: x.to_dense())(s)
+    with pytest.raises(RuntimeError, match="live on the cpu device only"):
+        s.to("meta")
+
+
 def test_an_op_without_a_sparse_kernel_names_op_and_backend() -> None:
     for lib in (torch, ember):
         s = _uncoalesced(lib)
@@ -558,3 +578,18 @@ def test_embedding_training_matches_torch(opt_name: str, kwargs: dict[str, Any])
         e = _train(ember, opt_name, dict(kwargs))
         t = _train(torch, opt_name, dict(kwargs))
     np.testing.assert_allclose(e, t, rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_guide_examples_run() -> None:
+    """The ``>>>`` examples of docs/sparse.md print what they say."""
+    import doctest
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "sparse.md"
+    test = doctest.DocTestParser().get_doctest(
+        doc.read_text(encoding="utf-8"), {"ember": ember}, doc.name, str(doc), 0
+    )
+    assert len(test.examples) >= 8
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0

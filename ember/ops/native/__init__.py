@@ -17,6 +17,7 @@ from ember.ops.native import (  # noqa: F401
     linalg_composite,
     loss,
     lu,
+    metadata,
     nn,
     pointwise,
     products,
