@@ -28,14 +28,15 @@ from ember.dispatch.keys import (
 )
 from ember.dispatch.protocols import classify
 from ember.ops.registry import ops
-from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+from ember.overrides import call_again, get_default_nowrap_functions
 
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
 _refcount = sys.getrefcount
 _FRESH = 2  # references to an object held only by one local name (and getrefcount's argument)
-_NOWRAP: list[frozenset[Any]] = []  # get_default_nowrap_functions(), once Tensor is complete
+_NOWRAP: list[frozenset[Any]] = []
+_CPU = _device("cpu")  # get_default_nowrap_functions(), once Tensor is complete
 
 
 def _retype(t: Tensor, cls: type) -> Any:
@@ -126,7 +127,7 @@ def _make_wrapper_subclass(
             "wrapper has no storage, so only its handler can run ops on it"
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
-    dev = _device("cpu") if device is None else _device(device)
+    dev = _CPU if device is None else _device(device)
     shape = tuple(int(n) for n in size)
     if dispatch_sizes_strides_policy not in POLICIES:
         raise ValueError(
@@ -177,8 +178,7 @@ def default_torch_function(
     for t in types:
         if not issubclass(cls, t):
             return NotImplemented
-    with DisableTorchFunctionSubclass():
-        ret = func(*args, **kwargs) if kwargs else func(*args)
+    ret = call_again(func, args, kwargs)  # NOTE [one argument pass]
     if cls is Tensor:
         return ret
     if not _NOWRAP:
