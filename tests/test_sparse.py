@@ -545,6 +545,44 @@ def test_embedding_sparse_gradient_matches_torch(padding_idx: int | None) -> Non
     _same_sparse(e, t)  # uncoalesced, one row per looked-up index, padding rows left out
 
 
+EMBEDDING_BAG = [
+    ("sum", False, None), ("sum", False, 2), ("sum", True, None), ("sum", True, 2),
+    ("mean", False, None), ("mean", False, 2),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("mode", "weighted", "padding_idx"), EMBEDDING_BAG)
+def test_embedding_bag_sparse_gradient_matches_torch(
+    mode: str, weighted: bool, padding_idx: int | None
+) -> None:
+    def run(lib: Any) -> Any:
+        w = lib.tensor(np.arange(24.0, dtype=np.float32).reshape(6, 4), requires_grad=True)
+        kw = {"per_sample_weights": lib.tensor([1.0, 2, 3, 4, 5, 6, 7])} if weighted else {}
+        out = lib.nn.functional.embedding_bag(
+            lib.tensor([1, 2, 1, 5, 0, 2, 3]), w, lib.tensor([0, 3, 5]), mode=mode,
+            sparse=True, padding_idx=padding_idx, **kw,
+        )  # fmt: skip
+        (out * lib.arange(12.0).reshape(3, 4)).sum().backward()
+        return w.grad
+
+    _same_sparse(run(ember), run(torch))
+
+
+def test_sparse_embedding_refusals_match_torch() -> None:
+    for lib in (torch, ember):
+        w = lib.ones(5, 2, requires_grad=True)
+        F = lib.nn.functional
+        with pytest.raises(ValueError, match="max mode does not support sparse weights"):
+            F.embedding_bag(lib.tensor([[1, 2]]), w, mode="max", sparse=True)
+        out = F.embedding(lib.tensor([1, 1, 3]), w, sparse=True, scale_grad_by_freq=True)
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse"):
+            out.sum().backward()
+        out = F.embedding(lib.tensor([1, 3]), w, sparse=True)
+        out.sum().backward()
+        with pytest.raises(NotImplementedError, match="linalg_vector_norm"):
+            lib.nn.utils.clip_grad_norm_([w], 1.0)  # neither has a sparse norm
+
+
 def _train(lib: Any, opt_name: str, kwargs: dict[str, Any], steps: int = 4) -> np.ndarray:
     w0 = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
     emb = lib.nn.Embedding(10, 4, sparse=True)

@@ -210,8 +210,7 @@ def embedding_sparse_backward(
     uncoalesced (repeated indices repeat), rows at ``padding_idx`` left out."""
     if scale_grad_by_freq:
         raise RuntimeError(
-            "embedding_sparse_backward: scale_grad_by_freq=True with sparse=True is not "
-            "supported in ember yet; use sparse=False"
+            "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
         )
     flat = indices.reshape(-1)  # type: ignore[attr-defined]
     rows = grad.reshape(-1, grad.shape[-1])  # type: ignore[attr-defined]
