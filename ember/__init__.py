@@ -63,10 +63,11 @@ from ember import backends as _backends  # noqa: F401
 from ember.backends import cpu as _cpu  # noqa: F401  (registers CPU kernels)
 from ember.backends import meta as _meta  # noqa: F401  (registers Meta rules)
 from ember.backends import foreach as _foreach  # noqa: F401  (the foreach ops, every key)
+from ember.backends import sparse as _sparse_kernels  # noqa: F401  (the SparseCPU key)
 from ember._factory import as_tensor, from_numpy, tensor
 from ember import overrides
 from ember import functional as _functional
-from ember import _subclasses as _subclasses  # noqa: F401  (as_subclass, Tensor.__torch_function__)
+from ember.overrides import _subclass as _subclass  # noqa: F401  (as_subclass, Tensor.__torch_function__)
 from ember import _python_key as _python_key  # noqa: F401  (the Python key: __torch_dispatch__)
 from ember.functional import *  # noqa: F403
 from ember import library
@@ -126,6 +127,8 @@ from ember._global_settings import (  # noqa: E402
 from ember import fft  # noqa: E402  (torch.fft's functions)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
+from ember import sparse  # noqa: E402  (torch.sparse; the SparseCPU key: ember/backends/sparse/)
+from ember.sparse import sparse_coo_tensor  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
 from ember.storage import UntypedStorage  # noqa: E402
 from ember import _memory as _memory  # noqa: E402, F401  (pin_memory, share_memory_, storage)

@@ -131,7 +131,8 @@ def embedding_bag(
         raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
     if sparse:
         raise NotImplementedError(
-            "embedding_bag(sparse=True): ember has no sparse layout yet; use sparse=False"
+            "embedding_bag(sparse=True): sparse gradients of embedding_bag are not supported "
+            "yet (embedding(sparse=True) has them); use sparse=False"
         )
     if per_sample_weights is not None:
         if mode != "sum":
