@@ -593,3 +593,48 @@ def test_sparse_guide_examples_run() -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.failures == 0
+
+
+W = [[1.0, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+THROUGH = {
+    "sum": lambda L, s: s.sum(),
+    "sparse.sum": lambda L, s: L.sparse.sum(s),
+    "mul_scalar": lambda L, s: (s * 2).to_dense().mul(L.tensor(W)).sum(),
+    "neg": lambda L, s: (-s).to_dense().mul(L.tensor(W)).sum(),
+    "add": lambda L, s: (s + s).to_dense().mul(L.tensor(W)).sum(),
+    "abs": lambda L, s: s.abs().to_dense().mul(L.tensor(W)).sum(),
+    "mul_sparse": lambda L, s: (s * s).to_dense().mul(L.tensor(W)).sum(),
+    "t": lambda L, s: s.t().to_dense().mul(L.tensor(W).t()).sum(),
+    "dense_plus": lambda L, s: (L.ones(3, 4) + s).mul(L.tensor(W)).sum(),
+    "double": lambda L, s: s.double().to_dense().sum(),
+    "clone": lambda L, s: s.clone().to_dense().mul(L.tensor(W)).sum(),
+    "sqrt": lambda L, s: s.abs().sqrt().to_dense().sum(),  # both refuse: sparse / sparse
+    "tanh": lambda L, s: s.tanh().to_dense().sum(),  # both refuse: no sparse tanh_backward
+}
+
+
+@pytest.mark.parametrize("name", sorted(THROUGH))
+def test_gradients_through_sparse_ops_match_torch(name: str) -> None:
+    def run(lib: Any) -> Any:
+        s = lib.sparse_coo_tensor([[2, 0, 2, 1, 0], [1, 3, 1, 0, 0]], [1.0, 2, -3, 4, 5],
+                                  (3, 4), requires_grad=True)  # fmt: skip
+        try:
+            THROUGH[name](lib, s).backward()
+        except (RuntimeError, NotImplementedError) as e:
+            return type(e)
+        return s.grad
+
+    e, t = run(ember), run(torch)
+    if isinstance(t, type):
+        assert e is t
+        return
+    assert e.is_sparse == t.is_sparse
+    np.testing.assert_allclose(_dense(e), _dense(t))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float16"])
+def test_sums_of_bool_and_half_values_are_refused_as_torch(dtype: str) -> None:
+    for lib in (torch, ember):
+        a = _uncoalesced(lib).to(getattr(lib, dtype))
+        with pytest.raises(NotImplementedError, match='"cadd_sparse" not implemented for'):
+            a + a

@@ -192,7 +192,11 @@ def sparse_mm(sparse: Tensor, dense: Tensor) -> Tensor:
 
 @impl(aten._sparse_sum.default, _CIA)
 def sparse_sum(self: Tensor) -> Tensor:
-    return aten.sum.default(self)  # type: ignore[no-any-return]
+    """The sum of the coalesced values, so a gradient keeps to the entries (PyTorch's)."""
+    if self.layout is not sparse_coo:
+        return aten.sum.default(self)  # type: ignore[no-any-return]
+    values = aten.values.default(aten.coalesce.default(self))
+    return aten.sum.default(values)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- embedding
