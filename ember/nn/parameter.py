@@ -6,8 +6,8 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember._torch_function import PLAIN_TYPES, disabled_torch_function_impl
 from ember.dispatch.keys import BACKEND_MASK
+from ember.dispatch.protocols import PLAIN_TYPES, disabled_torch_function_impl
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
 

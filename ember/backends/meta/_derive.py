@@ -4,13 +4,17 @@ an op's arguments, runs the checks its CPU kernel runs and returns each result's
 it as the op's Meta kernel, so a Meta rule is one line and the checks live once.
 
 # NOTE [geometry functions]
-A geometry function returns one ``(shape, dtype)`` pair for a single-result op and a tuple of
-pairs (or ``None``) for a multi-result op.
+A geometry function takes one argument, the op's arguments by their schema names (a
+``SimpleNamespace``: ``a.self``, ``a.kernel_size``, defaults filled in), so the op's long
+signature stands once, in its schema, and once in its CPU kernel. It returns one
+``(shape, dtype)`` pair for a single-result op and a tuple of pairs (or ``None``) for a
+multi-result op.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from ember._shape_only import ShapeOnlyArray
@@ -39,11 +43,27 @@ def results(out: Any) -> Any:
     return tuple(_result(s) for s in out)
 
 
-def meta_rule(op: OpOverload, geometry: Callable[..., Any]) -> None:
+def arguments(op: OpOverload) -> Callable[..., SimpleNamespace]:
+    """A function of a call's ``(*args, **kwargs)`` giving ``op``'s arguments by their schema
+    names, defaults filled in (NOTE [geometry functions])."""
+    schema = op._schema
+    renamed = any(a.name == "self" for a in schema.arguments)  # normalize spells it input
+
+    def bind(*args: Any, **kwargs: Any) -> SimpleNamespace:
+        _, named = schema.normalize(args, kwargs, normalize_to_only_use_kwargs=True)
+        if renamed:
+            named["self"] = named.pop("input")
+        return SimpleNamespace(**named)
+
+    return bind
+
+
+def meta_rule(op: OpOverload, geometry: Callable[[SimpleNamespace], Any]) -> None:
     """Register ``geometry`` (NOTE [geometry functions]) as ``op``'s Meta rule."""
+    bind = arguments(op)
 
     def rule(*args: Any, **kwargs: Any) -> Any:
-        return results(geometry(*args, **kwargs))
+        return results(geometry(bind(*args, **kwargs)))
 
     rule.__name__ = rule.__qualname__ = geometry.__name__
     impl(op, DispatchKey.Meta)(rule)
