@@ -65,6 +65,7 @@ GROUP_MODULES = (
     "random_streams",
     "func",
     "forward_ad",
+    "sparse",
 )
 
 

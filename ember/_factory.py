@@ -51,7 +51,7 @@ _KIND_DTYPE = {"b": dtypes.bool_, "i": dtypes.int64, "u": dtypes.int64}
 
 def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
     if isinstance(data, Tensor):
-        arr = np.array(data._values("tensor"))
+        arr = np.array(data._value_array("tensor"))
         return arr if dtype is None else arr.astype(dtype.np)
     if isinstance(data, np.ndarray):
         arr = np.array(data)

@@ -20,8 +20,8 @@ import numpy as np
 
 from ember import dtypes
 from ember._tensor import Tensor, wrap
-from ember._torch_function import GENERATED_MEMBERS
 from ember.dispatch.keys import TORCH_FUNCTION_BIT
+from ember.dispatch.protocols import GENERATED_MEMBERS
 from ember.dispatch.state import FUNCTION_MODES
 from ember.ops.registry import ops
 from ember.ops.strides import INT64_MAX

@@ -4,7 +4,7 @@ subclasses, below Autograd and above the backends.
 # NOTE [python key]
 A tensor whose class overrides ``__torch_dispatch__`` carries the Python key in ``_ekeys``
 (set when it is made, as the TorchFunction key is: ``classify`` in
-``ember/_torch_function.py``); a non-empty dispatch-mode stack puts the key in the thread's
+``ember/dispatch/protocols.py``); a non-empty dispatch-mode stack puts the key in the thread's
 include set. Either way the op's table entry for the key is ``python_fallback``, one boxed
 function for every op (kernel lookup step 4), so handlers see the parts of composite ops, and
 backward ops too, since formulas dispatch like any other call. The fallback:
@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import disabled_torch_dispatch_impl
 from ember.device import device
 from ember.dispatch import dispatcher, state
 from ember.dispatch.keys import AUTOGRAD_BIT, PYTHON_BIT, DispatchKey, below
+from ember.dispatch.protocols import disabled_torch_dispatch_impl
 from ember.ops.binding import strip_defaults
 from ember.ops.registry import OpOverload
 
@@ -40,7 +40,7 @@ class _Plan:
 
     __slots__ = (
         "slots", "required", "converters", "written", "options", "fill_device", "returns_arg",
-        "view_arg", "view_base",
+        "view_arg", "view_base", "one_tensor",
     )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
@@ -84,6 +84,13 @@ class _Plan:
                     break
                 if not a.kwarg_only:
                     pos += 1
+        #: the op returns exactly one Tensor: ``check_returns`` is one isinstance test
+        self.one_tensor = (
+            len(rets) == 1
+            and rets[0].type.base == "Tensor"
+            and not rets[0].type.is_list
+            and not rets[0].type.optional
+        )
         self.view_arg = schema.view_of
         #: a view op that also records its base (every one but detach: PyTorch's detach
         #: shares the version counter only)
@@ -103,9 +110,13 @@ def _plan(op: OpOverload) -> _Plan:
 def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """The tensor arguments (and elements of Tensor[] arguments), in schema order, whose
     class handles ``__torch_dispatch__``: unique by type, subclasses first."""
+    return _overloaded(_plan(op), args, kwargs)
+
+
+def _overloaded(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     found: list[Any] = []
     n = len(args)
-    for pos, name, is_list in _plan(op).slots:
+    for pos, name, is_list in plan.slots:
         x = args[pos] if 0 <= pos < n else kwargs.get(name)
         if x is None:
             continue
@@ -119,6 +130,9 @@ def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def _add(found: list[Any], x: Any) -> None:
+    if not found:
+        found.append(x)
+        return
     t = type(x)
     for f in found:
         if type(f) is t:
@@ -132,11 +146,11 @@ def _add(found: list[Any], x: Any) -> None:
 
 def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The Python key's kernel for every op (NOTE [python key])."""
-    overloaded = overloaded_tensors(op, args, kwargs)
+    plan = _PLANS.get(op) or _plan(op)
+    overloaded = _overloaded(plan, args, kwargs)
     stack = _local.dispatch_modes
     if not stack and not overloaded:
         return op.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
-    plan = _plan(op)
     if kwargs or len(args) > plan.required:
         sargs, skwargs = strip_defaults(op, args, kwargs)
     else:
@@ -149,8 +163,9 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
     versions = _versions(plan, args, kwargs) if plan.written else None
-    with state.KeyGuard(exclude=AUTOGRAD_BIT):
-        result = _handle(op, stack, overloaded, types, sargs, skwargs)
+    result = state.call_excluding(
+        AUTOGRAD_BIT, _handle, (op, stack, overloaded, types, sargs, skwargs)
+    )
     if result is not NotImplemented:
         if versions:
             # a handler that wrote through an inner tensor left the wrapper's counter as
@@ -158,7 +173,8 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
             for t, v in versions:
                 if t._version == v:
                     t._bump_version()
-        result = check_returns(op, result)
+        if not (plan.one_tensor and isinstance(result, Tensor)):
+            result = check_returns(op, result)
         if plan.returns_arg is not None:
             pos, name = plan.returns_arg
             written = args[pos] if 0 <= pos < len(args) else kwargs.get(name)

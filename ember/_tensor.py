@@ -22,17 +22,9 @@ import numpy as np
 
 from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
-from ember._layout import layout, strided
+from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
-from ember._torch_function import (
-    DECLINED,
-    GENERATED_MEMBERS,
-    PLAIN_TYPES,
-    PROPERTY_HOOK,
-    classify,
-    disabled_torch_function_impl,
-)
 from ember.device import CPU, device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import (
@@ -41,8 +33,17 @@ from ember.dispatch.keys import (
     CPU_BIT,
     META_BIT,
     PYTHON_BIT,
+    SPARSE_CPU_BIT,
     TORCH_FUNCTION_BIT,
     format_keyset,
+)
+from ember.dispatch.protocols import (
+    DECLINED,
+    GENERATED_MEMBERS,
+    PLAIN_TYPES,
+    PROPERTY_HOOK,
+    classify,
+    disabled_torch_function_impl,
 )
 from ember.dispatch.state import FUNCTION_MODES as _FUNCTION_MODES
 
@@ -52,6 +53,7 @@ _FROM_NP = dtypes.FROM_NUMPY
 _LOCAL_SCALAR: list[Any] = [None]
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
+_SIZES = 2  # ShapeOnlyArray.sizes_policy of dispatch_sizes_strides_policy="sizes"
 
 #: a function called with (tensor, what) before a tensor's values are read (``item``,
 #: ``bool``, ``numpy``...): ``make_fx`` sets it to refuse reads of traced tensors
@@ -179,9 +181,15 @@ class Tensor:
     def dtype(self) -> dtypes.dtype:
         return _FROM_NP[self._edata.dtype]
 
+    # A wrapper subclass made with dispatch_sizes_strides_policy, dispatch_device or
+    # dispatch_layout asks its handler for these (NOTE [custom metadata] in
+    # ember/_wrapper_metadata.py): its ``data.sizes_policy`` and friends say which.
     @property
     def shape(self) -> Size:
-        return Size(self._edata.shape)
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_sizes(self)  # type: ignore[no-any-return]
+        return Size(data.shape)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the length of one dimension.
@@ -189,7 +197,10 @@ class Tensor:
         >>> ember.zeros(2, 3).size(-1)
         3
         """
-        shape = self._edata.shape
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_size(self, dim)
+        shape = data.shape
         if dim is None:
             return Size(shape)
         return shape[_wrap_dim(dim, len(shape), "size")]
@@ -201,12 +212,10 @@ class Tensor:
         (3, 1)
         """
         data = self._edata
-        item = data.itemsize
-        if data.size <= 1 and type(data) is _ndarray and self._base is None:
-            # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
-            strides = contiguous_strides(data.shape)
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
+            strides = data.ask_strides(self)
         else:
-            strides = tuple(s // item for s in data.strides)
+            strides = strides_of(self)
         if dim is None:
             return strides
         return strides[_wrap_dim(dim, len(strides), "stride")]
@@ -219,6 +228,8 @@ class Tensor:
         """
         data = self._edata
         if type(data) is not _ndarray:
+            if getattr(data, "sizes_policy", 0) == _SIZES:
+                return data.ask_offset(self)  # type: ignore[no-any-return]
             return int(data.offset)
         root = root_array(data)
         if root is data:
@@ -231,10 +242,15 @@ class Tensor:
     @property
     def device(self) -> device:
         data = self._edata
-        return CPU if type(data) is _ndarray else data.device
+        if type(data) is _ndarray:
+            return CPU
+        return data.ask_device(self) if getattr(data, "custom_device", False) else data.device
 
     @property
     def is_meta(self) -> bool:
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "custom_device", False):
+            return data.ask_device(self).type == "meta"  # type: ignore[no-any-return]
         return bool(self._ekeys & META_BIT)
 
     @property
@@ -243,20 +259,47 @@ class Tensor:
 
     @property
     def layout(self) -> layout:
-        return strided
+        data = self._edata
+        if type(data) is _ndarray:
+            return strided
+        if getattr(data, "custom_layout", False):
+            return data.ask_layout(self)  # type: ignore[no-any-return]
+        return getattr(data, "layout", strided)
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether the tensor has the sparse COO layout (NOTE [sparse layout] in
+        ``ember/backends/sparse/coo.py``).
+
+        >>> ember.zeros(2).is_sparse
+        False
+        """
+        return self.layout is sparse_coo
 
     def dim(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     @property
     def ndim(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     def ndimension(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     def numel(self) -> int:
-        return int(math.prod(self._edata.shape))
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_numel(self)  # type: ignore[no-any-return]
+        return int(math.prod(data.shape))
 
     def nelement(self) -> int:
         return self.numel()
@@ -271,16 +314,10 @@ class Tensor:
         >>> ember.zeros(2, 3).t().is_contiguous()
         False
         """
-        shape = self._edata.shape
-        if memory_format is not None and memory_format is not contiguous_format:
-            return is_contiguous_for(shape, self.stride(), memory_format, "is_contiguous")
-        expected = 1
-        for n, s in zip(reversed(shape), reversed(self.stride()), strict=True):
-            if n != 1:
-                if s != expected:
-                    return 0 in shape  # no elements: contiguous whatever the strides
-                expected *= n
-        return True
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
+            return data.ask_contiguous(self, memory_format)  # type: ignore[no-any-return]
+        return contiguous_of(self, memory_format)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
@@ -375,7 +412,7 @@ class Tensor:
         return format_keyset(self._ekeys)
 
     # ------------------------------------------------------------------ conversion
-    def _values(self, what: str) -> np.ndarray:
+    def _value_array(self, what: str) -> np.ndarray:
         if VALUE_READ_HOOK[0] is not None:  # make_fx: a traced tensor's values are unknown
             VALUE_READ_HOOK[0](self, what)
         data = self._edata
@@ -400,10 +437,10 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self._values("numpy")
+        return self._value_array("numpy")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        data = self._values("__array__")
+        data = self._value_array("__array__")
         return data if dtype is None else data.astype(dtype, copy=False)
 
     def item(self) -> Any:
@@ -418,7 +455,7 @@ class Tensor:
         local_scalar = _LOCAL_SCALAR[0]
         if local_scalar is not None:  # dispatched, as PyTorch's item(): a mode sees it
             return local_scalar(self)
-        return self._values("item").reshape(()).item()  # while ember is being imported
+        return self._value_array("item").reshape(()).item()  # while ember is being imported
 
     def tolist(self) -> Any:
         """Nested Python lists of the values.
@@ -426,10 +463,13 @@ class Tensor:
         >>> ember.tensor([[1, 2]]).tolist()
         [[1, 2]]
         """
-        return self._values("tolist").tolist()
+        return self._value_array("tolist").tolist()
 
     def __len__(self) -> int:
-        shape = self._edata.shape
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_len(self)  # type: ignore[no-any-return]
+        shape = data.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
         return int(shape[0])
@@ -442,7 +482,7 @@ class Tensor:
     def _scalar(self, what: str) -> Any:
         if type(self._edata) is not _ndarray and self._ekeys & PYTHON_BIT and self.numel() == 1:
             return _LOCAL_SCALAR[0](self)  # a wrapper: its handler gives the value
-        data = self._values(what)
+        data = self._value_array(what)
         if data.size != 1:
             more = "more than one value" if data.size else "no values"
             raise RuntimeError(
@@ -483,7 +523,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
-            return (_rebuild, (self._values("pickle").copy(), self.requires_grad))
+            return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
         return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
@@ -539,6 +579,32 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def strides_of(t: Tensor) -> tuple[int, ...]:
+    """``t``'s stored strides in elements (what ``stride()`` gives without a handler)."""
+    data = t._edata
+    if data.size <= 1 and type(data) is _ndarray and t._base is None:
+        # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
+        return contiguous_strides(data.shape)
+    item = data.itemsize
+    return tuple(s // item for s in data.strides)
+
+
+def contiguous_of(t: Tensor, memory_format: Any) -> bool:
+    """Whether ``t``'s stored sizes and strides are contiguous in ``memory_format`` (row-major
+    for None or ``contiguous_format``; size-1 dims ignored)."""
+    shape = t._edata.shape
+    strides = strides_of(t)
+    if memory_format is not None and memory_format is not contiguous_format:
+        return is_contiguous_for(shape, strides, memory_format, "is_contiguous")
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1:
+            if s != expected:
+                return 0 in shape  # no elements: contiguous whatever the strides
+            expected *= n
+    return True
 
 
 def _wrap_dim(dim: int, ndim: int, what: str) -> int:
@@ -620,6 +686,15 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t = _new(Tensor)
     t._edata = arr
     t._ekeys = keys
+    return t
+
+
+def wrap_sparse(coo: Any) -> Tensor:
+    """A new sparse tensor over ``coo`` (a ``SparseCOO``: NOTE [sparse layout] in
+    ``ember/backends/sparse/coo.py``)."""
+    t = _new(Tensor)
+    t._edata = coo
+    t._ekeys = SPARSE_CPU_BIT
     return t
 
 

@@ -145,7 +145,7 @@ def reduce_ex(t: Any, protocol: Any) -> Any:
             t.device, t.requires_grad,
         )  # fmt: skip
     else:
-        func, args = _rebuild_tensor, (t._values("pickle").copy(), t.requires_grad)
+        func, args = _rebuild_tensor, (t._value_array("pickle").copy(), t.requires_grad)
     if type(t) is Tensor and not state:
         return func, args
     return _rebuild_from_type_v2, (func, type(t), args, state)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._layout import sparse_coo
 from ember.dispatch.keys import PYTHON_BIT
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
@@ -239,13 +240,16 @@ def _tensor_str(a: np.ndarray, indent: int) -> str:
     return _tensor_str_with_formatter(a, indent, summarize, _Formatter(shown), None)
 
 
-def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int) -> str:
+def _add_suffixes(
+    tensor_str: str, suffixes: list[str], indent: int, force_newline: bool = False
+) -> str:
     parts = [tensor_str]
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             parts.append(", " + suffix)
             last_line_len += len(suffix) + 2
@@ -277,6 +281,28 @@ def _wrapper_values(t: Any) -> np.ndarray:
     return values.reshape(shape)
 
 
+def _sparse_body(t: Any, indent: int, suffixes: list[str]) -> str:
+    """PyTorch's printing of a sparse COO tensor: its indices and values, then size, nnz,
+    dtype (when not a default one) and layout among the suffixes."""
+    c = t._edata
+    suffixes.append(f"size={tuple(c.shape)}")
+    suffixes.append(f"nnz={c.nnz}")
+    d = t.dtype
+    default = dtypes.get_default_dtype()
+    complex_default = dtypes.complex128 if default is dtypes.float64 else dtypes.complex64
+    if d not in (default, complex_default, dtypes.int64, dtypes.bool_):
+        suffixes.append(f"dtype={d!r}")
+    suffixes.append(f"layout={t.layout!r}")
+    parts = []
+    for name, arr in (("indices", c.indices), ("values", c.values)):
+        prefix = f"{name}=tensor("
+        text = _tensor_str(arr, indent + len(prefix))
+        if arr.size == 0:
+            text += f", size={tuple(arr.shape)}"
+        parts.append(prefix + text + ")")
+    return parts[0] + ",\n" + " " * indent + parts[1]
+
+
 def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     """``repr(t)`` as PyTorch prints it (see NOTE [tensor printing]).
 
@@ -296,7 +322,9 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     data = t._edata
     d = t.dtype
     default = dtypes.get_default_dtype()
-    if t.is_meta or (type(data) is not np.ndarray and dev.type == "meta"):
+    if getattr(data, "layout", None) is sparse_coo:
+        body = _sparse_body(t, indent, suffixes)
+    elif t.is_meta or (type(data) is not np.ndarray and dev.type == "meta"):
         suffixes.append(f"size={tuple(t.shape)}")
         if d is not default:
             suffixes.append(f"dtype={d!r}")
@@ -331,7 +359,8 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
         suffixes.append(f"grad_fn=<{_grad_fn_name(grad_fn)}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)
+    sparse = getattr(data, "layout", None) is sparse_coo
+    return _add_suffixes(prefix + body, suffixes, indent, force_newline=sparse)
 
 
 _str = tensor_repr  # PyTorch's name (torch._tensor_str._str)

@@ -2,7 +2,7 @@
 ``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist``,
 ``tensordot`` and ``atleast_1d``/``2d``/``3d``; and ``is_tensor`` (``torch/__init__.py``).
 Each takes the Python route of ``__torch_function__`` as PyTorch's does (plain tensors
-count: NOTE [two routes] in ``ember/overrides.py``) and calls the aten op, which
+count: NOTE [two routes] in ``ember/overrides/__init__.py``) and calls the aten op, which
 ``__torch_dispatch__`` code then sees. ``ember/functional.py`` exports them in place of the
 functions generated from those ops' schemas.
 """

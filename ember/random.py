@@ -169,7 +169,7 @@ class Generator:
                 f"{type(new_state).__name__}"
                 + (f" of dtype {new_state.dtype}" if isinstance(new_state, Tensor) else "")
             )
-        raw = np.ascontiguousarray(new_state._values("set_state")).reshape(-1)
+        raw = np.ascontiguousarray(new_state._value_array("set_state")).reshape(-1)
         if raw.size not in (_STATE_BYTES, _LEGACY_STATE_BYTES):
             raise RuntimeError(
                 f"Expected either a THGeneratorState of size {_LEGACY_STATE_BYTES} or a "

@@ -6,8 +6,8 @@
   ``ops/registry.py``, are the dispatcher's per-op state and may);
 - no import cycle between folders (module-level imports; the top-level ``ember/__init__.py``
   is the public facade over everything, so its own imports are left out);
-- the core (``ops/``, ``dispatch/``, ``backends/``, the autograd engine) never imports the
-  top-level ``ember`` package;
+- the core (``ops/``, ``dispatch/``, ``backends/`` and the ``torch.backends`` switches it
+  registers, the autograd engine) never imports the top-level ``ember`` package;
 - generated code has one ``exec`` site, ``ember/dispatch/codegen.py`` (which registers the
   source with ``linecache``, so tracebacks show it).
 """
@@ -30,6 +30,7 @@ CORE = (
     "ops/",
     "dispatch/",
     "backends/",
+    "_backend_settings/",  # public as ember.backends.<name>
     "autograd/engine.py",
     "autograd/kernel.py",
     "autograd/recorder.py",

@@ -4,6 +4,7 @@ matmul precision), each against PyTorch."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -184,6 +185,15 @@ BACKEND_READS: dict[str, Callable[[Any], Any]] = {
 def test_backend_flags_match_pytorch(read: str) -> None:
     fn = BACKEND_READS[read]
     assert _outcome(lambda: fn(ember)) == _outcome(lambda: fn(torch))
+
+
+@pytest.mark.parametrize("name", ["cuda", "cudnn", "mps", "opt_einsum"])
+def test_backend_switch_modules_import_at_pytorchs_path(name: str) -> None:
+    """``import ember.backends.<name>`` gives the one module whose switches the attribute
+    path reads and sets (NOTE [torch.backends switches]), as ``torch.backends.<name>``."""
+    module = importlib.import_module(f"ember.backends.{name}")
+    assert module is getattr(ember.backends, name)
+    assert importlib.import_module(f"torch.backends.{name}") is getattr(torch.backends, name)
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ False
 
 from __future__ import annotations
 
-from ember._torch_function import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl
-from ember._torch_function import disabled_torch_function_impl as _disabled_torch_function_impl
 from ember.dispatch.keys import AUTOGRAD_BIT as _AUTOGRAD_BIT
 from ember.dispatch.keys import PYTHON_BIT as _PYTHON_BIT
+from ember.dispatch.protocols import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl
+from ember.dispatch.protocols import disabled_torch_function_impl as _disabled_torch_function_impl
 from ember.dispatch.state import ScopedGuard as _ScopedGuard
 from ember.overrides import (
     DisableTorchFunction,

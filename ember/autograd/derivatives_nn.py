@@ -162,7 +162,11 @@ defvjp(
 defvjp(
     aten.embedding.default,
     lambda g, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False: (
-        aten.embedding_dense_backward.default(
+        aten.embedding_sparse_backward.default(  # a sparse COO gradient, as PyTorch's
+            g, indices, weight.shape[0], padding_idx, scale_grad_by_freq
+        )
+        if sparse
+        else aten.embedding_dense_backward.default(
             g, indices, weight.shape[0], padding_idx, scale_grad_by_freq
         ),
         None,

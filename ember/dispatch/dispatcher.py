@@ -401,7 +401,7 @@ def make_dispatch_fns(
     layout], NOTE [kernel lookup]).
 
     ``public`` is what the public API calls: it may return TORCH_FUNCTION (NOTE [torch
-    function keys] in ``ember/_torch_function.py``). ``dispatch`` is for ember's own calls
+    function keys] in ``ember/dispatch/protocols.py``). ``dispatch`` is for ember's own calls
     from below the public API (formulas, kernels, the optimizers' fast paths): it masks the
     torch-function keys away, as PyTorch's C++ calls never reach Python handlers."""
     layout, names = layout_of(op._schema)

@@ -19,6 +19,9 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     CPU = 0
     Meta = 2
     Lazy = 4
+    # a sparse COO tensor's backend key (c10's SparseCPU: Sparse above the dense backends),
+    # kernels in ember/backends/sparse/ (NOTE [sparse layout] there)
+    SparseCPU = 6
     BackendSelect = 8
     Python = 10
     Functionalize = 12
@@ -38,7 +41,7 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     PythonTLSSnapshot = 18
     PythonDispatcher = 20
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
-    # key runs (NOTE [torch function keys] in ember/overrides.py).
+    # key runs (NOTE [torch function keys] in ember/dispatch/protocols.py).
     TorchFunction = 22  # an argument's class overrides __torch_function__
     TorchFunctionMode = 24  # a TorchFunctionMode is on
 
@@ -53,6 +56,7 @@ NUM_RUNTIME_KEYS = DispatchKey.TorchFunctionMode + 1
 CPU_BIT = 1 << DispatchKey.CPU
 META_BIT = 1 << DispatchKey.Meta
 LAZY_BIT = 1 << DispatchKey.Lazy
+SPARSE_CPU_BIT = 1 << DispatchKey.SparseCPU
 PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
@@ -62,12 +66,14 @@ VMAP_MODE_BIT = 1 << DispatchKey.FuncTorchVmapMode
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
 
-#: keys that name where data lives; a tensor has exactly one of them
+#: keys that name where data lives and that CompositeExplicitAutograd kernels serve; a
+#: tensor has exactly one of them or SparseCPU (whose kernels are all its own: ember's
+#: explicit kernels read dense data)
 BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Lazy)
 #: the keys a tensor's data gives it, which its views, parameters and ``.data`` inherit:
 #: its backend key, and Functionalize with Lazy (NOTE [functionalize] in
 #: ``ember/functionalize/fallback.py``)
-BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT | FUNCTIONALIZE_BIT
+BACKEND_MASK = CPU_BIT | META_BIT | LAZY_BIT | SPARSE_CPU_BIT | FUNCTIONALIZE_BIT
 #: the keys of a lazy tensor
 LAZY_KEYS = LAZY_BIT | FUNCTIONALIZE_BIT
 #: the backend key of each device type

@@ -34,7 +34,7 @@ def values(t: Tensor, what: str) -> np.ndarray:
     data = t._edata
     if type(data) is _ND:
         return data if data.flags.c_contiguous else np.ascontiguousarray(data)
-    return np.ascontiguousarray(t._values(f"distributed.{what}"))
+    return np.ascontiguousarray(t._value_array(f"distributed.{what}"))
 
 
 def writable(t: Tensor, what: str) -> tuple[np.ndarray, Callable[[], None] | None]:
@@ -47,7 +47,7 @@ def writable(t: Tensor, what: str) -> tuple[np.ndarray, Callable[[], None] | Non
             return data, None
         tmp = np.ascontiguousarray(data)
         return tmp, lambda: np.copyto(data, tmp)
-    tmp = np.array(t._values(f"distributed.{what}"), order="C", copy=True)
+    tmp = np.array(t._value_array(f"distributed.{what}"), order="C", copy=True)
     return tmp, lambda: store(t, tmp)
 
 

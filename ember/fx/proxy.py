@@ -32,11 +32,11 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ember._override_lists import is_tensor_method_or_property
 from ember.dtypes import dtype
 from ember.fx.graph import Graph
 from ember.fx.node import Argument, Node, Target, map_aggregate
 from ember.ops.registry import OpOverload, OpOverloadPacket
+from ember.overrides._lists import is_tensor_method_or_property
 
 __all__ = [
     "Attribute", "GraphAppendingTracer", "ParameterProxy", "Proxy", "TraceError", "TracerBase",

@@ -5,7 +5,7 @@ and the losses PyTorch writes in Python (``gaussian_nll_loss``,
 
 Names, signatures, defaults, legacy ``size_average``/``reduce`` flags and the
 ``__torch_function__`` route of each are PyTorch's (NOTE [two routes] in
-``ember/overrides.py``).
+``ember/overrides/__init__.py``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 and transposed, pooling, group and instance norm, channel dropout, resampling, pixel
 shuffles, ``unfold``/``fold``. Each is a thin front over the aten ops of
 ``ember/ops/native/spatial.py``, with PyTorch's signature, defaults, checks and
-``__torch_function__`` route (NOTE [two routes] in ``ember/overrides.py``).
+``__torch_function__`` route (NOTE [two routes] in ``ember/overrides/__init__.py``).
 """
 
 from __future__ import annotations

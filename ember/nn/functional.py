@@ -3,7 +3,7 @@
 Names, signatures and defaults are PyTorch's, and so is the ``__torch_function__`` route of
 each: ``@python_route()`` for the functions PyTorch writes in Python (tensor arguments count,
 plain ones too), ``@guard_function`` for those it binds in C++ (NOTE [two routes] in
-``ember/overrides.py``). ``reduction`` strings map to the aten enum (``"none"`` 0,
+``ember/overrides/__init__.py``). ``reduction`` strings map to the aten enum (``"none"`` 0,
 ``"mean"`` 1, ``"sum"`` 2).
 """
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember._torch_function import PLAIN_TYPES, disabled_torch_function_impl
 from ember.dispatch.keys import BACKEND_MASK
+from ember.dispatch.protocols import PLAIN_TYPES, disabled_torch_function_impl
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
 
@@ -79,7 +79,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         return out
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_rebuild_parameter, (self._values("pickle").copy(), self.requires_grad))
+        return (_rebuild_parameter, (self._value_array("pickle").copy(), self.requires_grad))
 
 
 PLAIN_TYPES.add(Parameter)  # exactly Parameter stays out of __torch_function__, as Tensor

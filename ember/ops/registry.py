@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ember._torch_function import TORCH_FUNCTION, TORCH_FUNCTION_HANDLER
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN, TENSOR_TYPE, Kernel, call_kernel
 from ember.dispatch.keys import DispatchKey
+from ember.dispatch.protocols import TORCH_FUNCTION, TORCH_FUNCTION_HANDLER
 from ember.ops.schema import FunctionSchema, parse_schema
 
 __all__ = [

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import check_mode_handler
 from ember.dispatch import state
+from ember.dispatch.protocols import check_mode_handler
 
 __all__ = [
     "TorchDispatchMode",

@@ -220,7 +220,10 @@ def convolution_backward(
     output_mask: Sequence[bool],
 ) -> tuple[Any, Any, Any]:
     check_convolution_grad(
-        grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups
+        grad_output,
+        conv_output_shape(
+            input, weight, None, stride, padding, dilation, transposed, groups, output_padding
+        ),
     )
     k, s, p, d = _geometry(weight, stride, padding, dilation)
     go, x, w = grad_output._edata, input._edata, weight._edata

@@ -4,13 +4,17 @@ an op's arguments, runs the checks its CPU kernel runs and returns each result's
 it as the op's Meta kernel, so a Meta rule is one line and the checks live once.
 
 # NOTE [geometry functions]
-A geometry function returns one ``(shape, dtype)`` pair for a single-result op and a tuple of
-pairs (or ``None``) for a multi-result op.
+A geometry function takes one argument, the op's arguments by their schema names (a
+``SimpleNamespace`` from ``FunctionSchema.named``: ``a.self``, ``a.kernel_size``, defaults
+filled in), so the op's long signature stands once, in its schema, and once in its CPU
+kernel. It returns one ``(shape, dtype)`` pair for a single-result op and a tuple of pairs
+(or ``None``) for a multi-result op.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from ember._shape_only import ShapeOnlyArray
@@ -18,6 +22,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
+from ember.ops.native._define import by_name
 from ember.ops.registry import OpOverload
 
 Spec = tuple[Sequence[int], dtype]
@@ -39,11 +44,11 @@ def results(out: Any) -> Any:
     return tuple(_result(s) for s in out)
 
 
-def meta_rule(op: OpOverload, geometry: Callable[..., Any]) -> None:
+def meta_rule(op: OpOverload, geometry: Callable[[SimpleNamespace], Any]) -> None:
     """Register ``geometry`` (NOTE [geometry functions]) as ``op``'s Meta rule."""
 
-    def rule(*args: Any, **kwargs: Any) -> Any:
-        return results(geometry(*args, **kwargs))
+    def rule(a: SimpleNamespace) -> Any:
+        return results(geometry(a))
 
-    rule.__name__ = rule.__qualname__ = geometry.__name__
-    impl(op, DispatchKey.Meta)(rule)
+    rule.__name__ = geometry.__name__
+    impl(op, DispatchKey.Meta)(by_name(op, rule))

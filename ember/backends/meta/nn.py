@@ -3,7 +3,6 @@ kernels run (``ember/ops/native/nn.py``), so both raise the same errors."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,15 +44,15 @@ meta_rule(aten.native_batch_norm_backward.default, g.native_batch_norm_backward)
 meta_rule(aten.nll_loss_backward.default, g.nll_loss_backward)
 meta_rule(aten.embedding.default, g.embedding)
 meta_rule(aten.embedding_dense_backward.default, g.embedding_dense_backward)
-_BATCH_NORM = inspect.signature(g.native_batch_norm)
+_BATCH_NORM = aten.native_batch_norm.default._schema.named
 
 
 @impl(aten.native_batch_norm.default, Meta)
 def native_batch_norm(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, Tensor]:
-    out = results(g.native_batch_norm(*args, **kwargs))
-    a = _BATCH_NORM.bind(*args, **kwargs).arguments
-    if a["training"]:  # the cpu kernel updates them in place (NOTE [undeclared writes])
-        for stat in (a["running_mean"], a["running_var"]):
+    a = _BATCH_NORM(args, kwargs)
+    out = results(g.native_batch_norm(a))
+    if a.training:  # the cpu kernel updates them in place (NOTE [undeclared writes])
+        for stat in (a.running_mean, a.running_var):
             if stat is not None:
                 stat._bump_version()
     return out

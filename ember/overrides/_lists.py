@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import GENERATED_MEMBERS
+from ember.dispatch.protocols import GENERATED_MEMBERS
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 
 #: namespaces searched, in ``resolve_name`` order
@@ -161,7 +161,7 @@ def resolve_name(f: Any) -> str | None:
     ``ember`` imported); an operator is named as it prints, ``"aten.add.Tensor"``, as
     PyTorch's ``resolve_name`` does; None for an unknown callable.
 
-    >>> from ember._override_lists import resolve_name
+    >>> from ember.overrides._lists import resolve_name
     >>> resolve_name(ember.add), resolve_name(ember.ops.aten.add.Tensor)
     ('ember.add', 'aten.add.Tensor')
     """
@@ -182,7 +182,7 @@ def is_tensor_method_or_property(func: Callable[..., Any]) -> bool:
     """Whether ``func`` (as a handler receives it) is a Tensor method or a property's
     ``__get__``.
 
-    >>> from ember._override_lists import is_tensor_method_or_property
+    >>> from ember.overrides._lists import is_tensor_method_or_property
     >>> is_tensor_method_or_property(ember.Tensor.add), is_tensor_method_or_property(ember.add)
     (True, False)
     """

@@ -11,7 +11,7 @@ with a mode on and plain tensors the mode sees ``types == ()``. Functions writte
 call ``has_torch_function`` / ``handle_torch_function`` themselves, which count plain tensors
 too (``types == (Tensor,)``). ember's registry ops take the first route
 (``dispatch_torch_function``, reached through NOTE [torch function keys] in
-``ember/_torch_function.py``); functions written in Python, in ember or by users, take the
+``ember/dispatch/protocols.py``); functions written in Python, in ember or by users, take the
 second (``handle_torch_function``).
 
 # NOTE [handler order]
@@ -32,19 +32,22 @@ from contextlib import contextmanager
 from typing import Any
 
 from ember._tensor import Tensor
-from ember._torch_function import (
+from ember.dispatch import dispatcher, state
+from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
+from ember.dispatch.protocols import (
     DECLINED,
     GENERATED_MEMBERS,
+    PENDING,
     PLAIN_TYPES,
     PROPERTY_HOOK,
+    REQUEST,
+    TORCH_FUNCTION,
     TORCH_FUNCTION_HANDLER,
     check_mode_handler,
     classify,
     disabled_torch_function_impl,
     request,
 )
-from ember.dispatch import dispatcher, state
-from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, DispatchKey
 from ember.ops.registry import OpOverload, OpOverloadPacket
 
 __all__ = [
@@ -252,10 +255,53 @@ def _overloaded_args(
     return found
 
 
+# NOTE [one argument pass]
+# A handler's call costs what PyTorch's C++ parser costs only if the arguments are looked at
+# once. The binding resolves the overload and the dispatch function finds the keys; when the
+# key set asks for the protocol, ``request`` (the keys' fallback) notes the overload and its
+# arguments, and the public entry that sees the sentinel passes them on (``answer``):
+# - the handlers are found from the argument *types* alone, before anything else (NEP 18):
+#   which positions take part and in what order depends only on the tuple of types, so it
+#   is computed once per tuple (``_order``) and looked up after;
+# - while the handlers run, ``PENDING`` names the call: a default handler that runs
+#   ``func(*args)`` again (``Tensor.__torch_function__``, what ``super()`` reaches, and
+#   ``_disabled_torch_function_impl``) with the same ``func`` and the same argument tuple
+#   calls the noted overload's dispatch function directly, with no second binding. Only
+#   calls without keywords or list arguments are noted: those a handler cannot have
+#   changed in place.
+
+#: type tuple of a call's arguments -> (positions of the arguments whose handlers run, in
+#: order; their types), or None when an argument is a list or tuple (walked each time)
+_ORDER: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[type, ...]] | None] = {}
+
+
+def _order(values: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[type, ...]] | None:
+    """``_overloaded_args`` of ``values`` as positions and types, once per type tuple."""
+    key = tuple(map(type, values))
+    hit = _ORDER.get(key, _ORDER)
+    if hit is not _ORDER:
+        return hit  # type: ignore[return-value]
+    if list in key or tuple in key:
+        made = None
+    else:
+        found = _overloaded_args(values)
+        pos = tuple(next(i for i, v in enumerate(values) if v is f) for f in found)
+        made = (pos, tuple([type(f) for f in found]))
+    if len(_ORDER) > 4096:  # a bound on what odd call sites can make it hold
+        _ORDER.clear()
+    _ORDER[key] = made
+    return made
+
+
 def _run_handlers(
-    func: Any, overloaded: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    func: Any,
+    overloaded: list[Any] | tuple[Any, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    types: tuple[type, ...] | None = None,
 ) -> Any:
-    types = tuple([type(a) for a in overloaded])
+    if types is None:
+        types = tuple([type(a) for a in overloaded])
     if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
         mode = state.pop_function_mode()  # off inside its own handler
         try:
@@ -279,22 +325,61 @@ def _run_handlers(
 
 
 def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The C++ route (NOTE [two routes]) for a public function, method or operator that
+    decided by itself that the protocol applies (no dispatch function's request)."""
+    REQUEST[0] = None
+    return answer(func, args, kwargs)
+
+
+def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The C++ route (NOTE [two routes]): a registry op's public function, method or
-    operator, whose dispatch function returned TORCH_FUNCTION."""
-    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
-        _local.skip_one_hop = False
+    operator, whose dispatch function returned TORCH_FUNCTION just now (its ``request`` is
+    in ``REQUEST``: NOTE [one argument pass])."""
+    noted = REQUEST[0]
+    REQUEST[0] = None
+    loc = _local
+    if loc.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
+        loc.skip_one_hop = False
         with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
             return func(*args, **kwargs)
-    overloaded = _overloaded_args((*args, *kwargs.values()) if kwargs else args)
-    if not overloaded and not _is_torch_function_mode_enabled():
+    values = (*args, *kwargs.values()) if kwargs else args
+    exclude = loc.exclude
+    order = None if exclude & TORCH_FUNCTION_BIT else _order(values)
+    if order is None:
+        overloaded: Any = _overloaded_args(values)
+        types = None
+    else:
+        pos, types = order
+        overloaded = [values[i] for i in pos] if pos else ()
+    if not overloaded and not (loc.function_modes and not exclude & TORCH_FUNCTION_MODE_BIT):
         # the keys asked for a handler but none applies here (a tensor-like reached a
         # kernel's inner call): run the function with subclass handling off
-        with DisableTorchFunctionSubclass():
-            return func(*args, **kwargs)
-    return _run_handlers(func, overloaded, args, kwargs)
+        return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
+    if noted is None or kwargs or order is None:
+        return _run_handlers(func, overloaded, args, kwargs, types)
+    previous = PENDING[0]
+    PENDING[0] = (func, args, noted[0], noted[1])
+    try:
+        return _run_handlers(func, overloaded, args, kwargs, types)
+    finally:
+        PENDING[0] = previous
 
 
-TORCH_FUNCTION_HANDLER[0] = dispatch_torch_function
+def call_again(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
+    """``func(*args, **kwargs)`` with subclass handlers off, from a default handler: when
+    it is the call whose handlers are running, its overload runs without a second binding
+    (NOTE [one argument pass])."""
+    pending = PENDING[0]
+    if pending is not None and pending[0] is func and pending[1] is args and not kwargs:
+        op = pending[2]
+        r = state.call_excluding(TORCH_FUNCTION_BIT, op._public, pending[3])
+        if r is TORCH_FUNCTION:  # a mode is still on: it runs, as func(*args) would
+            r = state.call_excluding(TORCH_FUNCTION_BIT, answer, (func, args, {}))
+        return r
+    return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
+
+
+TORCH_FUNCTION_HANDLER[0] = answer
 
 
 def redispatch_function(
@@ -601,8 +686,8 @@ def guard_tensor_members() -> None:
 
 
 # The generated lists (get_overridable_functions, get_testing_overrides, ...) live in
-# ember/_override_lists.py and are re-exported here.
-from ember._override_lists import (  # noqa: E402
+# ember/overrides/_lists.py and are re-exported here.
+from ember.overrides._lists import (  # noqa: E402
     get_default_nowrap_functions,
     get_ignored_functions,
     get_overridable_functions,
