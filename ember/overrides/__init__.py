@@ -69,6 +69,10 @@ __all__ = [
 _local = state.local
 _MODES = state.FUNCTION_MODES  # NOTE [torch function state]
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
+#: ``redispatch_function`` calls running, in any thread: while 0 no thread's
+#: ``skip_one_hop`` is set, so the protocol need not read it (a global count: it errs
+#: towards reading)
+_SKIPS = [0]
 
 # an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
 dispatcher.ARGUMENT_KEYS.classify = lambda t: classify(t) & TORCH_FUNCTION_BIT  # type: ignore[method-assign]
@@ -299,15 +303,20 @@ def _run_handlers(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     types: tuple[type, ...] | None = None,
+    moded: bool | None = None,
 ) -> Any:
+    """The top mode's result (when ``moded``: a mode is on; None: find out), else the first
+    overloaded argument's that is not NotImplemented (NOTE [handler order])."""
     if types is None:
         types = tuple([type(a) for a in overloaded])
-    if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
-        mode = state.pop_function_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_function__(func, types, args, kwargs)
-        finally:
-            state.push_function_mode(mode)
+    stack = _local.function_modes
+    if moded is None:
+        moded = bool(stack) and not _local.exclude & TORCH_FUNCTION_MODE_BIT
+    if moded:
+        handler = stack[-1].__torch_function__  # the mode is off inside its own handler
+        result = state.call_popped(
+            stack, TORCH_FUNCTION_MODE_BIT, 0, handler, (func, types, args, kwargs)
+        )
         if result is not NotImplemented:
             return result
     for a in overloaded:
@@ -338,7 +347,7 @@ def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     noted = REQUEST[0]
     REQUEST[0] = None
     loc = _local
-    if loc.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
+    if _SKIPS[0] and loc.skip_one_hop:  # redispatch_function's skipped hop (the C++ route)
         loc.skip_one_hop = False
         with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
             return func(*args, **kwargs)
@@ -351,16 +360,17 @@ def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     else:
         pos, types = order
         overloaded = [values[i] for i in pos] if pos else ()
-    if not overloaded and not (loc.function_modes and not exclude & TORCH_FUNCTION_MODE_BIT):
+    moded = bool(loc.function_modes) and not exclude & TORCH_FUNCTION_MODE_BIT
+    if not overloaded and not moded:
         # the keys asked for a handler but none applies here (a tensor-like reached a
         # kernel's inner call): run the function with subclass handling off
         return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
     if noted is None or kwargs or order is None:
-        return _run_handlers(func, overloaded, args, kwargs, types)
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
     previous = PENDING[0]
     PENDING[0] = (func, args, noted[0], noted[1])
     try:
-        return _run_handlers(func, overloaded, args, kwargs, types)
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
     finally:
         PENDING[0] = previous
 
@@ -398,10 +408,12 @@ def redispatch_function(
     'Tensor'
     """
     _local.skip_one_hop = True
+    _SKIPS[0] += 1
     try:
         return func(*args, **(kwargs or {}))
     finally:
         _local.skip_one_hop = False
+        _SKIPS[0] -= 1
 
 
 def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -432,7 +444,7 @@ def has_torch_function(relevant_args: Any) -> bool:
                 f"has_torch_function(): expected a tuple or list of arguments, got "
                 f"{type(relevant_args).__name__}"
             )
-    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the Python route)
+    if _SKIPS[0] and _local.skip_one_hop:  # redispatch_function's skipped hop (Python route)
         _local.skip_one_hop = False
         return False
     excluded = _local.exclude
