@@ -159,7 +159,7 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
     if plan.options is not None:
         skwargs = _with_options(plan, skwargs)
-    types = tuple([type(t) for t in overloaded])
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple(map(type, overloaded))
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
     versions = _versions(plan, args, kwargs) if plan.written else None

@@ -33,6 +33,11 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+#: (shape, item size) -> contiguous strides in bytes: wrapper subclasses and meta results
+#: are made once per op, mostly of a few shapes
+_CONTIGUOUS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
+
+
 class ShapeOnlyArray:
     """Shape, strides and dtype without storage. Strides are in bytes, like ``ndarray``'s."""
 
@@ -46,12 +51,19 @@ class ShapeOnlyArray:
         offset: int = 0,
         dev: device | None = None,
     ) -> None:
-        shape = self.shape = tuple([int(s) for s in shape])
+        shape = self.shape = tuple(map(int, shape))
         dt = self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         size = dt.itemsize
         if strides is None:
-            strides = contiguous_strides(shape)
-        self.strides = tuple([int(s) * size for s in strides])
+            key = (shape, size)
+            found = _CONTIGUOUS.get(key)
+            if found is None:
+                if len(_CONTIGUOUS) > 4096:  # a bound, for programs of many shapes
+                    _CONTIGUOUS.clear()
+                found = _CONTIGUOUS[key] = tuple([s * size for s in contiguous_strides(shape)])
+            self.strides = found
+        else:
+            self.strides = tuple([int(s) * size for s in strides])
         self.offset = offset
         self.device = dev if dev is not None else device("meta")
 
