@@ -43,6 +43,12 @@ class ShapeOnlyArray:
 
     __slots__ = ("shape", "strides", "dtype", "offset", "device", "__weakref__")
 
+    #: which metadata a wrapper subclass's handler is asked for (NOTE [custom metadata] in
+    #: ember/_wrapper_metadata.py): none here; sizes_policy 1 is "strides", 2 "sizes"
+    sizes_policy = 0
+    custom_device = False
+    custom_layout = False
+
     def __init__(
         self,
         shape: tuple[int, ...],

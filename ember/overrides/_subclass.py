@@ -13,8 +13,10 @@ import sys
 from typing import Any
 
 from ember import dtypes
+from ember._layout import strided
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
+from ember._wrapper_metadata import POLICIES, CustomMetadataArray
 from ember.device import device as _device
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
@@ -101,6 +103,9 @@ def _make_wrapper_subclass(
     device: Any = None,
     pin_memory: bool = False,
     requires_grad: bool = False,
+    dispatch_sizes_strides_policy: str | None = None,
+    dispatch_device: bool = False,
+    dispatch_layout: bool = False,
     **_: Any,
 ) -> Any:
     """A ``cls`` instance with the given metadata and no storage: what users and autograd
@@ -113,6 +118,10 @@ def _make_wrapper_subclass(
     >>> w = ember.Tensor._make_wrapper_subclass(W, (10**6, 10**6))
     >>> w.shape, w.dtype
     (ember.Size([1000000, 1000000]), ember.float32)
+
+    With ``dispatch_sizes_strides_policy="sizes"`` (or ``"strides"``), ``dispatch_device``
+    and ``dispatch_layout``, members such as ``size()``, ``stride()`` and ``device`` ask the
+    handler (NOTE [custom metadata] in ember/_wrapper_metadata.py).
     """
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"_make_wrapper_subclass(): {cls!r} is not a subclass of ember.Tensor")
@@ -124,9 +133,23 @@ def _make_wrapper_subclass(
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
     dev = _CPU if device is None else _device(device)
-    arr = ShapeOnlyArray(
-        size, d.np, None if strides is None else tuple(strides), storage_offset or 0, dev
-    )
+    shape = tuple(int(n) for n in size)
+    if dispatch_sizes_strides_policy not in POLICIES:
+        raise ValueError(
+            f"Unknown sizes_strides_policy: {dispatch_sizes_strides_policy}; expected "
+            "'strides' or 'sizes'"
+        )
+    st = None if strides is None else tuple(strides)
+    policy = POLICIES[dispatch_sizes_strides_policy]
+    arr: ShapeOnlyArray
+    if policy or dispatch_device or dispatch_layout:
+        lay = strided if layout is None else layout
+        arr = CustomMetadataArray(
+            shape, d.np, st, storage_offset or 0, dev, policy, dispatch_device,
+            dispatch_layout, lay,
+        )  # fmt: skip
+    else:
+        arr = ShapeOnlyArray(shape, d.np, st, storage_offset or 0, dev)
     t = object.__new__(cls)
     t._edata = arr
     t._ekeys = DEVICE_BITS[dev.type] | keys

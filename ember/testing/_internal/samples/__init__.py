@@ -14,6 +14,7 @@ from ember.testing._internal.samples import (  # noqa: F401
     linalg,
     loss,
     lu,
+    metadata,
     nn,
     pointwise,
     products,
