@@ -139,3 +139,21 @@ def test_a_gradient_that_reads_no_tangent_is_zeros_as_in_eager(backend):
         b = ember.tensor(0.822, requires_grad=True)
         (fn(ember.tensor(0.5), b) * 2).sum().backward()
         assert b.grad is not None and b.grad.item() == 0.0
+
+
+@pytest.mark.parametrize("backend", ["ember", "aot_eager"])
+def test_none_gradients_follow_which_outputs_reach_an_input(backend):
+    # eager: ``b`` gets copysign's zeros when ``c`` gets a gradient, whatever ``abs(b)``
+    # gets; it gets None only when no output that reaches it does, and ``a`` (reached
+    # through a detach only) always gets None (found by the random-program explore run)
+    def fn(a, b):
+        return ember.copysign(a, b), ember.abs(b), a.detach() * b
+
+    f = ember.compile(fn, backend=backend)
+    for used, b_grad in ((0, 0.0), (1, 1.0), (2, 0.5)):
+        for run in (f, fn):
+            a = ember.tensor(0.5, requires_grad=True)
+            b = ember.tensor(0.822, requires_grad=True)
+            run(a, b)[used].sum().backward()
+            assert a.grad is None if used else a.grad is not None
+            assert b.grad is not None and b.grad.item() == b_grad

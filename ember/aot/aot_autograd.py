@@ -64,7 +64,7 @@ from ember._subclasses.fake_tensor import (
 )
 from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
-from ember.aot.partitioners import _is_tangent, default_partition
+from ember.aot.partitioners import default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
@@ -465,8 +465,7 @@ def _make_function(entry: _Entry) -> type[Function]:
             out: list[Any] = [None] * len(plan.in_metas)
             for k, gr, deps in zip(entry.grad_inputs, rebuilt, entry.grad_deps, strict=True):
                 # an input reached only from outputs that got no gradient gets None, as in
-                # eager (the graph computed zeros for it); one whose gradient reads no
-                # tangent (a formula of zeros: copysign's for ``other``) keeps it
+                # eager (the graph computed zeros for it): NOTE [which gradients are None]
                 out[k] = None if deps and deps <= unset else gr
             return tuple(out)
 
@@ -694,6 +693,7 @@ def _build_joint(
         diff_metas = [m for m, rg in zip(plan.out_metas, user_rg, strict=True) if rg]
         tangents = unflatten(tangents_dense, diff_metas)
         wrt = [users[k] for k in entry.grad_inputs]
+        holder["grad_deps"] = _reached_by(diff, diff_metas, wrt)
         grads = autograd_grad(diff, wrt, tangents, allow_unused=True)
         dense_grads: list[Any] = []
         metas: list[SubclassMeta | None] = []
@@ -738,35 +738,44 @@ def _build_joint(
     entry.num_saved = fw.meta.get("num_saved", 0)
     entry.bw_graph = bw
     entry.bw_compiler = options["bw_compiler"] or options["fw_compiler"]
-    entry.grad_deps = _grad_dependencies(bw, entry.grad_metas)
+    entry.grad_deps = holder["grad_deps"]
 
 
-def _grad_dependencies(bw: GraphModule, grad_metas: list[SubclassMeta | None]) -> list[set[int]]:
-    """Per gradient (user level), the dense tangents it is computed from."""
-    placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
-    tangents = {n: i for i, n in enumerate(p for p in placeholders if _is_tangent(p))}
-    outs = next(n for n in bw.graph.nodes if n.op == "output").args[0]
-    per_dense = []
-    for o in outs:
-        deps: set[int] = set()
-        stack = [o] if o is not None and not isinstance(o, (int, float)) else []
-        seen: set[Any] = set()
+def _reached_by(
+    outs: Sequence[Any], metas: Sequence[SubclassMeta | None], wrt: Sequence[Any]
+) -> list[set[int]]:
+    """Per input in ``wrt``: the dense tangents of the outputs whose autograd graph reaches it.
+
+    NOTE [which gradients are None]
+    Eager gives an input a gradient (zeros, if every formula on the way says so: copysign's
+    for ``other``) as soon as one output whose graph reaches it gets a gradient, and None
+    when none does. So the runtime answers None exactly when every tangent of the outputs
+    that reach the input is unset; which outputs reach it is read from the traced forward's
+    autograd graph (a ``detach`` or an ``argmax`` on the way is no edge), not from the
+    backward graph, where a formula of zeros reads no tangent at all.
+    """
+    targets: dict[int, list[int]] = {}
+    for k, x in enumerate(wrt):
+        node, _ = gradient_edge(x)
+        if node is not None:
+            targets.setdefault(id(node), []).append(k)
+    deps: list[set[int]] = [set() for _ in wrt]
+    pos = 0
+    for o, m in zip(outs, metas, strict=True):
+        ids = range(pos, pos + (1 if m is None else m.count))
+        pos = ids.stop
+        root, _ = gradient_edge(o)
+        stack = [root] if root is not None else []
+        seen: set[int] = set()
         while stack:
             n = stack.pop()
-            if n in seen or not hasattr(n, "all_input_nodes"):
+            if id(n) in seen:
                 continue
-            seen.add(n)
-            if n in tangents:
-                deps.add(tangents[n])
-            stack.extend(n.all_input_nodes)
-        per_dense.append(deps)
-    out = []
-    pos = 0
-    for m in grad_metas:
-        count = 1 if m is None else m.count
-        out.append(set().union(*per_dense[pos : pos + count]))
-        pos += count
-    return out
+            seen.add(id(n))
+            for k in targets.get(id(n), ()):
+                deps[k].update(ids)
+            stack.extend(nxt for nxt, _ in n.next_functions if nxt is not None)
+    return deps
 
 
 _ndarray = np.ndarray

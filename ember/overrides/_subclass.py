@@ -28,20 +28,26 @@ from ember.dispatch.keys import (
 )
 from ember.dispatch.protocols import classify
 from ember.ops.registry import ops
-from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+from ember.overrides import call_again, get_default_nowrap_functions
 
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
 _refcount = sys.getrefcount
 _FRESH = 2  # references to an object held only by one local name (and getrefcount's argument)
-_NOWRAP: list[frozenset[Any]] = []  # get_default_nowrap_functions(), once Tensor is complete
+_NOWRAP: list[frozenset[Any]] = []
+_CPU = _device("cpu")  # get_default_nowrap_functions(), once Tensor is complete
 
 
 def _retype(t: Tensor, cls: type) -> Any:
     """Make ``t`` (a fresh object nobody else holds) an instance of ``cls``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
+    return _become(t, cls)
+
+
+def _become(t: Tensor, cls: type) -> Any:
+    """``_retype`` for a ``cls`` known to be a Tensor subclass."""
     try:
         t.__class__ = cls
     except TypeError:  # a class with ``__slots__`` of its own: another layout, a new object
@@ -126,7 +132,7 @@ def _make_wrapper_subclass(
             "wrapper has no storage, so only its handler can run ops on it"
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
-    dev = _device("cpu") if device is None else _device(device)
+    dev = _CPU if device is None else _device(device)
     shape = tuple(int(n) for n in size)
     if dispatch_sizes_strides_policy not in POLICIES:
         raise ValueError(
@@ -177,8 +183,7 @@ def default_torch_function(
     for t in types:
         if not issubclass(cls, t):
             return NotImplemented
-    with DisableTorchFunctionSubclass():
-        ret = func(*args, **kwargs) if kwargs else func(*args)
+    ret = call_again(func, args, kwargs)  # NOTE [one argument pass]
     if cls is Tensor:
         return ret
     if not _NOWRAP:
@@ -188,8 +193,9 @@ def default_torch_function(
     if type(ret) is Tensor and ret.grad_fn is None and _refcount(ret) == _FRESH:
         # NOTE [converting fresh results]: nothing else holds this new result, so it
         # becomes the subclass itself instead of an alias of it (the alias's only other
-        # trace would be a _base and, with autograd, an AliasBackward0 node)
-        return _retype(ret, cls)
+        # trace would be a _base and, with autograd, an AliasBackward0 node); cls is a
+        # Tensor subclass (this is its classmethod), so _retype's check is not needed
+        return _become(ret, cls)
     return _convert(ret, cls)
 
 
