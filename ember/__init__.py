@@ -22,6 +22,7 @@ if _sys.argv[:1] == ["-m"] and {"-h", "--help"} & set(_sys.argv[1:]):
         _parser().parse_args(_sys.argv[1:])  # prints the help and exits, as argparse does
 
 import gc as _gc
+import importlib as _importlib
 
 # NOTE [no collection during import]
 # Importing ember creates some hundred thousand objects (ops, schemas, kernels, generated
@@ -93,12 +94,6 @@ from ember.autograd.grad_mode import (
 half, float, double = float16, float32, float64  # noqa: A001
 if _dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
     bfloat16 = _dtypes.bfloat16
-else:
-
-    def __getattr__(name: str) -> object:
-        if name == "bfloat16":
-            raise AttributeError(_dtypes.BFLOAT16_MISSING)
-        raise AttributeError(f"module 'ember' has no attribute {name!r}")
 
 
 short, int, long = int16, int32, int64  # noqa: A001
@@ -108,14 +103,12 @@ __version__ = "0.1.0"
 
 from ember import nn, optim, utils  # noqa: E402  (built on everything above)
 from ember.utils import data as _utils_data  # noqa: E402, F401  (ember.utils.data)
-from ember.serialization import load, save  # noqa: E402
 from ember import _C  # noqa: E402
 from ember import fx  # noqa: E402
 from ember._torch_functional import _assert  # noqa: E402, F401  (torch._assert)
 from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpOverload.py_impl)
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import functionalize as _functionalize  # noqa: E402, F401  (the Functionalize key)
-from ember._compile import _disable_dynamo, compile  # noqa: E402  (ember.aot, ember/compiler)
 from ember._higher_order_ops.cond import cond  # noqa: E402
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
@@ -132,7 +125,6 @@ from ember._global_settings import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
-from ember import distributed  # noqa: E402  (MPI; mpi4py loads on first use)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember import sparse  # noqa: E402  (torch.sparse; the SparseCPU key: ember/backends/sparse/)
@@ -159,9 +151,43 @@ overrides.guard_tensor_members()  # every member is attached by now (NOTE [torch
 from ember._tensor import _LOCAL_SCALAR  # noqa: E402
 
 _LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper subclass
-# the FuncTorchBatched key's rules, once every op of ember's catalogue is defined
-from ember._batched import rules as _batching_rules  # noqa: E402, F401
-from ember.func._vmap import vmap  # noqa: E402  (torch.vmap)
+
+# NOTE [loaded on first use]
+# PyTorch's ``torch.func``, ``torch.vmap``, ``torch.compile``, ``torch.save`` and
+# ``torch.distributed`` are attributes of the package; here the layers behind them load
+# when first named (PEP 562), as ``import ember`` needs none of them: the transforms
+# (``ember.func``, with vmap's batching rules, NOTE [batching rules]), ``ember.compile``
+# (``ember.aot`` and ``ember/compiler``), ``ember.distributed`` and ``ember.save``/``load``
+# (zipfile). ``import ember.func`` and ``from ember import vmap`` work as before.
+_LAZY = {
+    "vmap": ("ember.func._vmap", "vmap"),
+    "compile": ("ember._compile", "compile"),
+    "_disable_dynamo": ("ember._compile", "_disable_dynamo"),
+    "save": ("ember.serialization", "save"),
+    "load": ("ember.serialization", "load"),
+}
+#: submodules that were attributes after ``import ember`` and now load when first named
+_LAZY_MODULES = frozenset(
+    "func distributed aot compiler serialization _compile _functorch _batched _checkpoint".split()
+)
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        value = getattr(_importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"ember.{name}")  # sets the attribute itself
+    if name == "bfloat16":  # NOTE [bfloat16] in ember/dtypes.py: ml_dtypes is missing
+        raise AttributeError(_dtypes.BFLOAT16_MISSING)
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | _LAZY_MODULES)
+
 
 if _gc_was_enabled:  # NOTE [no collection during import]: the last line of the import
     _gc.enable()

@@ -36,8 +36,13 @@ from ember.ops.binding import (
     tensors_first,
 )
 from ember.ops.registry import OpOverload, OpOverloadPacket, ops
-from ember.overrides import dispatch_torch_function as tf
-from ember.overrides import handle_torch_function, has_tensor_likes, has_torch_function
+from ember.overrides import answer as tf
+from ember.overrides import (
+    dispatch_torch_function,
+    handle_torch_function,
+    has_tensor_likes,
+    has_torch_function,
+)
 
 _INT_TYPES = (int,)
 
@@ -149,7 +154,7 @@ def make_public(packet: OpOverloadPacket, method: bool) -> Callable[..., Any]:
             op, a, k = resolve(packet, pargs, kwargs)
         except TypeError:
             if has_tensor_likes(args, kwargs):  # a tensor-like no overload names
-                return tf(me[0], args, kwargs)
+                return dispatch_torch_function(me[0], args, kwargs)
             raise
         r = public_of(op, tuple(kwargs))(*a, **k)
         return r if r is not TF else tf(me[0], args, kwargs)

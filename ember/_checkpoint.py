@@ -472,6 +472,11 @@ class _Pickler(pickle._Pickler):  # type: ignore[name-defined,misc]
             raise RuntimeError(f"ember.save: tensors of dtype {t.dtype} cannot be saved")
         if t.device.type == "lazy":
             t = t.to("cpu")
+        if t.is_sparse:
+            raise RuntimeError(
+                "ember.save: sparse COO tensors cannot be saved yet; save t.to_dense(), or "
+                "t._indices() and t._values()"
+            )
         data = t.detach()._edata
         if type(data) is not np.ndarray:
             raise RuntimeError(

@@ -7,25 +7,18 @@ ember.strided
 
 from __future__ import annotations
 
+from ember._named import NamedConstant
 
-class layout:  # noqa: N801 - PyTorch's name
+
+class layout(NamedConstant):  # noqa: N801 - PyTorch's name
     """How a tensor's elements are stored, e.g. ``ember.strided``.
 
     >>> ember.strided
     ember.strided
     """
 
-    __slots__ = ("name",)
+    __slots__ = ()
     __module__ = "ember"  # printed as PyTorch prints its own: <class 'ember.layout'>
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"ember.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
 
 
 strided = layout("strided")

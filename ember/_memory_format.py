@@ -20,31 +20,24 @@ innermost.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ember._named import NamedConstant
 from ember._shape_only import contiguous_strides
 
 Shape = tuple[int, ...]
 
 
-class memory_format:  # noqa: N801 - PyTorch's name
+class memory_format(NamedConstant):  # noqa: N801 - PyTorch's name
     """How a new tensor lays out its elements, e.g. ``ember.contiguous_format``.
 
     >>> ember.channels_last
     ember.channels_last
     """
 
-    __slots__ = ("name",)
+    __slots__ = ()
     __module__ = "ember"  # printed as PyTorch prints its own: <class 'ember.memory_format'>
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"ember.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
 
 
 contiguous_format = memory_format("contiguous_format")
@@ -82,20 +75,15 @@ def is_non_overlapping_and_dense(shape: Shape, strides: Shape) -> bool:
     return True
 
 
-def infer_dense_strides(shape: Shape, strides: Shape) -> Shape:
-    """Dense strides that keep the dim order of ``strides`` (size-0/1 and 0-stride dims stay
-    where they are), as PyTorch's ``infer_dense_strides``."""
+def strides_in_order(
+    shape: Sequence[int], should_swap: Callable[[int, int], int], floor: int = 0
+) -> Shape:
+    """Dense strides for the dim order PyTorch's insertion sort finds (TensorIterator's
+    ``reorder_dimensions``, ``infer_dense_strides``): from the last dim inward, dim ``b``
+    moves inside ``a`` while ``should_swap(a, b)`` is positive and stops at a negative
+    answer. Sizes count at least ``floor`` in the products."""
     n = len(shape)
-    perm = list(range(n - 1, -1, -1))  # innermost first
-
-    def should_swap(a: int, b: int) -> int:
-        sa, sb = strides[a], strides[b]
-        if sa == 0 or sb == 0:
-            return 0
-        if sa != sb:
-            return -1 if sa < sb else 1
-        return 1 if shape[a] > shape[b] else 0
-
+    perm = list(range(n - 1, -1, -1))  # perm[0]: the innermost dimension
     for i in range(1, n):
         d1 = i
         for d0 in range(i - 1, -1, -1):
@@ -109,8 +97,23 @@ def infer_dense_strides(shape: Shape, strides: Shape) -> Shape:
     acc = 1
     for d in perm:
         out[d] = acc
-        acc *= max(shape[d], 1)
+        acc *= max(shape[d], floor)
     return tuple(out)
+
+
+def infer_dense_strides(shape: Shape, strides: Shape) -> Shape:
+    """Dense strides that keep the dim order of ``strides`` (size-0/1 and 0-stride dims stay
+    where they are), as PyTorch's ``infer_dense_strides``."""
+
+    def should_swap(a: int, b: int) -> int:
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa != sb:
+            return -1 if sa < sb else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    return strides_in_order(shape, should_swap, floor=1)
 
 
 def channels_last_strides(shape: Shape) -> Shape:

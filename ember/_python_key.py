@@ -40,7 +40,7 @@ class _Plan:
 
     __slots__ = (
         "slots", "required", "converters", "written", "options", "fill_device", "returns_arg",
-        "view_arg", "view_base",
+        "view_arg", "view_base", "one_tensor",
     )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
@@ -84,6 +84,13 @@ class _Plan:
                     break
                 if not a.kwarg_only:
                     pos += 1
+        #: the op returns exactly one Tensor: ``check_returns`` is one isinstance test
+        self.one_tensor = (
+            len(rets) == 1
+            and rets[0].type.base == "Tensor"
+            and not rets[0].type.is_list
+            and not rets[0].type.optional
+        )
         self.view_arg = schema.view_of
         #: a view op that also records its base (every one but detach: PyTorch's detach
         #: shares the version counter only)
@@ -103,9 +110,13 @@ def _plan(op: OpOverload) -> _Plan:
 def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     """The tensor arguments (and elements of Tensor[] arguments), in schema order, whose
     class handles ``__torch_dispatch__``: unique by type, subclasses first."""
+    return _overloaded(_plan(op), args, kwargs)
+
+
+def _overloaded(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     found: list[Any] = []
     n = len(args)
-    for pos, name, is_list in _plan(op).slots:
+    for pos, name, is_list in plan.slots:
         x = args[pos] if 0 <= pos < n else kwargs.get(name)
         if x is None:
             continue
@@ -119,6 +130,9 @@ def overloaded_tensors(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def _add(found: list[Any], x: Any) -> None:
+    if not found:
+        found.append(x)
+        return
     t = type(x)
     for f in found:
         if type(f) is t:
@@ -132,11 +146,11 @@ def _add(found: list[Any], x: Any) -> None:
 
 def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The Python key's kernel for every op (NOTE [python key])."""
-    overloaded = overloaded_tensors(op, args, kwargs)
+    plan = _PLANS.get(op) or _plan(op)
+    overloaded = _overloaded(plan, args, kwargs)
     stack = _local.dispatch_modes
     if not stack and not overloaded:
         return op.redispatch(ks & _BELOW_PYTHON, *args, **kwargs)
-    plan = _plan(op)
     if kwargs or len(args) > plan.required:
         sargs, skwargs = strip_defaults(op, args, kwargs)
     else:
@@ -145,12 +159,23 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
     if plan.options is not None:
         skwargs = _with_options(plan, skwargs)
-    types = tuple([type(t) for t in overloaded])
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple(map(type, overloaded))
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
     versions = _versions(plan, args, kwargs) if plan.written else None
-    with state.KeyGuard(exclude=AUTOGRAD_BIT):
-        result = _handle(op, stack, overloaded, types, sargs, skwargs)
+    if stack:  # the top mode first, popped for its handler (state.call_popped)
+        handler = stack[-1].__torch_dispatch__
+        result = state.call_popped(
+            stack, PYTHON_BIT, AUTOGRAD_BIT, handler, (op, types, sargs, skwargs)
+        )
+        if result is NotImplemented and overloaded:
+            result = state.call_excluding(
+                AUTOGRAD_BIT, _by_class, (op, overloaded, types, sargs, skwargs)
+            )
+    else:
+        result = state.call_excluding(
+            AUTOGRAD_BIT, _by_class, (op, overloaded, types, sargs, skwargs)
+        )
     if result is not NotImplemented:
         if versions:
             # a handler that wrote through an inner tensor left the wrapper's counter as
@@ -158,7 +183,8 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
             for t, v in versions:
                 if t._version == v:
                     t._bump_version()
-        result = check_returns(op, result)
+        if not (plan.one_tensor and isinstance(result, Tensor)):
+            result = check_returns(op, result)
         if plan.returns_arg is not None:
             pos, name = plan.returns_arg
             written = args[pos] if 0 <= pos < len(args) else kwargs.get(name)
@@ -232,23 +258,14 @@ def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return out
 
 
-def _handle(
+def _by_class(
     op: OpOverload,
-    stack: list[Any],
     overloaded: list[Any],
     types: tuple[type, ...],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> Any:
-    """The top mode's result, else the first overloaded class's that is not NotImplemented."""
-    if stack:
-        mode = state.pop_dispatch_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_dispatch__(op, types, args, kwargs)
-        finally:
-            state.push_dispatch_mode(mode)
-        if result is not NotImplemented:
-            return result
+    """The first overloaded class's result that is not NotImplemented, else NotImplemented."""
     for t in overloaded:
         result = t.__torch_dispatch__(op, types, args, kwargs)
         if result is not NotImplemented:

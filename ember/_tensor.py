@@ -53,6 +53,7 @@ _FROM_NP = dtypes.FROM_NUMPY
 _LOCAL_SCALAR: list[Any] = [None]
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
+_SIZES = 2  # ShapeOnlyArray.sizes_policy of dispatch_sizes_strides_policy="sizes"
 
 #: a function called with (tensor, what) before a tensor's values are read (``item``,
 #: ``bool``, ``numpy``...): ``make_fx`` sets it to refuse reads of traced tensors
@@ -180,9 +181,15 @@ class Tensor:
     def dtype(self) -> dtypes.dtype:
         return _FROM_NP[self._edata.dtype]
 
+    # A wrapper subclass made with dispatch_sizes_strides_policy, dispatch_device or
+    # dispatch_layout asks its handler for these (NOTE [custom metadata] in
+    # ember/_wrapper_metadata.py): its ``data.sizes_policy`` and friends say which.
     @property
     def shape(self) -> Size:
-        return Size(self._edata.shape)
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_sizes(self)  # type: ignore[no-any-return]
+        return Size(data.shape)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the length of one dimension.
@@ -190,7 +197,10 @@ class Tensor:
         >>> ember.zeros(2, 3).size(-1)
         3
         """
-        shape = self._edata.shape
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_size(self, dim)
+        shape = data.shape
         if dim is None:
             return Size(shape)
         return shape[_wrap_dim(dim, len(shape), "size")]
@@ -202,12 +212,10 @@ class Tensor:
         (3, 1)
         """
         data = self._edata
-        item = data.itemsize
-        if data.size <= 1 and type(data) is _ndarray and self._base is None:
-            # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
-            strides = contiguous_strides(data.shape)
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
+            strides = data.ask_strides(self)
         else:
-            strides = tuple(s // item for s in data.strides)
+            strides = strides_of(self)
         if dim is None:
             return strides
         return strides[_wrap_dim(dim, len(strides), "stride")]
@@ -220,6 +228,8 @@ class Tensor:
         """
         data = self._edata
         if type(data) is not _ndarray:
+            if getattr(data, "sizes_policy", 0) == _SIZES:
+                return data.ask_offset(self)  # type: ignore[no-any-return]
             return int(data.offset)
         root = root_array(data)
         if root is data:
@@ -232,10 +242,15 @@ class Tensor:
     @property
     def device(self) -> device:
         data = self._edata
-        return CPU if type(data) is _ndarray else data.device
+        if type(data) is _ndarray:
+            return CPU
+        return data.ask_device(self) if getattr(data, "custom_device", False) else data.device
 
     @property
     def is_meta(self) -> bool:
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "custom_device", False):
+            return data.ask_device(self).type == "meta"  # type: ignore[no-any-return]
         return bool(self._ekeys & META_BIT)
 
     @property
@@ -245,7 +260,11 @@ class Tensor:
     @property
     def layout(self) -> layout:
         data = self._edata
-        return strided if type(data) is _ndarray else getattr(data, "layout", strided)
+        if type(data) is _ndarray:
+            return strided
+        if getattr(data, "custom_layout", False):
+            return data.ask_layout(self)  # type: ignore[no-any-return]
+        return getattr(data, "layout", strided)
 
     @property
     def is_sparse(self) -> bool:
@@ -258,17 +277,29 @@ class Tensor:
         return self.layout is sparse_coo
 
     def dim(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     @property
     def ndim(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     def ndimension(self) -> int:
-        return self._edata.ndim
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_dim(self)  # type: ignore[no-any-return]
+        return data.ndim  # type: ignore[no-any-return]
 
     def numel(self) -> int:
-        return int(math.prod(self._edata.shape))
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_numel(self)  # type: ignore[no-any-return]
+        return int(math.prod(data.shape))
 
     def nelement(self) -> int:
         return self.numel()
@@ -283,16 +314,10 @@ class Tensor:
         >>> ember.zeros(2, 3).t().is_contiguous()
         False
         """
-        shape = self._edata.shape
-        if memory_format is not None and memory_format is not contiguous_format:
-            return is_contiguous_for(shape, self.stride(), memory_format, "is_contiguous")
-        expected = 1
-        for n, s in zip(reversed(shape), reversed(self.stride()), strict=True):
-            if n != 1:
-                if s != expected:
-                    return 0 in shape  # no elements: contiguous whatever the strides
-                expected *= n
-        return True
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0):
+            return data.ask_contiguous(self, memory_format)  # type: ignore[no-any-return]
+        return contiguous_of(self, memory_format)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
@@ -441,7 +466,10 @@ class Tensor:
         return self._value_array("tolist").tolist()
 
     def __len__(self) -> int:
-        shape = self._edata.shape
+        data = self._edata
+        if type(data) is not _ndarray and getattr(data, "sizes_policy", 0) == _SIZES:
+            return data.ask_len(self)  # type: ignore[no-any-return]
+        shape = data.shape
         if not shape:
             raise TypeError("len() of a 0-d tensor")
         return int(shape[0])
@@ -551,6 +579,32 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def strides_of(t: Tensor) -> tuple[int, ...]:
+    """``t``'s stored strides in elements (what ``stride()`` gives without a handler)."""
+    data = t._edata
+    if data.size <= 1 and type(data) is _ndarray and t._base is None:
+        # NumPy leaves these strides arbitrary; a view's are set by its op (PyTorch's)
+        return contiguous_strides(data.shape)
+    item = data.itemsize
+    return tuple(s // item for s in data.strides)
+
+
+def contiguous_of(t: Tensor, memory_format: Any) -> bool:
+    """Whether ``t``'s stored sizes and strides are contiguous in ``memory_format`` (row-major
+    for None or ``contiguous_format``; size-1 dims ignored)."""
+    shape = t._edata.shape
+    strides = strides_of(t)
+    if memory_format is not None and memory_format is not contiguous_format:
+        return is_contiguous_for(shape, strides, memory_format, "is_contiguous")
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1:
+            if s != expected:
+                return 0 in shape  # no elements: contiguous whatever the strides
+            expected *= n
+    return True
 
 
 def _wrap_dim(dim: int, ndim: int, what: str) -> int:

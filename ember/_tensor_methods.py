@@ -94,6 +94,11 @@ def _get_device(self: Tensor) -> int:
     >>> ember.ones(1).get_device()
     -1
     """
+    data = self._edata
+    if type(data) is not np.ndarray and getattr(
+        data, "custom_device", False
+    ):  # NOTE [custom metadata]
+        data.ask_device(self)
     return -1
 
 

@@ -17,6 +17,7 @@ op that has no kernel of its own for that key.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 from ember.dispatch import dispatcher
@@ -82,6 +83,14 @@ def get_op(name: str | OpOverload, namespace: str = "aten") -> OpOverload:
     return getattr(packet, overload or "default")
 
 
+def _own_rules_first(key: DispatchKey) -> None:
+    """ember's own batching rules load on first use (NOTE [loaded on first use] in
+    ember/__init__.py): they are registered before a library's kernel on their keys, so
+    theirs never replaces the library's later."""
+    if key in (DispatchKey.FuncTorchBatched, DispatchKey.FuncTorchVmapMode):
+        import_module("ember._batched.rules")
+
+
 class Library:
     """A group of op definitions and kernel registrations, undone together by ``_destroy``.
 
@@ -132,6 +141,7 @@ class Library:
         """Register ``fn`` as ``op_name``'s kernel for ``dispatch_key``."""
         op = get_op(op_name, self.ns)
         key = dispatch_key_of(dispatch_key or self.dispatch_key)
+        _own_rules_first(key)
         self._impls.append((op, key, op._kernels.get(key)))
         if fn is fallthrough_kernel:
             dispatcher.set_kernel(op, key, dispatcher.fallthrough_entry(key)[0], KIND_BOXED)
@@ -147,6 +157,7 @@ class Library:
     ) -> None:
         """Register a boxed fallback ``fn(op, keyset, args, kwargs)`` for every op on a key."""
         key = dispatch_key_of(dispatch_key or self.dispatch_key)
+        _own_rules_first(key)
         old = (key, dispatcher.fallbacks.get(key), dispatcher.specializers.get(key))
         self._fallbacks.append(old)
         if fn is fallthrough_kernel:

@@ -98,10 +98,6 @@ def test_sparse_adam_refuses_dense_gradients_and_complex_params_as_torch() -> No
             lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2, dtype=lib.complex64))])
 
 
-@pytest.mark.skipif(
-    not hasattr(ember, "sparse_coo_tensor"),
-    reason="ember has no sparse COO layout yet: SparseAdam's sparse step waits for it",
-)
 def test_sparse_adam_embedding_trajectory_matches_torch() -> None:
     def run(lib: Any) -> Any:
         emb = lib.nn.Embedding(6, 3, sparse=True)

@@ -320,6 +320,26 @@ def test_in_place_ops_match_torch() -> None:
     np.testing.assert_allclose(ed.numpy(), td.numpy(), rtol=1e-6)
 
 
+def test_zero_and_zero_grad_without_none() -> None:
+    for lib in (torch, ember):
+        s = _uncoalesced(lib)
+        assert s.zero_() is s and s._nnz() == 0 and s.is_coalesced() and s.shape == (3, 4)
+        emb = lib.nn.Embedding(4, 2, sparse=True)
+        emb(lib.tensor([1, 1])).sum().backward()
+        lib.optim.SGD(emb.parameters(), lr=0.1).zero_grad(set_to_none=False)
+        assert emb.weight.grad.is_sparse and emb.weight.grad._nnz() == 0
+
+
+def test_unsupported_uses_say_so() -> None:
+    s = _uncoalesced(ember)
+    with pytest.raises(RuntimeError, match="sparse COO tensors cannot be saved yet"):
+        ember.save(s, __import__("io").BytesIO())
+    with pytest.raises(RuntimeError, match="cannot be batched"):
+        ember.func.vmap(lambda x: x.to_dense())(s)
+    with pytest.raises(RuntimeError, match="live on the cpu device only"):
+        s.to("meta")
+
+
 def test_an_op_without_a_sparse_kernel_names_op_and_backend() -> None:
     for lib in (torch, ember):
         s = _uncoalesced(lib)
@@ -525,6 +545,44 @@ def test_embedding_sparse_gradient_matches_torch(padding_idx: int | None) -> Non
     _same_sparse(e, t)  # uncoalesced, one row per looked-up index, padding rows left out
 
 
+EMBEDDING_BAG = [
+    ("sum", False, None), ("sum", False, 2), ("sum", True, None), ("sum", True, 2),
+    ("mean", False, None), ("mean", False, 2),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("mode", "weighted", "padding_idx"), EMBEDDING_BAG)
+def test_embedding_bag_sparse_gradient_matches_torch(
+    mode: str, weighted: bool, padding_idx: int | None
+) -> None:
+    def run(lib: Any) -> Any:
+        w = lib.tensor(np.arange(24.0, dtype=np.float32).reshape(6, 4), requires_grad=True)
+        kw = {"per_sample_weights": lib.tensor([1.0, 2, 3, 4, 5, 6, 7])} if weighted else {}
+        out = lib.nn.functional.embedding_bag(
+            lib.tensor([1, 2, 1, 5, 0, 2, 3]), w, lib.tensor([0, 3, 5]), mode=mode,
+            sparse=True, padding_idx=padding_idx, **kw,
+        )  # fmt: skip
+        (out * lib.arange(12.0).reshape(3, 4)).sum().backward()
+        return w.grad
+
+    _same_sparse(run(ember), run(torch))
+
+
+def test_sparse_embedding_refusals_match_torch() -> None:
+    for lib in (torch, ember):
+        w = lib.ones(5, 2, requires_grad=True)
+        F = lib.nn.functional
+        with pytest.raises(ValueError, match="max mode does not support sparse weights"):
+            F.embedding_bag(lib.tensor([[1, 2]]), w, mode="max", sparse=True)
+        out = F.embedding(lib.tensor([1, 1, 3]), w, sparse=True, scale_grad_by_freq=True)
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse"):
+            out.sum().backward()
+        out = F.embedding(lib.tensor([1, 3]), w, sparse=True)
+        out.sum().backward()
+        with pytest.raises(NotImplementedError, match="linalg_vector_norm"):
+            lib.nn.utils.clip_grad_norm_([w], 1.0)  # neither has a sparse norm
+
+
 def _train(lib: Any, opt_name: str, kwargs: dict[str, Any], steps: int = 4) -> np.ndarray:
     w0 = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
     emb = lib.nn.Embedding(10, 4, sparse=True)
@@ -558,3 +616,104 @@ def test_embedding_training_matches_torch(opt_name: str, kwargs: dict[str, Any])
         e = _train(ember, opt_name, dict(kwargs))
         t = _train(torch, opt_name, dict(kwargs))
     np.testing.assert_allclose(e, t, rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_guide_examples_run() -> None:
+    """The ``>>>`` examples of docs/sparse.md print what they say."""
+    import doctest
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "sparse.md"
+    test = doctest.DocTestParser().get_doctest(
+        doc.read_text(encoding="utf-8"), {"ember": ember}, doc.name, str(doc), 0
+    )
+    assert len(test.examples) >= 8
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0
+
+
+W = [[1.0, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+THROUGH = {
+    "sum": lambda L, s: s.sum(),
+    "sparse.sum": lambda L, s: L.sparse.sum(s),
+    "mul_scalar": lambda L, s: (s * 2).to_dense().mul(L.tensor(W)).sum(),
+    "neg": lambda L, s: (-s).to_dense().mul(L.tensor(W)).sum(),
+    "add": lambda L, s: (s + s).to_dense().mul(L.tensor(W)).sum(),
+    "abs": lambda L, s: s.abs().to_dense().mul(L.tensor(W)).sum(),
+    "mul_sparse": lambda L, s: (s * s).to_dense().mul(L.tensor(W)).sum(),
+    "t": lambda L, s: s.t().to_dense().mul(L.tensor(W).t()).sum(),
+    "dense_plus": lambda L, s: (L.ones(3, 4) + s).mul(L.tensor(W)).sum(),
+    "double": lambda L, s: s.double().to_dense().sum(),
+    "clone": lambda L, s: s.clone().to_dense().mul(L.tensor(W)).sum(),
+    "sqrt": lambda L, s: s.abs().sqrt().to_dense().sum(),  # both refuse: sparse / sparse
+    "tanh": lambda L, s: s.tanh().to_dense().sum(),  # both refuse: no sparse tanh_backward
+}
+
+
+@pytest.mark.parametrize("name", sorted(THROUGH))
+def test_gradients_through_sparse_ops_match_torch(name: str) -> None:
+    def run(lib: Any) -> Any:
+        s = lib.sparse_coo_tensor([[2, 0, 2, 1, 0], [1, 3, 1, 0, 0]], [1.0, 2, -3, 4, 5],
+                                  (3, 4), requires_grad=True)  # fmt: skip
+        try:
+            THROUGH[name](lib, s).backward()
+        except (RuntimeError, NotImplementedError) as e:
+            return type(e)
+        return s.grad
+
+    e, t = run(ember), run(torch)
+    if isinstance(t, type):
+        assert e is t
+        return
+    assert e.is_sparse == t.is_sparse
+    np.testing.assert_allclose(_dense(e), _dense(t))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float16"])
+def test_sums_of_bool_and_half_values_are_refused_as_torch(dtype: str) -> None:
+    for lib in (torch, ember):
+        a = _uncoalesced(lib).to(getattr(lib, dtype))
+        with pytest.raises(NotImplementedError, match='"cadd_sparse" not implemented for'):
+            a + a
+
+
+def _hybrid(lib: Any) -> Any:
+    return lib.tensor([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]]).to_sparse(1)
+
+
+PICK_AND_JOIN = {
+    "select_sparse": lambda L: _uncoalesced(L).select(0, 2),
+    "select_sparse_neg": lambda L: _uncoalesced(L).select(1, -3),
+    "select_last_sparse": lambda L: L.sparse_coo_tensor([[2, 0, 2]], [1.0, 2, 3], (4,)).select(
+        0, 2
+    ),
+    "select_hybrid_dense": lambda L: _hybrid(L).select(1, 1),
+    "select_hybrid_sparse": lambda L: _hybrid(L).select(0, 2),
+    "index_select": lambda L: _uncoalesced(L).index_select(0, L.tensor([2, 2, 0])),
+    "index_select_1": lambda L: _uncoalesced(L).index_select(1, L.tensor([1, 3])),
+    "index_select_dense": lambda L: _hybrid(L).index_select(1, L.tensor([1, 0, 1])),
+    "cat": lambda L: L.cat([_uncoalesced(L), _uncoalesced(L).coalesce()]),
+    "cat_1": lambda L: L.cat([_uncoalesced(L), _random(L, 7, (3, 2), 3)], 1),
+    "cat_dense_dim": lambda L: L.cat([_hybrid(L), _hybrid(L) * 2], 1),
+    "stack": lambda L: L.stack([_uncoalesced(L), _uncoalesced(L)]),
+    "stack_2": lambda L: L.stack([_uncoalesced(L), _uncoalesced(L)], 2),
+    "unsqueeze": lambda L: _uncoalesced(L).unsqueeze(1),
+    "unsqueeze_dense": lambda L: _hybrid(L).unsqueeze(2),
+    "new_zeros": lambda L: _uncoalesced(L).new_zeros(2, 5),
+    "t_": lambda L: _uncoalesced(L).t_(),
+    "transpose_": lambda L: _uncoalesced(L).coalesce().transpose_(0, 1),
+    "nan_to_num": lambda L: (_uncoalesced(L) / 0).nan_to_num(posinf=7.0),
+    "isnan": lambda L: (_uncoalesced(L) * float("nan")).isnan(),
+    "isinf": lambda L: (_uncoalesced(L) / 0).isinf(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PICK_AND_JOIN))
+def test_picking_and_joining_match_torch(name: str) -> None:
+    e, t = PICK_AND_JOIN[name](ember), PICK_AND_JOIN[name](torch)
+    assert e.is_sparse == t.is_sparse
+    if t.is_sparse:
+        _same_sparse(e, t)
+    else:
+        np.testing.assert_array_equal(e.numpy(), t.numpy())

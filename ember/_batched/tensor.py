@@ -127,6 +127,11 @@ def wrap(value: Tensor, level: int) -> BatchedTensor:
     """``value`` (batch dimension at 0) as a BatchedTensor of ``level``."""
     t = object.__new__(BatchedTensor)
     data = value._edata
+    if type(data) is not _ndarray and getattr(data, "layout", None) is not None:
+        raise RuntimeError(
+            f"vmap: a tensor with layout {value.layout} cannot be batched; ember's vmap "
+            "takes strided tensors (use to_dense())"
+        )
     meta = object.__new__(_BatchedData)  # (ShapeOnlyArray's fields, set without conversions)
     meta.shape = data.shape[1:]
     meta.dtype = data.dtype

@@ -45,9 +45,25 @@ class _Request:
 TORCH_FUNCTION: Any = _Request()
 
 
+#: the call ``request`` last answered, ``(op, args, kwargs)`` as the dispatch function got
+#: them: the public entry that sees the sentinel hands it to the protocol at once, which
+#: takes it (NOTE [one argument pass])
+REQUEST: list[Any] = [None]
+
+
 def request(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The boxed fallback of the two torch-function keys (NOTE [torch function keys])."""
+    """The boxed fallback of the two torch-function keys (NOTE [torch function keys]): it
+    notes which overload the binding chose and with what arguments, and returns the
+    sentinel."""
+    REQUEST[0] = (op, args, kwargs)
     return TORCH_FUNCTION
+
+
+#: the call whose handlers are running: ``(func, args, op, op_args)`` while the handlers
+#: of ``func(*args)`` (no keywords, no list arguments) run, else None. A handler's call
+#: back into ``func`` with these very arguments runs ``op`` on ``op_args`` without
+#: binding them again (NOTE [one argument pass])
+PENDING: list[Any] = [None]
 
 
 class _DisabledTorchFunctionImpl:
@@ -62,8 +78,7 @@ class _DisabledTorchFunctionImpl:
     def __call__(
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
-        with state.TorchFunctionGuard(state.TF_BITS, TORCH_FUNCTION_BIT):
-            return func(*args, **(kwargs or {}))
+        return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
 
     def __repr__(self) -> str:
         return "<built-in function _disabled_torch_function_impl>"

@@ -157,6 +157,56 @@ class DualCeiling:
         local.fw_ceiling = self._old
 
 
+def call_excluding(exclude: int, fn: Any, args: tuple[Any, ...], kwargs: Any = None) -> Any:
+    """``fn(*args, **kwargs)`` with ``exclude`` added to this thread's exclude set, restored
+    after: ``KeyGuard(exclude=...)`` as one call, for the protocol paths that run once per
+    op (no guard object, no ``__enter__``/``__exit__`` calls).
+
+    >>> from ember.dispatch.state import call_excluding, local
+    >>> call_excluding(1 << 16, lambda: bool(local.exclude >> 16 & 1), ())
+    True
+    """
+    loc = local
+    old = loc.exclude
+    loc.exclude = old | exclude
+    ACTIVE[0] += 1
+    try:
+        return fn(*args, **kwargs) if kwargs else fn(*args)
+    finally:
+        loc.exclude = old
+        ACTIVE[0] -= 1
+
+
+def call_popped(stack: list[Any], bit: int, exclude: int, fn: Any, args: tuple[Any, ...]) -> Any:
+    """``fn(*args)`` (the top mode's handler) with the top mode of ``stack`` popped, so the
+    calls it makes go to the next mode; ``bit``, the stack's key, leaves the include set if
+    that was the last mode, and ``exclude`` joins the exclude set. Everything is restored
+    after. A pop, a guard and a push in one call, for the handler of every op a mode sees;
+    ``ACTIVE[0]`` is left as it is (the pushed mode counts already: NOTE [fast path
+    counter]).
+
+    >>> from ember.dispatch.state import call_popped, local
+    >>> stack = ["mode"]
+    >>> call_popped(stack, 0, 1 << 16, lambda: (len(stack), local.exclude >> 16 & 1), ())
+    (0, 1)
+    >>> stack
+    ['mode']
+    """
+    loc = local
+    mode = stack.pop()
+    if not stack:
+        loc.include &= ~bit
+    old = loc.exclude
+    loc.exclude = old | exclude
+    try:
+        return fn(*args)
+    finally:
+        loc.exclude = old
+        if not stack:
+            loc.include |= bit
+        stack.append(mode)
+
+
 def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
     """``statement`` run with the keys named ``exclude`` added to the exclude set, restored
     after: ``KeyGuard(exclude=...)`` inlined, for generated code (``local`` and ``ACTIVE``
@@ -200,34 +250,33 @@ TF_BITS = (1 << DispatchKey.TorchFunction) | (1 << DispatchKey.TorchFunctionMode
 FUNCTION_MODES = [0]
 
 
-def _push_mode(stack: list[Any], key: DispatchKey, mode: Any) -> None:
-    """Push ``mode``; the first one puts ``key`` in this thread's include set."""
+_TF_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
+
+
+def push_function_mode(mode: Any) -> None:
+    """Push ``mode`` on this thread's TorchFunctionMode stack; the first one puts the
+    TorchFunctionMode key in the include set (written out: a mode's handler call pops and
+    pushes it once per call)."""
+    FUNCTION_MODES[0] += 1
+    loc = local
+    stack = loc.function_modes
     if not stack:
-        local.include |= 1 << key
+        loc.include |= _TF_MODE_BIT
         ACTIVE[0] += 1
     stack.append(mode)
 
 
-def _pop_mode(stack: list[Any], key: DispatchKey, what: str) -> Any:
-    """Pop the top mode; the last one takes ``key`` out of this thread's include set."""
+def pop_function_mode() -> Any:
+    """Pop this thread's top TorchFunctionMode; the last one takes its key out of the
+    include set."""
+    loc = local
+    stack = loc.function_modes
     if not stack:
-        raise RuntimeError(f"Trying to pop from an empty {what} stack")
+        raise RuntimeError("Trying to pop from an empty TorchFunctionMode stack")
     mode = stack.pop()
     if not stack:
-        local.include &= ~(1 << key)
+        loc.include &= ~_TF_MODE_BIT
         ACTIVE[0] -= 1
-    return mode
-
-
-def push_function_mode(mode: Any) -> None:
-    """Push ``mode`` on this thread's TorchFunctionMode stack (the include bit goes with it)."""
-    FUNCTION_MODES[0] += 1
-    _push_mode(local.function_modes, DispatchKey.TorchFunctionMode, mode)
-
-
-def pop_function_mode() -> Any:
-    """Pop this thread's top TorchFunctionMode."""
-    mode = _pop_mode(local.function_modes, DispatchKey.TorchFunctionMode, "TorchFunctionMode")
     FUNCTION_MODES[0] -= 1
     return mode
 
@@ -249,12 +298,26 @@ class TorchFunctionGuard(KeyGuard):
 def push_dispatch_mode(mode: Any) -> None:
     """Push ``mode`` on this thread's TorchDispatchMode stack; a non-empty stack puts the
     Python key in the include set (NOTE [python key] in ``ember/_python_key.py``)."""
-    _push_mode(local.dispatch_modes, DispatchKey.Python, mode)
+    loc = local
+    stack = loc.dispatch_modes
+    if not stack:
+        loc.include |= _PYTHON_BIT
+        ACTIVE[0] += 1
+    stack.append(mode)
 
 
 def pop_dispatch_mode() -> Any:
-    """Pop this thread's top TorchDispatchMode."""
-    return _pop_mode(local.dispatch_modes, DispatchKey.Python, "TorchDispatchMode")
+    """Pop this thread's top TorchDispatchMode; the last one takes the Python key out of
+    the include set."""
+    loc = local
+    stack = loc.dispatch_modes
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty TorchDispatchMode stack")
+    mode = stack.pop()
+    if not stack:
+        loc.include &= ~_PYTHON_BIT
+        ACTIVE[0] -= 1
+    return mode
 
 
 class ScopedGuard:

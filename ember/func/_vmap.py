@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ember._batched import rules as _rules  # noqa: F401  (registers the batching rules)
 from ember._batched.tensor import LEVELS, BatchedTensor, Level, new_level_number, wrap
 from ember._tensor import Tensor
 from ember.dispatch import state

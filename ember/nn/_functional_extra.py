@@ -129,10 +129,8 @@ def embedding_bag(
         )
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
-    if sparse:
-        raise NotImplementedError(
-            "embedding_bag(sparse=True): ember has no sparse layout yet; use sparse=False"
-        )
+    if sparse and mode == "max":
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None:
         if mode != "sum":
             raise NotImplementedError(
@@ -180,7 +178,11 @@ def embedding_bag(
     bag_of = np.repeat(np.arange(len(starts)), np.maximum(ends - starts, 0))
     keep = np.ones(total, dtype=bool) if padding_idx is None else idx != padding_idx % len(weight)
     pos = np.nonzero(keep)[0]
-    rows = weight[ember.from_numpy(idx[pos])]
+    if sparse:  # the rows through embedding(sparse=True): a sparse COO gradient, one row per
+        # looked-up index (docs/sparse.md)
+        rows = ember.nn.functional.embedding(ember.from_numpy(idx[pos]), weight, sparse=True)
+    else:
+        rows = weight[ember.from_numpy(idx[pos])]
     if per_sample_weights is not None:
         rows = rows * per_sample_weights[ember.from_numpy(pos)].unsqueeze(1)
     bag_ids = ember.from_numpy(bag_of[pos])

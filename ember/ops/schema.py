@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import SimpleNamespace
 from typing import Any
 
 __all__ = ["AliasInfo", "Argument", "FunctionSchema", "SchemaType", "parse_schema"]
@@ -209,6 +210,24 @@ class FunctionSchema:
         if given:
             raise TypeError(f"{self.name}: unexpected keyword argument(s) {sorted(given)}")
         return tuple(out_args), out_kwargs
+
+    def named(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> SimpleNamespace:
+        """The call's arguments by their schema names, defaults filled in, for a kernel
+        written once for several overloads or a geometry function (NOTE [geometry
+        functions] in ``ember/backends/meta/_derive.py``), so it does not repeat the op's
+        signature.
+
+        >>> from ember.ops.schema import parse_schema
+        >>> s = parse_schema("aten::sum.dim_IntList(Tensor self, int[1]? dim, "
+        ...                  "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+        >>> s.named(("x", [0]), {"keepdim": True})
+        namespace(self='x', dim=[0], keepdim=True, dtype=None)
+        """
+        _, named = self.normalize(args, kwargs, normalize_to_only_use_kwargs=True)
+        if "input" in named and all(a.name != "input" for a in self.arguments):
+            # normalize spells self as input
+            named = {("self" if k == "input" else k): v for k, v in named.items()}
+        return SimpleNamespace(**named)
 
 
 def _as_python(default: Any) -> Any:

@@ -14,9 +14,8 @@ __all__ = ["SparseAdam"]
 
 class SparseAdam(Optimizer):
     """Adam, lazily: a sparse gradient updates the first and second moments and the
-    parameter only where it has values. As in PyTorch, a dense gradient is an error; ember
-    has no sparse layout yet, so for now every ``step`` with a gradient raises and
-    ``SparseAdam`` is usable only once sparse gradients exist (use ``Adam`` meanwhile).
+    parameter only where it has values: the sparse COO gradients of ``Embedding(sparse=True)``
+    (``docs/sparse.md``). As in PyTorch, a dense gradient is an error.
 
     >>> w = ember.nn.Parameter(ember.ones(2))
     >>> ember.optim.SparseAdam([w], lr=0.1).defaults["betas"]

@@ -37,8 +37,11 @@ from ember.dispatch.keys import TORCH_FUNCTION_BIT, TORCH_FUNCTION_MODE_BIT, Dis
 from ember.dispatch.protocols import (
     DECLINED,
     GENERATED_MEMBERS,
+    PENDING,
     PLAIN_TYPES,
     PROPERTY_HOOK,
+    REQUEST,
+    TORCH_FUNCTION,
     TORCH_FUNCTION_HANDLER,
     check_mode_handler,
     classify,
@@ -66,6 +69,10 @@ __all__ = [
 _local = state.local
 _MODES = state.FUNCTION_MODES  # NOTE [torch function state]
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
+#: ``redispatch_function`` calls running, in any thread: while 0 no thread's
+#: ``skip_one_hop`` is set, so the protocol need not read it (a global count: it errs
+#: towards reading)
+_SKIPS = [0]
 
 # an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
 dispatcher.ARGUMENT_KEYS.classify = lambda t: classify(t) & TORCH_FUNCTION_BIT  # type: ignore[method-assign]
@@ -252,16 +259,65 @@ def _overloaded_args(
     return found
 
 
+# NOTE [one argument pass]
+# A handler's call costs what PyTorch's C++ parser costs only if the arguments are looked at
+# once. The binding resolves the overload and the dispatch function finds the keys; when the
+# key set asks for the protocol, ``request`` (the keys' fallback) notes the overload and its
+# arguments, and the public entry that sees the sentinel passes them on (``answer``):
+# - the handlers are found from the argument *types* alone (NEP 18), in one inline pass
+#   (``_find``: plain tensors are skipped at once, the first overloaded type needs no
+#   ordering);
+# - while the handlers run, ``PENDING`` names the call: the default handler
+#   (``Tensor.__torch_function__``, what ``super()`` reaches) running ``func(*args)`` again
+#   with the same ``func`` and the same argument tuple calls the noted overload's dispatch
+#   function directly, with no second binding (``call_again``). Only calls without
+#   keywords or list arguments are noted: those a handler cannot have changed in place.
+
+_NONE: tuple[Any, ...] = ((), ())
+
+
+def _find(values: tuple[Any, ...]) -> tuple[Any, tuple[type, ...]] | None:
+    """``_overloaded_args(values)`` and their types, walked inline (one call, no helper per
+    argument); None when an argument is a list or tuple (``_overloaded_args`` walks it)."""
+    found = None
+    for v in values:
+        t = type(v)
+        if t is Tensor:
+            continue
+        if t is list or t is tuple:
+            return None
+        if _KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT:
+            if found is None:
+                found = [v]
+            else:
+                _add_overloaded(found, v, False)
+    if found is None:
+        return _NONE
+    if len(found) == 1:
+        return found, (type(found[0]),)
+    return found, tuple(map(type, found))
+
+
 def _run_handlers(
-    func: Any, overloaded: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    func: Any,
+    overloaded: list[Any] | tuple[Any, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    types: tuple[type, ...] | None = None,
+    moded: bool | None = None,
 ) -> Any:
-    types = tuple([type(a) for a in overloaded])
-    if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
-        mode = state.pop_function_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_function__(func, types, args, kwargs)
-        finally:
-            state.push_function_mode(mode)
+    """The top mode's result (when ``moded``: a mode is on; None: find out), else the first
+    overloaded argument's that is not NotImplemented (NOTE [handler order])."""
+    if types is None:
+        types = tuple([type(a) for a in overloaded])
+    stack = _local.function_modes
+    if moded is None:
+        moded = bool(stack) and not _local.exclude & TORCH_FUNCTION_MODE_BIT
+    if moded:
+        handler = stack[-1].__torch_function__  # the mode is off inside its own handler
+        result = state.call_popped(
+            stack, TORCH_FUNCTION_MODE_BIT, 0, handler, (func, types, args, kwargs)
+        )
         if result is not NotImplemented:
             return result
     for a in overloaded:
@@ -279,22 +335,61 @@ def _run_handlers(
 
 
 def dispatch_torch_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The C++ route (NOTE [two routes]) for a public function, method or operator that
+    decided by itself that the protocol applies (no dispatch function's request)."""
+    REQUEST[0] = None
+    return answer(func, args, kwargs)
+
+
+def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The C++ route (NOTE [two routes]): a registry op's public function, method or
-    operator, whose dispatch function returned TORCH_FUNCTION."""
-    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
-        _local.skip_one_hop = False
+    operator, whose dispatch function returned TORCH_FUNCTION just now (its ``request`` is
+    in ``REQUEST``: NOTE [one argument pass])."""
+    noted = REQUEST[0]
+    REQUEST[0] = None
+    loc = _local
+    if _SKIPS[0] and loc.skip_one_hop:  # redispatch_function's skipped hop (the C++ route)
+        loc.skip_one_hop = False
         with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
             return func(*args, **kwargs)
-    overloaded = _overloaded_args((*args, *kwargs.values()) if kwargs else args)
-    if not overloaded and not _is_torch_function_mode_enabled():
+    values = (*args, *kwargs.values()) if kwargs else args
+    exclude = loc.exclude
+    order = _NONE if exclude & TORCH_FUNCTION_BIT else _find(values)
+    if order is None:
+        overloaded: Any = _overloaded_args(values)
+        types = None
+    else:
+        overloaded, types = order
+    moded = bool(loc.function_modes) and not exclude & TORCH_FUNCTION_MODE_BIT
+    if not overloaded and not moded:
         # the keys asked for a handler but none applies here (a tensor-like reached a
         # kernel's inner call): run the function with subclass handling off
-        with DisableTorchFunctionSubclass():
-            return func(*args, **kwargs)
-    return _run_handlers(func, overloaded, args, kwargs)
+        return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
+    if noted is None or kwargs or order is None:
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
+    previous = PENDING[0]
+    PENDING[0] = (func, args, noted[0], noted[1])
+    try:
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
+    finally:
+        PENDING[0] = previous
 
 
-TORCH_FUNCTION_HANDLER[0] = dispatch_torch_function
+def call_again(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
+    """``func(*args, **kwargs)`` with subclass handlers off, from a default handler: when
+    it is the call whose handlers are running, its overload runs without a second binding
+    (NOTE [one argument pass])."""
+    pending = PENDING[0]
+    if pending is not None and pending[0] is func and pending[1] is args and not kwargs:
+        op = pending[2]
+        r = state.call_excluding(TORCH_FUNCTION_BIT, op._public, pending[3])
+        if r is TORCH_FUNCTION:  # a mode is still on: it runs, as func(*args) would
+            r = state.call_excluding(TORCH_FUNCTION_BIT, answer, (func, args, {}))
+        return r
+    return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
+
+
+TORCH_FUNCTION_HANDLER[0] = answer
 
 
 def redispatch_function(
@@ -313,10 +408,12 @@ def redispatch_function(
     'Tensor'
     """
     _local.skip_one_hop = True
+    _SKIPS[0] += 1
     try:
         return func(*args, **(kwargs or {}))
     finally:
         _local.skip_one_hop = False
+        _SKIPS[0] -= 1
 
 
 def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -347,7 +444,7 @@ def has_torch_function(relevant_args: Any) -> bool:
                 f"has_torch_function(): expected a tuple or list of arguments, got "
                 f"{type(relevant_args).__name__}"
             )
-    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the Python route)
+    if _SKIPS[0] and _local.skip_one_hop:  # redispatch_function's skipped hop (Python route)
         _local.skip_one_hop = False
         return False
     excluded = _local.exclude

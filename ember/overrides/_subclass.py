@@ -13,8 +13,10 @@ import sys
 from typing import Any
 
 from ember import dtypes
+from ember._layout import strided
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
+from ember._wrapper_metadata import POLICIES, CustomMetadataArray
 from ember.device import device as _device
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
@@ -26,20 +28,26 @@ from ember.dispatch.keys import (
 )
 from ember.dispatch.protocols import classify
 from ember.ops.registry import ops
-from ember.overrides import DisableTorchFunctionSubclass, get_default_nowrap_functions
+from ember.overrides import call_again, get_default_nowrap_functions
 
 _BELOW_TF = below(DispatchKey.TorchFunction)  # the real keys: no handler, no mode
 _alias = ops.aten.alias.default
 _detach = ops.aten.detach.default
 _refcount = sys.getrefcount
 _FRESH = 2  # references to an object held only by one local name (and getrefcount's argument)
-_NOWRAP: list[frozenset[Any]] = []  # get_default_nowrap_functions(), once Tensor is complete
+_NOWRAP: list[frozenset[Any]] = []
+_CPU = _device("cpu")  # get_default_nowrap_functions(), once Tensor is complete
 
 
 def _retype(t: Tensor, cls: type) -> Any:
     """Make ``t`` (a fresh object nobody else holds) an instance of ``cls``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
+    return _become(t, cls)
+
+
+def _become(t: Tensor, cls: type) -> Any:
+    """``_retype`` for a ``cls`` known to be a Tensor subclass."""
     try:
         t.__class__ = cls
     except TypeError:  # a class with ``__slots__`` of its own: another layout, a new object
@@ -95,6 +103,9 @@ def _make_wrapper_subclass(
     device: Any = None,
     pin_memory: bool = False,
     requires_grad: bool = False,
+    dispatch_sizes_strides_policy: str | None = None,
+    dispatch_device: bool = False,
+    dispatch_layout: bool = False,
     **_: Any,
 ) -> Any:
     """A ``cls`` instance with the given metadata and no storage: what users and autograd
@@ -107,6 +118,10 @@ def _make_wrapper_subclass(
     >>> w = ember.Tensor._make_wrapper_subclass(W, (10**6, 10**6))
     >>> w.shape, w.dtype
     (ember.Size([1000000, 1000000]), ember.float32)
+
+    With ``dispatch_sizes_strides_policy="sizes"`` (or ``"strides"``), ``dispatch_device``
+    and ``dispatch_layout``, members such as ``size()``, ``stride()`` and ``device`` ask the
+    handler (NOTE [custom metadata] in ember/_wrapper_metadata.py).
     """
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"_make_wrapper_subclass(): {cls!r} is not a subclass of ember.Tensor")
@@ -117,11 +132,24 @@ def _make_wrapper_subclass(
             "wrapper has no storage, so only its handler can run ops on it"
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
-    dev = _device("cpu") if device is None else _device(device)
+    dev = _CPU if device is None else _device(device)
     shape = tuple(int(n) for n in size)
-    arr = ShapeOnlyArray(
-        shape, d.np, None if strides is None else tuple(strides), storage_offset or 0, dev
-    )
+    if dispatch_sizes_strides_policy not in POLICIES:
+        raise ValueError(
+            f"Unknown sizes_strides_policy: {dispatch_sizes_strides_policy}; expected "
+            "'strides' or 'sizes'"
+        )
+    st = None if strides is None else tuple(strides)
+    policy = POLICIES[dispatch_sizes_strides_policy]
+    arr: ShapeOnlyArray
+    if policy or dispatch_device or dispatch_layout:
+        lay = strided if layout is None else layout
+        arr = CustomMetadataArray(
+            shape, d.np, st, storage_offset or 0, dev, policy, dispatch_device,
+            dispatch_layout, lay,
+        )  # fmt: skip
+    else:
+        arr = ShapeOnlyArray(shape, d.np, st, storage_offset or 0, dev)
     t = object.__new__(cls)
     t._edata = arr
     t._ekeys = DEVICE_BITS[dev.type] | keys
@@ -155,8 +183,7 @@ def default_torch_function(
     for t in types:
         if not issubclass(cls, t):
             return NotImplemented
-    with DisableTorchFunctionSubclass():
-        ret = func(*args, **kwargs) if kwargs else func(*args)
+    ret = call_again(func, args, kwargs)  # NOTE [one argument pass]
     if cls is Tensor:
         return ret
     if not _NOWRAP:
@@ -166,8 +193,9 @@ def default_torch_function(
     if type(ret) is Tensor and ret.grad_fn is None and _refcount(ret) == _FRESH:
         # NOTE [converting fresh results]: nothing else holds this new result, so it
         # becomes the subclass itself instead of an alias of it (the alias's only other
-        # trace would be a _base and, with autograd, an AliasBackward0 node)
-        return _retype(ret, cls)
+        # trace would be a _base and, with autograd, an AliasBackward0 node); cls is a
+        # Tensor subclass (this is its classmethod), so _retype's check is not needed
+        return _become(ret, cls)
     return _convert(ret, cls)
 
 

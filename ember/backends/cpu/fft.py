@@ -6,11 +6,12 @@ divides by the transform's size."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from ember._tensor import Tensor, wrap
+from ember.backends.cpu.copies import empty_strided
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.fft import c2c_plan, c2r_plan, fftfreq_plan, r2c_plan
@@ -20,33 +21,43 @@ aten = ops.aten
 CPU = DispatchKey.CPU
 
 #: (normalization, forward) -> NumPy's norm for the transform's direction
-_NORM = {
+_NORM: dict[tuple[int, bool], Literal["backward", "ortho", "forward"]] = {
     (0, True): "backward", (1, True): "ortho", (2, True): "forward",
     (0, False): "forward", (1, False): "ortho", (2, False): "backward",
 }  # fmt: skip
 
 
-def _empty_result(shape: tuple[int, ...], dt: np.dtype[Any]) -> Tensor:
-    return wrap(np.zeros(shape, dt))
+Shape = tuple[int, ...]
+
+
+def _laid_out(r: Any, shape: Shape, strides: Shape, dt: np.dtype[Any]) -> Tensor:
+    """``r`` (NumPy's result, or a scalar for an empty one) in ``dt`` with exactly these
+    strides (NOTE [fft result layout] in ``ember/ops/native/fft.py``)."""
+    if isinstance(r, np.ndarray) and r.dtype == dt:
+        if r.strides == tuple(s * dt.itemsize for s in strides):
+            return wrap(r)
+    out = empty_strided(shape, strides, dt)
+    np.copyto(out, r, casting="unsafe")
+    return wrap(out)
 
 
 @impl(aten._fft_c2c.default, CPU)
 def _fft_c2c(self: Tensor, dim: list[int], normalization: int, forward: bool) -> Tensor:
-    shape, d = c2c_plan(self, dim)
-    if not dim:
-        return wrap(self._edata.copy())
+    shape, strides, d = c2c_plan(self, dim)
+    if not dim:  # a copy
+        return _laid_out(np.array(self._edata), shape, strides, d.np)
     if math.prod(shape) == 0:
-        return _empty_result(shape, d.np)
+        return _laid_out(0, shape, strides, d.np)
     fn = np.fft.fftn if forward else np.fft.ifftn
     r = fn(self._edata, axes=list(dim), norm=_NORM[normalization, forward])
-    return wrap(np.asarray(r, d.np))
+    return _laid_out(r, shape, strides, d.np)
 
 
 @impl(aten._fft_r2c.default, CPU)
 def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -> Tensor:
-    shape, d = r2c_plan(self, dim, onesided)
+    shape, strides, d = r2c_plan(self, dim, onesided)
     if math.prod(shape) == 0:
-        return _empty_result(shape, d.np)
+        return _laid_out(0, shape, strides, d.np)
     norm = _NORM[normalization, True]
     a = self._edata
     if onesided:
@@ -55,7 +66,7 @@ def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -
         r = _full_from_half(np.fft.rfft(a, axis=dim[0], norm=norm), dim[0], a.shape[dim[0]])
     else:
         r = np.fft.fftn(a, axes=list(dim), norm=norm)
-    return wrap(np.asarray(r, d.np))
+    return _laid_out(r, shape, strides, d.np)
 
 
 def _full_from_half(half: np.ndarray, axis: int, n: int) -> np.ndarray:
@@ -73,12 +84,12 @@ def _full_from_half(half: np.ndarray, axis: int, n: int) -> np.ndarray:
 
 @impl(aten._fft_c2r.default, CPU)
 def _fft_c2r(self: Tensor, dim: list[int], normalization: int, last_dim_size: int) -> Tensor:
-    shape, d = c2r_plan(self, dim, last_dim_size)
+    shape, strides, d = c2r_plan(self, dim, last_dim_size)
     if math.prod(shape) == 0:
-        return _empty_result(shape, d.np)
+        return _laid_out(0, shape, strides, d.np)
     sizes = [shape[k] for k in dim]
     r = np.fft.irfftn(self._edata, s=sizes, axes=list(dim), norm=_NORM[normalization, False])
-    return wrap(np.asarray(r, d.np))
+    return _laid_out(r, shape, strides, d.np)
 
 
 @impl(aten.fft_fftfreq.default, CPU)

@@ -5,10 +5,10 @@ it as the op's Meta kernel, so a Meta rule is one line and the checks live once.
 
 # NOTE [geometry functions]
 A geometry function takes one argument, the op's arguments by their schema names (a
-``SimpleNamespace``: ``a.self``, ``a.kernel_size``, defaults filled in), so the op's long
-signature stands once, in its schema, and once in its CPU kernel. It returns one
-``(shape, dtype)`` pair for a single-result op and a tuple of pairs (or ``None``) for a
-multi-result op.
+``SimpleNamespace`` from ``FunctionSchema.named``: ``a.self``, ``a.kernel_size``, defaults
+filled in), so the op's long signature stands once, in its schema, and once in its CPU
+kernel. It returns one ``(shape, dtype)`` pair for a single-result op and a tuple of pairs
+(or ``None``) for a multi-result op.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
+from ember.ops.native._define import by_name
 from ember.ops.registry import OpOverload
 
 Spec = tuple[Sequence[int], dtype]
@@ -43,27 +44,11 @@ def results(out: Any) -> Any:
     return tuple(_result(s) for s in out)
 
 
-def arguments(op: OpOverload) -> Callable[..., SimpleNamespace]:
-    """A function of a call's ``(*args, **kwargs)`` giving ``op``'s arguments by their schema
-    names, defaults filled in (NOTE [geometry functions])."""
-    schema = op._schema
-    renamed = any(a.name == "self" for a in schema.arguments)  # normalize spells it input
-
-    def bind(*args: Any, **kwargs: Any) -> SimpleNamespace:
-        _, named = schema.normalize(args, kwargs, normalize_to_only_use_kwargs=True)
-        if renamed:
-            named["self"] = named.pop("input")
-        return SimpleNamespace(**named)
-
-    return bind
-
-
 def meta_rule(op: OpOverload, geometry: Callable[[SimpleNamespace], Any]) -> None:
     """Register ``geometry`` (NOTE [geometry functions]) as ``op``'s Meta rule."""
-    bind = arguments(op)
 
-    def rule(*args: Any, **kwargs: Any) -> Any:
-        return results(geometry(bind(*args, **kwargs)))
+    def rule(a: SimpleNamespace) -> Any:
+        return results(geometry(a))
 
-    rule.__name__ = rule.__qualname__ = geometry.__name__
-    impl(op, DispatchKey.Meta)(rule)
+    rule.__name__ = geometry.__name__
+    impl(op, DispatchKey.Meta)(by_name(op, rule))

@@ -1,5 +1,5 @@
-"""Meta rules of the fft ops: shapes and dtypes from the checks the CPU kernels share
-(``ember/ops/native/fft.py``)."""
+"""Meta rules of the fft ops: shapes, strides (NOTE [fft result layout]) and dtypes from the
+checks the CPU kernels share (``ember/ops/native/fft.py``)."""
 
 from __future__ import annotations
 
@@ -18,20 +18,20 @@ Meta = DispatchKey.Meta
 
 @impl(aten._fft_c2c.default, Meta)
 def _fft_c2c(self: Tensor, dim: list[int], normalization: int, forward: bool) -> Tensor:
-    shape, d = c2c_plan(self, dim)
-    return wrap_shape_only(ShapeOnlyArray(shape, d.np))
+    shape, strides, d = c2c_plan(self, dim)
+    return wrap_shape_only(ShapeOnlyArray(shape, d.np, strides))
 
 
 @impl(aten._fft_r2c.default, Meta)
 def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -> Tensor:
-    shape, d = r2c_plan(self, dim, onesided)
-    return wrap_shape_only(ShapeOnlyArray(shape, d.np))
+    shape, strides, d = r2c_plan(self, dim, onesided)
+    return wrap_shape_only(ShapeOnlyArray(shape, d.np, strides))
 
 
 @impl(aten._fft_c2r.default, Meta)
 def _fft_c2r(self: Tensor, dim: list[int], normalization: int, last_dim_size: int) -> Tensor:
-    shape, d = c2r_plan(self, dim, last_dim_size)
-    return wrap_shape_only(ShapeOnlyArray(shape, d.np))
+    shape, strides, d = c2r_plan(self, dim, last_dim_size)
+    return wrap_shape_only(ShapeOnlyArray(shape, d.np, strides))
 
 
 @impl(aten.fft_fftfreq.default, Meta)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ember import dtypes
 from ember._tensor import Tensor
-from ember.backends.meta._derive import arguments, meta_rule, new, results
+from ember.backends.meta._derive import meta_rule, new, results
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native import nn_geometry
@@ -44,12 +44,12 @@ meta_rule(aten.native_batch_norm_backward.default, g.native_batch_norm_backward)
 meta_rule(aten.nll_loss_backward.default, g.nll_loss_backward)
 meta_rule(aten.embedding.default, g.embedding)
 meta_rule(aten.embedding_dense_backward.default, g.embedding_dense_backward)
-_BATCH_NORM = arguments(aten.native_batch_norm.default)
+_BATCH_NORM = aten.native_batch_norm.default._schema.named
 
 
 @impl(aten.native_batch_norm.default, Meta)
 def native_batch_norm(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, Tensor]:
-    a = _BATCH_NORM(*args, **kwargs)
+    a = _BATCH_NORM(args, kwargs)
     out = results(g.native_batch_norm(a))
     if a.training:  # the cpu kernel updates them in place (NOTE [undeclared writes])
         for stat in (a.running_mean, a.running_var):

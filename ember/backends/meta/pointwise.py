@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ember._memory_format import is_non_overlapping_and_dense, strides_in_order
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
@@ -41,14 +42,8 @@ def output_strides(
     if not numbers and all(
         tuple(t.shape) == tuple(shape) and tuple(t.stride()) == first for t in tensors
     ):
-        dims = sorted((st, n) for n, st in zip(shape, first, strict=True) if n != 1)
-        step = 1
-        for st, n in dims:
-            if st != step:
-                break
-            step *= n
-        else:  # the same dense layout everywhere: kept as it is
-            return first
+        if is_non_overlapping_and_dense(tuple(shape), first):
+            return first  # the same dense layout everywhere: kept as it is
     strides = []
     for t in tensors:
         pad = ndim - t.dim()
@@ -70,22 +65,7 @@ def output_strides(
                 return 1
         return 0
 
-    perm = list(range(ndim - 1, -1, -1))  # perm[0]: the innermost dimension
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out = [0] * ndim
-    step = 1
-    for d in perm:
-        out[d] = step
-        step *= shape[d]
-    return tuple(out)
+    return strides_in_order(shape, should_swap)
 
 
 def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:

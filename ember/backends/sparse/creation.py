@@ -276,3 +276,14 @@ def zeros_like(self: Tensor, *, dtype: Any = None, layout: Any = None, device: A
     npdt = c.dtype if dtype is None else dtype.np
     return make(np.zeros((c.sparse_dim, 0), INDEX), np.zeros((0, *c.values.shape[1:]), npdt),
                 c.shape, True)  # fmt: skip
+
+
+@impl(aten.zero_.default, SPARSE)
+def zero_(self: Tensor) -> Tensor:
+    """No entries left (PyTorch's ``zero_`` of a sparse tensor: what ``zero_grad(
+    set_to_none=False)`` runs on a sparse gradient)."""
+    c = coo(self)
+    empty = np.zeros((0, *c.values.shape[1:]), c.dtype)
+    self._edata = SparseCOO(np.zeros((c.sparse_dim, 0), INDEX), empty, c.shape, True)
+    self._bump_version()
+    return self

@@ -51,15 +51,23 @@ def _scalar(x: Any) -> Any:
     return x
 
 
+#: value dtypes a sum of two sparse tensors takes (PyTorch's; the numba merge's)
+_MERGED = frozenset(
+    np.dtype(t)
+    for t in (np.float32, np.float64, np.complex64, np.complex128, np.int8, np.int16, np.int32,
+              np.int64, np.uint8)
+)  # fmt: skip
+
+
 def _merge(a: SparseCOO, b: SparseCOO, vb: np.ndarray, npdt: Any) -> Any:
     """``a + b`` with ``b``'s values ``vb``, entry by entry as PyTorch merges them
     (``merge.py``): coalesced operands give their coalesced union."""
     va = a.values.astype(npdt, copy=False)
     vb = vb.astype(npdt, copy=False)
     coalesced = a.coalesced and b.coalesced
-    if np.dtype(npdt).kind not in "fiuc":  # bool: the entries one after the other
-        indices = np.concatenate([a.indices, b.indices], 1)
-        return make(indices, np.concatenate([va, vb], 0), a.shape, False)
+    if np.dtype(npdt) not in _MERGED:  # bool, float16, bfloat16: PyTorch refuses them too
+        short = dtypes.FROM_NUMPY[np.dtype(npdt)]._short
+        raise NotImplementedError(f"\"cadd_sparse\" not implemented for '{short}'")
     from ember.backends.sparse.merge import merge  # numba: compiled on first use
 
     sizes = a.shape[: a.sparse_dim]
@@ -191,8 +199,8 @@ def div(self: Tensor, other: Any) -> Tensor:
     s = _scalar(other)
     if not _is_sparse(self) or s is None:
         raise RuntimeError(
-            "div: a sparse tensor can only be divided by a scalar or a 0-d dense tensor (the "
-            "zeros would divide to nan otherwise)"
+            "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+            f"{list(other.shape)} for divisor)"
         )
     return _times(self, s, aten.div.Tensor)
 
@@ -220,7 +228,8 @@ _LINEAR = ("neg",)
 _NONLINEAR = (
     "abs", "sqrt", "sin", "sinh", "tan", "tanh", "asin", "asinh", "atan", "atanh", "expm1",
     "log1p", "ceil", "floor", "round", "trunc", "frac", "sign", "sgn", "erf", "erfinv",
-    "deg2rad", "rad2deg", "relu", "square",
+    "deg2rad", "rad2deg", "relu", "square", "nan_to_num", "isnan", "isinf", "isposinf",
+    "isneginf", "signbit",
 )  # fmt: skip
 for _name in _LINEAR:
     _unary(getattr(aten, _name).default, True)

@@ -74,20 +74,79 @@ def fft_dims(shape: Sequence[int], dim: Sequence[int]) -> list[int]:
     return dims
 
 
-def c2c_plan(self: Tensor, dim: Sequence[int]) -> tuple[tuple[int, ...], dtypes.dtype]:
-    """``_fft_c2c``: a complex input; the result has its shape and dtype."""
+# NOTE [fft result layout]
+# PyTorch's CPU transforms (MKL) lay their results out as follows, and both ember kernels
+# give the same strides. The batch dims (those not transformed) go first, ordered by the
+# input's strides (largest first; ties in the order ``_batch_dims`` gives), then the
+# transformed dims in the order the transform runs them; the result is row-major in that
+# order. ``_fft_c2c`` runs its dims sorted by the input's strides (largest first),
+# ``_fft_r2c`` the same except that the last of ``dim`` stays last, and ``_fft_c2r`` first
+# runs ``_fft_c2c`` over all but the last dim (the layout of that intermediate orders the
+# batch dims of the final 1-d step). So a transposed input gives a transposed result, and
+# the transformed dims of a contiguous input move innermost: ``_fft_c2c`` over dim 0 of a
+# (3, 4) tensor has strides (1, 3).
+
+
+def _batch_dims(ndim: int, dims: Sequence[int]) -> list[int]:
+    """The dims not in ``dims``, in the order PyTorch's partition leaves them before its
+    (stable, for so few dims) sort by stride: scanning from both ends, each transformed dim
+    met from the left swaps with the last batch dim met from the right. The order decides
+    which of two dims with equal strides (a size-1 or an expanded dim) ends up outermost."""
+    order = list(range(ndim))
+    first, last = 0, ndim
+    while True:
+        while first != last and order[first] not in dims:
+            first += 1
+        if first == last:
+            return order[:first]
+        last -= 1
+        while first != last and order[last] in dims:
+            last -= 1
+        if first == last:
+            return order[:first]
+        order[first], order[last] = order[last], order[first]
+        first += 1
+
+
+def _run_strides(
+    strides: Sequence[int], out_shape: Sequence[int], dims: Sequence[int]
+) -> tuple[int, ...]:
+    """The result strides of one transform over ``dims`` (in the order it runs them) of an
+    input with ``strides`` (NOTE [fft result layout])."""
+    batch = sorted(_batch_dims(len(out_shape), dims), key=lambda d: -strides[d])
+    out = [0] * len(out_shape)
+    acc = 1
+    for d in reversed(dims):  # the signal block is row-major (size-0/1 dims count as 1)
+        out[d] = acc
+        acc *= max(out_shape[d], 1)
+    for d in reversed(batch):  # then the batch dims, outermost last
+        out[d] = acc
+        acc *= out_shape[d]
+    return tuple(out)
+
+
+def _by_stride(strides: Sequence[int], dims: Sequence[int]) -> list[int]:
+    return sorted(dims, key=lambda d: -strides[d])
+
+
+def c2c_plan(
+    self: Tensor, dim: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...], dtypes.dtype]:
+    """``_fft_c2c``: a complex input; the result has its shape and dtype. Returns the
+    result's shape, strides (NOTE [fft result layout]) and dtype."""
     fft_dtype(self.dtype)
     if not self.dtype.is_complex:
         raise RuntimeError(f"_fft_c2c: expects a complex input tensor, but got {self.dtype._short}")
-    fft_dims(self.shape, dim)
-    return tuple(self.shape), self.dtype
+    dims = fft_dims(self.shape, dim)
+    shape, strides = tuple(self.shape), self.stride()
+    return shape, _run_strides(strides, shape, _by_stride(strides, dims)), self.dtype
 
 
 def r2c_plan(
     self: Tensor, dim: Sequence[int], onesided: bool
-) -> tuple[tuple[int, ...], dtypes.dtype]:
+) -> tuple[tuple[int, ...], tuple[int, ...], dtypes.dtype]:
     """``_fft_r2c``: a real input; the complex result is halved (``n//2 + 1``) along the last
-    of ``dim`` when ``onesided``."""
+    of ``dim`` when ``onesided``. Returns shape, strides and dtype."""
     fft_dtype(self.dtype)
     if self.dtype.is_complex:
         raise RuntimeError(f"_fft_r2c: expects a real input tensor, but got {self.dtype._short}")
@@ -95,14 +154,16 @@ def r2c_plan(
     shape = list(self.shape)
     if onesided and dims:
         shape[dims[-1]] = shape[dims[-1]] // 2 + 1
-    return tuple(shape), self.dtype.to_complex()
+    strides = self.stride()
+    order = [*_by_stride(strides, dims[:-1]), *dims[-1:]]
+    return tuple(shape), _run_strides(strides, shape, order), self.dtype.to_complex()
 
 
 def c2r_plan(
     self: Tensor, dim: Sequence[int], last_dim_size: int
-) -> tuple[tuple[int, ...], dtypes.dtype]:
+) -> tuple[tuple[int, ...], tuple[int, ...], dtypes.dtype]:
     """``_fft_c2r``: a complex half spectrum; the real result has ``last_dim_size`` along the
-    last of ``dim``."""
+    last of ``dim``. Returns shape, strides and dtype."""
     fft_dtype(self.dtype)
     if not self.dtype.is_complex:
         raise RuntimeError(f"_fft_c2r: expects a complex input tensor, but got {self.dtype._short}")
@@ -110,9 +171,12 @@ def c2r_plan(
     if last_dim_size < 1:
         raise RuntimeError(f"Invalid number of data points ({last_dim_size}) specified")
     shape = list(self.shape)
+    strides = self.stride()
     if dims:
         shape[dims[-1]] = last_dim_size
-    return tuple(shape), self.dtype.to_real()
+    if len(dims) > 1:  # a c2c over the others first: its layout orders the batch dims
+        strides = _run_strides(strides, tuple(self.shape), _by_stride(strides, dims[:-1]))
+    return tuple(shape), _run_strides(strides, shape, dims[-1:]), self.dtype.to_real()
 
 
 def fftfreq_plan(n: int, op: str, options: dict[str, Any]) -> dtypes.dtype:

@@ -192,7 +192,11 @@ def sparse_mm(sparse: Tensor, dense: Tensor) -> Tensor:
 
 @impl(aten._sparse_sum.default, _CIA)
 def sparse_sum(self: Tensor) -> Tensor:
-    return aten.sum.default(self)  # type: ignore[no-any-return]
+    """The sum of the coalesced values, so a gradient keeps to the entries (PyTorch's)."""
+    if self.layout is not sparse_coo:
+        return aten.sum.default(self)  # type: ignore[no-any-return]
+    values = aten.values.default(aten.coalesce.default(self))
+    return aten.sum.default(values)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- embedding
@@ -206,8 +210,7 @@ def embedding_sparse_backward(
     uncoalesced (repeated indices repeat), rows at ``padding_idx`` left out."""
     if scale_grad_by_freq:
         raise RuntimeError(
-            "embedding_sparse_backward: scale_grad_by_freq=True with sparse=True is not "
-            "supported in ember yet; use sparse=False"
+            "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
         )
     flat = indices.reshape(-1)  # type: ignore[attr-defined]
     rows = grad.reshape(-1, grad.shape[-1])  # type: ignore[attr-defined]

@@ -19,12 +19,13 @@ must not vanish anywhere (PyTorch's "window overlap add min" error); ``center`` 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from ember import dtypes
 from ember._warn import warn_user
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import define
+from ember.ops.native._define import by_name, define
 from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
@@ -79,19 +80,20 @@ def _padded_window(
     return window
 
 
-@impl(aten.stft.default, _CIA)
-def stft(
-    self: Tensor,
-    n_fft: int,
-    hop_length: int | None = None,
-    win_length: int | None = None,
-    window: Tensor | None = None,
-    normalized: bool = False,
-    onesided: bool | None = None,
-    return_complex: bool | None = None,
-    align_to_window: bool | None = None,
-) -> Tensor:
-    """The short-time Fourier transform of an already padded signal (NOTE [stft])."""
+def _stft(a: SimpleNamespace) -> Tensor:
+    """``stft`` and ``stft.center`` (NOTE [stft]); ``a``: the call's arguments by name. With
+    ``center`` the signal is first padded by ``n_fft // 2`` on both sides."""
+    self, n_fft, window, return_complex = a.self, a.n_fft, a.window, a.return_complex
+    if getattr(a, "center", False):
+        dim = self.ndim
+        if dim not in (1, 2):
+            raise RuntimeError(
+                f"stft: expected a 1D or 2D tensor, got a tensor of shape {list(self.shape)}"
+            )
+        extended = aten.view.default(self, [1] * (3 - dim) + list(self.shape))
+        pad = n_fft // 2
+        padded = aten.pad.default(extended, [pad, pad], a.pad_mode)
+        self = aten.view.default(padded, list(padded.shape[-dim:]))
     complex_in = self.dtype.is_complex or (window is not None and window.dtype.is_complex)
     if return_complex is None:
         if not complex_in:
@@ -117,14 +119,14 @@ def stft(
             "warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, "
             "device=<device>)`.",
         )
-    hop = n_fft // 4 if hop_length is None else hop_length
-    win = n_fft if win_length is None else win_length
+    hop = n_fft // 4 if a.hop_length is None else a.hop_length
+    win = n_fft if a.win_length is None else a.win_length
     api = _describe(self, n_fft, hop, win)
     if self.dtype.category < dtypes.FLOATING:
         raise RuntimeError(f"{api} : expected a tensor of floating point or complex values")
     if self.ndim not in (1, 2):
         raise RuntimeError(f"{api} : expected a 1D or 2D tensor")
-    if align_to_window:
+    if a.align_to_window:
         raise NotImplementedError(f"{api} : align_to_window=True is not supported by ember yet")
     length = self.shape[-1]
     if n_fft <= 0 or n_fft > length:
@@ -133,14 +135,14 @@ def stft(
         raise RuntimeError(f"{api} : expected hop_length > 0, but got hop_length={hop}")
     if win <= 0 or win > n_fft:
         raise RuntimeError(f"{api} : expected 0 < win_length <= n_fft, but got win_length={win}")
-    full = onesided is False or complex_in
-    if onesided and complex_in:
+    full = a.onesided is False or complex_in
+    if a.onesided and complex_in:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
     w = _padded_window(window, n_fft, win, self, f"{api} ")
     frames = aten.unfold.default(self, -1, n_fft, hop)  # (B?, frames, n_fft), a view
     if w is not None:
         frames = frames * w
-    norm = _BY_ROOT_N if normalized else _NONE
+    norm = _BY_ROOT_N if a.normalized else _NONE
     if full:
         if not frames.dtype.is_complex:
             frames = aten._fft_r2c.default(frames, [frames.ndim - 1], norm, False)
@@ -152,35 +154,8 @@ def stft(
     return out if return_complex else aten.view_as_real.default(out)
 
 
-@impl(aten.stft.center, _CIA)
-def stft_center(
-    self: Tensor,
-    n_fft: int,
-    hop_length: int | None = None,
-    win_length: int | None = None,
-    window: Tensor | None = None,
-    center: bool = True,
-    pad_mode: str = "reflect",
-    normalized: bool = False,
-    onesided: bool | None = None,
-    return_complex: bool | None = None,
-    align_to_window: bool | None = None,
-) -> Tensor:
-    """``stft`` of the signal padded by ``n_fft // 2`` on both sides (``center``)."""
-    if center:
-        dim = self.ndim
-        if dim not in (1, 2):
-            raise RuntimeError(
-                f"stft: expected a 1D or 2D tensor, got a tensor of shape {list(self.shape)}"
-            )
-        extended = aten.view.default(self, [1] * (3 - dim) + list(self.shape))
-        pad = n_fft // 2
-        padded = aten.pad.default(extended, [pad, pad], pad_mode)
-        self = aten.view.default(padded, list(padded.shape[-dim:]))
-    return stft(
-        self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
-        align_to_window,
-    )  # fmt: skip
+impl(aten.stft.default, _CIA)(by_name(aten.stft.default, _stft))
+impl(aten.stft.center, _CIA)(by_name(aten.stft.center, _stft))
 
 
 def _overlap_add(frames: Tensor, hop: int, total: int) -> Tensor:

@@ -274,6 +274,8 @@ def to_torch(x: Any) -> Any:
         return getattr(torch, x.name)
     if isinstance(x, ember.device):
         return torch.device(str(x))
+    if isinstance(x, ember.memory_format):
+        return getattr(torch, x.name)
     if isinstance(x, list):
         return [to_torch(e) for e in x]
     if isinstance(x, tuple):
