@@ -14,6 +14,7 @@ from ember.library import impl
 from ember.ops.native.sorting import (
     along,
     check_bincount,
+    check_boundaries,
     check_histc,
     check_kthvalue,
     check_mode,
@@ -122,25 +123,20 @@ def _search(seq: Tensor, value: Any, out_int32: bool, right: bool, side: Any, so
     return _new(() if scalar else tuple(value.shape), rdt)
 
 
-@impl(aten.searchsorted.Tensor, Meta)
-def searchsorted(sorted_sequence: Tensor, self: Tensor, **kwargs: Any) -> Tensor:
+def searchsorted(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
+    """``searchsorted.Tensor`` and ``searchsorted.Scalar`` (``self`` a number)."""
     kw = {"out_int32": False, "right": False, "side": None, "sorter": None, **kwargs}
     return _search(sorted_sequence, self, **kw)
 
 
-@impl(aten.searchsorted.Scalar, Meta)
-def searchsorted_scalar(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
-    kw = {"out_int32": False, "right": False, "side": None, "sorter": None, **kwargs}
-    return _search(sorted_sequence, self, **kw)
+impl(aten.searchsorted.Tensor, Meta, searchsorted)
+impl(aten.searchsorted.Scalar, Meta, searchsorted)
 
 
 def _bucketize(
     self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
 ) -> Any:
-    if boundaries.ndim != 1:
-        raise RuntimeError(
-            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"
-        )
+    check_boundaries(boundaries)
     return _search(boundaries, self, out_int32, right, None, None)
 
 
