@@ -123,25 +123,21 @@ def _search(seq: Tensor, value: Any, out_int32: bool, right: bool, side: Any, so
     return _new(() if scalar else tuple(value.shape), rdt)
 
 
-def searchsorted(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
-    """``searchsorted.Tensor`` and ``searchsorted.Scalar`` (``self`` a number)."""
+def _searchsorted(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
     kw = {"out_int32": False, "right": False, "side": None, "sorter": None, **kwargs}
     return _search(sorted_sequence, self, **kw)
 
 
-impl(aten.searchsorted.Tensor, Meta, searchsorted)
-impl(aten.searchsorted.Scalar, Meta, searchsorted)
-
-
-def _bucketize(
-    self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
-) -> Any:
+def _bucketize(self: Any, boundaries: Tensor, **kwargs: Any) -> Tensor:
     check_boundaries(boundaries)
+    out_int32, right = kwargs.get("out_int32", False), kwargs.get("right", False)
     return _search(boundaries, self, out_int32, right, None, None)
 
 
-impl(aten.bucketize.Tensor, Meta, _bucketize)
-impl(aten.bucketize.Scalar, Meta, _bucketize)
+# one rule for the Tensor and the Scalar overload of each
+for _packet, _rule in ((aten.searchsorted, _searchsorted), (aten.bucketize, _bucketize)):
+    impl(_packet.Tensor, Meta, _rule)
+    impl(_packet.Scalar, Meta, _rule)
 
 
 @impl(aten.bincount.default, Meta)
