@@ -700,6 +700,12 @@ PICK_AND_JOIN = {
     "stack_2": lambda L: L.stack([_uncoalesced(L), _uncoalesced(L)], 2),
     "unsqueeze": lambda L: _uncoalesced(L).unsqueeze(1),
     "unsqueeze_dense": lambda L: _hybrid(L).unsqueeze(2),
+    "permute": lambda L: L.sparse_coo_tensor(
+        [[2, 0, 2, 1], [1, 3, 1, 0], [0, 1, 0, 1]], [1.0, 2, -3, 4], (3, 4, 2)
+    ).permute(2, 0, 1),
+    "permute_same": lambda L: _uncoalesced(L).coalesce().permute(0, 1),
+    "permute_dense": lambda L: L.ones(2, 3, 4).to_sparse(1).permute(0, 2, 1),
+    "T": lambda L: _uncoalesced(L).T,
     "new_zeros": lambda L: _uncoalesced(L).new_zeros(2, 5),
     "t_": lambda L: _uncoalesced(L).t_(),
     "transpose_": lambda L: _uncoalesced(L).coalesce().transpose_(0, 1),
