@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -130,12 +131,22 @@ def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
 # --------------------------------------------------------------------------- pdist
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_PDIST: list[Any] = []  # the compiled kernel, once loaded
+
+
 @impl(aten._pdist_forward.default, CPU)
 def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
     """The p-norm distance of each pair of rows ``i < j`` (NOTE [pdist])."""
     pdist_half_check(self)
     x = self._edata
     n = x.shape[0]
+    if p in (1.0, 2.0) and x.dtype in _FLOATS and n >= 2 and x.shape[1]:
+        if not _PDIST:
+            from ember.backends.cpu.pdist_kernel import pdist_p1_p2  # NOTE [numba on first use]
+
+            _PDIST.append(pdist_p1_p2)
+        return wrap(_PDIST[0](np.ascontiguousarray(x), p == 2.0))
     i, j = np.triu_indices(n, 1)
     with quiet_block():
         diff = np.abs(x[i] - x[j])
