@@ -159,13 +159,23 @@ def python_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict
         sargs, skwargs = typed_arguments(op, sargs, skwargs)
     if plan.options is not None:
         skwargs = _with_options(plan, skwargs)
-    types = tuple([type(t) for t in overloaded])
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple(map(type, overloaded))
     # handlers run below autograd: the ops they run are not recorded (unless they enable
     # re-entrant dispatch), whether or not the call itself came through the Autograd key
     versions = _versions(plan, args, kwargs) if plan.written else None
-    result = state.call_excluding(
-        AUTOGRAD_BIT, _handle, (op, stack, overloaded, types, sargs, skwargs)
-    )
+    if stack:  # the top mode first, popped for its handler (state.call_popped)
+        handler = stack[-1].__torch_dispatch__
+        result = state.call_popped(
+            stack, PYTHON_BIT, AUTOGRAD_BIT, handler, (op, types, sargs, skwargs)
+        )
+        if result is NotImplemented and overloaded:
+            result = state.call_excluding(
+                AUTOGRAD_BIT, _by_class, (op, overloaded, types, sargs, skwargs)
+            )
+    else:
+        result = state.call_excluding(
+            AUTOGRAD_BIT, _by_class, (op, overloaded, types, sargs, skwargs)
+        )
     if result is not NotImplemented:
         if versions:
             # a handler that wrote through an inner tensor left the wrapper's counter as
@@ -248,23 +258,14 @@ def _versions(plan: _Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return out
 
 
-def _handle(
+def _by_class(
     op: OpOverload,
-    stack: list[Any],
     overloaded: list[Any],
     types: tuple[type, ...],
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
 ) -> Any:
-    """The top mode's result, else the first overloaded class's that is not NotImplemented."""
-    if stack:
-        mode = state.pop_dispatch_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_dispatch__(op, types, args, kwargs)
-        finally:
-            state.push_dispatch_mode(mode)
-        if result is not NotImplemented:
-            return result
+    """The first overloaded class's result that is not NotImplemented, else NotImplemented."""
     for t in overloaded:
         result = t.__torch_dispatch__(op, types, args, kwargs)
         if result is not NotImplemented:

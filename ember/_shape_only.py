@@ -23,12 +23,19 @@ class DataDependentShapeError(RuntimeError):
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major strides in elements (PyTorch's: size-1 and empty dims still get a stride)."""
+    if len(shape) == 1:
+        return (1,)
     strides = []
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
-        acc *= max(n, 1)
+        acc *= n if n > 1 else 1
     return tuple(reversed(strides))
+
+
+#: (shape, item size) -> contiguous strides in bytes: wrapper subclasses and meta results
+#: are made once per op, mostly of a few shapes
+_CONTIGUOUS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
 
 class ShapeOnlyArray:
@@ -50,11 +57,19 @@ class ShapeOnlyArray:
         offset: int = 0,
         dev: device | None = None,
     ) -> None:
-        self.shape = tuple(int(s) for s in shape)
-        self.dtype = np.dtype(dtype)
+        shape = self.shape = tuple(map(int, shape))
+        dt = self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        size = dt.itemsize
         if strides is None:
-            strides = contiguous_strides(self.shape)
-        self.strides = tuple(int(s) * self.dtype.itemsize for s in strides)
+            key = (shape, size)
+            found = _CONTIGUOUS.get(key)
+            if found is None:
+                if len(_CONTIGUOUS) > 4096:  # a bound, for programs of many shapes
+                    _CONTIGUOUS.clear()
+                found = _CONTIGUOUS[key] = tuple([s * size for s in contiguous_strides(shape)])
+            self.strides = found
+        else:
+            self.strides = tuple([int(s) * size for s in strides])
         self.offset = offset
         self.device = dev if dev is not None else device("meta")
 

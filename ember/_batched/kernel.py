@@ -84,7 +84,47 @@ def batch_rule(*op_list: OpOverload, logical: bool = False) -> Callable[[Rule], 
 
 def register_rule(op: OpOverload, rule: Rule, logical: bool = False) -> None:
     RULES[op] = rule
-    dispatcher.set_kernel(op, DispatchKey.FuncTorchBatched, _kernel(rule, logical), KIND_BOXED)
+    kernel = _kernel(rule, logical)
+    if op._schema.is_mutable:
+        kernel = _bumping(kernel)
+    dispatcher.set_kernel(op, DispatchKey.FuncTorchBatched, kernel, KIND_BOXED)
+
+
+def _bumping(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` of an op that writes an argument, then the written BatchedTensors' versions
+    bumped (NOTE [batched versions])."""
+
+    def bumping(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        out = kernel(op, ks, args, kwargs)
+        bump_written(op, args, kwargs)
+        return out
+
+    return bumping
+
+
+def bump_written(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Bump the version of every BatchedTensor ``op`` wrote.
+
+    # NOTE [batched versions]
+    Backend kernels bump the version of the tensor they write: under vmap that is the
+    physical tensor, not the BatchedTensor the function holds, whose counter autograd's
+    saved tensors read. So the rule of an op that writes an argument bumps the written
+    BatchedTensors too, and an in-place change to a value saved for backward raises
+    PyTorch's error under ``vmap(grad(f))`` as it does without vmap.
+    """
+    for x in _written(op, args, kwargs):
+        if type(x) is BatchedTensor:
+            x._bump_version()
+
+
+def physical(level: Level, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with the level's own dispatch state, as a rule's physical ops
+    run (NOTE [vmap levels]): for a logical rule (``batch_rule(logical=True)``) that takes a
+    physical shortcut."""
+    if _local.exclude & AUTOGRAD_BIT and not level.autograd_excluded:
+        with state.KeyGuard(allow=AUTOGRAD_BIT):
+            return fn(*args, **kwargs)
+    return fn(*args, **kwargs)
 
 
 def unwrap(x: Any, level: Level) -> tuple[Any, bool]:
@@ -198,6 +238,8 @@ def slow_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[s
             outs = _loop(op, level, args, kwargs)
     else:
         outs = _loop(op, level, args, kwargs)
+    if written:
+        bump_written(op, args, kwargs)  # NOTE [batched versions]
     if written and schema.returns and schema.returns[0].alias_info is not None:
         return written[0] if len(schema.returns) == 1 else tuple(written)
     return _stack(outs, op, level)

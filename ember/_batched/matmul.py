@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember._batched.kernel import batch_rule, unwrap
-from ember._batched.tensor import Level, wrap
+from ember._batched.kernel import batch_rule, materialize, physical, unwrap
+from ember._batched.tensor import Level, is_batched_at, wrap
+from ember._tensor import Tensor
 from ember.ops.registry import OpOverload, ops
 
 aten = ops.aten
@@ -15,13 +16,19 @@ aten = ops.aten
 
 @batch_rule(aten.mm.default, aten.bmm.default)
 def mm_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    a, _ = unwrap(args[0], level)
-    b, _ = unwrap(args[1], level)
+    a, ab = unwrap(args[0], level)
+    b, bb = unwrap(args[1], level)
     _check(op, args[0], args[1])
-    if args[0].shape[-1] == 1 and a.dtype == b.dtype:
-        # an outer product (the weight gradient of one example): no sum to do, and NumPy's
-        # matmul loops over a stack of such products slowly
+    if op is aten.mm.default and ((ab and bb) or args[0].shape[-1] == 1):
+        # one product per example: a bmm (an inner size of 1, one example's weight
+        # gradient, runs as one compiled loop: NOTE [stacked outer products])
+        return wrap(
+            aten.bmm.default(materialize(args[0], level), materialize(args[1], level)), level.level
+        )
+    if args[0].shape[-1] == 1 and a.dtype == b.dtype:  # bmm's outer products: no sum to do
         return wrap(aten.mul.Tensor(a, b), level.level)
+    if op is aten.mm.default and ab:  # the examples' rows as one matrix: one gemm
+        return wrap(_rows_times(a, b), level.level)
     return wrap(aten.matmul.default(a, b), level.level)
 
 
@@ -47,10 +54,15 @@ def dot_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
     return wrap(aten.matmul.default(b, a), level.level)
 
 
+def _rows_times(a: Any, b: Any) -> Any:
+    """``a @ b`` for a stack of matrices ``a`` (B, n, k) and one matrix ``b`` (k, m), as one
+    (B * n, k) by (k, m) product."""
+    batch, n, k = a.shape
+    return aten.mm.default(a.reshape(batch * n, k), b).view(batch, n, b.shape[1])
+
+
 def _check(op: OpOverload, a: Any, b: Any) -> None:
     """The logical shape checks of ``op`` (its errors name the logical shapes)."""
-    from ember._tensor import Tensor
-
     if op is aten.bmm.default:
         ok = a.dim() == 3 and b.dim() == 3 and a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1]
     elif op is aten.mm.default:
@@ -85,6 +97,8 @@ def add_product_rule(
     self_x, m1, m2 = args[:3]
     beta = kw.get("beta", 1)
     alpha = kw.get("alpha", 1)
+    if op is aten.addmm.default and _one_gemm(level, self_x, m1, m2):
+        return physical(level, _addmm_rows, level, self_x, m1, m2, beta, alpha)
     if op is aten.addr.default:
         prod = aten.mul.Tensor(m1.unsqueeze(1), m2.unsqueeze(0))
     elif op is aten.addbmm.default:
@@ -96,3 +110,28 @@ def add_product_rule(
     if beta == 0:  # self's values are ignored (a NaN in it does not propagate)
         return prod
     return aten.add.Tensor(prod, self_x if beta == 1 else aten.mul.Tensor(self_x, beta))
+
+
+def _one_gemm(level: Level, self_x: Any, m1: Any, m2: Any) -> bool:
+    """Whether ``addmm(self, m1, m2)`` is one physical addmm over the examples' rows: only
+    ``m1`` batched (a Linear layer's input), and ``self`` a row (its bias)."""
+    return (
+        is_batched_at(m1, level.level)
+        and not is_batched_at(m2, level.level)
+        and not is_batched_at(self_x, level.level)
+        and isinstance(self_x, Tensor)
+        and m1.dim() == 2 == m2.dim()
+        and (self_x.dim() <= 1 or (self_x.dim() == 2 and self_x.shape[0] == 1))
+        and (self_x.dim() == 0 or self_x.shape[-1] in (1, m2.shape[1]))
+        and m1.dtype == m2.dtype == self_x.dtype
+    )
+
+
+def _addmm_rows(level: Level, self_x: Any, m1: Any, m2: Any, beta: Any, alpha: Any) -> Any:
+    """``addmm`` of a batched ``m1`` (B, n, k) as one (B * n, k) product (``_one_gemm``)."""
+    a = m1._value
+    batch, n, k = a.shape
+    if m2.shape[0] != k:
+        _check(aten.mm.default, m1, m2)
+    out = aten.addmm.default(self_x, a.reshape(batch * n, k), m2, beta=beta, alpha=alpha)
+    return wrap(out.view(batch, n, m2.shape[1]), level.level)

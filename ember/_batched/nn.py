@@ -233,7 +233,10 @@ def nll_loss_forward_rule(
     xs, ts, shape = _nll_parts(values, level)
     weight, ignore = values.get("weight"), values["ignore_index"]
     losses, _ = op(xs, ts, weight, 0, ignore)
-    weights, _ = op(xs.new_full((1, 1), -1.0).expand(xs.shape), ts, weight, 0, ignore)
+    if weight is None:  # each target's weight: 1, or 0 where it is ignored
+        weights = aten.ne.Scalar(ts, ignore).to(xs.dtype)
+    else:
+        weights, _ = op(xs.new_full((1, 1), -1.0).expand(xs.shape), ts, weight, 0, ignore)
     losses, weights = losses.view(shape), weights.view(shape)
     reduction = values["reduction"]
     if len(shape) == 1:  # a 1-D input: one element per example

@@ -485,3 +485,29 @@ defvjp(aten.native_layer_norm_backward.default, _layer_norm_double_backward)
 defvjp(aten.native_batch_norm_backward.default, _batch_norm_double_backward)
 defvjp(aten.embedding_dense_backward.default, _embedding_double_backward)
 defvjp(aten.nll_loss_backward.default, _nll_loss_double_backward)
+
+
+def _flash_attention(
+    g: Any,
+    query: Any,
+    key: Any,
+    value: Any,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    *,
+    attn_mask: Any = None,
+    scale: float | None = None,
+    result: Any,
+) -> tuple[Any, ...]:
+    grads = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+        g[0], query, key, value, result[0], result[1], dropout_p, is_causal,
+        attn_mask=attn_mask, scale=scale,
+    )  # fmt: skip
+    return (*grads, None)  # no gradient for the mask (PyTorch's runs math when it needs one)
+
+
+defvjp(
+    aten._scaled_dot_product_flash_attention_for_cpu.default,
+    _flash_attention,
+    outputs=(True, False),  # the logsumexp carries no gradient, as in PyTorch
+)

@@ -41,7 +41,14 @@ from ember.autograd.recorder import (
 from ember.dispatch import state
 from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
-from ember.dispatch.keys import AUTOGRAD_BIT, FORWARD_AD_BIT, PYTHON_BIT, DispatchKey, below
+from ember.dispatch.keys import (
+    AUTOGRAD_BIT,
+    BATCHED_BIT,
+    FORWARD_AD_BIT,
+    PYTHON_BIT,
+    DispatchKey,
+    below,
+)
 from ember.dtypes import FROM_NUMPY as _FROM_NP
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
@@ -87,7 +94,10 @@ def saved_output(t: Tensor) -> Tensor:
             # a __torch_dispatch__ subclass makes its own alias, as PyTorch's SavedVariable
             # asks it to: one aten.detach.default per saved output
             return _DETACH(t)
-        return t  # a subclass keeps its own state: save the output itself
+        if not t._ekeys & BATCHED_BIT:
+            return t  # a subclass keeps its own state: save the output itself
+        # a vmap BatchedTensor (a C++ TensorImpl in PyTorch): aliased as a plain tensor is,
+        # else every graph recorded under vmap(grad(f)) would be a cycle
     if t.grad_fn is None:
         return t  # an output with no history (indices, statistics): no cycle to break
     return _alias(t)
@@ -102,6 +112,8 @@ def _alias(t: Tensor) -> Tensor:
     if a._base is t:  # ember's detach is a view of t: t's own data and base instead
         a._edata = t._edata
         a._base = t._base
+    elif a._ekeys & BATCHED_BIT:  # a new wrapper of t's physical tensor: t's counter too
+        a._vc = t._vc
     if t._ekeys & FORWARD_AD_BIT:  # a dual keeps its tangents (forward over reverse)
         copy_tangents(t, a)
     return a
@@ -109,7 +121,7 @@ def _alias(t: Tensor) -> Tensor:
 
 def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
     """A saved output as the differentiable output ``nr`` of ``node`` (for double backward)."""
-    if saved.grad_fn is node or type(saved) is not Tensor:
+    if saved.grad_fn is node or (type(saved) is not Tensor and not saved._ekeys & BATCHED_BIT):
         return saved
     a = _alias(saved)
     a._ekeys |= AUTOGRAD_BIT

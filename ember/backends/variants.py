@@ -4,7 +4,8 @@ factories' ``out=`` forms too: NOTE [factory out=] in ``ember/ops/native/creatio
 For each functional op with variants (``VARIANTS_OF`` in ``ember/ops/native/_define.py``)
 that has a kernel for a backend key but whose ``add_``/``add.out`` has none, register one
 that runs the functional kernel and hands the result to the backend's ``write`` (which checks
-shape and dtype as PyTorch does, copies, and bumps the version counter).
+shape and dtype as PyTorch does, copies, and bumps the version counter); an out= kernel first
+runs the op's ``OUT_CHECKS`` entry, if it has one (``diff.out``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ember._warn import warn_user
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import VARIANTS_OF
+from ember.ops.native._define import OUT_CHECKS, VARIANTS_OF
 from ember.ops.native.creation import FACTORY_OUTS, out_kernel_of
 from ember.ops.registry import OpOverload
 
@@ -80,10 +81,16 @@ def _inplace(fn: Callable[..., Any], write: Writer, name: str) -> Callable[..., 
 
 
 def _out(
-    fn: Callable[..., Any], write: Writer, name: str, outs: tuple[str, ...]
+    fn: Callable[..., Any],
+    write: Writer,
+    name: str,
+    outs: tuple[str, ...],
+    check: Callable[..., None] | None,
 ) -> Callable[..., Any]:
     def kernel(*args: Any, **kwargs: Any) -> Any:
         dsts = [kwargs.pop(n) for n in outs]
+        if check is not None:
+            check(*args, **kwargs)
         result = fn(*args, **kwargs)
         if len(outs) == 1:
             write(dsts[0], result, name, True)
@@ -111,7 +118,8 @@ def derive(key: DispatchKey, write: Writer) -> int:
             count += 1
         if o is not None and key not in o._kernels:
             outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
-            dispatcher.set_kernel(o, key, _out(fn, write, o.__name__, outs), KIND_PLAIN)
+            kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o))
+            dispatcher.set_kernel(o, key, kernel, KIND_PLAIN)
             count += 1
     for o, fop in FACTORY_OUTS.items():  # NOTE [factory out=]
         own = fop._kernels.get(key)

@@ -177,6 +177,36 @@ def call_excluding(exclude: int, fn: Any, args: tuple[Any, ...], kwargs: Any = N
         ACTIVE[0] -= 1
 
 
+def call_popped(stack: list[Any], bit: int, exclude: int, fn: Any, args: tuple[Any, ...]) -> Any:
+    """``fn(*args)`` (the top mode's handler) with the top mode of ``stack`` popped, so the
+    calls it makes go to the next mode; ``bit``, the stack's key, leaves the include set if
+    that was the last mode, and ``exclude`` joins the exclude set. Everything is restored
+    after. A pop, a guard and a push in one call, for the handler of every op a mode sees;
+    ``ACTIVE[0]`` is left as it is (the pushed mode counts already: NOTE [fast path
+    counter]).
+
+    >>> from ember.dispatch.state import call_popped, local
+    >>> stack = ["mode"]
+    >>> call_popped(stack, 0, 1 << 16, lambda: (len(stack), local.exclude >> 16 & 1), ())
+    (0, 1)
+    >>> stack
+    ['mode']
+    """
+    loc = local
+    mode = stack.pop()
+    if not stack:
+        loc.include &= ~bit
+    old = loc.exclude
+    loc.exclude = old | exclude
+    try:
+        return fn(*args)
+    finally:
+        loc.exclude = old
+        if not stack:
+            loc.include |= bit
+        stack.append(mode)
+
+
 def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
     """``statement`` run with the keys named ``exclude`` added to the exclude set, restored
     after: ``KeyGuard(exclude=...)`` inlined, for generated code (``local`` and ``ACTIVE``

@@ -69,6 +69,10 @@ __all__ = [
 _local = state.local
 _MODES = state.FUNCTION_MODES  # NOTE [torch function state]
 _BOTH = TORCH_FUNCTION_BIT | TORCH_FUNCTION_MODE_BIT
+#: ``redispatch_function`` calls running, in any thread: while 0 no thread's
+#: ``skip_one_hop`` is set, so the protocol need not read it (a global count: it errs
+#: towards reading)
+_SKIPS = [0]
 
 # an object that is not a Tensor takes part in __torch_function__ only (NOTE [python key])
 dispatcher.ARGUMENT_KEYS.classify = lambda t: classify(t) & TORCH_FUNCTION_BIT  # type: ignore[method-assign]
@@ -260,37 +264,38 @@ def _overloaded_args(
 # once. The binding resolves the overload and the dispatch function finds the keys; when the
 # key set asks for the protocol, ``request`` (the keys' fallback) notes the overload and its
 # arguments, and the public entry that sees the sentinel passes them on (``answer``):
-# - the handlers are found from the argument *types* alone, before anything else (NEP 18):
-#   which positions take part and in what order depends only on the tuple of types, so it
-#   is computed once per tuple (``_order``) and looked up after;
-# - while the handlers run, ``PENDING`` names the call: a default handler that runs
-#   ``func(*args)`` again (``Tensor.__torch_function__``, what ``super()`` reaches, and
-#   ``_disabled_torch_function_impl``) with the same ``func`` and the same argument tuple
-#   calls the noted overload's dispatch function directly, with no second binding. Only
-#   calls without keywords or list arguments are noted: those a handler cannot have
-#   changed in place.
+# - the handlers are found from the argument *types* alone (NEP 18), in one inline pass
+#   (``_find``: plain tensors are skipped at once, the first overloaded type needs no
+#   ordering);
+# - while the handlers run, ``PENDING`` names the call: the default handler
+#   (``Tensor.__torch_function__``, what ``super()`` reaches) running ``func(*args)`` again
+#   with the same ``func`` and the same argument tuple calls the noted overload's dispatch
+#   function directly, with no second binding (``call_again``). Only calls without
+#   keywords or list arguments are noted: those a handler cannot have changed in place.
 
-#: type tuple of a call's arguments -> (positions of the arguments whose handlers run, in
-#: order; their types), or None when an argument is a list or tuple (walked each time)
-_ORDER: dict[tuple[type, ...], tuple[tuple[int, ...], tuple[type, ...]] | None] = {}
+_NONE: tuple[Any, ...] = ((), ())
 
 
-def _order(values: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[type, ...]] | None:
-    """``_overloaded_args`` of ``values`` as positions and types, once per type tuple."""
-    key = tuple(map(type, values))
-    hit = _ORDER.get(key, _ORDER)
-    if hit is not _ORDER:
-        return hit  # type: ignore[return-value]
-    if list in key or tuple in key:
-        made = None
-    else:
-        found = _overloaded_args(values)
-        pos = tuple(next(i for i, v in enumerate(values) if v is f) for f in found)
-        made = (pos, tuple([type(f) for f in found]))
-    if len(_ORDER) > 4096:  # a bound on what odd call sites can make it hold
-        _ORDER.clear()
-    _ORDER[key] = made
-    return made
+def _find(values: tuple[Any, ...]) -> tuple[Any, tuple[type, ...]] | None:
+    """``_overloaded_args(values)`` and their types, walked inline (one call, no helper per
+    argument); None when an argument is a list or tuple (``_overloaded_args`` walks it)."""
+    found = None
+    for v in values:
+        t = type(v)
+        if t is Tensor:
+            continue
+        if t is list or t is tuple:
+            return None
+        if _KEYS_OF_TYPE[t] & TORCH_FUNCTION_BIT:
+            if found is None:
+                found = [v]
+            else:
+                _add_overloaded(found, v, False)
+    if found is None:
+        return _NONE
+    if len(found) == 1:
+        return found, (type(found[0]),)
+    return found, tuple(map(type, found))
 
 
 def _run_handlers(
@@ -299,15 +304,20 @@ def _run_handlers(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     types: tuple[type, ...] | None = None,
+    moded: bool | None = None,
 ) -> Any:
+    """The top mode's result (when ``moded``: a mode is on; None: find out), else the first
+    overloaded argument's that is not NotImplemented (NOTE [handler order])."""
     if types is None:
         types = tuple([type(a) for a in overloaded])
-    if _local.function_modes and not _local.exclude & TORCH_FUNCTION_MODE_BIT:
-        mode = state.pop_function_mode()  # off inside its own handler
-        try:
-            result = mode.__torch_function__(func, types, args, kwargs)
-        finally:
-            state.push_function_mode(mode)
+    stack = _local.function_modes
+    if moded is None:
+        moded = bool(stack) and not _local.exclude & TORCH_FUNCTION_MODE_BIT
+    if moded:
+        handler = stack[-1].__torch_function__  # the mode is off inside its own handler
+        result = state.call_popped(
+            stack, TORCH_FUNCTION_MODE_BIT, 0, handler, (func, types, args, kwargs)
+        )
         if result is not NotImplemented:
             return result
     for a in overloaded:
@@ -338,29 +348,29 @@ def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     noted = REQUEST[0]
     REQUEST[0] = None
     loc = _local
-    if loc.skip_one_hop:  # redispatch_function's one skipped hop (the C++ route)
+    if _SKIPS[0] and loc.skip_one_hop:  # redispatch_function's skipped hop (the C++ route)
         loc.skip_one_hop = False
         with state.TorchFunctionGuard(state.TF_BITS, state.TF_BITS):
             return func(*args, **kwargs)
     values = (*args, *kwargs.values()) if kwargs else args
     exclude = loc.exclude
-    order = None if exclude & TORCH_FUNCTION_BIT else _order(values)
+    order = _NONE if exclude & TORCH_FUNCTION_BIT else _find(values)
     if order is None:
         overloaded: Any = _overloaded_args(values)
         types = None
     else:
-        pos, types = order
-        overloaded = [values[i] for i in pos] if pos else ()
-    if not overloaded and not (loc.function_modes and not exclude & TORCH_FUNCTION_MODE_BIT):
+        overloaded, types = order
+    moded = bool(loc.function_modes) and not exclude & TORCH_FUNCTION_MODE_BIT
+    if not overloaded and not moded:
         # the keys asked for a handler but none applies here (a tensor-like reached a
         # kernel's inner call): run the function with subclass handling off
         return state.call_excluding(TORCH_FUNCTION_BIT, func, args, kwargs)
     if noted is None or kwargs or order is None:
-        return _run_handlers(func, overloaded, args, kwargs, types)
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
     previous = PENDING[0]
     PENDING[0] = (func, args, noted[0], noted[1])
     try:
-        return _run_handlers(func, overloaded, args, kwargs, types)
+        return _run_handlers(func, overloaded, args, kwargs, types, moded)
     finally:
         PENDING[0] = previous
 
@@ -398,10 +408,12 @@ def redispatch_function(
     'Tensor'
     """
     _local.skip_one_hop = True
+    _SKIPS[0] += 1
     try:
         return func(*args, **(kwargs or {}))
     finally:
         _local.skip_one_hop = False
+        _SKIPS[0] -= 1
 
 
 def has_tensor_likes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -432,7 +444,7 @@ def has_torch_function(relevant_args: Any) -> bool:
                 f"has_torch_function(): expected a tuple or list of arguments, got "
                 f"{type(relevant_args).__name__}"
             )
-    if _local.skip_one_hop:  # redispatch_function's one skipped hop (the Python route)
+    if _SKIPS[0] and _local.skip_one_hop:  # redispatch_function's skipped hop (Python route)
         _local.skip_one_hop = False
         return False
     excluded = _local.exclude

@@ -43,6 +43,11 @@ def _retype(t: Tensor, cls: type) -> Any:
     """Make ``t`` (a fresh object nobody else holds) an instance of ``cls``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass(): {cls!r} is not a subclass of ember.Tensor")
+    return _become(t, cls)
+
+
+def _become(t: Tensor, cls: type) -> Any:
+    """``_retype`` for a ``cls`` known to be a Tensor subclass."""
     try:
         t.__class__ = cls
     except TypeError:  # a class with ``__slots__`` of its own: another layout, a new object
@@ -188,8 +193,9 @@ def default_torch_function(
     if type(ret) is Tensor and ret.grad_fn is None and _refcount(ret) == _FRESH:
         # NOTE [converting fresh results]: nothing else holds this new result, so it
         # becomes the subclass itself instead of an alias of it (the alias's only other
-        # trace would be a _base and, with autograd, an AliasBackward0 node)
-        return _retype(ret, cls)
+        # trace would be a _base and, with autograd, an AliasBackward0 node); cls is a
+        # Tensor subclass (this is its classmethod), so _retype's check is not needed
+        return _become(ret, cls)
     return _convert(ret, cls)
 
 

@@ -363,15 +363,20 @@ def tree_map(
 
 def _map(func: Callable[[Any], Any], x: Any) -> Any:
     """``tree_map`` of one tree, without building a spec (handlers call it on every op):
-    the elements of tuples, lists and dicts that are leaves get ``func`` directly."""
+    the elements of tuples, lists and dicts that are leaves get ``func`` directly. Plain
+    loops, not comprehensions: on Python 3.11 each comprehension is a call of its own."""
     t = type(x)
     leaves = _LEAVES
-    if t is tuple:
-        return tuple([func(e) if type(e) in leaves else _map(func, e) for e in x])
-    if t is list:
-        return [func(e) if type(e) in leaves else _map(func, e) for e in x]
+    if t is tuple or t is list:
+        out = []
+        for e in x:
+            out.append(func(e) if type(e) in leaves else _map(func, e))
+        return tuple(out) if t is tuple else out
     if t is dict:
-        return {k: func(v) if type(v) in leaves else _map(func, v) for k, v in x.items()}
+        d = {}
+        for k, v in x.items():
+            d[k] = func(v) if type(v) in leaves else _map(func, v)
+        return d
     if t in leaves:
         return func(x)
     found = _node_of(x)

@@ -39,14 +39,12 @@ from ember.backends.meta.copies import (
     roll_args,
     set_,
 )
-from ember.backends.variants import check_write
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
     block_diag_plan,
-    check_diff_args,
     check_repeats,
     check_stack,
     diag_embed_shape,
@@ -521,22 +519,3 @@ def repeat_interleave(repeats: Tensor, *, output_size: int | None = None) -> Ten
             f"{output_size}, repeats sum to {out.size})"
         )
     return wrap(out)
-
-
-@impl(aten.diff.out, CPU)
-def diff_out(
-    self: Tensor,
-    n: int = 1,
-    dim: int = -1,
-    prepend: Tensor | None = None,
-    append: Tensor | None = None,
-    *,
-    out: Tensor,
-) -> Tensor:
-    check_diff_args(self, n, dim, prepend, append)
-    result = aten.diff.default(self, n, dim, prepend, append)
-    if check_write(out, result, "diff.out", True):
-        out._edata = np.empty(result._edata.shape, out._edata.dtype)
-    copy_into(_array(out, "diff.out"), result._edata)
-    out._bump_version()
-    return out

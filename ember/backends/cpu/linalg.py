@@ -52,6 +52,8 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             return np.asarray(_matmul(a.astype(_F32), b.astype(_F32))).astype(a.dtype)
         if a.ndim == 2 == b.ndim:
             return _mm2(a, b)
+        if a.ndim == 3 == b.ndim and a.shape[2] == 1 and b.shape[1] == 1:
+            return _outer_stack(a, b)
         r = _matmul(a, b)
         return r if type(r) is np.ndarray else np.asarray(r)
     finally:
@@ -71,6 +73,30 @@ def _mm2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             return np.ascontiguousarray(_matmul(b.T, a.T).T)
     with quiet_block():
         return _matmul(a, b)
+
+
+#: products from this many elements go to the compiled loop (NOTE [stacked outer products])
+_OUTER_MIN = 16384
+_FLOATS = (_F32, np.dtype(np.float64))
+_outer: list[Any] = []
+
+
+def _outer_stack(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for stacks of columns ``a`` (B, n, 1) and rows ``b`` (B, 1, m): outer
+    products, by NumPy's multiply or, when large, one compiled loop (NOTE [stacked outer
+    products])."""
+    batch = max(a.shape[0], b.shape[0])
+    if a.dtype is b.dtype and a.dtype in _FLOATS and batch * a.shape[1] * b.shape[2] >= _OUTER_MIN:
+        if not _outer:
+            from ember.backends.cpu.outer_kernel import outer  # NOTE [numba on first use]
+
+            _outer.append(outer)
+        a2, b2 = a[:, :, 0], b[:, 0, :]
+        if a.shape[0] != b.shape[0]:  # one side's batch of 1 broadcasts
+            a2 = np.broadcast_to(a2, (batch, a.shape[1]))
+            b2 = np.broadcast_to(b2, (batch, b.shape[2]))
+        return _outer[0](a2, b2)
+    return np.multiply(a, b)
 
 
 @impl(aten.mm.default, CPU)

@@ -22,6 +22,7 @@ from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype
 from ember.library import impl
+from ember.ops.native._define import by_name
 from ember.ops.registry import OpOverload
 
 Spec = tuple[Sequence[int], dtype]
@@ -45,10 +46,9 @@ def results(out: Any) -> Any:
 
 def meta_rule(op: OpOverload, geometry: Callable[[SimpleNamespace], Any]) -> None:
     """Register ``geometry`` (NOTE [geometry functions]) as ``op``'s Meta rule."""
-    named = op._schema.named
 
-    def rule(*args: Any, **kwargs: Any) -> Any:
-        return results(geometry(named(args, kwargs)))
+    def rule(a: SimpleNamespace) -> Any:
+        return results(geometry(a))
 
-    rule.__name__ = rule.__qualname__ = geometry.__name__
-    impl(op, DispatchKey.Meta)(rule)
+    rule.__name__ = geometry.__name__
+    impl(op, DispatchKey.Meta)(by_name(op, rule))

@@ -31,14 +31,12 @@ from ember._memory_format import (
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.backends.variants import check_write
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
     block_diag_plan,
-    check_diff_args,
     check_repeats,
     diag_embed_shape,
     rot90_plan,
@@ -662,21 +660,3 @@ def repeat_interleave(repeats: Tensor, *, output_size: int | None = None) -> Ten
             "meta tensor does not have (NOTE [data-dependent shapes]); pass output_size="
         )
     return meta_new((output_size,), repeats.dtype)
-
-
-@impl(aten.diff.out, Meta)
-def diff_out(
-    self: Tensor,
-    n: int = 1,
-    dim: int = -1,
-    prepend: Tensor | None = None,
-    append: Tensor | None = None,
-    *,
-    out: Tensor,
-) -> Tensor:
-    check_diff_args(self, n, dim, prepend, append)
-    result = aten.diff.default(self, n, dim, prepend, append)
-    if check_write(out, result, "diff.out", True):
-        out._edata = ShapeOnlyArray(tuple(result.shape), out._edata.dtype, dev=out._edata.device)
-    out._bump_version()
-    return out

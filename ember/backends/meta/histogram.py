@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from types import SimpleNamespace
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
+from ember.ops.native._define import by_name
 from ember.ops.native.histogram import check_bin_count, check_histogram
 from ember.ops.registry import ops
 from ember.return_types import histogram as histogram_t
@@ -22,23 +23,17 @@ def _results(self: Tensor, bins: int) -> histogram_t:
     return histogram_t(hist, wrap_shape_only(ShapeOnlyArray((bins + 1,), d)))
 
 
-@impl(aten.histogram.bins_tensor, Meta)
-def histogram_bins_tensor(
-    self: Tensor, bins: Tensor, *, weight: Tensor | None = None, density: bool = False
-) -> histogram_t:
-    check_histogram(self, weight, bins)
-    return _results(self, bins.numel() - 1)
+def histogram_bins_tensor(a: SimpleNamespace) -> histogram_t:
+    check_histogram(a.self, a.weight, a.bins)
+    return _results(a.self, a.bins.numel() - 1)
 
 
-@impl(aten.histogram.bin_ct, Meta)
-def histogram_bin_ct(
-    self: Tensor,
-    bins: int = 100,
-    *,
-    range: Sequence[float] | None = None,  # noqa: A002
-    weight: Tensor | None = None,
-    density: bool = False,
-) -> histogram_t:
-    check_bin_count(self, bins, range)
-    check_histogram(self, weight)
-    return _results(self, bins)
+def histogram_bin_ct(a: SimpleNamespace) -> histogram_t:
+    check_bin_count(a.self, a.bins, a.range)
+    check_histogram(a.self, a.weight)
+    return _results(a.self, a.bins)
+
+
+# the arguments by name (NOTE [geometry functions]): the signatures stand in the CPU kernels
+impl(aten.histogram.bins_tensor, Meta)(by_name(aten.histogram.bins_tensor, histogram_bins_tensor))
+impl(aten.histogram.bin_ct, Meta)(by_name(aten.histogram.bin_ct, histogram_bin_ct))

@@ -4,6 +4,7 @@ from the checks the CPU kernels share (``ember/ops/native/linalg.py``). ``info``
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from ember.dispatch.keys import DispatchKey
 from ember.dtypes import promote_types
 from ember.library import impl
 from ember.ops.native import linalg as plans
+from ember.ops.native._define import by_name
 from ember.ops.native.linalg_composite import matrix_exp_check
 from ember.ops.registry import ops
 from ember.return_types import linalg_cholesky_ex as cholesky_ex_t
@@ -113,17 +115,15 @@ def _linalg_eigh(A: Tensor, UPLO: str = "L", compute_v: bool = True) -> tuple[Te
     return _t(w, A.dtype.to_real().np), _t(v, A.dtype.np)
 
 
-@impl(aten.linalg_pinv.atol_rtol_tensor, Meta)
-def linalg_pinv(
-    self: Tensor,
-    *,
-    atol: Tensor | None = None,
-    rtol: Tensor | None = None,
-    hermitian: bool = False,
-) -> Tensor:
-    plans.pinv_check(self.shape, self.dtype)
-    *batch, m, n = self.shape
-    return _t((*batch, n, m), self.dtype.np)
+def linalg_pinv(a: SimpleNamespace) -> Tensor:
+    plans.pinv_check(a.self.shape, a.self.dtype)
+    *batch, m, n = a.self.shape
+    return _t((*batch, n, m), a.self.dtype.np)
+
+
+# the arguments by name (NOTE [geometry functions]): the signature stands in the CPU kernel
+_PINV = aten.linalg_pinv.atol_rtol_tensor
+impl(_PINV, Meta)(by_name(_PINV, linalg_pinv))
 
 
 @impl(aten.linalg_lstsq.default, Meta)

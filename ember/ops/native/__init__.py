@@ -2,6 +2,7 @@
 
 from ember.ops.native import (  # noqa: F401
     activation,
+    attention,
     backward,
     complex,  # noqa: A004 - the module of complex ops (ember.ops.native.complex)
     copies,
@@ -26,9 +27,9 @@ from ember.ops.native import (  # noqa: F401
     rnn,
     scatter_reduce,
     sorting,
+    sparse,
     spatial,
     special,
-    sparse,
     spectral,
     views,
     weight_norm,

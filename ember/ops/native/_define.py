@@ -10,6 +10,9 @@ only (``Tensor.add_``); ``out=`` overloads join the functional packet (``ember.a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
 
 from ember.ops.registry import OpOverload, define_op
 
@@ -18,6 +21,10 @@ FUNCTION_AND_METHOD = ("function", "method")
 VARIANTS_OF: dict[OpOverload, tuple[OpOverload | None, OpOverload | None]] = {}
 #: in-place or out op -> the functional op it writes the result of
 FUNCTIONAL_OF: dict[OpOverload, OpOverload] = {}
+#: out op -> a check of its arguments (all but the out tensors) that PyTorch's out= kernel
+#: runs and the functional one does not; the derived out= kernels of every backend run it
+#: first (``ember/backends/variants.py``)
+OUT_CHECKS: dict[OpOverload, Callable[..., None]] = {}
 
 
 def define(
@@ -76,3 +83,16 @@ def out_schema(schema: str, overload: str = "out", out_arg: str = "out") -> str:
         rets = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
         return f"{name}.{overload}({args}{sep}{outs}) -> ({rets})"
     return f"{name}.{overload}({args}{sep}Tensor(a!) {out_arg}) -> Tensor(a!)"
+
+
+def by_name(op: OpOverload, fn: Callable[[SimpleNamespace], Any]) -> Callable[..., Any]:
+    """A kernel for ``op`` (plain convention) that calls ``fn`` with the call's arguments by
+    their schema names (``FunctionSchema.named``): for a kernel written once for several
+    overloads or keys, so it does not repeat the op's signature."""
+    named = op._schema.named
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return fn(named(args, kwargs))
+
+    kernel.__name__ = kernel.__qualname__ = getattr(fn, "__name__", op._name)
+    return kernel

@@ -20,6 +20,7 @@ import numpy as np
 from ember import dtypes
 from ember._memory_format import format_name, is_contiguous_for, suggest_memory_format
 from ember.device import as_device
+from ember.ops.native._define import OUT_CHECKS
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import wrap_dim
 
@@ -128,16 +129,23 @@ def check_diff_out(shape: Shape, n: int, dim: int, lengths: Sequence[int]) -> No
 
 
 def check_diff_args(
-    self: Tensor, n: int, dim: int, prepend: Tensor | None, append: Tensor | None
+    self: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
 ) -> None:
     """``check_diff_out`` for ``diff.out``'s arguments (the sizes along ``dim`` of the
-    prepend/append tensors that are given); the CPU kernel and the Meta rule call it."""
+    prepend/append tensors that are given): its out check (``OUT_CHECKS``), which every
+    backend's derived ``diff.out`` runs."""
     lengths = []
     if self.ndim:
         d = wrap_dim(dim, self.ndim, "diff")
         lengths = [t.shape[d] for t in (prepend, append) if t is not None and t.ndim == self.ndim]
     check_diff_out(tuple(self.shape), n, dim, lengths)
 
+
+OUT_CHECKS[aten.diff.out] = check_diff_args
 
 # --------------------------------------------------------------------------- joins
 

@@ -19,11 +19,13 @@ from its initial state when the row joins.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import define
+from ember.ops.native._define import by_name, define
 from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
@@ -448,102 +450,35 @@ def _packed_shapes(data: Tensor, hx: Sequence[Tensor], bidirectional: bool) -> t
 _STEPS: dict[str, Step] = {"gru": _gru_step, "rnn_tanh": _tanh_step, "rnn_relu": _relu_step}
 
 
-@impl(aten.lstm.input, _CIA)
-def lstm_input(
-    input: Tensor,
-    hx: Sequence[Tensor],
-    params: Sequence[Tensor],
-    has_biases: bool,
-    num_layers: int,
-    dropout: float,
-    train: bool,
-    bidirectional: bool,
-    batch_first: bool,
-) -> tuple[Tensor, Tensor, Tensor]:
-    _check_input(input, "lstm", packed=False)
-    if len(hx) != 2:
+def _rnn(name: str, a: SimpleNamespace) -> tuple[Tensor, ...]:
+    """The ``input`` (padded) and ``data`` (packed) overloads of ``lstm``, ``gru``,
+    ``rnn_tanh`` and ``rnn_relu``; ``a``: the call's arguments by name (``by_name``)."""
+    lstm, packed = name == "lstm", hasattr(a, "batch_sizes")
+    x = a.data if packed else a.input
+    _check_input(x, name, packed=packed)
+    hx = list(a.hx) if lstm else [a.hx]
+    if lstm and not packed and len(hx) != 2:
         raise RuntimeError(f"lstm: Expected two hidden states (h_0, c_0), got {len(hx)}")
-    x = input.transpose(0, 1) if batch_first else input
-    if hx[0].shape[-1] == hx[1].shape[-1]:  # no projections: the fused layers, which PyTorch's
-        x = x.contiguous()  # mkldnn path feeds a contiguous time-major input (a clone here)
-    states = [(hx[0][k], hx[1][k]) for k in range(hx[0].shape[0])]
-    out, finals = _run_layers("lstm", _lstm_step, x, states, params, has_biases, num_layers,
-                              dropout, train, bidirectional, None, lstm=True)  # fmt: skip
-    h, c = _stack_states(finals, lstm=True)
-    return (out.transpose(0, 1) if batch_first else out), h, c
+    if packed and a.batch_sizes.device.type == "meta":
+        layer_weights(name, a.params, a.has_biases, a.num_layers, a.bidirectional, x.shape[-1])
+        return _packed_shapes(x, hx, a.bidirectional)
+    batch_first = not packed and a.batch_first
+    if batch_first:
+        x = x.transpose(0, 1)
+    if lstm and not packed and hx[0].shape[-1] == hx[1].shape[-1]:
+        # no projections: the fused layers, which PyTorch's mkldnn path feeds a contiguous
+        # time-major input (a clone here)
+        x = x.contiguous()
+    n = hx[0].shape[0]
+    states = [(hx[0][k], hx[1][k]) for k in range(n)] if lstm else [hx[0][k] for k in range(n)]
+    out, finals = _run_layers(
+        name, _lstm_step if lstm else _STEPS[name], x, states, a.params, a.has_biases,
+        a.num_layers, a.dropout, a.train, a.bidirectional,
+        _sizes(a.batch_sizes) if packed else None, lstm=lstm,
+    )  # fmt: skip
+    return (out.transpose(0, 1) if batch_first else out, *_stack_states(finals, lstm))
 
 
-@impl(aten.lstm.data, _CIA)
-def lstm_data(
-    data: Tensor,
-    batch_sizes: Tensor,
-    hx: Sequence[Tensor],
-    params: Sequence[Tensor],
-    has_biases: bool,
-    num_layers: int,
-    dropout: float,
-    train: bool,
-    bidirectional: bool,
-) -> tuple[Tensor, Tensor, Tensor]:
-    _check_input(data, "lstm", packed=True)
-    if batch_sizes.device.type == "meta":
-        layer_weights("lstm", params, has_biases, num_layers, bidirectional, data.shape[-1])
-        return _packed_shapes(data, hx, bidirectional)  # type: ignore[return-value]
-    states = [(hx[0][k], hx[1][k]) for k in range(hx[0].shape[0])]
-    out, finals = _run_layers("lstm", _lstm_step, data, states, params, has_biases, num_layers,
-                              dropout, train, bidirectional, _sizes(batch_sizes),
-                              lstm=True)  # fmt: skip
-    h, c = _stack_states(finals, lstm=True)
-    return out, h, c
-
-
-def _input_overload(name: str) -> Callable[..., tuple[Tensor, Tensor]]:
-    def run(
-        input: Tensor,
-        hx: Tensor,
-        params: Sequence[Tensor],
-        has_biases: bool,
-        num_layers: int,
-        dropout: float,
-        train: bool,
-        bidirectional: bool,
-        batch_first: bool,
-    ) -> tuple[Tensor, Tensor]:
-        _check_input(input, name, packed=False)
-        x = input.transpose(0, 1) if batch_first else input
-        states = [hx[k] for k in range(hx.shape[0])]
-        out, finals = _run_layers(name, _STEPS[name], x, states, params, has_biases, num_layers,
-                                  dropout, train, bidirectional, None, lstm=False)  # fmt: skip
-        return (out.transpose(0, 1) if batch_first else out), _stack_states(finals, False)[0]
-
-    return run
-
-
-def _data_overload(name: str) -> Callable[..., tuple[Tensor, Tensor]]:
-    def run(
-        data: Tensor,
-        batch_sizes: Tensor,
-        hx: Tensor,
-        params: Sequence[Tensor],
-        has_biases: bool,
-        num_layers: int,
-        dropout: float,
-        train: bool,
-        bidirectional: bool,
-    ) -> tuple[Tensor, Tensor]:
-        _check_input(data, name, packed=True)
-        if batch_sizes.device.type == "meta":
-            layer_weights(name, params, has_biases, num_layers, bidirectional, data.shape[-1])
-            return _packed_shapes(data, [hx], bidirectional)  # type: ignore[return-value]
-        states = [hx[k] for k in range(hx.shape[0])]
-        out, finals = _run_layers(name, _STEPS[name], data, states, params, has_biases,
-                                  num_layers, dropout, train, bidirectional, _sizes(batch_sizes),
-                                  lstm=False)  # fmt: skip
-        return out, _stack_states(finals, False)[0]
-
-    return run
-
-
-for _name in ("gru", "rnn_tanh", "rnn_relu"):
-    impl(getattr(aten, _name).input, _CIA, _input_overload(_name))
-    impl(getattr(aten, _name).data, _CIA, _data_overload(_name))
+for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+    for _op in (getattr(aten, _name).input, getattr(aten, _name).data):
+        impl(_op, _CIA, by_name(_op, functools.partial(_rnn, _name)))

@@ -19,15 +19,14 @@ must not vanish anywhere (PyTorch's "window overlap add min" error); ``center`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ember import dtypes
 from ember._warn import warn_user
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import define
-from ember.ops.registry import OpOverload, impl, ops
+from ember.ops.native._define import by_name, define
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -155,18 +154,8 @@ def _stft(a: SimpleNamespace) -> Tensor:
     return out if return_complex else aten.view_as_real.default(out)
 
 
-def _stft_kernel(op: OpOverload) -> Callable[..., Tensor]:
-    """``op``'s kernel: ``_stft`` of the call's arguments by name."""
-    named = op._schema.named
-
-    def stft(*args: Any, **kwargs: Any) -> Tensor:
-        return _stft(named(args, kwargs))
-
-    return stft
-
-
-impl(aten.stft.default, _CIA)(_stft_kernel(aten.stft.default))
-impl(aten.stft.center, _CIA)(_stft_kernel(aten.stft.center))
+impl(aten.stft.default, _CIA)(by_name(aten.stft.default, _stft))
+impl(aten.stft.center, _CIA)(by_name(aten.stft.center, _stft))
 
 
 def _overlap_add(frames: Tensor, hop: int, total: int) -> Tensor:

@@ -2,6 +2,7 @@
 
 from ember.testing._internal.samples import (  # noqa: F401
     activation,
+    attention,
     backward,
     complex,  # noqa: A004 - the module of complex ops (ember.ops.native.complex)
     copies,
