@@ -9,6 +9,7 @@ when NumPy's differ. Row-major operands, the common case, cost a flag check per 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,6 @@ import numpy as np
 
 from ember._shape_only import contiguous_strides
 from ember._tensor import Tensor, wrap
-from ember.backends.cpu.copies import empty_strided
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
 from ember.ops.native._define import FUNCTIONAL_OF
@@ -47,7 +47,8 @@ def relaid(
     back = sorted(range(len(shape)), key=order.__getitem__)
     out = np.empty([shape[k] for k in order], d.dtype).transpose(back)
     if out.strides != tuple(s * item for s in want):  # size-0/1 dims: set them exactly
-        out = empty_strided(shape, want, d.dtype)
+        buf = np.empty(max(math.prod(shape), 1), d.dtype)
+        out = np.ndarray(shape, d.dtype, buffer=buf, strides=tuple(s * item for s in want))
     np.copyto(out, d)
     return wrap(out)
 
@@ -90,18 +91,27 @@ def laid_out(op: OpOverload, kernel: Callable[..., Any]) -> Callable[..., Any]:
     name = op.__name__
     always = name in ROW_MAJOR_RESULT
 
+    single = tensors == [0] and not numbers  # a unary op: is its operand's layout kept?
+
     def run(*args: Any, **kwargs: Any) -> Any:
         r = kernel(*args, **kwargs)
         d = getattr(r, "_edata", None)
         if type(d) is not _nd or d.ndim < 2:
             return r
         shape = d.shape
-        if (
-            1 not in shape
-            and 0 not in shape
-            and (d.flags.c_contiguous if always else _agrees(d, args, tensors))
-        ):
-            return r
+        if 1 not in shape and 0 not in shape:
+            if always:
+                if d.flags.c_contiguous:
+                    return r
+            elif single:
+                e = getattr(args[0], "_edata", None)
+                if type(e) is _nd and e.shape == shape:
+                    if e.strides == d.strides and e.itemsize == d.itemsize and d.flags.owndata:
+                        return r  # a dense layout kept
+                    if d.flags.c_contiguous and e.flags.c_contiguous:
+                        return r
+            elif _agrees(d, args, tensors):
+                return r
         return relaid(r, name, args, tensors, numbers)
 
     run.__name__ = getattr(kernel, "__name__", "kernel")
@@ -115,5 +125,7 @@ def lay_out_pointwise() -> None:
         if "pointwise" not in op.tags or op in FUNCTIONAL_OF or op.__name__ not in POINTWISE:
             continue
         k = op._kernels.get(CPU)
-        if k is not None and k[1] == KIND_PLAIN and len(op._schema.returns) == 1:
+        if k is None or getattr(k[0], "_lays_out", False):  # (add, mul...: their slow path)
+            continue
+        if k[1] == KIND_PLAIN and len(op._schema.returns) == 1:
             impl(op, CPU, laid_out(op, k[0]))
