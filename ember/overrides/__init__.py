@@ -168,11 +168,12 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self) -> Any:
-        _push_mode(self)
+        check_mode_handler(type(self), "__torch_function__")  # (_push_mode, one call less)
+        _push(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _pop_mode()
+        _pop()
 
     @classmethod
     def push(cls, *args: Any, **kwargs: Any) -> TorchFunctionMode:
@@ -186,6 +187,9 @@ class BaseTorchFunctionMode(TorchFunctionMode):
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         return func(*args, **(kwargs or {}))
+
+
+_push, _pop = state.push_function_mode, state.pop_function_mode
 
 
 def _push_mode(mode: Any) -> None:
