@@ -20,6 +20,7 @@ from ember.ops.native.sorting import (
     along,
     bincount_dtype,
     check_bincount,
+    check_boundaries,
     check_histc,
     check_kthvalue,
     check_mode,
@@ -384,13 +385,6 @@ def searchsorted(
 
 impl(aten.searchsorted.Tensor, CPU, searchsorted)
 impl(aten.searchsorted.Scalar, CPU, searchsorted)
-
-
-def check_boundaries(boundaries: Tensor) -> None:
-    if boundaries.ndim != 1:
-        raise RuntimeError(
-            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"
-        )
 
 
 def bucketize(

@@ -640,15 +640,18 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
         if num_classes == -1:
             raise RuntimeError("one_hot: Can not infer total number of classes from meta tensor.")
         return aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
-    lo, hi = int(self.min().item()), int(self.max().item())
+    lo_t, hi_t = aten.aminmax.default(self)  # PyTorch's one pass for both bounds
+    lo, hi = int(lo_t.item()), int(hi_t.item())
     if lo < 0:
         raise RuntimeError("one_hot: Class values must be non-negative.")
     if num_classes == -1:
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
-    out = aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
-    return out.scatter(-1, self.unsqueeze(-1), 1)
+    out = aten.zeros.default(
+        [*self.shape, num_classes], dtype=int64, layout=strided, device=self.device
+    )
+    return aten.scatter_.value(out, -1, self.unsqueeze(-1), 1)
 
 
 @impl(aten.dropout.default, _CIA)
