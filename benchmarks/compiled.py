@@ -5,6 +5,8 @@ fused chain through ``ember.compile``, and the overhead of a compiled call of on
 
 - "mlp 64 b8 compiled": the 784-64-64-10 MLP, batch 8, SGD step (zero_grad, compiled
   forward, cross-entropy, backward, step) against PyTorch's eager step (goal <= 1.0x);
+- "mlp 64 b8 loss compiled": the same step with the model and its cross-entropy compiled
+  as one module (one forward and one backward graph), against the same PyTorch step;
 - "mlp 512 b64 compiled": the 784-512-512-10 MLP, batch 64, against ember's eager step
   (goal <= 0.8x);
 - "chain 1e7 compiled": ``((x * w + 1).relu() * 0.5 + x).sum()`` against a hand-written
@@ -38,8 +40,25 @@ def _weights(sizes: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def mlp_step(lib: Any, sizes: tuple[int, ...], batch: int, compiled: bool) -> Thunk:
-    """One SGD step of the MLP in ``lib`` (ember: optionally with the model compiled)."""
+def _with_loss(lib: Any, model: Any, loss_fn: Any) -> Any:
+    """The model and its loss as one module, for ``compile`` to trace as one graph."""
+
+    class WithLoss(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model, self.loss_fn = model, loss_fn
+
+        def forward(self, x: Any, y: Any) -> Any:
+            return self.loss_fn(self.model(x), y)
+
+    return WithLoss()
+
+
+def mlp_step(
+    lib: Any, sizes: tuple[int, ...], batch: int, compiled: bool, with_loss: bool = False
+) -> Thunk:
+    """One SGD step of the MLP in ``lib`` (ember: optionally with the model compiled, or the
+    model and its loss compiled as one graph: ``with_loss``)."""
     rng = np.random.default_rng(1)
     layers: list[Any] = []
     ws = _weights(sizes)
@@ -56,6 +75,16 @@ def mlp_step(lib: Any, sizes: tuple[int, ...], batch: int, compiled: bool) -> Th
     ys = lib.from_numpy(rng.integers(0, sizes[-1], batch))
     opt = lib.optim.SGD(model.parameters(), lr=0.01)
 
+    if with_loss:
+        both = lib.compile(_with_loss(lib, model, loss_fn))
+
+        def step() -> None:
+            opt.zero_grad()
+            both(xs, ys).backward()
+            opt.step()
+
+        return step
+
     def step() -> None:
         opt.zero_grad()
         loss_fn(run(xs), ys).backward()
@@ -70,6 +99,8 @@ def cases(quick: bool) -> list[Case]:
     t_small = mlp_step(torch, small, 8, False) if torch is not None else None
     out.append(Case("compiled", "mlp 64 b8 compiled", mlp_step(ember, small, 8, True), None,
                     t_small, ("torch", 1.0)))  # fmt: skip
+    out.append(Case("compiled", "mlp 64 b8 loss compiled", mlp_step(ember, small, 8, True, True),
+                    None, t_small, ("torch", 1.0)))  # fmt: skip
     out.append(Case("compiled", "mlp 512 b64 compiled", mlp_step(ember, big, 64, True), None,
                     mlp_step(torch, big, 64, False) if torch is not None else None,
                     ("eager", 0.8), mlp_step(ember, big, 64, False)))  # fmt: skip

@@ -57,6 +57,7 @@ def _varargs(packet: OpOverloadPacket, method: bool) -> tuple[int, OpOverload | 
         if (
             len(pos) == lead + 1
             and pos[lead].type.is_list
+            and not pos[lead].type.optional  # var.correction's int[1]? dim: no varargs
             and pos[lead].type.base in ("int", "SymInt")
         ):
             return lead, op

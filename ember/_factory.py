@@ -48,16 +48,23 @@ def _to_modes(fn: Any, data: Any, **given: Any) -> Any:
 _KIND_DTYPE = {"b": dtypes.bool_, "i": dtypes.int64, "u": dtypes.int64}
 
 
+def _cast(arr: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
+    """``arr`` in ``dtype``; values past its range become inf silently, as PyTorch's
+    (``ember.tensor([70000.0], dtype=ember.float16)`` is ``inf``), not with NumPy's warning."""
+    with np.errstate(all="ignore"):
+        return arr.astype(dtype.np)
+
+
 def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
     if isinstance(data, Tensor):
         arr = np.array(data._value_array("tensor"))
-        return arr if dtype is None else arr.astype(dtype.np)
+        return arr if dtype is None else _cast(arr, dtype)
     if isinstance(data, np.ndarray):
         arr = np.array(data)
         if dtype is None:
             dtypes.from_numpy_dtype(arr.dtype)  # rejects uint16 and the like
             return arr
-        return arr.astype(dtype.np)
+        return _cast(arr, dtype)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _untensor(data)
     try:
@@ -72,7 +79,7 @@ def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
             f"{type(data).__name__} holding {arr.dtype}"
         )
     if dtype is not None:
-        return arr.astype(dtype.np)
+        return _cast(arr, dtype)
     if arr.dtype.kind == "f":
         inferred = (
             dtypes.get_default_dtype()

@@ -333,3 +333,18 @@ def test_key_bit_check_sees_uses() -> None:
     """The check is not vacuous: the Tensor class's own uses and the helpers' are found."""
     assert _key_bit_uses(ROOT / "_tensor.py")
     assert _key_bit_uses(ROOT / "dispatch" / "marks.py")
+
+
+def _folder_map() -> str:
+    doc = (ROOT.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    start = doc.index("## Folders and the keys they serve")
+    return doc[start : doc.index("\n## ", start + 1)]
+
+
+def test_design_maps_every_folder() -> None:
+    """docs/design.md's folder map names every folder of ember/ that holds code, so a new
+    layer's home is written down where its key is."""
+    table = _folder_map()
+    folders = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and any(p.rglob("*.py")))
+    missing = [f for f in folders if f"`{f}/" not in table]
+    assert folders and not missing, f"docs/design.md's folder map lacks {missing}"

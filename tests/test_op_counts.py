@@ -69,24 +69,6 @@ _PROFILER = {
 #: model -> {op: reason}: the ops whose counts differ from PyTorch's, and why
 KNOWN_DIFFERENCES: dict[str, dict[str, str]] = {name: dict(_PROFILER) for name in MODELS}
 
-_ATTENTION = (
-    "still to close: PyTorch's scaled_dot_product_attention runs one fused op on CPU "
-    "(_scaled_dot_product_flash_attention_for_cpu and its backward), ember the math "
-    "composition (bmm, _softmax, ...); PyTorch's multi_head_attention_forward splits the "
-    "packed projection with unflatten/unsqueeze/transpose/squeeze/select, ember with "
-    "slices; and PyTorch's linear on a 3-D non-contiguous input is matmul + add, ember's addmm"
-)
-_TRANSFORMER_OPS = (
-    "aten._scaled_dot_product_flash_attention_for_cpu.default",
-    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default",
-    "aten._softmax.default", "aten._softmax_backward_data.default", "aten.add.Tensor",
-    "aten.addmm.default", "aten.bmm.default", "aten.clone.default", "aten.expand.default",
-    "aten.mm.default", "aten.mul.Tensor", "aten.select.int", "aten.select_backward.default",
-    "aten.slice.Tensor", "aten.slice_backward.default", "aten.squeeze.dim",
-    "aten.transpose.int", "aten.unsqueeze.default", "aten.view.default",
-)  # fmt: skip
-KNOWN_DIFFERENCES["transformer"].update(dict.fromkeys(_TRANSFORMER_OPS, _ATTENTION))
-
 
 # --------------------------------------------------------------------------- counting
 

@@ -676,3 +676,50 @@ def test_sums_of_bool_and_half_values_are_refused_as_torch(dtype: str) -> None:
         a = _uncoalesced(lib).to(getattr(lib, dtype))
         with pytest.raises(NotImplementedError, match='"cadd_sparse" not implemented for'):
             a + a
+
+
+def _hybrid(lib: Any) -> Any:
+    return lib.tensor([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]]).to_sparse(1)
+
+
+PICK_AND_JOIN = {
+    "select_sparse": lambda L: _uncoalesced(L).select(0, 2),
+    "select_sparse_neg": lambda L: _uncoalesced(L).select(1, -3),
+    "select_last_sparse": lambda L: L.sparse_coo_tensor([[2, 0, 2]], [1.0, 2, 3], (4,)).select(
+        0, 2
+    ),
+    "select_hybrid_dense": lambda L: _hybrid(L).select(1, 1),
+    "select_hybrid_sparse": lambda L: _hybrid(L).select(0, 2),
+    "index_select": lambda L: _uncoalesced(L).index_select(0, L.tensor([2, 2, 0])),
+    "index_select_1": lambda L: _uncoalesced(L).index_select(1, L.tensor([1, 3])),
+    "index_select_dense": lambda L: _hybrid(L).index_select(1, L.tensor([1, 0, 1])),
+    "cat": lambda L: L.cat([_uncoalesced(L), _uncoalesced(L).coalesce()]),
+    "cat_1": lambda L: L.cat([_uncoalesced(L), _random(L, 7, (3, 2), 3)], 1),
+    "cat_dense_dim": lambda L: L.cat([_hybrid(L), _hybrid(L) * 2], 1),
+    "stack": lambda L: L.stack([_uncoalesced(L), _uncoalesced(L)]),
+    "stack_2": lambda L: L.stack([_uncoalesced(L), _uncoalesced(L)], 2),
+    "unsqueeze": lambda L: _uncoalesced(L).unsqueeze(1),
+    "unsqueeze_dense": lambda L: _hybrid(L).unsqueeze(2),
+    "permute": lambda L: L.sparse_coo_tensor(
+        [[2, 0, 2, 1], [1, 3, 1, 0], [0, 1, 0, 1]], [1.0, 2, -3, 4], (3, 4, 2)
+    ).permute(2, 0, 1),
+    "permute_same": lambda L: _uncoalesced(L).coalesce().permute(0, 1),
+    "permute_dense": lambda L: L.ones(2, 3, 4).to_sparse(1).permute(0, 2, 1),
+    "T": lambda L: _uncoalesced(L).T,
+    "new_zeros": lambda L: _uncoalesced(L).new_zeros(2, 5),
+    "t_": lambda L: _uncoalesced(L).t_(),
+    "transpose_": lambda L: _uncoalesced(L).coalesce().transpose_(0, 1),
+    "nan_to_num": lambda L: (_uncoalesced(L) / 0).nan_to_num(posinf=7.0),
+    "isnan": lambda L: (_uncoalesced(L) * float("nan")).isnan(),
+    "isinf": lambda L: (_uncoalesced(L) / 0).isinf(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PICK_AND_JOIN))
+def test_picking_and_joining_match_torch(name: str) -> None:
+    e, t = PICK_AND_JOIN[name](ember), PICK_AND_JOIN[name](torch)
+    assert e.is_sparse == t.is_sparse
+    if t.is_sparse:
+        _same_sparse(e, t)
+    else:
+        np.testing.assert_array_equal(e.numpy(), t.numpy())

@@ -1,5 +1,5 @@
 """Batching rules of ops that act on their trailing dimensions (``tril``, ``pixel_shuffle``,
-``constant_pad_nd``, ``native_layer_norm``...), of indexing (``index``, ``embedding``),
+``constant_pad_nd``...), of indexing (``index``, ``embedding``),
 and of in-place ops whose functional op has a rule.
 
 An op that acts on the trailing dimensions of its input, whatever leads them, runs on the
@@ -41,7 +41,7 @@ for _op in (
     aten.tril.default, aten.triu.default, aten.log_sigmoid.default,
     aten.log_sigmoid_forward.default, aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
     aten.lift_fresh_copy.default, aten.zero.default, aten.fill.Scalar,
-    aten.constant_pad_nd.default, aten.native_layer_norm.default,
+    aten.constant_pad_nd.default,
     # matrix functions take any leading batch dimensions
     aten._linalg_det.default, aten._linalg_eigh.default, aten._linalg_slogdet.default,
     aten._linalg_svd.default, aten.linalg_cholesky_ex.default, aten.linalg_inv.default,
@@ -98,38 +98,6 @@ register_rule(aten.roll.default, roll_rule)
 register_rule(aten.masked_fill.Scalar, masked_fill_scalar_rule)
 
 
-def layer_norm_backward_rule(
-    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
-) -> Any:
-    """The input's gradient runs on the physical tensors; the weight's and bias's are summed
-    per example (the op would sum them over the batch too)."""
-    v = bind(op, args, kw)
-    if any(_batched(v.get(n), level) for n in ("weight", "bias")):
-        return slow_fallback(op, 0, args, kw)
-    g, x = v["grad_out"], v["input"]
-    k = len(v["normalized_shape"])
-    rank = x.dim()
-    gp, xp = align(g, level, rank), align(x, level, rank)
-    mean, rstd = align(v["mean"], level, rank), align(v["rstd"], level, rank)
-    mask = list(v["output_mask"])
-    gi = None
-    if mask[0]:
-        gi = call(op, {**v, "grad_out": gp, "input": xp, "mean": mean, "rstd": rstd,
-                       "output_mask": [True, False, False]})[0]  # fmt: skip
-        gi = wrap(gi, level.level)
-    lead = list(range(1, rank - k + 1))
-    gw = gb = None
-    if mask[1] and v.get("weight") is not None:
-        xhat = (xp - mean) * rstd
-        gw = wrap(aten.sum.dim_IntList(gp * xhat, lead) if lead else gp * xhat, level.level)
-    if mask[2] and v.get("bias") is not None:
-        gb = wrap(aten.sum.dim_IntList(gp, lead) if lead else gp.clone(), level.level)
-    return gi, gw, gb
-
-
-register_rule(aten.native_layer_norm_backward.default, layer_norm_backward_rule)
-
-
 def _batched(x: Any, level: Level) -> bool:
     return isinstance(x, Tensor) and unwrap(x, level)[1]
 
@@ -175,6 +143,38 @@ def embedding_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict
     return wrap(call(op, values), level.level)
 
 
+def index_put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """``self[indices] = values`` for integer index tensors: an ``arange`` over the batch
+    indexes the batch dimension, so the examples' writes (and sums, with ``accumulate``)
+    stay apart whichever of ``self``, the indices and the values are batched."""
+    values = bind(op, args, kw)
+    x, indices, vals = values["self"], list(values["indices"]), values["values"]
+    given = [i for i, t in enumerate(indices) if t is not None]
+    present = _present(indices)
+    inplace = op is aten.index_put_.default
+    if inplace and not _batched(x, level):
+        raise inplace_error(op)
+    if (
+        not given
+        or len(given) > x.dim()
+        or any(t.dtype in (bool_, uint8) for t in present)
+        or (given[0] > 0 and given == list(range(given[0], given[-1] + 1)))
+    ):
+        # a mask (data-dependent shape), or indices that advanced indexing would move
+        return slow_fallback(op, 0, args, kw)
+    rank = max(t.dim() for t in present)
+    xp = align(x, level, x.dim())
+    phys = [align(t, level, rank) if t is not None else None for t in indices]
+    batch = aten.arange.default(level.size, device=xp.device).view(level.size, *([1] * rank))
+    # the indexed result: the index shape, then the dimensions not indexed
+    rest = x.dim() - len(indices) + indices.count(None)
+    vp = align(vals, level, rank + rest) if _batched(vals, level) else vals
+    out = op(xp, [batch, *phys], vp, values.get("accumulate", False))
+    return x if inplace else wrap(out, level.level)
+
+
+register_rule(aten.index_put.default, index_put_rule)
+register_rule(aten.index_put_.default, index_put_rule)
 register_rule(aten.index.Tensor, index_rule)
 register_rule(aten.embedding.default, embedding_rule)
 

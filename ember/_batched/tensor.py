@@ -64,7 +64,12 @@ class _BatchedData(ShapeOnlyArray):
     """A BatchedTensor's logical shape, strides, dtype and device; reading its values is
     data-dependent control flow, which vmap refuses (PyTorch's errors)."""
 
-    __slots__ = ()
+    __slots__ = ("physical",)
+
+    @property  # type: ignore[override]
+    def offset(self) -> int:
+        """The physical tensor's storage offset: example 0's, as in PyTorch."""
+        return self.physical.storage_offset()  # type: ignore[no-any-return]
 
     def materialize(self, what: str) -> Any:
         raise RuntimeError(_ITEM_ERROR if what == "item" else _CONTROL_FLOW_ERROR)
@@ -139,7 +144,7 @@ def wrap(value: Tensor, level: int) -> BatchedTensor:
         meta.strides = data.strides[1:]
     else:
         meta.strides = tuple(s * data.itemsize for s in value.stride()[1:])
-    meta.offset = 0
+    meta.physical = value
     meta.device = value.device
     t._edata = meta
     marks.mark_batched(t)

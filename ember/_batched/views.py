@@ -231,3 +231,50 @@ def fill_diagonal_rule(
         return slow_fallback(op, 0, args, kw)
     aten.diagonal.default(v, 0, 1, 2).fill_(values["fill_value"])
     return x
+
+
+# ------------------------------------------------------------------ as_strided
+
+_AS_STRIDED_LAYOUT = (
+    "vmap: Calling Tensor.as_strided is not supported unless the batch dims being vmapped "
+    "over are at the front of the tensor (in memory layout). When they are not at the front "
+    "of the tensor this operation can be error prone so we actively discourage it; please "
+    "file us a bug report and/or try to express the as_strided operation in terms of "
+    "PyTorch view operations"
+)
+
+
+def _last_location(sizes: Any, strides: Any, offset: int) -> int | None:
+    """The storage position one past the last element a view reaches (None: empty)."""
+    if any(s == 0 for s in sizes):
+        return None
+    return offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+
+
+def as_strided_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """Example ``i``'s view is example 0's moved by ``i`` batch strides (a BatchedTensor's
+    ``storage_offset`` is example 0's); PyTorch's checks: the batch dimension outermost in
+    memory, and example 0's view inside example 0's slice."""
+    v = bind(op, args, kw)
+    x, size, stride = v["self"], list(v["size"]), list(v["stride"])
+    offset = v.get("storage_offset")
+    p, _ = unwrap(x, level)
+    bstride = p.stride(0)
+    if any(s > bstride for s in p.stride()[1:]):
+        raise RuntimeError(_AS_STRIDED_LAYOUT)
+    base = p.storage_offset()
+    start = base if offset is None else offset
+    reach = _last_location(size, stride, start)
+    slice_reach = _last_location(p.shape[1:], p.stride()[1:], base)
+    if reach is not None and (slice_reach is None or reach > slice_reach or start < base):
+        raise RuntimeError(
+            f"result = tensor.as_strided({size}, {stride}, {start}) can access memory outside "
+            f"of `tensor`: under vmap each example's view must lie inside that example's "
+            f"slice (sizes {list(x.shape)}, strides {list(x.stride())}, storage offset "
+            f"{base}). Express the view with view ops (view, narrow, unfold...) instead"
+        )
+    out = op(p, [level.size, *size], [bstride, *stride], start)
+    return wrap(out, level.level)
+
+
+register_rule(aten.as_strided.default, as_strided_rule)

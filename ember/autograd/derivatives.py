@@ -614,10 +614,28 @@ defvjp(aten.transpose.int, lambda g, self, dim0, dim1: (g.transpose(dim0, dim1),
 defvjp(aten.t.default, lambda g, self: (g.t(),))
 defvjp(aten.permute.default, lambda g, self, dims: (g.permute(_inverse(dims)),))
 defvjp(aten.expand.default, lambda g, self, size, *, implicit=False: (g,))  # engine sums to shape
-defvjp(aten.unsqueeze.default, lambda g, self, dim: (g.reshape(self.shape),))
-defvjp(aten.squeeze.default, lambda g, self: (g.reshape(self.shape),))
-defvjp(aten.squeeze.dim, lambda g, self, dim: (g.reshape(self.shape),))
-defvjp(aten.squeeze.dims, lambda g, self, dim: (g.reshape(self.shape),))
+
+
+def _unsqueeze_to(g: Any, dims: Any, shape: Any) -> Any:
+    """PyTorch's ``unsqueeze_to``: ``g`` with the size-1 dims of ``shape`` among ``dims``
+    (all of them for None) put back, one ``unsqueeze`` each, in increasing order."""
+    n = len(shape)
+    if dims is None:
+        dims = range(n)
+    elif isinstance(dims, int):
+        dims = [dims]
+    for d in sorted({d % n if n else 0 for d in dims}):
+        if n and shape[d] == 1:
+            g = aten.unsqueeze.default(g, d)
+    return g
+
+
+# PyTorch's formulas (squeeze's gradient unsqueezes, unsqueeze's squeezes), so a dispatch
+# mode sees its ops, not a view
+defvjp(aten.unsqueeze.default, lambda g, self, dim: (aten.squeeze.dim(g, dim),))
+defvjp(aten.squeeze.default, lambda g, self: (_unsqueeze_to(g, None, self.shape),))
+defvjp(aten.squeeze.dim, lambda g, self, dim: (_unsqueeze_to(g, dim, self.shape),))
+defvjp(aten.squeeze.dims, lambda g, self, dim: (_unsqueeze_to(g, dim, self.shape),))
 defvjp(aten.alias.default, lambda g, self: (g,))
 defvjp(aten.select.int, lambda g, self, dim, index: (
     aten.select_backward(g, self.shape, dim, index),))  # fmt: skip

@@ -79,24 +79,50 @@ defvjp(
 )
 
 
-def _avg_pool2d(
-    g: Any,
-    self: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> tuple[Any]:
-    return (
-        aten.avg_pool2d_backward.default(
-            g, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-    )
+def register_avg_pool(n: int) -> None:
+    """The derivatives of ``avg_pool{n}d`` (its backward op) and of that backward op (the
+    pooling of the incoming gradient; none for ``self``, which it reads for its shape)."""
+    pool = getattr(aten, f"avg_pool{n}d").default
+    backward = getattr(aten, f"avg_pool{n}d_backward").default
+
+    def avg_pool(
+        g: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any = (),
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> tuple[Any]:
+        return (
+            backward(
+                g, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override,
+            ),
+        )  # fmt: skip
+
+    def avg_pool_backward(
+        g: Any,
+        grad_output: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: int | None,
+    ) -> tuple[Any, Any]:
+        pooled = pool(
+            g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+        )
+        return pooled, aten.zeros_like.default(self)
+
+    defvjp(pool, avg_pool)
+    defvjp(backward, avg_pool_backward)
 
 
-defvjp(aten.avg_pool2d.default, _avg_pool2d)
+register_avg_pool(2)
 
 
 def _recorded_stats(input: Any, dims: list[int], eps: float, keepdim: bool) -> tuple[Any, Any]:
@@ -472,16 +498,33 @@ def _nll_loss_double_backward(
 
 
 defvjp(aten.convolution_backward.default, _convolution_double_backward)
-defvjp(
-    aten.avg_pool2d_backward.default,
-    lambda g, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: (  # noqa: E501
-        aten.avg_pool2d.default(
-            g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-        aten.zeros_like.default(self),
-    ),
-)
 defvjp(aten.native_layer_norm_backward.default, _layer_norm_double_backward)
 defvjp(aten.native_batch_norm_backward.default, _batch_norm_double_backward)
 defvjp(aten.embedding_dense_backward.default, _embedding_double_backward)
 defvjp(aten.nll_loss_backward.default, _nll_loss_double_backward)
+
+
+def _flash_attention(
+    g: Any,
+    query: Any,
+    key: Any,
+    value: Any,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    *,
+    attn_mask: Any = None,
+    scale: float | None = None,
+    result: Any,
+) -> tuple[Any, ...]:
+    grads = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+        g[0], query, key, value, result[0], result[1], dropout_p, is_causal,
+        attn_mask=attn_mask, scale=scale,
+    )  # fmt: skip
+    return (*grads, None)  # no gradient for the mask (PyTorch's runs math when it needs one)
+
+
+defvjp(
+    aten._scaled_dot_product_flash_attention_for_cpu.default,
+    _flash_attention,
+    outputs=(True, False),  # the logsumexp carries no gradient, as in PyTorch
+)

@@ -405,8 +405,16 @@ def _whole(g: Tensor) -> bool:
     if type(d) is np.ndarray and d.flags.c_contiguous:  # the common cases, from the array
         base = g._base
         if base is None:
-            if d.base is None:
+            owner = d.base
+            if owner is None:
                 return True  # a fresh result that owns its array
+            if (
+                type(owner) is np.ndarray
+                and owner.base is None
+                and owner.nbytes == d.nbytes
+                and (owner.flags.c_contiguous or owner.flags.f_contiguous)
+            ):
+                return True  # all of a fresh contiguous array (a compiled ``mm(...).T``)
         elif base._base is None and type(base._edata) is np.ndarray:
             return base._edata.size == d.size  # contiguous and as large: offset 0, all of it
     if not g.is_contiguous() or g.storage_offset():

@@ -336,7 +336,7 @@ _CALL = """
             raise RuntimeError(f"{{op}}: every key of the call is excluded; nothing can run it")
 {mask}    fn, kind = (op._table or build_table(op))[ks.bit_length() - 1]
     if kind == 0:
-        return fn(*args, **kwargs)
+        return fn(*args, **kwargs) if kwargs else fn(*args)
     if kind == 1:
         return fn(ks, *args, **kwargs)
     return fn(op, ks, args, kwargs)

@@ -27,6 +27,7 @@ redispatch masks them away with the keys above it.
 
 from __future__ import annotations
 
+from _thread import get_ident
 from typing import Any
 
 from ember.dispatch import state
@@ -45,9 +46,9 @@ class _Request:
 TORCH_FUNCTION: Any = _Request()
 
 
-#: the call ``request`` last answered, ``(op, args, kwargs)`` as the dispatch function got
-#: them: the public entry that sees the sentinel hands it to the protocol at once, which
-#: takes it (NOTE [one argument pass])
+#: the call ``request`` last answered, ``(op, args, kwargs, thread)`` as the dispatch
+#: function got them: the public entry that sees the sentinel hands it to the protocol at
+#: once, which takes it if it is its own thread's (NOTE [one argument pass])
 REQUEST: list[Any] = [None]
 
 
@@ -55,7 +56,7 @@ def request(op: Any, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     """The boxed fallback of the two torch-function keys (NOTE [torch function keys]): it
     notes which overload the binding chose and with what arguments, and returns the
     sentinel."""
-    REQUEST[0] = (op, args, kwargs)
+    REQUEST[0] = (op, args, kwargs, get_ident())
     return TORCH_FUNCTION
 
 

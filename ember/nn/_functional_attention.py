@@ -108,16 +108,24 @@ def _in_projection_packed(
     """q, k, v through the packed ``(3E, E)`` projection: one matmul for self-attention."""
     e = q.shape[-1]
     if k is v:
+        # the packed result split as PyTorch's (unflatten, then one contiguous copy with
+        # q, k and v leading), so a dispatch mode sees its ops
         if q is k:
-            qkv = linear(q, w, b)
-            return qkv[..., :e], qkv[..., e : 2 * e], qkv[..., 2 * e :]
-        w_q, w_kv = w[:e], w[e:]
-        b_q, b_kv = (None, None) if b is None else (b[:e], b[e:])
-        kv = linear(k, w_kv, b_kv)
-        return linear(q, w_q, b_q), kv[..., :e], kv[..., e:]
+            qkv = _split_packed(linear(q, w, b), 3, e)
+            return qkv[0], qkv[1], qkv[2]
+        w_q, w_kv = w.split([e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else b.split([e, 2 * e])
+        q_proj = linear(q, w_q, b_q)
+        kv = _split_packed(linear(k, w_kv, b_kv), 2, e)
+        return q_proj, kv[0], kv[1]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _split_packed(proj: Tensor, n: int, e: int) -> Tensor:
+    """``(..., n * E)`` → ``(n, ..., E)``, contiguous."""
+    return proj.unflatten(-1, (n, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
 
 
 def _heads(t: Tensor, length: int, bsz_heads: int, head_dim: int) -> Tensor:

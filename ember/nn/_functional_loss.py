@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
@@ -178,49 +179,58 @@ def kl_div(
     return out  # type: ignore[no-any-return]
 
 
-@python_route()
-def margin_ranking_loss(
-    input1: Tensor,
-    input2: Tensor,
-    target: Tensor,
-    margin: float = 0,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """``max(0, -target * (input1 - input2) + margin)``.
-
-    >>> import ember.nn.functional as F
-    >>> F.margin_ranking_loss(ember.tensor([1.0]), ember.tensor([2.0]), ember.tensor([1.0]))
-    tensor(1.)
-    """
-    r = _reduction(reduction, "margin_ranking_loss", size_average, reduce)
+def _check_same_dims(input1: Tensor, input2: Tensor, target: Tensor) -> None:
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    return aten.margin_ranking_loss.default(input1, input2, target, margin, r)  # type: ignore[no-any-return]
 
 
-@python_route()
-def cosine_embedding_loss(
-    input1: Tensor,
-    input2: Tensor,
-    target: Tensor,
-    margin: float = 0,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
+def _pair_loss(name: str, doc: str, check: Callable[..., None] | None = None) -> Any:
+    """``nn.functional.<name>``: a loss of two inputs and a target with a ``margin`` (one
+    definition for ``margin_ranking_loss`` and ``cosine_embedding_loss``, whose signatures are
+    PyTorch's and the same)."""
+    op = getattr(aten, name).default
+
+    def loss(
+        input1: Tensor,
+        input2: Tensor,
+        target: Tensor,
+        margin: float = 0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> Tensor:
+        r = _reduction(reduction, name, size_average, reduce)
+        if check is not None:
+            check(input1, input2, target)
+        return op(input1, input2, target, margin, r)  # type: ignore[no-any-return]
+
+    loss.__name__ = loss.__qualname__ = name
+    loss.__doc__ = doc
+    return python_route()(loss)
+
+
+margin_ranking_loss = _pair_loss(
+    "margin_ranking_loss",
+    """``max(0, -target * (input1 - input2) + margin)``.
+
+    >>> import ember.nn.functional as F
+    >>> F.margin_ranking_loss(ember.tensor([1.0]), ember.tensor([2.0]), ember.tensor([1.0]))
+    tensor(1.)
+    """,
+    _check_same_dims,
+)
+cosine_embedding_loss = _pair_loss(
+    "cosine_embedding_loss",
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where -1.
 
     >>> import ember.nn.functional as F
     >>> F.cosine_embedding_loss(ember.ones(1, 2), ember.ones(1, 2), ember.tensor([1.0]))
     tensor(0.)
-    """
-    r = _reduction(reduction, "cosine_embedding_loss", size_average, reduce)
-    return aten.cosine_embedding_loss.default(input1, input2, target, margin, r)  # type: ignore[no-any-return]
+    """,
+)
 
 
 @python_route()

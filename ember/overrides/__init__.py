@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from _thread import get_ident
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -168,11 +169,12 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self) -> Any:
-        _push_mode(self)
+        check_mode_handler(type(self), "__torch_function__")  # (_push_mode, one call less)
+        _push(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _pop_mode()
+        _pop()
 
     @classmethod
     def push(cls, *args: Any, **kwargs: Any) -> TorchFunctionMode:
@@ -186,6 +188,9 @@ class BaseTorchFunctionMode(TorchFunctionMode):
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         return func(*args, **(kwargs or {}))
+
+
+_push, _pop = state.push_function_mode, state.pop_function_mode
 
 
 def _push_mode(mode: Any) -> None:
@@ -272,6 +277,10 @@ def _overloaded_args(
 #   with the same ``func`` and the same argument tuple calls the noted overload's dispatch
 #   function directly, with no second binding (``call_again``). Only calls without
 #   keywords or list arguments are noted: those a handler cannot have changed in place.
+# Both slots are process-wide, not thread-local (a thread-local costs more than it saves):
+# a request carries its thread's id and is dropped by another thread's ``answer``, and a
+# pending call matches only the very ``func`` and argument tuple it was noted for, which
+# bind to the noted overload whichever thread asks.
 
 _NONE: tuple[Any, ...] = ((), ())
 
@@ -347,6 +356,8 @@ def answer(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     in ``REQUEST``: NOTE [one argument pass])."""
     noted = REQUEST[0]
     REQUEST[0] = None
+    if noted is not None and noted[3] != get_ident():  # another thread's request
+        noted = None
     loc = _local
     if _SKIPS[0] and loc.skip_one_hop:  # redispatch_function's skipped hop (the C++ route)
         loc.skip_one_hop = False

@@ -133,7 +133,7 @@ def _make_wrapper_subclass(
         )
     d = dtypes.get_default_dtype() if dtype is None else dtype
     dev = _CPU if device is None else _device(device)
-    shape = tuple(int(n) for n in size)
+    shape = tuple(map(int, size))
     if dispatch_sizes_strides_policy not in POLICIES:
         raise ValueError(
             f"Unknown sizes_strides_policy: {dispatch_sizes_strides_policy}; expected "

@@ -53,11 +53,12 @@ class TorchDispatchMode:
         raise NotImplementedError
 
     def __enter__(self) -> Any:
-        _push_mode(self)
+        check_mode_handler(type(self), "__torch_dispatch__")  # (_push_mode, one call less)
+        _push(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _pop_mode()
+        _pop()
 
     @classmethod
     def push(cls, *args: Any, **kwargs: Any) -> TorchDispatchMode:
@@ -66,6 +67,9 @@ class TorchDispatchMode:
     @classmethod
     def is_infra_mode(cls) -> bool:
         return False
+
+
+_push, _pop = state.push_dispatch_mode, state.pop_dispatch_mode
 
 
 def _push_mode(mode: Any) -> None:

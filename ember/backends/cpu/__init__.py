@@ -1,6 +1,7 @@
 """CPU kernels: NumPy. Importing this package registers every CPU kernel."""
 
 import ember.backends.cpu.activation
+import ember.backends.cpu.attention
 import ember.backends.cpu.backward
 import ember.backends.cpu.complex
 import ember.backends.cpu.copies

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ember._tensor import Tensor, wrap
+from ember.backends.cpu._util import quietly
 from ember.backends.cpu.copies import empty_strided
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -41,7 +42,10 @@ def _laid_out(r: Any, shape: Shape, strides: Shape, dt: np.dtype[Any]) -> Tensor
     return wrap(out)
 
 
+# pocketfft reports NaN and inf in its input as "invalid value" RuntimeWarnings; PyTorch's
+# transforms compute them silently, so the three kernels run with NumPy's warnings off
 @impl(aten._fft_c2c.default, CPU)
+@quietly
 def _fft_c2c(self: Tensor, dim: list[int], normalization: int, forward: bool) -> Tensor:
     shape, strides, d = c2c_plan(self, dim)
     if not dim:  # a copy
@@ -54,6 +58,7 @@ def _fft_c2c(self: Tensor, dim: list[int], normalization: int, forward: bool) ->
 
 
 @impl(aten._fft_r2c.default, CPU)
+@quietly
 def _fft_r2c(self: Tensor, dim: list[int], normalization: int, onesided: bool) -> Tensor:
     shape, strides, d = r2c_plan(self, dim, onesided)
     if math.prod(shape) == 0:
@@ -83,6 +88,7 @@ def _full_from_half(half: np.ndarray, axis: int, n: int) -> np.ndarray:
 
 
 @impl(aten._fft_c2r.default, CPU)
+@quietly
 def _fft_c2r(self: Tensor, dim: list[int], normalization: int, last_dim_size: int) -> Tensor:
     shape, strides, d = c2r_plan(self, dim, last_dim_size)
     if math.prod(shape) == 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -130,12 +131,39 @@ def euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
 # --------------------------------------------------------------------------- pdist
 
 
+_LOOPS: list[Any] = []  # pdist_kernel, imported on first use (NOTE [numba on first use])
+
+
+def _loops(x: np.ndarray) -> Any:
+    """The compiled pdist loops (NOTE [pdist loops]) when ``x``'s dtype has them, else None."""
+    if x.dtype not in (np.float32, np.float64):
+        return None
+    if not _LOOPS:
+        from ember.backends.cpu import pdist_kernel  # NOTE [numba on first use]
+
+        _LOOPS.append(pdist_kernel)
+    return _LOOPS[0]
+
+
+def _kind(k: Any, p: float) -> int:
+    """Which of the compiled loops computes the ``p``-norm."""
+    kinds = {0.0: k.ZERO, 1.0: k.ONE, 2.0: k.TWO, math.inf: k.INF}
+    return int(kinds.get(float(p), k.OTHER))
+
+
 @impl(aten._pdist_forward.default, CPU)
 def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
-    """The p-norm distance of each pair of rows ``i < j`` (NOTE [pdist])."""
+    """The p-norm distance of each pair of rows ``i < j`` (NOTE [pdist]), by compiled loops
+    for float32/float64 (NOTE [pdist loops])."""
     pdist_half_check(self)
     x = self._edata
     n = x.shape[0]
+    k = _loops(x)
+    if k is not None and n > 1:
+        t = x.dtype.type
+        with quiet_block():
+            out = k.forward(np.ascontiguousarray(x), _kind(k, p), t(p), t(0), t(1))
+        return wrap(out)
     i, j = np.triu_indices(n, 1)
     with quiet_block():
         diff = np.abs(x[i] - x[j])
@@ -147,17 +175,24 @@ def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
 @impl(aten._pdist_backward.default, CPU)
 def pdist_backward(grad: Tensor, self: Tensor, p: float, pdist: Tensor) -> Tensor:
     """The gradient of ``_pdist_forward``: each pair's term (PyTorch's formulas by ``p``)
-    added to its first row and subtracted from its second."""
+    added to its first row and subtracted from its second (NOTE [pdist loops])."""
     pdist_half_check(self)
     x = self._edata
     n = x.shape[0]
     out = np.zeros(x.shape, x.dtype)
     if n < 2 or x.shape[1] == 0 or p == 0:
         return wrap(out)
+    g, dist = grad._edata, pdist._edata
+    k = _loops(x)
+    if k is not None and g.dtype == x.dtype and dist.dtype == x.dtype:
+        t = x.dtype.type
+        c = np.ascontiguousarray
+        with quiet_block():
+            out = k.backward(c(g), c(x), _kind(k, p), t(p), c(dist), t(0), t(1))
+        return wrap(out)
     i, j = np.triu_indices(n, 1)
-    g, dist = grad._edata[:, None], pdist._edata[:, None]
     with quiet_block():
-        terms = _grad_terms(x[i] - x[j], g, dist, p)
+        terms = _grad_terms(x[i] - x[j], g[:, None], dist[:, None], p)
         np.add.at(out, i, terms)
         np.subtract.at(out, j, terms)
     return wrap(out)

@@ -20,6 +20,7 @@ from ember.ops.native.sorting import (
     along,
     bincount_dtype,
     check_bincount,
+    check_boundaries,
     check_histc,
     check_kthvalue,
     check_mode,
@@ -369,21 +370,7 @@ def _searchsorted(
     return wrap(search(seq, vals, right).astype(rdt.np, copy=False))
 
 
-@impl(aten.searchsorted.Tensor, CPU)
 def searchsorted(
-    sorted_sequence: Tensor,
-    self: Tensor,
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-    side: str | None = None,
-    sorter: Tensor | None = None,
-) -> Tensor:
-    return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter)
-
-
-@impl(aten.searchsorted.Scalar, CPU)
-def searchsorted_scalar(
     sorted_sequence: Tensor,
     self: Any,
     *,
@@ -392,30 +379,24 @@ def searchsorted_scalar(
     side: str | None = None,
     sorter: Tensor | None = None,
 ) -> Tensor:
+    """``searchsorted.Tensor`` and ``searchsorted.Scalar`` (``self`` a number)."""
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter)
 
 
-def check_boundaries(boundaries: Tensor) -> None:
-    if boundaries.ndim != 1:
-        raise RuntimeError(
-            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"
-        )
+impl(aten.searchsorted.Tensor, CPU, searchsorted)
+impl(aten.searchsorted.Scalar, CPU, searchsorted)
 
 
-@impl(aten.bucketize.Tensor, CPU)
 def bucketize(
-    self: Tensor, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
-) -> Tensor:
-    check_boundaries(boundaries)
-    return _searchsorted(boundaries, self, out_int32, right, None, None)
-
-
-@impl(aten.bucketize.Scalar, CPU)
-def bucketize_scalar(
     self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
 ) -> Tensor:
+    """``bucketize.Tensor`` and ``bucketize.Scalar`` (``self`` a number)."""
     check_boundaries(boundaries)
     return _searchsorted(boundaries, self, out_int32, right, None, None)
+
+
+impl(aten.bucketize.Tensor, CPU, bucketize)
+impl(aten.bucketize.Scalar, CPU, bucketize)
 
 
 # --------------------------------------------------------------------------- counting

@@ -1,6 +1,7 @@
 """Meta rules: shapes and dtypes with no data. Importing this package registers them."""
 
 import ember.backends.meta.activation
+import ember.backends.meta.attention
 import ember.backends.meta.backward
 import ember.backends.meta.complex
 import ember.backends.meta.copies

@@ -121,10 +121,15 @@ def check_scalar(value: Any, d: dtypes.dtype, op: str) -> Any:
                 raise _overflow(value, d, op)
             return int(value) % (info.max + 1)
         return value
-    limit = float(np.finfo(d.to_real().np).max)
+    real = d.to_real()
+    # NumPy's finfo does not know ml_dtypes' bfloat16 (NOTE [bfloat16] in ember/dtypes.py)
+    limit = _BFLOAT16_MAX if real.name == "bfloat16" else float(np.finfo(real.np).max)
     if math.isfinite(value) and abs(value) > limit:
         raise _overflow(value, d, op)
     return value
+
+
+_BFLOAT16_MAX = 3.3895313892515355e38
 
 
 def _overflow(value: Any, d: dtypes.dtype, op: str) -> RuntimeError:

@@ -14,6 +14,7 @@ from ember.library import impl
 from ember.ops.native.sorting import (
     along,
     check_bincount,
+    check_boundaries,
     check_histc,
     check_kthvalue,
     check_mode,
@@ -122,30 +123,21 @@ def _search(seq: Tensor, value: Any, out_int32: bool, right: bool, side: Any, so
     return _new(() if scalar else tuple(value.shape), rdt)
 
 
-@impl(aten.searchsorted.Tensor, Meta)
-def searchsorted(sorted_sequence: Tensor, self: Tensor, **kwargs: Any) -> Tensor:
+def _searchsorted(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
     kw = {"out_int32": False, "right": False, "side": None, "sorter": None, **kwargs}
     return _search(sorted_sequence, self, **kw)
 
 
-@impl(aten.searchsorted.Scalar, Meta)
-def searchsorted_scalar(sorted_sequence: Tensor, self: Any, **kwargs: Any) -> Tensor:
-    kw = {"out_int32": False, "right": False, "side": None, "sorter": None, **kwargs}
-    return _search(sorted_sequence, self, **kw)
-
-
-def _bucketize(
-    self: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
-) -> Any:
-    if boundaries.ndim != 1:
-        raise RuntimeError(
-            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"
-        )
+def _bucketize(self: Any, boundaries: Tensor, **kwargs: Any) -> Tensor:
+    check_boundaries(boundaries)
+    out_int32, right = kwargs.get("out_int32", False), kwargs.get("right", False)
     return _search(boundaries, self, out_int32, right, None, None)
 
 
-impl(aten.bucketize.Tensor, Meta, _bucketize)
-impl(aten.bucketize.Scalar, Meta, _bucketize)
+# one rule for the Tensor and the Scalar overload of each
+for _packet, _rule in ((aten.searchsorted, _searchsorted), (aten.bucketize, _bucketize)):
+    impl(_packet.Tensor, Meta, _rule)
+    impl(_packet.Scalar, Meta, _rule)
 
 
 @impl(aten.bincount.default, Meta)

@@ -228,7 +228,8 @@ _LINEAR = ("neg",)
 _NONLINEAR = (
     "abs", "sqrt", "sin", "sinh", "tan", "tanh", "asin", "asinh", "atan", "atanh", "expm1",
     "log1p", "ceil", "floor", "round", "trunc", "frac", "sign", "sgn", "erf", "erfinv",
-    "deg2rad", "rad2deg", "relu", "square",
+    "deg2rad", "rad2deg", "relu", "square", "nan_to_num", "isnan", "isinf", "isposinf",
+    "isneginf", "signbit",
 )  # fmt: skip
 for _name in _LINEAR:
     _unary(getattr(aten, _name).default, True)

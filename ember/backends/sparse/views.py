@@ -4,6 +4,8 @@ the indices (the result is not coalesced, as in PyTorch); dense dims cannot be s
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember._tensor import Tensor
 from ember.backends.sparse.creation import coo, make
 from ember.dispatch.keys import DispatchKey
@@ -38,3 +40,27 @@ def t(self: Tensor) -> Tensor:
     if self.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     return self if self.ndim < 2 else transpose(self, 0, 1)
+
+
+@impl(aten.permute.default, SPARSE)
+def permute(self: Tensor, dims: list[int]) -> Tensor:
+    """Sparse dims among themselves (rows of the indices; coalesced only if unmoved) and
+    dense dims among themselves (axes of the values), as PyTorch's."""
+    c = coo(self)
+    order = [wrap_dim(d, c.ndim) for d in dims]
+    if sorted(order) != list(range(c.ndim)):
+        raise RuntimeError(f"permute(): dims {list(dims)} are not a permutation of {c.ndim} dims")
+    sd = c.sparse_dim
+    if sorted(order[:sd]) != list(range(sd)):
+        raise RuntimeError(
+            "permute(sparse_coo): transpositions between sparse and dense dimensions are not "
+            "allowed.Only transpositions within sparse and dense dimensions are supported."
+        )
+    shape = [c.shape[d] for d in order]
+    sparse_order = order[:sd]
+    values = c.values
+    if order[sd:] != list(range(sd, c.ndim)):
+        values = np.ascontiguousarray(values.transpose(0, *(1 + d - sd for d in order[sd:])))
+    moved = sparse_order != list(range(sd))
+    indices = c.indices[sparse_order] if moved else c.indices
+    return make(indices, values, shape, c.coalesced and not moved)

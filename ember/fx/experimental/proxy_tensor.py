@@ -220,6 +220,31 @@ class _Tracker:
         node.meta["val"] = _snapshot(t)
         return node
 
+    def add(
+        self, target: Any, args: tuple[Any, ...], name: str, val: Tensor,
+        kwargs: dict[str, Any] | None = None,
+    ) -> Node:  # fmt: skip
+        """A node the functional tracing adds, with its value's metadata (as every node
+        has: compilers read it)."""
+        node = self.graph.call_function(target, args, kwargs or {}, name=name)
+        node.meta["val"] = val
+        node.meta["tensor_meta"] = extract_tensor_metadata(val)
+        return node
+
+    def flatten(self, node: Node, like: Tensor) -> Node:
+        """``node``'s values (those of ``like``'s shape) as a 1-D node, through a
+        contiguous clone when its layout is not contiguous."""
+        val = node.meta.get("val")
+        offset = 0
+        if isinstance(val, Tensor) and val.is_contiguous():
+            offset = val.storage_offset()
+        else:  # the functional op that last wrote it may lay its result out otherwise
+            node = self.add(aten.clone.default, (node,), "clone",
+                            _contiguous_val(tuple(like.shape), like),
+                            {"memory_format": ember_contiguous})  # fmt: skip
+        flat = _contiguous_val((like.numel(),), like, offset)
+        return self.add(aten.view.default, (node, [-1]), "view", flat)
+
     def rebind_written(self, t: Tensor, new: Node) -> None:
         """NOTE [functional tracing]: ``t`` is computed by ``new`` from now on; a view's base
         is computed by the base with the view's elements replaced."""
@@ -230,26 +255,11 @@ class _Tracker:
                 return
             positions = _positions(t, base)
             idx = self.constant(_index_constant(positions))
-            g = self.graph
-            src_base = self.node_of(base)
-            bval = src_base.meta.get("val")
-            if not (isinstance(bval, Tensor) and bval.is_contiguous()):
-                # the functional op that last wrote the base may lay its result out otherwise
-                src_base = g.call_function(
-                    aten.clone.default, (src_base,), {"memory_format": ember_contiguous},
-                    name="clone",
-                )  # fmt: skip
-            flat = g.call_function(aten.view.default, (src_base, [-1]), name="view")
-            src = new
-            val = new.meta.get("val")
-            if not (isinstance(val, Tensor) and val.is_contiguous()):
-                src = g.call_function(
-                    aten.clone.default, (new,), {"memory_format": ember_contiguous}, name="clone"
-                )
-            vals = g.call_function(aten.view.default, (src, [-1]), name="view")
-            put = g.call_function(aten.index_put.default, (flat, [idx], vals), name="index_put")
-            back = g.call_function(aten.view.default, (put, list(base.shape)), name="view")
-            back.meta["val"] = _snapshot(base)
+            flat = self.flatten(self.node_of(base), base)
+            vals = self.flatten(new, t)
+            put = self.add(aten.index_put.default, (flat, [idx], vals), "index_put",
+                           _contiguous_val((base.numel(),), base))  # fmt: skip
+            back = self.add(aten.view.default, (put, list(base.shape)), "view", _snapshot(base))
             self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
             self.bind(base, back)
         self.bind(t, new)
@@ -268,41 +278,27 @@ class _Tracker:
             )
         lo = int(pb.min()) if len(pb) else 0
         size = int(pb.max()) - lo + 1 if len(pb) else 0
-        g = self.graph
-
-        def flat(node: Node, like: Tensor) -> Node:
-            val = node.meta.get("val")
-            if not (isinstance(val, Tensor) and val.is_contiguous()):
-                node = g.call_function(
-                    aten.clone.default, (node,), {"memory_format": ember_contiguous},
-                    name="clone",
-                )  # fmt: skip
-            return g.call_function(aten.view.default, (node, [-1]), name="view")
-
         storage = self.storage_of.get(id(base))
         if storage is not None and storage[0] is self.of[id(base)][1]:
             span = storage[1]
         else:
-            zeros = g.call_function(
-                aten.zeros.default, ([size],), {"dtype": base.dtype, "device": base.device},
-                name="zeros",
+            zeros = self.add(
+                aten.zeros.default, ([size],), "zeros", _contiguous_val((size,), base),
+                {"dtype": base.dtype, "device": base.device},
             )  # fmt: skip
             idx = self.constant(_index_constant(pb - lo))
-            span = g.call_function(
-                aten.index_put.default, (zeros, [idx], flat(self.node_of(base), base)),
-                name="index_put",
+            span = self.add(
+                aten.index_put.default, (zeros, [idx], self.flatten(self.node_of(base), base)),
+                "index_put", _contiguous_val((size,), base),
             )  # fmt: skip
         idx_t = self.constant(_index_constant(_storage_positions(t) - lo))
-        span = g.call_function(
-            aten.index_put.default, (span, [idx_t], flat(new, t)), name="index_put"
-        )
-        span.meta["val"] = _snapshot(_span_like(base, size), 0)
-        back = g.call_function(
+        span = self.add(aten.index_put.default, (span, [idx_t], self.flatten(new, t)),
+                        "index_put", _contiguous_val((size,), base))  # fmt: skip
+        back = self.add(
             aten.as_strided.default,
             (span, list(base.shape), list(base.stride()), base.storage_offset() - lo),
-            name="as_strided",
-        )
-        back.meta["val"] = _snapshot(base, base.storage_offset() - lo)
+            "as_strided", _snapshot(base, base.storage_offset() - lo),
+        )  # fmt: skip
         self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
         self.bind(base, back)
         self.storage_of[id(base)] = (back, span, lo)
@@ -330,10 +326,15 @@ def _positions(t: Tensor, base: Tensor) -> np.ndarray:
     return pos.reshape(-1)
 
 
-def _span_like(base: Tensor, size: int) -> Tensor:
-    """A 1-D fake tensor of ``size`` elements of ``base``'s dtype and device (the value of a
-    storage-span node)."""
-    arr = ShapeOnlyArray((size,), base._edata.dtype, (1,), 0, base.device)
+def _contiguous_val(shape: tuple[int, ...], like: Tensor, offset: int = 0) -> Tensor:
+    """A contiguous fake tensor of ``shape`` and ``like``'s dtype and device (the value of a
+    node the functional tracing adds)."""
+    strides: list[int] = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    arr = ShapeOnlyArray(shape, like._edata.dtype, tuple(reversed(strides)), offset, like.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
     marks.mark_fake(f)
@@ -507,9 +508,17 @@ def _out_of_place_view(func: OpOverload) -> OpOverload | None:
     if not name.endswith("_") or name.startswith("_"):
         return None
     packet = getattr(aten, name[:-1], None)
-    op = getattr(packet, func._overloadname, None) if packet is not None else None
+    if packet is None:
+        return None
+    op = getattr(packet, func._overloadname, None)
     if isinstance(op, OpOverload) and op._schema.view_of is not None:
         return op
+    # another overload name with the same arguments (``transpose_.default``: ``transpose.int``)
+    args = [str(a.type) for a in func._schema.positional]
+    for name in packet.overloads():
+        op = getattr(packet, name)
+        if op._schema.view_of is not None and [str(a.type) for a in op._schema.positional] == args:
+            return op
     return None
 
 

@@ -140,3 +140,8 @@ from ember.nn.modules.pooling import (
     MaxUnpool3d,
 )
 from ember.nn.modules.sparse import EmbeddingBag
+
+#: every Module class, which ``ember.nn`` re-exports (as ``torch.nn`` does its modules')
+__all__ = sorted(
+    name for name, v in list(globals().items()) if isinstance(v, type) and issubclass(v, Module)
+)

@@ -30,6 +30,20 @@ class _WeightedLoss(_Loss):
         self.register_buffer("weight", weight)
 
 
+class _MarginLoss(_Loss):
+    """A loss with a ``margin`` before the reduction options (PyTorch's signature)."""
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
 class MSELoss(_Loss):
     """Mean squared error.
 
@@ -206,22 +220,12 @@ class KLDivLoss(_Loss):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class MarginRankingLoss(_Loss):
+class MarginRankingLoss(_MarginLoss):
     """``max(0, -y * (x1 - x2) + margin)``.
 
     >>> ember.nn.MarginRankingLoss()(ember.tensor([1.0]), ember.tensor([2.0]), ember.tensor([1.0]))
     tensor(1.)
     """
-
-    def __init__(
-        self,
-        margin: float = 0.0,
-        size_average: bool | None = None,
-        reduce: bool | None = None,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(
@@ -229,7 +233,7 @@ class MarginRankingLoss(_Loss):
         )
 
 
-class HingeEmbeddingLoss(_Loss):
+class HingeEmbeddingLoss(_MarginLoss):
     """``x`` where ``y`` is 1, ``max(0, margin - x)`` where it is -1.
 
     >>> ember.nn.HingeEmbeddingLoss()(ember.tensor([0.3]), ember.tensor([-1.0]))
@@ -243,29 +247,18 @@ class HingeEmbeddingLoss(_Loss):
         reduce: bool | None = None,
         reduction: str = "mean",
     ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
+        super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_Loss):
+class CosineEmbeddingLoss(_MarginLoss):
     """``1 - cos(x1, x2)`` where ``y`` is 1, ``max(0, cos(x1, x2) - margin)`` where -1.
 
     >>> ember.nn.CosineEmbeddingLoss()(ember.ones(1, 2), ember.ones(1, 2), ember.tensor([1.0]))
     tensor(0.)
     """
-
-    def __init__(
-        self,
-        margin: float = 0.0,
-        size_average: bool | None = None,
-        reduce: bool | None = None,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.cosine_embedding_loss(

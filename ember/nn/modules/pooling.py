@@ -10,51 +10,13 @@ from ember.nn.modules.module import Module
 
 
 class _Pool2d(Module):
-    """The window both pooling layers keep: ``stride`` defaults to ``kernel_size``."""
+    """The window ``AvgPool2d`` (and ``AvgPool3d``) keep: ``stride`` defaults to ``kernel_size``."""
 
     def __init__(self, kernel_size: Any, stride: Any, padding: Any) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding = padding
-
-
-class MaxPool2d(_Pool2d):
-    """2-d max pooling.
-
-    >>> ember.nn.MaxPool2d(2)(ember.ones(1, 1, 4, 4)).shape
-    ember.Size([1, 1, 2, 2])
-    """
-
-    def __init__(
-        self,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        dilation: Any = 1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__(kernel_size, stride, padding)
-        self.dilation = dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
 
 
 class AvgPool2d(_Pool2d):
@@ -126,6 +88,20 @@ class MaxPool1d(_MaxPoolNd):
 
     def forward(self, input: Tensor) -> Any:
         return F.max_pool1d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation,
+            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+        )  # fmt: skip
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-d max pooling.
+
+    >>> ember.nn.MaxPool2d(2)(ember.ones(1, 1, 4, 4)).shape
+    ember.Size([1, 1, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool2d(
             input, self.kernel_size, self.stride, self.padding, self.dilation,
             ceil_mode=self.ceil_mode, return_indices=self.return_indices,
         )  # fmt: skip

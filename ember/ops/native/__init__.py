@@ -2,6 +2,7 @@
 
 from ember.ops.native import (  # noqa: F401
     activation,
+    attention,
     backward,
     complex,  # noqa: A004 - the module of complex ops (ember.ops.native.complex)
     copies,

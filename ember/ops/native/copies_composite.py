@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ember import dtypes
+from ember import _memory_format, dtypes
 from ember._memory_format import format_name, is_contiguous_for, suggest_memory_format
 from ember.device import as_device
 from ember.ops.native._define import OUT_CHECKS
@@ -435,6 +435,14 @@ def check_stack(tensors: Sequence[Tensor]) -> None:
 # (moved here from ember/backends/cpu/copies.py: decompositions serve every backend)
 
 
+def _format_object(memory_format: Any) -> Any:
+    """The ``ember.memory_format`` object of a format or its name (a schema default parses to
+    the name; PyTorch's handlers see the object)."""
+    return (
+        getattr(_memory_format, memory_format) if isinstance(memory_format, str) else memory_format
+    )
+
+
 @impl(aten.contiguous.default, CIA)
 def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Tensor:
     if is_contiguous_for(tuple(self.shape), tuple(self.stride()), memory_format, "contiguous"):
@@ -442,7 +450,7 @@ def contiguous(self: Tensor, *, memory_format: Any = "contiguous_format") -> Ten
     if format_name(memory_format, "contiguous") == "preserve_format":
         raise RuntimeError("contiguous: preserve memory format is unsupported by the contiguous "
                            "operator; pass contiguous_format")  # fmt: skip
-    return aten.clone.default(self, memory_format=memory_format)
+    return aten.clone.default(self, memory_format=_format_object(memory_format))
 
 
 def _to(

@@ -487,9 +487,13 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
         return aten.mv.default(self, other)
     if d1 == 1 and d2 == 2:
         return aten.squeeze.dim(_mm(aten.unsqueeze.default(self, 0), other), 0)
-    if d1 >= 3 and d2 <= 2 and _can_fold(self):
+    # folded into one mm when that needs no copy or, as PyTorch's should_fold, when ``other``
+    # requires grad (its gradient is then one mm, not a bmm summed over the batch)
+    fold = d1 >= 3 and d2 <= 2 and _can_fold(self)
+    if fold or (d1 >= 3 and d2 <= 2 and other.requires_grad):
         s1 = self.shape
-        folded = aten.view.default(self, [math.prod(s1[:-1]), s1[-1]])
+        flat = [math.prod(s1[:-1]), s1[-1]]
+        folded = aten.view.default(self, flat) if fold else aten.reshape.default(self, flat)
         out = _mm(folded, other) if d2 == 2 else aten.mv.default(folded, other)
         tail = [other.shape[-1]] if d2 == 2 else []
         return aten._unsafe_view.default(out, [*s1[:-1], *tail])

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from ember._layout import strided
 from ember.dispatch.keys import DispatchKey
+from ember.dispatch.state import python_key_sees
 from ember.dtypes import bool_, dtype, int32, int64, promote_types, uint8
 from ember.ops.native._define import define
+from ember.ops.native.attention import flash_applies
 from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
@@ -638,15 +640,18 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Tensor:
         if num_classes == -1:
             raise RuntimeError("one_hot: Can not infer total number of classes from meta tensor.")
         return aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
-    lo, hi = int(self.min().item()), int(self.max().item())
+    lo_t, hi_t = aten.aminmax.default(self)  # PyTorch's one pass for both bounds
+    lo, hi = int(lo_t.item()), int(hi_t.item())
     if lo < 0:
         raise RuntimeError("one_hot: Class values must be non-negative.")
     if num_classes == -1:
         num_classes = hi + 1
     elif hi >= num_classes:
         raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
-    out = aten.zeros.default([*self.shape, num_classes], dtype=int64, device=self.device)
-    return out.scatter(-1, self.unsqueeze(-1), 1)
+    out = aten.zeros.default(
+        [*self.shape, num_classes], dtype=int64, layout=strided, device=self.device
+    )
+    return aten.scatter_.value(out, -1, self.unsqueeze(-1), 1)
 
 
 @impl(aten.dropout.default, _CIA)
@@ -665,18 +670,23 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:
 
 @impl(aten.linear.default, _CIA)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    wt = weight.t()
+    # PyTorch's choices (at::linear), so a dispatch mode sees its ops: addmm for a matrix;
+    # for a contiguous input with a bias, addmm on its (N*L, in) view; otherwise matmul (which
+    # folds the batch into one mm when the weight requires grad) and the bias added, out of
+    # place under a mode or for a subclass (PyTorch's isTensorSubclassLike), else in place
     if bias is not None and input.ndim == 2:
-        return aten.addmm.default(bias, input, wt)
-    if input.ndim > 2 and weight.ndim == 2:
-        # one (N*L, in) @ (in, out) product, copying a non-contiguous input first (a stacked
-        # matmul with the weight broadcast over the batch is many times slower)
+        return aten.addmm.default(bias, input, weight.t())
+    if bias is not None and input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1):
         batch = math.prod(input.shape[:-1])  # not -1: ambiguous when in_features is 0
-        flat = input.reshape(batch, input.shape[-1])
-        out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
-        return out.reshape(*input.shape[:-1], weight.shape[0])
-    out = input.matmul(wt)
-    return out if bias is None else out + bias
+        flat = aten.view.default(input, [batch, input.shape[-1]])
+        out = aten.addmm.default(bias, flat, weight.t())
+        return aten.view.default(out, [*input.shape[:-1], out.shape[1]])
+    out = input.matmul(weight.t())
+    if bias is None:
+        return out
+    if python_key_sees(out) or python_key_sees(bias):
+        return aten.add.Tensor(out, bias)
+    return aten.add_.Tensor(out, bias)
 
 
 @impl(aten.scaled_dot_product_attention.default, _CIA)
@@ -702,6 +712,17 @@ def scaled_dot_product_attention(
             "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
             "attn_mask should not be set when is_causal=True"
         )
+    if flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        # PyTorch's fused CPU op (NOTE [attention on CPU]), a boolean mask made additive first
+        if attn_mask is not None and attn_mask.dtype is bool_:
+            opts = {"dtype": query.dtype, "device": query.device}
+            zero = aten.scalar_tensor.default(0.0, **opts)
+            attn_mask = aten.where.self(
+                attn_mask, zero, aten.scalar_tensor.default(-math.inf, **opts)
+            )
+        return aten._scaled_dot_product_flash_attention_for_cpu.default(  # type: ignore[no-any-return]
+            query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale
+        )[0]
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         heads, kv_heads = query.shape[-3], key.shape[-3]
         if heads % kv_heads:

@@ -233,6 +233,14 @@ def bincount_dtype(self: Tensor, weights: Tensor | None) -> dtype:
     return weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
 
 
+def check_boundaries(boundaries: Tensor) -> None:
+    """``bucketize``'s check (its CPU kernel and Meta rule): the boundaries are 1-d."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(
+            f"bucketize: boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})"
+        )
+
+
 def check_histc(self_dtype: dtype, bins: int, lo: float, hi: float) -> None:
     """``histc``'s checks that need no values (the range's finiteness may: ``histc_range``)."""
     if self_dtype.category != dtypes.FLOATING:

@@ -3,12 +3,15 @@ hands them tasks round-robin, keeps ``prefetch_factor`` tasks per worker in flig
 yields the batches in sampler order (or as they come, with ``in_order=False``).
 
 # NOTE [DataLoader workers]
-As PyTorch's ``_MultiProcessingDataLoaderIter``. Each worker has its own index queue; all
-share one result queue. Task ``i`` goes to the next live worker in turn; ``task_info[i]``
-holds its worker and, once it has come back out of order, its batch. ``__next__`` returns
+As PyTorch's ``_MultiProcessingDataLoaderIter``. Each worker has its own index queue and
+its own result pipe. Task ``i`` goes to the next live worker in turn; ``task_info[i]`` holds
+its worker and, once it has come back out of order, its batch. ``__next__`` returns
 task ``rcvd_idx`` as soon as it is there, skipping tasks of workers whose iterable dataset
 ended. Batches travel pickled (a tensor pickles as its NumPy array), the worker pickling
-them itself so an unpicklable batch becomes an error here instead of a hang. Every
+them itself so an unpicklable batch becomes an error here instead of a hang.
+
+Tasks go out and results come back through two pipes per worker (NOTE [worker pipes]).
+Every
 ``STATUS_CHECK_INTERVAL`` seconds of waiting the main process checks that its workers live
 and raises naming any that died; ``timeout`` bounds the wait for one batch. Workers stop
 when the iterator is exhausted (unless persistent), deleted, or garbage collected at exit.
@@ -16,12 +19,14 @@ when the iterator is exhausted (unless persistent), deleted, or garbage collecte
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing as mp
 import os
 import pickle
-import queue
+import struct
 import time
+from multiprocessing.connection import wait
 from typing import Any
 
 from ember.utils.data._worker import (
@@ -72,29 +77,46 @@ class MultiProcessingIter:
         self._shutdown = True  # until every worker has started
         self._owner = os.getpid()  # a forked worker inherits this object: it must not act on it
         ctx = _context(loader.multiprocessing_context)
-        self._result_queue = ctx.Queue()
         self._done_event = ctx.Event()
         self._index_queues: list[Any] = []
         self._workers: list[Any] = []
+        # NOTE [worker pipes]: each worker reads its tasks from a pipe of its own and sends
+        # its pickled results down another, which the main process waits on with
+        # connection.wait. multiprocessing Queues (PyTorch's) cost a feeder thread per queue
+        # and a lock per batch; on two cores their thread switches cost more than loading a
+        # small batch (benchmarks/data.py). The main process writes tasks without blocking:
+        # what a full pipe does not take waits in _pending and is written while the main
+        # process waits for results, so a worker blocked sending a large batch and the main
+        # process sending it a large task cannot wait on each other
+        self._readers: list[Any] = []
+        self._task_fds: list[int] = []
+        self._pending: list[bytearray] = []
+        self._received: collections.deque[tuple[Any, Any]] = collections.deque()
         auto_collation = loader.batch_sampler is not None or (
             self._iterable and loader.batch_size is not None
         )
         for worker_id in range(self._num_workers):
-            index_queue = ctx.Queue()
-            index_queue.cancel_join_thread()  # never block exit on tasks no worker will read
+            index_queue, task_writer = ctx.Pipe(duplex=False)
+            reader, writer = ctx.Pipe(duplex=False)
             w = ctx.Process(
                 target=worker_loop,
                 args=(
                     loader.dataset, self._iterable, auto_collation, loader.collate_fn,
-                    loader.batch_size, loader.drop_last, index_queue, self._result_queue,
+                    loader.batch_size, loader.drop_last, index_queue, writer,
                     self._done_event, base_seed, loader.worker_init_fn, worker_id,
                     self._num_workers,
                 ),
                 daemon=True,
             )  # fmt: skip
             w.start()
-            self._index_queues.append(index_queue)
+            writer.close()  # the worker's ends: closed here, so its exit reads as EOF
+            index_queue.close()
+            os.set_blocking(task_writer.fileno(), False)
+            self._index_queues.append(task_writer)
+            self._task_fds.append(task_writer.fileno())
+            self._pending.append(bytearray())
             self._workers.append(w)
+            self._readers.append(reader)
         self._shutdown = False
         self._reset(first=True)
 
@@ -115,8 +137,8 @@ class MultiProcessingIter:
         self._workers_live = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         if not first:  # persistent workers: restart each one's fetcher, and wait for them
-            for q in self._index_queues:
-                q.put(ResumeIteration())
+            for worker_id in range(self._num_workers):
+                self._send(worker_id, ResumeIteration())
             acks = 0
             while acks < self._num_workers:
                 _, data = self._get_data()
@@ -136,16 +158,46 @@ class MultiProcessingIter:
                 break
         else:
             return  # every worker's iterable dataset has ended
-        self._index_queues[worker_id].put((self._send_idx, index))
+        self._send(worker_id, (self._send_idx, index))
         self._task_info[self._send_idx] = (worker_id,)
         self._send_idx += 1
+
+    def _send(self, worker_id: int, task: Any) -> None:
+        """Queue ``task`` for a worker, in the framing ``Connection.recv_bytes`` reads, and
+        write what its pipe takes now (NOTE [worker pipes])."""
+        payload = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+        self._pending[worker_id] += struct.pack("!i", len(payload)) + payload
+        self._flush(worker_id)
+
+    def _flush(self, worker_id: int) -> bool:
+        """Write a worker's pending tasks as far as its pipe takes them; True when all went."""
+        pending = self._pending[worker_id]
+        while pending:
+            try:
+                n = os.write(self._task_fds[worker_id], pending)
+            except BlockingIOError:
+                return False
+            except OSError:  # the worker is gone: the liveness check reports it
+                pending.clear()
+                return True
+            del pending[:n]
+        return True
+
+    def _flush_all(self) -> bool:
+        return all([self._flush(w) for w in range(self._num_workers)])
 
     # ------------------------------------------------------------------ results
 
     def _try_get_data(self, timeout: float) -> tuple[bool, Any]:
-        try:
-            idx, payload = self._result_queue.get(timeout=timeout)
-        except queue.Empty:
+        if not self._received:
+            if not self._flush_all():  # tasks still to write: look again soon
+                timeout = min(timeout, 0.005)
+            for r in wait([r for r in self._readers if not r.closed], timeout):
+                try:
+                    self._received.append(pickle.loads(r.recv_bytes()))
+                except EOFError:  # that worker exited: only the liveness check can tell why
+                    r.close()
+        if not self._received:
             dead = [w for w, live in zip(self._workers, self._workers_live, strict=True)
                     if live and not w.is_alive()]  # fmt: skip
             if dead:
@@ -157,18 +209,25 @@ class MultiProcessingIter:
                     "in the main process"
                 ) from None
             return False, None
-        if payload is None or isinstance(idx, ResumeIteration):
-            return True, (idx, idx)
-        return True, (idx, pickle.loads(payload))
+        return True, self._received.popleft()
+
+    def _waited(self, timeout: float) -> tuple[bool, Any]:
+        """``_try_get_data`` over ``timeout`` seconds, however often pending tasks cut its
+        waits short."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ok, data = self._try_get_data(max(0.0, deadline - time.monotonic()))
+            if ok or time.monotonic() >= deadline:
+                return ok, data
 
     def _get_data(self) -> tuple[Any, Any]:
         if self._timeout > 0:
-            ok, data = self._try_get_data(self._timeout)
+            ok, data = self._waited(self._timeout)
             if not ok:
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
             return data
         while True:
-            ok, data = self._try_get_data(STATUS_CHECK_INTERVAL)
+            ok, data = self._waited(STATUS_CHECK_INTERVAL)
             if ok:
                 return data
 
@@ -199,7 +258,7 @@ class MultiProcessingIter:
             if isinstance(data, IterableDatasetStopIteration):
                 self._workers_live[data.worker_id] = False
                 if not self._persistent:
-                    self._index_queues[data.worker_id].put(None)
+                    self._send(data.worker_id, None)
                 self._try_put_index()
                 continue
             if idx != self._rcvd_idx:
@@ -225,22 +284,26 @@ class MultiProcessingIter:
             return
         self._shutdown = True
         self._done_event.set()
-        for q in self._index_queues:
-            try:
-                q.put(None)
-            except (ValueError, OSError):  # already closed
-                pass
+        for worker_id in range(self._num_workers):
+            self._send(worker_id, None)
         deadline = time.monotonic() + JOIN_TIMEOUT
-        for w in self._workers:
-            w.join(timeout=max(0.0, deadline - time.monotonic()))
+        while time.monotonic() < deadline and any(w.is_alive() for w in self._workers):
+            self._flush_all()
+            # read what the workers still send, so none stays blocked on a full pipe
+            for r in wait([r for r in self._readers if not r.closed], 0.01):
+                try:
+                    r.recv_bytes()
+                except (EOFError, OSError):
+                    r.close()
         for q in self._index_queues:
-            q.cancel_join_thread()
             q.close()
         for w in self._workers:
             if w.is_alive():
                 w.terminate()
-        self._result_queue.cancel_join_thread()
-        self._result_queue.close()
+            w.join(timeout=max(0.0, deadline - time.monotonic()))
+        for r in self._readers:
+            r.close()
+        self._received.clear()
 
     def __del__(self) -> None:
         try:

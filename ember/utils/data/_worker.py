@@ -2,7 +2,7 @@
 (``get_worker_info``), as ``torch.utils.data._utils.worker``.
 
 A worker takes ``(task index, sample indices)`` from its index queue, fetches and collates
-the batch, and puts ``(task index, batch)`` on the shared result queue; an exception is sent
+the batch, and sends ``(task index, batch)`` down its result pipe; an exception is sent
 back wrapped (``ExceptionWrapper``) and re-raised in the main process naming the worker.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import queue
 import random
 import sys
 import traceback
@@ -172,19 +171,18 @@ def generate_numpy_seed(base_seed: int, worker_id: int) -> list[int]:
     return np.random.SeedSequence(entropy).generate_state(4).tolist()
 
 
-def _pickled(data: Any, where: str) -> bytes:
-    """``data`` pickled here, so that a batch that cannot be pickled becomes an error the
-    main process re-raises (the queue's own feeder thread would only print it, and the main
-    process would wait for the batch forever)."""
+def _pickled(idx: Any, data: Any, where: str) -> bytes:
+    """``(idx, data)`` pickled, a batch that cannot be pickled replaced by the error, which
+    the main process re-raises (instead of waiting for the batch forever)."""
     try:
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((idx, data), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         wrapped = ExceptionWrapper(where=where)
     try:
-        return pickle.dumps(wrapped, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((idx, wrapped), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # the exception's own type cannot be pickled (a local class)
         wrapped.exc_type = RuntimeError
-        return pickle.dumps(wrapped, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps((idx, wrapped), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def seed_worker(base_seed: int, worker_id: int) -> int:
@@ -204,7 +202,7 @@ def worker_loop(
     batch_size: int | None,
     drop_last: bool,
     index_queue: Any,
-    data_queue: Any,
+    result_pipe: Any,
     done_event: Any,
     base_seed: int,
     init_fn: Callable[[int], None] | None,
@@ -228,14 +226,13 @@ def worker_loop(
         parent = os.getppid()
         iteration_end = False
         while True:
-            try:
-                task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
-            except queue.Empty:
+            if not index_queue.poll(STATUS_CHECK_INTERVAL):
                 if os.getppid() != parent:  # the main process died: nobody will ask again
                     break
                 continue
+            task = pickle.loads(index_queue.recv_bytes())
             if isinstance(task, ResumeIteration):
-                data_queue.put((task, None))
+                result_pipe.send_bytes(pickle.dumps((task, task)))
                 iteration_end = False
                 if init_error is None:
                     fetcher = Fetcher(
@@ -261,10 +258,10 @@ def worker_loop(
                         iteration_end = True
                 except Exception:
                     data = ExceptionWrapper(where=where)
-            data_queue.put((idx, _pickled(data, where)))
+            result_pipe.send_bytes(_pickled(idx, data, where))
             del data, index, task  # free the batch before waiting for the next task
     except KeyboardInterrupt:  # the main process handles Ctrl-C; a worker just stops
         pass
-    if done_event.is_set():
-        data_queue.cancel_join_thread()
-        data_queue.close()
+    except (BrokenPipeError, EOFError):  # the main process closed its end: nobody reads
+        pass
+    result_pipe.close()

@@ -1,33 +1,8 @@
-"""Sample inputs, one file per op family; importing this package registers them all."""
+"""Sample inputs, one file per op family; importing this package registers them all (every
+module in this folder, in name order)."""
 
-from ember.testing._internal.samples import (  # noqa: F401
-    activation,
-    backward,
-    complex,  # noqa: A004 - the module of complex ops (ember.ops.native.complex)
-    copies,
-    creation,
-    distance,
-    fft,
-    foreach,
-    histogram,
-    indexing,
-    linalg,
-    loss,
-    lu,
-    metadata,
-    nn,
-    pointwise,
-    products,
-    random,
-    reductions,
-    rnn,
-    scatter_reduce,
-    sorting,
-    sparse,
-    spatial,
-    special,
-    spectral,
-    views,
-    weight_norm,
-    windows,
-)
+import importlib
+import pkgutil
+
+for _family in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_family.name}")

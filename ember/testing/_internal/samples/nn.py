@@ -455,3 +455,11 @@ def sdpa_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     dead_row._edata[1] = False
     yield SampleInput(q, k, v, dead_row, name="a row with every key masked: zeros")
     yield SampleInput(q, make((2, 1, 5, 8)), make((2, 1, 5, 6)), enable_gqa=True, name="gqa")
+    # one head dim for all three: PyTorch's fused CPU op (NOTE [attention on CPU])
+    v8 = make((2, 3, 5, 8))
+    yield SampleInput(q, k, v8, name="fused")
+    yield SampleInput(q, k, v8, _bools((4, 5), 3, diagonal=True), name="fused, boolean mask")
+    yield SampleInput(q, k, v8, dead_row, name="fused, a row with every key masked: zeros")
+    yield SampleInput(q, k, v8, is_causal=True, name="fused, causal")
+    kv = make((2, 1, 5, 8))
+    yield SampleInput(q, kv, kv, enable_gqa=True, name="fused, gqa")

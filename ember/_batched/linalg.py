@@ -1,0 +1,100 @@
+"""Batching rules of the linear-algebra ops whose arguments broadcast their leading (batch)
+dimensions against each other: ``linalg_solve_triangular``, ``_linalg_solve_ex`` (what
+``linalg.solve`` calls), ``linalg_pinv`` with tensor tolerances.
+
+Each argument has a number of *core* dimensions the op works on (2 for a matrix, 1 for a
+vector, 0 for a tolerance); the ones before are batch dimensions, broadcast from the right
+between the arguments. So a batched argument's physical tensor gets size-1 dimensions after
+the vmap dimension until every argument has as many batch dimensions as the one with the
+most: the vmap dimensions then line up at the front and never meet a logical one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember._batched.args import bind, call
+from ember._batched.kernel import materialize, register_rule, unwrap
+from ember._batched.tensor import Level, wrap
+from ember._tensor import Tensor
+from ember.ops.registry import OpOverload, ops
+
+aten = ops.aten
+
+
+def _padded(x: Any, level: Level, core: int, batch_dims: int, expand: bool = False) -> Any:
+    """``x``'s physical tensor with ``batch_dims`` batch dimensions after the vmap one;
+    an unbatched ``x`` as it is (broadcasting reaches it from the right), or expanded over
+    the vmap dimension too with ``expand``."""
+    if not isinstance(x, Tensor):
+        return x
+    v, batched = unwrap(x, level)
+    if not batched:
+        if not expand:
+            return v
+        v = materialize(x, level)
+    for _ in range(batch_dims - (x.dim() - core)):
+        v = v.unsqueeze(1)
+    return v
+
+
+def solve_triangular_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    v = bind(op, args, kw)
+    a, b = v["self"], v["B"]
+    n = max(a.dim(), b.dim()) - 2
+    v["self"], v["B"] = _padded(a, level, 2, n), _padded(b, level, 2, n)
+    return wrap(call(op, v), level.level)
+
+
+def solve_ex_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """A vector right-hand side (PyTorch's rule: 1-D, or A's shape without its last
+    dimension) solves as a one-column matrix."""
+    v = bind(op, args, kw)
+    a, b = v["A"], v["B"]
+    left = v.get("left", True)
+    vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
+    n = max(a.dim() - 2, b.dim() - (1 if vector else 2))
+    ap = _padded(a, level, 2, n, expand=True)  # its factors are per example
+    bp = _padded(b, level, 1 if vector else 2, n)
+    if vector:
+        bp = bp.unsqueeze(-1 if left else -2)
+    result, lu, pivots, info = call(op, {**v, "A": ap, "B": bp})
+    if vector:
+        result = result.squeeze(-1 if left else -2)
+    size = level.size
+    shape = tuple(a.shape)
+    return (
+        wrap(result, level.level),
+        wrap(lu.reshape(size, *shape), level.level),
+        wrap(pivots.reshape(size, *shape[:-1]), level.level),
+        wrap(info.reshape(size, *shape[:-2]), level.level),
+    )
+
+
+def pinv_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """The tolerances broadcast against the matrices' batch dimensions."""
+    v = bind(op, args, kw)
+    a = v["self"]
+    tols = [n for n in ("atol", "rtol") if isinstance(v.get(n), Tensor)]
+    n = max([a.dim() - 2, *(v[t].dim() for t in tols)])
+    v["self"] = _padded(a, level, 2, n)
+    for t in tols:
+        v[t] = _padded(v[t], level, 0, n)
+    return wrap(call(op, v), level.level)
+
+
+def check_errors_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The examples' ``info`` codes checked as one batch (an error names the batch element)."""
+    v = bind(op, args, kw)
+    info, batched = unwrap(v["info"], level)
+    return op(info, v["api_name"], is_matrix=v["is_matrix"] and not batched)
+
+
+register_rule(aten._linalg_check_errors.default, check_errors_rule)
+register_rule(aten.linalg_solve_triangular.default, solve_triangular_rule)
+register_rule(aten._linalg_solve_ex.default, solve_ex_rule)
+register_rule(aten.linalg_pinv.atol_rtol_tensor, pinv_rule)

@@ -1,0 +1,126 @@
+"""CPU kernels of PyTorch's fused attention op and its backward (NOTE [attention on CPU] in
+``ember/ops/native/attention.py``): the scores, their softmax and the weighted values in
+NumPy, in float32 for half inputs, the softmax kept as its logsumexp for the backward."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ember._memory_format import infer_dense_strides
+from ember.backends.cpu._util import Tensor, quiet_block, wrap
+from ember.dispatch.keys import DispatchKey
+from ember.library import impl
+from ember.ops.native.attention import check_flash, lse_dtype, transposed_strides
+from ember.ops.registry import ops
+
+aten = ops.aten
+CPU = DispatchKey.CPU
+
+
+def empty_strided(shape: tuple[int, ...], strides: tuple[int, ...], dt: Any) -> np.ndarray:
+    """An uninitialised array of ``shape`` whose strides (in elements, dense) are ``strides``."""
+    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    base = np.empty([shape[i] for i in order], dt)
+    return base.transpose(np.argsort(order))
+
+
+def _inputs(q: Tensor, k: Tensor, v: Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """q, k and v in the compute dtype, key and value heads repeated to the query's."""
+    acc = lse_dtype(q).np
+    qa, ka, va = (t._edata.astype(acc, copy=False) for t in (q, k, v))
+    r = q.shape[1] // k.shape[1]
+    if r > 1:
+        ka, va = np.repeat(ka, r, axis=1), np.repeat(va, r, axis=1)
+    return qa, ka, va, r
+
+
+def _scores(
+    qa: np.ndarray, ka: np.ndarray, is_causal: bool, mask: Tensor | None, scale: float | None
+) -> np.ndarray:
+    s = 1.0 / math.sqrt(qa.shape[-1]) if scale is None else scale
+    scores = np.matmul(qa, ka.swapaxes(-1, -2)) * np.asarray(s, qa.dtype)
+    if is_causal:
+        lq, lk = scores.shape[-2:]
+        scores[..., ~np.tri(lq, lk, dtype=bool)] = -np.inf
+    if mask is not None:
+        scores = scores + mask._edata.astype(scores.dtype, copy=False)
+    return scores
+
+
+@impl(aten._scaled_dot_product_flash_attention_for_cpu.default, CPU)
+def flash_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    *,
+    attn_mask: Tensor | None = None,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    check_flash(query, key, value, dropout_p)
+    qa, ka, va, _ = _inputs(query, key, value)
+    with quiet_block():  # inf and NaN scores give NaN silently, as PyTorch's
+        scores = _scores(qa, ka, is_causal, attn_mask, scale)
+        # PyTorch's running maximum skips NaN scores when there is no mask (with one, NaN
+        # spreads): a row with no score above -inf (every key masked out, or every score
+        # NaN) gives output 0 and logsumexp 0
+        reduce = np.fmax.reduce if attn_mask is None else np.maximum.reduce
+        top = reduce(scores, axis=-1, keepdims=True, initial=-np.inf)
+        dead = top == -np.inf
+        top[dead] = 0.0
+        p = np.where(dead, 0.0, np.exp(scores - top)).astype(scores.dtype, copy=False)
+        total = p.sum(-1, keepdims=True)
+        total[dead] = 1.0
+        out = np.matmul(p / total, va)
+        lse = (top + np.log(total))[..., 0]
+    shape = tuple(query.shape)
+    res = empty_strided(shape, infer_dense_strides(shape, query.stride()), query.dtype.np)
+    res[...] = out
+    lse_arr = empty_strided(lse.shape, transposed_strides(lse.shape), lse.dtype)
+    lse_arr[...] = lse
+    return wrap(res), wrap(lse_arr)
+
+
+@impl(aten._scaled_dot_product_flash_attention_for_cpu_backward.default, CPU)
+def flash_attention_backward(
+    grad_out: Tensor,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    out: Tensor,
+    logsumexp: Tensor,
+    dropout_p: float,
+    is_causal: bool,
+    *,
+    attn_mask: Tensor | None = None,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    check_flash(query, key, value, dropout_p)
+    qa, ka, va, r = _inputs(query, key, value)
+    acc = qa.dtype
+    s = 1.0 / math.sqrt(qa.shape[-1]) if scale is None else scale
+    go = grad_out._edata.astype(acc, copy=False)
+    with quiet_block():
+        scores = _scores(qa, ka, is_causal, attn_mask, scale)
+        p = np.exp(scores - logsumexp._edata.astype(acc, copy=False)[..., None])
+        gv = np.matmul(p.swapaxes(-1, -2), go)
+        gp = np.matmul(go, va.swapaxes(-1, -2))
+        rows = (go * out._edata.astype(acc, copy=False)).sum(-1, keepdims=True)
+        gs = p * (gp - rows) * np.asarray(s, acc)
+        gq = np.matmul(gs, ka)
+        gk = np.matmul(gs.swapaxes(-1, -2), qa)
+    if r > 1:  # the repeated heads' gradients summed into each key/value head
+        b, h, n, d = gk.shape
+        gk = gk.reshape(b, h // r, r, n, d).sum(2)
+        gv = gv.reshape(b, h // r, r, n, gv.shape[-1]).sum(2)
+    grads = []
+    for g, like in ((gq, query), (gk, key), (gv, value)):
+        shape = tuple(like.shape)
+        arr = empty_strided(shape, transposed_strides(shape), like.dtype.np)
+        arr[...] = g
+        grads.append(wrap(arr))
+    return grads[0], grads[1], grads[2]
