@@ -131,6 +131,26 @@ def cat_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
     return wrap(call(op, values), level.level)
 
 
+@batch_rule(aten.stack.default)
+def stack_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """The examples' tensors stacked after the batch dimension (shapes are checked by the
+    physical stack: equal logical shapes give equal physical ones)."""
+    values = bind(op, args, kw)
+    tensors = list(values["tensors"])
+    if not tensors:
+        return call(op, values)  # PyTorch's error for an empty list
+    n = tensors[0].dim() + 1
+    d = values.get("dim", 0)
+    if not -n <= d < n:
+        raise IndexError(
+            f"stack: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but "
+            f"got {d})"
+        )
+    values["tensors"] = [align(t, level, t.dim()) for t in tensors]
+    values["dim"] = (d + n if d < 0 else d) + 1
+    return wrap(call(op, values), level.level)
+
+
 @batch_rule(aten.copy_.default, aten.fill_.Tensor)
 def write_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     values = bind(op, args, kw)

@@ -783,6 +783,11 @@ _ndarray = np.ndarray
 _STATIC = (str, bool, int, float, type(None))
 
 
+#: id(tuple) -> (the tuple, its part of a fast key): a tuple is immutable, and keeping it
+#: keeps its id from being reused
+_TUPLE_KEYS: dict[int, tuple[tuple[Any, ...], Any]] = {}
+
+
 def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
     """A key for calls whose arguments are distinct plain tensors (or parameters) on the cpu
     and static values (numbers, strings, None, flat tuples of them): each array's shape,
@@ -802,8 +807,16 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
             key.append((d.shape, d.strides, d.dtype, a.requires_grad))
         elif t in _STATIC:
             key.append((t, a))
-        elif t is tuple and all(type(v) in _STATIC for v in a):
-            key.append((t, tuple([(type(v), v) for v in a])))
+        elif t is tuple:
+            memo = _TUPLE_KEYS.get(id(a))
+            if memo is None or memo[0] is not a:
+                if not all(type(v) in _STATIC for v in a):
+                    return None
+                memo = (a, (t, tuple([(type(v), v) for v in a])))
+                if len(_TUPLE_KEYS) > 64:
+                    _TUPLE_KEYS.clear()
+                _TUPLE_KEYS[id(a)] = memo  # (a compiled module passes the same tuples)
+            key.append(memo[1])
         else:
             return None
     if len(ids) != n:  # a tensor passed twice: the general path deduplicates
