@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.dispatch import marks
 from ember.dispatch.keys import FORWARD_AD_BIT
 from ember.dispatch.state import KeyGuard
 
@@ -82,7 +83,7 @@ def set_tangent(t: Tensor, level: int, tan: Tensor) -> None:
         else:
             raise RuntimeError(f"forward AD: dual level {level} is not open")
     d[level] = tan
-    t._ekeys |= FORWARD_AD_BIT
+    marks.mark_dual(t)
 
 
 def clear(t: Tensor, level: int) -> None:
@@ -93,7 +94,7 @@ def clear(t: Tensor, level: int) -> None:
     d.pop(level, None)
     if not d:
         del t.__dict__["_fw_grads"]
-        t._ekeys &= ~FORWARD_AD_BIT
+        marks.unmark_dual(t)
 
 
 def top_level(x: Any, ceiling: int, found: int = -1) -> int:
