@@ -30,6 +30,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.autograd import forward_ad as fwAD
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -343,7 +344,8 @@ def jacobian(
 def _jacobian_forward(func: Callable[..., Any], inputs: Any) -> Any:
     """The Jacobian by forward mode: the identity's columns as tangents of the inputs, one
     ``jvp`` per column, mapped over with ``vmap`` (NOTE [vectorize])."""
-    from ember.autograd import forward_ad as fwAD
+    # lazy load: ember.func loads on first use (NOTE [loaded on first use]); it imports
+    # ember.autograd
     from ember.func import vmap
 
     inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
