@@ -375,6 +375,8 @@ def _jacobian_rows_vectorized(
 ) -> Tensors:
     """d out / d input for every input: the backward passes of all of ``out``'s elements as
     one, mapped over the rows of an identity with ``vmap`` (NOTE [vectorize])."""
+    # lazy load: ember.func loads on first use (NOTE [loaded on first use]); it imports
+    # ember.autograd
     from ember.func import vmap
 
     n = out.nelement()

@@ -14,7 +14,7 @@ import weakref
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.dispatch.keys import FORWARD_AD_BIT
+from ember.dispatch import marks
 
 #: the open levels, innermost last, each with weak references to the tensors it gave a tangent
 _OPEN: list[tuple[int, list[weakref.ref[Tensor]]]] = []
@@ -73,7 +73,7 @@ def set_tangent(t: Tensor, level: int, tan: Tensor) -> None:
         else:
             raise RuntimeError(f"forward AD: dual level {level} is not open")
     d[level] = tan
-    t._ekeys |= FORWARD_AD_BIT
+    marks.mark_dual(t)
 
 
 def clear(t: Tensor, level: int) -> None:
@@ -84,7 +84,7 @@ def clear(t: Tensor, level: int) -> None:
     d.pop(level, None)
     if not d:
         del t.__dict__["_fw_grads"]
-        t._ekeys &= ~FORWARD_AD_BIT
+        marks.unmark_dual(t)
 
 
 def top_level(x: Any, ceiling: int, found: int = -1) -> int:
