@@ -180,7 +180,7 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
             # the first few small draws of a process in NumPy (0.5 ms each for 1000 values),
             # not worth numba's start (a second or more); later ones compiled (15 us)
             _NUMPY_NORMALS[0] += 1
-            from ember.backends.cpu import avx2_normal_numpy as avx2_normal
+            from ember.backends.cpu import avx2_normal_numpy as avx2_normal  # (numba-free)
         else:
             from ember.backends.cpu import avx2_normal  # type: ignore[no-redef]
         full = n - n % 16
