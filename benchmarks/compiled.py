@@ -5,7 +5,7 @@ fused chain through ``ember.compile``, and the overhead of a compiled call of on
 
 - "mlp 64 b8 compiled": the 784-64-64-10 MLP, batch 8, SGD step (zero_grad, compiled
   forward, cross-entropy, backward, step) against PyTorch's eager step (goal <= 1.0x);
-- "mlp 64 b8 loss compiled": the same step with the model and its cross-entropy compiled
+- "mlp b8 loss compiled": the same step with the model and its cross-entropy compiled
   as one module (one forward and one backward graph), against the same PyTorch step;
 - "mlp 512 b64 compiled": the 784-512-512-10 MLP, batch 64, against ember's eager step
   (goal <= 0.8x);
@@ -99,7 +99,7 @@ def cases(quick: bool) -> list[Case]:
     t_small = mlp_step(torch, small, 8, False) if torch is not None else None
     out.append(Case("compiled", "mlp 64 b8 compiled", mlp_step(ember, small, 8, True), None,
                     t_small, ("torch", 1.0)))  # fmt: skip
-    out.append(Case("compiled", "mlp 64 b8 loss compiled", mlp_step(ember, small, 8, True, True),
+    out.append(Case("compiled", "mlp b8 loss compiled", mlp_step(ember, small, 8, True, True),
                     None, t_small, ("torch", 1.0)))  # fmt: skip
     out.append(Case("compiled", "mlp 512 b64 compiled", mlp_step(ember, big, 64, True), None,
                     mlp_step(torch, big, 64, False) if torch is not None else None,

@@ -235,6 +235,12 @@ def large_cases(quick: bool) -> list[Case]:
     m = 256 if quick else 512
     a = rng.standard_normal((m, m), dtype=np.float32)
     ea, ta = ember.from_numpy(a), torch.from_numpy(a) if torch is not None else None
+    # mixed layouts: the result is laid out like a.T, as PyTorch's (NOTE [pointwise result
+    # layout]); NumPy picks row-major
+    b = rng.standard_normal((m, m), dtype=np.float32)
+    eb, tb = ember.from_numpy(b), torch.from_numpy(b) if torch is not None else None
+    out.append(Case("large", f"a.T + b {m}x{m}", lambda: ea.t() + eb, lambda: a.T + b,
+                    (lambda: ta.t() + tb) if torch else None, goal))  # fmt: skip
     out.append(Case("large", f"{m}x{m} matmul", lambda: ea @ ea, lambda: a @ a,
                     (lambda: ta @ ta) if torch else None, goal))  # fmt: skip
     return out

@@ -16,6 +16,17 @@ keeps its exact strides (a transposed tensor stays transposed); any other gets d
 in the order of its own (``infer_dense_strides``). ``contiguous_format`` gives row-major
 strides and ``channels_last`` (rank 4) / ``channels_last_3d`` (rank 5) put the channel dim
 innermost.
+
+# NOTE [pointwise result layout]
+A pointwise op's result is laid out as PyTorch's TensorIterator lays it out, on the CPU and
+Meta kernels alike (``pointwise_strides``). When every tensor operand has the result's shape
+(no Python number standing for one), row-major operands give a row-major result, 4-d
+channels-last ones a channels-last result and operands with one dense layout keep it.
+Otherwise the dims are ordered by the operands' strides: an insertion sort from the last dim
+inward, where the first operand (in argument order) whose strides differ for two dims
+decides, broadcast dims (stride 0) have no say, and equal strides put the smaller dim inner;
+the result is dense in that order (row-major if that is the dims' own order). So
+``a.t() + b`` is laid out like ``a.t()`` and ``b + a.t()`` like ``b``.
 """
 
 from __future__ import annotations
@@ -190,3 +201,67 @@ def suggest_memory_format(shape: Shape, strides: Shape) -> str:
     if len(shape) == 5 and _strides_like_channels_last(shape, strides, (1, 4, 3, 2, 0)):
         return "channels_last_3d"
     return "contiguous_format"
+
+
+def pointwise_strides(
+    shape: Sequence[int], operands: Sequence[tuple[Shape, Shape]], numbers: bool = False
+) -> Shape | None:
+    """The strides (in elements) of a pointwise op's result of ``shape`` from its tensor
+    operands' ``(shape, strides)`` in argument order, as PyTorch's TensorIterator lays it
+    out; None for row-major (NOTE [pointwise result layout]). ``numbers``: a Python number
+    stands for a tensor argument (PyTorch wraps it as a 0-d operand, so the operands'
+    shapes differ)."""
+    ndim = len(shape)
+    if ndim < 2 or not operands:
+        return None
+    shape = tuple(shape)
+    if not numbers and all(s == shape for s, _ in operands):  # TensorIterator's fast setup
+        if 0 in shape or all(_row_major(shape, st) for _, st in operands):
+            return None
+        if ndim == 4 and all(
+            is_contiguous_for(shape, st, "channels_last", "") for _, st in operands
+        ):
+            return channels_last_strides(shape)
+        first = operands[0][1]
+        if all(st == first for _, st in operands) and is_non_overlapping_and_dense(shape, first):
+            return first
+    strides = []
+    for s, st in operands:  # broadcast dims (size 1 against a larger size) read as stride 0
+        pad = ndim - len(s)
+        padded = [0] * pad
+        for d, (n, x) in enumerate(zip(s, st, strict=True)):
+            padded.append(0 if n == 1 and shape[pad + d] != 1 else x)
+        strides.append(padded)
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    out = strides_in_order(shape, should_swap)
+    # the dims in their own order give a row-major result (sizes of 0 counting as 1)
+    acc, own = 1, True
+    for d in range(ndim - 1, -1, -1):
+        if out[d] != acc:
+            own = False
+            break
+        acc *= shape[d]
+    return None if own else out
+
+
+def _row_major(shape: Shape, strides: Sequence[int]) -> bool:
+    """Row-major but for the strides of size-1 dims (PyTorch's ``is_contiguous``)."""
+    acc = 1
+    for d in range(len(shape) - 1, -1, -1):
+        n = shape[d]
+        if n != 1:
+            if strides[d] != acc:
+                return False
+            acc *= n
+    return True

@@ -272,3 +272,49 @@ def test_as_strided_errors() -> None:
         vmap(lambda t: t[1:].as_strided((2,), (1,), 0))(x)  # before example 0's slice
     with pytest.raises(RuntimeError, match="batch dims being vmapped over are at the front"):
         vmap(lambda t: t.as_strided((3,), (1,)), in_dims=1)(x)
+
+
+# ------------------------------------------------------------------ stack, einsum, LU
+
+
+def test_stack_of_batched_and_unbatched_tensors() -> None:
+    x = _arr(3, 2, 4)
+    _both(lambda m: lambda t: m.stack([t, m.ones(2, 4), t * 2], -1), x)
+    _both(lambda m: lambda t: m.stack([t, t], 0), x, in_dims=1)
+
+
+@pytest.mark.parametrize(
+    "equation", ["ij,jk->ik", "ij,jk", "ii->i", "...ij,...jk", "bij, bjk -> bik", "i,i"]
+)
+@pytest.mark.parametrize("dims", [(0, 0), (0, None), (None, 0)])
+def test_einsum(equation: str, dims: tuple[Any, ...]) -> None:
+    shapes = {
+        "ij,jk->ik": ((3, 4), (4, 2)), "ij,jk": ((3, 4), (4, 2)), "ii->i": ((3, 3), (3, 3)),
+        "...ij,...jk": ((2, 3, 4), (2, 4, 5)), "bij, bjk -> bik": ((2, 3, 4), (2, 4, 5)),
+        "i,i": ((4,), (4,)),
+    }[equation]  # fmt: skip
+    a = _arr(5, *shapes[0]) if dims[0] == 0 else _arr(*shapes[0])
+    b = _arr(5, *shapes[1], seed=1) if dims[1] == 0 else _arr(*shapes[1], seed=1)
+    if equation == "ii->i":
+        _both(lambda m: lambda x, y: m.einsum(equation, x), a, b, in_dims=dims)
+        return
+    _both(lambda m: lambda x, y: m.einsum(equation, x, y), a, b, in_dims=dims)
+
+
+@pytest.mark.filterwarnings(
+    "ignore:There is a performance drop:UserWarning"
+)  # torch lacks linalg_lu
+def test_lu_factor_unpack_and_solve() -> None:
+    a, b = _spd(3, 4, 4), _arr(3, 4, 2, seed=1)
+    _both(lambda m: lambda x: m.linalg.lu_factor(x), a)
+    _both(lambda m: lambda x: m.linalg.lu(x), a)
+
+    def solve(m: Any) -> Any:
+        def f(x: Any, y: Any) -> Any:
+            lu, piv = m.linalg.lu_factor(x)
+            return m.linalg.lu_solve(lu, piv, y), m.lu_unpack(lu, piv)
+
+        return f
+
+    _both(solve, a, b)
+    _both(solve, a[0], b, in_dims=(None, 0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._batched.args import bind, call
-from ember._batched.kernel import materialize, register_rule, unwrap
+from ember._batched.kernel import materialize, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
 from ember.ops.registry import OpOverload, ops
@@ -94,7 +94,30 @@ def check_errors_rule(
     return op(info, v["api_name"], is_matrix=v["is_matrix"] and not batched)
 
 
+def lu_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """``lu_unpack`` and ``linalg_lu_solve``: the factors, pivots and right-hand side with
+    their batch dimensions lined up (the factors and pivots expanded over the vmap dimension
+    together, as the op takes them of one batch shape)."""
+    v = bind(op, args, kw)
+    if op is aten.lu_unpack.default:
+        if not (v.get("unpack_data", True) and v.get("unpack_pivots", True)):
+            return slow_fallback(op, 0, args, kw)  # empty outputs: no batch dimension
+        lu, piv = v["LU_data"], v["LU_pivots"]
+        n = max(lu.dim() - 2, piv.dim() - 1)
+        v["LU_data"] = _padded(lu, level, 2, n, expand=True)
+        v["LU_pivots"] = _padded(piv, level, 1, n, expand=True)
+        return tuple(wrap(o, level.level) for o in call(op, v))
+    lu, piv, b = v["LU"], v["pivots"], v["B"]
+    n = max(lu.dim() - 2, piv.dim() - 1, b.dim() - 2)
+    v["LU"] = _padded(lu, level, 2, n, expand=True)
+    v["pivots"] = _padded(piv, level, 1, n, expand=True)
+    v["B"] = _padded(b, level, 2, n)
+    return wrap(call(op, v), level.level)
+
+
 register_rule(aten._linalg_check_errors.default, check_errors_rule)
+register_rule(aten.lu_unpack.default, lu_rule)
+register_rule(aten.linalg_lu_solve.default, lu_rule)
 register_rule(aten.linalg_solve_triangular.default, solve_triangular_rule)
 register_rule(aten._linalg_solve_ex.default, solve_ex_rule)
 register_rule(aten.linalg_pinv.atol_rtol_tensor, pinv_rule)

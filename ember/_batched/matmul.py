@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember._batched.kernel import batch_rule, materialize, physical, unwrap
+from ember._batched.kernel import batch_rule, materialize, physical, slow_fallback, unwrap
 from ember._batched.tensor import Level, is_batched_at, wrap
 from ember._tensor import Tensor
 from ember.ops.registry import OpOverload, ops
@@ -135,3 +135,34 @@ def _addmm_rows(level: Level, self_x: Any, m1: Any, m2: Any, beta: Any, alpha: A
         _check(aten.mm.default, m1, m2)
     out = aten.addmm.default(self_x, a.reshape(batch * n, k), m2, beta=beta, alpha=alpha)
     return wrap(out.view(batch, n, m2.shape[1]), level.level)
+
+
+@batch_rule(aten.einsum.default)
+def einsum_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """One physical einsum: a subscript letter the equation does not use names the batch
+    dimension of every batched operand and leads the output (an implicit output is written
+    out first: the ellipsis, then the letters used once, in order)."""
+    equation, tensors = args[0], list(args[1])
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(tensors):
+        return op(*args, **kw)  # PyTorch's error, from the op
+    if not arrow:
+        letters = [c for c in lhs if c.isalpha()]
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        rhs = ("..." if "..." in lhs else "") + "".join(once)
+    free = [c for c in _LETTERS if c not in eq]
+    if not free:
+        return slow_fallback(op, 0, args, kw)  # all 52 letters used
+    z = free[0]
+    phys, mapped = [], []
+    for term, t in zip(terms, tensors, strict=True):
+        v, batched = unwrap(t, level)
+        phys.append(v)
+        mapped.append(z + term if batched else term)
+    new = ",".join(mapped) + "->" + z + rhs
+    return wrap(op(new, phys, **kw), level.level)
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

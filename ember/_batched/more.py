@@ -46,7 +46,8 @@ for _op in (
     aten._linalg_det.default, aten._linalg_eigh.default, aten._linalg_slogdet.default,
     aten._linalg_svd.default, aten.linalg_cholesky_ex.default, aten.linalg_inv.default,
     aten.linalg_inv_ex.default, aten.linalg_matrix_exp.default, aten.linalg_pinv.default,
-    aten.linalg_pinv.atol_rtol_float, aten.linalg_qr.default,
+    aten.linalg_pinv.atol_rtol_float, aten.linalg_qr.default, aten.linalg_lu.default,
+    aten.linalg_lu_factor.default, aten.linalg_lu_factor_ex.default,
 ):  # fmt: skip
     register_rule(_op, trailing_rule)
 

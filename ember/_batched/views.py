@@ -13,7 +13,7 @@ from typing import Any
 
 from ember._batched.args import align, bind, call
 from ember._batched.kernel import batch_rule, inplace_error, register_rule, slow_fallback, unwrap
-from ember._batched.tensor import Level, wrap
+from ember._batched.tensor import _ITEM_ERROR, Level, wrap
 from ember._tensor import Tensor
 from ember.ops.native.inplace_views import VIEW_OF, view_args
 from ember.ops.registry import OpOverload, ops
@@ -131,6 +131,26 @@ def cat_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
     return wrap(call(op, values), level.level)
 
 
+@batch_rule(aten.stack.default)
+def stack_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """The examples' tensors stacked after the batch dimension (shapes are checked by the
+    physical stack: equal logical shapes give equal physical ones)."""
+    values = bind(op, args, kw)
+    tensors = list(values["tensors"])
+    if not tensors:
+        return call(op, values)  # PyTorch's error for an empty list
+    n = tensors[0].dim() + 1
+    d = values.get("dim", 0)
+    if not -n <= d < n:
+        raise IndexError(
+            f"stack: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but "
+            f"got {d})"
+        )
+    values["tensors"] = [align(t, level, t.dim()) for t in tensors]
+    values["dim"] = (d + n if d < 0 else d) + 1
+    return wrap(call(op, values), level.level)
+
+
 @batch_rule(aten.copy_.default, aten.fill_.Tensor)
 def write_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     values = bind(op, args, kw)
@@ -162,8 +182,6 @@ def fill_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str,
 
 @batch_rule(aten._local_scalar_dense.default)
 def item_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    from ember._batched.tensor import _ITEM_ERROR
-
     raise RuntimeError(_ITEM_ERROR)
 
 

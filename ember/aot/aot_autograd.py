@@ -64,7 +64,7 @@ from ember._subclasses.fake_tensor import (
 )
 from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
-from ember.aot.partitioners import default_partition
+from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
@@ -73,8 +73,7 @@ from ember.autograd.grad_mode import enable_grad, no_grad
 from ember.autograd.graph import NO_EDGE
 from ember.autograd.graph import SavedTensor as _SavedTensor
 from ember.autograd.kernel import gradient_edge
-from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch import marks, state
 from ember.fx.experimental.proxy_tensor import (
     DataDependentTracingError,
     _snapshot,
@@ -82,6 +81,7 @@ from ember.fx.experimental.proxy_tensor import (
     _Tracker,
 )
 from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter as _Parameter
 from ember.ops.registry import ops
@@ -353,7 +353,7 @@ class _Entry:
             local.grad_enabled = True
         n_user = plan.n_dense_outs
         users = list(outs[:n_user])
-        edges = tuple([gradient_edge(a) if a._ekeys & AUTOGRAD_BIT else NO_EDGE for a in uniq])
+        edges = tuple([gradient_edge(a) if marks.tracks_grad(a) else NO_EDGE for a in uniq])
         assert self.fn_class is not None
         node = self.fn_class._backward_cls(self._lean_backward, edges)
         raw = outs[n_user:]
@@ -369,7 +369,7 @@ class _Entry:
                     o = users[i] = o.view_as(o)
             if not rg:
                 continue
-            o._ekeys |= AUTOGRAD_BIT
+            marks.mark_autograd(o)
             o.grad_fn = node
             o._output_nr = i
             if o._base is not None:
@@ -738,7 +738,50 @@ def _build_joint(
     entry.num_saved = fw.meta.get("num_saved", 0)
     entry.bw_graph = bw
     entry.bw_compiler = options["bw_compiler"] or options["fw_compiler"]
-    entry.grad_deps = holder["grad_deps"]
+    entry.grad_deps = _grad_dependencies(bw, entry.grad_metas, holder["grad_deps"])
+
+
+def _grad_dependencies(
+    bw: GraphModule, grad_metas: list[SubclassMeta | None], reach: list[set[int]]
+) -> list[set[int]]:
+    """Per gradient (user level), the dense tangents whose being unset makes it None
+    (NOTE [which gradients are None]): those it is computed from, and, when one of its
+    summands reads no tangent (a formula of zeros), those of every output reaching it."""
+    placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
+    tangents = {n: i for i, n in enumerate(p for p in placeholders if _is_tangent(p))}
+    outs = next(n for n in bw.graph.nodes if n.op == "output").args[0]
+    reads: dict[Node, frozenset[int]] = {}  # the tangents each value is computed from
+    for n in bw.graph.nodes:  # (in order: a node's inputs come first)
+        found = frozenset([tangents[n]]) if n in tangents else frozenset()
+        for a in n.all_input_nodes:
+            found |= reads[a]
+        reads[n] = found
+
+    def summands(n: Any) -> list[Any]:
+        found, stack = [], [n]
+        while stack:
+            m = stack.pop()
+            if isinstance(m, Node) and m.target is aten.add.Tensor and not m.kwargs:
+                stack.extend(m.args)
+            else:
+                found.append(m)
+        return found
+
+    per_dense = []
+    for o in outs:
+        parts = summands(o) if isinstance(o, Node) else []
+        per_dense.append([reads[p] for p in parts if isinstance(p, Node)])
+    out: list[set[int]] = []
+    pos = 0
+    for k, m in enumerate(grad_metas):
+        count = 1 if m is None else m.count
+        deps: set[int] = set()
+        for parts in per_dense[pos : pos + count]:
+            for found in parts:
+                deps |= found if found else reach[k]
+        out.append(deps)
+        pos += count
+    return out
 
 
 def _reached_by(
@@ -747,12 +790,13 @@ def _reached_by(
     """Per input in ``wrt``: the dense tangents of the outputs whose autograd graph reaches it.
 
     NOTE [which gradients are None]
-    Eager gives an input a gradient (zeros, if every formula on the way says so: copysign's
-    for ``other``) as soon as one output whose graph reaches it gets a gradient, and None
-    when none does. So the runtime answers None exactly when every tangent of the outputs
-    that reach the input is unset; which outputs reach it is read from the traced forward's
-    autograd graph (a ``detach`` or an ``argmax`` on the way is no edge), not from the
-    backward graph, where a formula of zeros reads no tangent at all.
+    Eager gives an input None when no gradient reached it, or when every formula on the
+    way returned None for an output gradient that was None (slogdet's for an unset
+    ``logabsdet``); a formula of zeros (copysign's for ``other``) gives zeros whenever its
+    node runs. So a gradient of the backward graph is None at run time when every tangent
+    it is computed from is unset, and a summand of it that reads no tangent (the zeros)
+    counts as computed from every output whose autograd graph reaches the input: read from
+    the traced forward's autograd graph, where a ``detach`` or an ``argmax`` is no edge.
     """
     targets: dict[int, list[int]] = {}
     for k, x in enumerate(wrt):
@@ -784,6 +828,11 @@ _ndarray = np.ndarray
 _STATIC = (str, bool, int, float, type(None))
 
 
+#: id(tuple) -> (the tuple, its part of a fast key): a tuple is immutable, and keeping it
+#: keeps its id from being reused
+_TUPLE_KEYS: dict[int, tuple[tuple[Any, ...], Any]] = {}
+
+
 def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
     """A key for calls whose arguments are distinct plain tensors (or parameters) on the cpu
     and static values (numbers, strings, None, flat tuples of them): each array's shape,
@@ -803,8 +852,16 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
             key.append((d.shape, d.strides, d.dtype, a.requires_grad))
         elif t in _STATIC:
             key.append((t, a))
-        elif t is tuple and all(type(v) in _STATIC for v in a):
-            key.append((t, tuple([(type(v), v) for v in a])))
+        elif t is tuple:
+            memo = _TUPLE_KEYS.get(id(a))
+            if memo is None or memo[0] is not a:
+                if not all(type(v) in _STATIC for v in a):
+                    return None
+                memo = (a, (t, tuple([(type(v), v) for v in a])))
+                if len(_TUPLE_KEYS) > 64:
+                    _TUPLE_KEYS.clear()
+                _TUPLE_KEYS[id(a)] = memo  # (a compiled module passes the same tuples)
+            key.append(memo[1])
         else:
             return None
     if len(ids) != n:  # a tensor passed twice: the general path deduplicates

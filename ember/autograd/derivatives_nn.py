@@ -79,24 +79,50 @@ defvjp(
 )
 
 
-def _avg_pool2d(
-    g: Any,
-    self: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> tuple[Any]:
-    return (
-        aten.avg_pool2d_backward.default(
-            g, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-    )
+def register_avg_pool(n: int) -> None:
+    """The derivatives of ``avg_pool{n}d`` (its backward op) and of that backward op (the
+    pooling of the incoming gradient; none for ``self``, which it reads for its shape)."""
+    pool = getattr(aten, f"avg_pool{n}d").default
+    backward = getattr(aten, f"avg_pool{n}d_backward").default
+
+    def avg_pool(
+        g: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any = (),
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> tuple[Any]:
+        return (
+            backward(
+                g, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override,
+            ),
+        )  # fmt: skip
+
+    def avg_pool_backward(
+        g: Any,
+        grad_output: Any,
+        self: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: int | None,
+    ) -> tuple[Any, Any]:
+        pooled = pool(
+            g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+        )
+        return pooled, aten.zeros_like.default(self)
+
+    defvjp(pool, avg_pool)
+    defvjp(backward, avg_pool_backward)
 
 
-defvjp(aten.avg_pool2d.default, _avg_pool2d)
+register_avg_pool(2)
 
 
 def _recorded_stats(input: Any, dims: list[int], eps: float, keepdim: bool) -> tuple[Any, Any]:
@@ -472,15 +498,6 @@ def _nll_loss_double_backward(
 
 
 defvjp(aten.convolution_backward.default, _convolution_double_backward)
-defvjp(
-    aten.avg_pool2d_backward.default,
-    lambda g, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: (  # noqa: E501
-        aten.avg_pool2d.default(
-            g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-        aten.zeros_like.default(self),
-    ),
-)
 defvjp(aten.native_layer_norm_backward.default, _layer_norm_double_backward)
 defvjp(aten.native_batch_norm_backward.default, _batch_norm_double_backward)
 defvjp(aten.embedding_dense_backward.default, _embedding_double_backward)

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember.autograd.derivatives_nn import _normalization_double_backward, _recorded_stats
+from ember.autograd.derivatives_nn import (
+    _normalization_double_backward,
+    _recorded_stats,
+    register_avg_pool,
+)
 from ember.autograd.function_table import defvjp
 from ember.autograd.grad_mode import is_grad_enabled
 from ember.ops.native.spatial import UPSAMPLE
@@ -50,33 +54,7 @@ defvjp(
 )
 
 
-def _avg_pool3d(
-    g: Any,
-    self: Any,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-    divisor_override: int | None = None,
-) -> tuple[Any]:
-    return (
-        aten.avg_pool3d_backward.default(
-            g, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-    )
-
-
-defvjp(aten.avg_pool3d.default, _avg_pool3d)
-defvjp(
-    aten.avg_pool3d_backward.default,
-    lambda g, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: (  # noqa: E501
-        aten.avg_pool3d.default(
-            g, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        ),
-        aten.zeros_like.default(self),
-    ),
-)
+register_avg_pool(3)
 
 
 def _adaptive(n: int) -> None:

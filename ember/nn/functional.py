@@ -390,44 +390,45 @@ def cross_entropy(
     return aten.cross_entropy_loss.default(input, target, weight, r, ignore_index, label_smoothing)
 
 
-@python_route()
-def mse_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-    weight: Tensor | None = None,
-) -> Tensor:
+def _pointwise_loss_function(name: str, doc: str) -> Any:
+    """``nn.functional.<name>`` for ``mse_loss`` and ``l1_loss``, whose signatures are
+    PyTorch's and the same: one definition."""
+
+    def loss(
+        input: Tensor,
+        target: Tensor,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        weight: Tensor | None = None,
+    ) -> Tensor:
+        _check_target_size(input, target)
+        r = _reduction(reduction, name, size_average, reduce)
+        return _pointwise_loss(name, input, target, r, weight)
+
+    loss.__name__ = loss.__qualname__ = name
+    loss.__doc__ = doc
+    return python_route()(loss)
+
+
+mse_loss = _pointwise_loss_function(
+    "mse_loss",
     """Mean squared error.
 
     >>> import ember.nn.functional as F
     >>> F.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(2.)
-    """
-    _check_target_size(input, target)
-    r = _reduction(reduction, "mse_loss", size_average, reduce)
-    return _pointwise_loss("mse_loss", input, target, r, weight)
-
-
-@python_route()
-def l1_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-    weight: Tensor | None = None,
-) -> Tensor:
+    """,
+)
+l1_loss = _pointwise_loss_function(
+    "l1_loss",
     """Mean absolute error.
 
     >>> import ember.nn.functional as F
     >>> F.l1_loss(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(1.)
-    """
-    _check_target_size(input, target)
-    r = _reduction(reduction, "l1_loss", size_average, reduce)
-    return _pointwise_loss("l1_loss", input, target, r, weight)
+    """,
+)
 
 
 def _check_target_size(input: Tensor, target: Tensor) -> None:

@@ -25,3 +25,6 @@ import ember.backends.cpu.spatial
 import ember.backends.cpu.special
 import ember.backends.cpu.variants  # after the families: derives the in-place/out variants
 import ember.backends.cpu.views
+from ember.backends.cpu.layout import lay_out_pointwise
+
+lay_out_pointwise()  # last: wraps the pointwise kernels registered above

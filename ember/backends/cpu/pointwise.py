@@ -18,6 +18,8 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
+from ember.backends.cpu.layout import laid_out
+from ember.backends.variants import check_write
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.pointwise import POSITIVE_CHECK, check_frexp, isin_dtype
@@ -215,6 +217,8 @@ def _fast(fn: Callable[[Any, Any], Any], self: Any, other: Any) -> Tensor | None
         b = other
     else:
         return None
+    if a.ndim > 1 and not _plain(a) or type(b) is _nd and b.ndim > 1 and not _plain(b):
+        return None  # the general path lays the result out (NOTE [pointwise result layout])
     token = ERRSTATE.set(IGNORE)
     try:
         r = fn(a, b)
@@ -223,6 +227,13 @@ def _fast(fn: Callable[[Any, Any], Any], self: Any, other: Any) -> Tensor | None
     finally:
         ERRSTATE.reset(token)
     return wrap(r if type(r) is _nd else _asarray(r))
+
+
+def _plain(a: np.ndarray) -> bool:
+    """Row-major with no size-0/1 dims: NumPy's result of such operands (or 1-d ones) is
+    row-major, as PyTorch's is (NOTE [pointwise result layout])."""
+    shape = a.shape
+    return a.flags.c_contiguous and 1 not in shape and 0 not in shape
 
 
 def _scaled(name: str, info: Any, fn: Callable[[Any, Any], Any], self: Any, other: Any,
@@ -241,14 +252,21 @@ def _scaled(name: str, info: Any, fn: Callable[[Any, Any], Any], self: Any, othe
     return result(r, rdt.np)
 
 
+def _add_general(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    kw = {"alpha": alpha}
+    return _scaled("add.Tensor", _ADD, _add, self, other, alpha, (self, other), kw)
+
+
+_add_laid_out = laid_out(aten.add.Tensor, _add_general)
+
+
 @impl(aten.add.Tensor, CPU)
 def add(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1 and type(alpha) is int and (type(self) is Tensor or isinstance(self, Tensor)):
         r = _fast(_add, self, other)
         if r is not None:
             return r
-    kw = {"alpha": alpha}
-    return _scaled("add.Tensor", _ADD, _add, self, other, alpha, (self, other), kw)
+    return _add_laid_out(self, other, alpha=alpha)
 
 
 @impl(aten.add.Scalar, CPU)
@@ -257,14 +275,21 @@ def add_scalar(self: Any, other: Any, alpha: Any = 1) -> Tensor:
     return _scaled("add.Scalar", info, _add, self, other, alpha, (self, other, alpha), {})
 
 
+def _sub_general(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    kw = {"alpha": alpha}
+    return _scaled("sub.Tensor", _SUB, _subtract, self, other, alpha, (self, other), kw)
+
+
+_sub_laid_out = laid_out(aten.sub.Tensor, _sub_general)
+
+
 @impl(aten.sub.Tensor, CPU)
 def sub(self: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1 and type(alpha) is int and (type(self) is Tensor or isinstance(self, Tensor)):
         r = _fast(_subtract, self, other)
         if r is not None:
             return r
-    kw = {"alpha": alpha}
-    return _scaled("sub.Tensor", _SUB, _subtract, self, other, alpha, (self, other), kw)
+    return _sub_laid_out(self, other, alpha=alpha)
 
 
 @impl(aten.sub.Scalar, CPU)
@@ -286,7 +311,7 @@ def rsub_scalar(self: Any, other: Any, alpha: Any = 1) -> Tensor:
     return _scaled("rsub.Scalar", info, _subtract, other, self, alpha, (self, other, alpha), {})
 
 
-_mul_general = binary("mul.Tensor", _multiply)
+_mul_general = laid_out(aten.mul.Tensor, binary("mul.Tensor", _multiply))
 
 
 @impl(aten.mul.Tensor, CPU)
@@ -298,7 +323,7 @@ def mul(self: Any, other: Any) -> Tensor:
     return _mul_general(self, other)
 
 
-_div_general = binary("div.Tensor", _true_divide)
+_div_general = laid_out(aten.div.Tensor, binary("div.Tensor", _true_divide))
 
 
 @impl(aten.div.Tensor, CPU)
@@ -310,6 +335,8 @@ def div(self: Any, other: Any) -> Tensor:
     return _div_general(self, other)
 
 
+for _k in (add, sub, mul, div):  # their slow paths lay the result out themselves
+    _k._lays_out = True  # type: ignore[attr-defined]
 impl(aten.mul.Scalar, CPU, binary("mul.Scalar", _multiply))
 impl(aten.div.Scalar, CPU, binary("div.Scalar", _true_divide))
 
@@ -449,8 +476,6 @@ def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict
 
 
 def _write(name: str, dst: Tensor, r: Tensor) -> None:
-    from ember.backends.variants import check_write
-
     check_write(dst, r, name, False)
     np.copyto(dst._edata, r._edata, casting="unsafe")
     dst._bump_version()

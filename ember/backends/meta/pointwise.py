@@ -9,14 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from ember._memory_format import is_non_overlapping_and_dense, strides_in_order
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor, wrap_shape_only
 from ember.backends.cpu.pointwise import check_gelu, check_rounding_mode
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native._define import FUNCTIONAL_OF
-from ember.ops.native.pointwise import check_frexp, data_dependent, isin_dtype
+from ember.ops.native.pointwise import (
+    check_frexp,
+    data_dependent,
+    isin_dtype,
+    layout_operands,
+    pointwise_result_strides,
+)
 from ember.ops.native.promotion import POINTWISE, pointwise_dtypes
 from ember.ops.registry import OpOverload, all_overloads, ops
 from ember.ops.shapes import broadcast_shapes
@@ -26,52 +31,9 @@ aten = ops.aten
 Meta = DispatchKey.Meta
 
 
-def output_strides(
-    shape: tuple[int, ...], tensors: list[Tensor], numbers: bool = False
-) -> tuple[int, ...] | None:
-    """The strides (in elements) of a pointwise op's result, as PyTorch's TensorIterator
-    lays it out: contiguous when every input is, else contiguous in the order of the
-    inputs' strides (the first input that orders two dimensions decides; broadcast
-    dimensions do not count; equal strides put the smaller dimension inner); inputs of one
-    shape and one dense layout keep it (unless a number stands for a tensor argument:
-    PyTorch wraps it as an input). None for contiguous."""
-    ndim = len(shape)
-    if ndim < 2 or all(t.is_contiguous() for t in tensors):
-        return None
-    first = tuple(tensors[0].stride())
-    if not numbers and all(
-        tuple(t.shape) == tuple(shape) and tuple(t.stride()) == first for t in tensors
-    ):
-        if is_non_overlapping_and_dense(tuple(shape), first):
-            return first  # the same dense layout everywhere: kept as it is
-    strides = []
-    for t in tensors:
-        pad = ndim - t.dim()
-        st = [0] * pad
-        for d, (size, stride) in enumerate(zip(t.shape, t.stride(), strict=True)):
-            st.append(0 if size == 1 and shape[pad + d] != 1 else stride)
-        strides.append(st)
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    return strides_in_order(shape, should_swap)
-
-
 def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:
     """Shape and dtype of a pointwise op's result, with the CPU kernel's dtype errors."""
-    schema = op._schema
-    tensor_pos = [i for i, a in enumerate(schema.positional) if a.type.is_tensor]
+    tensor_pos, number_pos = layout_operands(op)
     name = op.__name__
     info = POINTWISE[name]
     # div with rounding_mode=None is true division: div.Tensor's rule (as the CPU kernel runs)
@@ -89,10 +51,7 @@ def pointwise_rule(op: OpOverload) -> Callable[..., Tensor]:
         tensors = [args[i] for i in tensor_pos if i < n and isinstance(args[i], Tensor)]
         shape = broadcast_shapes(*[t.shape for t in tensors], op=name)
         _, rdt = pointwise_dtypes(name, rules, args, kwargs)
-        numbers = any(
-            i < n and not isinstance(args[i], Tensor) and args[i] is not None for i in tensor_pos
-        )
-        strides = output_strides(shape, tensors, numbers)
+        strides = pointwise_result_strides(name, shape, args, tensor_pos, number_pos)
         return wrap_shape_only(ShapeOnlyArray(shape, rdt.np, strides))
 
     return rule

@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from ember import dtypes
+from ember._memory_format import pointwise_strides
+from ember._tensor import Tensor, strides_of
 from ember.dtypes import bool_, complex64, complex128, dtype, float16, float32, float64
 from ember.ops.native._define import (
     FUNCTIONAL_OF,
@@ -51,6 +53,48 @@ ONLY_INEXACT = NO_BOOL | INTS
 #: arguments that never take part in promotion
 _NOT_OPERANDS = ("condition", "alpha", "value", "weight", "threshold")
 _FUNCTION_AND_METHOD = ("function", "method")
+
+
+#: pointwise ops whose result PyTorch lays out row-major whatever the operands' layout (its
+#: ``pow.Scalar`` allocates the result before running ``pow`` of a wrapped number)
+ROW_MAJOR_RESULT = frozenset({"pow.Scalar", "float_power.Scalar"})
+
+
+def layout_operands(op: OpOverload) -> tuple[list[int], list[int]]:
+    """The positions of a pointwise op's tensor arguments and of the ``Scalar`` ``self`` or
+    ``other`` that PyTorch wraps as a 0-d operand (``x > 0``, ``2 - x``): what orders the
+    result's dims (NOTE [pointwise result layout] in ``ember/_memory_format.py``)."""
+    args = op._schema.positional
+    tensors = [i for i, a in enumerate(args) if a.type.is_tensor]
+    numbers = [
+        i
+        for i, a in enumerate(args)
+        if a.type.base == "Scalar" and not a.type.is_list and a.name in ("self", "other")
+    ]
+    return tensors, numbers
+
+
+def pointwise_result_strides(
+    op: str, shape: tuple[int, ...], args: tuple[Any, ...], tensors: list[int], numbers: list[int]
+) -> tuple[int, ...] | None:
+    """The strides of pointwise op ``op``'s result of ``shape`` from its positional ``args``
+    (positions from ``layout_operands``); None for row-major. The CPU kernels and the Meta
+    rule both ask this (NOTE [pointwise result layout])."""
+    if op in ROW_MAJOR_RESULT:
+        return None
+    n = len(args)
+    operands = []
+    wrapped = False
+    for i in tensors:
+        if i < n:
+            x = args[i]
+            if isinstance(x, Tensor):
+                operands.append((tuple(x.shape), strides_of(x)))
+            elif x is not None:
+                wrapped = True  # a number for a tensor: PyTorch wraps it as an operand
+    if not wrapped:
+        wrapped = any(i < n and args[i] is not None for i in numbers)
+    return pointwise_strides(shape, operands, wrapped)
 
 
 def _rename(schema: str, overload: str) -> str:

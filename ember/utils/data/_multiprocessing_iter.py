@@ -91,7 +91,10 @@ class MultiProcessingIter:
         self._readers: list[Any] = []
         self._task_fds: list[int] = []
         self._pending: list[bytearray] = []
-        self._received: collections.deque[tuple[Any, Any]] = collections.deque()
+        #: (worker id, (task index, data)) as they came, not yet handed on
+        self._received: collections.deque[tuple[int, Any]] = collections.deque()
+        #: the workers whose answer to ResumeIteration has not come yet
+        self._resuming: set[int] = set()
         auto_collation = loader.batch_sampler is not None or (
             self._iterable and loader.batch_size is not None
         )
@@ -136,14 +139,14 @@ class MultiProcessingIter:
         self._task_info: dict[int, tuple[Any, ...]] = {}
         self._workers_live = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
-        if not first:  # persistent workers: restart each one's fetcher, and wait for them
+        if not first:
+            # persistent workers: restart each one's fetcher. PyTorch waits for every
+            # worker's answer before sending the new pass's tasks; a worker's pipe keeps its
+            # messages in order, so ember sends them at once and drops what a worker sent
+            # before its answer (a result of the last pass nobody asked for any more)
             for worker_id in range(self._num_workers):
                 self._send(worker_id, ResumeIteration())
-            acks = 0
-            while acks < self._num_workers:
-                _, data = self._get_data()
-                if isinstance(data, ResumeIteration):
-                    acks += 1
+            self._resuming = set(range(self._num_workers))
         for _ in range(self._prefetch * self._num_workers):
             self._try_put_index()
 
@@ -194,7 +197,7 @@ class MultiProcessingIter:
                 timeout = min(timeout, 0.005)
             for r in wait([r for r in self._readers if not r.closed], timeout):
                 try:
-                    self._received.append(pickle.loads(r.recv_bytes()))
+                    self._received.append((self._readers.index(r), pickle.loads(r.recv_bytes())))
                 except EOFError:  # that worker exited: only the liveness check can tell why
                     r.close()
         if not self._received:
@@ -211,12 +214,27 @@ class MultiProcessingIter:
             return False, None
         return True, self._received.popleft()
 
+    def _next_received(self, timeout: float) -> tuple[bool, Any]:
+        """The next result of this pass, skipping what a resuming worker sent before its
+        answer (NOTE [worker pipes])."""
+        while True:
+            ok, got = self._try_get_data(timeout)
+            if not ok:
+                return False, None
+            worker_id, (idx, data) = got
+            if not self._resuming:
+                return True, (idx, data)
+            if isinstance(data, ResumeIteration):
+                self._resuming.discard(worker_id)
+            elif worker_id not in self._resuming:
+                return True, (idx, data)
+
     def _waited(self, timeout: float) -> tuple[bool, Any]:
         """``_try_get_data`` over ``timeout`` seconds, however often pending tasks cut its
         waits short."""
         deadline = time.monotonic() + timeout
         while True:
-            ok, data = self._try_get_data(max(0.0, deadline - time.monotonic()))
+            ok, data = self._next_received(max(0.0, deadline - time.monotonic()))
             if ok or time.monotonic() >= deadline:
                 return ok, data
 
