@@ -64,7 +64,7 @@ from ember._subclasses.fake_tensor import (
 )
 from ember._tensor import Tensor
 from ember.aot.guards import describe_difference, distance, signature
-from ember.aot.partitioners import default_partition
+from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
@@ -81,6 +81,7 @@ from ember.fx.experimental.proxy_tensor import (
     _Tracker,
 )
 from ember.fx.graph_module import GraphModule
+from ember.fx.node import Node
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter as _Parameter
 from ember.ops.registry import ops
@@ -737,7 +738,50 @@ def _build_joint(
     entry.num_saved = fw.meta.get("num_saved", 0)
     entry.bw_graph = bw
     entry.bw_compiler = options["bw_compiler"] or options["fw_compiler"]
-    entry.grad_deps = holder["grad_deps"]
+    entry.grad_deps = _grad_dependencies(bw, entry.grad_metas, holder["grad_deps"])
+
+
+def _grad_dependencies(
+    bw: GraphModule, grad_metas: list[SubclassMeta | None], reach: list[set[int]]
+) -> list[set[int]]:
+    """Per gradient (user level), the dense tangents whose being unset makes it None
+    (NOTE [which gradients are None]): those it is computed from, and, when one of its
+    summands reads no tangent (a formula of zeros), those of every output reaching it."""
+    placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
+    tangents = {n: i for i, n in enumerate(p for p in placeholders if _is_tangent(p))}
+    outs = next(n for n in bw.graph.nodes if n.op == "output").args[0]
+    reads: dict[Node, frozenset[int]] = {}  # the tangents each value is computed from
+    for n in bw.graph.nodes:  # (in order: a node's inputs come first)
+        found = frozenset([tangents[n]]) if n in tangents else frozenset()
+        for a in n.all_input_nodes:
+            found |= reads[a]
+        reads[n] = found
+
+    def summands(n: Any) -> list[Any]:
+        found, stack = [], [n]
+        while stack:
+            m = stack.pop()
+            if isinstance(m, Node) and m.target is aten.add.Tensor and not m.kwargs:
+                stack.extend(m.args)
+            else:
+                found.append(m)
+        return found
+
+    per_dense = []
+    for o in outs:
+        parts = summands(o) if isinstance(o, Node) else []
+        per_dense.append([reads[p] for p in parts if isinstance(p, Node)])
+    out: list[set[int]] = []
+    pos = 0
+    for k, m in enumerate(grad_metas):
+        count = 1 if m is None else m.count
+        deps: set[int] = set()
+        for parts in per_dense[pos : pos + count]:
+            for found in parts:
+                deps |= found if found else reach[k]
+        out.append(deps)
+        pos += count
+    return out
 
 
 def _reached_by(
@@ -746,12 +790,13 @@ def _reached_by(
     """Per input in ``wrt``: the dense tangents of the outputs whose autograd graph reaches it.
 
     NOTE [which gradients are None]
-    Eager gives an input a gradient (zeros, if every formula on the way says so: copysign's
-    for ``other``) as soon as one output whose graph reaches it gets a gradient, and None
-    when none does. So the runtime answers None exactly when every tangent of the outputs
-    that reach the input is unset; which outputs reach it is read from the traced forward's
-    autograd graph (a ``detach`` or an ``argmax`` on the way is no edge), not from the
-    backward graph, where a formula of zeros reads no tangent at all.
+    Eager gives an input None when no gradient reached it, or when every formula on the
+    way returned None for an output gradient that was None (slogdet's for an unset
+    ``logabsdet``); a formula of zeros (copysign's for ``other``) gives zeros whenever its
+    node runs. So a gradient of the backward graph is None at run time when every tangent
+    it is computed from is unset, and a summand of it that reads no tangent (the zeros)
+    counts as computed from every output whose autograd graph reaches the input: read from
+    the traced forward's autograd graph, where a ``detach`` or an ``argmax`` is no edge.
     """
     targets: dict[int, list[int]] = {}
     for k, x in enumerate(wrt):
