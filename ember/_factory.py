@@ -26,6 +26,7 @@ from ember.device import as_device
 from ember.dispatch import state
 from ember.dispatch.keys import TORCH_FUNCTION_MODE_BIT
 from ember.ops.registry import ops
+from ember.overrides import handle_torch_function
 
 _LIFT = ops.aten.lift_fresh.default
 _TO_COPY = ops.aten._to_copy.default
@@ -40,8 +41,6 @@ def _modes_see_it() -> bool:
 
 
 def _to_modes(fn: Any, data: Any, **given: Any) -> Any:
-    from ember.overrides import handle_torch_function
-
     kwargs = {k: v for k, v in given.items() if v is not None and v is not False}
     return handle_torch_function(fn, (), data, **kwargs)
 

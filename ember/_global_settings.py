@@ -107,7 +107,7 @@ def set_num_threads(n: int) -> None:
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-    try:
+    try:  # optional dependency, loaded when first needed
         from threadpoolctl import threadpool_limits
     except ImportError:
         return

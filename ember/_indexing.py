@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._factory import tensor
 from ember._tensor import Tensor, wrap
-from ember.dispatch.keys import TORCH_FUNCTION_BIT
+from ember.dispatch import marks
 from ember.dispatch.protocols import GENERATED_MEMBERS
 from ember.dispatch.state import FUNCTION_MODES
 from ember.ops.registry import ops
@@ -118,8 +119,6 @@ def _to_index_tensor(it: Any) -> Tensor:
     if kind == "b":
         return _lift_fresh(wrap(np.array(arr)))
     if kind == "O":  # holds tensors: let ember.tensor sort them out
-        from ember._factory import tensor
-
         return tensor(it)
     raise IndexError(
         "tensors used as indices must be long, int, byte or bool tensors; got a sequence of "
@@ -193,7 +192,7 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     >>> ember.arange(6).view(2, 3)[1, ::2]
     tensor([3, 5])
     """
-    if (self._ekeys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and _overridden((self, index)):
+    if (marks.wants_torch_function(self) or FUNCTION_MODES[0]) and _overridden((self, index)):
         return dispatch_torch_function(Tensor.__getitem__, (self, index), {})
     t = type(index)
     if t is int:
@@ -258,7 +257,7 @@ def __setitem__(self: Tensor, index: Any, value: Any) -> None:
     tensor([0., 2., 2.])
     """
     if (
-        self._ekeys >= TORCH_FUNCTION_BIT
+        marks.wants_torch_function(self)
         or FUNCTION_MODES[0]
         or (type(index) is not int and has_tensor_likes((index, value), {}))
         or (type(value) is not Tensor and has_tensor_likes((value,), {}))

@@ -15,12 +15,12 @@ tensor a view was (transitively) taken from, ``None`` for a base.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ember import _tensor_pickle as _PICKLE
 from ember import dtypes
 from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
@@ -512,7 +512,7 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from ember._tensor_str import tensor_repr
+        from ember._tensor_str import tensor_repr  # cycle: _tensor_str imports ember._tensor
 
         return tensor_repr(self, tensor_contents=tensor_contents)
 
@@ -522,11 +522,15 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
+        from ember import _tensor_pickle as _PICKLE  # cycle: it imports this module
+
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
             return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
         return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        from ember import _tensor_pickle as _PICKLE  # cycle: it imports this module
+
         return _PICKLE.deepcopy(self, memo)  # type: ignore[no-any-return]
 
     @property
@@ -537,8 +541,6 @@ class Tensor:
         ember.Size([3, 2])
         """
         if self._edata.ndim > 2:
-            import warnings
-
             warnings.warn(
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
                 "deprecated; use `x.mT` for batches of matrices or `x.permute(...)`",
@@ -687,6 +689,12 @@ def wrap_shape_only(arr: ShapeOnlyArray, keys: int = META_BIT) -> Tensor:
     t._edata = arr
     t._ekeys = keys
     return t
+
+
+def wrap_shape_only_like(arr: ShapeOnlyArray, like: Tensor) -> Tensor:
+    """A new tensor with no data that dispatches as ``like`` does (its keys; a Meta rule
+    whose result keeps its input's)."""
+    return wrap_shape_only(arr, like._ekeys)
 
 
 def wrap_sparse(coo: Any) -> Tensor:

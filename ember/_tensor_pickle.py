@@ -22,8 +22,13 @@ ember copies it, class and state (docs/fidelity.md).
 
 from __future__ import annotations
 
+import copy
 import copyreg
 from typing import Any
+
+from ember._shape_only import ShapeOnlyArray
+from ember._tensor import Tensor, wrap
+from ember.autograd.grad_mode import no_grad
 
 #: ember's own per-tensor entries of ``__dict__`` (NOTE [tensor slot names]): never part
 #: of a tensor's pickled or copied state
@@ -40,8 +45,6 @@ def obj_state(t: Any) -> Any:
     """The state PyTorch's ``_get_obj_state`` gives: the user attributes, with the slots'
     values beside them (a pair) for a class with ``__slots__``; a class's own
     ``__getstate__`` gives it instead."""
-    from ember._tensor import Tensor
-
     getstate = getattr(type(t), "__getstate__", None)
     if (
         getstate is not None
@@ -71,8 +74,6 @@ def set_obj_state(t: Any, state: Any) -> Any:
 
 
 def _rebuild_tensor(data: Any, requires_grad: bool) -> Any:
-    from ember._tensor import wrap
-
     t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
@@ -90,8 +91,6 @@ def _rebuild_wrapper_subclass(
     requires_grad: bool,
 ) -> Any:
     """A storage-less wrapper of class ``cls`` (PyTorch's ``_rebuild_wrapper_subclass``)."""
-    from ember._tensor import Tensor
-
     return Tensor._make_wrapper_subclass(  # type: ignore[attr-defined]
         cls, size, strides=stride, storage_offset=storage_offset, dtype=dtype,
         layout=layout, device=device, requires_grad=requires_grad,
@@ -101,8 +100,6 @@ def _rebuild_wrapper_subclass(
 def _rebuild_from_type_v2(func: Any, new_type: type, args: Any, state: Any) -> Any:
     """``func(*args)`` as an instance of ``new_type`` with ``state`` restored (PyTorch's
     ``torch._tensor._rebuild_from_type_v2``)."""
-    from ember._tensor import Tensor
-
     ret = func(*args)
     if type(ret) is not new_type:
         ret = ret.as_subclass(new_type)
@@ -120,23 +117,17 @@ def _rebuild_from_type_v2(func: Any, new_type: type, args: Any, state: Any) -> A
 
 def _is_wrapper(t: Any) -> bool:
     """A storage-less wrapper subclass (``_make_wrapper_subclass``): no values of its own."""
-    from ember._shape_only import ShapeOnlyArray
-
     return isinstance(t._edata, ShapeOnlyArray) and type(t).__torch_dispatch__ is not getattr(
         _plain(), "__torch_dispatch__", None
     )
 
 
 def _plain() -> type:
-    from ember._tensor import Tensor
-
     return Tensor
 
 
 def reduce_ex(t: Any, protocol: Any) -> Any:
     """``Tensor.__reduce_ex__`` (NOTE [subclass pickling])."""
-    from ember._tensor import Tensor
-
     state = obj_state(t)
     if _is_wrapper(t):
         func: Any = _rebuild_wrapper_subclass
@@ -153,10 +144,6 @@ def reduce_ex(t: Any, protocol: Any) -> Any:
 
 def deepcopy(t: Any, memo: dict[int, Any]) -> Any:
     """``Tensor.__deepcopy__`` (NOTE [subclass pickling])."""
-    import copy
-
-    from ember._tensor import Tensor
-    from ember.autograd.grad_mode import no_grad
 
     if not t.is_leaf:
         raise RuntimeError(

@@ -28,7 +28,8 @@ import numpy as np
 
 from ember import dtypes
 from ember._layout import sparse_coo
-from ember.dispatch.keys import PYTHON_BIT
+from ember._tensor import Tensor
+from ember.dispatch import marks
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -310,8 +311,6 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
     >>> tensor_repr(ember.tensor([1, 2], dtype=ember.int32))
     'tensor([1, 2], dtype=ember.int32)'
     """
-    from ember._tensor import Tensor
-
     plain = type(t) is Tensor or type(t).__name__ == "Parameter"
     prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent = len(prefix)
@@ -335,7 +334,7 @@ def tensor_repr(t: Any, *, tensor_contents: str | None = None) -> str:
             suffixes.append(f"dtype={d!r}")
         body = tensor_contents
     else:
-        if type(data) is not np.ndarray and t._ekeys & PYTHON_BIT:
+        if type(data) is not np.ndarray and marks.has_python_key(t):
             data = _wrapper_values(t)
         elif type(data) is not np.ndarray:
             data = t.to("cpu")._edata  # lazy tensors materialize to print

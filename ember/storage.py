@@ -14,7 +14,7 @@ import numpy as np
 
 from ember._tensor import Tensor, root_array
 from ember.device import device
-from ember.dispatch.keys import PYTHON_BIT
+from ember.dispatch import marks
 
 __all__ = ["UntypedStorage"]
 
@@ -42,7 +42,7 @@ class UntypedStorage:
         self._bytes: np.ndarray | None = None
         self._ptr = 0
         # a wrapper subclass's storage is a placeholder, as PyTorch's "invalid python storage"
-        self._valid = not (type(data) is not np.ndarray and tensor._ekeys & PYTHON_BIT)
+        self._valid = not (type(data) is not np.ndarray and marks.has_python_key(tensor))
         if type(data) is np.ndarray:
             self._ptr = int(owner.__array_interface__["data"][0])
             if owner.flags.c_contiguous:

@@ -9,7 +9,11 @@
 - the core (``ops/``, ``dispatch/``, ``backends/`` and the ``torch.backends`` switches it
   registers, the autograd engine) never imports the top-level ``ember`` package;
 - generated code has one ``exec`` site, ``ember/dispatch/codegen.py`` (which registers the
-  source with ``linecache``, so tracebacks show it).
+  source with ``linecache``, so tracebacks show it);
+- every function-local import carries a comment naming the load-order cycle or the reason
+  for the lazy load;
+- a tensor's key bits (``_ekeys``) are read and set through ``ember/dispatch/marks.py``
+  outside ``dispatch/``, but for an allow-list of hot paths, each with its reason.
 """
 
 from __future__ import annotations
@@ -217,6 +221,118 @@ def test_one_exec_site() -> None:
 def test_exec_check_sees_calls() -> None:
     """The check is not vacuous: codegen's own exec is found."""
     assert _exec_calls(ROOT / "dispatch" / "codegen.py")
+
+
+def _local_imports(path: Path) -> list[tuple[int, bool]]:
+    """Each import inside a function in ``path``: (line, whether a comment says why). A
+    comment counts on the import's line, on the comment lines right above it, on the ``try:``
+    the import opens (an optional dependency), or on the first of a run of imports."""
+    src = path.read_text(encoding="utf-8")
+    lines = src.splitlines()
+
+    def commented(lineno: int) -> bool:
+        if "#" in lines[lineno - 1]:
+            return True
+        above = lines[lineno - 2].strip() if lineno > 1 else ""
+        return above.startswith("#")
+
+    found: list[tuple[int, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool, run_ok: bool = False) -> None:
+        prev_ok: bool | None = None  # the previous statement was an import, with its verdict
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, True)
+                prev_ok = None
+            elif isinstance(child, (ast.Import, ast.ImportFrom)) and in_function:
+                ok = commented(child.lineno) or bool(prev_ok) or (prev_ok is None and run_ok)
+                found.append((child.lineno, ok))
+                prev_ok = ok
+            else:
+                try_ok = isinstance(child, ast.Try) and commented(child.lineno)
+                visit(child, in_function, try_ok)
+                prev_ok = None
+
+    visit(ast.parse(src), False)
+    return found
+
+
+def test_function_local_imports_say_why() -> None:
+    """An import inside a function breaks a load-order cycle or defers a costly or optional
+    module; a comment next to it says which (issue 19), else it belongs at module level."""
+    bare = []
+    for path in sorted(ROOT.rglob("*.py")):
+        bare += [f"{_rel(path)}:{n}" for n, ok in _local_imports(path) if not ok]
+    assert not bare, (
+        "function-local imports without a comment naming the cycle or the lazy-load reason "
+        f"(move them to module level, or say why): {bare}"
+    )
+
+
+def test_local_import_check_sees_imports(tmp_path: Path) -> None:
+    """The check is not vacuous: it finds bare and commented local imports, and leaves
+    module-level ones alone."""
+    f = tmp_path / "m.py"
+    f.write_text(
+        "import os\n\n\ndef f():\n    import json\n\n\ndef g():\n"
+        "    import re  # cycle: re imports this\n\n\ndef h():\n"
+        "    try:  # optional dependency\n        import numpy\n        import numpy.linalg\n"
+        "    except ImportError:\n        pass\n"
+    )
+    assert _local_imports(f) == [(5, False), (9, True), (14, True), (15, True)]
+
+
+#: modules outside ``dispatch/`` that may still touch a tensor's key bits (``_ekeys``), with
+#: how many sites each may have (None: any) and why; everything else asks
+#: ``ember.dispatch.marks`` ("mark as batched/dual", "which backend", ...)
+KEY_BIT_OWNERS: dict[str, tuple[int | None, str]] = {
+    "_tensor.py": (None, "the Tensor class owns the slot: constructors, wrap_*, properties"),
+    "_python_key.py": (3, "the Python key's argument walk on every __torch_dispatch__ call"),
+    "autograd/kernel.py": (4, "the recording hot path marks each differentiable output"),
+    "autograd/recorder.py": (4, "generated recording code tests and sets the bit inline"),
+    "overrides/__init__.py": (3, "the TorchFunction test on every Tensor method call"),
+    "overrides/_subclass.py": (8, "classifies subclasses (NOTE [torch function keys])"),
+}
+
+
+def _key_bit_uses(path: Path) -> list[str]:
+    """Reads and writes of a tensor's key set (``._ekeys``), in code or in templates of
+    generated code."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "_ekeys":
+            out.append(f"{_rel(path)}:{node.lineno}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if "._ekeys" in node.value:
+                out.append(f"{_rel(path)}:{node.lineno} (generated code)")
+    return out
+
+
+def test_key_bits_only_through_dispatch() -> None:
+    """Outside ``dispatch/`` a layer asks ``ember.dispatch.marks`` about a tensor's keys or
+    to set them (issue 19); the allow-listed hot paths keep their counts."""
+    found, over = [], []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = _rel(path)
+        if rel.startswith("dispatch/"):
+            continue
+        uses = _key_bit_uses(path)
+        if rel in KEY_BIT_OWNERS:
+            limit = KEY_BIT_OWNERS[rel][0]
+            if limit is not None and len(uses) > limit:
+                over.append(f"{rel}: {len(uses)} sites, allowed {limit}: {uses}")
+        else:
+            found += uses
+    assert not found and not over, (
+        "tensor key bits (_ekeys) read or written outside ember/dispatch/; use "
+        f"ember.dispatch.marks: {found} {over}"
+    )
+
+
+def test_key_bit_check_sees_uses() -> None:
+    """The check is not vacuous: the Tensor class's own uses and the helpers' are found."""
+    assert _key_bit_uses(ROOT / "_tensor.py")
+    assert _key_bit_uses(ROOT / "dispatch" / "marks.py")
 
 
 def _folder_map() -> str:

@@ -98,6 +98,24 @@ def test_linspace_and_eye() -> None:
     _same(ember.scalar_tensor(3), torch.scalar_tensor(3))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
+@pytest.mark.parametrize(
+    ("start", "end", "steps"),
+    [(0, 1, 1001), (-3.7, 11.2, 1001), (0, 1, 10), (5, -5, 7), (3, -7.25, 100001),
+     (-100, 300, 77), (-2.5, 1e-7, 12345)],
+)  # fmt: skip
+def test_linspace_bits_match_torch(start: float, end: float, steps: int, dtype: str) -> None:
+    """Every element to the last bit: PyTorch's kernel fuses each multiply-add of its
+    count-up-from-start / count-down-from-end halves (one rounding)."""
+    e = ember.linspace(start, end, steps, dtype=getattr(ember, dtype))
+    t = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+    np.testing.assert_array_equal(e.numpy(), t.numpy())
+    if dtype in ("float32", "float64"):  # far from zero: the step is a few ulps
+        e = ember.linspace(1e10, 1e10 + 7, 999, dtype=getattr(ember, dtype))
+        t = torch.linspace(1e10, 1e10 + 7, 999, dtype=getattr(torch, dtype))
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+
+
 FACTORIES = [
     ("zeros", (2, 3), {}),
     ("ones", ((4,),), {"dtype": "int32"}),

@@ -43,3 +43,21 @@ def test_poisson_mean_gradient_and_errors() -> None:
         ember.poisson(ember.tensor([float("nan")]))
     with pytest.raises(NotImplementedError, match="poisson_cpu"):
         ember.poisson(ember.tensor([1, 2]))
+
+
+@requires_torch
+def test_poisson_over_many_twister_blocks_matches_torch_and_its_stream() -> None:
+    # thousands of draws cross many 624-output blocks of the Mersenne Twister; an odd
+    # number of outputs drawn before starts the first random64() mid-pair (NOTE [poisson
+    # on the twister])
+    rates = np.random.default_rng(3).uniform(0, 40, 3000)
+    rates[::7] = 0.0
+    got = []
+    for mod in (ember, torch):
+        g = mod.Generator().manual_seed(99)
+        before = mod.rand(3, generator=g)  # three 32-bit outputs
+        draws = mod.poisson(mod.tensor(rates), generator=g)
+        after = mod.rand(5, dtype=mod.float64, generator=g)
+        got.append((before.numpy(), draws.numpy(), after.numpy()))
+    for e, t in zip(got[0], got[1], strict=True):
+        np.testing.assert_array_equal(e, t)

@@ -38,7 +38,7 @@ def align(x: Tensor, level: Level, rank: int) -> Tensor:
     """``x``'s physical tensor with the batch dimension first and logical rank ``rank``
     (size-1 dimensions in front of the logical ones), expanded over the batch if ``x`` is not
     batched at ``level``."""
-    from ember._batched.kernel import unwrap
+    from ember._batched.kernel import unwrap  # cycle: _batched/kernel.py imports this module
 
     v, batched = unwrap(x, level)
     n = x.dim()

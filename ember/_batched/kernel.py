@@ -26,6 +26,7 @@ from ember.dispatch.dispatcher import KIND_BOXED
 from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
 from ember.ops.native.inplace_views import VIEW_OF
 from ember.ops.registry import OpOverload, ops
+from ember.random import get_rng_state, set_rng_state
 
 Rule = Callable[[OpOverload, Level, tuple[Any, ...], dict[str, Any]], Any]
 
@@ -230,7 +231,7 @@ def slow_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[s
             if not (type(x) is BatchedTensor and x._level == level.level):
                 raise inplace_error(op)
     if "nondeterministic_seeded" in op.tags:
-        from ember._batched.random import check_randomness
+        from ember._batched.random import check_randomness  # cycle: random imports this module
 
         check_randomness(level, op)
     if _local.exclude & AUTOGRAD_BIT and not level.autograd_excluded:
@@ -249,14 +250,10 @@ def _loop(op: OpOverload, level: Level, args: tuple[Any, ...], kwargs: dict[str,
     same = level.randomness == "same" and "nondeterministic_seeded" in op.tags
     state_before = None
     if same:
-        from ember.random import get_rng_state
-
         state_before = get_rng_state()
     outs = []
     for i in range(level.size):
         if same:
-            from ember.random import set_rng_state
-
             set_rng_state(state_before)
         a = tuple(_select(x, level, i) for x in args)
         k = {n: _select(v, level, i) for n, v in kwargs.items()}

@@ -42,7 +42,7 @@ import numpy as np
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
-from ember.dispatch.keys import BATCHED_BIT
+from ember.dispatch import marks
 from ember.dispatch.protocols import disabled_torch_function_impl
 
 _ndarray = np.ndarray
@@ -147,7 +147,7 @@ def wrap(value: Tensor, level: int) -> BatchedTensor:
     meta.physical = value
     meta.device = value.device
     t._edata = meta
-    t._ekeys = BATCHED_BIT
+    marks.mark_batched(t)
     t._value = value
     t._level = level
     return t

@@ -13,7 +13,7 @@ from typing import Any
 
 from ember._batched.args import align, bind, call
 from ember._batched.kernel import batch_rule, inplace_error, register_rule, slow_fallback, unwrap
-from ember._batched.tensor import Level, wrap
+from ember._batched.tensor import _ITEM_ERROR, Level, wrap
 from ember._tensor import Tensor
 from ember.ops.native.inplace_views import VIEW_OF, view_args
 from ember.ops.registry import OpOverload, ops
@@ -182,8 +182,6 @@ def fill_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str,
 
 @batch_rule(aten._local_scalar_dense.default)
 def item_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    from ember._batched.tensor import _ITEM_ERROR
-
     raise RuntimeError(_ITEM_ERROR)
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember._tensor import Tensor
+
 __all__ = ["cond", "cond_op"]
 
 
@@ -32,8 +34,6 @@ class CondOp:
     def __call__(
         self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: Any
     ) -> Any:
-        from ember._tensor import Tensor
-
         if isinstance(pred, Tensor):
             if pred.numel() != 1:
                 raise RuntimeError(

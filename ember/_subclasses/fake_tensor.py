@@ -26,7 +26,8 @@ from typing import Any
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
 from ember.device import device
-from ember.dispatch.keys import META_BIT, PYTHON_BIT
+from ember.dispatch import marks
+from ember.dispatch.keys import META_BIT
 from ember.dtypes import get_default_dtype
 from ember.ops.registry import OpOverload, ops
 from ember.utils._python_dispatch import TorchDispatchMode, is_traceable_wrapper_subclass
@@ -149,7 +150,7 @@ class FakeTensorMode(TorchDispatchMode):
     def _make(self, arr: ShapeOnlyArray) -> FakeTensor:
         f = object.__new__(FakeTensor)
         f._edata = arr
-        f._ekeys = META_BIT | PYTHON_BIT
+        marks.mark_fake(f)
         f.fake_mode = self
         return f
 
@@ -195,7 +196,7 @@ class FakeTensorMode(TorchDispatchMode):
         if id(x) in inputs:  # an in-place op's input, returned
             return x
         x.__class__ = FakeTensor
-        x._ekeys |= PYTHON_BIT
+        marks.mark_python(x)
         x.fake_mode = self  # type: ignore[attr-defined]
         return x
 

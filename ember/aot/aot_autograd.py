@@ -73,8 +73,7 @@ from ember.autograd.grad_mode import enable_grad, no_grad
 from ember.autograd.graph import NO_EDGE
 from ember.autograd.graph import SavedTensor as _SavedTensor
 from ember.autograd.kernel import gradient_edge
-from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch import marks, state
 from ember.fx.experimental.proxy_tensor import (
     DataDependentTracingError,
     _snapshot,
@@ -354,7 +353,7 @@ class _Entry:
             local.grad_enabled = True
         n_user = plan.n_dense_outs
         users = list(outs[:n_user])
-        edges = tuple([gradient_edge(a) if a._ekeys & AUTOGRAD_BIT else NO_EDGE for a in uniq])
+        edges = tuple([gradient_edge(a) if marks.tracks_grad(a) else NO_EDGE for a in uniq])
         assert self.fn_class is not None
         node = self.fn_class._backward_cls(self._lean_backward, edges)
         raw = outs[n_user:]
@@ -370,7 +369,7 @@ class _Entry:
                     o = users[i] = o.view_as(o)
             if not rg:
                 continue
-            o._ekeys |= AUTOGRAD_BIT
+            marks.mark_autograd(o)
             o.grad_fn = node
             o._output_nr = i
             if o._base is not None:

@@ -37,6 +37,7 @@ from ember.fx.experimental.proxy_tensor import _LOCAL_SCALAR, _trace, _Tracker
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node, target_is_impure
+from ember.nn.parameter import Parameter
 from ember.ops.registry import OpOverload
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
@@ -293,6 +294,4 @@ def _trace_reads(
 
 
 def _is_parameter(a: Any) -> bool:
-    from ember.nn.parameter import Parameter
-
     return type(a) is Parameter

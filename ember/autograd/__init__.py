@@ -14,10 +14,10 @@ from ember.autograd import derivatives_linalg as _derivatives_linalg  # noqa: F4
 from ember.autograd import derivatives_loss as _derivatives_loss  # noqa: F401
 from ember.autograd import derivatives_nn as _derivatives_nn  # noqa: F401
 from ember.autograd import derivatives_rnn as _derivatives_rnn  # noqa: F401
+from ember.autograd import derivatives_sparse as _derivatives_sparse  # noqa: F401
 from ember.autograd import derivatives_spatial as _derivatives_spatial  # noqa: F401
 from ember.autograd import derivatives_special as _derivatives_special  # noqa: F401
 from ember.autograd import derivatives_tensorops as _derivatives_tensorops  # noqa: F401
-from ember.autograd import derivatives_sparse as _derivatives_sparse  # noqa: F401
 from ember.autograd import forward_ad
 from ember.autograd import inplace_views as _inplace_views
 from ember.autograd import kernel as _kernel

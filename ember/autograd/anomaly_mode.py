@@ -6,6 +6,8 @@ import traceback
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ember.dispatch import state
 
 #: how many threads have anomaly mode on (zero: skip the thread-local read)
@@ -107,8 +109,6 @@ def forward_trace() -> str:
 
 def check_results(node: Any, results: Any) -> None:
     """Raise if any gradient a node returned holds NaN (anomaly mode only)."""
-    import numpy as np
-
     if not getattr(state.local, "anomaly_check_nan", True):
         return
     for i, r in enumerate(results):

@@ -6,12 +6,14 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ember
 from ember._memory_format import preserve_format
 from ember._tensor import Tensor
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
-from ember.dispatch.keys import TORCH_FUNCTION_BIT
-from ember.dispatch.state import FUNCTION_MODES
+from ember.dispatch import marks
+from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch.state import FUNCTION_MODES, KeyGuard
 from ember.dtypes import FLOATING_NP
 from ember.ops.registry import ops
 from ember.overrides import handle_torch_function, has_torch_function, is_tensor_like
@@ -27,8 +29,6 @@ _ONES_LIKE = ops.aten.ones_like.default._dispatch
 
 
 def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
-    import ember
-
     out = []
     for i, t in enumerate(tensors):
         g = grads[i] if i < len(grads) else None
@@ -166,8 +166,6 @@ def grad(
     for i, r in enumerate(res):
         if r is None:
             if materialize_grads:
-                import ember
-
                 res[i] = ember.zeros_like(ins[i])  # type: ignore[attr-defined]
             elif not allow_unused:
                 raise RuntimeError(
@@ -195,7 +193,7 @@ def _backward(
     >>> x = ember.ones(2, requires_grad=True); (x * 2).sum().backward(); x.grad
     tensor([2., 2.])
     """
-    if (self._ekeys >= TORCH_FUNCTION_BIT or FUNCTION_MODES[0]) and has_torch_function((self,)):
+    if (marks.wants_torch_function(self) or FUNCTION_MODES[0]) and has_torch_function((self,)):
         return handle_torch_function(  # type: ignore[no-any-return]
             Tensor.backward,  # type: ignore[attr-defined]
             (self,),
@@ -274,13 +272,10 @@ def _detach_(self: Tensor) -> Tensor:
     >>> y.requires_grad, y.grad_fn
     (False, None)
     """
-    from ember.dispatch.keys import AUTOGRAD_BIT
-    from ember.dispatch.state import KeyGuard
-
     with KeyGuard(exclude=AUTOGRAD_BIT):
         ops.aten.detach_.default(self)  # the op's own checks (no in-place detach of views)
     self.grad_fn = None
-    self._ekeys &= ~AUTOGRAD_BIT
+    marks.unmark_autograd(self)
     return self
 
 

@@ -47,8 +47,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd import view_rules
 from ember.autograd.graph import Edge, Node, make_node
-from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch import marks, state
 from ember.ops.registry import ops
 
 _EMPTY_STRIDED = ops.aten.empty_strided.default
@@ -153,7 +152,7 @@ def record(
     )
     node.saved = op_node.saved  # their versions are checked when op_node's formula runs
     base.grad_fn = node
-    base._ekeys |= AUTOGRAD_BIT
+    marks.mark_autograd(base)
     base._output_nr = 0
     view_node = _region_of((node, 0), geometry, region)
     _set_history(view, view_node)
@@ -181,5 +180,5 @@ def _region_of(base: Edge, geometry: Geometry, region: Region) -> Node:
 
 def _set_history(t: Tensor, node: Node) -> None:
     t.grad_fn = node
-    t._ekeys |= AUTOGRAD_BIT
+    marks.mark_autograd(t)
     t._output_nr = 0

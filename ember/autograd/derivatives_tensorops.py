@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from ember import functional as E  # NOTE [formulas on the public functions]
-from ember.autograd.derivatives import _pad_to
+from ember.autograd.derivatives import _evenly as _evenly_along
+from ember.autograd.derivatives import _pad_to, conj, unreduce
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
@@ -203,20 +204,16 @@ defvjp(aten.poisson.default, lambda g, self, generator=None: (_zero(g, self),))
 # ----------------------------------------------------------------------- reductions and scans
 def _nansum_grad(g: Any, self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """The sum's gradient at each element that is not NaN, 0 at the NaNs."""
-    from ember.autograd.derivatives import unreduce
-
     return unreduce(g, self.shape, dim, keepdim) * self.isnan().logical_not()
 
 
 def _aminmax_grad(g: Any, self: Any, dim: Any, keepdim: bool, result: Any) -> Any:
     """Each result's gradient shared equally among the elements equal to it (amin's and
     amax's)."""
-    from ember.autograd.derivatives import _evenly
-
     out = None
     for gi, r in zip(g, result, strict=True):
         if gi is not None:
-            part = _evenly(gi, self, r, dim, keepdim, False)[0]
+            part = _evenly_along(gi, self, r, dim, keepdim, False)[0]
             out = part if out is None else out + part
     return out
 
@@ -261,8 +258,6 @@ nondifferentiable(aten.count_nonzero.dim_IntList, aten.count_nonzero.default)
 # ----------------------------------------------------------------------- add* products
 def _scaled(x: Any, s: Any) -> Any:
     """``x * conj(s)``, skipping the product for 1 (NOTE [complex gradients])."""
-    from ember.autograd.derivatives import conj
-
     return x if s == 1 else x * conj(s)
 
 

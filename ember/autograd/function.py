@@ -24,8 +24,7 @@ from ember.autograd.forward_ad import _function as _forward_ad
 from ember.autograd.grad_mode import no_grad
 from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
-from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch import marks, state
 
 
 class FunctionCtx:
@@ -181,7 +180,7 @@ class Function:
                 continue
             if o.dtype.category < 2:
                 continue
-            o._ekeys |= AUTOGRAD_BIT
+            marks.mark_autograd(o)
             o.grad_fn = node
             o._output_nr = i
             if o._base is not None and not any(o is d for d in ctx._dirty):

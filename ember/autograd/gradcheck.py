@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+import ember
 from ember._tensor import Tensor
+from ember.autograd import forward_ad as fwAD
+from ember.autograd.api import grad
 
 
 class GradcheckError(RuntimeError):
@@ -52,9 +56,6 @@ def _analytical(
     fn: Callable[..., Any], inputs: Sequence[Any], diff: list[int]
 ) -> list[list[np.ndarray]]:
     """jac[output][input]: rows by output element, via one backward per output element."""
-    import ember
-    from ember.autograd.api import grad
-
     outs = _outputs(fn, inputs)
     result = [[np.zeros((o.numel(), inputs[i].numel())) for i in diff] for o in outs]
     for k, o in enumerate(outs):
@@ -76,9 +77,6 @@ def forward_jacobian(
 ) -> list[list[np.ndarray]]:
     """jac[output][input] by forward-mode AD: one ``jvp`` per input element (a basis
     tangent), its output tangents giving one column each."""
-    import ember
-    from ember.autograd import forward_ad as fwAD
-
     result: list[list[np.ndarray]] | None = None
     # detached: this checks forward mode alone (a formula need not be differentiable again)
     inputs = [x.detach() if isinstance(x, Tensor) else x for x in inputs]
@@ -139,8 +137,6 @@ def gradcheck(
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for i in diff:
         if inputs[i].dtype.name != "float64":
-            import warnings
-
             warnings.warn(
                 f"gradcheck: input {i} is {inputs[i].dtype}, not float64; finite differences "
                 "will be imprecise", stacklevel=2,
@@ -185,9 +181,6 @@ def gradgradcheck(
     >>> ember.autograd.gradgradcheck(lambda x: (x * x * x).sum(), (x,))
     True
     """
-    import ember
-    from ember.autograd.api import grad
-
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     outs = _differentiable(_outputs(func, inputs))

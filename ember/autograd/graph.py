@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ember._tensor import Size
+from ember.dtypes import FROM_NUMPY
+
 if TYPE_CHECKING:
     from ember._tensor import Tensor
 
@@ -80,9 +83,6 @@ class TensorMeta:
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape: tuple[int, ...], np_dtype: Any) -> None:
-        from ember._tensor import Size
-        from ember.dtypes import FROM_NUMPY
-
         self.shape = Size(shape)
         self.dtype = FROM_NUMPY[np_dtype]
 

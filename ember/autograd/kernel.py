@@ -38,14 +38,11 @@ from ember.autograd.recorder import (
     make_recorder,
     make_runner,
 )
-from ember.dispatch import state
+from ember.dispatch import marks, state
 from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, Kernel, set_fallback
 from ember.dispatch.keys import (
     AUTOGRAD_BIT,
-    BATCHED_BIT,
-    FORWARD_AD_BIT,
-    PYTHON_BIT,
     DispatchKey,
     below,
 )
@@ -90,11 +87,11 @@ def saved_output(t: Tensor) -> Tensor:
     it holds no node, so there is no cycle, and no detach() is dispatched for it.
     """
     if type(t) is not Tensor:
-        if t._ekeys & PYTHON_BIT:
+        if marks.has_python_key(t):
             # a __torch_dispatch__ subclass makes its own alias, as PyTorch's SavedVariable
             # asks it to: one aten.detach.default per saved output
             return _DETACH(t)
-        if not t._ekeys & BATCHED_BIT:
+        if not marks.is_batched(t):
             return t  # a subclass keeps its own state: save the output itself
         # a vmap BatchedTensor (a C++ TensorImpl in PyTorch): aliased as a plain tensor is,
         # else every graph recorded under vmap(grad(f)) would be a cycle
@@ -112,19 +109,19 @@ def _alias(t: Tensor) -> Tensor:
     if a._base is t:  # ember's detach is a view of t: t's own data and base instead
         a._edata = t._edata
         a._base = t._base
-    elif a._ekeys & BATCHED_BIT:  # a new wrapper of t's physical tensor: t's counter too
+    elif marks.is_batched(a):  # a new wrapper of t's physical tensor: t's counter too
         a._vc = t._vc
-    if t._ekeys & FORWARD_AD_BIT:  # a dual keeps its tangents (forward over reverse)
+    if marks.is_dual(t):  # a dual keeps its tangents (forward over reverse)
         copy_tangents(t, a)
     return a
 
 
 def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
     """A saved output as the differentiable output ``nr`` of ``node`` (for double backward)."""
-    if saved.grad_fn is node or (type(saved) is not Tensor and not saved._ekeys & BATCHED_BIT):
+    if saved.grad_fn is node or (type(saved) is not Tensor and not marks.is_batched(saved)):
         return saved
     a = _alias(saved)
-    a._ekeys |= AUTOGRAD_BIT
+    marks.mark_autograd(a)
     a.grad_fn = node
     a._output_nr = nr
     return a
@@ -510,7 +507,7 @@ def _unpacked(node: Node, result: Any) -> Any:
 def _detach(t: Tensor) -> Tensor:
     """A dispatched ``detach()`` that keeps a dual's tangents (NOTE [saved outputs])."""
     a = _DETACH(t)
-    if t._ekeys & FORWARD_AD_BIT:
+    if marks.is_dual(t):
         copy_tangents(t, a)
     return a
 

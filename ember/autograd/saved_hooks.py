@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember._tensor import Tensor
+
 #: the active (pack, unpack) pairs, innermost last; only the innermost applies
 STACK: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
 #: the message of an enclosing ``disable_saved_tensors_hooks`` (None: hooks allowed)
@@ -78,8 +80,6 @@ class Packed:
         self.value = pack(t)
 
     def unpack(self) -> Any:
-        from ember._tensor import Tensor
-
         t = self.unpack_hook(self.value)
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -128,8 +128,6 @@ def pack_node(node: Any, params: list[tuple[int, str]]) -> None:
 
 
 def _packed(x: Any) -> Any:
-    from ember._tensor import Tensor
-
     if isinstance(x, Tensor):
         return Packed(x)
     if isinstance(x, (list, tuple)):

@@ -30,7 +30,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.graph import Node, make_node
-from ember.dispatch.keys import AUTOGRAD_BIT
+from ember.dispatch import marks
 
 DEFAULT = 0
 IN_CUSTOM_FUNCTION = 1
@@ -158,5 +158,5 @@ def nograd_view(out: Any) -> None:
     history, and refuse a write in grad mode (PyTorch's ``NO_GRAD_MODE`` views)."""
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, Tensor) and o._base is not None and o.dtype.category >= 2:
-            o._ekeys |= AUTOGRAD_BIT
+            marks.mark_autograd(o)
             mark(o, NO_GRAD_MODE)

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.dispatch import dispatcher, state
+from ember.dispatch import dispatcher, marks, state
 from ember.dispatch.codegen import define
 from ember.dispatch.dispatcher import KIND_KEYSET, KIND_PLAIN
-from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey, below
+from ember.dispatch.keys import DispatchKey, below
 from ember.ops.native.foreach import FOREACH, Foreach, check_lists
 from ember.ops.registry import OpOverload, ops
 from ember.ops.schema import FunctionSchema
@@ -115,7 +115,7 @@ def _any_requires_grad(args: tuple[Any, ...], lists: tuple[int, ...]) -> bool:
     for i in lists:
         if i < len(args):
             for t in args[i]:
-                if isinstance(t, Tensor) and t._ekeys & AUTOGRAD_BIT:
+                if isinstance(t, Tensor) and marks.tracks_grad(t):
                     return True
     return False
 

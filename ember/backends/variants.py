@@ -18,7 +18,7 @@ from ember._warn import warn_user
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import OUT_CHECKS, VARIANTS_OF
+from ember.ops.native._define import FUNCTIONAL_OF, OUT_CHECKS, VARIANTS_OF
 from ember.ops.native.creation import FACTORY_OUTS, out_kernel_of
 from ember.ops.registry import OpOverload
 
@@ -130,6 +130,4 @@ def derive(key: DispatchKey, write: Writer) -> int:
 
 
 def functional_of(op: OpOverload) -> OpOverload | None:
-    from ember.ops.native._define import FUNCTIONAL_OF
-
     return FUNCTIONAL_OF.get(op)

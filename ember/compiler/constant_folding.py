@@ -25,7 +25,9 @@ from typing import Any
 
 from ember.compiler import array_ops, metrics
 from ember.compiler.effects import is_pure, mutated_args, storage_roots
+from ember.compiler.interpreter_tier import ArrayInterpreter
 from ember.fx.graph import Graph
+from ember.fx.interpreter import Interpreter
 from ember.fx.node import Node
 from ember.ops.registry import ops
 
@@ -76,9 +78,6 @@ def fold_constants(graph: Graph) -> Graph:
 
 
 def _evaluate(gm: Any, nodes: list[Node], arrays: bool) -> dict[Node, Any]:
-    from ember.compiler.interpreter_tier import ArrayInterpreter
-    from ember.fx.interpreter import Interpreter
-
     interp = ArrayInterpreter(gm) if arrays else Interpreter(gm, garbage_collect_values=False)
     for n in nodes:
         interp.env[n] = interp.run_node(n)

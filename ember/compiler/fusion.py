@@ -137,7 +137,7 @@ def find_groups(nodes: list[Node]) -> list[list[Node]]:
 
 def group_fusions(graph: Graph) -> Graph:
     """Replace each fusion group by one call of its kernel (NOTE [fusion groups])."""
-    from ember.compiler.numba_tier import FusedKernel
+    from ember.compiler.numba_tier import FusedKernel  # cycle: numba_tier imports this module
 
     groups = find_groups(list(graph.nodes))
     for k, group in enumerate(groups):

@@ -34,7 +34,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ember.compiler import array_ops, metrics
+from ember.compiler import array_ops, buffers, metrics
 from ember.compiler.effects import mutated_args, output_roots, readers, storage_roots
 from ember.fx.graph import Graph
 from ember.fx.node import Node, is_random
@@ -137,8 +137,6 @@ def _broadcast(src: Node) -> bool:
 def update_in_place(graph: Graph, leave_direct: bool = False) -> Graph:
     """Turn updates of dead values back into in-place calls (NOTE [updates in place]);
     ``leave_direct``: leave the calls the NumPy tier writes directly to buffer reuse."""
-    from ember.compiler import buffers
-
     done = 0
     changed = True
     while changed:  # each rewrite changes what shares storage: look again

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ember._tensor import Tensor, wrap
 from ember.compiler.effects import mutated_args
 from ember.compiler.graph_meta import single_output
@@ -36,8 +38,6 @@ def _flatten(result: Any, out: list[Any]) -> None:
     elif result is None:
         out.append(None)
     else:
-        import numpy as np
-
         out.append(np.asarray(result))
 
 

@@ -37,7 +37,9 @@ from typing import Any
 import numpy as np
 
 from ember.compiler import metrics
+from ember.compiler.buffers import reuse_buffers
 from ember.compiler.fusion import ELEMENTWISE, REDUCTIONS
+from ember.compiler.numpy_tier import compile_numpy
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
@@ -119,9 +121,6 @@ class FusedKernel:
 
     def _numpy(self) -> Callable[..., Any]:
         """The group's ops as a generated NumPy function of the same arguments."""
-        from ember.compiler.buffers import reuse_buffers
-        from ember.compiler.numpy_tier import compile_numpy
-
         ext_metas, param_types, member_metas = self._metas
         sub = Graph()
         refs: dict[tuple[str, int], Node] = {}

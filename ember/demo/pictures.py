@@ -38,7 +38,7 @@ MODE_MARKERS = {"eager": "", "lazy": "o", "compiled": "s"}
 
 def _pyplot() -> Any:
     """matplotlib's pyplot on the file-only Agg backend, or a clear error naming the fix."""
-    try:
+    try:  # optional dependency, loaded when a picture is drawn
         import matplotlib
     except ImportError:
         raise ModuleNotFoundError(
@@ -46,7 +46,7 @@ def _pyplot() -> Any:
             "pip install 'ember[plot]'"
         ) from None
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after choosing the backend, as matplotlib asks
 
     return plt
 
@@ -127,13 +127,13 @@ def draw_step_graph(model: nn.Module, opt: Optimizer, x: Tensor, y: Tensor, path
     compiles into ``path`` (NOTE [step graph picture]); returns a one-line summary. The
     step is a real one: the model and optimizer are updated."""
     plt = _pyplot()
-    try:
+    try:  # optional dependency, loaded when a picture is drawn
         import networkx as nx
     except ImportError:
         raise ModuleNotFoundError(
             "--graph needs networkx (and matplotlib): pip install 'ember[plot]'"
         ) from None
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # optional dependency, as above
 
     tensors, phase = _phases(model, opt, x, y)
     found = debug.lowered(tensors)

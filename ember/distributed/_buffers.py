@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+import ember
 from ember._tensor import Tensor
 
 _ND = np.ndarray
@@ -57,7 +58,6 @@ def store(t: Tensor, value: np.ndarray) -> None:
     if type(data) is _ND:
         np.copyto(data, value.reshape(data.shape), casting="unsafe")
         return
-    import ember
 
     with ember.no_grad():
         t.copy_(ember.from_numpy(np.ascontiguousarray(value).reshape(tuple(t.shape))))

@@ -3,6 +3,7 @@ it (it costs ~60 ms and initializes MPI)."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 _MPI: list[Any] = []
@@ -11,7 +12,7 @@ _MPI: list[Any] = []
 def mpi() -> Any:
     """The ``mpi4py.MPI`` module (imported, and MPI initialized, on the first call)."""
     if not _MPI:
-        try:
+        try:  # deferred: MPI starts at the first call that needs it
             from mpi4py import MPI
         except ImportError as e:
             raise RuntimeError(
@@ -26,6 +27,5 @@ def available() -> bool:
     """Whether mpi4py can be imported (without importing it when it was not yet)."""
     if _MPI:
         return True
-    import importlib.util
 
     return importlib.util.find_spec("mpi4py") is not None

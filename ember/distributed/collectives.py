@@ -30,7 +30,7 @@ from ember.distributed._mpi import mpi
 from ember.distributed._reduce import Plan, as_op, problem
 from ember.distributed.process_group import ProcessGroup, resolve
 from ember.distributed.reduce_op import ReduceOp
-from ember.distributed.work import Work, _DoneWork
+from ember.distributed.work import Work, _DoneWork, wait_requests
 
 __all__ = [
     "all_gather",
@@ -385,7 +385,6 @@ def _alltoallv(
     MPI = mpi()
     sent = np.array(send_counts, np.int64)
     told = np.empty_like(sent)
-    from ember.distributed.work import wait_requests
 
     wait_requests([pg.comm.Ialltoall(sent, told)], pg, what, None)
     if not bad and told.tolist() != list(recv_counts):

@@ -10,6 +10,7 @@ tensor(0.5000)
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from functools import total_ordering
 from typing import Any
@@ -85,8 +86,6 @@ def _lookup(type_p: type, type_q: type) -> KLFunction | None:
     right_q, right_p = min(_Match(q, p) for p, q in matches).types
     left, right = _REGISTRY[left_p, left_q], _REGISTRY[right_p, right_q]
     if left is not right:
-        import warnings
-
         warnings.warn(
             f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl"
             f"({left_p.__name__}, {right_q.__name__})",

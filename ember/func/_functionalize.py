@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember.ops.registry import OpOverload, ops
+
 __all__ = ["functionalize"]
 
 
@@ -27,7 +29,8 @@ def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Cal
         raise ValueError(
             f"functionalize: remove must be 'mutations' or 'mutations_and_views', got {remove!r}"
         )
-    from ember.aot.aot_autograd import aot_function, nop  # (ember.aot imports ember.func)
+    # cycle: ember.aot imports ember.func (functional_call)
+    from ember.aot.aot_autograd import aot_function, nop
 
     compiler = nop if remove == "mutations" else _copy_views
     compiled = aot_function(func, compiler)
@@ -41,8 +44,7 @@ def functionalize(func: Callable[..., Any], *, remove: str = "mutations") -> Cal
 
 def _copy_views(gm: Any, example_inputs: Any) -> Any:
     """The graph with each view op's result cloned (no value aliases another)."""
-    from ember.aot.aot_autograd import nop
-    from ember.ops.registry import OpOverload, ops
+    from ember.aot.aot_autograd import nop  # cycle: ember.aot imports ember.func
 
     g = gm.graph
     for n in list(g.nodes):

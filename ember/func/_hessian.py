@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import ember.func
 from ember._tensor import Tensor
+from ember.autograd.api import grad
+from ember.autograd.grad_mode import enable_grad
 from ember.func._jacfwd import check_argnums, jacfwd
 from ember.ops.registry import ops
 
@@ -18,8 +21,6 @@ def _reverse_jacobian(func: Callable[..., Any], argnums: Any) -> Callable[..., A
     (used while ``ember.func.jacrev`` is not there). Each input is differentiated as
     ``x + z`` for a zero leaf ``z``, so an ``x`` that is a dual keeps its tangents: the
     backward formulas run on duals, which is what makes ``jacfwd`` of it a Hessian."""
-    from ember.autograd.api import grad
-    from ember.autograd.grad_mode import enable_grad
 
     def wrapper(*args: Any) -> Any:
         nums = check_argnums(argnums, len(args), "hessian")
@@ -57,7 +58,5 @@ def hessian(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Cal
     tensor([[ 6.,  0.],
             [ 0., 12.]])
     """
-    import ember.func
-
     jacrev = getattr(ember.func, "jacrev", None) or _reverse_jacobian
     return jacfwd(jacrev(func, argnums), argnums)

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+import ember
+import ember.func
 from ember._tensor import Tensor
 from ember.func._jvp import jvp
 from ember.ops.registry import ops
@@ -54,8 +56,6 @@ def basis(flat: list[Tensor]) -> list[Tensor]:
 
 
 def _from_numpy(a: np.ndarray, like: Tensor) -> Tensor:
-    import ember
-
     return ember.from_numpy(a).to(like.device)
 
 
@@ -72,8 +72,6 @@ def columns(fn: Callable[..., list[Tensor]], rows: list[Tensor], randomness: str
 
 
 def _vmap() -> Callable[..., Any] | None:
-    import ember.func
-
     return getattr(ember.func, "vmap", None)
 
 

@@ -24,7 +24,7 @@ from ember._tensor import Tensor
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.forward_ad._levels import copy_tangents
 from ember.autograd.grad_mode import enable_grad
-from ember.dispatch.keys import FORWARD_AD_BIT
+from ember.dispatch import marks
 from ember.ops.registry import ops
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
@@ -74,7 +74,7 @@ def differentiable(x: Any) -> tuple[Any, Any]:
             "only Tensors of floating point dtype can require gradients (or complex ones; "
             f"got {x.dtype})"
         )
-    if x._ekeys & FORWARD_AD_BIT:
+    if marks.is_dual(x):
         z = _zeros_like(x).requires_grad_(True)
         return x + z, z
     if x.requires_grad:
@@ -111,7 +111,7 @@ def release(x: Any, keep: bool) -> Any:
 
 def _detach(t: Tensor) -> Tensor:
     out = t.detach()
-    if t._ekeys & FORWARD_AD_BIT:
+    if marks.is_dual(t):
         copy_tangents(t, out)
     return out
 

@@ -15,11 +15,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ember import cat
 from ember._batched import rules as _rules  # noqa: F401  (registers the batching rules)
 from ember._batched.tensor import LEVELS, BatchedTensor, Level, new_level_number, wrap
 from ember._tensor import Tensor
+from ember.autograd.forward_ad._levels import set_tangent, tangent
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT, VMAP_MODE_BIT
+from ember.random import get_rng_state, set_rng_state
 from ember.utils._pytree import TreeSpec, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -164,8 +167,6 @@ def _physical_dual(x: BatchedTensor, level: Level) -> Tensor:
     v = x._value
     grads = x.__dict__.get("_fw_grads")
     if grads:
-        from ember.autograd.forward_ad._levels import set_tangent, tangent
-
         for lv, t in list(grads.items()):
             if tangent(v, lv) is None:
                 pt = (
@@ -261,8 +262,6 @@ def vmap(
         if chunk_size is None or chunk_size >= size:
             return _run(func, flat_args, flat_dims, spec, size, out_dims, randomness, kwargs)
         if randomness == "same":
-            from ember.random import get_rng_state, set_rng_state
-
             rng = get_rng_state()
         parts = []
         for chunk in _chunks(flat_args, flat_dims, size, chunk_size):
@@ -276,8 +275,6 @@ def vmap(
 
 
 def _concat(parts: list[Any], out_dims: Any) -> Any:
-    from ember import cat
-
     flats = [tree_flatten(p) for p in parts]
     spec = flats[0][1]
     dims = _broadcast(out_dims, spec) or [0] * spec.num_leaves

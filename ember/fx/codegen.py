@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import ember
 from ember.fx.graph import RESERVED, Graph
-from ember.fx.node import Node, public_name
+from ember.fx.node import Node, public_name, qualified_name
 from ember.fx.proxy import MAGIC
 from ember.ops.registry import OpOverload, OpOverloadPacket
 
@@ -60,8 +60,6 @@ class Globals:
     def target(self, target: Any) -> str:
         """How code names a call's target."""
         if isinstance(target, (OpOverload, OpOverloadPacket)):
-            from ember.fx.node import qualified_name
-
             return qualified_name(target)
         plain = getattr(target, "__name__", "")
         if getattr(operator, plain, None) is target:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ember.fx.node import Argument, Node, Target, map_arg
+from ember.fx.node import Argument, Node, Target, map_arg, qualified_name
 
 if TYPE_CHECKING:
     from ember.fx.codegen import PythonCode
@@ -342,14 +342,12 @@ class Graph:
 
     def python_code(self, root_module: str = "self") -> PythonCode:
         """The graph as Python source (``def forward(self, ...):``) and the globals it needs."""
-        from ember.fx.codegen import python_code
+        from ember.fx.codegen import python_code  # cycle: fx/codegen.py imports this module
 
         return python_code(self, root_module)
 
 
 def _target_name(target: Any) -> str:
-    from ember.fx.node import qualified_name
-
     return qualified_name(target)
 
 

@@ -20,6 +20,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ember.ops.registry import OpOverload, OpOverloadPacket
+
 if TYPE_CHECKING:
     from ember.fx.graph import Graph
 
@@ -91,8 +93,6 @@ def qualified_name(target: Any) -> str:
     >>> qualified_name(ember.ops.aten.add.Tensor), qualified_name(operator.getitem)
     ('ember.ops.aten.add.Tensor', 'operator.getitem')
     """
-    from ember.ops.registry import OpOverload, OpOverloadPacket
-
     if isinstance(target, OpOverload):
         return f"ember.ops.{target.namespace}.{target.__name__}"
     if isinstance(target, OpOverloadPacket):
@@ -362,8 +362,6 @@ class Node:
 def target_is_impure(target: Any) -> bool:
     """A call of ``target`` has effects beside its result: it writes an argument (a
     mutable schema), draws random numbers, or is a known side-effectful function."""
-    from ember.ops.registry import OpOverload
-
     if isinstance(target, OpOverload):
         return target._schema.is_mutable or is_random(target)
     return target in SIDE_EFFECTFUL or bool(getattr(target, "_ember_mutates", ()))

@@ -88,7 +88,7 @@ class LazyArray(ShapeOnlyArray):
 
     def materialize(self, what: str) -> np.ndarray:
         """The values (computing them and everything they need now; NOTE [lazy sync])."""
-        from ember.lazy.executor import values_of
+        from ember.lazy.executor import values_of  # cycle: the executor imports this module
 
         return values_of(self, what)
 

@@ -164,7 +164,7 @@ def render(tensors: Iterable[Tensor], path: str) -> Any:
     """Draw the graph behind ``tensors`` into ``path`` (its suffix picks the format, e.g.
     ``.svg``, ``.png``) with Graphviz; returns what ``graphviz`` returns (the file's path).
     Needs the ``graphviz`` Python package and Graphviz's ``dot`` program."""
-    try:
+    try:  # optional dependency, loaded when a graph is drawn
         import graphviz
     except ImportError:
         raise ModuleNotFoundError(

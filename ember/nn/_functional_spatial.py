@@ -674,38 +674,36 @@ def upsample(
     return interpolate(input, size, scale_factor, mode, align_corners)  # type: ignore[no-any-return]
 
 
-@python_route()
-def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
-    """Deprecated: ``interpolate(..., mode='nearest')``.
+def _deprecated_upsample(mode: str, align_corners: bool | None) -> Any:
+    """``upsample_<mode>`` (deprecated): ``interpolate`` with that mode (and
+    ``align_corners``, when given), one definition for both."""
+    name = f"upsample_{mode}"
+    options: dict[str, Any] = {"mode": mode}
+    if align_corners is not None:
+        options["align_corners"] = align_corners
+    spelled = ", ".join(f"{k}={v!r}" for k, v in options.items())
+
+    def upsample_mode(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+        warnings.warn(
+            f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.",
+            stacklevel=3,  # the caller's line: python_route adds a frame
+        )
+        return interpolate(input, size, scale_factor, **options)  # type: ignore[no-any-return]
+
+    upsample_mode.__name__ = upsample_mode.__qualname__ = name
+    upsample_mode.__doc__ = f"""Deprecated: ``interpolate(..., {spelled})``.
 
     >>> import warnings
     >>> import ember.nn.functional as F
     >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
-    ...     F.upsample_nearest(ember.ones(1, 1, 2, 2), scale_factor=2).shape
+    ...     F.{name}(ember.ones(1, 1, 2, 2), scale_factor=2).shape
     ember.Size([1, 1, 4, 4])
     """
-    warnings.warn(
-        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=3,  # the caller's line: python_route adds a frame
-    )
-    return interpolate(input, size, scale_factor, mode="nearest")  # type: ignore[no-any-return]
+    return python_route()(upsample_mode)
 
 
-@python_route()
-def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
-    """Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``.
-
-    >>> import warnings
-    >>> import ember.nn.functional as F
-    >>> with warnings.catch_warnings(action="ignore"):  # it warns that it is deprecated
-    ...     F.upsample_bilinear(ember.ones(1, 1, 2, 2), scale_factor=2).shape
-    ember.Size([1, 1, 4, 4])
-    """
-    warnings.warn(
-        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=3,  # the caller's line: python_route adds a frame
-    )
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)  # type: ignore[no-any-return]
+upsample_nearest = _deprecated_upsample("nearest", None)
+upsample_bilinear = _deprecated_upsample("bilinear", True)
 
 
 def _warn_align_corners() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.dispatch.keys import BACKEND_MASK
+from ember.dispatch import marks
 from ember.dispatch.protocols import PLAIN_TYPES, disabled_torch_function_impl
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy"]
@@ -53,7 +53,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             return t  # type: ignore[no-any-return]
         p = object.__new__(cls)
         p._edata = data._edata
-        p._ekeys = data._ekeys & BACKEND_MASK
+        marks.take_backend(p, data)
         if data._vc is None:
             data._vc = [0]
         p._vc = data._vc  # in-place writes through either are seen by both (like detach)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ember.dispatch.codegen import define
+from ember.dtypes import dtype
 from ember.ops.registry import TENSOR_TYPE, OpOverload, OpOverloadPacket
 from ember.ops.schema import NO_DEFAULT, Argument, FunctionSchema, SchemaType
 from ember.return_types import out_kind
@@ -72,8 +73,6 @@ def type_matches(t: SchemaType, x: Any, pointwise: bool = False, lenient: bool =
     if b == "str":
         return isinstance(x, str)
     if b == "ScalarType":
-        from ember.dtypes import dtype
-
         return isinstance(x, dtype)
     if b == "complex":
         return isinstance(x, numbers.Number)

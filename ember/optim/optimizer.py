@@ -28,7 +28,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.dispatch.keys import BACKEND_MASK
+from ember.dispatch import marks
 from ember.nn.modules.module import _reset_grad, _typename
 from ember.ops.registry import ops
 
@@ -260,11 +260,11 @@ class Optimizer:
 def by_device(params: list[Tensor], *lists: list[Any]) -> list[tuple[list[Any], ...]]:
     """``params`` and the lists that go with them (gradients, state), split by device, in
     order: a foreach op runs on the tensors of one device."""
-    if len({p._ekeys & BACKEND_MASK for p in params}) <= 1:
+    if len({marks.backend_keys(p) for p in params}) <= 1:
         return [(params, *lists)]
     groups: dict[int, tuple[list[Any], ...]] = {}
     for i, p in enumerate(params):
-        g = groups.setdefault(p._ekeys & BACKEND_MASK, tuple([] for _ in range(len(lists) + 1)))
+        g = groups.setdefault(marks.backend_keys(p), tuple([] for _ in range(len(lists) + 1)))
         g[0].append(p)
         for dst, src in zip(g[1:], lists, strict=True):
             dst.append(src[i])

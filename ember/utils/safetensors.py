@@ -26,7 +26,7 @@ Path = str | os.PathLike[str]
 def _package() -> Any:
     """The ``safetensors`` package with its NumPy API loaded, or a clear error naming the
     fix (an optional extra, so imported on first use)."""
-    try:
+    try:  # optional dependency, loaded when first needed
         import safetensors
         import safetensors.numpy
     except ImportError:

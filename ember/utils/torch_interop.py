@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import ember
 from ember._tensor import Tensor
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
 
 
 def _torch() -> Any:
-    try:
+    try:  # optional dependency: torch loads when first needed
         import torch
     except ImportError:
         raise ImportError(
@@ -62,8 +63,6 @@ def from_torch(t: Any) -> Tensor:
         raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
     if t.device.type != "cpu":
         raise ValueError(f"from_torch: the tensor is on {t.device}; move it with .cpu() first")
-    import ember
-
     out = ember.from_dlpack(t.detach())
     return out.requires_grad_() if t.requires_grad and out.is_floating_point() else out
 

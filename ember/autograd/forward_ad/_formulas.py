@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember.autograd.forward_ad import _rules
 from ember.autograd.forward_ad._rules import WRITTEN, get_param, replaced, tensor_params
 from ember.ops.registry import OpOverload, ops
 
@@ -31,7 +32,6 @@ def defjvp(op: OpOverload, formula: Formula) -> None:
         return formula(tangents, args, kwargs, out)
 
     WRITTEN[op] = rule
-    from ember.autograd.forward_ad import _rules
 
     _rules._RULES.pop(op, None)
 

@@ -33,6 +33,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd.derivatives_tensorops import RAISES_AT_BACKWARD
 from ember.autograd.function_table import DERIVATIVES, VJP
+from ember.autograd.grad_mode import enable_grad
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
 
@@ -219,8 +220,8 @@ def double_vjp(op: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
                tangents: tuple[Any, ...], out: Any) -> Any:  # fmt: skip
     """``J t`` as the gradient of ``Re <vjp(u), t>`` with respect to ``u`` (NOTE [forward
     rules]): the op runs again on ``x + z`` (``z`` a zero leaf standing for the input)."""
+    # cycle: ember.autograd.api imports the engine, whose kernel imports forward_ad
     from ember.autograd.api import grad
-    from ember.autograd.grad_mode import enable_grad
 
     vjp = DERIVATIVES[op]
     params = tensor_params(op)

@@ -75,10 +75,38 @@ def _linspace(
     s, e = np.asarray(start, ct), np.asarray(end, ct)
     step = (e - s) / np.asarray(max(steps - 1, 1), ct)
     with quiet_block():
-        r = np.where(i < steps // 2, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct))
+        if ct == np.float32 or ct == np.float64:  # PyTorch's kernel fuses each multiply-add
+            up, down = i.astype(ct), (steps - 1 - i).astype(ct)
+            r = np.where(i < steps // 2, _fma(step, up, s), _fma(-step, down, e)).astype(ct)
+        else:
+            r = np.where(
+                i < steps // 2, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)
+            )
     if d.category == dtypes.INTEGRAL or d is dtypes.bool_:
         r = np.trunc(r)
     return np.asarray(r)
+
+
+def _fma(a: Any, b: np.ndarray, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's compiled linspace
+    kernel runs: float32 through float64 (which holds the product exactly), float64 with
+    the exact product's error term (Dekker's split) and the sum's (Knuth's two-sum)."""
+    if b.dtype == np.float32:
+        return np.float64(a) * b.astype(np.float64) + np.float64(c)
+    a, c = np.float64(a), np.float64(c)
+    split = 134217729.0  # 2**27 + 1
+    t = split * a
+    ah = t - (t - a)
+    al = a - ah
+    t = split * b
+    bh = t - (t - b)
+    bl = b - bh
+    p = a * b
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    total = p + c
+    back = total - p
+    lost = (p - (total - back)) + (c - back)
+    return total + (lost + err)  # type: ignore[no-any-return]
 
 
 def _num(x: Any) -> Any:

@@ -19,6 +19,7 @@ import numpy as np
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, data, quiet, wrap
 from ember.backends.cpu.layout import laid_out
+from ember.backends.variants import check_write
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.pointwise import POSITIVE_CHECK, check_frexp, isin_dtype
@@ -475,8 +476,6 @@ def _inplace_fast(fn: Callable[..., Any], self: Tensor, other: Any, kwargs: dict
 
 
 def _write(name: str, dst: Tensor, r: Tensor) -> None:
-    from ember.backends.variants import check_write
-
     check_write(dst, r, name, False)
     np.copyto(dst._edata, r._edata, casting="unsafe")
     dst._bump_version()

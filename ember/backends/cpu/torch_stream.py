@@ -180,7 +180,7 @@ def normal(gen: Generator, n: int, d: dtypes.dtype, mean: float, std: float) -> 
             # the first few small draws of a process in NumPy (0.5 ms each for 1000 values),
             # not worth numba's start (a second or more); later ones compiled (15 us)
             _NUMPY_NORMALS[0] += 1
-            from ember.backends.cpu import avx2_normal_numpy as avx2_normal
+            from ember.backends.cpu import avx2_normal_numpy as avx2_normal  # (numba-free)
         else:
             from ember.backends.cpu import avx2_normal  # type: ignore[no-redef]
         full = n - n % 16
@@ -277,64 +277,10 @@ def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
 # double uniform per ``random64()`` (its low 53 bits times 2^-53): for a rate below 10 the
 # product of uniforms until it falls to ``exp(-rate)`` or below, else Hoermann's
 # transformed rejection (two uniforms per try). The number of draws depends on the values,
-# so ember runs the same loop compiled, over a block of 64-bit draws taken ahead, then
-# puts the generator back and advances it by the draws the loop used: the same values as
+# so ember runs the same loop compiled, making each Mersenne Twister output as the loop
+# asks for it (NOTE [poisson on the twister] in ``poisson_kernel.py``): the same values as
 # PyTorch for the same seed and the generator left where PyTorch leaves it (up to the last
 # bit of C's ``log``/``lgamma`` in the rare rejection test that compares them).
-
-
-@_jit_on_first_call
-def _poisson_loop(
-    rates: np.ndarray, r64: np.ndarray, out: np.ndarray
-) -> tuple[int, int]:  # pragma: no cover - compiled
-    """Fill ``out`` from ``rates`` with draws from ``r64``; (elements done, draws used)."""
-    scale = 1.0 / 9007199254740992.0  # 2^-53
-    mask = np.uint64(9007199254740991)
-    used = 0
-    total = r64.shape[0]
-    for i in range(rates.shape[0]):
-        lam = rates[i]
-        if lam >= 10:
-            slam = math.sqrt(lam)
-            loglam = math.log(lam)
-            b = 0.931 + 2.53 * slam
-            a = -0.059 + 0.02483 * b
-            invalpha = 1.1239 + 1.1328 / (b - 3.4)
-            vr = 0.9277 - 3.6224 / (b - 2)
-            while True:
-                if used + 2 > total:
-                    return i, used
-                u = float(r64[used] & mask) * scale - 0.5
-                v = float(r64[used + 1] & mask) * scale
-                used += 2
-                us = 0.5 - abs(u)
-                k = np.int64(math.floor((2 * a / us + b) * u + lam + 0.43))
-                if us >= 0.07 and v <= vr:
-                    break
-                if k < 0 or (us < 0.013 and v > us):
-                    continue
-                if math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b) <= (
-                    -lam + k * loglam - math.lgamma(k + 1.0)
-                ):
-                    break
-            out[i] = k
-        elif lam == 0:
-            out[i] = 0
-        else:
-            enlam = math.exp(-lam)
-            x = 0
-            prod = 1.0
-            while True:
-                if used + 1 > total:
-                    return i, used
-                prod *= float(r64[used] & mask) * scale
-                used += 1
-                if prod > enlam:
-                    x += 1
-                else:
-                    break
-            out[i] = x
-    return rates.shape[0], used
 
 
 def poisson(gen: Generator, rates: np.ndarray) -> np.ndarray:
@@ -344,13 +290,10 @@ def poisson(gen: Generator, rates: np.ndarray) -> np.ndarray:
     out = np.zeros(n, np.int64)
     if n == 0:
         return out
-    guess = int(np.minimum(rates, 10).sum()) + 3 * n + 16  # draws a block likely covers
-    saved = gen._mt.state
-    while True:
-        r64 = gen._raw64(guess)
-        done, used = _poisson_loop(rates, r64, out)
-        gen._mt.state = saved
-        if done == n:
-            gen._raw64(used)
-            return out
-        guess *= 2
+    from ember.backends.cpu import poisson_kernel  # numba's: NOTE [numba on first use]
+
+    st = gen._mt.state["state"]
+    key = np.array(st["key"], np.uint32)
+    pos = poisson_kernel.draw(rates, out, key, int(st["pos"]))
+    gen._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+    return out

@@ -31,8 +31,8 @@ from ember._memory_format import (
 )
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap_shape_only, wrap_view
-from ember.dispatch.keys import AUTOGRAD_BIT, DispatchKey
-from ember.dispatch.keys import BACKEND_MASK as BACKEND_KEYS_MASK
+from ember.dispatch import marks
+from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.copies import to_copy_options
 from ember.ops.native.copies_composite import (
@@ -383,7 +383,7 @@ def detach_(self: Tensor) -> Tensor:
             "detach_: Can't detach views in-place. Use detach() instead (it returns a new view "
             "that does not require grad)."
         )
-    self._ekeys &= ~AUTOGRAD_BIT
+    marks.unmark_autograd(self)
     self.grad_fn = None
     return self
 
@@ -400,7 +400,7 @@ def set_(self: Tensor, source: Tensor) -> Tensor:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
-    if self._ekeys & BACKEND_KEYS_MASK != source._ekeys & BACKEND_KEYS_MASK:
+    if not marks.same_backend(self, source):
         raise RuntimeError(
             f"set_: source is on {source.device} but the tensor on {self.device}; move one "
             "with .to(device)"

@@ -8,7 +8,7 @@ from typing import Any
 
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only
+from ember._tensor import Tensor, wrap_shape_only_like
 from ember.backends.meta.copies import meta_like, meta_new
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -41,7 +41,7 @@ def entries(indices: Sequence[Tensor | None]) -> list[S.IndexEntry]:
 
 def _like(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     d = self._edata
-    return wrap_shape_only(ShapeOnlyArray(shape, d.dtype, dev=d.device), self._ekeys)
+    return wrap_shape_only_like(ShapeOnlyArray(shape, d.dtype, dev=d.device), self)
 
 
 @impl(aten.index.Tensor, Meta)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ember import dtypes
 from ember._shape_only import ShapeOnlyArray
-from ember._tensor import Tensor, wrap_shape_only, wrap_view
+from ember._tensor import Tensor, wrap_shape_only_like, wrap_view
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops import strides as S
@@ -42,7 +42,7 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
 
 @impl(aten._unsafe_view.default, Meta)
 def _unsafe_view(self: Tensor, size: Sequence[int]) -> Tensor:
-    return wrap_shape_only(_array(self, S.view(layout(self), size)), self._ekeys)
+    return wrap_shape_only_like(_array(self, S.view(layout(self), size)), self)
 
 
 @impl(aten.view.dtype, Meta)

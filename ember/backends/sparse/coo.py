@@ -124,7 +124,7 @@ def coalesce_arrays(c: SparseCOO) -> tuple[np.ndarray, np.ndarray]:
 
 def scipy_csr(c: SparseCOO) -> Any:
     """A 2-d sparse tensor (no dense dims) as a SciPy CSR array (duplicates summed)."""
-    from scipy import sparse
+    from scipy import sparse  # deferred: scipy.sparse loads when first needed
 
     return sparse.csr_array((c.values, (c.indices[0], c.indices[1])), shape=c.shape[:2])
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
+import ember.distributed as dist
 from ember._tensor import Tensor
 from ember.autograd.function import Function
 from ember.distributed.device_mesh import DeviceMesh
@@ -103,7 +104,7 @@ class DTensor(Tensor):
     def __torch_dispatch__(
         cls, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
-        from ember.distributed.tensor._dispatch import dispatch
+        from ember.distributed.tensor._dispatch import dispatch  # cycle: it imports DTensor
 
         return dispatch(func, args, kwargs or {})
 
@@ -220,8 +221,6 @@ class _FromLocal(Function):
 
 def C_broadcast(local: Tensor, mesh: DeviceMesh, mesh_dim: int) -> None:
     """Overwrite ``local`` with the piece of the first rank along ``mesh_dim``."""
-    import ember.distributed as dist
-
     src = mesh._group_ranks(mesh_dim)[0]
     with ember.no_grad():
         buf = local.contiguous().clone()

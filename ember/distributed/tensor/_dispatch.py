@@ -18,6 +18,7 @@ from typing import Any
 import ember
 from ember._tensor import Tensor
 from ember._warn import warn_user
+from ember.distributed.tensor._api import DTensor
 from ember.distributed.tensor._redistribute import redistribute_local
 from ember.distributed.tensor._spec import DTensorSpec, TensorMeta, local_shape
 from ember.distributed.tensor.placement_types import Partial, Placement, Replicate, Shard
@@ -133,8 +134,6 @@ def _unflatten(flat: list[Any], tree: Any) -> tuple[tuple[Any, ...], dict[str, A
 
 
 def _key_of(x: Any) -> Any:
-    from ember.distributed.tensor._api import DTensor
-
     if isinstance(x, DTensor):
         s = x._spec
         return ("D", s.placements, s.tensor_meta)
@@ -154,8 +153,6 @@ _PLAN_CACHE_SIZE = 4096
 
 
 def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from ember.distributed.tensor._api import DTensor
-
     if str(func).startswith("aten._foreach_"):
         return _foreach(func, args, kwargs)
     flat, tree = _flatten(args, kwargs)
@@ -255,8 +252,6 @@ def dispatch(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 def _plan(func: Any, flat: list[Any], tree: Any, idx: list[int], dts: list[Any], mesh: Any) -> Any:
     """What ``dispatch`` caches for one call signature (NOTE [plan cache])."""
-    from ember.distributed.tensor._api import DTensor
-
     for x in flat:
         if isinstance(x, DTensor):
             if x._spec.mesh != mesh:
@@ -357,8 +352,6 @@ def _is_written(func: Any, flat: list[Any], i: int, tree: Any) -> bool:
 
 
 def _wrap_inplace(func: Any, args: Any, kwargs: Any) -> Any:
-    from ember.distributed.tensor._api import DTensor
-
     written = []
     pos = 0
     for a in func._schema.arguments:

@@ -48,7 +48,7 @@ from ember._subclasses.fake_tensor import (
     FakeTensorMode,
 )
 from ember._tensor import Tensor, wrap
-from ember.dispatch.keys import META_BIT, PYTHON_BIT
+from ember.dispatch import marks
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
@@ -337,7 +337,7 @@ def _contiguous_val(shape: tuple[int, ...], like: Tensor, offset: int = 0) -> Te
     arr = ShapeOnlyArray(shape, like._edata.dtype, tuple(reversed(strides)), offset, like.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
-    f._ekeys = META_BIT | PYTHON_BIT
+    marks.mark_fake(f)
     f.fake_mode = _SNAPSHOT_MODE
     return f
 
@@ -356,7 +356,7 @@ def _snapshot(t: Tensor, storage_offset: int | None = None) -> Tensor:
     arr = ShapeOnlyArray(tuple(t.shape), t._edata.dtype, t.stride(), off, t.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
-    f._ekeys = META_BIT | PYTHON_BIT
+    marks.mark_fake(f)
     f.fake_mode = _SNAPSHOT_MODE
     if t.requires_grad and t.dtype.is_floating_point:
         f.requires_grad_(True)

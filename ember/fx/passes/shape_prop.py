@@ -24,6 +24,7 @@ from ember._tensor import Tensor
 from ember.dtypes import dtype
 from ember.fx.interpreter import Interpreter
 from ember.fx.node import Node, map_aggregate
+from ember.ops.registry import ops
 
 __all__ = ["ShapeProp", "TensorMetadata", "_extract_tensor_metadata"]
 
@@ -67,7 +68,6 @@ def _as_meta(t: Tensor) -> Tensor:
     """A tensor with ``t``'s metadata and no data (``t`` itself if it has none)."""
     if t.device.type == "meta" or not hasattr(t._edata, "ctypes"):
         return t
-    from ember.ops.registry import ops
 
     return ops.aten.empty_strided.default(
         list(t.shape), list(t.stride()), dtype=t.dtype, device="meta"

@@ -116,13 +116,7 @@ def clip_grad_norm_(
     return total
 
 
-def clip_grad_norm(
-    parameters: _Tensors,
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-    foreach: bool | None = None,
-) -> Tensor:
+def clip_grad_norm(*args: Any, **kwargs: Any) -> Tensor:
     """Deprecated name of ``clip_grad_norm_``.
 
     >>> p = ember.ones(1, requires_grad=True); p.grad = ember.ones(1)
@@ -137,7 +131,10 @@ def clip_grad_norm(
         FutureWarning,
         stacklevel=2,
     )
-    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+    return clip_grad_norm_(*args, **kwargs)
+
+
+clip_grad_norm.__wrapped__ = clip_grad_norm_  # type: ignore[attr-defined]  # its signature
 
 
 def clip_grad_value_(parameters: _Tensors, clip_value: float, foreach: bool | None = None) -> None:

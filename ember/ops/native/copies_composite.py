@@ -294,7 +294,7 @@ def combinations(self: Tensor, r: int = 2, with_replacement: bool = False) -> Te
     n = self.shape[0]
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = np.fromiter(itertools.chain.from_iterable(pick(range(n), r)), np.int64)
-    from ember._factory import tensor
+    from ember._factory import tensor  # cycle: ember._factory imports the catalogue (ops/)
 
     index = tensor(rows, device=self.device)
     return aten.view.default(aten.index_select.default(self, 0, index), [rows.size // r, r])

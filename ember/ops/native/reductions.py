@@ -11,6 +11,7 @@ nothing); a dim named twice is a RuntimeError, as in PyTorch.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -698,8 +699,6 @@ def cov(
     else:
         norm = aten.sub.Scalar(w_sum, correction)
     if _read(aten.le.Scalar(norm, 0)):
-        import warnings
-
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "number of observations.",

@@ -39,6 +39,7 @@ class DistributedSampler(Sampler):
         drop_last: bool = False,
     ) -> None:
         if num_replicas is None or rank is None:
+            # lazy load: ember.distributed loads on first use (NOTE [loaded on first use])
             import ember.distributed as dist
 
             if not dist.is_available():

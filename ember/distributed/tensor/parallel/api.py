@@ -6,6 +6,8 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+import ember.distributed as dist
+from ember.distributed.device_mesh import init_device_mesh
 from ember.distributed.tensor.parallel.style import ParallelStyle
 
 __all__ = ["parallelize_module"]
@@ -21,9 +23,6 @@ def parallelize_module(
     >>> # parallelize_module(mlp, mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
     """
     if device_mesh is None:
-        import ember.distributed as dist
-        from ember.distributed.device_mesh import init_device_mesh
-
         device_mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     if parallelize_plan is None:
         return module

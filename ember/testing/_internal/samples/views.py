@@ -11,6 +11,7 @@ from typing import Any
 
 import ember
 from ember import dtypes
+from ember._factory import tensor
 from ember.testing._internal.opinfo import ALL_DTYPES, ErrorInput, SampleInput, errors, samples
 
 S = SampleInput
@@ -385,8 +386,6 @@ def imag_errors() -> Iterator[ErrorInput]:
 
 @errors("view.default")
 def view_errors() -> Iterator[ErrorInput]:
-    from ember._factory import tensor
-
     x = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     yield ErrorInput(S(x.t(), (6,)), RuntimeError, r"view size is not compatible .* \.reshape")
     yield ErrorInput(S(x, (4,)), RuntimeError, r"shape '\[4\]' is invalid for input of size 6")
