@@ -411,3 +411,42 @@ def test_detect_anomaly_warns_and_check_nan_decides() -> None:
         with X.autograd.set_detect_anomaly(True), pytest.raises(RuntimeError, match="nan"):
             _nan_backward(X)
         _nan_backward(X)  # mode is off again
+
+
+@requires_torch
+def test_jacobian_forward_mode_runs_no_backward_pass(monkeypatch: Any) -> None:
+    # strategy="forward-mode" pushes tangents (forward AD), as PyTorch's does
+    import ember.autograd.engine as engine
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a backward pass ran")
+
+    monkeypatch.setattr(engine, "run_backward", refuse)
+    x = np.random.default_rng(0).standard_normal(3)
+    y = np.random.default_rng(1).standard_normal((3, 2))
+
+    def f(m: Any) -> Any:
+        return lambda a, b: ((a.sin() * b[:, 0]).cumsum(0), (a.unsqueeze(1) * b).sum(0).exp())
+
+    kw = {"vectorize": True, "strategy": "forward-mode"}
+    got = ember.autograd.functional.jacobian(f(ember), (ember.tensor(x), ember.tensor(y)), **kw)
+    want = torch.autograd.functional.jacobian(f(torch), (torch.tensor(x), torch.tensor(y)), **kw)
+    assert type(got) is type(want) and type(got[0]) is type(want[0])
+    for grow, wrow in zip(got, want, strict=True):
+        for g, w in zip(grow, wrow, strict=True):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+    one = ember.autograd.functional.jacobian(ember.sin, ember.tensor(x), **kw)
+    np.testing.assert_allclose(one.numpy(), np.diag(np.cos(x)), rtol=1e-12)
+
+
+@requires_torch
+def test_hessian_forward_over_reverse_equals_torch() -> None:
+    x = np.random.default_rng(0).standard_normal(4)
+
+    def f(m: Any) -> Any:
+        return lambda v: (v.sin() * v.exp()).sum() + (v[0] * v[1:]).pow(2).sum()
+
+    kw = {"vectorize": True, "outer_jacobian_strategy": "forward-mode"}
+    got = ember.autograd.functional.hessian(f(ember), ember.tensor(x), **kw)
+    want = torch.autograd.functional.hessian(f(torch), torch.tensor(x), **kw)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10)

@@ -4,6 +4,8 @@ mode, and a plain op's key set (no tangent: the forward-mode kernel is never rea
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -231,3 +233,34 @@ def test_make_fx_and_compile_trace_the_tangent_ops() -> None:
     np.testing.assert_allclose(g(x, v)[1].numpy(), want.numpy(), rtol=1e-6)
     compiled = ember.compile(lambda x, v: ember.func.jvp(f, (x,), (v,))[1])
     np.testing.assert_allclose(compiled(x, v).numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_views_taken_before_the_base_got_a_tangent_see_it() -> None:
+    # NOTE [views of a base with a tangent]: as PyTorch's forward AD
+    def run(m: Any) -> list[Any]:
+        fw = m.autograd.forward_ad
+        seen = []
+        with fw.dual_level():
+            base = m.zeros(4)
+            view, view2 = base[:2], base.view(2, 2)
+            base.copy_(fw.make_dual(m.ones(4), m.arange(4.0)))
+            seen += [fw.unpack_dual(view).tangent, fw.unpack_dual(view2).tangent]
+            seen.append(fw.unpack_dual(view * 3).tangent)  # through an op, not only unpack
+            b2 = m.zeros(4)
+            v2, w2 = b2[1:3], b2[2:]
+            v2.add_(fw.make_dual(m.ones(2), m.full((2,), 5.0)))
+            seen += [fw.unpack_dual(b2).tangent, fw.unpack_dual(w2).tangent]
+            b3 = m.zeros(3, 2)
+            vv3 = b3[0][1:]
+            b3.add_(fw.make_dual(m.ones(3, 2), m.ones(3, 2) * 7))
+            seen.append(fw.unpack_dual(vv3).tangent.clone())
+            b3.mul_(fw.make_dual(m.full((3, 2), 2.0), m.ones(3, 2)))  # the base's tangent
+            seen += [fw.unpack_dual(vv3).tangent, fw.unpack_dual(vv3).primal]  # changes
+            seen.append(fw.unpack_dual(base.detach()).tangent)  # no view: no tangent
+        return seen
+
+    for got, want in zip(run(ember), run(torch), strict=True):
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

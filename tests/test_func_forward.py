@@ -223,3 +223,53 @@ def test_jvp_of_ops_without_usable_samples(name: str) -> None:
     u, tu = _both(12, seed=1)
     fn = _SMALL_CASES[name]
     _same(ef.jvp(lambda z: fn(ember, z), (x,), (u,)), tf.jvp(lambda z: fn(torch, z), (tx,), (tu,)))
+
+
+def test_linearize_does_not_run_the_function_again() -> None:
+    # NOTE [linearize]: jvp_fn runs only the tangent computation (no sin of the primal)
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+
+    class Ops(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
+            calls.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    count = [0]
+
+    def f(z: Any, w: dict[str, Any]) -> Any:
+        count[0] += 1
+        return {"a": (z.sin() * w["k"]).exp(), "b": z.cumsum(0)}
+
+    x, tx = _both(4)
+    k, tk = _both(4, seed=2)
+    u, tu = _both(4, seed=1)
+    out, fn = ef.linearize(f, x, {"k": k})
+    tout, tfn = tf.linearize(f, tx, {"k": tk})
+    _same(out, tout)
+    runs = count[0]
+    with Ops():
+        got = fn(u, {"k": u * 3})
+    assert count[0] == runs
+    assert not {"sin.default", "exp.default"} & set(calls), calls
+    _same(got, tfn(tu, {"k": tu * 3}))
+    _same(fn(u * 2, {"k": u}), tfn(tu * 2, {"k": tu}))
+
+
+def test_linearize_checks_its_tangents_as_torch() -> None:
+    x, tx = _both(3)
+    _, fn = ef.linearize(ember.sin, x)
+    _, tfn = tf.linearize(torch.sin, tx)
+    cases = [
+        ("shape", ember.ones(4, dtype=ember.float64), torch.ones(4, dtype=torch.float64)),
+        ("dtype", ember.ones(3), torch.ones(3)),
+    ]
+    for what, bad, tbad in cases:
+        pattern = f"tangent:0 with {what} .* doesn't match the {what} .* corresponding primal"
+        with pytest.raises(RuntimeError, match=pattern):
+            tfn(tbad)
+        with pytest.raises(RuntimeError, match=pattern):
+            fn(bad)
+    with pytest.raises(RuntimeError, match="same argspec"):
+        fn(ember.ones(3, dtype=ember.float64), ember.ones(3))

@@ -17,9 +17,10 @@ passes: ``g(u) = J^T u`` is linear in ``u``, so differentiating ``<g(u), v>`` wi
 # NOTE [vectorize]
 ``vectorize=True`` batches the backward passes with ``ember.vmap``, as PyTorch's does: one
 backward pass per output, its cotangents the rows of an identity, mapped over. Without it,
-one backward pass runs per output element. ``strategy="forward-mode"`` is accepted with
-PyTorch's checks of the combinations it refuses, and computes the same Jacobian in reverse
-mode.
+one backward pass runs per output element. ``strategy="forward-mode"`` (which, as in
+PyTorch, needs ``vectorize=True``) pushes the columns of an identity through ``func`` as
+tangents (forward-mode AD, ``ember.autograd.forward_ad``), mapped over with ``vmap``: one
+forward pass for all of them, no backward pass.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.autograd import forward_ad as fwAD
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -305,7 +307,7 @@ def jacobian(
             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
             'Otherwise, prefer to use "reverse-mode".'
         )
-    if strategy == "forward-mode":  # NOTE [vectorize]: PyTorch's limits, then reverse mode
+    if strategy == "forward-mode":  # NOTE [vectorize]: PyTorch's limits
         if create_graph:
             raise NotImplementedError(
                 "ember.autograd.functional.jacobian: `create_graph=True` and "
@@ -323,6 +325,7 @@ def jacobian(
                 "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                 "only implemented for `vectorize=True`."
             )
+        return _jacobian_forward(func, inputs)
     with ember.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -335,8 +338,46 @@ def jacobian(
         by_rows = _jacobian_rows_vectorized if vectorize else _jacobian_rows
         rows = tuple(by_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
     rows = _finish(rows, create_graph)
-    if strategy == "forward-mode":  # PyTorch's forward mode nests lists, not tuples
-        rows = [list(row) for row in rows]
+    return _unpack(rows, (outputs_tuple, inputs_tuple))
+
+
+def _jacobian_forward(func: Callable[..., Any], inputs: Any) -> Any:
+    """The Jacobian by forward mode: the identity's columns as tangents of the inputs, one
+    ``jvp`` per column, mapped over with ``vmap`` (NOTE [vectorize])."""
+    # lazy load: ember.func loads on first use (NOTE [loaded on first use]); it imports
+    # ember.autograd
+    from ember.func import vmap
+
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    sizes = [x.numel() for x in inputs]
+    total, start = sum(sizes), 0
+    basis = []
+    for x, n in zip(inputs, sizes, strict=True):
+        basis.append(ember.eye(total, dtype=x.dtype)[:, start : start + n])
+        start += n
+    found: list[Any] = []  # (outputs_tuple, primal outputs), as the vmapped call saw them
+
+    def push(*tangents: Tensor) -> tuple[Tensor, ...]:
+        with fwAD.dual_level():
+            duals = tuple(
+                fwAD.make_dual(x, t.view_as(x)) for x, t in zip(inputs, tangents, strict=True)
+            )
+            outputs_tuple, outputs = _as_tuple(func(*duals), "outputs of the user-provided "
+                                               "function", "jacobian")  # fmt: skip
+            pairs = [fwAD.unpack_dual(o) for o in outputs]
+        found[:] = [outputs_tuple, [p.primal for p in pairs]]
+        return tuple(ember.zeros_like(p.primal) if p.tangent is None else p.tangent for p in pairs)
+
+    columns = vmap(push)(*basis)
+    outputs_tuple, primals = found
+    # PyTorch's forward mode nests lists, not tuples
+    rows = [
+        [
+            jac.permute(*range(1, jac.dim()), 0).reshape(*out.shape, *x.shape)
+            for jac, x in zip(col.split(sizes, 0), inputs, strict=True)
+        ]
+        for col, out in zip(columns, primals, strict=True)
+    ]
     return _unpack(rows, (outputs_tuple, inputs_tuple))
 
 
@@ -428,6 +469,10 @@ def hessian(
         return out.squeeze()
 
     def gradient(*xs: Tensor) -> Any:
+        if outer_jacobian_strategy == "forward-mode":
+            # the duals must require grad, else the inner jacobian's inputs would be detached
+            # copies without their tangents (PyTorch does the same)
+            xs = tuple(x.requires_grad_(True) for x in xs)
         jac = jacobian(scalar, xs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

@@ -144,6 +144,8 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
         level = _levels.current_level()
     if level < 0 or not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
+    if tensor._base is not None:  # NOTE [views of a base with a tangent] in _kernel.py
+        _kernel.adopt_base_tangents(tensor, level + 1)
     t = _levels.tangent(tensor, level)
     if t is None:
         return UnpackedDualTensor(tensor, None)

@@ -25,6 +25,14 @@ functional form, from a copy of ``self`` taken before the write, and writes it i
 ``self``'s tangent (so views of that tangent see it); a ``self`` without a tangent gets one,
 and a view without one gets the region of its base's tangent (the base gets a zero tangent
 first if it has none), as PyTorch does.
+
+# NOTE [views of a base with a tangent]
+A view taken before its base got a tangent (``v = b[:2]; b.copy_(dual)``) sees it, as in
+PyTorch: its tangent is the same region of the base's tangent, made when the view is next
+used (``adopt_base_tangents``, also run by ``unpack_dual``), and a view of it, so later
+in-place changes of the base's tangent show through. Such a view carries no ForwardAD key
+of its own, so while any dual level is open the key is in the thread's include set and
+every op reaches this kernel (an op on tensors without tangents goes straight below).
 """
 
 from __future__ import annotations
@@ -70,7 +78,9 @@ def forward_ad_fallback(
     ceiling = state.local.fw_ceiling
     level = -1
     for p in info.params:
-        level = top_level(_rules.get_param(args, kwargs, p), ceiling, level)
+        x = _rules.get_param(args, kwargs, p)
+        adopt_base_tangents(x, ceiling)
+        level = top_level(x, ceiling, level)
     if level < 0 or op in NONDIFFERENTIABLE:
         return op.redispatch(ks & BELOW, *args, **kwargs)
     tangents = tuple(_tangents_of(_rules.get_param(args, kwargs, p), level) for p in info.params)
@@ -92,6 +102,28 @@ def forward_ad_fallback(
         touts = _rules.apply(info.functional, args, kwargs, tangents, out)
     _attach(op, out, touts, level)
     return out
+
+
+def adopt_base_tangents(x: Any, ceiling: int) -> None:
+    """Give a view without tangents its base's, below ``ceiling`` (NOTE [views of a base
+    with a tangent])."""
+    if isinstance(x, Tensor):
+        base = x._base
+        if base is None or x.__dict__.get("_fw_grads") is not None:
+            return
+        grads = base.__dict__.get("_fw_grads")
+        if not grads:
+            return
+        if x.dtype != base.dtype and not (base.dtype.is_complex and not x.dtype.is_complex):
+            return  # a reinterpreting view (view(dtype)): no tangent, as in PyTorch
+        region = copy_slices._region(base, x)
+        for lv, tb in list(grads.items()):
+            if lv < ceiling:
+                with state.DualCeiling(lv):
+                    set_tangent(x, lv, copy_slices._in(tb, region))
+    elif isinstance(x, (list, tuple)):
+        for e in x:
+            adopt_base_tangents(e, ceiling)
 
 
 def _tangents_of(x: Any, level: int) -> Any:

@@ -15,9 +15,13 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.dispatch import marks
+from ember.dispatch.keys import FORWARD_AD_BIT
+from ember.dispatch.state import KeyGuard
 
 #: the open levels, innermost last, each with weak references to the tensors it gave a tangent
 _OPEN: list[tuple[int, list[weakref.ref[Tensor]]]] = []
+#: the guard that keeps the ForwardAD key in the include set while any level is open
+_GUARD: list[KeyGuard] = []
 
 
 def current_level() -> int:
@@ -28,6 +32,10 @@ def current_level() -> int:
 def enter() -> int:
     """Open a new dual level, nested in the current one, and return its index."""
     level = _OPEN[-1][0] + 1 if _OPEN else 0
+    if not _OPEN:  # NOTE [views of a base with a tangent] in _kernel.py
+        guard = KeyGuard(include=FORWARD_AD_BIT)
+        guard.__enter__()
+        _GUARD.append(guard)
     _OPEN.append((level, []))
     return level
 
@@ -44,6 +52,8 @@ def exit_(level: int | None) -> None:
             f"{top}; levels are exited innermost first"
         )
     _OPEN.pop()
+    if not _OPEN and _GUARD:
+        _GUARD.pop().__exit__()
     for ref in refs:
         t = ref()
         if t is not None:
