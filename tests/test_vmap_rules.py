@@ -318,3 +318,29 @@ def test_lu_factor_unpack_and_solve() -> None:
 
     _both(solve, a, b)
     _both(solve, a[0], b, in_dims=(None, 0))
+
+
+# ------------------------------------------------------------------ foreach
+
+
+def test_foreach_ops_with_batched_list_elements() -> None:
+    # against a loop in torch (torch.func.vmap has no rule nor fallback for them)
+    a, b = _arr(3, 4), _arr(3, 2, 2, seed=1)
+
+    def fn(m: Any) -> Any:
+        def f(x: Any, y: Any) -> Any:
+            added = m._foreach_add([x, y], [m.ones(4), y], alpha=2)
+            fused = m._foreach_addcmul([x, y], [x, y], [x * 0 + 3, y], value=0.5)
+            z = [x.clone(), y.clone()]
+            m._foreach_mul_(z, 1.5)
+            return (*added, *fused, *z, *m._foreach_exp([x]))
+
+        return f
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = vmap(fn(ember))(*_lib(ember, (a, b)))
+    assert not [w for w in caught if "batching rule" in str(w.message)]
+    ta, tb = _lib(torch, (a, b))
+    outs = [fn(torch)(ta[i], tb[i]) for i in range(3)]
+    _close(got, tuple(torch.stack([o[k] for o in outs]) for k in range(len(outs[0]))))
