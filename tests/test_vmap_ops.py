@@ -99,7 +99,6 @@ FALLBACK = {
     "aten.index_fill_.int_Tensor",
     "aten.index_reduce.default",
     "aten.index_reduce_.default",
-    "aten.index_select.default",
     "aten.isin.Scalar_Tensor",
     "aten.isin.Tensor_Scalar",
     "aten.isin.Tensor_Tensor",

@@ -344,3 +344,27 @@ def test_foreach_ops_with_batched_list_elements() -> None:
     ta, tb = _lib(torch, (a, b))
     outs = [fn(torch)(ta[i], tb[i]) for i in range(3)]
     _close(got, tuple(torch.stack([o[k] for o in outs]) for k in range(len(outs[0]))))
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (None, 0), (0, None)])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select_with_a_batched_index(dims: tuple[Any, ...], dim: int) -> None:
+    x = _arr(3, 4, 5, 2)
+    idx = np.random.default_rng(0).integers(0, 2, (3, 6))
+    x = x if dims[0] == 0 else x[0]
+    idx = idx if dims[1] == 0 else idx[0]
+    _both(lambda m: lambda t, i: m.index_select(t, dim, i), x, idx, in_dims=dims)
+    # a 0-dim index, against a loop: torch.func.vmap gives the unselected shape here
+    got = vmap(lambda t, i: ember.index_select(t, dim, i[0]), in_dims=dims)(*_lib(ember, (x, idx)))
+    tx, ti = _lib(torch, (x, idx))
+    want = torch.stack([torch.index_select(tx if dims[0] is None else tx[b], dim,
+                                           (ti if dims[1] is None else ti[b])[0])
+                        for b in range(3)])  # fmt: skip
+    _close(got, want)
+
+
+def test_index_select_out_of_range_raises_under_vmap() -> None:
+    with pytest.raises((IndexError, RuntimeError)):
+        vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [-1]]))
+    with pytest.raises((IndexError, RuntimeError)):
+        vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [3]]))

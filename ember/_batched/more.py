@@ -174,6 +174,37 @@ def index_put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict
     return x if inplace else wrap(out, level.level)
 
 
+def index_select_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """An unbatched index selects after the batch dimension; a batched one is a ``gather``
+    along the selected dimension, moved next to the batch one."""
+    values = bind(op, args, kw)
+    x, index = values["self"], values["index"]
+    if x.dim() == 0 or index.dim() > 1:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's errors, from the op per example
+    n = x.dim()
+    d = values["dim"]
+    if not -n <= d < n:
+        raise IndexError(
+            f"index_select: Dimension out of range (expected to be in range of [{-n}, "
+            f"{n - 1}], but got {d})"
+        )
+    d = (d + n if d < 0 else d) + 1
+    xp = align(x, level, n)
+    if not _batched(index, level):
+        return wrap(op(xp, d, index), level.level)
+    ip = unwrap(index, level)[0].reshape(level.size, -1)  # a 0-dim index selects one
+    moved = xp.movedim(d, 1)  # [B, size, ...]
+    rest = tuple(moved.shape[2:])
+    k = ip.shape[1]
+    # gather refuses an index out of range (negative ones too), as index_select does
+    full = ip.reshape(level.size, k, *([1] * len(rest))).expand(level.size, k, *rest)
+    out = aten.gather.default(moved, 1, full)  # [B, k, ...]
+    return wrap(out.movedim(1, d), level.level)
+
+
+register_rule(aten.index_select.default, index_select_rule)
 register_rule(aten.index_put.default, index_put_rule)
 register_rule(aten.index_put_.default, index_put_rule)
 register_rule(aten.index.Tensor, index_rule)
