@@ -197,3 +197,23 @@ def test_one_view_returned_twice_as_in_eager(backend, shape):
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and ember.equal(g.detach(), w.detach())
     assert ember.equal(got_grad, want_grad)
+
+
+@pytest.mark.parametrize("backend", ["ember", "aot_eager"])
+def test_zeros_of_a_formula_through_another_formula_as_in_eager(backend):
+    # nextafter's zeros for ``other`` go on through softsign's formula: eager gives 0 when
+    # only the nextafter output is used (explore driver finding, seed 606)
+    def fn(x0, x5):
+        v0 = ember.nn.functional.softsign(x0)
+        return v0, x5.nextafter(v0)
+
+    f = ember.compile(fn, backend=backend)
+    for used, want in ((1, 0.0), (0, None)):
+        for run in (f, fn):
+            x0 = ember.tensor([1.136], dtype=ember.float64, requires_grad=True)
+            x5 = ember.tensor([0.5, -2.0], dtype=ember.float64, requires_grad=True)
+            (run(x0, x5)[used] * 2).sum().backward()
+            if want is None:
+                assert x5.grad is None
+            else:
+                assert x0.grad is not None and x0.grad.item() == want

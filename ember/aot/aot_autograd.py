@@ -745,40 +745,41 @@ def _grad_dependencies(
     bw: GraphModule, grad_metas: list[SubclassMeta | None], reach: list[set[int]]
 ) -> list[set[int]]:
     """Per gradient (user level), the dense tangents whose being unset makes it None
-    (NOTE [which gradients are None]): those it is computed from, and, when one of its
-    summands reads no tangent (a formula of zeros), those of every output reaching it."""
+    (NOTE [which gradients are None]): those it is computed from, and, when a term that
+    reads no tangent is added into it, those of every output reaching it."""
     placeholders = [n for n in bw.graph.nodes if n.op == "placeholder"]
     tangents = {n: i for i, n in enumerate(p for p in placeholders if _is_tangent(p))}
     outs = next(n for n in bw.graph.nodes if n.op == "output").args[0]
     reads: dict[Node, frozenset[int]] = {}  # the tangents each value is computed from
+    # a value that adds a term reading no tangent to one that reads some (a formula of
+    # zeros summed into a gradient), there or in what it is computed from
+    mixed: dict[Node, bool] = {}
     for n in bw.graph.nodes:  # (in order: a node's inputs come first)
         found = frozenset([tangents[n]]) if n in tangents else frozenset()
-        for a in n.all_input_nodes:
+        inputs = n.all_input_nodes
+        for a in inputs:
             found |= reads[a]
         reads[n] = found
-
-    def summands(n: Any) -> list[Any]:
-        found, stack = [], [n]
-        while stack:
-            m = stack.pop()
-            if isinstance(m, Node) and m.target is aten.add.Tensor and not m.kwargs:
-                stack.extend(m.args)
-            else:
-                found.append(m)
-        return found
+        mixed[n] = any(mixed[a] for a in inputs) or (
+            n.target is aten.add.Tensor and bool(found) and any(not reads[a] for a in inputs)
+        )
 
     per_dense = []
     for o in outs:
-        parts = summands(o) if isinstance(o, Node) else []
-        per_dense.append([reads[p] for p in parts if isinstance(p, Node)])
+        if not isinstance(o, Node):
+            per_dense.append(None)
+        else:
+            per_dense.append((reads[o], not reads[o] or mixed[o]))
     out: list[set[int]] = []
     pos = 0
     for k, m in enumerate(grad_metas):
         count = 1 if m is None else m.count
         deps: set[int] = set()
-        for parts in per_dense[pos : pos + count]:
-            for found in parts:
-                deps |= found if found else reach[k]
+        for part in per_dense[pos : pos + count]:
+            if part is not None:
+                deps |= part[0]
+                if part[1]:
+                    deps |= reach[k]
         out.append(deps)
         pos += count
     return out
@@ -794,9 +795,11 @@ def _reached_by(
     way returned None for an output gradient that was None (slogdet's for an unset
     ``logabsdet``); a formula of zeros (copysign's for ``other``) gives zeros whenever its
     node runs. So a gradient of the backward graph is None at run time when every tangent
-    it is computed from is unset, and a summand of it that reads no tangent (the zeros)
-    counts as computed from every output whose autograd graph reaches the input: read from
-    the traced forward's autograd graph, where a ``detach`` or an ``argmax`` is no edge.
+    it is computed from is unset; but when a term that reads no tangent (the zeros) is
+    added into it, there or in what it is computed from (nextafter's zeros go on through
+    softsign's formula), it counts as computed from every output whose autograd graph
+    reaches the input: read from the traced forward's autograd graph, where a ``detach``
+    or an ``argmax`` is no edge.
     """
     targets: dict[int, list[int]] = {}
     for k, x in enumerate(wrt):
