@@ -230,6 +230,10 @@ def large_cases(quick: bool) -> list[Case]:
     n = sizes[-1]
     x = rng.standard_normal(n, dtype=np.float32)
     ex, tx = ember.from_numpy(x), torch.from_numpy(x) if torch is not None else None
+    tag = f"1e{len(str(n)) - 1}"
+    out.append(Case("large", f"gelu (erf) {tag}", lambda: ember.nn.functional.gelu(ex),
+                    None, (lambda: torch.nn.functional.gelu(tx)) if torch else None,
+                    ("torch", 1.5)))  # fmt: skip
     out.append(Case("large", f"sum 1e{len(str(n)) - 1}", lambda: ex.sum(), lambda: x.sum(),
                     (lambda: tx.sum()) if torch else None, goal))  # fmt: skip
     m = 256 if quick else 512

@@ -38,6 +38,17 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 _CONTIGUOUS: dict[tuple[tuple[int, ...], int], tuple[int, ...]] = {}
 
 
+def _contiguous_bytes(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+    """Contiguous strides in bytes of ``shape`` for items of ``size`` bytes, cached."""
+    key = (shape, size)
+    found = _CONTIGUOUS.get(key)
+    if found is None:
+        if len(_CONTIGUOUS) > 4096:  # a bound, for programs of many shapes
+            _CONTIGUOUS.clear()
+        found = _CONTIGUOUS[key] = tuple([s * size for s in contiguous_strides(shape)])
+    return found
+
+
 class ShapeOnlyArray:
     """Shape, strides and dtype without storage. Strides are in bytes, like ``ndarray``'s."""
 
@@ -61,17 +72,26 @@ class ShapeOnlyArray:
         dt = self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         size = dt.itemsize
         if strides is None:
-            key = (shape, size)
-            found = _CONTIGUOUS.get(key)
-            if found is None:
-                if len(_CONTIGUOUS) > 4096:  # a bound, for programs of many shapes
-                    _CONTIGUOUS.clear()
-                found = _CONTIGUOUS[key] = tuple([s * size for s in contiguous_strides(shape)])
-            self.strides = found
+            self.strides = _contiguous_bytes(shape, size)
         else:
             self.strides = tuple([int(s) * size for s in strides])
         self.offset = offset
         self.device = dev if dev is not None else device("meta")
+
+    @classmethod
+    def contiguous(cls, shape: tuple[int, ...], dtype: np.dtype[Any], dev: device) -> Any:
+        """A contiguous array at offset 0, for callers whose ``shape`` is a tuple of ints
+        and ``dtype`` an ``np.dtype`` already (``__init__`` without its conversions).
+
+        >>> from ember._shape_only import ShapeOnlyArray
+        >>> meta = ember.device("meta")
+        >>> ShapeOnlyArray.contiguous((2, 3), np.dtype(np.float32), meta).strides
+        (12, 4)
+        """
+        arr = object.__new__(cls)
+        arr.shape, arr.dtype, arr.offset, arr.device = shape, dtype, 0, dev
+        arr.strides = _contiguous_bytes(shape, dtype.itemsize)
+        return arr
 
     @property
     def ndim(self) -> int:

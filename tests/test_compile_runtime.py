@@ -173,3 +173,27 @@ def test_a_formula_of_an_unset_gradient_gives_none_as_in_eager(backend):
             x = ember.tensor(data, requires_grad=True)
             (run(x)[used] * 2).sum().backward()
             assert (x.grad is None) is grad_is_none
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (0, 1)])
+@pytest.mark.parametrize("backend", ["ember", "aot_eager"])
+def test_one_view_returned_twice_as_in_eager(backend, shape):
+    # ``v.to(v.dtype)`` is ``v``: the runtime tracked the same view of an output twice in
+    # its base, and the set compared the two with ``==`` (explore-run finding, on an empty
+    # tensor: "Boolean value of Tensor with no values is ambiguous")
+    def fn(x):
+        a = x.exp()
+        v = a.movedim(0, -1)
+        return a, v, v.to(ember.float32)
+
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 4
+    results = []
+    for run in (ember.compile(fn, backend=backend), fn):
+        x = ember.tensor(data, requires_grad=True)
+        outs = run(x)
+        sum(o.sum() * (i + 1) for i, o in enumerate(outs)).backward()
+        results.append((outs, x.grad))
+    (got, got_grad), (want, want_grad) = results
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and ember.equal(g.detach(), w.detach())
+    assert ember.equal(got_grad, want_grad)

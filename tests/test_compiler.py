@@ -561,3 +561,15 @@ def test_an_input_a_pending_node_reads_is_never_written(tier: str) -> None:
     ember.lazy.sync([w])
     assert w.tolist() == [0.0] * 3
     assert later.tolist() == [2.0] * 3
+
+
+def test_lazy_clone_serves_every_size_of_its_graph():
+    # a lazy graph serves every size of its shape classes (NOTE [shape classes]): a clone
+    # of a value the kernel lays out otherwise than Meta (x.t() * y) at three sizes of one
+    # graph equals eager
+    for n in (3, 4, 5):
+        x, y = ember.randn(n, n), ember.randn(n, n)
+        want = (x.t() * y).clone().mul_(2)
+        lx, ly = x.to("lazy"), y.to("lazy")
+        got = (lx.t() * ly).clone().mul_(2)
+        assert ember.equal(got.to("cpu"), want)

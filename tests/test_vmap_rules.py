@@ -318,3 +318,73 @@ def test_lu_factor_unpack_and_solve() -> None:
 
     _both(solve, a, b)
     _both(solve, a[0], b, in_dims=(None, 0))
+
+
+# ------------------------------------------------------------------ foreach
+
+
+def test_foreach_ops_with_batched_list_elements() -> None:
+    # against a loop in torch (torch.func.vmap has no rule nor fallback for them)
+    a, b = _arr(3, 4), _arr(3, 2, 2, seed=1)
+
+    def fn(m: Any) -> Any:
+        def f(x: Any, y: Any) -> Any:
+            added = m._foreach_add([x, y], [m.ones(4), y], alpha=2)
+            fused = m._foreach_addcmul([x, y], [x, y], [x * 0 + 3, y], value=0.5)
+            z = [x.clone(), y.clone()]
+            m._foreach_mul_(z, 1.5)
+            return (*added, *fused, *z, *m._foreach_exp([x]))
+
+        return f
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = vmap(fn(ember))(*_lib(ember, (a, b)))
+    assert not [w for w in caught if "batching rule" in str(w.message)]
+    ta, tb = _lib(torch, (a, b))
+    outs = [fn(torch)(ta[i], tb[i]) for i in range(3)]
+    _close(got, tuple(torch.stack([o[k] for o in outs]) for k in range(len(outs[0]))))
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (None, 0), (0, None)])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select_with_a_batched_index(dims: tuple[Any, ...], dim: int) -> None:
+    x = _arr(3, 4, 5, 2)
+    idx = np.random.default_rng(0).integers(0, 2, (3, 6))
+    x = x if dims[0] == 0 else x[0]
+    idx = idx if dims[1] == 0 else idx[0]
+    _both(lambda m: lambda t, i: m.index_select(t, dim, i), x, idx, in_dims=dims)
+    # a 0-dim index, against a loop: torch.func.vmap gives the unselected shape here
+    got = vmap(lambda t, i: ember.index_select(t, dim, i[0]), in_dims=dims)(*_lib(ember, (x, idx)))
+    tx, ti = _lib(torch, (x, idx))
+    want = torch.stack([torch.index_select(tx if dims[0] is None else tx[b], dim,
+                                           (ti if dims[1] is None else ti[b])[0])
+                        for b in range(3)])  # fmt: skip
+    _close(got, want)
+
+
+def test_index_select_out_of_range_raises_under_vmap() -> None:
+    with pytest.raises((IndexError, RuntimeError)):
+        vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [-1]]))
+    with pytest.raises((IndexError, RuntimeError)):
+        vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [3]]))
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_ensembles_and_per_sample_grads(padding_idx: Any) -> None:
+    w = _arr(3, 6, 4)
+    idx = np.random.default_rng(0).integers(0, 6, (3, 2, 5))
+    emb = lambda m: lambda ww, ii: m.nn.functional.embedding(ii, ww, padding_idx)  # noqa: E731
+    _both(emb, w, idx)  # batched tables and indices
+    _both(emb, w, idx[0], in_dims=(0, None))  # an ensemble of tables
+    _both(emb, w[0], idx, in_dims=(None, 0))
+
+    def grads(m: Any) -> Any:
+        def loss(ww: Any, ii: Any) -> Any:
+            out = m.nn.functional.embedding(ii, ww, padding_idx)
+            return (out * m.arange(out.numel()).reshape(out.shape).cos()).sum()
+
+        return m.func.grad(loss)
+
+    _both(grads, w[0], idx, in_dims=(None, 0))  # per-sample gradients of the table
+    _both(grads, w, idx)

@@ -137,11 +137,44 @@ def _present(indices: list[Any]) -> list[Tensor]:
 
 
 def embedding_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """Unbatched weights: the op on the physical indices. Batched ones (ensembles): each
+    example's rows gathered from its own table (``gather`` refuses an index out of range,
+    as the op does)."""
     values = bind(op, args, kw)
-    if _batched(values["weight"], level):
+    w, indices = values["weight"], values["indices"]
+    if not _batched(w, level):
+        values["indices"] = unwrap(indices, level)[0]
+        return wrap(call(op, values), level.level)
+    if w.dim() != 2:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op
+    wp = unwrap(w, level)[0]  # [B, V, D]
+    ip = align(indices, level, indices.dim())  # [B, ...]
+    size, dim = level.size, wp.shape[2]
+    flat = ip.reshape(size, -1)
+    rows = aten.gather.default(wp, 1, flat.unsqueeze(-1).expand(size, flat.shape[1], dim))
+    return wrap(rows.view(size, *indices.shape, dim), level.level)
+
+
+def embedding_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """Each example's weight gradient: its rows of ``grad_output`` summed into a table of its
+    own (``index_put`` with ``accumulate`` and an ``arange`` over the batch), the padding
+    row's left at zero."""
+    values = bind(op, args, kw)
+    g, indices = values["grad_output"], values["indices"]
+    if values.get("scale_grad_by_freq", False):
         return slow_fallback(op, 0, args, kw)
-    values["indices"] = unwrap(values["indices"], level)[0]
-    return wrap(call(op, values), level.level)
+    size, n = level.size, values["num_weights"]
+    gp = align(g, level, g.dim())  # [B, ..., D]
+    ip = align(indices, level, indices.dim()).reshape(size, -1)  # [B, k]
+    rows = gp.reshape(size, ip.shape[1], gp.shape[-1])  # [B, k, D]
+    pad = values.get("padding_idx", -1)
+    if pad is not None and pad >= 0:
+        rows = rows * aten.ne.Scalar(ip, pad).unsqueeze(-1).to(rows.dtype)
+    out = rows.new_zeros((size, n, rows.shape[-1]))
+    batch = aten.arange.default(size, device=rows.device).view(size, 1)
+    return wrap(aten.index_put.default(out, [batch, ip], rows, True), level.level)
 
 
 def index_put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
@@ -174,10 +207,42 @@ def index_put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict
     return x if inplace else wrap(out, level.level)
 
 
+def index_select_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """An unbatched index selects after the batch dimension; a batched one is a ``gather``
+    along the selected dimension, moved next to the batch one."""
+    values = bind(op, args, kw)
+    x, index = values["self"], values["index"]
+    if x.dim() == 0 or index.dim() > 1:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's errors, from the op per example
+    n = x.dim()
+    d = values["dim"]
+    if not -n <= d < n:
+        raise IndexError(
+            f"index_select: Dimension out of range (expected to be in range of [{-n}, "
+            f"{n - 1}], but got {d})"
+        )
+    d = (d + n if d < 0 else d) + 1
+    xp = align(x, level, n)
+    if not _batched(index, level):
+        return wrap(op(xp, d, index), level.level)
+    ip = unwrap(index, level)[0].reshape(level.size, -1)  # a 0-dim index selects one
+    moved = xp.movedim(d, 1)  # [B, size, ...]
+    rest = tuple(moved.shape[2:])
+    k = ip.shape[1]
+    # gather refuses an index out of range (negative ones too), as index_select does
+    full = ip.reshape(level.size, k, *([1] * len(rest))).expand(level.size, k, *rest)
+    out = aten.gather.default(moved, 1, full)  # [B, k, ...]
+    return wrap(out.movedim(1, d), level.level)
+
+
+register_rule(aten.index_select.default, index_select_rule)
 register_rule(aten.index_put.default, index_put_rule)
 register_rule(aten.index_put_.default, index_put_rule)
 register_rule(aten.index.Tensor, index_rule)
 register_rule(aten.embedding.default, embedding_rule)
+register_rule(aten.embedding_dense_backward.default, embedding_backward_rule)
 
 
 # ------------------------------------------------------------------ in-place via functional

@@ -3,6 +3,7 @@ the in-place rules last, as they serve the in-place ops whose functional op has 
 
 from ember._batched import (  # noqa: F401
     dims,
+    foreach,
     kernel,
     linalg,
     matmul,

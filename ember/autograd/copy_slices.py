@@ -100,9 +100,9 @@ def track(view: Tensor, src: Any = None, multi: bool = False) -> None:
     base = view._base
     if base is not None and base.grad_fn is not None:
         views = base.__dict__.get("_views")
-        if views is None:
-            views = base.__dict__["_views"] = weakref.WeakSet()
-        views.add(view)
+        if views is None:  # keyed by id: a WeakSet compares a view added again with ``==``
+            views = base.__dict__["_views"] = weakref.WeakValueDictionary()
+        views[id(view)] = view
 
 
 def regenerate(base: Tensor, written: Tensor | None) -> None:
@@ -113,7 +113,7 @@ def regenerate(base: Tensor, written: Tensor | None) -> None:
         return
     fn = base.grad_fn
     geometry = _geometry(base)
-    for v in list(views):
+    for v in list(views.values()):
         if v is written or not v.requires_grad or view_rules.invalidate(v):
             continue
         _set_history(v, _region_of((fn, base._output_nr), geometry, _region(base, v)))

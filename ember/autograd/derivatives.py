@@ -129,7 +129,7 @@ defvjp(aten.rsub.Tensor, lambda g, self, other, alpha=1: (
     -g if alpha == 1 else g * -conj(alpha), g))  # fmt: skip
 defvjp(aten.rsub.Scalar, lambda g, self, other, alpha=1: (-g if alpha == 1 else g * -conj(alpha),))
 defvjp(aten.mul.Tensor, lambda g, self, other: (g * conj(other), g * conj(self)))
-defvjp(aten.mul.Scalar, lambda g, self, other: (g * conj(other),))
+defvjp(aten.mul.Scalar, lambda g, self, other: (aten.mul.Scalar(g, conj(other)),))  # as PyTorch
 defvjp(aten.div.Tensor, lambda g, self, other: (
     g / conj(other), -g * conj(self / (other * other))))  # fmt: skip
 defvjp(aten.div.Tensor_mode, lambda g, self, other, *, rounding_mode: (

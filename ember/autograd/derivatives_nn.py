@@ -528,3 +528,6 @@ defvjp(
     _flash_attention,
     outputs=(True, False),  # the logsumexp carries no gradient, as in PyTorch
 )
+
+defvjp(aten._safe_softmax.default, lambda g, self, dim, dtype=None, *, result: (
+    aten._softmax_backward_data.default(g, result, dim, self.dtype),))  # fmt: skip

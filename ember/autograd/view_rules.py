@@ -147,7 +147,7 @@ def written_without_grad(t: Any) -> None:
     base = t._base
     views = (t if base is None else base).__dict__.get("_views")
     if views:
-        for v in list(views):
+        for v in list(views.values()):
             invalidate(v)
     if base is not None:
         invalidate(t)

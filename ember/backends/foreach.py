@@ -95,11 +95,17 @@ def _backend_kernel(op: OpOverload, spec: Foreach, key: DispatchKey) -> Callable
     return _loop(op, spec, lambda: element.kernel_for(k), copy)  # type: ignore[no-any-return]
 
 
+def per_element_loop(op: OpOverload, spec: Foreach) -> Callable[..., Any]:
+    """``op`` as its element op dispatched at each position (what the Autograd kernel runs
+    when an element requires grad, and vmap's batching rule)."""
+    dispatch = _element(spec)._dispatch
+    return _loop(op, spec, lambda: dispatch, _COPY_._dispatch)  # type: ignore[no-any-return]
+
+
 def _autograd_kernel(op: OpOverload, spec: Foreach) -> Callable[..., Any]:
     """``op``'s Autograd kernel: below at once unless an element requires grad in grad
     mode; then the element ops, dispatched one by one, record a node each."""
-    dispatch = _element(spec)._dispatch
-    per_element = _loop(op, spec, lambda: dispatch, _COPY_._dispatch)
+    per_element = per_element_loop(op, spec)
     lists = tuple(i for i in spec.lists if op._schema.positional[i].type.base == "Tensor")
 
     def kernel(ks: int, *args: Any, **kwargs: Any) -> Any:

@@ -25,7 +25,6 @@ import numpy as np
 from ember._tensor import wrap
 from ember.backends.cpu.linalg import _addmm_fast, _mm2
 from ember.backends.cpu.pointwise import _zero_where
-from ember.compiler import layout
 from ember.dispatch.keys import CPU_BIT
 from ember.fx.node import Node
 from ember.ops.native.reductions import reduction_axes
@@ -317,29 +316,15 @@ TAKES_OUT.update({aten.sum.dim_IntList, aten.mean.dim})
 
 
 def _clone(src: Source, out: str | None) -> str | None:
-    """A copy of any dtype, laid out as its Meta rule declares (NumPy's K order keeps an
-    expanded operand's zero strides first; a ``view`` kernel reading the copy needs the
-    declared layout)."""
+    """A copy of any dtype (its layout may differ from the kernel's, its values do not; the
+    lazy device lays results out as declared: ``layout.laid_out``). The call depends on no
+    size: a lazy graph serves every size of its shape classes (NOTE [shape classes])."""
     n = src.node
     if len(n.args) != 1 or set(n.kwargs) - {"memory_format"}:
         return None
     if n.kwargs.get("memory_format") is not None or not isinstance(n.args[0], Node):
         return None
-    tm = n.meta.get("tensor_meta")
-    if tm is None or not hasattr(tm, "stride"):
-        return f"{src.name(n.args[0])}.copy(order='K')"
-    return f"_copy_as({src.name(n.args[0])}, {tuple(tm.stride)!r})"
-
-
-def _copy_as(x: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
-    """A copy of ``x`` with ``strides`` (in elements): NumPy's K-order copy when it has them."""
-    out = x.copy(order="K")
-    if out.size > 1 and out.strides != tuple(s * out.itemsize for s in strides):
-        return layout.laid_out(out, strides)
-    return out
-
-
-GLOBALS["_copy_as"] = _copy_as
+    return f"{src.name(n.args[0])}.copy(order='K')"
 
 
 EMITTERS[aten.clone.default] = _clone

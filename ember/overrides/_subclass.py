@@ -148,6 +148,8 @@ def _make_wrapper_subclass(
             shape, d.np, st, storage_offset or 0, dev, policy, dispatch_device,
             dispatch_layout, lay,
         )  # fmt: skip
+    elif st is None and not storage_offset:
+        arr = ShapeOnlyArray.contiguous(shape, d.np, dev)
     else:
         arr = ShapeOnlyArray(shape, d.np, st, storage_offset or 0, dev)
     t = object.__new__(cls)

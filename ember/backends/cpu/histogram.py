@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,8 @@ def _count(
     as PyTorch's kernel does, instead of searched)."""
     bins = len(edges) - 1
     v = x.ravel()
+    if equal and x.dtype in (np.float32, np.float64) and edges.dtype == x.dtype and bins:
+        return _count_loop(v, edges, weight, density)
     with quiet_block():
         inside = (v >= edges[0]) & (v <= edges[-1])  # (NaN is never inside)
         v = v[inside]
@@ -43,6 +46,30 @@ def _count(
         if density:
             hist = hist / hist.sum() / np.diff(edges)
     return np.asarray(hist, x.dtype)
+
+
+_LOOP: list[Any] = []  # histogram_kernel, imported on first use (NOTE [numba on first use])
+
+
+def _count_loop(
+    v: np.ndarray, edges: np.ndarray, weight: Tensor | None, density: bool
+) -> np.ndarray:
+    """``_count`` over equal-width bins by one compiled pass (NOTE [histogram loop])."""
+    if not _LOOP:
+        from ember.backends.cpu import histogram_kernel  # NOTE [numba on first use]
+
+        _LOOP.append(histogram_kernel)
+    bins = len(edges) - 1
+    t = v.dtype.type
+    left, right = float(edges[0]), float(edges[-1])
+    w = v if weight is None else np.ascontiguousarray(weight._edata.ravel(), np.float64)
+    with quiet_block():
+        scale = t(bins / (right - left))
+        hist = _LOOP[0].count(np.ascontiguousarray(v), w, weight is not None, edges,
+                              t(left), scale).astype(v.dtype)  # fmt: skip
+        if density:
+            hist = hist / hist.sum() / np.diff(edges)
+    return np.asarray(hist, v.dtype)
 
 
 @impl(aten.histogram.bins_tensor, CPU)

@@ -724,7 +724,31 @@ impl(aten.addcdiv.default, CPU, _addc("addcdiv.default", np.true_divide))
 # --------------------------------------------------------------------------- unary
 
 
+_ERF: list[Any] = []  # erf_kernel, imported on first use (NOTE [numba on first use])
+
+
+def _compiled(name: str, x: np.ndarray) -> np.ndarray:
+    """``erf_kernel.<name>`` of float32/float64 ``x``, in its dtype and shape."""
+    if not _ERF:
+        from ember.backends.cpu import erf_kernel  # NOTE [numba on first use]
+
+        _ERF.append(erf_kernel)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.size, x.dtype)
+    getattr(_ERF[0], name)(flat, out)
+    return out.reshape(x.shape)
+
+
 def _erf(x: Any) -> Any:
+    """erf to float64 precision: the compiled C library's erf for float32/float64 values,
+    else the series below."""
+    x = np.asarray(x)
+    if x.dtype == np.float32 or x.dtype == np.float64:
+        return _compiled("erf", x)
+    return _erf_series(x)
+
+
+def _erf_series(x: Any) -> Any:
     """erf to float64 precision: Taylor series below |x| = 3, continued fraction above."""
     x = np.asarray(x)
     dt = x.dtype
@@ -898,6 +922,8 @@ def gelu(self: Any, *, approximate: str = "none") -> Tensor:
     def run() -> Any:
         if approximate == "tanh":
             return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+        if type(x) is _nd and (x.dtype == np.float32 or x.dtype == np.float64):
+            return _compiled("gelu", x)  # one pass
         return 0.5 * x * (1 + _erf(x / _SQRT_2))
 
     return result(quiet(run), rdt.np)

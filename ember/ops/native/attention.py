@@ -22,10 +22,12 @@ keys are all masked out gives 0 and a logsumexp of 0.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
 from ember.ops.native._define import define
+from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
     from ember._tensor import Tensor
@@ -42,6 +44,9 @@ define(
     f"{_OPTS}) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
     variants=(),
 )
+
+# softmax whose rows of -inf only give 0, not NaN: the math path's softmax (PyTorch's)
+define("_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", variants=())
 
 _FLASH_DTYPES = frozenset(
     d  # bfloat16 only with the ml_dtypes extra
@@ -119,3 +124,16 @@ def transposed_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     for r in rest:
         inner *= max(r, 1)
     return (n * h * inner, inner, h * inner, *([1] if rest else []))
+
+
+aten = ops.aten
+
+
+@impl(aten._safe_softmax.default, "CompositeExplicitAutograd")
+def _safe_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``softmax`` over ``dim``, a slice whose every score is -inf giving 0 (a query row
+    whose keys are all masked out attends to nothing), as PyTorch's."""
+    x = self if dtype is None else aten._to_copy.default(self, dtype=dtype)
+    out = aten._softmax.default(x, dim, False)
+    dead = aten.all.dim(aten.eq.Scalar(x, -math.inf), dim, True)
+    return aten.where.self(dead, aten.scalar_tensor.default(0.0, dtype=out.dtype), out)  # type: ignore[no-any-return]

@@ -15,9 +15,11 @@ dim then ``amax``/``amin`` along the other; ord ±2 and 'nuc' reduce ``svdvals``
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ from ember._warn import warn_user
 from ember.dispatch import state
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, float64
+from ember.ops.native._define import by_name
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import wrap_dim
@@ -518,27 +521,31 @@ def linalg_matrix_norm_str(
     return r  # type: ignore[no-any-return]
 
 
-@impl(aten.linalg_norm.default, _CIA)
-def linalg_norm(
-    self: Tensor,
-    ord: Any = None,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-) -> Tensor:
-    """A vector norm over one dim (or all of them, without ``ord``), a matrix norm over two."""
+def _linalg_norm(by_str: bool, a: SimpleNamespace) -> Tensor:
+    """``linalg_norm`` (``by_str``: its ``ord_str`` overload; ``a``: the arguments by name): a
+    vector norm over one dim (or all of them, without ``ord``), a matrix norm over two (always,
+    for a string ``ord``)."""
+    self, ord, dim, keepdim, dtype = a.self, a.ord, a.dim, a.keepdim, a.dtype  # noqa: A001
     if dim is not None:
         dims = [dim] if isinstance(dim, int) else list(dim)
         if len(dims) not in (1, 2):
             raise RuntimeError(
                 f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}"
             )
+    elif by_str:
+        if self.ndim != 2:
+            raise RuntimeError(
+                f"linalg.norm: If dim is not specified but ord is, the input must be 2D. Got "
+                f"{self.ndim}D."
+            )
+        dims = [0, 1]
     elif ord is not None and self.ndim not in (1, 2):
         raise RuntimeError(
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
             f"Got {self.ndim}D."
         )
+    if by_str:
+        return linalg_matrix_norm_str(self, ord, dims, keepdim, dtype=dtype)
     if ord is not None and (
         (dim is not None and len(dims) == 2) or (dim is None and self.ndim == 2)
     ):
@@ -549,29 +556,8 @@ def linalg_norm(
     )
 
 
-@impl(aten.linalg_norm.ord_str, _CIA)
-def linalg_norm_str(
-    self: Tensor,
-    ord: str,
-    dim: Any = None,
-    keepdim: bool = False,
-    *,
-    dtype: Any = None,
-) -> Tensor:
-    if dim is not None:
-        dims = [dim] if isinstance(dim, int) else list(dim)
-        if len(dims) not in (1, 2):
-            raise RuntimeError(
-                f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}"
-            )
-    else:
-        if self.ndim != 2:
-            raise RuntimeError(
-                f"linalg.norm: If dim is not specified but ord is, the input must be 2D. Got "
-                f"{self.ndim}D."
-            )
-        dims = [0, 1]
-    return linalg_matrix_norm_str(self, ord, dims, keepdim, dtype=dtype)
+for _op, _by_str in ((aten.linalg_norm.default, False), (aten.linalg_norm.ord_str, True)):
+    impl(_op, _CIA)(by_name(_op, functools.partial(_linalg_norm, _by_str)))
 
 
 @impl(aten.frobenius_norm.dim, _CIA)

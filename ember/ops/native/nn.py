@@ -701,12 +701,10 @@ def scaled_dot_product_attention(
     scale: float | None = None,
     enable_gqa: bool = False,
 ) -> Tensor:
-    # NOTE [attention math]: PyTorch's math path. With a mask, a row every key of which is
-    # masked out attends to nothing: its weights are 0, not the NaN of a softmax over -inf
-    # (PyTorch's _safe_softmax), so its output and gradients are 0. Without one (is_causal
-    # included) PyTorch's CPU kernel is its flash kernel, whose row of -inf scores (from inf
-    # inputs) stays NaN, and so does ember's; a causal mask hides the scores above the diagonal,
-    # NaN or not.
+    # NOTE [attention math]: PyTorch's CPU choice between its fused op and its math path
+    # (NOTE [attention on CPU]); the math path is PyTorch's composition, whose
+    # _safe_softmax gives 0 for a query row every key of which is masked out (its output
+    # and gradients are 0, not NaN); a NaN score stays NaN.
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
@@ -731,22 +729,27 @@ def scaled_dot_product_attention(
                 f"divisible by the number of heads in key and value ({kv_heads})"
             )
         key, value = (_repeat_heads(t, heads // kv_heads) for t in (key, value))
+    # PyTorch's math path (_scaled_dot_product_attention_math): query and key each scaled
+    # by the square root of the scale, the mask added, _safe_softmax, dropout
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = query.matmul(key.transpose(-2, -1)) * s
+    root = math.sqrt(abs(s))
+    q = aten.mul.Scalar(query, root if s >= 0 else -root)
+    scores = q.matmul(aten.mul.Scalar(key.transpose(-2, -1), root))
     if is_causal:
         n_q, n_k = query.shape[-2], key.shape[-2]
-        keep = aten.ones.default([n_q, n_k], dtype=bool_, device=query.device).tril()
-        scores = scores.masked_fill(~keep, float("-inf"))
-    elif attn_mask is not None:
-        if attn_mask.dtype is bool_:  # made additive, as PyTorch does: a NaN score stays NaN
-            zeros = aten.zeros.default([], dtype=scores.dtype, device=scores.device)
-            attn_mask = zeros.masked_fill(~attn_mask, float("-inf"))
-        scores = scores + attn_mask
+        ones = aten.ones.default([n_q, n_k], dtype=bool_, layout=strided, device=query.device)
+        attn_mask = aten.tril.default(ones)
     if attn_mask is not None:
-        dead = (scores == float("-inf")).all(-1, keepdim=True)
-        attn = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
-    else:
-        attn = scores.softmax(-1)
+        if attn_mask.dtype is bool_:  # made additive: where(mask, 0, -inf)
+            opts = {"dtype": query.dtype, "device": query.device}
+            ninf = aten.scalar_tensor.default(-math.inf, **opts)
+            zero = aten.scalar_tensor.default(0.0, layout=strided, **opts)
+            attn_mask = aten.where.self(attn_mask, zero, ninf)
+        if python_key_sees(scores) or python_key_sees(attn_mask):
+            scores = aten.add.Tensor(scores, attn_mask)
+        else:
+            scores = aten.add_.Tensor(scores, attn_mask)
+    attn = aten._safe_softmax.default(scores, -1)
     if dropout_p > 0.0:
         attn = aten.dropout.default(attn, dropout_p, True)
     return attn.matmul(value)

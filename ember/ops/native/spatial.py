@@ -948,24 +948,24 @@ def _check_p(p: float) -> None:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _feature_dropout(x: Tensor, p: float, train: bool, mul: Any) -> Tensor:
+    """``feature_dropout`` (``mul``: ``mul.Tensor``) or its in-place form (``mul_.Tensor``)."""
+    _check_p(p)
+    if p == 0 or not train or x.numel() == 0:
+        return x
+    if p == 1:
+        return mul(x, aten.zeros.default([], dtype=x.dtype))  # type: ignore[no-any-return]
+    return mul(x, _feature_noise(x, p))  # type: ignore[no-any-return]
+
+
 @impl(aten.feature_dropout.default, _CIA)
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    _check_p(p)
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        return aten.mul.Tensor(input, aten.zeros.default([], dtype=input.dtype))
-    return aten.mul.Tensor(input, _feature_noise(input, p))
+    return _feature_dropout(input, p, train, aten.mul.Tensor)
 
 
 @impl(aten.feature_dropout_.default, _CIA)
 def feature_dropout_(self: Tensor, p: float, train: bool) -> Tensor:
-    _check_p(p)
-    if p == 0 or not train or self.numel() == 0:
-        return self
-    if p == 1:
-        return aten.mul_.Tensor(self, aten.zeros.default([], dtype=self.dtype))
-    return aten.mul_.Tensor(self, _feature_noise(self, p))
+    return _feature_dropout(self, p, train, aten.mul_.Tensor)
 
 
 # ----------------------------------------------------------------------------------- padding

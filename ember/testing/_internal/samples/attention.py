@@ -50,3 +50,14 @@ def flash_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         out, lse = op(q, k, v, 0.0, causal, attn_mask=m)
         go = make(tuple(out.shape))
         yield SampleInput(go, q, k, v, out, lse, 0.0, causal, attn_mask=m)
+
+
+@samples("_safe_softmax.default", dtypes=F32_64, atol=1e-6, rtol=1e-6)
+def safe_softmax_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((3, 5), low=-2, high=2)
+    yield SampleInput(x, -1)
+    yield SampleInput(x, 0)
+    dead = make((3, 5))
+    dead[1] = float("-inf")
+    yield SampleInput(dead, -1, name="a row of -inf only: zeros")
+    yield SampleInput(make((2, 3, 4), noncontiguous=True), 1)
