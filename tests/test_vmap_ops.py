@@ -79,8 +79,6 @@ FALLBACK = {
     "aten.bucketize.Tensor",
     "aten.conj_physical_.default",
     "aten.copy.default",
-    "aten.embedding.default",
-    "aten.embedding_dense_backward.default",
     "aten.fill.Tensor",
     "aten.frexp.Tensor",
     "aten.grid_sampler.default",

@@ -368,3 +368,23 @@ def test_index_select_out_of_range_raises_under_vmap() -> None:
         vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [-1]]))
     with pytest.raises((IndexError, RuntimeError)):
         vmap(lambda i: ember.index_select(ember.ones(3), 0, i))(ember.tensor([[0], [3]]))
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_ensembles_and_per_sample_grads(padding_idx: Any) -> None:
+    w = _arr(3, 6, 4)
+    idx = np.random.default_rng(0).integers(0, 6, (3, 2, 5))
+    emb = lambda m: lambda ww, ii: m.nn.functional.embedding(ii, ww, padding_idx)  # noqa: E731
+    _both(emb, w, idx)  # batched tables and indices
+    _both(emb, w, idx[0], in_dims=(0, None))  # an ensemble of tables
+    _both(emb, w[0], idx, in_dims=(None, 0))
+
+    def grads(m: Any) -> Any:
+        def loss(ww: Any, ii: Any) -> Any:
+            out = m.nn.functional.embedding(ii, ww, padding_idx)
+            return (out * m.arange(out.numel()).reshape(out.shape).cos()).sum()
+
+        return m.func.grad(loss)
+
+    _both(grads, w[0], idx, in_dims=(None, 0))  # per-sample gradients of the table
+    _both(grads, w, idx)

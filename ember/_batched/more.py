@@ -137,11 +137,44 @@ def _present(indices: list[Any]) -> list[Tensor]:
 
 
 def embedding_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """Unbatched weights: the op on the physical indices. Batched ones (ensembles): each
+    example's rows gathered from its own table (``gather`` refuses an index out of range,
+    as the op does)."""
     values = bind(op, args, kw)
-    if _batched(values["weight"], level):
+    w, indices = values["weight"], values["indices"]
+    if not _batched(w, level):
+        values["indices"] = unwrap(indices, level)[0]
+        return wrap(call(op, values), level.level)
+    if w.dim() != 2:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op
+    wp = unwrap(w, level)[0]  # [B, V, D]
+    ip = align(indices, level, indices.dim())  # [B, ...]
+    size, dim = level.size, wp.shape[2]
+    flat = ip.reshape(size, -1)
+    rows = aten.gather.default(wp, 1, flat.unsqueeze(-1).expand(size, flat.shape[1], dim))
+    return wrap(rows.view(size, *indices.shape, dim), level.level)
+
+
+def embedding_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """Each example's weight gradient: its rows of ``grad_output`` summed into a table of its
+    own (``index_put`` with ``accumulate`` and an ``arange`` over the batch), the padding
+    row's left at zero."""
+    values = bind(op, args, kw)
+    g, indices = values["grad_output"], values["indices"]
+    if values.get("scale_grad_by_freq", False):
         return slow_fallback(op, 0, args, kw)
-    values["indices"] = unwrap(values["indices"], level)[0]
-    return wrap(call(op, values), level.level)
+    size, n = level.size, values["num_weights"]
+    gp = align(g, level, g.dim())  # [B, ..., D]
+    ip = align(indices, level, indices.dim()).reshape(size, -1)  # [B, k]
+    rows = gp.reshape(size, ip.shape[1], gp.shape[-1])  # [B, k, D]
+    pad = values.get("padding_idx", -1)
+    if pad is not None and pad >= 0:
+        rows = rows * aten.ne.Scalar(ip, pad).unsqueeze(-1).to(rows.dtype)
+    out = rows.new_zeros((size, n, rows.shape[-1]))
+    batch = aten.arange.default(size, device=rows.device).view(size, 1)
+    return wrap(aten.index_put.default(out, [batch, ip], rows, True), level.level)
 
 
 def index_put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
@@ -209,6 +242,7 @@ register_rule(aten.index_put.default, index_put_rule)
 register_rule(aten.index_put_.default, index_put_rule)
 register_rule(aten.index.Tensor, index_rule)
 register_rule(aten.embedding.default, embedding_rule)
+register_rule(aten.embedding_dense_backward.default, embedding_backward_rule)
 
 
 # ------------------------------------------------------------------ in-place via functional

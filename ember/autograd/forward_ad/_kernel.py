@@ -31,8 +31,11 @@ A view taken before its base got a tangent (``v = b[:2]; b.copy_(dual)``) sees i
 PyTorch: its tangent is the same region of the base's tangent, made when the view is next
 used (``adopt_base_tangents``, also run by ``unpack_dual``), and a view of it, so later
 in-place changes of the base's tangent show through. Such a view carries no ForwardAD key
-of its own, so while any dual level is open the key is in the thread's include set and
-every op reaches this kernel (an op on tensors without tangents goes straight below).
+of its own, so once an in-place op gives a tensor its first tangent (the only way a base
+gets one after its views were taken: ``make_dual`` returns a new alias) the key joins the
+thread's include set until the outermost dual level exits (``watch_views``), and every op
+reaches this kernel (an op on tensors without tangents goes straight below). A ``jvp`` of
+a function without such writes pays nothing for it.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.autograd import copy_slices
 from ember.autograd.forward_ad import _rules
-from ember.autograd.forward_ad._levels import set_tangent, tangent, top_level
+from ember.autograd.forward_ad._levels import set_tangent, tangent, top_level, watch_views
 from ember.autograd.function_table import NONDIFFERENTIABLE
 from ember.dispatch import state
 from ember.dispatch.dispatcher import set_fallback
@@ -210,6 +213,7 @@ def _inplace(
     if old is not None:
         old.copy_(new)
         return out
+    watch_views()  # self (or its base) gets its first tangent: older views must see it
     base = self._base
     if base is not None and base.dtype.category >= 2:
         tb = tangent(base, level)

@@ -20,7 +20,7 @@ from ember.dispatch.state import KeyGuard
 
 #: the open levels, innermost last, each with weak references to the tensors it gave a tangent
 _OPEN: list[tuple[int, list[weakref.ref[Tensor]]]] = []
-#: the guard that keeps the ForwardAD key in the include set while any level is open
+#: the guard that keeps the ForwardAD key in the include set (``watch_views``)
 _GUARD: list[KeyGuard] = []
 
 
@@ -32,12 +32,18 @@ def current_level() -> int:
 def enter() -> int:
     """Open a new dual level, nested in the current one, and return its index."""
     level = _OPEN[-1][0] + 1 if _OPEN else 0
-    if not _OPEN:  # NOTE [views of a base with a tangent] in _kernel.py
+    _OPEN.append((level, []))
+    return level
+
+
+def watch_views() -> None:
+    """Send every op to the ForwardAD key until the outermost level exits: a tensor got its
+    first tangent in place, so views of it taken before may be used (NOTE [views of a base
+    with a tangent] in ``_kernel.py``)."""
+    if _OPEN and not _GUARD:
         guard = KeyGuard(include=FORWARD_AD_BIT)
         guard.__enter__()
         _GUARD.append(guard)
-    _OPEN.append((level, []))
-    return level
 
 
 def exit_(level: int | None) -> None:

@@ -10,15 +10,17 @@ from __future__ import annotations
 import collections.abc as abc
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import ember
 from ember._tensor import Tensor
 from ember.random import Generator
-from ember.utils.data._multiprocessing_iter import MultiProcessingIter
 from ember.utils.data.dataset import IterableDataset, permutation
+
+if TYPE_CHECKING:
+    from ember.utils.data._multiprocessing_iter import MultiProcessingIter
 
 __all__ = [
     "BatchSampler",
@@ -347,6 +349,9 @@ class DataLoader:
         if self.persistent_workers and self._iterator is not None:
             self._iterator._reset()
             return self._iterator
+        # deferred: multiprocessing loads when a loader first starts workers
+        from ember.utils.data._multiprocessing_iter import MultiProcessingIter
+
         # the workers' base seed comes from the loader's generator (or the default one),
         # drawn per pass as PyTorch does; workers seed with base_seed + worker_id
         it = MultiProcessingIter(self, self._draw_base_seed())
