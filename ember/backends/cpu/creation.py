@@ -73,8 +73,8 @@ def _linspace(
         return np.full((1,), start, ct)
     i = np.arange(steps)
     s, e = np.asarray(start, ct), np.asarray(end, ct)
-    step = (e - s) / np.asarray(max(steps - 1, 1), ct)
-    with quiet_block():
+    with quiet_block():  # float16: steps - 1 above 65504 is inf, the step 0, as PyTorch's
+        step = (e - s) / np.asarray(max(steps - 1, 1), ct)
         if ct == np.float32 or ct == np.float64:  # PyTorch's kernel fuses each multiply-add
             up, down = i.astype(ct), (steps - 1 - i).astype(ct)
             r = np.where(i < steps // 2, _fma(step, up, s), _fma(-step, down, e)).astype(ct)
