@@ -39,8 +39,8 @@ D = ("dim",)
 _spec(
     "sum.dim_IntList mean.dim prod.dim_int max.dim min.dim amax amin argmax argmin "
     "var.correction var_mean.correction std.correction std_mean.correction logsumexp "
-    "_softmax _safe_softmax _log_softmax all.dim all.dims any.dim any.dims linalg_vector_norm cumsum "
-    "cumprod sort sort.stable topk nansum count_nonzero.dim_IntList count_nonzero aminmax "
+    "_softmax _safe_softmax _log_softmax all.dim all.dims any.dim any.dims linalg_vector_norm "
+    "cumsum cumprod sort sort.stable topk nansum count_nonzero.dim_IntList count_nonzero aminmax "
     "cummax cummin logcumsumexp median.dim nanmedian.dim mode kthvalue glu",
     D,
 )
