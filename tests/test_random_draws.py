@@ -72,6 +72,20 @@ def test_integers(seed: int, n: int) -> None:
     _same(seed, lambda m: m.empty(n, dtype=m.bool).random_())
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("span", [2**28 - 1, 2**28, 2**31, 2**32 - 1])
+def test_integer_ranges_around_the_wide_threshold(seed: int, span: int) -> None:
+    # randint and random_(from, to) take one 64-bit draw per value from a range of 2^28
+    # (not 2^32); random_() of a 32-bit dtype still takes one 32-bit draw
+    _same(seed, lambda m: m.randint(0, span, (17,)))
+    _same(seed, lambda m: m.randint(-7, span - 7, (17,)))
+    _same(seed, lambda m: m.empty(17, dtype=m.float64).random_(5, span + 5))
+    if span < 2**31:
+        _same(seed, lambda m: m.empty(17, dtype=m.int32).random_(span))
+    _same(seed, lambda m: m.empty(17, dtype=m.int32).random_())
+    _same(seed, lambda m: m.empty(17, dtype=m.bfloat16).random_().float())
+
+
 @mkl_bernoulli
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("n", SIZES)

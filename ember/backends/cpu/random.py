@@ -197,7 +197,8 @@ def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> 
 def _random(self: Tensor, low: int | None, high: int | None, generator: Any) -> Tensor:
     lo, hi = random_bounds(self.dtype, low, high)
     shape = _shape(self)
-    values = torch_stream.random_int(_source(generator), math.prod(shape), lo, hi)
+    wide = 2**32 if low is None else 2**28  # random_() and random_(from, to) differ here
+    values = torch_stream.random_int(_source(generator), math.prod(shape), lo, hi, wide)
     return _fill(self, values, True)
 
 

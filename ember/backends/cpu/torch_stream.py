@@ -250,17 +250,18 @@ def randperm(gen: Generator, n: int) -> np.ndarray:
     return _swaps(gen._raw(max(n - 1, 0)), n)
 
 
-def random_int(gen: Generator, n: int, low: int, high: int) -> np.ndarray:
+def random_int(gen: Generator, n: int, low: int, high: int, wide: int = 2**28) -> np.ndarray:
     """``n`` PyTorch integers in ``[low, high)`` (``random_``, ``random_(from, to)``,
     ``randint``) as int64: ``low + v % (high - low)``, ``v`` one 32-bit output when the
-    range is below 2^32, otherwise one 64-bit draw (two outputs, the first the high word),
-    as PyTorch's ``uniform_int_from_to_distribution``; a range of 2^64 takes the draw as
+    range is below ``wide``, otherwise one 64-bit draw (two outputs, the first the high
+    word): PyTorch's ``random_(from, to)`` and ``randint`` go wide from 2^28 (keeping the
+    modulo's skew small), its ``random_()`` from 2^32; a range of 2^64 takes the draw as
     it is (``uniform_int_full_range``). Arithmetic wraps modulo 2^64 (the result lies in
     ``[low, high)``)."""
     span = high - low
-    if span < 2**32 and n >= FUSED:
+    if span < wide and n >= FUSED:
         return _kernels().mod_add(gen._raw(n), np.uint32(span), np.int64(low))
-    if span < 2**32:
+    if span < wide:
         v = gen._raw(n)
     else:
         r = gen._raw(2 * n).reshape(n, 2)

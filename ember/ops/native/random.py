@@ -114,7 +114,7 @@ def random_bounds(
         bits = d.itemsize * 8
         lo_d, hi_d = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if d.is_signed else (0, 2**bits - 1)
     else:
-        digits = {"float16": 11, "float32": 24, "float64": 53}[d.name]
+        digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
         lo_d, hi_d = -(2**digits), 2**digits
     if low is None:  # random_(): [0, max] for integers, [0, 2^digits] for floats
         return 0, hi_d + 1
