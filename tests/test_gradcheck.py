@@ -54,6 +54,7 @@ DIFFERENTIABLE_OUTPUTS = {
     "aten._linalg_slogdet.default": 2,  # LU, pivots
     "aten.linalg_lstsq.default": 2,  # rank, singular_values
     "aten.log_sigmoid_forward.default": 1,  # buffer
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": 1,  # logsumexp
 }
 
 #: ops whose gradient is, as PyTorch's, deliberately not the derivative of the op alone
@@ -292,6 +293,7 @@ KNOWN_WITHOUT_DERIVATIVE: set[str] = {
     # PyTorch does not differentiate these either (its grad_fn is NotImplemented)
     "aten.hardsigmoid_backward.default",
     "aten._ctc_loss_backward.default",
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default",
     # silu's formula decomposes when it is recorded (create_graph), as PyTorch's
     "aten.silu_backward.default",
 }

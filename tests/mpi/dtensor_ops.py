@@ -196,7 +196,7 @@ check_op("cross_entropy sum", lambda x, t: F.cross_entropy(x, t, reduction="sum"
 check_op("nll none", lambda x, t: F.nll_loss(F.log_softmax(x, 1), t, reduction="none"), a,
          ember.tensor([0, 3, 1, 2, 0]), partial=False)  # fmt: skip
 
-# scaled_dot_product_attention decomposes into ops with rules: the batch stays sharded
+# scaled_dot_product_attention (the fused op on CPU, as in PyTorch): the batch stays sharded
 q, k, v = randn(4, 2, 5, 3), randn(4, 2, 5, 3), randn(4, 2, 5, 3)
 for p in (Shard(0), Shard(1), Replicate()):
     dq, dk, dv = (distribute_tensor(t, mesh, [p]) for t in (q, k, v))

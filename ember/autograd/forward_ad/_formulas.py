@@ -7,9 +7,11 @@ returns the output tangent (a tuple for several outputs; None: no tangent, that 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
+from ember import dtypes
 from ember.autograd.forward_ad import _rules
 from ember.autograd.forward_ad._rules import WRITTEN, get_param, replaced, tensor_params
 from ember.ops.registry import OpOverload, ops
@@ -205,6 +207,38 @@ def _grid_sampler(backward: OpOverload) -> Formula:
     return formula
 
 
+def _flash_attention(t: Any, a: Any, k: Any, r: Any) -> Any:
+    """``out = softmax(scale * q @ kᵀ + mask) @ v``, differentiated through that composition
+    (PyTorch's fused op has no forward derivative; its logsumexp output has no tangent)."""
+    q, key, v = a[0], a[1], a[2]
+    is_causal = a[4] if len(a) > 4 else k.get("is_causal", False)
+    mask, scale = k.get("attn_mask"), k.get("scale")
+    tq, tk, tv = t[0], t[1], t[2]
+    rep = q.shape[1] // key.shape[1]
+    if rep != 1:  # grouped heads: each key/value head serves ``rep`` query heads
+        key, v = key.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
+        tk = None if tk is None else tk.repeat_interleave(rep, 1)
+        tv = None if tv is None else tv.repeat_interleave(rep, 1)
+    c = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    logits = (q @ key.mT) * c
+    if is_causal:
+        lq, lk = q.shape[-2], key.shape[-2]
+        keep = aten.ones.default([lq, lk], dtype=dtypes.bool_, device=q.device).tril()
+        logits = logits.masked_fill(~keep, -math.inf)
+    if mask is not None:  # added as numbers, a bool mask too, as the fused kernel does
+        logits = logits + mask
+    p = aten._softmax.default(logits, -1, False)
+    out = None
+    if tq is not None or tk is not None:
+        ds = (tq @ key.mT) * c if tq is not None else None
+        if tk is not None:
+            ds = (q @ tk.mT) * c if ds is None else ds + (q @ tk.mT) * c
+        out = (p * (ds - (p * ds).sum(-1, keepdim=True))) @ v
+    if tv is not None:
+        out = p @ tv if out is None else out + p @ tv
+    return (out, None)
+
+
 def _tangent_of_first(t: Any, a: Any, k: Any, r: Any) -> Any:
     return t[0]
 
@@ -223,6 +257,7 @@ defjvp(aten._pdist_forward.default, _pdist)
 defjvp(aten.grid_sampler_2d.default, _grid_sampler(aten.grid_sampler_2d_backward.default))
 defjvp(aten.grid_sampler_3d.default, _grid_sampler(aten.grid_sampler_3d_backward.default))
 defjvp(aten._log_softmax.default, _log_softmax)
+defjvp(aten._scaled_dot_product_flash_attention_for_cpu.default, _flash_attention)
 defjvp(aten.native_dropout.default, _dropout)
 defjvp(aten.masked_fill.Scalar, _zero_scalar(aten.masked_fill.Scalar, "value"))
 defjvp(aten.index_fill.int_Scalar, _zero_scalar(aten.index_fill.int_Scalar, "value"))

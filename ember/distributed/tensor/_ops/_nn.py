@@ -180,3 +180,28 @@ def _mse_candidates(ctx: OpCtx, m: int, reduction: int, n_batch: int) -> list[Ca
 @register_rule(aten.mse_loss.default)
 def _mse_loss(ctx: OpCtx, m: int) -> list[Candidate]:
     return _mse_candidates(ctx, m, ctx.arg(2, "reduction", 1), len(ctx.specs))
+
+
+def _attention(ctx: OpCtx, m: int, outputs: int) -> list[Candidate]:
+    """The fused attention ops (forward and backward): every tensor but the mask sharded
+    along the batch dim, or the heads dim when query and key have as many heads; the mask
+    replicated."""
+    mask = ctx.kwargs.get("attn_mask")
+    q = ctx.arg(1 if outputs == 3 else 0, "query")
+    k = ctx.arg(2 if outputs == 3 else 1, "key")
+    dims = [0, 1] if q.shape[1] == k.shape[1] else [0]
+
+    def ins(p: Placement) -> tuple[Placement, ...]:
+        return tuple(R if s is mask else p for s in ctx.specs)
+
+    cands = [Candidate(ins(Shard(d)), (Shard(d),) * outputs) for d in dims]
+    cands.append(Candidate(ins(R), (R,) * outputs))
+    return cands
+
+
+register_rule(aten._scaled_dot_product_flash_attention_for_cpu.default)(
+    lambda ctx, m: _attention(ctx, m, 2)
+)
+register_rule(aten._scaled_dot_product_flash_attention_for_cpu_backward.default)(
+    lambda ctx, m: _attention(ctx, m, 3)
+)
