@@ -17,13 +17,9 @@ in three steps:
    replaced" (a ``write`` node), and every other view of that base re-derives from it
    (NOTE [lazy views] in ``recorder.py``).
 
-So an optimizer's ``p.add_(g, alpha=-lr)`` is recorded as ``add(p, g)`` and ``p`` rebound
-to it: an elementwise op the compiler can fuse, and, where the old value of ``p`` is dead,
-turn back into an in-place write. A call that writes a tensor of another device (a cpu
-tensor's ``copy_`` from a lazy one), and ops without a functional counterpart (``set_``,
-``detach_``) or with writes their schema leaves undeclared (``native_batch_norm``'s running
-statistics: NOTE [undeclared writes] in ``ember/ops/writes.py``), go down to the Lazy key,
-which records them as nodes that copy what they write (NOTE [lazy mutation]).
+Steps 2 and 3 are ``rewrite`` (``ember/ops/functional_rewrite.py``) with this key's way of
+running an op and rebinding a lazy tensor; AOTAutograd's functional tracing drives the same
+rewrite with its own (NOTE [functional rewrite]).
 """
 
 from __future__ import annotations
@@ -37,9 +33,9 @@ from ember.dispatch.keys import META_BIT, DispatchKey, below
 from ember.lazy.executor import current
 from ember.lazy.recipes import MAX_RECIPES, Signature, _build
 from ember.lazy.recorder import _Call, _describe, _geometry, _rebind, _rebuild
-from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.functional_rewrite import functional_of, rewrite
 from ember.ops.registry import OpOverload, ops
-from ember.ops.writes import UNDECLARED_WRITES, written_tensors
+from ember.ops.writes import written_tensors
 
 BELOW = below(DispatchKey.Functionalize)
 _to_copy = ops.aten._to_copy.default
@@ -55,7 +51,9 @@ class Functionalizer:
 
     def __init__(self, op: OpOverload) -> None:
         self.op = op
-        self.functional = FUNCTIONAL_OF[op]
+        functional = functional_of(op)
+        assert functional is not None, op
+        self.functional = functional
         self.signature = Signature(op)
         #: signature -> (slots of the written tensors, version bumps per slot, result)
         self.checked: dict[Any, tuple[tuple[int, ...], tuple[int, ...], Any]] = {}
@@ -112,25 +110,19 @@ class Functionalizer:
         written: list[Tensor],
         proxies: list[Tensor | None],
     ) -> None:
-        """Steps 2 and 3: the functional op below, then each written tensor rebound."""
-        if self.op._schema.is_out:
-            outs = {a.name for a in self.op._schema.kwarg_only if a.is_write}
-            kwargs = {k: v for k, v in kwargs.items() if k not in outs}
-        new = self.functional.redispatch(ks & BELOW, *args, **kwargs)
-        for t, v, proxy in zip(written, _tensors(new), proxies, strict=True):
+        """Steps 2 and 3 (NOTE [functional rewrite]): the functional op below, then each
+        written tensor rebound to its new value, cast to its dtype."""
+        below = ks & BELOW
+
+        def run(functional: OpOverload, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+            return functional.redispatch(below, *a, **k)
+
+        def rebind(t: Tensor, v: Tensor, i: int) -> None:
             if v.dtype is not t.dtype:
-                v = _to_copy.redispatch(ks & BELOW, v, dtype=t.dtype)
-            _rebind(t, current(v._edata), proxy)
+                v = _to_copy.redispatch(below, v, dtype=t.dtype)
+            _rebind(t, current(v._edata), proxies[i])
 
-
-def _tensors(result: Any) -> list[Tensor]:
-    """The tensors of a functional op's result, in order (a list result flattened)."""
-    if isinstance(result, Tensor):
-        return [result]
-    out: list[Tensor] = []
-    for r in result:
-        out.extend(_tensors(r))
-    return out
+        rewrite(self.op, self.functional, args, kwargs, written, run, rebind)
 
 
 def passthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -141,7 +133,7 @@ def passthrough(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str
 def specialize(op: OpOverload) -> Kernel:
     """The op's kernel for this key: a ``Functionalizer`` for an op with a functional
     counterpart (NOTE [functionalize]), else the pass-through."""
-    if op in FUNCTIONAL_OF and op not in UNDECLARED_WRITES:
+    if functional_of(op) is not None:
         return Functionalizer(op), KIND_BOXED
     return passthrough, KIND_BOXED
 

@@ -27,8 +27,9 @@ PyTorch's error naming ``aten._local_scalar_dense``: the graph cannot branch on 
 on them is specialized into the graph.
 
 With ``_functionalize=True`` (what AOTAutograd traces with: NOTE [functional tracing]) a
-write becomes its functional op (``FUNCTIONAL_OF``, the table the lazy device's
-Functionalize key rewrites by) and the written tensor is computed by that node from then on.
+write becomes its functional op, through the Functionalize key's rewrite (``rewrite`` in
+``ember/ops/functional_rewrite.py``, the one the lazy device's key runs), and the written tensor
+is computed by that node from then on.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
 from ember.fx.passes.shape_prop import extract_tensor_metadata
-from ember.ops.native._define import FUNCTIONAL_OF
+from ember.ops.functional_rewrite import functional_of, metadata_view_of, rewrite
 from ember.ops.registry import OpOverload, ops
 from ember.ops.writes import UNDECLARED_WRITES, written_tensors
 from ember.utils._python_dispatch import TorchDispatchMode
@@ -426,19 +427,18 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         """NOTE [functional tracing]: a write recorded as its functional op."""
         tr = self.tracker
         written = written_tensors(func, args, kwargs)
-        functional = FUNCTIONAL_OF.get(func) if func not in UNDECLARED_WRITES else None
-        if functional is not None:
-            fkwargs = kwargs
-            if func._schema.is_out:
-                outs = {a.name for a in func._schema.kwarg_only if a.is_write}
-                fkwargs = {k: v for k, v in kwargs.items() if k not in outs}
-            new = functional(*args, **fkwargs)
-            node = tr.record(functional, args, fkwargs, new)
-            news = [new] if isinstance(new, Tensor) else list(_flat_tensors(new))
-            refs: list[Any] = [node] if isinstance(new, Tensor) else [tr.of[id(n)][1] for n in news]
-            out = func(*args, **kwargs)  # the values (and PyTorch's checks, version bumps)
-            for t, v, ref in zip(written, news, refs, strict=True):
-                n = tr.resolve(ref)
+        functional = functional_of(func)
+        if functional is not None:  # NOTE [functional rewrite], driven by the trace
+            done: list[Any] = []
+
+            def run(op: OpOverload, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+                new = op(*a, **k)
+                tr.record(op, a, k, new)
+                done.append(func(*args, **kwargs))  # the values (PyTorch's checks, versions)
+                return new
+
+            def rebind(t: Tensor, v: Tensor, i: int) -> None:
+                n = tr.resolve(tr.of[id(v)][1])
                 if v.dtype is not t.dtype or tuple(v.shape) != tuple(t.shape):
                     n = tr.graph.call_function(
                         aten._to_copy.default, (n,), {"dtype": t.dtype}, name="_to_copy"
@@ -450,9 +450,11 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     n = tr.graph.call_function(aten.clone.default, (n,), name="clone")
                 n.meta["val"] = _snapshot(t)
                 tr.rebind_written(t, n)
-            return out
+
+            rewrite(func, functional, args, kwargs, written, run, rebind)
+            return done[0]
         if func._schema.is_inplace and not written_tensors(func, args, kwargs)[1:]:
-            view_op = _out_of_place_view(func)
+            view_op = metadata_view_of(func)
             if view_op is not None:  # a metadata write (t_, transpose_, squeeze_): its view
                 out = func(*args, **kwargs)
                 node = tr.graph.call_function(
@@ -512,41 +514,13 @@ def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any
     return out
 
 
-def _flat_tensors(x: Any) -> list[Tensor]:
-    if isinstance(x, Tensor):
-        return [x]
-    out: list[Tensor] = []
-    for e in x:
-        out.extend(_flat_tensors(e))
-    return out
-
-
-def _out_of_place_view(func: OpOverload) -> OpOverload | None:
-    """``t`` for ``t_``, ``transpose.int`` for ``transpose_``...: the view op a metadata
-    write applies to its tensor, or None."""
-    name = func.overloadpacket.__name__
-    if not name.endswith("_") or name.startswith("_"):
-        return None
-    packet = getattr(aten, name[:-1], None)
-    if packet is None:
-        return None
-    op = getattr(packet, func._overloadname, None)
-    if isinstance(op, OpOverload) and op._schema.view_of is not None:
-        return op
-    # another overload name with the same arguments (``transpose_.default``: ``transpose.int``)
-    args = [str(a.type) for a in func._schema.positional]
-    for name in packet.overloads():
-        op = getattr(packet, name)
-        if op._schema.view_of is not None and [str(a.type) for a in op._schema.positional] == args:
-            return op
-    return None
-
-
 # NOTE [functional tracing]
 # AOTAutograd traces with ``_functionalize=True``: its graphs are pure. An op that writes is
-# recorded as its functional op (``add_``/``add.out`` -> ``add``, ``copy_`` -> ``copy``: the
-# ``FUNCTIONAL_OF`` table the lazy device's Functionalize key rewrites by), cast back to the
-# written tensor's dtype when the functional op promotes; the op itself still runs on the
+# recorded as its functional op (``add_``/``add.out`` -> ``add``, ``copy_`` -> ``copy``): the
+# trace drives the Functionalize key's rewrite (NOTE [functional rewrite] in
+# ``ember/ops/functional_rewrite.py``), running the functional op as a traced op and rebinding
+# each written tensor to a node, cast back to the written tensor's dtype when the functional
+# op promotes; the op itself still runs on the
 # traced values, so later ops see the written values and PyTorch's checks and version bumps
 # happen. The written tensor is computed by the new node from then on; a written view's base
 # is computed by ``index_put`` of the view's elements into the base's old value (at
