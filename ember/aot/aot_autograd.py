@@ -68,9 +68,10 @@ from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
+from ember.autograd.engine import accumulating_inline
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, no_grad
-from ember.autograd.graph import NO_EDGE
+from ember.autograd.graph import NO_EDGE, AccumulateGrad
 from ember.autograd.graph import SavedTensor as _SavedTensor
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import marks, state
@@ -280,6 +281,12 @@ class _Entry:
         self.simple = False
         #: the lean autograd path of ``run`` applies (NOTE [lean autograd path])
         self.lean = False
+        #: the inputs whose gradients the lean backward may store as their ``.grad``, and
+        #: those whose gradients share memory with another gradient, a saved value or a
+        #: tangent (NOTE [gradients into .grad]), known after the first backward
+        self.grad_layout: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        #: the second of those for the ``autograd.Function`` path
+        self.shared_grads: tuple[int, ...] | None = None
         #: what runs instead when tracing met a data-dependent call (``ember.compile``)
         self.fallback: Callable[..., Any] | None = None
 
@@ -402,7 +409,97 @@ class _Entry:
         out: list[Any] = [None] * len(self.plan.in_metas)
         for k, gr, deps in zip(self.grad_inputs, dense_grads, self.grad_deps, strict=True):
             out[k] = None if deps and deps <= unset else gr
+        layout = self.grad_layout
+        if layout is None:
+            layout = self.grad_layout = _grad_layout(node, out, [*saved, *tangents])
+        fresh, shared = layout
+        for k in shared:  # NOTE [gradients into .grad]: no stored gradient aliases another
+            if out[k] is not None:
+                out[k] = out[k].clone()
+        if fresh and accumulating_inline():
+            _into_leaves(node, out, fresh)
         return tuple(out)
+
+
+# NOTE [gradients into .grad]
+# In a ``backward()`` that adds leaves' gradients into ``.grad`` as they complete (NOTE
+# [leaves inline] in ``ember/autograd/engine.py``: no ``inputs=``, no ``create_graph``, not
+# ``autograd.grad``), the lean backward sets a parameter's ``.grad`` to its gradient itself
+# and hands the engine None for that edge, which then only counts the edge as done: the
+# engine's per-leaf routing and accumulator are most of a small training step's backward
+# overhead. It does so only where the engine would store the same tensor (NOTE [stealing
+# gradients]): the leaf's ``.grad`` is None, nothing watches it (no hooks on the leaf or
+# its accumulator), the gradient has the leaf's shape and dtype, nothing above the CPU key
+# sees the tensor, and its array is a fresh contiguous one that no other gradient, saved
+# value or tangent of this call shares. A gradient another node adds to the same leaf later
+# is added into that ``.grad`` by the engine, as into any stored gradient: the same sum.
+# A gradient whose array another gradient, a saved value or a tangent shares (``(a + b) *
+# 2`` gives ``a`` and ``b`` one array; ``x + y`` gives them the caller's tangent) is cloned
+# before the engine sees it, which would otherwise store it as it is (it checks tensors,
+# not the arrays under them): two ``.grad`` sharing memory, or one the caller's tensor.
+
+
+def _owner(d: Any) -> Any:
+    """The array that owns ``d``'s memory."""
+    while isinstance(d, _ndarray) and d.base is not None:
+        d = d.base
+    return d
+
+
+def _shared_grads(grads: list[Any], held: list[Any]) -> tuple[dict[int, int], tuple[int, ...]]:
+    """How many of ``grads`` and ``held`` share each owning array, and the positions of the
+    gradients whose array another of them shares."""
+    owners: dict[int, int] = {}
+    for t in (*grads, *held):
+        if isinstance(t, Tensor):
+            key = id(_owner(t._edata))
+            owners[key] = owners.get(key, 0) + 1
+    shared = tuple(
+        k for k, g in enumerate(grads) if isinstance(g, Tensor) and owners[id(_owner(g._edata))] > 1
+    )
+    return owners, shared
+
+
+def _grad_layout(
+    node: Any, grads: list[Any], held: list[Any]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The inputs whose gradient the compiled backward makes as a fresh contiguous array
+    of the input's shape and dtype that no other gradient, saved value or tangent shares,
+    and those whose gradient's array one of them shares (NOTE [gradients into .grad]).
+    Computed on an entry's first backward: the generated code makes the same arrays on
+    every call (the layouts are guarded)."""
+    owners, shared = _shared_grads(grads, held)
+    fresh = []
+    for k, (g, meta) in enumerate(zip(grads, node.input_meta, strict=True)):
+        if type(g) is not Tensor or g.requires_grad or k in shared:
+            continue
+        d = g._edata
+        if type(d) is not _ndarray or not d.flags.c_contiguous or not d.flags.writeable:
+            continue
+        if _owner(d).nbytes != d.nbytes:
+            continue
+        if meta is None or (meta[1] is d.dtype and meta[0] == d.shape):
+            fresh.append(k)
+    return tuple(fresh), shared
+
+
+def _into_leaves(node: Any, grads: list[Any], fresh: tuple[int, ...]) -> None:
+    """NOTE [gradients into .grad]: each leaf's fresh gradient that can be its ``.grad`` is
+    stored there, and its entry in ``grads`` becomes None."""
+    edges = node.next_functions
+    for k in fresh:
+        g = grads[k]
+        acc = edges[k][0]
+        if g is None or type(acc) is not AccumulateGrad or acc._watched:
+            continue
+        var = acc.variable
+        hooks = var.__dict__
+        if "_leaf_hooks" in hooks or "_post_accumulate_hooks" in hooks or var.grad is not None:
+            continue
+        if state.python_key_sees(g):
+            continue
+        var.grad = g
+        grads[k] = None
 
 
 def _apply_mutation(dst: Tensor, value: Tensor, meta: Any) -> None:
@@ -467,6 +564,12 @@ def _make_function(entry: _Entry) -> type[Function]:
                 # an input reached only from outputs that got no gradient gets None, as in
                 # eager (the graph computed zeros for it): NOTE [which gradients are None]
                 out[k] = None if deps and deps <= unset else gr
+            shared = entry.shared_grads
+            if shared is None:
+                shared = entry.shared_grads = _shared_grads(out, [*saved, *tangents])[1]
+            for k in shared:  # NOTE [gradients into .grad]: no two .grad share memory
+                if out[k] is not None:
+                    out[k] = out[k].clone()
             return tuple(out)
 
     CompiledFunction.__name__ = "CompiledFunction"

@@ -6,12 +6,15 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 import ember
 from ember._memory_format import preserve_format
-from ember._tensor import Tensor
+from ember._tensor import Tensor, wrap
 from ember.autograd.engine import run_backward
 from ember.autograd.graph import _Handle
 from ember.dispatch import marks
+from ember.dispatch.dispatcher import runs_cpu_kernel_alone
 from ember.dispatch.keys import AUTOGRAD_BIT
 from ember.dispatch.state import FUNCTION_MODES, KeyGuard
 from ember.dtypes import FLOATING_NP
@@ -28,6 +31,17 @@ def _as_list(x: Any) -> list[Any]:
 _ONES_LIKE = ops.aten.ones_like.default._dispatch
 
 
+def _implicit_grad(t: Tensor) -> Tensor:
+    """The gradient ``backward()`` starts a scalar ``t`` from: ``ones_like(t)``, the op with
+    the arguments PyTorch's _make_grads gives it; made directly for a 0-dim cpu tensor that
+    nothing but its CPU kernel would see the call on (no mode, no subclass: the result is
+    the same, a fresh 0-dim one of ``t``'s dtype)."""
+    d = t._edata
+    if type(d) is np.ndarray and d.ndim == 0 and runs_cpu_kernel_alone(t):
+        return wrap(np.ones((), d.dtype))
+    return _ONES_LIKE(t, memory_format=preserve_format)
+
+
 def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
     out = []
     for i, t in enumerate(tensors):
@@ -42,8 +56,7 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
-            # the op itself, with the arguments PyTorch's _make_grads gives it
-            g = _ONES_LIKE(t, memory_format=preserve_format)
+            g = _implicit_grad(t)
         elif not isinstance(g, Tensor):
             g = ember.tensor(g, dtype=t.dtype)
         elif tuple(g.shape) != tuple(t.shape):

@@ -32,6 +32,27 @@ from ember.ops.registry import ops
 _FINAL = threading.local()
 
 
+class _Pass(list):  # type: ignore[type-arg]
+    """One backward pass's final callbacks (NOTE [final callbacks]), and whether the pass
+    adds leaves' gradients into ``.grad`` as they complete (NOTE [leaves inline])."""
+
+    __slots__ = ("inline",)
+
+    def __init__(self, inline: bool) -> None:
+        super().__init__()
+        self.inline = inline
+
+
+def accumulating_inline() -> bool:
+    """Whether the backward pass running in this thread adds each leaf's gradient into its
+    ``.grad`` as soon as it is complete, with nothing watching (``backward()`` without
+    ``inputs=``, hooks on the leaf's accumulator, ``create_graph``; not ``autograd.grad``):
+    a node may then set a hook-free leaf's ``.grad`` itself (NOTE [gradients into .grad]
+    in ``ember/aot/aot_autograd.py``)."""
+    stack = getattr(_FINAL, "stack", None)
+    return bool(stack) and stack[-1].inline
+
+
 def queue_callback(callback: Callable[[], Any]) -> None:
     """Run ``callback`` when the current backward pass ends. NOTE [final callbacks]"""
     stack = getattr(_FINAL, "stack", None)
@@ -167,12 +188,12 @@ def run_backward(
     stack = getattr(_FINAL, "stack", None)
     if stack is None:
         stack = _FINAL.stack = []
-    final: list[Callable[[], Any]] = []
-    stack.append(final)  # NOTE [final callbacks]
-    guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
     leaves_inline = accumulate and not capture
+    final = _Pass(leaves_inline and not create_graph and not anomaly)
+    stack.append(final)  # NOTE [final callbacks]
+    guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     try:
         node: Node | None = None  # made ready by the node before: runs next, off the queue
         grads: list[Any] = []

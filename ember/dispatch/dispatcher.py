@@ -35,6 +35,7 @@ from ember.device import DeviceBits
 from ember.dispatch import state as _state
 from ember.dispatch.codegen import define
 from ember.dispatch.keys import (
+    AUTOGRAD_BIT,
     BACKEND_KEYS,
     CPU_BIT,
     DEVICE_BITS,
@@ -184,6 +185,23 @@ def direct_cpu_kernel(op: OpOverload, a: Any, b: Any) -> Callable[..., Any] | No
         if kind == KIND_PLAIN:
             return fn
     return None
+
+
+def runs_cpu_kernel_alone(t: Any) -> bool:
+    """Whether a call on tensor ``t`` whose result has no gradient (``ones_like``) runs its
+    CPU kernel and nothing else: ``t`` carries the CPU key, perhaps with Autograd (whose
+    kernel passes such a call through), and no with-block changes any thread's keys (no
+    mode, no forward AD, no excluded key); the question a fast path outside ``dispatch/``
+    asks instead of reading keys.
+
+    >>> from ember.dispatch.dispatcher import runs_cpu_kernel_alone
+    >>> runs_cpu_kernel_alone(ember.ones(2, requires_grad=True))
+    True
+    """
+    return t._ekeys | AUTOGRAD_BIT == _CPU_AUTOGRAD and not ACTIVE[0]
+
+
+_CPU_AUTOGRAD = CPU_BIT | AUTOGRAD_BIT
 
 
 def device_keys(device_type: str) -> int:
