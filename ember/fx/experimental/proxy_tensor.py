@@ -47,8 +47,9 @@ from ember._subclasses.fake_tensor import (
     FakeTensor,
     FakeTensorMode,
 )
-from ember._tensor import Tensor, wrap
+from ember._tensor import Tensor
 from ember.dispatch import marks
+from ember.dtypes import int64 as _int64
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
@@ -245,6 +246,24 @@ class _Tracker:
         flat = _contiguous_val((like.numel(),), like, offset)
         return self.add(aten.view.default, (node, [-1]), "view", flat)
 
+    def positions(self, t: Tensor, size: int, offset: int) -> Node:
+        """A node of the positions, in a 1-D space of ``size`` elements, of ``t``'s elements
+        (row-major) when ``t``'s first element is at ``offset``: ``as_strided`` of an
+        ``arange`` with ``t``'s shape and strides, made contiguous and flat. Computed in the
+        graph, not held as a constant: a fake trace of the graph has no real tensor to meet
+        (NOTE [functional tracing])."""
+        like = _contiguous_val((size,), t, dtype=np.dtype(np.int64))
+        device = t.device
+        space = self.add(aten.arange.default, (size,), "arange", like,
+                         {"dtype": _int64, "device": device})  # fmt: skip
+        shape = tuple(t.shape)
+        view = self.add(aten.as_strided.default, (space, list(shape), list(t.stride()), offset),
+                        "as_strided", _strided_val(shape, t.stride(), offset, like))  # fmt: skip
+        dense = self.add(aten.clone.default, (view,), "clone", _contiguous_val(shape, like),
+                         {"memory_format": ember_contiguous})  # fmt: skip
+        return self.add(aten.view.default, (dense, [-1]), "view",
+                        _contiguous_val((t.numel(),), like))  # fmt: skip
+
     def rebind_written(self, t: Tensor, new: Node) -> None:
         """NOTE [functional tracing]: ``t`` is computed by ``new`` from now on; a view's base
         is computed by the base with the view's elements replaced."""
@@ -253,12 +272,16 @@ class _Tracker:
             if not base.is_contiguous():
                 self.rebind_through_storage(t, base, new)
                 return
-            positions = _positions(t, base)
-            idx = self.constant(_index_constant(positions))
-            flat = self.flatten(self.node_of(base), base)
+            off = t.storage_offset() - base.storage_offset()
             vals = self.flatten(new, t)
-            put = self.add(aten.index_put.default, (flat, [idx], vals), "index_put",
-                           _contiguous_val((base.numel(),), base))  # fmt: skip
+            if off == 0 and t.numel() == base.numel() and t.is_contiguous():
+                # a reshaping view (``view(-1)``, ``unsqueeze``): the base is its new values
+                put = vals
+            else:
+                idx = self.positions(t, base.numel(), off)
+                flat = self.flatten(self.node_of(base), base)
+                put = self.add(aten.index_put.default, (flat, [idx], vals), "index_put",
+                               _contiguous_val((base.numel(),), base))  # fmt: skip
             back = self.add(aten.view.default, (put, list(base.shape)), "view", _snapshot(base))
             self.base_version[id(base)] = self.base_version.get(id(base), 0) + 1
             self.bind(base, back)
@@ -286,12 +309,12 @@ class _Tracker:
                 aten.zeros.default, ([size],), "zeros", _contiguous_val((size,), base),
                 {"dtype": base.dtype, "device": base.device},
             )  # fmt: skip
-            idx = self.constant(_index_constant(pb - lo))
+            idx = self.positions(base, size, base.storage_offset() - lo)
             span = self.add(
                 aten.index_put.default, (zeros, [idx], self.flatten(self.node_of(base), base)),
                 "index_put", _contiguous_val((size,), base),
             )  # fmt: skip
-        idx_t = self.constant(_index_constant(_storage_positions(t) - lo))
+        idx_t = self.positions(t, size, t.storage_offset() - lo)
         span = self.add(aten.index_put.default, (span, [idx_t], self.flatten(new, t)),
                         "index_put", _contiguous_val((size,), base))  # fmt: skip
         back = self.add(
@@ -315,37 +338,34 @@ def _storage_positions(t: Tensor) -> np.ndarray:
     return pos.reshape(-1)
 
 
-def _positions(t: Tensor, base: Tensor) -> np.ndarray:
-    """The flat positions in contiguous ``base`` of each element of its view ``t``."""
-    off = t.storage_offset() - base.storage_offset()
-    pos = np.full(tuple(t.shape), off, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(t.shape, t.stride(), strict=True)):
-        shape = [1] * t.dim()
-        shape[d] = n
-        pos = pos + (np.arange(n, dtype=np.int64) * s).reshape(shape)
-    return pos.reshape(-1)
-
-
-def _contiguous_val(shape: tuple[int, ...], like: Tensor, offset: int = 0) -> Tensor:
-    """A contiguous fake tensor of ``shape`` and ``like``'s dtype and device (the value of a
-    node the functional tracing adds)."""
+def _contiguous_val(
+    shape: tuple[int, ...], like: Tensor, offset: int = 0, dtype: np.dtype[Any] | None = None
+) -> Tensor:
+    """A contiguous fake tensor of ``shape`` and ``like``'s dtype (or ``dtype``) and device
+    (the value of a node the functional tracing adds)."""
     strides: list[int] = []
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= max(n, 1)
-    arr = ShapeOnlyArray(shape, like._edata.dtype, tuple(reversed(strides)), offset, like.device)
+    return _strided_val(shape, tuple(reversed(strides)), offset, like, dtype)
+
+
+def _strided_val(
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    offset: int,
+    like: Tensor,
+    dtype: np.dtype[Any] | None = None,
+) -> Tensor:
+    """A fake tensor of this geometry with ``like``'s dtype (or ``dtype``) and device."""
+    np_dtype = like._edata.dtype if dtype is None else dtype
+    arr = ShapeOnlyArray(shape, np_dtype, tuple(strides), offset, like.device)
     f = object.__new__(FakeTensor)
     f._edata = arr
     marks.mark_fake(f)
     f.fake_mode = _SNAPSHOT_MODE
     return f
-
-
-def _index_constant(positions: np.ndarray) -> Tensor:
-    # a plain tensor of the positions, made without dispatch: ember.tensor() dispatches
-    # lift_fresh, which the trace would record
-    return wrap(np.array(positions, dtype=np.int64))
 
 
 def _snapshot(t: Tensor, storage_offset: int | None = None) -> Tensor:
@@ -529,12 +549,16 @@ def _out_of_place_view(func: OpOverload) -> OpOverload | None:
 # written tensor's dtype when the functional op promotes; the op itself still runs on the
 # traced values, so later ops see the written values and PyTorch's checks and version bumps
 # happen. The written tensor is computed by the new node from then on; a written view's base
-# is computed by ``index_put`` of the view's elements into the base's old value, and every
-# other view of that base is re-derived by ``as_strided`` of the base's new value the next
-# time it is used. Metadata writes (``t_``) become their view op; writes without a functional
-# op (and the writes a schema leaves undeclared, batch norm's running statistics) run on
-# clones, which stand for the written tensors from then on (the graph writes only values it
-# made). Which inputs were written is read from the tracker afterwards.
+# is computed by ``index_put`` of the view's elements into the base's old value (at
+# positions the graph computes, ``as_strided`` of an ``arange``: a graph holds no constant
+# tensor, so running it under another fake trace works, as ``make_fx(functionalize(f),
+# tracing_mode="fake")`` does), or is the view's values reshaped when the view covers the
+# whole base in order (``view(-1)``); every other view of that base is re-derived by
+# ``as_strided`` of the base's new value the next time it is used. Metadata writes
+# (``t_``) become their view op; writes without a functional op (and the writes a schema
+# leaves undeclared, batch norm's running statistics) run on clones, which stand for the
+# written tensors from then on (the graph writes only values it made). Which inputs were
+# written is read from the tracker afterwards.
 
 
 _SCALAR_READS = frozenset(("__bool__", "__float__", "__int__", "__index__", "item"))
