@@ -142,7 +142,7 @@ class Library:
         op = get_op(op_name, self.ns)
         key = dispatch_key_of(dispatch_key or self.dispatch_key)
         _own_rules_first(key)
-        self._impls.append((op, key, op._kernels.get(key)))
+        self._impls.append((op, key, op.registered(key)))
         if fn is fallthrough_kernel:
             dispatcher.set_kernel(op, key, dispatcher.fallthrough_entry(key)[0], KIND_BOXED)
         else:

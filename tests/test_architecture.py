@@ -1,9 +1,10 @@
 """The contracts of ARCHITECTURE.md section 4 that the source itself can show, read with
 ``ast`` (no import of ember needed):
 
-- nothing outside ``ember/dispatch/`` reads or resets an op's kernel table (``_table``), in
-  code or in the templates of generated code (``OpOverload``'s own methods, in
-  ``ops/registry.py``, are the dispatcher's per-op state and may);
+- nothing outside ``ember/dispatch/`` reads or resets an op's kernel table (``_table``) or
+  its registered kernels (``_kernels``), in code or in the templates of generated code
+  (``OpOverload``'s own methods, in ``ops/registry.py``, are the dispatcher's per-op state
+  and may);
 - no import cycle between folders (module-level imports; the top-level ``ember/__init__.py``
   is the public facade over everything, so its own imports are left out);
 - the core (``ops/``, ``dispatch/``, ``backends/`` and the ``torch.backends`` switches it
@@ -141,10 +142,10 @@ def _table_uses(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "_table":
+        if isinstance(node, ast.Attribute) and node.attr in ("_table", "_kernels"):
             out.append(f"{_rel(path)}:{node.lineno}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if "._table" in node.value:  # a template of generated code
+            if "._table" in node.value or "._kernels" in node.value:  # generated code
                 out.append(f"{_rel(path)}:{node.lineno} (generated code)")
     return out
 
@@ -155,8 +156,8 @@ def test_only_dispatch_reads_kernel_tables() -> None:
         if not _rel(path).startswith(TABLE_OWNERS):
             found += _table_uses(path)
     assert not found, (
-        "only ember/dispatch/ reads or resets an op's _table; use OpOverload.entry/"
-        f"kernel_for/redispatch/call_boxed/invalidate instead: {found}"
+        "only ember/dispatch/ reads or resets an op's _table or _kernels; use OpOverload."
+        f"entry/registered/kernel_for/redispatch/call_boxed/invalidate instead: {found}"
     )
 
 

@@ -64,7 +64,7 @@ def is_python_dispatcher_enabled() -> bool:
 
 def _install(op: OpOverload, key: DispatchKey, fn: Callable[..., Any]) -> None:
     if (op, key) not in _SAVED:
-        _SAVED[(op, key)] = op._kernels.get(key)
+        _SAVED[(op, key)] = op.registered(key)
     dispatcher.set_kernel(op, key, fn, KIND_PLAIN)
 
 

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from ember import functional as E  # NOTE [formulas on the public functions]
+from ember._type_info import finfo
 from ember.autograd.derivatives import _evenly as _evenly_along
 from ember.autograd.derivatives import _pad_to, conj, unreduce
 from ember.autograd.function_table import defvjp, nondifferentiable
@@ -237,8 +238,17 @@ def _logcumsumexp_grad(g: Any, self: Any, dim: int, result: Any) -> Any:
     def reverse_lcse(v: Any) -> Any:
         return v.flip(dim).logcumsumexp(dim).flip(dim)
 
-    pos = reverse_lcse(g.clamp(min=0).log() - result)
-    neg = reverse_lcse((-g).clamp(min=0).log() - result)
+    # log|g| where g has the sign, else the dtype's lowest finite number, not -inf: a run of
+    # -inf would make the reversed logcumsumexp -inf and its own gradient exp(-inf + inf),
+    # NaN in double backward (a random program through ``func.grad`` found it)
+    lowest = finfo(g.dtype).min
+
+    def log_part(mask: Any) -> Any:
+        safe = E.where(mask, g.abs(), 1.0)
+        return E.where(mask, safe.log(), lowest)
+
+    pos = reverse_lcse(log_part(g > 0) - result)
+    neg = reverse_lcse(log_part(g < 0) - result)
     return (self + pos).exp() - (self + neg).exp()
 
 

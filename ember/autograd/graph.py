@@ -227,7 +227,10 @@ def node_class(name: str) -> type[Node]:
 
 #: the nodes whose ``name()`` is PyTorch's C++ qualified name (AccumulateGrad's own class
 #: says it itself)
-_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices"}
+_QUALIFIED = {
+    "CopySlices": "torch::autograd::CopySlices",
+    "NotImplemented": "torch::autograd::NotImplemented",
+}
 
 
 def make_node(name: str, backward_fn: Callable[..., Sequence[Any]], *args: Any, **kw: Any) -> Node:

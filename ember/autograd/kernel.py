@@ -250,11 +250,11 @@ def autograd_fallback(
     if vjp is None:
         out = _below(op, ks, args, kwargs)
         if any(_differentiable(o) for o in _flat_outputs(out)):
-            raise RuntimeError(
-                f"the derivative for '{op.name()}' is not implemented: add a line for it to "
-                "ember/autograd/derivatives.py, or call it on tensors that don't require grad "
-                "(detach() them)"
-            )
+            # NOTE [not implemented derivatives]
+            ni = _not_implemented(op)
+            if inplace:  # no history to rebase a written view onto: refuse at once
+                ni.formula()
+            _attach(_make_node(ni, info, inputs, needs, args, kwargs, out), out)
         return out
     formula_args = args
     if inplace and "self" in vjp.reads:
@@ -304,6 +304,31 @@ def _check_inplace(op: OpOverload, self: Any) -> None:
 
 def _flat_outputs(out: Any) -> list[Any]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+# NOTE [not implemented derivatives]
+# An op with no derivative formula called on tensors that require grad records a node named
+# ``NotImplemented`` whose backward raises, as PyTorch's does: the error comes only if a
+# backward reaches it. Double backward through a graph that holds such an op's node (the
+# backward of fused attention, of grid sampling) works as long as no gradient flows into it.
+_NOT_IMPLEMENTED: dict[OpOverload, VJP] = {}
+
+
+def _not_implemented(op: OpOverload) -> VJP:
+    """The derivative entry of ``op``'s ``NotImplemented`` nodes, made once."""
+    vjp = _NOT_IMPLEMENTED.get(op)
+    if vjp is None:
+        message = (
+            f"the derivative for '{op.name()}' is not implemented: add a line for it to "
+            "ember/autograd/derivatives.py, or call it on tensors that don't require grad "
+            "(detach() them)"
+        )
+
+        def formula(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(message)
+
+        vjp = _NOT_IMPLEMENTED[op] = VJP(op, formula, "NotImplemented")
+    return vjp
 
 
 def _make_node(

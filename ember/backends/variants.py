@@ -109,21 +109,21 @@ def derive(key: DispatchKey, write: Writer) -> int:
     count = 0
     for fop, (ip, o) in VARIANTS_OF.items():
         # a CompositeImplicit op's out= variant runs the decomposition, then writes
-        own = fop._kernels.get(key) or fop._kernels.get(DispatchKey.CompositeImplicitAutograd)
+        own = fop.registered(key) or fop.registered(DispatchKey.CompositeImplicitAutograd)
         if own is None or own[1] != KIND_PLAIN:
             continue
         fn = own[0]
-        if ip is not None and key not in ip._kernels:
+        if ip is not None and ip.registered(key) is None:
             dispatcher.set_kernel(ip, key, _inplace(fn, write, ip.__name__), KIND_PLAIN)
             count += 1
-        if o is not None and key not in o._kernels:
+        if o is not None and o.registered(key) is None:
             outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
             kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o))
             dispatcher.set_kernel(o, key, kernel, KIND_PLAIN)
             count += 1
     for o, fop in FACTORY_OUTS.items():  # NOTE [factory out=]
-        own = fop._kernels.get(key)
-        if own is not None and own[1] == KIND_PLAIN and key not in o._kernels:
+        own = fop.registered(key)
+        if own is not None and own[1] == KIND_PLAIN and o.registered(key) is None:
             dispatcher.set_kernel(o, key, out_kernel_of(o, own[0], write), KIND_PLAIN)
             count += 1
     return count

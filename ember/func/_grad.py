@@ -13,8 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
-from ember.autograd.grad_mode import enable_grad
-from ember.func._reverse import NESTING, check_argnums, grads_of, release, replace_args
+from ember.autograd.grad_mode import enable_grad, is_grad_enabled
+from ember.func._reverse import (
+    check_argnums,
+    grads_of,
+    release,
+    replace_args,
+    tracked_outside,
+)
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value"]
@@ -24,40 +30,38 @@ def _grad_and_value(
     func: Callable[..., Any], argnums: Any, has_aux: bool, args: tuple[Any, ...], kwargs: Any
 ) -> tuple[Any, Any]:
     argnums = check_argnums(argnums, len(args))
-    outer = NESTING.depth > 0
-    NESTING.depth += 1
-    try:
-        with enable_grad():
-            args, diff = replace_args(args, argnums)
-            output = func(*args, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                output, aux = output
-            if not isinstance(output, Tensor):
+    tracking = is_grad_enabled()
+    with enable_grad():
+        args, diff = replace_args(args, argnums)
+        output = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
                 raise RuntimeError(
-                    "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
-                    f"{type(output)}"
+                    "grad_and_value(f)(*args): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True"
                 )
-            if output.dim() != 0:
-                raise RuntimeError(
-                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
-                    f"got tensor with {output.dim()} dims. Maybe you wanted to use the vjp or "
-                    "jacrev APIs instead?"
-                )
-            flat, spec = tree_flatten(diff)
-            grads = grads_of([output], flat, None, create=outer)
-            result = tree_unflatten(grads, spec)
-    finally:
-        NESTING.depth -= 1
-    value = release(output, outer)
+            output, aux = output
+        if not isinstance(output, Tensor):
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                f"{type(output)}"
+            )
+        if output.dim() != 0:
+            raise RuntimeError(
+                "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
+                f"got tensor with {output.dim()} dims. Maybe you wanted to use the vjp or "
+                "jacrev APIs instead?"
+            )
+        flat, spec = tree_flatten(diff)
+        own = {id(d) for d in flat}
+        create = tracking and tracked_outside([output], own)
+        grads = grads_of([output], flat, None, create=create)
+        result = release(tree_unflatten(grads, spec), own, create)
+    value = release(output, own, tracking)
     if has_aux:
-        return release(result, outer), (value, release(aux, outer))
-    return release(result, outer), value
+        return result, (value, release(aux, own, tracking))
+    return result, value
 
 
 def grad_and_value(

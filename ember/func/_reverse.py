@@ -5,37 +5,39 @@ inputs they differentiate, and how deeply they are nested.
 ember has one autograd tape, so a transform differentiates with ``autograd.grad`` on the
 graph its function records. Each differentiated input is replaced by a fresh tensor that
 requires grad: ``x.detach().requires_grad_()`` when nothing outside records ``x``'s
-history, else an alias of ``x`` (``x.view_as(x)``) that keeps it, so an outer transform (or
-the user's ``backward``) differentiates through this one. While any reverse-mode transform
-is active (``NESTING``), the inner one's backward records its own graph
-(``create_graph=True``): ``grad(grad(f))`` is a double backward. A transform inside
-``vmap`` sees BatchedTensors: its fresh inputs require grad at the logical level, so
-autograd records on the BatchedTensors and the backward formulas run through the batching
-rules (NOTE [vmap levels] in ``ember/_batched/tensor.py``). Results that no outer level
-tracks are detached.
+history, else an alias of ``x`` (``x.view_as(x)``) that keeps it.
+
+PyTorch's transforms are levels, and ordinary autograd is the lowest one: whatever the
+transform's function computes from tensors an enclosing level tracks (an outer
+transform's inputs, a captured parameter that requires grad, an input that requires grad)
+stays tracked by that level. ember asks the tape the same question: after the function
+ran, does its output's graph reach a leaf other than the transform's own fresh ones
+(``tracked_outside``)? If so, the backward records its own graph (``create_graph=True``)
+so that the enclosing level differentiates through the gradient: ``grad(grad(f))`` is a
+double backward, and ``w - lr * grad(loss)(w)`` followed by ``backward()`` is MAML's
+second-order step. Each result is then released the same way: kept with its history when
+it reaches an outer leaf, detached when it depends on the transform's own inputs only (or
+when grad mode was off where the transform was called), so ``requires_grad`` and
+``grad_fn`` come out as PyTorch's. A transform inside ``vmap`` sees BatchedTensors: its
+fresh inputs require grad at the logical level, so autograd records on the BatchedTensors
+and the backward formulas run through the batching rules (NOTE [vmap levels] in
+``ember/_batched/tensor.py``).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.forward_ad._levels import copy_tangents
 from ember.autograd.grad_mode import enable_grad
+from ember.autograd.graph import AccumulateGrad
 from ember.dispatch import marks
 from ember.ops.registry import ops
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
 _zeros_like = ops.aten.zeros_like.default
-
-
-class _Nesting(threading.local):
-    depth = 0
-
-
-NESTING = _Nesting()
 
 
 def wrap_argnum(argnum: Any, num_args: int) -> int:
@@ -100,13 +102,47 @@ def replace_args(args: tuple[Any, ...], argnums: Any) -> tuple[tuple[Any, ...], 
     return tuple(new), diff
 
 
-def release(x: Any, keep: bool) -> Any:
-    """Every tensor of pytree ``x`` detached from this transform's graph, unless ``keep`` (an
-    outer level tracks it); forward-mode tangents stay (an outer ``jvp``'s)."""
-    if keep:
-        return x
+def tracked_outside(tensors: list[Any], own: set[int]) -> bool:
+    """Whether the graph of any of ``tensors`` reaches a leaf that requires grad other than
+    the transform's own inputs (ids in ``own``): an enclosing level tracks it (NOTE
+    [reverse-mode transforms]). Stops at the first such leaf."""
+    stack = []
+    for t in tensors:
+        if not (isinstance(t, Tensor) and t.requires_grad):
+            continue
+        node = t.grad_fn
+        if node is None:
+            if id(t) not in own:
+                return True
+        else:
+            stack.append(node)
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node) is AccumulateGrad:
+            if id(node.variable) not in own:
+                return True
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                stack.append(nxt)
+    return False
+
+
+def release(x: Any, own: set[int], tracking: bool) -> Any:
+    """Pytree ``x`` with each tensor detached from this transform's graph unless an
+    enclosing level tracks it (``tracking``: grad mode was on where the transform was
+    called, and its graph reaches a leaf outside ``own``); forward-mode tangents stay (an
+    outer ``jvp``'s)."""
     leaves, spec = tree_flatten(x)
-    return tree_unflatten([_detach(t) if isinstance(t, Tensor) else t for t in leaves], spec)
+    out = [
+        t if not isinstance(t, Tensor) or (tracking and tracked_outside([t], own)) else _detach(t)
+        for t in leaves
+    ]
+    return tree_unflatten(out, spec)
 
 
 def _detach(t: Tensor) -> Tensor:

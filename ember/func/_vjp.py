@@ -14,7 +14,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
-from ember.func._reverse import NESTING, grads_of, release, replace_args
+from ember.func._reverse import grads_of, release, replace_args, tracked_outside
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["vjp"]
@@ -43,26 +43,25 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     """``(func(*primals), vjp_fn)``, where ``vjp_fn(cotangents)`` is the tuple of the
     cotangents' products with the Jacobian, one per primal (PyTorch's ``torch.func.vjp``);
     with ``has_aux``, ``func`` returns ``(output, aux)`` and ``aux`` comes third."""
-    outer = NESTING.depth > 0
-    NESTING.depth += 1
-    try:
-        with enable_grad():
-            argnums = tuple(range(len(primals)))
-            new, diff = replace_args(primals, argnums) if primals else ((), ())
-            output = func(*new)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError(
-                        "vjp(f, *primals): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True"
-                    )
-                output, aux = output
-            flat_out, out_spec = tree_flatten(output)
-            _check_outputs(flat_out)
-            flat_in, in_spec = tree_flatten(diff)
-    finally:
-        NESTING.depth -= 1
+    tracking = is_grad_enabled()
+    with enable_grad():
+        argnums = tuple(range(len(primals)))
+        new, diff = replace_args(primals, argnums) if primals else ((), ())
+        output = func(*new)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "vjp(f, *primals): output of function f should be a tuple: "
+                    "(output, aux) if has_aux is True"
+                )
+            output, aux = output
+        flat_out, out_spec = tree_flatten(output)
+        _check_outputs(flat_out)
+        flat_in, in_spec = tree_flatten(diff)
+    own = {id(d) for d in flat_in}
+    #: whether an enclosing level tracks the output (NOTE [reverse-mode transforms])
+    out_tracked = tracking and tracked_outside(flat_out, own)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: Any = None) -> Any:
         flat_ct, ct_spec = tree_flatten(cotangents)
@@ -71,12 +70,15 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
                 "Expected pytree structure of cotangents to be the same as pytree structure "
                 f"of outputs to the function. cotangents: {ct_spec}, primal output: {out_spec}"
             )
-        create = outer or NESTING.depth > 0 if create_graph is None else create_graph
-        create = bool(create) and is_grad_enabled()
+        if create_graph is None:
+            create = out_tracked or any(isinstance(c, Tensor) and c.requires_grad for c in flat_ct)
+        else:
+            create = bool(create_graph)
+        create = create and is_grad_enabled()
         got = grads_of(flat_out, flat_in, flat_ct, create=create)
-        return release(tree_unflatten(got, in_spec), create)
+        return release(tree_unflatten(got, in_spec), own, create)
 
-    value = release(output, outer)
+    value = release(output, own, tracking)
     if has_aux:
-        return value, vjp_fn, release(aux, outer)
+        return value, vjp_fn, release(aux, own, tracking)
     return value, vjp_fn

@@ -139,6 +139,17 @@ class OpOverload:
     def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
         return key in self._kernels
 
+    def registered(self, key: DispatchKey) -> Kernel | None:
+        """The ``(function, calling convention)`` registered for ``key`` itself, or None:
+        not the table's entry, which may be a fallback or an alias key's kernel.
+
+        >>> from ember.dispatch.keys import DispatchKey
+        >>> ember.ops.aten.neg.default.registered(DispatchKey.CPU) is not None
+        True
+        >>> ember.ops.aten.neg.default.registered(DispatchKey.CompositeImplicitAutograd)
+        """
+        return self._kernels.get(key)
+
     def kernel_keys(self) -> list[DispatchKey]:
         return sorted(self._kernels, reverse=True)
 

@@ -124,7 +124,7 @@ def lay_out_pointwise() -> None:
     for op in all_overloads():
         if "pointwise" not in op.tags or op in FUNCTIONAL_OF or op.__name__ not in POINTWISE:
             continue
-        k = op._kernels.get(CPU)
+        k = op.registered(CPU)
         if k is None or getattr(k[0], "_lays_out", False):  # (add, mul...: their slow path)
             continue
         if k[1] == KIND_PLAIN and len(op._schema.returns) == 1:

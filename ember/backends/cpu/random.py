@@ -269,7 +269,7 @@ for _name, _overloads in (
 ):
     for _ov in _overloads:
         _ip = getattr(getattr(aten, _name + "_"), _ov)
-        impl(getattr(getattr(aten, _name), _ov), CPU, _functional(_ip._kernels[CPU][0]))
+        impl(getattr(getattr(aten, _name), _ov), CPU, _functional(_ip.registered(CPU)[0]))
 
 
 @impl(aten.multinomial.default, CPU)
