@@ -160,3 +160,21 @@ def test_no_grad_aliases_another_through_the_function_path(backend):
     assert a.grad.tolist() == b.grad.tolist() == [1.0, 1.0, 1.0]
     a.grad.add_(1)
     assert b.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_gradient_viewing_a_stride_tricks_array(backend):
+    # block_diag's gradient of a 0-dim input is a view whose base chain ends in NumPy's
+    # DummyArray, not an array (explore-run finding)
+    def fn(x0, x3):
+        return ember.block_diag(x0, x3)
+
+    x0 = ember.tensor([0.822])
+    grads = []
+    for f in (fn, ember.compile(fn, backend=backend)):
+        x3 = ember.tensor(0.822, requires_grad=True)
+        v = f(x0, x3)
+        w = ember.arange(v.numel(), dtype=v.dtype).mul(0.7).cos().reshape(v.shape)
+        (v * w).sum().backward()
+        grads.append(x3.grad)
+    _close(grads[1], grads[0])

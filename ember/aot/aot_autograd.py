@@ -440,10 +440,27 @@ class _Entry:
 
 
 def _owner(d: Any) -> Any:
-    """The array that owns ``d``'s memory."""
-    while isinstance(d, _ndarray) and d.base is not None:
-        d = d.base
-    return d
+    """The object at the end of ``d``'s chain of bases: the owner of its memory (an array,
+    or the ``DummyArray`` a NumPy stride-tricks view stands on)."""
+    while True:
+        base = getattr(d, "base", None)
+        if base is None:
+            return d
+        d = base
+
+
+def _whole_array(d: Any) -> bool:
+    """A contiguous array owning its memory, or all of a contiguous array that does (a
+    reshape of a fresh result)."""
+    if type(d) is not _ndarray or not d.flags.c_contiguous or not d.flags.writeable:
+        return False
+    base = d.base
+    return base is None or (
+        type(base) is _ndarray
+        and base.base is None
+        and base.nbytes == d.nbytes
+        and (base.flags.c_contiguous or base.flags.f_contiguous)
+    )
 
 
 def _shared_grads(grads: list[Any], held: list[Any]) -> tuple[dict[int, int], tuple[int, ...]]:
@@ -474,9 +491,7 @@ def _grad_layout(
         if type(g) is not Tensor or g.requires_grad or k in shared:
             continue
         d = g._edata
-        if type(d) is not _ndarray or not d.flags.c_contiguous or not d.flags.writeable:
-            continue
-        if _owner(d).nbytes != d.nbytes:
+        if not _whole_array(d):
             continue
         if meta is None or (meta[1] is d.dtype and meta[0] == d.shape):
             fresh.append(k)
