@@ -113,6 +113,24 @@ from ember._higher_order_ops.cond import cond  # noqa: E402
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
+from ember import amp  # noqa: E402  (torch.amp: autocast, the AutocastCPU key, GradScaler)
+from ember import cpu  # noqa: E402  (torch.cpu, with the deprecated torch.cpu.amp)
+from ember.amp.autocast_mode import (  # noqa: E402
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from ember import testing  # noqa: E402  (assert_close, make_tensor)
 from ember import distributions  # noqa: E402
 from ember._global_settings import (  # noqa: E402

@@ -283,6 +283,7 @@ def test_line_counts_report_lists_folders() -> None:
         "docs/linalg.md",
         "docs/fidelity.md",
         "docs/interop.md",
+        "docs/amp.md",
     ],
 )
 def test_doc_examples_run(doc: str) -> None:

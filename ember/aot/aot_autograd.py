@@ -63,7 +63,7 @@ from ember._subclasses.fake_tensor import (
     DynamicOutputShapeException,
 )
 from ember._tensor import Tensor
-from ember.aot.guards import describe_difference, distance, signature
+from ember.aot.guards import autocast_signature, describe_difference, distance, signature
 from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
@@ -959,7 +959,7 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
     and static values (numbers, strings, None, flat tuples of them): each array's shape,
     byte strides and dtype and the tensor's requires_grad, each static value with its type
     (together they determine the signature); None for other calls."""
-    key: list[Any] = [grad]
+    key: list[Any] = [grad, autocast_signature()]
     ids: set[int] = set()
     n = 0
     for a in args:

@@ -8,9 +8,11 @@ its class, shape, strides class (``contiguous``, or the strides), dtype, device,
 requires_grad and, for a traceable wrapper subclass, its structure (classes, attribute
 names, flatten ctx, inner tensors' signatures); for anything else its type and value (a
 traced function bakes Python values in). Which arguments are the same tensor and whether
-grad mode is on belong to it too. A signature seen before reuses its entry; a new one
-retraces and can say why (``explain``): the closest earlier signature and each field that
-differs, as ``args[0]: float32[8, 784] vs float32[16, 784]``.
+grad mode is on belong to it too, and the autocast region a call is in (its dtype and
+whether it caches casts; None outside one), since a trace records autocast's casts. A
+signature seen before reuses its entry; a new one retraces and can say why (``explain``):
+the closest earlier signature and each field that differs, as
+``args[0]: float32[8, 784] vs float32[16, 784]``.
 
 >>> from ember.aot.guards import signature, describe_difference
 >>> a = signature([ember.ones(8, 784)], True)
@@ -27,9 +29,20 @@ from typing import Any
 import numpy as np
 
 from ember._tensor import Tensor
+from ember.amp import _state as _autocast
+from ember.dispatch.state import ACTIVE
 from ember.utils._python_dispatch import is_traceable_wrapper_subclass
 
-__all__ = ["signature", "describe_difference", "tensor_signature"]
+__all__ = ["signature", "describe_difference", "tensor_signature", "autocast_signature"]
+
+
+def autocast_signature() -> Any:
+    """The autocast settings a trace bakes in: None outside an autocast region, else its
+    dtype and whether it caches casts (NOTE [autocast as a dispatch key])."""
+    if not ACTIVE[0] or not _autocast.cpu_enabled():
+        return None
+    return (_autocast.local.dtype["cpu"], _autocast.local.cache_enabled)
+
 
 _ndarray = np.ndarray
 
@@ -63,7 +76,7 @@ def signature(flat_args: Sequence[Any], grad_enabled: bool) -> tuple[Any, ...]:
                 parts.append(("value", type(a), a))
             except TypeError:
                 parts.append(("value", type(a), repr(a)))
-    return (tuple(parts), grad_enabled)
+    return (tuple(parts), grad_enabled, autocast_signature())
 
 
 def _fmt_tensor(s: tuple[Any, ...]) -> str:
@@ -91,8 +104,8 @@ def _fmt(part: Any) -> str:
 
 def describe_difference(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[str]:
     """What differs between two signatures, field by field, new first."""
-    parts_new, grad_new = new
-    parts_old, grad_old = old
+    parts_new, grad_new, autocast_new = new
+    parts_old, grad_old, autocast_old = old
     out = []
     if len(parts_new) != len(parts_old):
         out.append(f"number of arguments: {len(parts_new)} vs {len(parts_old)}")
@@ -102,14 +115,23 @@ def describe_difference(new: tuple[Any, ...], old: tuple[Any, ...]) -> list[str]
     if grad_new != grad_old:
         out.append(f"grad mode: {'enabled' if grad_new else 'disabled'} vs "
                    f"{'enabled' if grad_old else 'disabled'}")  # fmt: skip
+    if autocast_new != autocast_old:
+        out.append(f"autocast: {_fmt_autocast(autocast_new)} vs {_fmt_autocast(autocast_old)}")
     return out
+
+
+def _fmt_autocast(a: Any) -> str:
+    if a is None:
+        return "off"
+    return str(a[0]).replace("ember.", "") + ("" if a[1] else " (cache off)")
 
 
 def distance(new: tuple[Any, ...], old: tuple[Any, ...]) -> int:
     """How many fields differ (for finding the closest earlier signature)."""
-    parts_new, grad_new = new
-    parts_old, grad_old = old
+    parts_new, grad_new, autocast_new = new
+    parts_old, grad_old, autocast_old = old
     n = abs(len(parts_new) - len(parts_old)) * 8 + (grad_new != grad_old)
+    n += autocast_new != autocast_old
     for a, b in zip(parts_new, parts_old, strict=False):
         if a == b:
             continue

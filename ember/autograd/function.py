@@ -166,7 +166,14 @@ class Function:
         edges = tuple(
             gradient_edge(a) if isinstance(a, Tensor) and a.requires_grad else NO_EDGE for a in args
         )
-        node = cls._backward_cls(_make_backward(cls, ctx), edges, ctx=ctx)
+        # each gradient the backward returns is reduced to its input's shape and cast to its
+        # dtype (PyTorch's validate_outputs): a forward run under autocast may compute in
+        # another dtype than its inputs'
+        metas = tuple(
+            (a._edata.shape, a._edata.dtype) if isinstance(a, Tensor) and a.requires_grad else None
+            for a in args
+        )
+        node = cls._backward_cls(_make_backward(cls, ctx), edges, metas, ctx=ctx)
         node.saved = ctx._saved
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         node.n_outputs = len(outs)

@@ -10,7 +10,9 @@ the key and the keys the op has kernels for.
 
 Decompositions come *before* fallbacks, as in c10 (``computeDispatchTableEntry``): a Python
 or Lazy fallback then sees the parts of a CompositeImplicit op, never the op itself, which is
-what ``__torch_dispatch__`` code written for PyTorch expects.
+what ``__torch_dispatch__`` code written for PyTorch expects. The keys c10 does not let the
+alias stand for (``keys.FALLBACK_BEFORE_DECOMPOSITION``: the torch-function keys, autocast)
+take their fallback first.
 
 Kernels come in three calling conventions (``KIND_*``): plain (the op's own arguments),
 with-keyset (the key set first, to redispatch below itself), and boxed
@@ -39,6 +41,7 @@ from ember.dispatch.keys import (
     BACKEND_KEYS,
     CPU_BIT,
     DEVICE_BITS,
+    FALLBACK_BEFORE_DECOMPOSITION,
     NUM_RUNTIME_KEYS,
     DispatchKey,
     below,
@@ -61,7 +64,7 @@ specializers: dict[DispatchKey, Callable[[OpOverload], Kernel]] = {}
 all_ops: list[OpOverload] = []
 _VALID = frozenset(int(k) for k in DispatchKey if k < NUM_RUNTIME_KEYS)
 #: keys whose fallback comes before an op's decompositions
-_ABOVE_OPS = frozenset((DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode))
+_ABOVE_OPS = FALLBACK_BEFORE_DECOMPOSITION
 _CPU_ENTRY = CPU_BIT.bit_length() - 1
 
 
@@ -109,7 +112,8 @@ def entry(op: OpOverload, key: int) -> Kernel:
         return own
     if dkey in _ABOVE_OPS:
         # __torch_function__ asks before an op runs at all, so a decomposition never
-        # stands in for its request (NOTE [torch function keys])
+        # stands in for its request (NOTE [torch function keys]); autocast passes the ops
+        # it does not cast down whole (``FALLBACK_BEFORE_DECOMPOSITION``)
         fallback = fallbacks.get(dkey)
         if fallback is not None:
             return fallback

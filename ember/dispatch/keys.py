@@ -38,7 +38,12 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     # _kernel.py): above Autograd, so a dual's tangent is computed before the primal is
     # recorded for backward, and formulas record too (forward over reverse).
     ForwardAD = 17
-    PythonTLSSnapshot = 18
+    # in a thread's include set while autocast is enabled for "cpu" (NOTE [autocast as a
+    # dispatch key] in ember/amp/_kernel.py): above Autograd and ForwardAD, so the casts it
+    # inserts are recorded for backward and get tangents, as c10 orders AutocastCPU above
+    # the autograd keys
+    AutocastCPU = 18
+    PythonTLSSnapshot = 19
     PythonDispatcher = 20
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
     # key runs (NOTE [torch function keys] in ember/dispatch/protocols.py).
@@ -61,6 +66,7 @@ PYTHON_BIT = 1 << DispatchKey.Python
 FUNCTIONALIZE_BIT = 1 << DispatchKey.Functionalize
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd
 FORWARD_AD_BIT = 1 << DispatchKey.ForwardAD
+AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
 VMAP_MODE_BIT = 1 << DispatchKey.FuncTorchVmapMode
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
@@ -80,6 +86,16 @@ LAZY_KEYS = LAZY_BIT | FUNCTIONALIZE_BIT
 DEVICE_BITS = {"cpu": CPU_BIT, "meta": META_BIT, "lazy": LAZY_BIT}
 #: the backends a CompositeExplicitAutograd kernel serves
 EXPLICIT_KEYS = BACKEND_KEYS
+#: keys whose fallback serves an op before the op's CompositeImplicitAutograd kernel would
+#: (NOTE [kernel lookup] in dispatcher.py): c10 lets that alias key stand for the backend and
+#: autograd keys only, so a key outside them passes an op it has no kernel for down whole,
+#: and the layers below (an Autograd or batching kernel of a composite op, a decomposition
+#: run at the Autograd key) see it as they would without the key. The torch-function keys
+#: ask before an op runs at all; autocast (NOTE [autocast as a dispatch key]) casts only
+#: the ops of its lists and must not change what runs for the rest.
+FALLBACK_BEFORE_DECOMPOSITION = frozenset(
+    (DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode, DispatchKey.AutocastCPU)
+)
 
 
 def keyset(*keys: DispatchKey) -> int:

@@ -224,6 +224,27 @@ def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
     ]
 
 
+def set_included(bit: int, on: bool) -> bool:
+    """Put one key's ``bit`` into this thread's include set (``on``) or take it out, until
+    changed again, not for a block: a switch of PyTorch's that persists, as
+    ``set_autocast_enabled``; returns whether it was in before. A thread holding it counts
+    once in ``ACTIVE[0]`` (NOTE [fast path counter]).
+
+    >>> from ember.dispatch.state import set_included, local
+    >>> set_included(1 << 18, True), bool(local.include >> 18 & 1), set_included(1 << 18, False)
+    (False, True, True)
+    """
+    loc = local
+    was = bool(loc.include & bit)
+    if on and not was:
+        loc.include |= bit
+        ACTIVE[0] += 1
+    elif was and not on:
+        loc.include &= ~bit
+        ACTIVE[0] -= 1
+    return was
+
+
 def include_keys(ks: int) -> KeyGuard:
     """Add ``ks`` to this thread's include set for the block (``KeyGuard(include=ks)``)."""
     return KeyGuard(include=ks)

@@ -164,7 +164,13 @@ def convolution(
         out = out.reshape(shape)
     if bias is not None:
         out += bias._edata.reshape((shape[1],) + (1,) * len(k))
-    return wrap(out)
+    return wrap(_in_dtype_of(out, x))
+
+
+def _in_dtype_of(out: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``out`` in ``like``'s dtype: NumPy's matmul of bfloat16 arrays (ml_dtypes) returns
+    float32, which is rounded back once, after the bias, as PyTorch accumulates in float."""
+    return out if out.dtype == like.dtype else out.astype(like.dtype)
 
 
 def _col2im(
@@ -236,10 +242,10 @@ def convolution_backward(
             gcols = _columns(go, k, s, p, d, groups, in_sp)  # (N, G, C_out/G * K, L_in)
         if output_mask[0]:
             wg = w.reshape(groups, c_in // groups, math.prod(w.shape[1:]))
-            gi = wrap(np.matmul(wg, gcols).reshape(x.shape))
+            gi = wrap(_in_dtype_of(np.matmul(wg, gcols).reshape(x.shape), x))
         if output_mask[1]:
             xg = x.reshape(nb, groups, c_in // groups, math.prod(in_sp))
-            gw = wrap(_weight_grad(xg, gcols, groups).reshape(w.shape))
+            gw = wrap(_in_dtype_of(_weight_grad(xg, gcols, groups).reshape(w.shape), w))
     else:
         o = go.shape[1]
         out_sp = go.shape[2:]
@@ -248,10 +254,11 @@ def convolution_backward(
             wg = w.reshape(groups, o // groups, math.prod(w.shape[1:]))  # (G, O/G, K)
             dcols = np.matmul(wg.transpose(0, 2, 1), g3)  # (N, G, K, L)
             dcols = dcols.reshape(nb, x.shape[1], *k, *out_sp)
-            gi = wrap(np.ascontiguousarray(_col2im(dcols, x.shape, k, s, p, d, out_sp)))
+            gi = _col2im(dcols, x.shape, k, s, p, d, out_sp)
+            gi = wrap(_in_dtype_of(np.ascontiguousarray(gi), x))
         if output_mask[1]:
             cols = _columns(x, k, s, p, d, groups)  # (N, G, K, L)
-            gw = wrap(_weight_grad(g3, cols, groups).reshape(w.shape))
+            gw = wrap(_in_dtype_of(_weight_grad(g3, cols, groups).reshape(w.shape), w))
     if output_mask[2]:
         gb = wrap(as_array(go.sum(axis=(0, *range(2, go.ndim)))))
     return gi, gw, gb
@@ -286,14 +293,19 @@ def _pool_windows(x: np.ndarray, k: Any, s: Any, p: Any, d: Any, out: Any, fill:
 
 
 def _lowest(dt: np.dtype[Any]) -> Any:
-    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    return -np.inf if _floating(dt) else np.iinfo(dt).min
+
+
+def _floating(dt: np.dtype[Any]) -> bool:
+    """NumPy's floating dtypes and ml_dtypes' bfloat16 (kind "V")."""
+    return dt.kind in "fV"
 
 
 def argmax_last(flat: np.ndarray) -> np.ndarray:
     """Argmax over the last axis as PyTorch's pooling scans pick it: the first maximum, or the
     last NaN when there is one."""
     arg = flat.argmax(axis=-1)
-    if flat.dtype.kind == "f":
+    if _floating(flat.dtype):
         nan = np.isnan(flat)
         if nan.any():  # PyTorch's scan takes every NaN it meets: the window's last one wins
             last = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)

@@ -550,8 +550,8 @@ def nll_loss_nd(
     if self.ndim < 1:
         raise ValueError(f"nll_loss_nd: Expected 1 or more dimensions (got {self.ndim})")
     check_nll_batch(self, target)
-    if self.ndim <= 2:
-        return aten.nll_loss_forward.default(self, target, weight, reduction, ignore_index)[0]
+    if self.ndim <= 2:  # through nll_loss, as PyTorch's (autocast's float32 list has it)
+        return aten.nll_loss.default(self, target, weight, reduction, ignore_index)
     n, c = self.shape[0], self.shape[1]
     if tuple(target.shape) != (n, *self.shape[2:]):
         raise RuntimeError(
