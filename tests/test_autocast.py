@@ -613,3 +613,68 @@ def test_bfloat16_convolution_stays_bfloat16() -> None:
         warnings.simplefilter("error")
         t = ember.nn.functional.conv_transpose2d(x, w.transpose(0, 1))
     assert t.dtype == ember.bfloat16
+
+
+def test_cuda_amp_spellings_warn_and_stay_disabled() -> None:
+    """As on PyTorch's CPU-only build: a script written for a GPU runs, in float32."""
+    with pytest.warns(FutureWarning, match="torch.amp.autocast\\('cuda'"):
+        region = ember.cuda.amp.autocast()
+    with region:
+        assert not ember.is_autocast_enabled("cuda") and not ember.is_autocast_enabled("cpu")
+    with pytest.warns(FutureWarning, match="GradScaler\\('cuda'"):
+        scaler = ember.cuda.amp.GradScaler()
+    assert not scaler.is_enabled() and scaler.scale(ember.tensor(3.0)).item() == 3.0
+    with torch.autocast("cuda", enabled=False):  # PyTorch accepts it the same way
+        assert not torch.is_autocast_enabled("cuda")
+
+
+def test_backward_inside_the_region_as_torch() -> None:
+    """``backward()`` called inside the region runs its ops under autocast too, in both."""
+    arrs = _arrays()
+    grads = {}
+    for name in ("ember", "torch"):
+        L = _lib(name)
+        w = L.from_numpy(arrs["b"].copy()).requires_grad_()
+        with L.autocast("cpu"):
+            loss = L.nn.functional.mse_loss(L.mm(L.from_numpy(arrs["a"].copy()), w), L.zeros(4, 4))
+            loss.backward()
+        grads[name] = w.grad
+    assert grads["ember"].dtype == ember.float32 and grads["torch"].dtype == torch.float32
+    np.testing.assert_allclose(grads["ember"].numpy(), grads["torch"].numpy(), rtol=2e-2, atol=2e-2)
+
+
+def test_forward_ad_and_vmap_under_autocast() -> None:
+    """The transforms' keys sit below AutocastCPU: a tangent goes through the casts, and a
+    vmapped product runs in bfloat16, as in PyTorch."""
+    import ember.autograd.forward_ad as fwAD
+
+    results = {}
+    for name in ("ember", "torch"):
+        L = _lib(name)
+        fw = fwAD if name == "ember" else torch.autograd.forward_ad
+        a, w = L.ones(2, 3), L.ones(3, 2)
+        with fw.dual_level(), L.autocast("cpu"):
+            out = L.mm(fw.make_dual(a, L.ones(2, 3)), w)
+            tangent = fw.unpack_dual(out).tangent
+        vm = L.func.vmap(lambda x: x @ w) if name == "ember" else torch.func.vmap(lambda x: x @ w)
+        with L.autocast("cpu"):
+            batched = vm(L.ones(4, 3))
+        results[name] = (_dtype_name(out), _dtype_name(tangent), tangent.float().tolist(),
+                         _dtype_name(batched))  # fmt: skip
+    assert results["ember"] == results["torch"]
+
+
+def test_cast_cached_under_no_grad_keeps_its_history() -> None:
+    """A weight first cast inside ``no_grad``: the cached cast is recorded anyway, so the
+    later op with grad reaches the weight, as in PyTorch."""
+    grads = {}
+    for name in ("ember", "torch"):
+        L = _lib(name)
+        w, x = L.ones(2, 2, requires_grad=True), L.ones(2, 2)
+        with L.autocast("cpu"):
+            with L.no_grad():
+                assert not L.mm(x, w).requires_grad
+            out = L.mm(x, w)
+        out.float().sum().backward()
+        grads[name] = w.grad.tolist()
+    assert grads["ember"] == grads["torch"] == [[2.0, 2.0], [2.0, 2.0]]

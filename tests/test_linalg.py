@@ -68,8 +68,10 @@ def test_matmul_of_transposed_batch_does_not_fold(calls: list[str]) -> None:
 
 
 def test_matmul_is_composite() -> None:
+    """A decomposition and nothing else, but autocast's cast (PyTorch's matmul has an
+    AutocastCPU kernel too)."""
     keys = aten.matmul.default.kernel_keys()
-    assert keys == [ember.DispatchKey.CompositeImplicitAutograd]
+    assert keys == [ember.DispatchKey.CompositeImplicitAutograd, ember.DispatchKey.AutocastCPU]
 
 
 def test_mm_errors_name_shapes_and_dtypes() -> None:

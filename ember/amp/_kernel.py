@@ -19,7 +19,9 @@ Inside one region, the lower-precision cast of a float32 leaf that requires grad
 parameter) is made once and reused by every later op (``cache_enabled``, on by default):
 a weight used by several ops is cast once, and backward sums into one ``_to_copy`` node.
 The cache holds the leaf weakly (an entry whose leaf died is never returned) and is
-emptied when the outermost region exits (``ember.clear_autocast_cache``), as PyTorch's.
+emptied when the outermost region exits (``ember.clear_autocast_cache``), as PyTorch's. A
+cached cast is recorded for backward even when made under ``no_grad``, as PyTorch's: an
+evaluation step inside a training region must not leave a weight's cast without history.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ember.amp._policy import FP32, LOWER, POLICY, PROMOTE
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_BOXED
 from ember.dispatch.keys import AUTOCAST_CPU_BIT, DispatchKey
-from ember.dispatch.state import KeyGuard
+from ember.dispatch.state import GradKeyGuard, KeyGuard
 from ember.ops.registry import OpOverload, ops
 
 KEY = DispatchKey.AutocastCPU
@@ -76,7 +78,8 @@ def cast(x: Any, to: Any) -> Any:
             hit = loc.cache.get(id(x))
             if hit is not None and hit[0]() is x:
                 return hit[1]
-            out = _TO_COPY(x, dtype=to)
+            with GradKeyGuard(True, 0):  # recorded even under no_grad: later ops reuse it
+                out = _TO_COPY(x, dtype=to)
             loc.cache[id(x)] = (weakref.ref(x), out)
             return out
         return _TO_COPY(x, dtype=to)

@@ -218,7 +218,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
         if device_type == "cuda":
             if self._enabled:
                 warnings.warn(
-                    "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+                    "CUDA is not available (ember has no CUDA backend). Disabling autocast.",
                     UserWarning,
                     stacklevel=2,
                 )

@@ -93,6 +93,13 @@ class GradScaler:
             raise AssertionError(f"Attempted {funcname} but _growth_tracker is None.  " + fix)
         return self._scale, self._growth_tracker
 
+    def _scale_on(self, device: Any) -> Tensor:
+        """The scale (made on ``device`` by the first call), on ``device``."""
+        if self._scale is None:
+            self._lazy_init(device)
+        assert self._scale is not None
+        return self._scale.to(device=device)
+
     def _lazy_init(self, device: Any) -> None:
         self._scale = _aten.full.default(
             [], float(self._init_scale), dtype=dtypes.float32, device=device
@@ -106,15 +113,11 @@ class GradScaler:
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
-            if self._scale is None:
-                self._lazy_init(outputs.device)
-            return outputs * self._scale.to(device=outputs.device, non_blocking=True)
+            return outputs * self._scale_on(outputs.device)
 
         def apply(val: Any) -> Any:
             if isinstance(val, Tensor):
-                if self._scale is None:
-                    self._lazy_init(val.device)
-                return val * self._scale.to(device=val.device)
+                return val * self._scale_on(val.device)
             if isinstance(val, Iterable):
                 iterable = map(apply, val)
                 return type(val)(iterable) if isinstance(val, (list, tuple)) else iterable

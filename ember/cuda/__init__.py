@@ -249,3 +249,6 @@ def initial_seed() -> int:
     AssertionError: Torch not compiled with CUDA enabled
     """
     return _unavailable()  # type: ignore[no-any-return]
+
+
+from ember.cuda import amp  # noqa: E402  (torch.cuda.amp: deprecated, disabled here)

@@ -42,6 +42,10 @@ IGNORED_NAMES = frozenset(
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads
     set_float32_matmul_precision get_float32_matmul_precision
     is_anomaly_enabled is_anomaly_check_nan_enabled set_anomaly_enabled
+    is_autocast_enabled set_autocast_enabled get_autocast_dtype set_autocast_dtype
+    is_autocast_cpu_enabled set_autocast_cpu_enabled get_autocast_cpu_dtype
+    set_autocast_cpu_dtype is_autocast_cache_enabled set_autocast_cache_enabled
+    clear_autocast_cache autocast_increment_nesting autocast_decrement_nesting
     """.split()
 )
 
