@@ -4,6 +4,7 @@ the in-place rules last, as they serve the in-place ops whose functional op has 
 from ember._batched import (  # noqa: F401
     dims,
     foreach,
+    indexed,
     kernel,
     linalg,
     matmul,
@@ -12,6 +13,7 @@ from ember._batched import (  # noqa: F401
     norms,
     pointwise,
     random,
+    search,
     views,
 )
 
