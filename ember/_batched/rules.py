@@ -2,7 +2,9 @@
 the in-place rules last, as they serve the in-place ops whose functional op has a rule."""
 
 from ember._batched import (  # noqa: F401
+    build,
     dims,
+    distance,
     foreach,
     indexed,
     kernel,
