@@ -175,6 +175,89 @@ def test_a_user_gradient_is_never_kept_as_grad() -> None:
     assert seed.tolist() == [3.0, 4.0]
 
 
+#: ways a gradient that flowed to two edges reaches each leaf as a view of itself
+_VIEWS: dict[str, Callable[[Any], Any]] = {
+    "view": lambda t: t.view(3),
+    "reshape": lambda t: t.reshape(3),
+    "unsqueeze": lambda t: t.unsqueeze(0),
+    "view_as_2d": lambda t: t.view(1, 3),
+    "flatten": lambda t: t.flatten(),
+    "expand": lambda t: t.expand(2, 3),
+    "identity": lambda t: t,
+    "broadcast": lambda t: t.view(1, 3) + ember.zeros(2, 1),
+}
+
+
+@pytest.mark.parametrize("how", list(_VIEWS))
+def test_two_leaves_never_share_a_gradient(how: str) -> None:
+    """AddBackward passes one gradient to both operands; a view formula then reshapes it for
+    each leaf. Keeping those views as .grad would tie the two leaves' .grad to one array
+    (PyTorch does, its issue #34082: unsound): clip_grad_norm_'s in-place scaling or a manual
+    ``p.grad.add_`` on one parameter would change the other's."""
+    f = _VIEWS[how]
+    a = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = ember.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    ((f(a) + f(b)) * 2).sum().backward()
+    expected = b.grad.tolist()
+    a.grad.add_(100)
+    assert b.grad.tolist() == expected
+    assert a.grad.tolist() == [e + 100 for e in expected]
+
+
+def test_a_leaf_gradient_never_aliases_what_others_hold() -> None:
+    """A view of the user's seed, a retained non-leaf gradient passed on, and what a custom
+    Function's backward returns (here a tensor it keeps) are copied into .grad."""
+    seed = ember.tensor([3.0, 4.0])
+    x = ember.tensor([[1.0, 2.0]], requires_grad=True)
+    x.view(2).backward(seed)
+    x.grad.add_(1)
+    assert seed.tolist() == [3.0, 4.0]
+
+    w = ember.tensor([1.0, 2.0], requires_grad=True)
+    h = w + 0  # AddBackward passes h's gradient on to w unchanged
+    h.retain_grad()
+    (h * 3).sum().backward()
+    w.grad.add_(1)
+    assert h.grad.tolist() == [3.0, 3.0]
+
+    kept = ember.tensor([5.0, 6.0])
+
+    class Const(Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            return t * 1
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return kept
+
+    v = ember.tensor([1.0, 2.0], requires_grad=True)
+    Const.apply(v).sum().backward()
+    v.grad.add_(1)
+    assert kept.tolist() == [5.0, 6.0]
+
+
+def test_a_view_of_a_gradient_only_one_leaf_gets_is_still_stolen() -> None:
+    """Only shared memory forces the copy: a view formula's gradient that no other edge
+    sees is kept as .grad itself (a detach(), as AccumulateGrad's), not cloned."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    class Names(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            self.names.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    a = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (a.view(1, 3) * 2).sum()
+    with Names() as m:
+        loss.backward()
+    assert "clone.default" not in m.names and "detach.default" in m.names
+
+
 # ------------------------------------------------------------------------- recording paths
 
 #: functional ops the generated recorders cover, with arguments (a, b require grad)

@@ -124,6 +124,26 @@ def test_a_wrong_gradient_is_reported() -> None:
     assert mismatches == [mismatches[0]] and mismatches[0].startswith("x0.grad:"), mismatches
 
 
+def test_gradients_sharing_memory_are_reported(monkeypatch: Any) -> None:
+    """ember's runs are also checked for a .grad aliasing another .grad or a value: with
+    the engine made to keep every gradient as is, the two views of one gradient that
+    AddBackward sends to x and y show up (NOTE [stealing gradients])."""
+    from ember.autograd import engine
+
+    x = Input("x", np.array([1.0, 2.0, 3.0]), "float32", "", requires_grad=True)
+    y = Input("y", np.array([4.0, 5.0, 6.0]), "float32", "", requires_grad=True)
+    steps = [
+        Step("view", ("x",), ("v1",), "v1 = x.view(1, 3)"),
+        Step("view", ("y",), ("v2",), "v2 = y.view(1, 3)"),
+        Step("add", ("v1", "v2"), ("v3",), "v3 = v1 + v2"),
+    ]
+    tolerances = dict.fromkeys(["x", "y", "v1", "v2", "v3", "grad"], 1e-3)
+    program = Program([x, y], steps, ("v3",), tolerances)  # the loss reads v3 alone
+    assert check_program(program, ember, torch) == []
+    monkeypatch.setattr(engine, "_owned", lambda g, shared: True)
+    assert check_program(program, ember, torch) == ["x.grad: shares memory with y"]
+
+
 def test_a_wrong_dtype_is_reported() -> None:
     wrong = _Perturbed("exp", lambda t: torch.exp(t).double())
     mismatches = check_program(_example(), wrong, torch)

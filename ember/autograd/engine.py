@@ -172,7 +172,12 @@ def run_backward(
             capture[(id(node), nr)] = i
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
-    owned: dict[int, Any] = {}
+    # the memory of gradients more than one holder has (NOTE [stealing gradients]): by id,
+    # the roots kept alive while their ids are keys
+    shared: dict[int, Any] = {}
+    for _, _, g in roots:
+        if g is not None:
+            _share(g, shared)  # the user's seeds: theirs
     deps = _collect([r[0] for r in roots])
     buffers: dict[Node, list[Any]] = {}
     for node, nr, g in roots:
@@ -208,13 +213,14 @@ def run_backward(
                     key = (id(node), i)
                     if key in capture and g is not None:
                         captured[capture[key]] = _add(captured[capture[key]], g)
+                        _share(g, shared)  # returned to the caller
             watched = node._watched
             if watched:  # pre-hooks, tensor hooks, retain_grad
-                grads = _before(node, grads)
+                grads = _before(node, grads, shared)
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
-                    _accumulate_leaf(node.variable, g0, create_graph, owned.get(id(g0)) is g0)
+                    _accumulate_leaf(node.variable, g0, create_graph, _owned(g0, shared))
                 node = None
                 continue
             edges = node.next_functions
@@ -239,6 +245,8 @@ def run_backward(
                 node.release()
             if len(results) != len(edges):
                 _wrong_count(node, results)
+            if len(results) > 1 or node.materialize_grads:
+                _note_shared(results, shared, node.materialize_grads)
             follow: Node | None = None
             for (nxt, nr), grad, meta in zip(edges, results, node.input_meta, strict=True):
                 if nxt is None:
@@ -249,26 +257,23 @@ def run_backward(
                     d = grad._edata
                     resized = meta is not None and (meta[1] is not d.dtype or meta[0] != d.shape)
                     if resized:
-                        new = _sum_to(grad, meta[0], meta[1])
-                        resized = new is not grad  # a new tensor: only this edge holds it
-                        grad = new
+                        grad = _sum_to(grad, meta[0], meta[1])
                     buf = buffers.get(nxt)
                     if type(nxt) is AccumulateGrad:
                         # NOTE [stealing gradients]: only a leaf's accumulator may keep the
                         # tensor itself as .grad, when no one else holds it
+                        own = False
                         if buf is not None:
                             old = buf[0]
                             if old is not None:
                                 grad = old + grad
-                                resized = True
-                        own = resized or _fresh(grad, results, grads)
+                                own = True  # a sum: only this leaf holds it
+                        own = own or _owned(grad, shared)
                         if not n and leaves_inline and not nxt._watched:
                             if buf is not None:
                                 del buffers[nxt]
                             _accumulate_leaf(nxt.variable, grad, create_graph, own)
                             continue
-                        if own:
-                            owned[id(grad)] = grad  # alive, so its id can't be reused
                         if buf is None:
                             buffers[nxt] = [grad]
                         else:
@@ -289,7 +294,7 @@ def run_backward(
                     buf = buffers.pop(nxt, None)
                     if buf is not None and buf[0] is not None:
                         g0 = buf[0]
-                        _accumulate_leaf(nxt.variable, g0, create_graph, owned.get(id(g0)) is g0)
+                        _accumulate_leaf(nxt.variable, g0, create_graph, _owned(g0, shared))
                     continue
                 if not n:
                     ready.append(nxt)
@@ -344,7 +349,7 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
     ]  # fmt: skip
 
 
-def _before(node: Node, grads: list[Any]) -> list[Any]:
+def _before(node: Node, grads: list[Any], shared: dict[int, Any]) -> list[Any]:
     """What a watched node's gradients go through before it runs: its pre-hooks, then the
     hooks registered on its output tensors, then ``retain_grad``."""
     for hook in node._pre_hooks:
@@ -364,23 +369,55 @@ def _before(node: Node, grads: list[Any]) -> list[Any]:
             if t is not None and grads[nr] is not None:
                 g = grads[nr] if t.grad is None else t.grad + grads[nr]
                 t.grad = g.detach() if not state.local.grad_enabled else g  # type: ignore[attr-defined]
+                if g is grads[nr]:
+                    _share(g, shared)  # the retained .grad holds what flows on
     return grads
 
 
-def _fresh(grad: Any, results: Sequence[Any], incoming: Sequence[Any]) -> bool:
-    """Whether a node's output gradient is a tensor only this edge will ever hold: not one of
-    the gradients the node received (identity formulas pass those on), not returned twice.
-    NOTE [stealing gradients]"""
-    seen = 0
-    for r in results:  # loops, not generators: this runs for every edge of every node
-        if r is grad:
-            seen += 1
-    if seen != 1:
-        return False
-    for g in incoming:
-        if g is grad:
-            return False
-    return True
+def _root(t: Any) -> Any:
+    """The object that owns the memory under ``t``: the first NumPy array of the chain of
+    bases of its data (a view's gradient, ``g.view(...)``, has the root of ``g``)."""
+    d = t._edata
+    if type(d) is not np.ndarray:
+        return t  # lazy, meta or wrapper data: the tensor itself stands for its memory
+    while True:
+        b = d.base
+        if b is None:
+            return d
+        if type(b) is not np.ndarray:
+            return b  # a buffer or NumPy's DummyArray of a stride-tricks view
+        d = b
+
+
+def _share(g: Any, shared: dict[int, Any]) -> None:
+    """Record that more than one holder has the memory under ``g``."""
+    root = _root(g)
+    shared[id(root)] = root
+
+
+def _owned(g: Any, shared: dict[int, Any]) -> bool:
+    """Whether only the edge delivering ``g`` holds its memory. NOTE [stealing gradients]"""
+    return id(_root(g)) not in shared
+
+
+def _note_shared(results: Sequence[Any], shared: dict[int, Any], custom: bool) -> None:
+    """Record the memory a node's gradients share among themselves (AddBackward passes one
+    gradient to both operands; view formulas reshape it for each); a custom Function's are
+    user code's, which may hold them too (a constant, a saved tensor)."""
+    roots: list[Any] = []
+    for r in results:
+        if r is None:
+            continue
+        root = _root(r)
+        if custom:
+            shared[id(root)] = root
+            continue
+        for q in roots:
+            if q is root:
+                shared[id(root)] = root
+                break
+        else:
+            roots.append(root)
 
 
 _ADD_ = ops.aten.add_.Tensor._dispatch
@@ -392,10 +429,17 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
 
     # NOTE [stealing gradients]
     The first gradient a leaf gets becomes its ``.grad``. Storing the engine's tensor itself
-    saves a copy, as PyTorch's AccumulateGrad does, but only when nothing else can hold it
-    (``owned``: made by a formula or a sum for this edge alone, see ``_fresh``) and it is laid
-    out like a fresh tensor; otherwise it is cloned, so ``.grad`` never aliases a gradient a
-    user passed in or one that flowed to another input too.
+    saves a copy, as PyTorch's AccumulateGrad does, but only when nothing else holds its
+    memory (``owned``) and it is laid out like a fresh tensor; otherwise it is cloned. The
+    engine decides by memory, not by tensor object: it records in ``shared`` the root array
+    (``_root``) of every gradient with more than one holder -- the user's seeds, a node's
+    gradients that share an array (AddBackward passes one gradient to both operands, and
+    each operand's view formula then makes its own tensor over it), a custom Function's
+    (user code may keep them), retained and captured ones -- and steals only the others.
+    PyTorch decides by counting references to the tensor object, which lets two leaves'
+    ``.grad`` share one array when a gradient reaches both through views (``(a.view(3) +
+    b.view(3)).sum()``: its issue #34082, known to be unsound); ember copies there instead,
+    so a dispatch mode sees ``clone`` where PyTorch's shows ``detach``.
     """
     for fn in t.__dict__.get("_leaf_hooks", ()):
         new = fn(grad)

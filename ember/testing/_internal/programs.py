@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from ember._tensor import Tensor
 from ember.dispatch.codegen import define
 
 FLOATS = ("float32", "float64")
@@ -294,8 +295,36 @@ def compare(program: Program, actual: Run, expected: Run) -> list[str]:
 
 def check_program(program: Program, lib: ModuleType, oracle: ModuleType) -> list[str]:
     """Run ``program`` with ``lib`` and with ``oracle``; return the mismatches (empty if
-    they agree)."""
-    return compare(program, program.run(lib), program.run(oracle))
+    they agree), and for ember, any input gradient sharing memory with another or with a
+    value of the program (``aliased_grads``)."""
+    actual = program.run(lib)
+    found = compare(program, actual, program.run(oracle))
+    if getattr(lib, "__name__", "") == "ember":
+        found += aliased_grads(actual)
+    return found
+
+
+def _array(t: Any) -> np.ndarray | None:
+    data = getattr(t, "_edata", None)
+    return data if type(data) is np.ndarray else None
+
+
+def aliased_grads(run: Run) -> list[str]:
+    """Gradients that share memory with another input's gradient or with a value: a write
+    into one ``.grad`` (an optimizer's in-place step, ``clip_grad_norm_``) would change the
+    other. PyTorch allows two leaves' gradients to alias through views (its issue #34082);
+    ember never does (NOTE [stealing gradients] in ember/autograd/engine.py)."""
+    problems = []
+    grads = [(n, _array(g)) for n, g in run.grads.items() if g is not None]
+    values = [(n, _array(v)) for n, v in run.values.items() if isinstance(v, Tensor)]
+    for i, (name, g) in enumerate(grads):
+        if g is None or not g.size:
+            continue
+        for other, v in grads[i + 1 :] + values:
+            if v is not None and v.size and np.shares_memory(g, v, max_work=10**6):
+                problems.append(f"{name}.grad: shares memory with {other}")
+                break
+    return problems
 
 
 def _pruned(program: Program, steps: list[Step], loss: tuple[str, ...]) -> Program:
