@@ -382,3 +382,39 @@ def test_searchsorted_with_a_batched_sorter() -> None:
     _both(lambda m: lambda s, a, o: m.searchsorted(s, a, sorter=o), seq, x, sorter)
     _both(lambda m: lambda s, a, o: m.searchsorted(s, a, sorter=o, side="right"), seq[0], x,
           sorter[0], in_dims=(None, 0, None))  # fmt: skip
+
+
+# ------------------------------------------------------------------ per-example gradients
+
+
+def test_vmap_of_grad_through_masked_scatter_with_per_example_masks() -> None:
+    """The source's gradient is a scatter by rank, not ``masked_select`` (whose size would
+    differ between the examples)."""
+    x, src = _arr(3, 4, 5), _arr(3, 25, seed=2)
+    mask = np.random.default_rng(1).random((3, 4, 5)) > 0.5
+
+    def fn(m: Any) -> Any:
+        def loss(a: Any, k: Any, s: Any) -> Any:
+            y = a.masked_scatter(k, s)
+            return (y * y * m.arange(20.0).reshape(4, 5)).sum()
+
+        return m.func.grad(loss, argnums=(0, 2))
+
+    _both(fn, x, mask, src)
+    _both(fn, x[0], mask, src[0], in_dims=(None, 0, None))
+
+
+def test_vmap_of_grad_through_index_fill_with_a_batched_index() -> None:
+    """The fill value's gradient counts each filled position once (repeats too), from a mask
+    of the positions rather than ``_unique2`` of the index."""
+    x, value = _arr(3, 4, 5), np.array([1.5, -2.0, 0.5], np.float32)
+    index = np.array([[1, 1, 3], [0, 2, 2], [4, 0, 4]], np.int64)
+
+    def fn(m: Any) -> Any:
+        def loss(a: Any, i: Any, v: Any) -> Any:
+            y = m.index_fill(a, 1, i, v)
+            return (y * y * m.arange(20.0).reshape(4, 5)).sum()
+
+        return m.func.grad(loss, argnums=(0, 2))
+
+    _both(fn, x, index, value)
