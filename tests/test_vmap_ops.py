@@ -4,8 +4,8 @@ arguments in turn, the result equals a loop of the op over the batch, values and
 
 One sample per op (the first one), batch of 2: the sample's tensor and a copy with its
 values permuted (so a valid index stays valid). An op that takes the slow fallback is
-listed in ``FALLBACK`` (a rule for it is still to come); a test fails when the list is
-stale either way.
+listed in ``FALLBACK`` (a data-dependent shape, or a rule still to come); a test fails
+when the list is stale either way.
 """
 
 from __future__ import annotations
@@ -53,8 +53,10 @@ RAISES = {
 }
 
 #: ops that take the slow fallback (a loop, with PyTorch's warning) when mapped over some
-#: argument: their batching rules are still to come (an op added to the catalogue without a
-#: rule takes it too; the test checks values for every op, and that this list is not stale)
+#: argument: the ones whose result shape depends on the data (masked_select, nonzero, the
+#: unique and histogram ops; PyTorch refuses them under vmap, ember's loop answers) and the
+#: few whose rules are still to come (an op added to the catalogue without a rule takes it
+#: too; the test checks values for every op, and that this list is not stale)
 FALLBACK = {
     "aten._ctc_loss.default",
     "aten._ctc_loss_backward.default",
