@@ -58,3 +58,31 @@ def test_damaged_cache_is_compiled_over(tmp_path: Path) -> None:
 def test_nothing_written_without_bytecode(tmp_path: Path) -> None:
     count, path = _import(tmp_path, write=False)
     assert count > 100 and not path.exists()
+
+
+#: import ember; print the generated lines in linecache, then whether any keyset factory exists
+_LINES = (
+    "import linecache\n"
+    "import ember\n"
+    "gen = {k: v for k, v in linecache.cache.items() if k.startswith('<generated')}\n"
+    "print(sum(len(v[2]) for v in gen.values()), any('keyset' in k for k in gen))\n"
+    "x = ember.ones(2)\n"
+    "op = ember.ops.aten.add.Tensor\n"
+    "first = op._keyset\n"
+    "ks = op._keyset((x, x), {})\n"
+    "made = any(k.startswith('<generated keyset') for k in linecache.cache)\n"
+    "print(made and op._keyset is not first and ks == x._ekeys)\n"
+)
+
+
+def test_import_executes_at_most_5000_generated_lines() -> None:
+    """Issue 19's budget: importing ember runs at most 5,000 lines of generated code; the
+    boxed paths' ``keyset`` functions (NOTE [dispatch per layout]) are made only when a
+    call first needs one."""
+    out = subprocess.run(
+        [sys.executable, "-c", _LINES], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    first, later = out.stdout.splitlines()
+    lines, keysets = first.split()
+    assert int(lines) <= 5000, f"importing ember executed {lines} generated lines"
+    assert keysets == "False" and later == "True"

@@ -260,3 +260,31 @@ def test_tensor_options() -> None:
     assert t.dtype is ember.float64 and t.requires_grad
     m = ember.tensor([1.0, 2.0], device="meta")
     assert m.is_meta and m.shape == (2,)
+
+
+@requires_torch
+@pytest.mark.parametrize(
+    "start, end, steps, base",
+    [
+        (0.5, 3.25, 7, 2.0),
+        (-1.5, 2.7, 4, 10.0),
+        (0, 2, 5, 2.5),
+        (1, 3, 3, -2.0),
+        (0.0, 2.0, 4, 3.7),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_integer_logspace_truncates_its_bounds_as_torch(
+    start: float, end: float, steps: int, base: float, dtype: str
+) -> None:
+    """An integer logspace converts its bounds to the dtype before spacing the exponents
+    (PyTorch's kernel); spacing fractional bounds gave other values."""
+    if dtype == "uint8" and start < 0:  # both refuse a bound uint8 cannot hold
+        with pytest.raises(RuntimeError, match="without overflow"):
+            ember.logspace(start, end, steps, base=base, dtype=ember.uint8)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            torch.logspace(start, end, steps, base=base, dtype=torch.uint8)
+        return
+    got = ember.logspace(start, end, steps, base=base, dtype=getattr(ember, dtype))
+    want = torch.logspace(start, end, steps, base=base, dtype=getattr(torch, dtype))
+    assert got.tolist() == want.tolist()

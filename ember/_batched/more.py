@@ -17,6 +17,7 @@ from ember._batched.args import align, bind, call
 from ember._batched.kernel import RULES, inplace_error, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
+from ember.dispatch.keys import DispatchKey
 from ember.dtypes import bool_, can_cast, uint8
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, all_overloads, ops
@@ -263,15 +264,24 @@ def inplace_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[s
     return self_x
 
 
+def _decomposes(functional: OpOverload, op: OpOverload) -> bool:
+    """Whether ``functional`` decomposes under vmap (CompositeImplicitAutograd: its parts
+    have rules) while the in-place ``op`` has a kernel of its own (``ldexp_``, ``renorm_``,
+    ``conj_physical_``), which would take the fallback."""
+    cia = DispatchKey.CompositeImplicitAutograd
+    return functional.has_kernel_for_dispatch_key(cia) and not op.has_kernel_for_dispatch_key(cia)
+
+
 def register_inplace() -> None:
-    """An in-place rule for every in-place op whose functional op has a rule and that has
-    none of its own (run once every other family is registered)."""
+    """An in-place rule for every in-place op whose functional op has a rule (or decomposes
+    into ops that do) and that has none of its own (run once every other family is
+    registered)."""
     for op in all_overloads():
         functional = FUNCTIONAL_OF.get(op)
         if (
             functional is None
             or op in RULES
-            or functional not in RULES
+            or not (functional in RULES or _decomposes(functional, op))
             or not op._schema.is_inplace
             or op.namespace != "aten"
         ):

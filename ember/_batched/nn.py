@@ -5,11 +5,15 @@
   per-example gradients) the batch goes into the channels: ``B`` weights become one weight
   of ``B`` times the groups, the input ``[N, B * C, ...]``. ``convolution_backward`` does the
   same, so the weight's gradient comes out per example.
-- Pools, pads, pixel shuffles: the batch folds into the input's batch dimension (or becomes
-  it, for an input without one).
+- Pools, pads, pixel shuffles, upsampling, ``im2col``: the batch folds into the input's
+  batch dimension (or becomes it, for an input without one); the ``upsample_*_backward``
+  ops fold it into ``grad_output``'s and ``input_size``'s too.
+- Ops on tensors that share a leading batch dimension ``N`` (``grid_sampler`` and its
+  backward, ``affine_grid_generator``, CPU flash attention and its backward): every tensor
+  folds the batch into ``N``, the unbatched ones expanded first.
 - Losses with a ``reduction``: the loss runs unreduced on the physical tensors and is then
   reduced per example; their backward ops take the per-element cotangent the reduction
-  implies.
+  implies. ``nll_loss`` with per-example class weights gathers each target's weight.
 """
 
 from __future__ import annotations
@@ -123,7 +127,8 @@ for _name in (
     "reflection_pad3d reflection_pad3d_backward replication_pad1d replication_pad1d_backward "
     "replication_pad2d replication_pad2d_backward replication_pad3d replication_pad3d_backward "
     "upsample_nearest1d upsample_nearest2d upsample_nearest3d upsample_bilinear2d "
-    "upsample_linear1d upsample_bicubic2d upsample_trilinear3d"
+    "upsample_linear1d upsample_bicubic2d upsample_trilinear3d _upsample_nearest_exact1d "
+    "_upsample_nearest_exact2d _upsample_nearest_exact3d im2col"
 ).split():
     _packet = getattr(aten, _name, None)
     if _packet is not None:
@@ -151,6 +156,129 @@ def spatial_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[s
 
 for _op in _SPATIAL:
     register_rule(_op, spatial_rule)
+
+
+def _fold(x: Any, level: Level) -> Tensor:
+    """``x``'s physical tensor (expanded over the batch if it is not batched) with the batch
+    folded into its first dimension: ``[B * N, ...]``."""
+    p = align(x, level, x.dim())
+    return p.reshape(level.size * p.shape[1], *p.shape[2:])
+
+
+def _unfold(out: Any, level: Level) -> Any:
+    """A result of a call on folded tensors (``[B * N, ...]``, or None) as ``[B, N, ...]``,
+    wrapped."""
+    if out is None:
+        return None
+    return wrap(out.view(level.size, out.shape[0] // level.size, *out.shape[1:]), level.level)
+
+
+def upsample_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """``upsample_*_backward``: the batch folds into ``grad_output``'s batch dimension and
+    ``input_size``'s first entry."""
+    values = bind(op, args, kw)
+    size = list(values["input_size"])
+    g = values["grad_output"]
+    if g.dim() != len(size):
+        return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op per example
+    values["grad_output"] = _fold(g, level)
+    values["input_size"] = [level.size * size[0], *size[1:]]
+    return _unfold(call(op, values), level)
+
+
+for _name in (
+    "upsample_nearest1d_backward upsample_nearest2d_backward upsample_nearest3d_backward "
+    "upsample_linear1d_backward upsample_bilinear2d_backward upsample_bicubic2d_backward "
+    "upsample_trilinear3d_backward _upsample_nearest_exact1d_backward "
+    "_upsample_nearest_exact2d_backward _upsample_nearest_exact3d_backward"
+).split():
+    register_rule(getattr(aten, _name).default, upsample_backward_rule)
+
+
+def folded_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """Ops whose tensors all lead with the same batch dimension ``N`` (``grid_sampler``,
+    attention): every tensor folds the batch into it, unbatched ones expanded; results
+    unfold."""
+    values = bind(op, args, kw)
+    tensors = [(n, x) for n, x in values.items() if isinstance(x, Tensor)]
+    if any(x.dim() == 0 for _, x in tensors) or len({x.shape[0] for _, x in tensors}) > 1:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's errors, from the op per example
+    for name, x in tensors:
+        values[name] = _fold(x, level)
+    out = call(op, values)
+    if isinstance(out, tuple):
+        return tuple(_unfold(o, level) for o in out)
+    return _unfold(out, level)
+
+
+for _op in (
+    aten.grid_sampler.default, aten.grid_sampler_2d.default, aten.grid_sampler_3d.default,
+    aten.grid_sampler_2d_backward.default, aten.grid_sampler_3d_backward.default,
+):  # fmt: skip
+    register_rule(_op, folded_rule)
+
+
+def affine_grid_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """``theta`` ``[N, n, n + 1]`` folds the batch into ``N``, and ``size``'s first entry."""
+    values = bind(op, args, kw)
+    theta, size = values["theta"], list(values["size"])
+    if theta.dim() != 3 or not size or theta.shape[0] != size[0]:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's errors, from the op per example
+    values["theta"] = _fold(theta, level)
+    values["size"] = [level.size * size[0], *size[1:]]
+    return _unfold(call(op, values), level)
+
+
+register_rule(aten.affine_grid_generator.default, affine_grid_rule)
+
+
+def flash_attention_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The CPU flash-attention op and its backward on ``[N, H, L, E]`` tensors: the batch
+    folds into ``N``; a mask is expanded to ``[N, H, L, S]`` first (it may broadcast over
+    ``N``). With dropout (random draws) the call takes the fallback's loop."""
+    values = bind(op, args, kw)
+    q, k = values["query"], values["key"]
+    if values.get("dropout_p", 0.0) != 0.0 or q.dim() != 4 or k.dim() != 4:
+        return slow_fallback(op, 0, args, kw)
+    mask = values.get("attn_mask")
+    if mask is not None:
+        full = [q.shape[0], q.shape[1], q.shape[2], k.shape[2]]
+        if mask.dim() > 4:
+            return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op per example
+        mp = align(mask, level, 4).expand(level.size, *full)
+        values["attn_mask"] = mp.reshape(level.size * full[0], *full[1:])
+    for name, x in values.items():
+        if isinstance(x, Tensor) and name != "attn_mask":
+            values[name] = _fold(x, level)
+    return tuple(_unfold(o, level) for o in call(op, values))
+
+
+def prelu_backward_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """``_prelu_kernel_backward``: elementwise over its broadcast arguments (both gradients
+    come out in the broadcast shape, the weight's summed by autograd), so every argument
+    takes the batch, expanded where it is not batched: the weight's gradient depends on
+    ``self`` and the cotangent alone, and must still be batched when only the weight is."""
+    values = bind(op, args, kw)
+    tensors = [(n, x) for n, x in values.items() if isinstance(x, Tensor)]
+    rank = max(x.dim() for _, x in tensors)
+    for name, x in tensors:
+        values[name] = align(x, level, rank)
+    return tuple(wrap(o, level.level) for o in call(op, values))
+
+
+register_rule(aten._prelu_kernel_backward.default, prelu_backward_rule)
+register_rule(aten._scaled_dot_product_flash_attention_for_cpu.default, flash_attention_rule)
+register_rule(
+    aten._scaled_dot_product_flash_attention_for_cpu_backward.default, flash_attention_rule
+)
 
 
 # ------------------------------------------------------------------ losses
@@ -228,8 +356,10 @@ def nll_loss_forward_rule(
     op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
 ) -> Any:
     values = bind(op, args, kw)
-    if values["self"].dim() > 2 or _any_batched(level, values.get("weight")):
+    if values["self"].dim() > 2:
         return slow_fallback(op, 0, args, kw)
+    if _any_batched(level, values.get("weight")):
+        return _nll_forward_batched_weight(values, level)
     xs, ts, shape = _nll_parts(values, level)
     weight, ignore = values.get("weight"), values["ignore_index"]
     losses, _ = op(xs, ts, weight, 0, ignore)
@@ -256,8 +386,10 @@ def nll_loss_backward_rule(
     op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
 ) -> Any:
     values = bind(op, args, kw)
-    if values["self"].dim() > 2 or _any_batched(level, values.get("weight")):
+    if values["self"].dim() > 2:
         return slow_fallback(op, 0, args, kw)
+    if _any_batched(level, values.get("weight")):
+        return _nll_backward_batched_weight(values, level)
     xs, ts, shape = _nll_parts(values, level)
     g, reduction = values["grad_output"], values["reduction"]
     gp = align(g, level, g.dim())
@@ -269,6 +401,55 @@ def nll_loss_backward_rule(
     tw = unwrap(tw, level)[0].reshape(-1)[0] if _any_batched(level, tw) else tw
     grad = op(gp.reshape(-1), xs, ts, values.get("weight"), 0, values["ignore_index"], tw)
     return wrap(grad.view(level.size, *values["self"].shape), level.level)
+
+
+def _target_weights(values: dict[str, Any], level: Level) -> tuple[Tensor, Tensor, Tensor]:
+    """Per-example class weights (``[B, C]``) at each target: the input ``[B, N, C]``, each
+    target's class (ignored ones at 0, ``[B, N]``) and its weight (0 where ignored)."""
+    x, t = values["self"], values["target"]
+    size, c = level.size, x.shape[-1]
+    xp = align(x, level, x.dim()).reshape(size, -1, c)
+    tp = align(t, level, t.dim()).reshape(size, -1)
+    wp = align(values["weight"], level, 1)
+    valid = aten.ne.Scalar(tp, values["ignore_index"])
+    safe = aten.where.self(valid, tp, aten.zeros_like.default(tp))
+    return xp, safe, aten.mul.Tensor(aten.gather.default(wp, 1, safe), valid.to(wp.dtype))
+
+
+def _nll_forward_batched_weight(values: dict[str, Any], level: Level) -> Any:
+    """``nll_loss_forward`` with per-example class weights: each target's loss is minus its
+    class's weight times its input entry (0 where ignored); the total weight sums them."""
+    xp, safe, w = _target_weights(values, level)
+    picked = aten.gather.default(xp, 2, safe.unsqueeze(-1)).squeeze(-1)  # [B, N]
+    losses = aten.neg.default(aten.mul.Tensor(w.to(xp.dtype), picked))
+    reduction, size = values["reduction"], level.size
+    if reduction == 0:
+        out = losses.reshape(size, *values["target"].shape)
+        total = xp.new_zeros((size,))
+    else:
+        total = w.sum(1).to(xp.dtype)
+        out = losses.sum(1)
+        if reduction == 1:
+            out = out / total
+    return wrap(out, level.level), wrap(total, level.level)
+
+
+def _nll_backward_batched_weight(values: dict[str, Any], level: Level) -> Any:
+    """``nll_loss_backward`` with per-example class weights: each target's entry is minus
+    its class's weight times the cotangent (over the total weight for a mean), 0 where the
+    target is ignored, written into zeros at the target's class (``gather``, ``scatter``)."""
+    x, g = values["self"], values["grad_output"]
+    size = level.size
+    xp, safe, w = _target_weights(values, level)
+    reduction = values["reduction"]
+    gp = align(g, level, g.dim()).reshape(size, -1)  # [B, N], or [B, 1] when reduced
+    if reduction == 1:
+        gp = gp / align(values["total_weight"], level, 0).reshape(size, 1)
+    entries = aten.neg.default(aten.mul.Tensor(w, gp)).to(xp.dtype)
+    out = aten.scatter.src(
+        aten.zeros_like.default(xp), 2, safe.unsqueeze(-1), entries.unsqueeze(-1)
+    )
+    return wrap(out.view(size, *x.shape), level.level)
 
 
 register_rule(aten.nll_loss_forward.default, nll_loss_forward_rule)

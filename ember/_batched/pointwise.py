@@ -75,12 +75,16 @@ def pointwise_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict
     return tuple(wrap(o, level.level) if isinstance(o, Tensor) else o for o in out)
 
 
-#: elementwise ops the catalogue does not tag ``pointwise``
-_ALSO = ("complex", "polar")
+#: elementwise ops the catalogue does not tag ``pointwise`` (``packet.overload``)
+_ALSO = ("complex", "polar", "frexp.Tensor", "native_dropout_backward")
 
 
 def _pointwise_ops() -> list[OpOverload]:
-    out = [getattr(ops.aten, n).default for n in _ALSO if hasattr(ops.aten, n)]
+    out = []
+    for name in _ALSO:
+        packet, _, overload = name.partition(".")
+        if hasattr(ops.aten, packet):
+            out.append(getattr(getattr(ops.aten, packet), overload or "default"))
     for op in all_overloads():
         if "pointwise" not in op.tags or op.namespace != "aten":
             continue

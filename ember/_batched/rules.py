@@ -2,8 +2,11 @@
 the in-place rules last, as they serve the in-place ops whose functional op has a rule."""
 
 from ember._batched import (  # noqa: F401
+    build,
     dims,
+    distance,
     foreach,
+    indexed,
     kernel,
     linalg,
     matmul,
@@ -12,6 +15,7 @@ from ember._batched import (  # noqa: F401
     norms,
     pointwise,
     random,
+    search,
     views,
 )
 

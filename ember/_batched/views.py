@@ -173,6 +173,31 @@ def write_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str
     return self_x
 
 
+@batch_rule(aten.copy.default, aten.fill.Tensor)
+def functional_write_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """``copy``/``fill.Tensor``: a new tensor like ``self`` holding ``src`` (broadcast) or the
+    0-dim ``value``; with those batched, a ``copy`` of them into ``self``'s physical tensor
+    (a new one for every example if ``self`` is not batched)."""
+    values = bind(op, args, kw)
+    self_x = values["self"]
+    src_name = "src" if "src" in values else "value"
+    src = values[src_name]
+    if op is aten.fill.Tensor and src.dim() != 0:
+        return slow_fallback(op, 0, args, kw)  # PyTorch's error, from the op per example
+    v, vb = unwrap(self_x, level)
+    if not vb:  # (only its shape and dtype matter: every element is written)
+        v = aten.new_empty.default(v, [level.size, *v.shape])
+    s, sb = unwrap(src, level)
+    if not sb:
+        values["self"] = v
+        return wrap(call(op, values), level.level)
+    for _ in range(self_x.dim() - src.dim()):
+        s = s.unsqueeze(1)
+    return wrap(aten.copy.default(v, s), level.level)
+
+
 @batch_rule(aten.fill_.Scalar, aten.zero_.default)
 def fill_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     v, _ = unwrap(args[0], level)

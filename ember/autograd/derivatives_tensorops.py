@@ -16,6 +16,7 @@ from ember._type_info import finfo
 from ember.autograd.derivatives import _evenly as _evenly_along
 from ember.autograd.derivatives import _pad_to, conj, unreduce
 from ember.autograd.function_table import defvjp, nondifferentiable
+from ember.dtypes import bool_
 from ember.ops.registry import ops
 from ember.ops.shapes import broadcast_shapes
 
@@ -42,21 +43,29 @@ defvjp(aten.rot90.default, lambda g, self, k=1, dims=(0, 1): (g.rot90(-k, dims),
 # ----------------------------------------------------------------------- indexing
 def _masked_scatter_source_grad(g: Any, mask: Any, source: Any) -> Any:
     """The gradient elements the mask selected, in order, padded with zeros to the source's
-    size (the source elements past the mask's count were never read)."""
-    picked = g.masked_select(mask)
+    size (the source elements past the mask's count were never read). Each position adds
+    into its rank among the selected ones (the others into a slot past the end), a
+    ``scatter_add`` rather than ``masked_select``, so no shape depends on the mask's values:
+    under ``vmap(grad(...))`` each example's mask selects its own count."""
     n = math.prod(source.shape)
-    if picked.numel() < n:
-        picked = E.cat([picked, picked.new_zeros(n - picked.numel())])
-    return picked.reshape(source.shape)
+    selected = mask.expand(g.shape).reshape(-1)
+    rank = selected.cumsum(0) - 1
+    slot = E.where(selected, rank, E.full_like(rank, n))
+    out = g.new_zeros(n + 1).scatter_add(0, slot, g.reshape(-1))
+    return out[:n].reshape(source.shape)
 
 
 def _index_fill_value_grad(g: Any, self: Any, dim: int, index: Any) -> Any:
     """The sum of the gradient at each filled position, counted once however often its index
-    repeats (negative indices counted from the end), as PyTorch's formula."""
-    size = self.shape[dim] if self.ndim else 1
-    positions = index.reshape(-1).remainder(size) if size else index.reshape(-1)
-    unique = aten._unique2.default(positions)[0]
-    return (g.index_select(dim, unique) if g.ndim else g).sum()
+    repeats (negative indices counted from the end), as PyTorch's formula: the positions as
+    a mask (a bool ``index_fill``), so no shape depends on the index's values (``vmap``)."""
+    if not g.ndim:
+        return g.sum()
+    size = self.shape[dim]
+    hit = g.new_zeros(size, dtype=bool_).index_fill(0, index.reshape(-1), True)
+    shape = [1] * g.ndim
+    shape[dim] = size
+    return E.where(hit.reshape(shape), g, E.zeros_like(g)).sum()
 
 
 def _alpha(x: Any, alpha: Any) -> Any:

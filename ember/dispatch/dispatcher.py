@@ -295,7 +295,9 @@ class _TensorCheck:
 # 50 layouts serve some 1,300 ops), so importing ember compiles a few thousand generated
 # lines, not one function per op. ``dispatch`` (ember's own calls) and ``public`` (the
 # public API's) come from one template, ``_CALL``; only ``dispatch`` masks the
-# torch-function keys away.
+# torch-function keys away. ``keyset(args, kwargs)``, the same key-set body for the boxed
+# paths that need a call's keys without dispatching it, comes from a second factory per
+# layout, generated when an op of the layout first asks (most never do).
 
 Layout = tuple[tuple[tuple[int | None, bool], ...], bool]
 
@@ -386,17 +388,22 @@ _FACTORIES: dict[Layout, Callable[..., Any]] = {}
 _SCOPE: dict[str, Any] = {}
 
 
-def _factory(layout: Layout) -> Callable[..., Any]:
-    """The function making the three generated functions of every op of ``layout``."""
-    made = _FACTORIES.get(layout)
-    if made is not None:
-        return made
+def _scope() -> dict[str, Any]:
+    """The globals every factory shares, made on first use."""
     if not _SCOPE:
         _SCOPE.update(
             CPU=CPU_BIT, BITS=_DEVICE_BITS, ACTIVE=ACTIVE, local=_state.local,
             build_table=build_table, OTHER=ARGUMENT_KEYS, REAL=below(DispatchKey.TorchFunction),
             T=TENSOR_TYPE[0] if TENSOR_TYPE[0] is not object else _TensorCheck(),
         )  # fmt: skip
+    return _SCOPE
+
+
+def _factory(layout: Layout) -> Callable[..., Any]:
+    """The function making the two generated dispatch functions of every op of ``layout``."""
+    made = _FACTORIES.get(layout)
+    if made is not None:
+        return made
     body = _keyset_lines(layout)
     params = ", ".join(["op"] + [f"N{i}" for i in range(len(layout[0]))])
     name = f"layout_{len(_FACTORIES)}"
@@ -406,12 +413,45 @@ def _factory(layout: Layout) -> Callable[..., Any]:
         *("    " + line for line in _CALL.format(mask="    ks &= REAL\n").split("\n")),
         *("    " + line for line in ["def public(*args, **kwargs):", *body]),
         *("    " + line for line in _CALL.format(mask="").split("\n")),
-        *("    " + line for line in ["def keyset(args, kwargs):", *body, "    return ks"]),
-        "    return dispatch, public, keyset",
+        "    return dispatch, public",
     ]
     lines = [line if line.strip() else "" for line in lines]
-    made = _FACTORIES[layout] = define(lines, _SCOPE, name, f"dispatch {name} {layout}")
+    made = _FACTORIES[layout] = define(lines, _scope(), name, f"dispatch {name} {layout}")
     return made
+
+
+#: layout -> the function making ``keyset(args, kwargs)`` for an op of that layout
+_KEYSET_FACTORIES: dict[Layout, Callable[..., Any]] = {}
+
+
+def _keyset_factory(layout: Layout) -> Callable[..., Any]:
+    """The function making ``keyset(args, kwargs)`` for the ops of ``layout``: generated on
+    the first call of one (only boxed paths ask: ``decompose``, the Python key's default
+    ``__torch_dispatch__``), so importing ember executes none (NOTE [dispatch per layout])."""
+    made = _KEYSET_FACTORIES.get(layout)
+    if made is not None:
+        return made
+    params = ", ".join(f"N{i}" for i in range(len(layout[0])))
+    name = f"keyset_{len(_KEYSET_FACTORIES)}"
+    lines = [
+        f"def {name}({params}):",
+        *("    " + line for line in ["def keyset(args, kwargs):", *_keyset_lines(layout)]),
+        "        return ks",
+        "    return keyset",
+    ]
+    made = _KEYSET_FACTORIES[layout] = define(lines, _scope(), name, f"keyset {name} {layout}")
+    return made
+
+
+def _first_keyset(op: OpOverload, layout: Layout, names: tuple[str, ...]) -> Callable[..., int]:
+    """``op``'s ``keyset`` until its first call, which makes the real one and puts it in
+    ``op._keyset`` (every caller reads the attribute: nothing keeps this one)."""
+
+    def keyset(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+        real = op._keyset = _keyset_factory(layout)(*names)
+        return real(args, kwargs)  # type: ignore[no-any-return]
+
+    return keyset
 
 
 def make_dispatch_fns(
@@ -419,15 +459,16 @@ def make_dispatch_fns(
 ) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., int]]:
     """``dispatch(*args, **kwargs)`` (the whole hot path: key set of the arguments,
     thread-local include/exclude, table lookup, call), ``public(*args, **kwargs)`` and
-    ``keyset(args, kwargs)`` for ``op``, from its layout's factory (NOTE [dispatch per
-    layout], NOTE [kernel lookup]).
+    ``keyset(args, kwargs)`` for ``op``, from its layout's factories (NOTE [dispatch per
+    layout], NOTE [kernel lookup]); ``keyset`` is generated on its first call.
 
     ``public`` is what the public API calls: it may return TORCH_FUNCTION (NOTE [torch
     function keys] in ``ember/dispatch/protocols.py``). ``dispatch`` is for ember's own calls
     from below the public API (formulas, kernels, the optimizers' fast paths): it masks the
     torch-function keys away, as PyTorch's C++ calls never reach Python handlers."""
     layout, names = layout_of(op._schema)
-    return _factory(layout)(op, *names)  # type: ignore[no-any-return]
+    dispatch, public = _factory(layout)(op, *names)
+    return dispatch, public, _first_keyset(op, layout, tuple(names))
 
 
 def bind_tensor_type(tensor_type: type) -> None:

@@ -1,6 +1,6 @@
 """Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``,
 ``Adamax``, ``NAdam``, ``RAdam``, ``LBFGS``, ``Rprop``, ``ASGD``, ``SparseAdam``) and
-learning-rate schedules (``lr_scheduler``).
+learning-rate schedules (``lr_scheduler``) and weight averaging (``swa_utils``).
 
 >>> w = ember.nn.Parameter(ember.ones(2))
 >>> opt = ember.optim.SGD([w], lr=0.1, momentum=0.9)
@@ -8,7 +8,10 @@ learning-rate schedules (``lr_scheduler``).
 
 from __future__ import annotations
 
-from ember.optim import lr_scheduler
+from ember.optim import (
+    lr_scheduler,
+    swa_utils,  # noqa: E402 (after the optimizers it schedules)
+)
 from ember.optim.adadelta import Adadelta
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam
@@ -26,5 +29,5 @@ from ember.optim.sparse_adam import SparseAdam
 
 __all__ = [
     "ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
-    "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler",
+    "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils",
 ]  # fmt: skip

@@ -157,9 +157,14 @@ def _logspace(
     shape: tuple[int, ...], d: dtypes.dtype, start: Any, end: Any, steps: int, base: float
 ) -> np.ndarray:
     """``base`` to the powers of ``linspace(start, end, steps)``, computed in double precision
-    (complex results in complex128) and converted, integers truncated, as PyTorch's kernel."""
+    (complex results in complex128) and converted, integers truncated, as PyTorch's kernel;
+    for an integer dtype the bounds are truncated first (``logspace(0.5, 3.25, 7, base=2)``
+    spans the exponents 0 to 3)."""
     wide = dtypes.complex128 if d.category == dtypes.COMPLEX else dtypes.float64
-    exponents = _linspace(shape, wide, _num(start), _num(end), steps)
+    lo, hi = _num(start), _num(end)
+    if d.category == dtypes.INTEGRAL:  # the bounds are converted to the dtype first
+        lo, hi = math.trunc(lo), math.trunc(hi)
+    exponents = _linspace(shape, wide, lo, hi, steps)
     with quiet_block():
         r = np.power(base, exponents)
     if d.category == dtypes.INTEGRAL:  # truncated, then wrapped into the dtype
