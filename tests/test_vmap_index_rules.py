@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -16,40 +17,15 @@ import pytest
 import ember
 from ember.func import vmap
 
+from ._vmap_compare import arr as _arr
+from ._vmap_compare import close
+from ._vmap_compare import idx as _idx
+from ._vmap_compare import to_lib as _lib
 from .conftest import requires_torch, torch
 
 pytestmark = requires_torch
 
-
-def _arr(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-
-
-def _idx(high: int, *shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, high, shape).astype(np.int64)
-
-
-def _lib(lib: Any, x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return ember.from_numpy(x.copy()) if lib is ember else torch.from_numpy(x.copy())
-    if isinstance(x, (list, tuple)):
-        return type(x)(_lib(lib, t) for t in x)
-    return x
-
-
-def _close(got: Any, want: Any) -> None:
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            _close(g, w)
-        return
-    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
-    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
-    g, w = got.detach().numpy(), want.detach().numpy()
-    if g.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(g, w)
+_close = partial(close, tol=1e-5)
 
 
 def _no_fallback(run: Callable[[], Any]) -> Any:

@@ -15,37 +15,14 @@ import pytest
 import ember
 from ember.func import vmap
 
+from ._vmap_compare import arr as _arr
+from ._vmap_compare import close
+from ._vmap_compare import to_lib as _lib
 from .conftest import requires_torch, torch
 
 pytestmark = requires_torch
 
-
-def _arr(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-
-
-def _lib(lib: Any, x: Any) -> Any:
-    if isinstance(x, np.ndarray):
-        return ember.from_numpy(x.copy()) if lib is ember else torch.from_numpy(x.copy())
-    if isinstance(x, (list, tuple)):
-        return type(x)(_lib(lib, t) for t in x)
-    return x
-
-
-def _close(got: Any, want: Any) -> None:
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            _close(g, w)
-        return
-    if want is None:
-        assert got is None
-        return
-    assert tuple(got.shape) == tuple(want.shape)
-    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
-    np.testing.assert_allclose(
-        got.detach().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-4, equal_nan=True
-    )
+_close = close
 
 
 def _both(fn: Callable[..., Any], *inputs: Any, in_dims: Any = 0) -> tuple[Any, Any]:

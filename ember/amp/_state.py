@@ -36,8 +36,7 @@ local = _AutocastState()
 def cpu_enabled() -> bool:
     """Whether ops in this thread see the AutocastCPU key (in the include set, not
     excluded: inside an autocast kernel, while its op runs below, it is off)."""
-    loc = state.local
-    return bool(loc.include & ~loc.exclude & AUTOCAST_CPU_BIT)
+    return state.is_active(AUTOCAST_CPU_BIT)
 
 
 def set_cpu_enabled(on: bool) -> bool:

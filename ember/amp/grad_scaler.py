@@ -314,3 +314,35 @@ class GradScaler:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def deprecated_scaler(device: str) -> type[GradScaler]:
+    """``torch.<device>.amp.GradScaler``: ``GradScaler(device, ...)`` with PyTorch's
+    FutureWarning naming the spelling to use."""
+
+    class DeprecatedScaler(GradScaler):
+        def __init__(
+            self,
+            init_scale: float = 2.0**16,
+            growth_factor: float = 2.0,
+            backoff_factor: float = 0.5,
+            growth_interval: int = 2000,
+            enabled: bool = True,
+        ) -> None:
+            warnings.warn(
+                f"`torch.{device}.amp.GradScaler(args...)` is deprecated. Please use "
+                f"`torch.amp.GradScaler('{device}', args...)` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            super().__init__(
+                device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
+            )
+
+    DeprecatedScaler.__name__ = DeprecatedScaler.__qualname__ = "GradScaler"
+    DeprecatedScaler.__module__ = f"ember.{device}.amp"
+    DeprecatedScaler.__doc__ = (
+        f'``ember.{device}.amp.GradScaler(...)`` is ``ember.amp.GradScaler("{device}", ...)`` '
+        "(deprecated)."
+    )
+    return DeprecatedScaler

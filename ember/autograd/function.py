@@ -25,7 +25,6 @@ from ember.autograd.grad_mode import no_grad
 from ember.autograd.graph import NO_EDGE, Node, SavedTensor
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import marks, state
-from ember.dispatch.keys import AUTOGRAD_BIT
 
 
 class FunctionCtx:
@@ -229,10 +228,6 @@ def _check_inplace_function(cls: type, t: Tensor) -> None:
         )
 
 
-#: the keys the engine leaves out that a custom backward (user code) gets back
-_USER_KEYS = state.TF_BITS | AUTOGRAD_BIT
-
-
 def _make_backward(cls: type[Function], ctx: FunctionCtx) -> Any:
     def backward(node: Node, grads: Any) -> Any:
         for s in node.saved:
@@ -240,7 +235,7 @@ def _make_backward(cls: type[Function], ctx: FunctionCtx) -> Any:
         # user code: __torch_function__ applies again, and so does grad mode: the engine
         # leaves the Autograd key out while formulas run, but ``with enable_grad()`` in a
         # backward records, as in PyTorch (a reentrant checkpoint's backward does)
-        with state.KeyGuard(allow=_USER_KEYS):
+        with state.UserCodeGuard():
             result = cls.backward(ctx, *grads)
         if not isinstance(result, tuple):
             result = (result,)

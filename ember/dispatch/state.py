@@ -224,6 +224,19 @@ def guard_lines(statement: str, exclude: str, indent: str) -> list[str]:
     ]
 
 
+def is_active(bit: int) -> bool:
+    """Whether calls in this thread see the key of ``bit`` through the thread-local sets:
+    included and not excluded (a layer's kernel excludes its own key while its op runs
+    below it).
+
+    >>> from ember.dispatch.state import is_active
+    >>> is_active(1 << 18)
+    False
+    """
+    loc = local
+    return bool(loc.include & ~loc.exclude & bit)
+
+
 def set_included(bit: int, on: bool) -> bool:
     """Put one key's ``bit`` into this thread's include set (``on``) or take it out, until
     changed again, not for a block: a switch of PyTorch's that persists, as
@@ -311,6 +324,21 @@ class TorchFunctionGuard(KeyGuard):
 
     def __init__(self, keep: int, add: int) -> None:  # (no super() call: one per call)
         self._exclude, self._allow, self._include = add, TF_BITS & ~keep, 0
+
+
+class UserCodeGuard(KeyGuard):
+    """A ``KeyGuard`` for user code run inside a backward pass (a custom ``Function``'s
+    ``backward``, a checkpoint's recomputation): the Autograd and torch-function keys the
+    engine leaves out while formulas run come back, so ``enable_grad()`` records and
+    ``__torch_function__`` applies, as in PyTorch."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:  # (no super() call: one per call)
+        self._exclude, self._allow, self._include = 0, _USER_KEYS, 0
+
+
+_USER_KEYS = TF_BITS | (1 << DispatchKey.Autograd)
 
 
 # ------------------------------------------------------------ __torch_dispatch__ state

@@ -37,7 +37,6 @@ from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ember.autograd.saved_hooks import saved_tensors_hooks
 from ember.dispatch import state
-from ember.dispatch.keys import AUTOGRAD_BIT
 
 __all__ = [
     "CheckpointError",
@@ -180,7 +179,7 @@ class _Frame:
             # the engine leaves the Autograd and torch-function keys out while formulas
             # run; the function is user code, rerun as it first ran
             with (
-                state.KeyGuard(allow=state.TF_BITS | AUTOGRAD_BIT),
+                state.UserCodeGuard(),
                 enable_grad(),
                 self.recompute_ctx,
                 saved_tensors_hooks(keep, lambda t: t),

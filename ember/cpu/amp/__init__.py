@@ -8,6 +8,7 @@ from typing import Any
 
 from ember import amp as _amp
 from ember import dtypes
+from ember.amp.grad_scaler import deprecated_scaler
 
 __all__ = ["autocast", "GradScaler"]
 
@@ -26,22 +27,4 @@ class autocast(_amp.autocast):  # noqa: N801  (PyTorch's name)
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_amp.GradScaler):
-    """``ember.cpu.amp.GradScaler(...)`` is ``ember.amp.GradScaler("cpu", ...)``
-    (deprecated)."""
-
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-            "`torch.amp.GradScaler('cpu', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+GradScaler = deprecated_scaler("cpu")

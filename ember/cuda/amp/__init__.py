@@ -18,6 +18,7 @@ from typing import Any
 from ember import amp as _amp
 from ember import dtypes
 from ember.amp import custom_bwd, custom_fwd
+from ember.amp.grad_scaler import deprecated_scaler
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
@@ -38,24 +39,4 @@ class autocast(_amp.autocast):  # noqa: N801  (PyTorch's name)
         super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
-class GradScaler(_amp.GradScaler):
-    """``ember.cuda.amp.GradScaler(...)`` is ``ember.amp.GradScaler("cuda", ...)``
-    (deprecated; disabled: ember has no CUDA)."""
-
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-            "`torch.amp.GradScaler('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__(
-            "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
-        )
+GradScaler = deprecated_scaler("cuda")
