@@ -848,10 +848,10 @@ def _vector_norm(
     if p < 1:
         scaled = _sgn(self) * self.abs().pow(p - 1).masked_fill(self == 0, 0)
         return (scaled * gu * r.pow(1 - p),)
-    scaled = self if p == 2 else _sgn(self) * self.abs().pow(p - 1) if p < 2 else (
-        self * self.abs().pow(p - 2))  # fmt: skip
-    scale = gu / (r if p == 2 else r.pow(p - 1))
-    return (scaled * scale.masked_fill(r == 0, 0),)
+    if p == 2:  # PyTorch's grouping: the second derivative at a zero norm is its NaN (0 / 0)
+        return (gu * (self / r).masked_fill(r == 0, 0),)
+    scaled = _sgn(self) * self.abs().pow(p - 1) if p < 2 else self * self.abs().pow(p - 2)
+    return (scaled * (gu / r.pow(p - 1)).masked_fill(r == 0, 0),)
 
 
 def _var_mean(

@@ -100,12 +100,12 @@ def index_reduce(
     src = source._edata.reshape(1) if source._edata.ndim == 0 else source._edata
     idx = index._edata.reshape(-1).astype(np.int64)
     size = flat.shape[d]
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx[(idx < -size) | (idx >= size)][0]
+    if idx.size and (idx.min() < 0 or idx.max() >= size):  # negative too, as PyTorch
+        bad = idx[(idx < 0) | (idx >= size)][0]
         raise IndexError(
-            f"index_reduce(): index {bad} is out of bounds for dimension {d} with size {size}"
+            f"index_reduce(): index out of range in self: index {bad} for dimension {d} "
+            f"with size {size} (indices must be in [0, {size}))"
         )
-    idx = np.where(idx < 0, idx + size, idx)
     shape = [1] * src.ndim
     shape[d] = idx.size
     where = _full_index(np.broadcast_to(idx.reshape(shape), src.shape), d)
