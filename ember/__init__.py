@@ -92,7 +92,7 @@ from ember.autograd.grad_mode import (
 )
 
 half, float, double = float16, float32, float64  # noqa: A001
-if _dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
+if _dtypes.HAS_BFLOAT16:  # NOTE [bfloat16] in ember/dtypes.py
     bfloat16 = _dtypes.bfloat16
 
 

@@ -95,7 +95,7 @@ _CONVERSIONS = {
     "byte": dtypes.uint8, "bool": dtypes.bool_, "cfloat": dtypes.complex64,
     "cdouble": dtypes.complex128,
 }  # fmt: skip
-if dtypes.ml_dtypes is not None:  # NOTE [bfloat16] in ember/dtypes.py
+if dtypes.HAS_BFLOAT16:  # NOTE [bfloat16] in ember/dtypes.py
     _CONVERSIONS["bfloat16"] = dtypes.bfloat16
 
 

@@ -45,7 +45,7 @@ class finfo:  # noqa: N801 - PyTorch's name
                 "ember.finfo() requires a floating point input type. Use ember.iinfo to handle "
                 "'ember.finfo'"
             )
-        info = np.finfo(d.np) if d.np.kind == "f" else dtypes.ml_dtypes.finfo(d.np)
+        info = np.finfo(d.np) if d.np.kind == "f" else dtypes.load_ml_dtypes().finfo(d.np)
         self.bits: int = d.itemsize * 8
         self.eps: float = float(info.eps)
         self.max: float = float(info.max)

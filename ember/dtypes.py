@@ -12,6 +12,10 @@ float32, and ``float16 tensor + float64 0-dim tensor`` stays float16.
 from __future__ import annotations
 
 import builtins
+import sys
+import threading
+from collections.abc import Callable
+from importlib.util import find_spec as _find_spec
 from typing import Any
 
 import numpy as np
@@ -94,18 +98,88 @@ INTEGRAL_DTYPES = (uint8, int8, int16, int32, int64)
 # compute it through ml_dtypes' NumPy loops, creation, casts, arithmetic, reductions (which
 # accumulate in float32, as PyTorch's) and printing are checked against PyTorch in
 # ``tests/test_fidelity.py``.
-try:
-    import ml_dtypes
-except ImportError:  # the bf16 extra is not installed
-    ml_dtypes = None
+#
+# ml_dtypes loads on first use, not with ember: its 0.7 release takes about 0.6 s to import
+# (NumPy registers its ufunc loops one by one, each against the list so far), more than
+# ember's whole import. ``bfloat16`` exists from the start when the package is installed,
+# as a ``_PendingDtype`` whose first ``.np`` read imports ml_dtypes, fills the ndarray-dtype
+# tables below (``HALF_NP``, ``FLOATING_NP``, ``INEXACT_NP``, ``FROM_NUMPY``) and the
+# tables kernels registered with ``on_bfloat16``, and turns the object into a plain
+# ``dtype`` (the same object: ``t.dtype is ember.bfloat16`` holds). No bfloat16 ndarray
+# can exist before that read, so no table misses one; a table built at import from
+# ``d.np`` for every dtype would load the package then (``tests/test_bfloat16_on_first_use.py``
+# checks that ``import ember`` does not).
+HAS_BFLOAT16 = _find_spec("ml_dtypes") is not None
 
 #: what to install for ``ember.bfloat16``
 BFLOAT16_MISSING = (
     "ember.bfloat16 needs the optional ml_dtypes package (NumPy has no bfloat16): "
     "pip install 'ember[bf16]' (or pip install ml_dtypes)"
 )
-if ml_dtypes is not None:
-    bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING, "BFloat16")
+
+
+_NP_SLOT: Any = dtype.__dict__["np"]  # the slot's descriptor, which the subclass hides
+
+
+class _PendingDtype(dtype):
+    """``bfloat16`` before its ndarray dtype is needed (NOTE [bfloat16])."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, category: int, short: str, itemsize: int) -> None:
+        for slot, value in (("name", name), ("itemsize", itemsize), ("category", category),
+                            ("is_signed", True), ("_short", short)):  # fmt: skip
+            getattr(dtype, slot).__set__(self, value)
+
+    @property  # type: ignore[override]
+    def np(self) -> Any:
+        load_ml_dtypes()
+        return _NP_SLOT.__get__(self)
+
+
+_LOAD_LOCK = threading.RLock()
+_ON_LOAD: list[Callable[[np.dtype[Any]], None]] = []
+_LOAD_STATE = [0]  # 0: ml_dtypes not loaded by ember, 1: loading (hooks running), 2: loaded
+
+
+def load_ml_dtypes() -> Any:
+    """The ``ml_dtypes`` module, imported on first use with bfloat16's tables filled (NOTE
+    [bfloat16]); ImportError naming the extra when it is not installed."""
+    if _LOAD_STATE[0] == 2:
+        return sys.modules["ml_dtypes"]
+    if not HAS_BFLOAT16:
+        raise ImportError(BFLOAT16_MISSING)
+    with _LOAD_LOCK:  # a hook's own .np read re-enters and finds the state at 1
+        import ml_dtypes
+
+        if _LOAD_STATE[0] == 0:
+            _LOAD_STATE[0] = 1  # (a failure below leaves it there: the next read raises too)
+            d = np.dtype(ml_dtypes.bfloat16)
+            _NP_SLOT.__set__(bfloat16, d)
+            for table in (HALF_NP, FLOATING_NP, INEXACT_NP):
+                table.add(d)
+            FROM_NUMPY[d] = bfloat16
+            for hook in _ON_LOAD:
+                hook(d)
+            bfloat16.__class__ = dtype  # a plain dtype from now on: .np is its slot
+            _LOAD_STATE[0] = 2
+    return ml_dtypes
+
+
+def on_bfloat16(hook: Callable[[np.dtype[Any]], None]) -> None:
+    """Call ``hook(ndarray dtype)`` once bfloat16's ndarray dtype exists: now if it does,
+    else when ml_dtypes loads (NOTE [bfloat16]). For tables keyed by ndarray dtypes."""
+    if not HAS_BFLOAT16:
+        return
+    with _LOAD_LOCK:
+        if _LOAD_STATE[0] == 0:
+            _ON_LOAD.append(hook)
+            return
+    hook(bfloat16.np)
+
+
+if HAS_BFLOAT16:
+    bfloat16: dtype = _PendingDtype("bfloat16", FLOATING, "BFloat16", 2)
     OPTIONAL_DTYPES: tuple[dtype, ...] = (bfloat16,)
 else:
     OPTIONAL_DTYPES = ()
@@ -113,12 +187,14 @@ else:
 KNOWN_DTYPES = ALL_DTYPES + OPTIONAL_DTYPES
 #: ndarray dtypes of the 16-bit floats, which PyTorch computes in float32 and rounds back
 #: (its "opmath"); bfloat16's ndarrays have kind ``V``, not ``f``, so kernels test this set
-HALF_NP = frozenset(d.np for d in (float16, *OPTIONAL_DTYPES))
+HALF_NP: set[np.dtype[Any]] = {float16.np}
 #: ndarray dtypes of every floating dtype (what ``kind == "f"`` says, bfloat16 included)
-FLOATING_NP = frozenset(d.np for d in KNOWN_DTYPES if d.category == FLOATING)
+FLOATING_NP: set[np.dtype[Any]] = {d.np for d in ALL_DTYPES if d.category == FLOATING}
+#: ndarray dtypes of the floating and complex dtypes
+INEXACT_NP: set[np.dtype[Any]] = FLOATING_NP | {complex64.np, complex128.np}
 
 #: ndarray dtype -> ember dtype; the hot path's only conversion.
-FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in KNOWN_DTYPES}
+FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}  # bfloat16: on load
 #: aliases PyTorch exposes (``ember.float`` is float32, ``ember.long`` int64, ...)
 ALIASES = {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
@@ -131,6 +207,9 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     try:
         return FROM_NUMPY[np.dtype(np_dtype)]
     except KeyError:
+        if HAS_BFLOAT16 and np.dtype(np_dtype).name == "bfloat16":  # the user's ml_dtypes array
+            load_ml_dtypes()  # NOTE [bfloat16]: before ember needed it itself
+            return FROM_NUMPY[np.dtype(np_dtype)]
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
@@ -173,6 +252,8 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
     if {a.name, b.name} == {"bfloat16", "float16"}:  # neither holds the other: PyTorch's float32
         return float32
     if a.category == b.category:
+        if a.name == "bfloat16" or b.name == "bfloat16":  # the wider one (bfloat16 if both)
+            return a if a.itemsize >= b.itemsize else b
         return FROM_NUMPY[np.promote_types(a.np, b.np)]
     hi, lo = (a, b) if a.category > b.category else (b, a)
     if hi.category == COMPLEX and lo.category == FLOATING:

@@ -20,7 +20,7 @@ if sys.argv[1:] == ["--launched-as-module"]:  # python -m ember.distributed.run 
     assert os.environ["RANK"] == str(RANK) and os.environ["WORLD_SIZE"] == str(SIZE)
     assert "LOCAL_RANK" in os.environ and "OMP_NUM_THREADS" in os.environ
 DTYPES = [d for d in ember.dtypes.ALL_DTYPES]
-if ember.dtypes.ml_dtypes is not None:
+if ember.dtypes.HAS_BFLOAT16:
     DTYPES.append(ember.bfloat16)
 checks = 0
 

@@ -35,8 +35,7 @@ _asarray = np.asarray
 _FROM = dtypes.FROM_NUMPY
 _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}  # fmt: skip
-_INEXACT = frozenset(d.np for d in (*dtypes.FLOATING_DTYPES, dtypes.complex64, dtypes.complex128))
-_INEXACT |= dtypes.FLOATING_NP
+_INEXACT = dtypes.INEXACT_NP  # bfloat16's joins when ml_dtypes loads (NOTE [bfloat16])
 _HALF = dtypes.HALF_NP
 
 # --------------------------------------------------------------------------- arguments, results

@@ -62,8 +62,8 @@ _FROM_NP = dtypes.FROM_NUMPY
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
-#: bfloat16's ndarray dtype, when ml_dtypes gives one (NOTE [bfloat16] in ember/dtypes.py)
-_BF16 = dtypes.bfloat16.np if dtypes.ml_dtypes is not None else None
+#: bfloat16's ndarray dtype once ml_dtypes has loaded (NOTE [bfloat16] in ember/dtypes.py)
+_BF16: Any = None
 
 
 def _acc(res: np.dtype[Any]) -> np.dtype[Any]:
@@ -114,9 +114,17 @@ def _moveaxis_1d(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- sum, mean, prod
 
 #: input ndarray dtype -> (accumulate dtype, result dtype) of sum/prod with no dtype=
-_SUM_PLAN = {
-    d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.KNOWN_DTYPES
-}
+_SUM_PLAN = {d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.ALL_DTYPES}
+
+
+def _bfloat16_loaded(d: np.dtype[Any]) -> None:
+    """bfloat16's entries, when ml_dtypes loads (NOTE [bfloat16] in ember/dtypes.py)."""
+    global _BF16
+    _BF16 = d
+    _SUM_PLAN[d] = (_F32, d)  # accumulated in float32, as PyTorch's
+
+
+dtypes.on_bfloat16(_bfloat16_loaded)
 
 
 @impl(aten.sum.default, CPU)
