@@ -131,8 +131,6 @@ from ember.amp.autocast_mode import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
 )
-from ember import testing  # noqa: E402  (assert_close, make_tensor)
-from ember import distributions  # noqa: E402
 from ember._global_settings import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,
@@ -175,8 +173,9 @@ _LOCAL_SCALAR[0] = ops.aten._local_scalar_dense.default  # item() of a wrapper s
 # ``torch.distributed`` are attributes of the package; here the layers behind them load
 # when first named (PEP 562), as ``import ember`` needs none of them: the transforms
 # (``ember.func``, with vmap's batching rules, NOTE [batching rules]), ``ember.compile``
-# (``ember.aot`` and ``ember/compiler``), ``ember.distributed`` and ``ember.save``/``load``
-# (zipfile). ``import ember.func`` and ``from ember import vmap`` work as before.
+# (``ember.aot`` and ``ember/compiler``), ``ember.distributed``, ``ember.save``/``load``
+# (zipfile), ``ember.distributions`` and ``ember.testing``. ``import ember.func`` and
+# ``from ember import vmap`` work as before.
 _LAZY = {
     "vmap": ("ember.func._vmap", "vmap"),
     "compile": ("ember._compile", "compile"),
@@ -187,7 +186,7 @@ _LAZY = {
 #: submodules that were attributes after ``import ember`` and now load when first named
 _LAZY_MODULES = frozenset(
     "func distributed aot compiler serialization _compile _functorch _batched _checkpoint "
-    "jit".split()
+    "jit testing distributions".split()
 )
 
 
