@@ -150,7 +150,7 @@ def load_ml_dtypes() -> Any:
     if not HAS_BFLOAT16:
         raise ImportError(BFLOAT16_MISSING)
     with _LOAD_LOCK:  # a hook's own .np read re-enters and finds the state at 1
-        import ml_dtypes
+        import ml_dtypes  # loaded on first use: NOTE [bfloat16] (0.6 s to import)
 
         if _LOAD_STATE[0] == 0:
             _LOAD_STATE[0] = 1  # (a failure below leaves it there: the next read raises too)
