@@ -1,6 +1,6 @@
 """Tensor methods and properties PyTorch binds by hand rather than generating from a schema:
 ``unique`` and ``unique_consecutive`` (Python in ``torch/_tensor.py``), ``new_tensor``,
-``get_device``, ``nbytes``, ``itemsize``, and the per-element
+``get_device``, ``nbytes``, ``itemsize``, ``is_set_to``, and the per-element
 ``apply_``/``map_``. Those that make tensors call ops, so ``__torch_dispatch__`` code sees
 what it sees on PyTorch; ``overrides.guard_tensor_members`` puts each behind
 ``__torch_function__`` (``unique`` and ``unique_consecutive`` by the Python route, as in
@@ -120,6 +120,26 @@ def _itemsize(self: Tensor) -> int:
     return self.element_size()
 
 
+def _is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Whether both tensors view the same memory the same way: one storage, the same offset,
+    sizes and strides (PyTorch's ``is_set_to``).
+
+    >>> x = ember.zeros(4)
+    >>> x.is_set_to(x.view(4)), x.is_set_to(x[1:])
+    (True, False)
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"is_set_to(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+        )
+    return (
+        self.untyped_storage() is tensor.untyped_storage()  # type: ignore[attr-defined]
+        and self.storage_offset() == tensor.storage_offset()
+        and tuple(self.shape) == tuple(tensor.shape)
+        and tuple(self.stride()) == tuple(tensor.stride())
+    )
+
+
 def _per_element(self: Tensor, op: str) -> np.ndarray | None:
     """The array ``apply_``/``map_`` write into; None for a meta tensor (nothing to do)."""
     if self.requires_grad:
@@ -219,6 +239,7 @@ def install() -> None:
         "get_device": _get_device,
         "apply_": _apply_,
         "map_": _map_,
+        "is_set_to": _is_set_to,
     }
     for name, fn in methods.items():
         fn.__name__ = fn.__qualname__ = name

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ember._tensor import Tensor
+from ember._factory import tensor as _tensor
+from ember._tensor import Size, Tensor
 from ember._warn import warn_user
+from ember.dtypes import INTEGRAL, get_default_dtype, int64
 from ember.ops.registry import ops
+from ember.ops.shapes import broadcast_shapes as _broadcast
 from ember.overrides import python_route
 
 __all__ = [
@@ -22,6 +25,7 @@ __all__ = [
     "atleast_2d",
     "atleast_3d",
     "block_diag",
+    "broadcast_shapes",
     "broadcast_tensors",
     "cartesian_prod",
     "chain_matmul",
@@ -33,6 +37,7 @@ __all__ = [
     "tensordot",
     "unique",
     "unique_consecutive",
+    "unravel_index",
 ]
 
 aten = ops.aten
@@ -262,6 +267,185 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     (ember.Size([2, 3]), ember.Size([2, 3]))
     """
     return tuple(aten.broadcast_tensors.default(_tensor_list(tensors)))
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape tensors of these shapes broadcast to (an int stands for a 1-d shape), with
+    no tensor made.
+
+    >>> ember.broadcast_shapes((2, 1), (3,), 3)
+    ember.Size([2, 3])
+    """
+    dims = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    for s in dims:
+        if any(not isinstance(n, int) for n in s):
+            raise TypeError(f"broadcast_shapes(): expected ints or tuples of ints, got {s}")
+        if any(n < 0 for n in s):
+            raise ValueError(
+                f"broadcast_shapes(): a shape has a negative size, {s}; sizes must be >= 0"
+            )
+    return Size(_broadcast(*dims, op="broadcast_shapes"))
+
+
+# NOTE [gradient]
+# ``gradient`` estimates derivatives by central differences, in PyTorch's (and NumPy's)
+# formulas: ``(f[i+1] - f[i-1]) / 2h`` inside for a uniform spacing ``h``, the second-order
+# three-point formula for coordinates (``a f[i-1] + b f[i] + c f[i+1]`` with weights from
+# the two neighbouring steps), and one-sided first- or second-order differences at the two
+# ends (``edge_order``). It is written with tensor slices and arithmetic, so it is
+# differentiable and a dispatch mode sees those ops.
+
+
+def _gradient_dims(input: Tensor, spacing: Any, dim: Any) -> tuple[list[int], list[Any]]:
+    if dim is None:
+        dims = list(range(input.ndim))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        dims = [d % input.ndim if -input.ndim <= d < input.ndim else d for d in dims]
+        for d in dims:
+            if not 0 <= d < input.ndim:
+                raise IndexError(f"gradient: dim {d} is out of range for a {input.ndim}-d input")
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if isinstance(spacing, (int, float)) or (isinstance(spacing, Tensor) and spacing.ndim == 0):
+        return dims, [spacing] * len(dims)
+    steps = list(spacing)
+    if len(steps) != len(dims):
+        given = "dim argument was given" if dim is not None else "dim argument was not given"
+        want = "len(dim)" if dim is not None else "'self.dim()"
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to {want} = {len(dims)}', since {given}, but got a list of length "
+            f"{len(steps)}"
+        )
+    return dims, steps
+
+
+def _along(t: Tensor, d: int, start: int | None, stop: int | None) -> Tensor:
+    index: list[Any] = [slice(None)] * t.ndim
+    index[d] = slice(start, stop)
+    return t[tuple(index)]
+
+
+def _shaped(w: Tensor, d: int, ndim: int) -> Tensor:
+    """A 1-d weight along dim ``d`` of an ``ndim``-d tensor."""
+    return w.reshape([-1 if k == d else 1 for k in range(ndim)])
+
+
+def _gradient_uniform(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
+    inner = (_along(f, d, 2, None) - _along(f, d, None, -2)) / (2 * h)
+    if edge_order == 1:
+        first = (_along(f, d, 1, 2) - _along(f, d, 0, 1)) / h
+        last = (_along(f, d, -1, None) - _along(f, d, -2, -1)) / h
+    else:
+        f0, f1, f2 = (_along(f, d, k, k + 1) for k in range(3))
+        l0, l1, l2 = (_along(f, d, k, k + 1 if k < -1 else None) for k in (-3, -2, -1))
+        first = (-1.5 * f0 + 2 * f1 - 0.5 * f2) / h
+        last = (0.5 * l0 - 2 * l1 + 1.5 * l2) / h
+    return aten.cat.default([first, inner, last], d)  # type: ignore[no-any-return]
+
+
+def _gradient_coordinates(f: Tensor, d: int, x: Tensor, edge_order: int) -> Tensor:
+    if x.ndim != 1 or x.shape[0] != f.shape[d]:
+        raise RuntimeError(
+            f"torch.gradient expected each tensor in spacing to be 1-d with as many "
+            f"coordinates as dim {d} has elements ({f.shape[d]}), got shape {list(x.shape)}"
+        )
+    if x.dtype.category < 2:  # integer coordinates: differences in the input's float dtype
+        x = x.to(f.dtype)
+    h = x[1:] - x[:-1]
+    hd, hs = h[:-1], h[1:]
+    a = -hs / (hd * (hd + hs))
+    b = (hs - hd) / (hd * hs)
+    c = hd / (hs * (hd + hs))
+    n = f.ndim
+    inner = (
+        _shaped(a, d, n) * _along(f, d, None, -2)
+        + _shaped(b, d, n) * _along(f, d, 1, -1)
+        + _shaped(c, d, n) * _along(f, d, 2, None)
+    )
+    if edge_order == 1:
+        first = (_along(f, d, 1, 2) - _along(f, d, 0, 1)) / h[0]
+        last = (_along(f, d, -1, None) - _along(f, d, -2, -1)) / h[-1]
+    else:
+        d1, d2 = h[0], h[1]
+        f0, f1, f2 = (_along(f, d, k, k + 1) for k in range(3))
+        first = (
+            -(2 * d1 + d2) / (d1 * (d1 + d2)) * f0
+            + (d1 + d2) / (d1 * d2) * f1
+            - d1 / (d2 * (d1 + d2)) * f2
+        )
+        e1, e2 = h[-2], h[-1]
+        l0, l1, l2 = (_along(f, d, k, k + 1 if k < -1 else None) for k in (-3, -2, -1))
+        last = (
+            e2 / (e1 * (e1 + e2)) * l0
+            - (e1 + e2) / (e1 * e2) * l1
+            + (2 * e2 + e1) / (e2 * (e1 + e2)) * l2
+        )
+    return aten.cat.default([first, inner, last], d)  # type: ignore[no-any-return]
+
+
+@python_route("input")
+def gradient(
+    input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1
+) -> tuple[Tensor, ...]:
+    """Derivative estimates of ``input`` along each of ``dim`` (all by default), by central
+    differences (NOTE [gradient]); ``spacing`` is one step for every dim, a step per dim, or
+    a 1-d tensor of coordinates per dim.
+
+    >>> ember.gradient(ember.tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims, steps = _gradient_dims(input, spacing, dim)
+    if any(input.shape[d] < edge_order + 1 for d in dims):
+        raise RuntimeError(
+            "torch.gradient expected each dimension size to be at least edge_order+1 "
+            f"(edge_order={edge_order}, sizes {list(input.shape)})"
+        )
+    f = input if input.dtype.category >= 2 else input.to(get_default_dtype())
+    out = []
+    for d, h in zip(dims, steps, strict=True):
+        if isinstance(h, Tensor) and h.ndim > 0:
+            out.append(_gradient_coordinates(f, d, h, edge_order))
+        else:
+            out.append(
+                _gradient_uniform(f, d, h.item() if isinstance(h, Tensor) else h, edge_order)
+            )
+    return tuple(out)
+
+
+@python_route("indices")
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates, in a tensor of ``shape``, of flat (row-major) ``indices``: one int64
+    tensor per dim. As PyTorch's, indices wrap: ``-1`` is the last element.
+
+    >>> ember.unravel_index(ember.tensor([5, 7]), (3, 4))
+    (tensor([1, 1]), tensor([1, 3]))
+    """
+    if not isinstance(indices, Tensor):
+        indices = _tensor(indices)
+    if indices.dtype.category != INTEGRAL:
+        raise TypeError(
+            f"expected 'indices' to be integer dtype, but got {indices.dtype}; pass an integer "
+            "tensor (e.g. indices.long())"
+        )
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(not isinstance(n, int) for n in dims):
+        raise TypeError(f"unravel_index(): 'shape' must be ints, got {dims}")
+    if any(n < 0 for n in dims):
+        raise ValueError(f"'shape' cannot have negative values, but got {dims}")
+    if not dims:
+        return ()
+    strides, acc = [], 1
+    for n in reversed(dims):
+        strides.append(acc)
+        acc *= n
+    flat = aten.unsqueeze.default(aten._to_copy.default(indices, dtype=int64), -1)
+    step = aten.div.Tensor_mode(flat, _tensor(strides[::-1]), rounding_mode="floor")
+    return tuple(aten.unbind.int(aten.remainder.Tensor(step, _tensor(list(dims))), -1))
 
 
 @python_route("matrices")

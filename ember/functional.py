@@ -40,10 +40,12 @@ from ember._torch_functional import (  # noqa: E402
     atleast_2d,
     atleast_3d,
     block_diag,
+    broadcast_shapes,
     broadcast_tensors,
     cartesian_prod,
     cdist,
     chain_matmul,
+    gradient,
     is_tensor,
     lu,
     meshgrid,
@@ -51,11 +53,13 @@ from ember._torch_functional import (  # noqa: E402
     tensordot,
     unique,
     unique_consecutive,
+    unravel_index,
 )
 
-_PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_tensors,
-                   cartesian_prod, chain_matmul, cdist, is_tensor, lu, meshgrid, stft,
-                   tensordot, unique, unique_consecutive)  # fmt: skip
+_PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes,
+                   broadcast_tensors, cartesian_prod, chain_matmul, cdist, gradient, is_tensor, lu,
+                   meshgrid, stft, tensordot, unique, unique_consecutive,
+                   unravel_index)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 
 

@@ -27,6 +27,7 @@ def _public(op: str) -> Any:
 # each is PyTorch's ``torch.linalg.<name>``, bound to the op of ``python_module: linalg``
 cholesky = _public("linalg_cholesky")
 cholesky_ex = _public("linalg_cholesky_ex")
+cond = _public("linalg_cond")
 cross = _public("linalg_cross")
 det = _public("linalg_det")
 diagonal = _public("linalg_diagonal")
@@ -61,6 +62,7 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",

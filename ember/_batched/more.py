@@ -53,6 +53,22 @@ for _op in (
     register_rule(_op, trailing_rule)
 
 
+def channel_shuffle_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The batch folded into dim 0: channels shuffle per example either way."""
+    values = bind(op, args, kw)
+    x = values["self"]
+    if x.dim() <= 2:  # PyTorch's error, from the op itself
+        return slow_fallback(op, 0, args, kw)
+    v = align(x, level, x.dim())  # the batch dim first
+    flat = aten.channel_shuffle.default(v.flatten(0, 1), values["groups"])
+    return wrap(flat.unflatten(0, tuple(v.shape[:2])), level.level)
+
+
+register_rule(aten.channel_shuffle.default, channel_shuffle_rule)
+
+
 def trace_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     v, _ = unwrap(args[0], level)
     if args[0].dim() != 2:

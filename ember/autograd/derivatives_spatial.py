@@ -297,6 +297,10 @@ defvjp(
     aten.pixel_shuffle.default,
     lambda g, self, upscale_factor: (aten.pixel_unshuffle.default(g, upscale_factor),),
 )
+defvjp(  # the inverse permutation: shuffle the c/g groups of g back
+    aten.channel_shuffle.default,
+    lambda g, self, groups: (aten.channel_shuffle.default(g, self.shape[1] // groups),),
+)
 defvjp(
     aten.pixel_unshuffle.default,
     lambda g, self, downscale_factor: (aten.pixel_shuffle.default(g, downscale_factor),),

@@ -9,7 +9,8 @@ While a pair is active, recording an op calls ``pack`` on each tensor its formul
 ``save_for_backward``), and backward calls ``unpack`` on what ``pack`` returned and gives
 the formula that. ember's node still keeps the saved tensor itself too, for the in-place
 version check and the second-backward error (PyTorch frees it, leaving only what ``pack``
-returned): the values backward computes with are always ``unpack``'s.
+returned): the values backward computes with are always ``unpack``'s. ``pack`` runs with
+grad mode off, as PyTorch's does, so the ops it calls save nothing (and pack nothing again).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 
 #: the active (pack, unpack) pairs, innermost last; only the innermost applies
 STACK: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
@@ -77,7 +79,8 @@ class Packed:
 
     def __init__(self, t: Any) -> None:
         pack, self.unpack_hook = STACK[-1]
-        self.value = pack(t)
+        with no_grad():  # as PyTorch: the hook's own ops record nothing (nor pack again)
+            self.value = pack(t)
 
     def unpack(self) -> Any:
         t = self.unpack_hook(self.value)

@@ -53,6 +53,7 @@ __all__ = [
     "max_pool3d",
     "max_pool3d_with_indices",
     "pixel_shuffle",
+    "channel_shuffle",
     "pixel_unshuffle",
     "unfold",
     "upsample",
@@ -799,6 +800,16 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
 
 
 @guard_function
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Channels split into ``groups`` groups and interleaved: ``(N, g * k, *)`` with channel
+    ``i * k + j`` moved to ``j * g + i`` (ShuffleNet's shuffle).
+
+    >>> ember.nn.functional.channel_shuffle(ember.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return aten.channel_shuffle.default(input, groups)  # type: ignore[no-any-return]
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C * r^2, H, W)`` → ``(*, C, H * r, W * r)``: channels become space.
 

@@ -57,8 +57,9 @@ LINEAR_NAMES = frozenset("""
     index.Tensor index_add.default index_copy.default index_fill.int_Tensor
     index_put.default index_select.default lift_fresh.default lift_fresh_copy.default
     masked_fill.Tensor masked_scatter.default masked_select.default mean.default mean.dim
-    permute.default pixel_shuffle.default pixel_unshuffle.default positive.default
-    put.default reflection_pad1d.default reflection_pad2d.default reflection_pad3d.default
+    permute.default channel_shuffle.default pixel_shuffle.default pixel_unshuffle.default
+    positive.default put.default reflection_pad1d.default reflection_pad2d.default
+    reflection_pad3d.default
     replication_pad1d.default replication_pad2d.default replication_pad3d.default
     repeat.default roll.default rot90.default scatter.src scatter_add.default
     select.int select_backward.default slice.Tensor slice_backward.default split.Tensor

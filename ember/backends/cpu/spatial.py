@@ -37,6 +37,7 @@ from ember.ops.native.spatial import (
     UPSAMPLE,
     adaptive_bounds,
     adaptive_output,
+    check_channel_shuffle,
     check_floating,
     check_grad_output,
     check_group_norm,
@@ -694,6 +695,17 @@ for _n in (2, 3):
 
 
 # --------------------------------------------------------------------------- pixel shuffle
+
+
+@impl(aten.channel_shuffle.default, CPU)
+def channel_shuffle(self: Tensor, groups: int) -> Tensor:
+    """Channels ``(g, c/g)`` read as ``(c/g, g)``: channel ``i * (c/g) + j`` moves to
+    ``j * g + i``."""
+    check_channel_shuffle(self.shape, groups)
+    x = self._edata
+    n, c = x.shape[0], x.shape[1]
+    y = x.reshape(n, groups, c // groups, *x.shape[2:]).swapaxes(1, 2)
+    return wrap(np.array(y, order="C").reshape(x.shape))  # a copy, as PyTorch's
 
 
 @impl(aten.pixel_shuffle.default, CPU)

@@ -15,6 +15,7 @@ from ember.ops.native import nn_geometry
 from ember.ops.native.spatial import (
     UPSAMPLE,
     adaptive_output,
+    check_channel_shuffle,
     check_floating,
     check_grad_output,
     check_not_bool,
@@ -122,6 +123,12 @@ for _n in (2, 3):
     meta_rule(getattr(aten, f"grid_sampler_{_n}d_backward").default, g.grid_sampler_backward(_n))
 meta_rule(aten.im2col.default, g.im2col)
 meta_rule(aten.col2im.default, g.col2im)
+
+
+@impl(aten.channel_shuffle.default, Meta)
+def channel_shuffle(self: Tensor, groups: int) -> Tensor:
+    check_channel_shuffle(self.shape, groups)
+    return new(tuple(self.shape), self.dtype)
 
 
 @impl(aten.pixel_shuffle.default, Meta)

@@ -46,7 +46,7 @@ from ember.nn.modules.padding import (
     ZeroPad2d,
     ZeroPad3d,
 )
-from ember.nn.modules.pixelshuffle import PixelShuffle, PixelUnshuffle
+from ember.nn.modules.pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,

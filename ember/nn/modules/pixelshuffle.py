@@ -1,4 +1,4 @@
-"""``PixelShuffle``, ``PixelUnshuffle``: channels to space and back."""
+"""``PixelShuffle``, ``PixelUnshuffle``: channels to space and back; ``ChannelShuffle``."""
 
 from __future__ import annotations
 
@@ -41,3 +41,21 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Channels split into ``groups`` groups and interleaved (:func:`F.channel_shuffle`).
+
+    >>> ember.nn.ChannelShuffle(2)(ember.arange(4.0).reshape(1, 4, 1)).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -603,6 +603,8 @@ define("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *,
 define("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
        "(Tensor U, Tensor S, Tensor Vh)", variants=_LINALG)
 define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", variants=_LINALG)
+define("linalg_cond(Tensor self, Scalar? p=None) -> Tensor", variants=_LINALG)
+define("linalg_cond.p_str(Tensor self, str p) -> Tensor", variants=_LINALG)
 define("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
 define("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", variants=_LINALG)
 define("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)")

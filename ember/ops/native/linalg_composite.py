@@ -490,6 +490,76 @@ def _largest(s: Tensor, d: int, keepdim: bool) -> Tensor:
     return aten.amax.default(s, [d], keepdim)  # type: ignore[no-any-return]
 
 
+# NOTE [condition numbers]
+# PyTorch's ``linalg.cond``: for p None, 2 and -2 (any m x n matrices) the ratio of the
+# largest to the smallest singular value (-2: its inverse); for "nuc" (square) the sum of
+# the singular values times the sum of their inverses, which is
+# ``||A||_nuc * ||A^-1||_nuc``; for 1, -1, inf, -inf and "fro" (square) the norm of A times
+# the norm of its inverse, inf where ``linalg_inv_ex`` reports A singular (and where the
+# product is NaN, as PyTorch's). Empty matrices have condition number 0.
+
+
+def _cond_check(A: Tensor, p: Any, square: bool) -> None:
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    check_linalg_dtype(A.dtype, "linalg.cond", ("low", ""))
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices; use p=None, 2 or -2 for non-square ones"
+        )
+
+
+def _cond_empty(A: Tensor) -> Tensor:
+    real = A.dtype.to_real()
+    return aten.new_zeros.default(A, list(A.shape[:-2]), dtype=real)  # type: ignore[no-any-return]
+
+
+def _cond_by_inverse(A: Tensor, p: Any) -> Tensor:
+    inv, info = aten.linalg_inv_ex.default(A)
+    singular = aten.gt.Scalar(aten.unsqueeze.default(aten.unsqueeze.default(info, -1), -1), 0)
+    inv = aten.masked_fill.Scalar(inv, singular, _INF)
+    if isinstance(p, str):
+        norm = functools.partial(linalg_matrix_norm_str, ord=p)
+    else:
+        norm = functools.partial(linalg_matrix_norm, ord=p)
+    r = aten.mul.Tensor(norm(A), norm(inv))  # 0 * inf (an overflowing or NaN A): inf
+    return aten.nan_to_num.default(r, _INF, _INF)  # type: ignore[no-any-return]
+
+
+@impl(aten.linalg_cond.default, _CIA)
+def linalg_cond(self: Tensor, p: Any = None) -> Tensor:
+    """The condition number of (a batch of) matrices in the norm ``p`` (NOTE [condition
+    numbers])."""
+    if p is not None and p not in (2, -2, 1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    by_svd = p is None or abs(p) == 2
+    _cond_check(self, p, square=not by_svd)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if not by_svd:
+        return _cond_by_inverse(self, p)
+    s = linalg_svdvals(self)
+    hi = aten.select.int(s, -1, 0)
+    lo = aten.select.int(s, -1, -1)
+    return aten.div.Tensor(lo, hi) if p == -2 else aten.div.Tensor(hi, lo)  # type: ignore[no-any-return]
+
+
+@impl(aten.linalg_cond.p_str, _CIA)
+def linalg_cond_str(self: Tensor, p: str) -> Tensor:
+    """``linalg_cond`` for ``p="fro"`` or ``"nuc"`` (NOTE [condition numbers])."""
+    if p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    _cond_check(self, p, square=True)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if p == "fro":
+        return _cond_by_inverse(self, p)
+    s = linalg_svdvals(self)
+    total = aten.sum.dim_IntList(s, [-1])
+    return aten.mul.Tensor(total, aten.sum.dim_IntList(aten.reciprocal.default(s), [-1]))  # type: ignore[no-any-return]
+
+
 @impl(aten.linalg_matrix_norm.str_ord, _CIA)
 def linalg_matrix_norm_str(
     self: Tensor,

@@ -157,6 +157,7 @@ _SCHEMAS = (
     "affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor",
     "pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
     "pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+    "channel_shuffle(Tensor self, SymInt groups) -> Tensor",
     "im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) "
     "-> Tensor",
     "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
@@ -380,6 +381,23 @@ def affine_grid_shape(theta: Tensor, size: Sequence[int]) -> tuple[int, ...]:
             f"got {list(theta.shape)}"
         )
     return (size[0], *size[2:], n)
+
+
+def check_channel_shuffle(shape: Sequence[int], groups: int) -> None:
+    """``channel_shuffle``'s checks (PyTorch's messages)."""
+    if len(shape) <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    if shape[1] % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {shape[1]} channels and "
+            f"{groups} groups."
+        )
 
 
 def pixel_shuffle_shape(shape: Sequence[int], factor: int, op: str, up: bool) -> tuple[int, ...]:

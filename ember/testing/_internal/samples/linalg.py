@@ -403,6 +403,28 @@ def svdvals_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield from _bad_dtypes(make, lambda t, d: SampleInput(t, name=f"{d.name} raises"))
 
 
+@samples("linalg_cond.default", dtypes=LINALG, **LA_TOL)
+def cond_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1))
+    yield SampleInput(make((2, 3, 3), low=-1, high=1), p=-2, name="batched p=-2")
+    yield SampleInput(make((4, 2), low=-1, high=1), p=2, name="tall p=2")
+    for p in (1, -1, math.inf, -math.inf):
+        yield SampleInput(make((3, 3), low=-1, high=1), p=p, name=f"p={p}")
+    yield SampleInput(make((0, 0)), name="empty")
+    yield SampleInput(make((2, 3)), p=1, name="non-square p=1 raises")
+    yield SampleInput(make((3,)), name="1-D raises")
+    yield SampleInput(make((3, 3)), p=3, name="p=3 raises")
+
+
+@samples("linalg_cond.p_str", dtypes=LINALG, **LA_TOL)
+def cond_str_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3), low=-1, high=1), "fro")
+    yield SampleInput(make((2, 3, 3), low=-1, high=1), "nuc", name="batched nuc")
+    yield SampleInput(make((2, 0, 0)), "fro", name="empty batch")
+    yield SampleInput(make((2, 3)), "nuc", name="non-square raises")
+    yield SampleInput(make((3, 3)), "max", name="unknown norm raises")
+
+
 @samples("qr.default", dtypes=LINALG, **LA_TOL)
 def qr_some_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 3), low=-1, high=1))

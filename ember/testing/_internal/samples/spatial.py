@@ -536,6 +536,17 @@ def affine_grid_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]
 # --------------------------------------------------------------------------- shuffles, folds
 
 
+@samples("channel_shuffle.default", dtypes=(*F32_64, dtypes.int64))
+def channel_shuffle_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 6, 3)), 3)
+    yield SampleInput(make((1, 8, 2, 2)), 2)
+    yield SampleInput(make((2, 4, 3, 2, 2), noncontiguous=True), 4, name="3-d spatial")
+    yield SampleInput(make((2, 6, 3)), 1, name="one group")
+    yield SampleInput(make((2, 6, 3)), 4, name="channels raise")
+    yield SampleInput(make((2, 6, 3)), 0, name="zero groups raise")
+    yield SampleInput(make((4, 6)), 2, name="2-d raises")
+
+
 @samples("pixel_shuffle.default", dtypes=(*F32_64, dtypes.int64))
 def pixel_shuffle_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 8, 3, 4)), 2)
