@@ -223,3 +223,48 @@ def test_saved_tensors_pack_hook_runs_with_grad_off(lib: Any) -> None:
     y.backward()
     assert log == [(False, False), (False, False)]
     assert a.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+_V = RNG.standard_normal((2, 3, 2, 4, 4))
+
+
+@requires_torch
+def test_batchnorm3d_and_syncbatchnorm_match_torch() -> None:
+    out = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        m = lib.nn.BatchNorm3d(3, momentum=None)
+        t = lib.tensor(_V, dtype=lib.float32, requires_grad=True)
+        y = m(t)
+        (y * y).sum().backward()
+        m.eval()
+        z = m(t)
+        s = lib.nn.SyncBatchNorm(3)(lib.tensor(_V[:, :, 0], dtype=lib.float32))
+        seq = lib.nn.Sequential(lib.nn.Conv2d(3, 3, 1), lib.nn.BatchNorm2d(3).eval())
+        c = lib.nn.SyncBatchNorm.convert_sync_batchnorm(seq)
+        arrays = [a.detach().numpy() for a in (y, t.grad, z, m.running_var, s)]
+        out.append((arrays, repr(c), sorted(c.state_dict()), c[1].training))
+    for a, b in zip(out[0][0], out[1][0], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert out[0][1:] == out[1][1:]
+
+
+def test_batchnorm3d_and_syncbatchnorm_check_the_input() -> None:
+    with pytest.raises(ValueError, match="expected 5D input"):
+        ember.nn.BatchNorm3d(3)(ember.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="at least 2D"):
+        ember.nn.SyncBatchNorm(3)(ember.ones(3))
+
+
+def test_syncbatchnorm_across_processes_says_it_is_not_supported(monkeypatch: Any) -> None:
+    import sys
+    import types
+
+    fake = types.SimpleNamespace(is_initialized=lambda: True, get_world_size=lambda group: 2)
+    monkeypatch.setitem(sys.modules, "ember.distributed", fake)
+    m = ember.nn.SyncBatchNorm(3)
+    with pytest.raises(NotImplementedError, match="2 processes is not supported"):
+        m(ember.ones(4, 3))
+    assert m.num_batches_tracked.item() == 0  # refused before any state changed
+    m.eval()
+    assert m(ember.ones(4, 3)).shape == (4, 3)  # running statistics need no synchronisation

@@ -14,7 +14,7 @@ from ember.nn.modules.module import Module, RemovableHandle
 # isort: split
 # ---- layers (ember/nn/modules/<family>.py, written alongside): every class that exists ----
 from ember.nn.modules.activation import GELU, MultiheadAttention, ReLU, Sigmoid, SiLU, Softmax, Tanh
-from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+from ember.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from ember.nn.modules.conv import (
     Conv1d,
     Conv2d,

@@ -1,8 +1,9 @@
-"""``BatchNorm1d``, ``BatchNorm2d``: batch statistics while training (updating running ones in
-place), running statistics in eval mode."""
+"""``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d`` and ``SyncBatchNorm``: batch statistics
+while training (updating running ones in place), running statistics in eval mode."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import ember
@@ -120,3 +121,81 @@ class BatchNorm2d(_BatchNorm):
     """
 
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over ``(N, C, D, H, W)`` input.
+
+    >>> ember.nn.BatchNorm3d(3)(ember.randn(2, 3, 2, 4, 4)).shape
+    ember.Size([2, 3, 2, 4, 4])
+    """
+
+    _dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose statistics PyTorch gathers across the processes of a group
+    while training. In one process (no process group, or a world of one) it is
+    ``BatchNorm`` over any ``(N, C, *)`` input, as PyTorch's on the CPU; across several
+    processes ember does not synchronise the statistics yet and raises (PyTorch's CPU build
+    raises there too: its kernel is GPU-only).
+
+    >>> ember.nn.SyncBatchNorm(3)(ember.randn(4, 3, 2)).shape
+    ember.Size([4, 3, 2])
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        dist = sys.modules.get("ember.distributed")  # never initialized if never imported
+        if self.training and dist is not None and dist.is_initialized():
+            if dist.get_world_size(self.process_group) > 1:
+                raise NotImplementedError(
+                    "SyncBatchNorm: synchronising batch statistics across "
+                    f"{dist.get_world_size(self.process_group)} processes is not supported "
+                    "by ember yet; use BatchNorm (per-process statistics) or evaluate in "
+                    "eval() mode"
+                )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every ``BatchNorm*d`` replaced by a ``SyncBatchNorm`` holding the
+        same parameters, buffers, mode and ``requires_grad`` (PyTorch's helper)."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
+            if module.affine:
+                with ember.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
