@@ -12,6 +12,7 @@ from ember.nn.utils.clip_grad import (
     get_total_norm,
 )
 from ember.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 # isort: split
@@ -27,8 +28,10 @@ __all__ = [
     "parametrizations",
     "parametrize",
     "prune",
+    "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",
+    "spectral_norm",
     "vector_to_parameters",
     "weight_norm",
 ]
