@@ -74,6 +74,15 @@ def test_a_failing_rank_ends_the_job_naming_it(case: str, message: str) -> None:
     assert seconds < 25  # the sleeping rank (30 s) was stopped, not waited for
 
 
+def test_a_rank_mpiexec_killed_is_not_named_as_the_failure() -> None:
+    from ember.distributed.run import describe_failure
+
+    assert describe_failure([0, 3 << 8]) == "rank 1 (exit code 3)"
+    assert describe_failure([9, 3 << 8]) == "rank 1 (exit code 3); mpiexec then stopped rank 0"
+    assert describe_failure([9, 9]) == "rank 0 (killed by signal 9), rank 1 (killed by signal 9)"
+    assert describe_failure([0, 0]) == ""
+
+
 def test_import_does_not_load_mpi4py_and_a_script_alone_is_a_world_of_one() -> None:
     code = (
         "import sys, ember, ember.distributed as dist\n"

@@ -108,11 +108,28 @@ def main(argv: list[str] | None = None) -> int:
         rc = proc.wait()
     for relay in relays:
         relay.join(timeout=5)
-    failed = [(r, c) for r, c in enumerate(codes) if c]
-    if rc and failed:
-        what = ", ".join(f"rank {r} ({_status(c)})" for r, c in failed)
+    what = describe_failure(codes)
+    if rc and what:
         sys.stderr.write(f"ember.distributed.run: the job failed: {what}\n")
     return rc
+
+
+def describe_failure(codes: list[int]) -> str:
+    """The ranks that failed, from hydra's wait() statuses ("" if none did). Hydra kills
+    (SIGKILL) the ranks still running once one fails; those are named apart, after the ranks
+    that failed by themselves, since which of them are still running then is a race.
+
+    >>> from ember.distributed.run import describe_failure
+    >>> describe_failure([9, 3 << 8])
+    'rank 1 (exit code 3); mpiexec then stopped rank 0'
+    """
+    failed = [(r, c) for r, c in enumerate(codes) if c]
+    own = [(r, c) for r, c in failed if c & 0x7F != 9]
+    stopped = [r for r, c in failed if c & 0x7F == 9] if own else []
+    what = ", ".join(f"rank {r} ({_status(c)})" for r, c in (own or failed))
+    if stopped:
+        what += "; mpiexec then stopped " + ", ".join(f"rank {r}" for r in stopped)
+    return what
 
 
 def _status(code: int) -> str:
