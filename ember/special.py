@@ -51,6 +51,7 @@ round = _public("special_round")  # noqa: A001 - torch.special.round
 sinc = _public("special_sinc")
 softmax = _public("special_softmax")
 xlog1py = _public("special_xlog1py")
+zeta = _public("special_zeta")
 xlogy = _public("special_xlogy")
 
 _polygamma = make_public(ops.aten.polygamma, method=False)
@@ -73,5 +74,5 @@ __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
     "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-    "xlogy",
+    "xlogy", "zeta",
 ]  # fmt: skip

@@ -268,3 +268,19 @@ def test_syncbatchnorm_across_processes_says_it_is_not_supported(monkeypatch: An
     assert m.num_batches_tracked.item() == 0  # refused before any state changed
     m.eval()
     assert m(ember.ones(4, 3)).shape == (4, 3)  # running statistics need no synchronisation
+
+
+@requires_torch
+def test_zeta_gradient_in_q_matches_torch_and_in_x_raises_as_torch() -> None:
+    xs, qs = [2.0, 3.0, 1.5, 4.0], [1.0, 2.0, 0.5, 3.0]
+    grads = []
+    for lib in (ember, torch):
+        q = lib.tensor(qs, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.special.zeta(lib.tensor(xs, dtype=lib.float64), q).sum(), q)
+        (h,) = lib.autograd.grad(lib.special.zeta(2.5, q).sum(), q)
+        grads.append((g.numpy(), h.numpy()))
+        x = lib.tensor(xs, requires_grad=True)
+        with pytest.raises(NotImplementedError, match="zeta"):
+            lib.special.zeta(x, lib.tensor(qs)).sum().backward()
+    for a, b in zip(grads[0], grads[1], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10)

@@ -24,8 +24,9 @@ import math
 from typing import Any
 
 from ember import functional as E  # NOTE [formulas on the public functions]
+from ember._tensor import Tensor
 from ember.autograd.derivatives import _sgn, conj
-from ember.autograd.derivatives_tensorops import _UNNAMED, not_differentiated
+from ember.autograd.derivatives_tensorops import _UNNAMED, RAISES_AT_BACKWARD, not_differentiated
 from ember.autograd.function_table import defvjp
 from ember.dtypes import uint8
 from ember.ops.registry import ops
@@ -108,6 +109,25 @@ defvjp(aten.special_xlog1py.other_scalar, lambda g, self, other: (
     aten.special_xlog1py.other_scalar(g, other) if other > -1
     else aten.special_xlog1py.other_scalar(g, other).masked_fill(self == 0, 0.0),))
 # fmt: on
+
+
+def _zeta_other(g: Any, self: Any, other: Any) -> Any:
+    """d/dq zeta(x, q) = -x zeta(x + 1, q). PyTorch has no derivative in x: its backward
+    raises when x requires grad, so this one does too."""
+    if isinstance(self, Tensor):
+        if self.requires_grad:
+            raise NotImplementedError(
+                "the derivative for 'zeta' in its first argument is not implemented (as in "
+                "PyTorch); detach() it if no gradient should flow through it"
+            )
+        return g * -self * aten.special_zeta.default(self + 1.0, other)
+    return g * -self * aten.special_zeta.self_scalar(self + 1.0, other)
+
+
+defvjp(aten.special_zeta.default, lambda g, self, other: (None, _zeta_other(g, self, other)))
+RAISES_AT_BACKWARD.add(aten.special_zeta.default)  # whenever x requires grad
+defvjp(aten.special_zeta.self_scalar, lambda g, self, other: (_zeta_other(g, self, other),))
+not_differentiated(aten.special_zeta.other_scalar)  # only x is a tensor: nothing to give
 
 # PyTorch has no derivative for heaviside: its backward raises
 not_differentiated(aten.heaviside.default, _UNNAMED)  # PyTorch's node has no name

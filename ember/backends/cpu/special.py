@@ -74,7 +74,9 @@ _UNARY = {
 for _name, _fn in _UNARY.items():
     impl(getattr(aten, _name).default, CPU, unary(f"{_name}.default", _fn))
 
-for _name, _fn in (("xlogy", _scipy("xlogy")), ("special_xlog1py", _scipy("xlog1py"))):
+_BINARY = (("xlogy", _scipy("xlogy")), ("special_xlog1py", _scipy("xlog1py")),
+           ("special_zeta", _scipy("zeta")))  # fmt: skip
+for _name, _fn in _BINARY:
     _packet = getattr(aten, _name)
     _t, _s, _o = (
         ("Tensor", "Scalar_Self", "Scalar_Other")

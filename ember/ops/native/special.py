@@ -68,6 +68,15 @@ pointwise("special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor", I2
           unsupported=COMPLEX, inplace=False, out="self_scalar_out", variants=_SPECIAL)
 pointwise("special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor", I2F,
           unsupported=COMPLEX, inplace=False, out="other_scalar_out", variants=_SPECIAL)
+# the Hurwitz zeta function, sum over k >= 0 of (k + other)^-self (PyTorch has no 16-bit kernel)
+pointwise("special_zeta(Tensor self, Tensor other) -> Tensor", I2F,
+          unsupported=COMPLEX | {float16}, inplace=False, variants=_SPECIAL)
+pointwise("special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor", I2F,
+          unsupported=COMPLEX | {float16}, inplace=False, out="self_scalar_out",
+          variants=_SPECIAL)
+pointwise("special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", I2F,
+          unsupported=COMPLEX | {float16}, inplace=False, out="other_scalar_out",
+          variants=_SPECIAL)
 
 # --------------------------------------------------------------------------- aliases (decompose)
 for _name in ("expm1", "exp2", "psi", "digamma", "gammaln", "erf", "erfc", "erfinv", "ndtr",

@@ -441,6 +441,10 @@ EDGE_DIFFERENCES: dict[str, tuple[frozenset[str], str]] = {
         )
         for name in ("linalg_qr", "qr")  # qr: found by tools/test_lowest.sh
     },
+    "special_zeta": (
+        frozenset({"special"}),
+        "PyTorch's zeta(x, +inf) is NaN; ember's (SciPy's) is the limit, 0",
+    ),
     "logit": (
         frozenset({"zeros"}),
         "PyTorch's gradient at -0 is -inf in its vectorized loop and +inf in its scalar one, "

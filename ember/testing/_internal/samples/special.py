@@ -112,6 +112,33 @@ def xlogy_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((3,), dtype=dtypes.complex64), make((3,)), name="complex raises")
 
 
+# the Hurwitz zeta function: x > 1 and q > 0 converge; x = 1 is inf, x < 1 NaN, and q <= 0
+# gives PyTorch's (and SciPy's) values of the formal series
+@samples("special_zeta.default", dtypes=(dtypes.float32, dtypes.float64, dtypes.int64), **TOL)
+def zeta_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=1.5, high=5), make((3, 4), low=0.5, high=3))
+    yield SampleInput(make((3, 1), low=2, high=4), make((4,), low=1, high=2), name="broadcast")
+    yield SampleInput(make((4,), low=2, high=3, noncontiguous=True), make((4,), low=1, high=2))
+    if dtype.category >= dtypes.FLOATING:
+        x = ember.tensor([1.0, 0.5, 2.0, 2.0, 2.0, 3.0], dtype=dtype)
+        q = ember.tensor([1.0, 1.0, 0.0, -1.5, -2.0, 1e-30], dtype=dtype)
+        yield SampleInput(x, q, name="poles and formal values")
+    yield SampleInput(make((3,), dtype=dtypes.complex64), make((3,)), name="complex raises")
+    yield SampleInput(make((3,), dtype=dtypes.float16), make((3,)), name="float16 raises")
+
+
+@samples("special_zeta.self_scalar", dtypes=(dtypes.float32, dtypes.float64), **TOL)
+def zeta_self_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(2.5, make((3, 4), low=0.5, high=3))
+    yield SampleInput(3, make((4,), low=1, high=2), name="int x")
+
+
+@samples("special_zeta.other_scalar", dtypes=(dtypes.float32, dtypes.float64), **TOL)
+def zeta_other_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4), low=1.5, high=5), 1.5)
+    yield SampleInput(make((4,), low=2, high=3), 1, name="int q")
+
+
 @samples("xlogy.Scalar_Other", "special_xlogy.other_scalar", "special_xlog1py.other_scalar",
          dtypes=WITH_INTS, **TOL)  # fmt: skip
 def xlogy_other_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
