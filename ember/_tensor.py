@@ -563,6 +563,47 @@ class Tensor:
             )
         return self.transpose(-2, -1)  # type: ignore[attr-defined]
 
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dims (``mT`` for real tensors).
+
+        >>> ember.tensor([[1 + 2j, 3]]).mH
+        tensor([[1.-2.j],
+                [3.-0.j]])
+        """
+        if self._edata.ndim < 2:
+            raise RuntimeError(
+                "tensor.mH is only supported on matrices or batches of matrices. Got "
+                f"{self._edata.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1).conj()  # type: ignore[attr-defined]
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (2-D only; ``mH`` takes batches)."""
+        if self._edata.ndim != 2:
+            raise RuntimeError(
+                "tensor.H is only supported on matrices (2-D tensors). Got "
+                f"{self._edata.ndim}-D tensor."
+            )
+        return self.mH
+
+    def dim_order(self, *, ambiguity_check: bool = False) -> tuple[int, ...]:
+        """The dims from the largest stride to the smallest (ties in dim order): how the
+        tensor is laid out in memory.
+
+        >>> ember.zeros(2, 3, 4).permute(2, 0, 1).dim_order()
+        (1, 2, 0)
+        """
+        strides = self.stride()  # type: ignore[attr-defined]
+        order = tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+        if ambiguity_check and len(set(strides)) != len(strides):
+            raise RuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the "
+                f"given memory formats (strides {list(strides)})"
+            )
+        return order
+
 
 def root_array(arr: np.ndarray) -> np.ndarray:
     """The ndarray that owns ``arr``'s memory (through views and ``__array_interface__``

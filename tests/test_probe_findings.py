@@ -284,3 +284,40 @@ def test_zeta_gradient_in_q_matches_torch_and_in_x_raises_as_torch() -> None:
             lib.special.zeta(x, lib.tensor(qs)).sum().backward()
     for a, b in zip(grads[0], grads[1], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=lambda m: m.__name__)
+def test_conjugate_transposes_and_dim_order(lib: Any) -> None:
+    z = lib.tensor([[1 + 2j, 3]])
+    assert z.H.tolist() == [[1 - 2j], [3 - 0j]] and z.mH.tolist() == z.H.tolist()
+    assert lib.ones(2, 2, 3).mH.shape == (2, 3, 2)
+    with pytest.raises(RuntimeError, match="2-D"):
+        _ = lib.ones(3).H
+    assert lib.zeros(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+    assert lib.zeros(2, 1, 3)[:, :, ::2].dim_order() == (0, 1, 2)
+    assert lib.zeros(()).dim_order() == ()
+
+
+@requires_torch
+def test_as_strided_scatter_addresses_the_layout_of_self_as_torch() -> None:
+    for make in (
+        lambda lib: lib.arange(12.0).reshape(4, 3).t(),
+        lambda lib: lib.arange(24.0).reshape(3, 8)[:, ::2],
+    ):
+        got = ember.as_strided_scatter(make(ember), ember.tensor([-1.0, -2.0, -3.0]), (3,), (4,))
+        ref = torch.as_strided_scatter(make(torch), torch.tensor([-1.0, -2.0, -3.0]), (3,), (4,))
+        assert got.tolist() == ref.tolist() and got.stride() == ref.stride()
+
+
+def test_as_strided_scatter_gradient_passes_gradcheck_where_torchs_does_not() -> None:
+    s = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+    for layout in (lambda a: a, lambda a: a.t()):  # self contiguous, and transposed
+        x = ember.randn(4, 3, dtype=ember.float64, requires_grad=True)
+        assert ember.autograd.gradcheck(
+            lambda a, b, f=layout: ember.as_strided_scatter(f(a), b, (2, 3), (1, 2), 1), (x, s)
+        )
+    if torch is not None:  # PyTorch 2.13's own gradcheck fails (docs/fidelity.md)
+        x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+        s = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+        fn = lambda a, b: torch.as_strided_scatter(a, b, (2, 3), (1, 2), 1)  # noqa: E731
+        assert not torch.autograd.gradcheck(fn, (x, s), raise_exception=False)

@@ -61,6 +61,7 @@ FALLBACK = {
     "aten._ctc_loss.default",
     "aten._ctc_loss_backward.default",
     "aten._unique2.default",
+    "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
     "aten.histogram.bin_ct",
     "aten.histogram.bins_tensor",

@@ -440,3 +440,37 @@ defvjp(aten.index_reduce.default, _index_reduce_grad)
 defvjp(aten.put.default, lambda g, self, index, source, accumulate=False: (
     g if accumulate else g.put(index, E.zeros_like(source), False), None,
     g.take(index).reshape(source.shape)))  # fmt: skip
+
+# NOTE [scatter into a view] in ember/ops/native/copies_composite.py: src's gradient is the
+# view of g, self's is g with zeros where src went
+defvjp(aten.slice_scatter.default, lambda g, self, src, dim=0, start=None, end=None, step=1: (
+    aten.slice_scatter.default(g, E.zeros_like(aten.slice.Tensor(g, dim, start, end, step)),
+                               dim, start, end, step),
+    aten.slice.Tensor(g, dim, start, end, step),
+))  # fmt: skip
+defvjp(aten.select_scatter.default, lambda g, self, src, dim, index: (
+    aten.select_scatter.default(g, E.zeros_like(aten.select.int(g, dim, index)), dim, index),
+    aten.select.int(g, dim, index),
+))  # fmt: skip
+defvjp(aten.diagonal_scatter.default, lambda g, self, src, offset=0, dim1=0, dim2=1: (
+    aten.diagonal_scatter.default(
+        g, E.zeros_like(aten.diagonal.default(g, offset, dim1, dim2)), offset, dim1, dim2),
+    aten.diagonal.default(g, offset, dim1, dim2),
+))  # fmt: skip
+
+
+def _as_strided_scatter_grads(
+    g: Any, self: Any, src: Any, size: Any, stride: Any, storage_offset: Any = None
+) -> tuple[Any, Any]:
+    """The sizes and strides address the storage of ``self``'s layout (NOTE [scatter into a
+    view]), so the gradient is read in that layout too."""
+    laid = aten.empty_strided.default(list(g.shape), list(self.stride()), dtype=g.dtype)
+    aten.copy_.default(laid, g)
+    zeros = laid.new_zeros(list(size))
+    return (
+        aten.as_strided_scatter.default(laid, zeros, size, stride, storage_offset),
+        aten.as_strided.default(laid, size, stride, storage_offset).clone(),
+    )
+
+
+defvjp(aten.as_strided_scatter.default, _as_strided_scatter_grads)

@@ -108,8 +108,12 @@ def derive(key: DispatchKey, write: Writer) -> int:
     """Register the missing in-place/out kernels for ``key``; returns how many."""
     count = 0
     for fop, (ip, o) in VARIANTS_OF.items():
-        # a CompositeImplicit op's out= variant runs the decomposition, then writes
-        own = fop.registered(key) or fop.registered(DispatchKey.CompositeImplicitAutograd)
+        # a composite op's out= variant runs the decomposition, then writes
+        own = (
+            fop.registered(key)
+            or fop.registered(DispatchKey.CompositeImplicitAutograd)
+            or fop.registered(DispatchKey.CompositeExplicitAutograd)
+        )
         if own is None or own[1] != KIND_PLAIN:
             continue
         fn = own[0]

@@ -54,7 +54,9 @@ LINEAR_NAMES = frozenset("""
     _conj_physical.default copy.default cumsum.default diag_embed.default diagonal.default
     diagonal_backward.default expand.default _fft_c2c.default _fft_c2r.default
     _fft_r2c.default flip.default gather.default im2col.default col2im.default
-    index.Tensor index_add.default index_copy.default index_fill.int_Tensor
+    slice_scatter.default select_scatter.default diagonal_scatter.default
+    as_strided_scatter.default index.Tensor index_add.default index_copy.default
+    index_fill.int_Tensor
     index_put.default index_select.default lift_fresh.default lift_fresh_copy.default
     masked_fill.Tensor masked_scatter.default masked_select.default mean.default mean.dim
     permute.default channel_shuffle.default pixel_shuffle.default pixel_unshuffle.default

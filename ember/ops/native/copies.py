@@ -157,6 +157,17 @@ define("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *
        "SymInt? output_size=None) -> Tensor")  # fmt: skip
 define("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) "
        "-> Tensor", out=True)  # fmt: skip
+define("fliplr(Tensor self) -> Tensor")
+define("flipud(Tensor self) -> Tensor")
+define("narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor", out=True)
+# the out-of-place writes into a view (NOTE [scatter into a view])
+define("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
+       "SymInt step=1) -> Tensor", out=True)  # fmt: skip
+define("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", out=True)
+define("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> "
+       "Tensor", out=True)  # fmt: skip
+define("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
+       "SymInt? storage_offset=None) -> Tensor", out=True)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- shared rules

@@ -507,6 +507,95 @@ def to_other(self: Tensor, other: Tensor, *flags: Any, **kw: Any) -> Tensor:
     return _to(self, other.dtype, other.device, *flags, **kw)
 
 
+# --------------------------------------------------------------------------- view scatters
+
+# NOTE [scatter into a view]
+# ``slice_scatter``, ``select_scatter``, ``diagonal_scatter`` and ``as_strided_scatter`` are
+# the out-of-place forms of writing ``src`` into a view of ``self``: a copy of ``self`` (its
+# layout kept) with the view's elements replaced by ``src`` (cast to ``self``'s dtype), as
+# functionalization writes ``view.copy_(src)``. One op each above autograd, as PyTorch's (a
+# dispatch mode sees ``slice_scatter``; the gradients are the view of the output's gradient
+# for ``src`` and the gradient scattered with zeros for ``self``); below, every backend runs
+# the same composition of clone, the view and ``copy_``.
+
+
+def _scatter_into(self: Tensor, src: Tensor, view: Tensor, clone: Tensor) -> Tensor:
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(view.shape)}"
+        )
+    aten.copy_.default(view, src)
+    return clone
+
+
+@impl(aten.slice_scatter.default, "CompositeExplicitAutograd")
+def slice_scatter(
+    self: Tensor,
+    src: Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> Tensor:
+    out = aten.clone.default(self)
+    view = aten.slice.Tensor(out, dim, start, end, step)
+    return _scatter_into(self, src, view, out)
+
+
+@impl(aten.select_scatter.default, "CompositeExplicitAutograd")
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    out = aten.clone.default(self)
+    return _scatter_into(self, src, aten.select.int(out, dim, index), out)
+
+
+@impl(aten.diagonal_scatter.default, "CompositeExplicitAutograd")
+def diagonal_scatter(
+    self: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Tensor:
+    out = aten.clone.default(self)
+    return _scatter_into(self, src, aten.diagonal.default(out, offset, dim1, dim2), out)
+
+
+@impl(aten.as_strided_scatter.default, "CompositeExplicitAutograd")
+def as_strided_scatter(
+    self: Tensor,
+    src: Tensor,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
+) -> Tensor:
+    """(The sizes and strides address the storage of a copy of ``self`` laid out with
+    ``self``'s strides from offset 0, as PyTorch's.)"""
+    out = aten.empty_strided.default(
+        list(self.shape), list(self.stride()), dtype=self.dtype, device=self.device
+    )
+    aten.copy_.default(out, self)
+    view = aten.as_strided.default(out, size, stride, storage_offset)
+    return _scatter_into(self, src, view, out)
+
+
+@impl(aten.narrow_copy.default, CIA)
+def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` copied into a tensor of its own (contiguous)."""
+    view = aten.narrow.default(self, dim, start, length)
+    return aten.clone.default(view, memory_format=_memory_format.contiguous_format)  # type: ignore[no-any-return]
+
+
+@impl(aten.fliplr.default, CIA)
+def fliplr(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(f"Input must be >= 2-d. (fliplr got a {self.ndim}-d tensor)")
+    return aten.flip.default(self, [1])  # type: ignore[no-any-return]
+
+
+@impl(aten.flipud.default, CIA)
+def flipud(self: Tensor) -> Tensor:
+    if self.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d. (flipud got a 0-d tensor)")
+    return aten.flip.default(self, [0])  # type: ignore[no-any-return]
+
+
 @impl(aten.stack.default, "CompositeExplicitAutograd")
 def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     """One op above autograd, as PyTorch's (a dispatch mode sees ``stack``, its gradient is

@@ -251,6 +251,57 @@ def stack_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput([make((2, 3)), make((2, 4))], name="size mismatch")
 
 
+@samples("fliplr.default", "flipud.default", dtypes=ALL_DTYPES)
+def flip_lr_ud_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 4)))
+    yield SampleInput(make((2, 3, 4), noncontiguous=True), name="nc")
+    yield SampleInput(make((4,)), name="1-D")
+    yield SampleInput(make(()), name="0-dim raises")
+
+
+@samples("narrow_copy.default", dtypes=ALL_DTYPES)
+def narrow_copy_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3)), 0, 1, 2)
+    yield SampleInput(make((4, 3), noncontiguous=True), -1, 1, 2, name="nc last dim")
+    yield SampleInput(make((4, 3)), 1, -2, 2, name="negative start")
+    yield SampleInput(make((4, 3)), 0, 3, 2, name="past the end raises")
+
+
+# NOTE [scatter into a view] (ember/ops/native/copies_composite.py)
+@samples("slice_scatter.default", dtypes=ALL_DTYPES)
+def slice_scatter_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3)), make((2, 3)), 0, 1, 3)
+    yield SampleInput(make((4, 3)), make((4, 1)), 1, None, None, 3, name="step")
+    yield SampleInput(make((4, 3)), make((4, 3)), name="defaults")
+    yield SampleInput(make((3, 4), noncontiguous=True), make((3, 2)), -1, 2, name="nc")
+    yield SampleInput(make((4, 3)), make((2, 3), dtype=dtypes.float64), 0, 2, name="src cast")
+    yield SampleInput(make((4, 3)), make((2, 2)), 0, 1, 3, name="wrong src size raises")
+
+
+@samples("select_scatter.default", dtypes=ALL_DTYPES)
+def select_scatter_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3)), make((4,)), 1, 0)
+    yield SampleInput(make((4, 3)), make((3,)), 0, -1, name="negative index")
+    yield SampleInput(make((2, 3, 4), noncontiguous=True), make((2, 4)), 1, 2, name="nc")
+    yield SampleInput(make((4, 3)), make((3,)), 0, 4, name="index out of range raises")
+
+
+@samples("diagonal_scatter.default", dtypes=ALL_DTYPES)
+def diagonal_scatter_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3, 3)), make((3,)))
+    yield SampleInput(make((4, 3)), make((2,)), 1, name="offset")
+    yield SampleInput(make((2, 3, 4)), make((3, 2)), -1, 0, 2, name="dims")
+    yield SampleInput(make((4, 3)), make((3,)), 1, name="wrong src size raises")
+
+
+@samples("as_strided_scatter.default", dtypes=ALL_DTYPES)
+def as_strided_scatter_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((4, 3)), make((2, 2)), (2, 2), (3, 1), 1)
+    yield SampleInput(make((4, 3)), make((2, 3)), (2, 3), (1, 2), name="transposed strides")
+    yield SampleInput(make((3, 4), noncontiguous=True), make((3,)), (3,), (4,), name="nc")
+    yield SampleInput(make((4, 3)), make((3,)), (2, 2), (3, 1), name="wrong src size raises")
+
+
 @samples("flip.default", dtypes=ALL_DTYPES)
 def flip_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4)), [0])
