@@ -33,6 +33,7 @@ __all__ = [
     "affine_grid",
     "avg_pool1d",
     "avg_pool3d",
+    "channel_shuffle",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -53,7 +54,6 @@ __all__ = [
     "max_pool3d",
     "max_pool3d_with_indices",
     "pixel_shuffle",
-    "channel_shuffle",
     "pixel_unshuffle",
     "unfold",
     "upsample",
@@ -810,6 +810,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return aten.channel_shuffle.default(input, groups)  # type: ignore[no-any-return]
 
 
+@guard_function
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C * r^2, H, W)`` → ``(*, C, H * r, W * r)``: channels become space.
 

@@ -37,7 +37,7 @@ IGNORED_NAMES = frozenset(
     set_default_dtype set_printoptions is_grad_enabled is_inference_mode_enabled no_grad
     enable_grad set_grad_enabled inference_mode manual_seed seed initial_seed get_rng_state
     set_rng_state Generator default_generator load save tensor as_tensor from_numpy from_dlpack
-    is_tensor compile vmap cond
+    is_tensor compile vmap broadcast_shapes
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads
     set_float32_matmul_precision get_float32_matmul_precision
@@ -48,6 +48,9 @@ IGNORED_NAMES = frozenset(
     clear_autocast_cache autocast_increment_nesting autocast_decrement_nesting
     """.split()
 )
+#: ignored by their full name, where another namespace has a function of the same name
+#: (``ember.cond`` the control-flow operator, ``ember.linalg.cond`` the condition number)
+IGNORED_QUALIFIED = frozenset({"ember.cond"})
 
 
 def _is_public_callable(name: str, obj: Any) -> bool:
@@ -123,7 +126,8 @@ def _lists() -> tuple[dict[Any, list[Callable[..., Any]]], dict[Any, str], set[A
     names: dict[Any, str] = {}
     ignored: set[Any] = set()
     for mod, name, obj in _namespace_items():
-        if name in IGNORED_NAMES or (isinstance(obj, type)):
+        ignore = name in IGNORED_NAMES or f"{mod.__name__}.{name}" in IGNORED_QUALIFIED
+        if ignore or isinstance(obj, type):
             ignored.add(obj)
             continue
         overridable.setdefault(mod, []).append(obj)
