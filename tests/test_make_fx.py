@@ -195,11 +195,9 @@ def test_pytree_inputs_and_outputs():
     np.testing.assert_array_equal(out["p"][0].numpy(), [6.0, 6.0])
 
 
-def test_symbolic_and_pre_dispatch_say_they_are_unsupported():
+def test_symbolic_says_it_is_unsupported():
     with pytest.raises(NotImplementedError, match="symbolic"):
         make_fx(lambda x: x, tracing_mode="symbolic")(ember.ones(1))
-    with pytest.raises(NotImplementedError, match="pre_dispatch"):
-        make_fx(lambda x: x, pre_dispatch=True)(ember.ones(1))
 
 
 # ------------------------------------------------------------------ decompositions

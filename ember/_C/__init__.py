@@ -8,6 +8,7 @@ False
 
 from __future__ import annotations
 
+from ember.dispatch import state as _state
 from ember.dispatch.keys import AUTOGRAD_BIT as _AUTOGRAD_BIT
 from ember.dispatch.keys import PYTHON_BIT as _PYTHON_BIT
 from ember.dispatch.protocols import disabled_torch_dispatch_impl as _disabled_torch_dispatch_impl
@@ -45,7 +46,19 @@ __all__ = [
     "_len_torch_function_stack",
     "_pop_torch_function_stack",
     "_push_on_torch_function_stack",
+    "_set_grad_enabled",
 ]
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    """Turn gradient recording on or off for this thread until changed again (what a
+    pre-dispatch graph calls where the traced code entered or left ``no_grad``).
+
+    >>> ember._C._set_grad_enabled(False); ember.is_grad_enabled()
+    False
+    >>> ember._C._set_grad_enabled(True)
+    """
+    _state.local.grad_enabled = bool(mode)
 
 
 def _get_function_stack_at(i: int) -> object:

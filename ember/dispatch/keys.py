@@ -45,6 +45,10 @@ class DispatchKey(IntEnum):  # value = priority: the highest key in a key set ru
     AutocastCPU = 18
     PythonTLSSnapshot = 19
     PythonDispatcher = 20
+    # in a thread's include set while make_fx(pre_dispatch=True) traces: it records each op
+    # before autograd and before a CompositeImplicitAutograd decomposition (PyTorch's
+    # PreDispatch; NOTE [pre-dispatch tracing] in ember/fx/experimental/_pre_dispatch.py)
+    PreDispatch = 21
     # Above the dispatcher proper: PyTorch's Python argument parser checks these before any
     # key runs (NOTE [torch function keys] in ember/dispatch/protocols.py).
     TorchFunction = 22  # an argument's class overrides __torch_function__
@@ -71,6 +75,7 @@ BATCHED_BIT = 1 << DispatchKey.FuncTorchBatched
 VMAP_MODE_BIT = 1 << DispatchKey.FuncTorchVmapMode
 TORCH_FUNCTION_BIT = 1 << DispatchKey.TorchFunction
 TORCH_FUNCTION_MODE_BIT = 1 << DispatchKey.TorchFunctionMode
+PRE_DISPATCH_BIT = 1 << DispatchKey.PreDispatch
 
 #: keys that name where data lives and that CompositeExplicitAutograd kernels serve; a
 #: tensor has exactly one of them or SparseCPU (whose kernels are all its own: ember's
@@ -93,8 +98,14 @@ EXPLICIT_KEYS = BACKEND_KEYS
 #: run at the Autograd key) see it as they would without the key. The torch-function keys
 #: ask before an op runs at all; autocast (NOTE [autocast as a dispatch key]) casts only
 #: the ops of its lists and must not change what runs for the rest.
+#: Pre-dispatch tracing records ops as the user called them.
 FALLBACK_BEFORE_DECOMPOSITION = frozenset(
-    (DispatchKey.TorchFunction, DispatchKey.TorchFunctionMode, DispatchKey.AutocastCPU)
+    (
+        DispatchKey.TorchFunction,
+        DispatchKey.TorchFunctionMode,
+        DispatchKey.AutocastCPU,
+        DispatchKey.PreDispatch,
+    )
 )
 
 

@@ -113,7 +113,14 @@ def qualified_name(target: Any) -> str:
 
 
 #: the public namespaces a function is named from (``ember.relu``, not ``ember._bind.relu``)
-PUBLIC_MODULES = ("ember", "ember.nn.functional", "ember.linalg", "ember.special", "ember.fft")
+PUBLIC_MODULES = (
+    "ember",
+    "ember.nn.functional",
+    "ember.linalg",
+    "ember.special",
+    "ember.fft",
+    "ember._C",
+)
 _PUBLIC: dict[int, tuple[Any, str | None]] = {}
 
 

@@ -17,7 +17,8 @@ ops. Each op runs for real (on real tensors, or on fake ones under ``FakeTensorM
 ``tracing_mode="fake"``) and is recorded as a ``call_function`` node whose target is the
 ``OpOverload``; the tracer keeps, per tensor it has seen, the node that computes it
 (``_Tracker``): inputs are placeholders ``arg<i>_1``, a tensor the trace did not make (a
-global, a closure's) is a constant (``get_attr`` of ``_tensor_constant<i>``), an op with
+global, a closure's) is a constant (``get_attr`` of ``_tensor_constant<i>``, or
+``_param_constant<i>`` for a parameter), an op with
 several outputs gets ``getitem`` nodes when an output is used. An in-place op's tensor is
 computed by its node from then on.
 
@@ -51,10 +52,12 @@ from ember._subclasses.fake_tensor import (
 from ember._tensor import Tensor
 from ember.dispatch import marks
 from ember.dtypes import int64 as _int64
+from ember.fx.experimental._pre_dispatch import PreDispatchTracer
 from ember.fx.graph import Graph
 from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
 from ember.fx.passes.shape_prop import extract_tensor_metadata
+from ember.nn.parameter import Parameter
 from ember.ops.functional_rewrite import functional_of, metadata_view_of, rewrite
 from ember.ops.registry import OpOverload, ops
 from ember.ops.writes import UNDECLARED_WRITES, written_tensors
@@ -158,8 +161,10 @@ class _Tracker:
 
     def constant(self, t: Tensor) -> Node:
         node = self.constants.get(id(t))
-        if node is None:
-            name = f"_tensor_constant{len(self.constants)}"
+        if node is None:  # parameters and other tensors counted apart, as PyTorch names them
+            param = isinstance(t, Parameter) or getattr(t, "_is_param", False)
+            kind = "param" if param else "tensor"
+            name = f"_{kind}_constant{sum(1 for n in self.root if n.startswith(f'_{kind}_'))}"
             self.root[name] = t
             node = self.graph.get_attr(name)
             node.meta["val"] = _snapshot(t)
@@ -593,16 +598,13 @@ def make_fx(
             "make_fx: tracing_mode='symbolic' (symbolic shapes) is not supported by ember; "
             "use 'real' or 'fake' (shapes are specialized)"
         )
-    if pre_dispatch:
-        raise NotImplementedError(
-            "make_fx(pre_dispatch=True): ember traces below autograd only; use the default "
-            "pre_dispatch=False"
-        )
     table = dict(decomposition_table or {})
 
     def wrapped(*args: Any) -> GraphModule:
         tracker = _Tracker(table, _functionalize)
-        return _trace(f, args, tracker, tracing_mode, _allow_non_fake_inputs)[0]
+        return _trace(
+            f, args, tracker, tracing_mode, _allow_non_fake_inputs, pre_dispatch=pre_dispatch
+        )[0]
 
     return wrapped
 
@@ -614,9 +616,11 @@ def _trace(
     tracing_mode: str,
     allow_non_fake_inputs: bool,
     placeholder_names: list[str] | None = None,
+    pre_dispatch: bool = False,
 ) -> tuple[GraphModule, Any, list[Any]]:
     """Trace ``f(*args)``: the graph module, the traced output and the traced inputs (the
-    fake ones in fake mode), flattened."""
+    fake ones in fake mode), flattened; ``pre_dispatch``: on the PreDispatch key (NOTE
+    [pre-dispatch tracing])."""
     flat, spec = tree_flatten(args)
     fake_mode = None
     if tracing_mode == "fake":
@@ -636,7 +640,7 @@ def _trace(
         else:
             ph.meta["val"] = a
     traced_args = tree_unflatten(flat, spec)
-    mode = ProxyTorchDispatchMode(tracker)
+    mode: Any = PreDispatchTracer(tracker) if pre_dispatch else ProxyTorchDispatchMode(tracker)
     with _Tracing(tracker):
         if fake_mode is not None:
             with fake_mode, mode:
@@ -644,6 +648,8 @@ def _trace(
         else:
             with mode:
                 out = f(*traced_args)
+        if pre_dispatch:
+            mode.sync_grad_mode()  # a no_grad block the traced code ended with
     out_flat, out_spec = tree_flatten(out)
     g.output(
         tree_unflatten(
