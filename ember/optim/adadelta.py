@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
@@ -47,19 +46,11 @@ class Adadelta(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def _init_state(self, p: Tensor) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["square_avg"] = ember.zeros_like(p)
-            state["acc_delta"] = ember.zeros_like(p)
-        return state
+    _state_buffers = ("square_avg", "acc_delta")
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
-        state = self._init_state(p)
-        state["step"].add_(1)
-        grad = self._grad(p, group)
+        state, grad = self._begin_update(p, group)
         p, grad, square_avg, acc_delta = as_real([p, grad, state["square_avg"], state["acc_delta"]])
         square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
@@ -70,8 +61,8 @@ class Adadelta(Optimizer):
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
-        for ps, sts in self._with_grads(group, self._init_state):
-            aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
+        for ps, sts in self._with_grads(group):
+            self._count_steps(sts)
             grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             square_avgs = as_real([st["square_avg"] for st in sts])

@@ -53,9 +53,11 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p)
+                self._init_state(p, group)
 
-    def _init_state(self, p: Tensor) -> dict[str, Any]:
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """``p``'s step count and sum of squared gradients (from ``initial_accumulator_value``
+        of the defaults, as PyTorch), made on construction."""
         state = self.state[p]
         if not state:
             init = self.defaults["initial_accumulator_value"]
@@ -64,11 +66,8 @@ class Adagrad(Optimizer):
         return state
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        state = self._init_state(p)
-        step_t = state["step"]
-        step_t.add_(1)
-        grad = self._grad(p, group)
-        clr = group["lr"] / (1 + (step_t.item() - 1) * group["lr_decay"])
+        state, grad = self._begin_update(p, group)
+        clr = group["lr"] / (1 + (state["step"].item() - 1) * group["lr_decay"])
         p, grad, state_sum = as_real([p, grad, state["sum"]])
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(group["eps"])
@@ -76,9 +75,8 @@ class Adagrad(Optimizer):
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        for ps, sts in self._with_grads(group, self._init_state):
-            steps = [st["step"] for st in sts]
-            aten._foreach_add_.Scalar(steps, 1)
+        for ps, sts in self._with_grads(group):
+            steps = self._count_steps(sts)
             grads = self._grads(ps, group)
             lr, lr_decay = group["lr"], group["lr_decay"]
             minus_clr = [-lr / (1 + (s.item() - 1) * lr_decay) for s in steps]

@@ -10,7 +10,7 @@ import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
-from ember.optim.optimizer import Optimizer, as_real
+from ember.optim.optimizer import Optimizer, as_real, update_moments, update_moments_foreach
 
 aten = ops.aten
 
@@ -60,22 +60,18 @@ class Adam(Optimizer):
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        amsgrad = group["amsgrad"]
-        for ps, sts in self._with_grads(group, lambda p: self._init_state(p, amsgrad)):
+        for ps, sts in self._with_grads(group):
             grads = self._grads(ps, group)
-            steps = [st["step"] for st in sts]
-            aten._foreach_add_.Scalar(steps, 1)
+            steps = self._count_steps(sts)
             ps, grads = as_real(ps), as_real(grads)  # a complex parameter as real pairs
             exp_avgs = as_real([st["exp_avg"] for st in sts])
             exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
-            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
-            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
             counts = [s.item() for s in steps]
             step_sizes = [-lr / (1 - beta1**n) for n in counts]
             bias_correction2_sqrt = [math.sqrt(1 - beta2**n) for n in counts]
             second = exp_avg_sqs
-            if amsgrad:
+            if group["amsgrad"]:
                 second = as_real([st["max_exp_avg_sq"] for st in sts])
                 aten._foreach_maximum_.List(second, exp_avg_sqs)
             denom = aten._foreach_sqrt.default(second)
@@ -83,31 +79,25 @@ class Adam(Optimizer):
             aten._foreach_add_.Scalar(denom, eps)
             aten._foreach_addcdiv_.ScalarList(ps, exp_avgs, denom, step_sizes)
 
-    def _init_state(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
-            if amsgrad:
-                state["max_exp_avg_sq"] = ember.zeros_like(p)
-        return state
+    def _buffer_names(self, group: dict[str, Any]) -> tuple[str, ...]:
+        """The two moments, and with ``amsgrad`` the running maximum of the second."""
+        if group["amsgrad"]:
+            return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+        return ("exp_avg", "exp_avg_sq")
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        amsgrad = group["amsgrad"]
-        state = self._init_state(p, amsgrad)
+        state = self._init_state(p, group)
         grad = self._grad(p, group)
         step_t = state["step"]
         step_t.add_(1)
         p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
         step = step_t.item()
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         second = exp_avg_sq
-        if amsgrad:
+        if group["amsgrad"]:
             (second,) = as_real([state["max_exp_avg_sq"]])
             second.copy_(ember.maximum(second, exp_avg_sq))
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)

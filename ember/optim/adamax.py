@@ -46,33 +46,23 @@ class Adamax(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def _init_state(self, p: Tensor) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_inf"] = ember.zeros_like(p)
-        return state
+    _state_buffers = ("exp_avg", "exp_inf")
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        state = self._init_state(p)
-        step_t = state["step"]
-        step_t.add_(1)
-        grad = self._grad(p, group)
+        state, grad = self._begin_update(p, group)
         p, grad, exp_avg, exp_inf = as_real([p, grad, state["exp_avg"], state["exp_inf"]])
         exp_avg.lerp_(grad, 1 - beta1)
         exp_inf.mul_(beta2)
         exp_inf.copy_(ember.maximum(exp_inf, grad.abs().add_(eps)))
-        clr = lr / (1 - beta1 ** step_t.item())
+        clr = lr / (1 - beta1 ** state["step"].item())
         p.addcdiv_(exp_avg, exp_inf, value=-clr)
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        for ps, sts in self._with_grads(group, self._init_state):
-            steps = [st["step"] for st in sts]
-            aten._foreach_add_.Scalar(steps, 1)
+        for ps, sts in self._with_grads(group):
+            steps = self._count_steps(sts)
             grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             exp_avgs = as_real([st["exp_avg"] for st in sts])

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
-from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
+from ember.optim.optimizer import (
+    Optimizer,
+    as_real,
+    refuse_unsupported,
+    update_moments,
+    update_moments_foreach,
+)
 
 aten = ops.aten
 
@@ -58,14 +63,8 @@ class NAdam(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def _init_state(self, p: Tensor) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["mu_product"] = ember.tensor(1.0, dtype=ember.float32)
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
-        return state
+    _state_scalars = {"step": 0.0, "mu_product": 1.0}
+    _state_buffers = ("exp_avg", "exp_avg_sq")
 
     @staticmethod
     def _coefficients(group: dict[str, Any], step: float, mu_product: Tensor) -> tuple[float, ...]:
@@ -81,27 +80,20 @@ class NAdam(Optimizer):
         return 1 - beta2**step, grad_coef, avg_coef
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        beta1, beta2 = group["betas"]
-        state = self._init_state(p)
-        step_t = state["step"]
-        step_t.add_(1)
-        grad = self._grad(p, group)
+        state, grad = self._begin_update(p, group)
         correction2, grad_coef, avg_coef = self._coefficients(
-            group, step_t.item(), state["mu_product"]
+            group, state["step"].item(), state["mu_product"]
         )
         p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
         denom = exp_avg_sq.div(correction2).sqrt_().add_(group["eps"])
         p.addcdiv_(grad, denom, value=grad_coef)
         p.addcdiv_(exp_avg, denom, value=avg_coef)
 
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step."""
-        beta1, beta2 = group["betas"]
-        for ps, sts in self._with_grads(group, self._init_state):
-            steps = [st["step"] for st in sts]
-            aten._foreach_add_.Scalar(steps, 1)
+        for ps, sts in self._with_grads(group):
+            steps = self._count_steps(sts)
             grads = self._grads(ps, group)
             coefs = [
                 self._coefficients(group, s.item(), st["mu_product"])
@@ -111,9 +103,7 @@ class NAdam(Optimizer):
             ps, grads = as_real(ps), as_real(grads)
             exp_avgs = as_real([st["exp_avg"] for st in sts])
             exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
-            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
-            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
             denom = aten._foreach_div.ScalarList(exp_avg_sqs, corrections2)
             aten._foreach_sqrt_.default(denom)
             aten._foreach_add_.Scalar(denom, group["eps"])

@@ -24,7 +24,7 @@ import copy
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import ember
 from ember._tensor import Tensor
@@ -182,14 +182,47 @@ class Optimizer:
                 grads = aten._foreach_add.List(grads, ps, alpha=weight_decay)
         return grads  # type: ignore[return-value]
 
-    @staticmethod
-    def _with_grads(
-        group: dict[str, Any], init_state: Callable[[Tensor], dict[str, Any]]
-    ) -> list[tuple[list[Any], ...]]:
-        """The group's parameters that have a gradient and their state (made by ``init_state``
-        on first use), split by device (``by_device``): what a foreach update walks."""
+    #: the 0-d float32 state tensors of the update rule (name: initial value), made by
+    #: ``_init_state`` on a parameter's first step, before its buffers
+    _state_scalars: ClassVar[dict[str, float]] = {"step": 0.0}
+    #: the names of the rule's state buffers, zeros shaped like the parameter (``_buffer_names``)
+    _state_buffers: ClassVar[tuple[str, ...]] = ()
+
+    def _buffer_names(self, group: dict[str, Any]) -> tuple[str, ...]:
+        """The state buffers a parameter of ``group`` keeps: ``_state_buffers``, or, in an
+        optimizer whose options add some (Adam's ``amsgrad``), what this override says."""
+        return self._state_buffers
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """``p``'s state, made on first use: the ``_state_scalars`` then, as zeros like ``p``,
+        the buffers of ``_buffer_names(group)``, in that order."""
+        state = self.state[p]
+        if not state:
+            for name, value in self._state_scalars.items():
+                state[name] = ember.tensor(value, dtype=ember.float32)
+            for name in self._buffer_names(group):
+                state[name] = ember.zeros_like(p)
+        return state
+
+    def _begin_update(self, p: Tensor, group: dict[str, Any]) -> tuple[dict[str, Any], Tensor]:
+        """The start of a single-tensor update: ``p``'s state (made if new) with its
+        ``"step"`` counted, and the gradient the rule uses (``_grad``)."""
+        state = self._init_state(p, group)
+        state["step"].add_(1)
+        return state, self._grad(p, group)
+
+    def _with_grads(self, group: dict[str, Any]) -> list[tuple[list[Any], ...]]:
+        """The group's parameters that have a gradient and their state (``_init_state``), split
+        by device (``by_device``): what a foreach update walks."""
         params = [p for p in group["params"] if p.grad is not None]
-        return by_device(params, [init_state(p) for p in params]) if params else []
+        return by_device(params, [self._init_state(p, group) for p in params]) if params else []
+
+    @staticmethod
+    def _count_steps(states: list[dict[str, Any]]) -> list[Tensor]:
+        """Add one to the ``"step"`` of each of ``states`` (one foreach op); return them."""
+        steps = [st["step"] for st in states]
+        aten._foreach_add_.Scalar(steps, 1)
+        return steps
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
         """Re-evaluate the loss (with grad mode on) when ``step`` was given a closure."""
@@ -287,6 +320,29 @@ def as_real(tensors: list[Tensor]) -> list[Tensor]:
     if not any(t.is_complex() for t in tensors):
         return tensors
     return [ember.view_as_real(t) if t.is_complex() else t for t in tensors]
+
+
+def update_moments(
+    exp_avg: Tensor, exp_avg_sq: Tensor, grad: Tensor, betas: tuple[float, float]
+) -> None:
+    """Adam's running moments, in place: ``exp_avg`` moves ``1 - beta1`` of the way to
+    ``grad``; ``exp_avg_sq`` becomes ``beta2 * exp_avg_sq + (1 - beta2) * grad**2``."""
+    beta1, beta2 = betas
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+
+
+def update_moments_foreach(
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    grads: list[Tensor],
+    betas: tuple[float, float],
+) -> None:
+    """``update_moments`` of lists of tensors, with one foreach op a step."""
+    beta1, beta2 = betas
+    aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
+    aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
+    aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
 
 
 def refuse_unsupported(optimizer: str, **options: Any) -> None:

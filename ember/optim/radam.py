@@ -6,11 +6,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
-from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
+from ember.optim.optimizer import (
+    Optimizer,
+    as_real,
+    refuse_unsupported,
+    update_moments,
+    update_moments_foreach,
+)
 
 aten = ops.aten
 
@@ -50,13 +55,7 @@ class RAdam(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def _init_state(self, p: Tensor) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
-        return state
+    _state_buffers = ("exp_avg", "exp_avg_sq")
 
     @staticmethod
     def _step_size(group: dict[str, Any], step: float) -> tuple[float, bool]:
@@ -74,15 +73,10 @@ class RAdam(Optimizer):
         return -lr * rect * math.sqrt(correction2) / correction1, True
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        beta1, beta2 = group["betas"]
-        state = self._init_state(p)
-        step_t = state["step"]
-        step_t.add_(1)
-        grad = self._grad(p, group)
+        state, grad = self._begin_update(p, group)
         p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        coef, rectified = self._step_size(group, step_t.item())
+        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
+        coef, rectified = self._step_size(group, state["step"].item())
         if rectified:
             p.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(group["eps"]), value=coef)
         else:
@@ -91,17 +85,13 @@ class RAdam(Optimizer):
     def _update_foreach(self, group: dict[str, Any]) -> None:
         """``_update`` for every parameter of the group at once, one foreach op per step
         (parameters at different steps may fall on both sides of the rectification)."""
-        beta1, beta2 = group["betas"]
-        for ps, sts in self._with_grads(group, self._init_state):
-            steps = [st["step"] for st in sts]
-            aten._foreach_add_.Scalar(steps, 1)
+        for ps, sts in self._with_grads(group):
+            steps = self._count_steps(sts)
             grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             exp_avgs = as_real([st["exp_avg"] for st in sts])
             exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            aten._foreach_lerp_.Scalar(exp_avgs, grads, 1 - beta1)
-            aten._foreach_mul_.Scalar(exp_avg_sqs, beta2)
-            aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
+            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
             sizes = [self._step_size(group, s.item()) for s in steps]
             rect = [i for i, (_, r) in enumerate(sizes) if r]
             plain = [i for i, (_, r) in enumerate(sizes) if not r]

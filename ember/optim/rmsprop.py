@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
@@ -51,23 +50,20 @@ class RMSprop(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        state = self.state[p]
-        if not state:
-            state["step"] = ember.tensor(0.0, dtype=ember.float32)
-            state["square_avg"] = ember.zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = ember.zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = ember.zeros_like(p)
-        return state
+    def _buffer_names(self, group: dict[str, Any]) -> tuple[str, ...]:
+        """The running mean square, and the momentum buffer and running mean of the
+        gradient when ``momentum`` and ``centered`` ask for them."""
+        names: tuple[str, ...] = ("square_avg",)
+        if group["momentum"] > 0:
+            names += ("momentum_buffer",)
+        if group["centered"]:
+            names += ("grad_avg",)
+        return names
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         momentum = group["momentum"]
-        state = self._init_state(p, group)
-        state["step"].add_(1)
-        grad = self._grad(p, group)
+        state, grad = self._begin_update(p, group)
         p, grad, square_avg = as_real([p, grad, state["square_avg"]])
         square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
@@ -88,8 +84,8 @@ class RMSprop(Optimizer):
         """``_update`` for every parameter of the group at once, one foreach op per step."""
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         momentum = group["momentum"]
-        for ps, sts in self._with_grads(group, lambda p: self._init_state(p, group)):
-            aten._foreach_add_.Scalar([st["step"] for st in sts], 1)
+        for ps, sts in self._with_grads(group):
+            self._count_steps(sts)
             grads = self._grads(ps, group)
             ps, grads = as_real(ps), as_real(grads)
             square_avgs = as_real([st["square_avg"] for st in sts])
