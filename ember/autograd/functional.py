@@ -223,6 +223,62 @@ _NONE_INPUT = (
 )
 
 
+def _prepared_inputs(inputs: Any, fn_name: str, create_graph: bool) -> tuple[bool, Tensors]:
+    """``inputs`` checked (``_as_tuple``) and made into ``func``'s inputs, which need a graph
+    (``_prepare``): the first step of every function of this module."""
+    was_tuple, xs = _as_tuple(inputs, "inputs", fn_name)
+    return was_tuple, _prepare(xs, create_graph, need_graph=True)
+
+
+def _inputs_and_vector(
+    inputs: Any, v: Any, fn_name: str, create_graph: bool
+) -> tuple[bool, Tensors, Tensors | None]:
+    """``_prepared_inputs`` and the vector ``v`` checked against them (``_vector``): the
+    start of the products whose ``v`` is shaped like the inputs (``jvp``, ``vhp``, ``hvp``)."""
+    inputs_tuple, xs = _prepared_inputs(inputs, fn_name, create_graph)
+    return inputs_tuple, xs, _vector(v, xs, inputs_tuple, fn_name, create_graph, _NONE_INPUT)
+
+
+def _scalar_gradient(
+    func: Callable[..., Any], inputs: Tensors, fn_name: str, strict: bool
+) -> tuple[bool, Tensors, tuple[Tensor | None, ...]]:
+    """``func(inputs)``, which must be one single-element Tensor, and its gradient with a
+    graph (the Jacobian that ``vhp`` and ``hvp`` differentiate again)."""
+    outputs_tuple, outputs = _call(func, inputs, fn_name, strict)
+    _single_output(outputs, outputs_tuple, fn_name)
+    jac = _grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return outputs_tuple, outputs, jac
+
+
+def _last_backward(
+    of: tuple[Any, ...],
+    wrt: Tensors,
+    vs: Tensors | None,
+    refs: Tensors,
+    stage: str,
+    create_graph: bool,
+    strict: bool,
+) -> Tensors:
+    """A product's last backward pass: the gradient of ``of`` with respect to ``wrt`` against
+    ``vs``, zeros shaped as ``refs`` where it is missing (``_zeros_for_missing`` at ``stage``),
+    recorded when a graph is asked for or grad mode is on."""
+    with ember.set_grad_enabled(create_graph or ember.is_grad_enabled()):
+        grads = _grad(of, wrt, vs, create_graph=create_graph)
+        return _zeros_for_missing(grads, refs, strict, create_graph, stage)
+
+
+def _returned(
+    outputs: Tensors, outputs_tuple: bool, result: Tensors, result_tuple: bool, create_graph: bool
+) -> tuple[Any, Any]:
+    """``(func(inputs), product)`` as a product returns them: detached unless
+    ``create_graph`` (``_finish``), each a Tensor or a tuple as it was given (``_unpack``)."""
+    return (
+        _unpack(_finish(outputs, create_graph), outputs_tuple),
+        _unpack(_finish(result, create_graph), result_tuple),
+    )
+
+
 # --------------------------------------------------------------------------- products
 
 
@@ -239,21 +295,15 @@ def vjp(
     (tensor([1., 4.]), tensor([2., 4.]))
     """
     with ember.enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
+        inputs_tuple, inputs = _prepared_inputs(inputs, "vjp", create_graph)
         outputs_tuple, outputs = _call(func, inputs, "vjp", strict)
         vs = _vector(
             v, outputs, outputs_tuple, "vjp", create_graph,
             "The vector v can only be None if the user-provided function returns a single "
             "Tensor with a single element.",
         )  # fmt: skip
-    with ember.set_grad_enabled(create_graph or ember.is_grad_enabled()):
-        grads = _grad(outputs, inputs, vs, create_graph=create_graph)
-        result = _zeros_for_missing(grads, inputs, strict, create_graph, "back")
-    return (
-        _unpack(_finish(outputs, create_graph), outputs_tuple),
-        _unpack(_finish(result, create_graph), inputs_tuple),
-    )
+    result = _last_backward(outputs, inputs, vs, inputs, "back", create_graph, strict)
+    return _returned(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def jvp(
@@ -270,20 +320,13 @@ def jvp(
     (tensor([1., 4.]), tensor([2., 4.]))
     """
     with ember.enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        vs = _vector(v, inputs, inputs_tuple, "jvp", create_graph, _NONE_INPUT)
+        inputs_tuple, inputs, vs = _inputs_and_vector(inputs, v, "jvp", create_graph)
         outputs_tuple, outputs = _call(func, inputs, "jvp", strict)
         us = tuple(ember.zeros_like(o, requires_grad=True) for o in outputs)
         g_of_u = _grad(outputs, inputs, us, create_graph=True)  # J^T u, linear in u
         _check_requires_grad(g_of_u, "grad_inputs", strict)
-    with ember.set_grad_enabled(create_graph or ember.is_grad_enabled()):
-        grads = _grad(g_of_u, us, vs, create_graph=create_graph)
-        result = _zeros_for_missing(grads, outputs, strict, create_graph, "back_trick")
-    return (
-        _unpack(_finish(outputs, create_graph), outputs_tuple),
-        _unpack(_finish(result, create_graph), outputs_tuple),
-    )
+    result = _last_backward(g_of_u, us, vs, outputs, "back_trick", create_graph, strict)
+    return _returned(outputs, outputs_tuple, result, outputs_tuple, create_graph)
 
 
 def jacobian(
@@ -327,8 +370,7 @@ def jacobian(
             )
         return _jacobian_forward(func, inputs)
     with ember.enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
+        inputs_tuple, inputs = _prepared_inputs(inputs, "jacobian", create_graph)
         outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
         if vectorize and strict:
             raise RuntimeError(
@@ -502,20 +544,10 @@ def vhp(
     (tensor(9.), tensor([ 6., 12.]))
     """
     with ember.enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        vs = _vector(v, inputs, inputs_tuple, "vhp", create_graph, _NONE_INPUT)
-        outputs_tuple, outputs = _call(func, inputs, "vhp", strict)
-        _single_output(outputs, outputs_tuple, "vhp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-    with ember.set_grad_enabled(create_graph or ember.is_grad_enabled()):
-        grads = _grad(jac, inputs, vs, create_graph=create_graph)
-        result = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back")
-    return (
-        _unpack(_finish(outputs, create_graph), outputs_tuple),
-        _unpack(_finish(result, create_graph), inputs_tuple),
-    )
+        inputs_tuple, inputs, vs = _inputs_and_vector(inputs, v, "vhp", create_graph)
+        outputs_tuple, outputs, jac = _scalar_gradient(func, inputs, "vhp", strict)
+    result = _last_backward(jac, inputs, vs, inputs, "double_back", create_graph, strict)
+    return _returned(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def hvp(
@@ -533,20 +565,10 @@ def hvp(
     (tensor(9.), tensor([ 6., 12.]))
     """
     with ember.enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        vs = _vector(v, inputs, inputs_tuple, "hvp", create_graph, _NONE_INPUT)
-        outputs_tuple, outputs = _call(func, inputs, "hvp", strict)
-        _single_output(outputs, outputs_tuple, "hvp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        inputs_tuple, inputs, vs = _inputs_and_vector(inputs, v, "hvp", create_graph)
+        outputs_tuple, outputs, jac = _scalar_gradient(func, inputs, "hvp", strict)
         us = tuple(ember.zeros_like(x, requires_grad=True) for x in inputs)
         h_of_u = _grad(jac, inputs, us, create_graph=True)  # H^T u, linear in u
         _check_requires_grad(jac, "hessian", strict)
-    with ember.set_grad_enabled(create_graph or ember.is_grad_enabled()):
-        grads = _grad(h_of_u, us, vs, create_graph=create_graph)
-        result = _zeros_for_missing(grads, inputs, strict, create_graph, "double_back_trick")
-    return (
-        _unpack(_finish(outputs, create_graph), outputs_tuple),
-        _unpack(_finish(result, create_graph), inputs_tuple),
-    )
+    result = _last_backward(h_of_u, us, vs, inputs, "double_back_trick", create_graph, strict)
+    return _returned(outputs, outputs_tuple, result, inputs_tuple, create_graph)
