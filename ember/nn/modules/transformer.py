@@ -87,7 +87,64 @@ def _canonical_pair(
     return mask, padding
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: their submodules, made in PyTorch's order
+    (so parameters, state_dict keys and a seeded initialization match): self-attention, with
+    ``cross_attention`` the attention over the encoder's output (``multihead_attn``), the
+    feed-forward block (``linear1``, ``dropout``, ``linear2``), then a norm and a dropout per
+    sub-layer; and the self-attention block."""
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int,
+        dropout: float,
+        activation: Activation,
+        layer_norm_eps: float,
+        batch_first: bool,
+        norm_first: bool,
+        bias: bool,
+        device: Any,
+        dtype: Any,
+        *,
+        cross_attention: bool,
+    ) -> None:
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(
+                d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+            )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        if cross_attention:
+            self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if cross_attention:
+            self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(
+        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
+    ) -> Tensor:
+        """Self-attention over ``x`` and its dropout."""
+        x = self.self_attn(
+            x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False,
+            is_causal=is_causal,
+        )[0]  # fmt: skip
+        return self.dropout1(x)  # type: ignore[no-any-return]
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention then a feed-forward block, each with a residual connection and layer
     norm (after, or before with ``norm_first``).
 
@@ -110,22 +167,12 @@ class TransformerEncoderLayer(Module):
         device: Any = None,
         dtype: Any = None,
     ) -> None:
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        fn = _activation(activation)
+        super().__init__(
+            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+            norm_first, bias, device, dtype, cross_attention=False,
+        )  # fmt: skip
+        fn = self.activation
         self.activation_relu_or_gelu = 1 if fn is F.relu else 2 if fn is F.gelu else 0
-        self.activation = fn
 
     def forward(
         self,
@@ -146,21 +193,12 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(
-        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
-    ) -> Tensor:
-        x = self.self_attn(
-            x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False,
-            is_causal=is_causal,
-        )[0]  # fmt: skip
-        return self.dropout1(x)  # type: ignore[no-any-return]
-
     def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)  # type: ignore[no-any-return]
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's output (``memory``), then a feed-forward
     block, each with a residual connection and layer norm.
 
@@ -183,25 +221,10 @@ class TransformerDecoderLayer(Module):
         device: Any = None,
         dtype: Any = None,
     ) -> None:
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
-        )
-        self.multihead_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
+        super().__init__(
+            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+            norm_first, bias, device, dtype, cross_attention=True,
+        )  # fmt: skip
 
     def forward(
         self,
@@ -230,15 +253,6 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(
-        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
-    ) -> Tensor:
-        x = self.self_attn(
-            x, x, x, attn_mask=mask, key_padding_mask=padding, is_causal=is_causal,
-            need_weights=False,
-        )[0]  # fmt: skip
-        return self.dropout1(x)  # type: ignore[no-any-return]
-
     def _mha_block(
         self,
         x: Tensor,
@@ -258,7 +272,33 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(x)  # type: ignore[no-any-return]
 
 
-class TransformerEncoder(Module):
+class _LayerStack(Module):
+    """What ``TransformerEncoder`` and ``TransformerDecoder`` share: ``num_layers`` deep
+    copies of a layer, an optional final norm, and running an input through them."""
+
+    def __init__(self, layer: Module, num_layers: int, norm: Module | None) -> None:
+        super().__init__()
+        self.layers = _clones(layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def _is_causal(self, mask: Tensor | None, is_causal: bool | None, x: Tensor) -> bool:
+        """``is_causal`` if given, else whether ``mask`` is the causal mask of ``x``'s sequence
+        length (read with the first layer's ``batch_first``)."""
+        first = self.layers[0]
+        batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
+        return _detect_is_causal_mask(mask, is_causal, _seq_len(x, batch_first))
+
+    def _run(self, x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        """``x`` through every layer (``layer(x, *args, **kwargs)``), then the norm if any."""
+        for mod in self.layers:
+            x = mod(x, *args, **kwargs)
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
+
+
+class TransformerEncoder(_LayerStack):
     """``num_layers`` copies of an encoder layer, then an optional norm.
 
     >>> layer = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
@@ -274,10 +314,7 @@ class TransformerEncoder(Module):
         enable_nested_tensor: bool = True,
         mask_check: bool = True,
     ) -> None:
-        super().__init__()
-        self.layers = _clones(encoder_layer, num_layers)
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(encoder_layer, num_layers, norm)
         self.enable_nested_tensor = enable_nested_tensor  # accepted; ember has no nested tensors
         self.use_nested_tensor = False
         self.mask_check = mask_check
@@ -292,20 +329,13 @@ class TransformerEncoder(Module):
         mask, src_key_padding_mask = _canonical_pair(
             mask, src_key_padding_mask, ("mask", "src_key_padding_mask"), src.dtype
         )
-        first = self.layers[0]
-        batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
-        causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
-        output = src
-        for mod in self.layers:
-            output = mod(
-                output, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask
-            )
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        causal = self._is_causal(mask, is_causal, src)
+        return self._run(
+            src, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask
+        )
 
 
-class TransformerDecoder(Module):
+class TransformerDecoder(_LayerStack):
     """``num_layers`` copies of a decoder layer, then an optional norm.
 
     >>> layer = ember.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
@@ -314,10 +344,7 @@ class TransformerDecoder(Module):
     """
 
     def __init__(self, decoder_layer: Module, num_layers: int, norm: Module | None = None) -> None:
-        super().__init__()
-        self.layers = _clones(decoder_layer, num_layers)
-        self.num_layers = num_layers
-        self.norm = norm
+        super().__init__(decoder_layer, num_layers, norm)
 
     def forward(
         self,
@@ -330,24 +357,16 @@ class TransformerDecoder(Module):
         tgt_is_causal: bool | None = None,
         memory_is_causal: bool = False,
     ) -> Tensor:
-        first = self.layers[0]
-        batch_first = first.self_attn.batch_first if hasattr(first, "self_attn") else False
-        causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, _seq_len(tgt, batch_first))
-        output = tgt
-        for mod in self.layers:
-            output = mod(
-                output,
-                memory,
-                tgt_mask=tgt_mask,
-                memory_mask=memory_mask,
-                tgt_key_padding_mask=tgt_key_padding_mask,
-                memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=causal,
-                memory_is_causal=memory_is_causal,
-            )
-        if self.norm is not None:
-            output = self.norm(output)
-        return output
+        return self._run(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=self._is_causal(tgt_mask, tgt_is_causal, tgt),
+            memory_is_causal=memory_is_causal,
+        )
 
 
 class Transformer(Module):
