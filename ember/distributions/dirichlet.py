@@ -35,10 +35,6 @@ class Dirichlet(Distribution):
         shape = concentration.shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
-
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """Independent gamma draws divided by their sum (NOTE [implicit gamma gradient])."""
         shape = self._extended_shape(sample_shape)
@@ -129,10 +125,6 @@ class Beta(Distribution):
     def variance(self) -> Tensor:
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
-
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
 
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """The first coordinate of a two-category Dirichlet draw."""

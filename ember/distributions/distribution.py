@@ -189,6 +189,35 @@ class Distribution:
                 f"distribution {self!r}, but found invalid values:\n{value}"
             )
 
+    def _expanded(
+        self, cls: type, batch_shape: _SizeLike, _instance: Any, params: Sequence[str]
+    ) -> Any:
+        """The ``expand`` of a distribution whose ``params`` all have its batch shape: a new
+        instance (``_get_checked_instance``) with each of them expanded to ``batch_shape``."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in params:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        return self._finish_expand(new, batch_shape)
+
+    def _finish_expand(self, new: Any, batch_shape: Size, event_shape: _SizeLike = EMPTY) -> Any:
+        """The last step of every ``expand``: ``new``'s shapes set, without validating its
+        (already valid) parameters, and ``self``'s choice of validation carried over."""
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _expand_probs_or_logits(self, new: Any, param_shape: Size) -> None:
+        """Give ``new`` ``self``'s ``probs`` and/or ``logits`` (those already computed)
+        expanded to ``param_shape``, and as ``_param`` the one given last (a distribution
+        given by one of the two, as ``Bernoulli`` and ``Categorical``)."""
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(param_shape)  # type: ignore[attr-defined]
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(param_shape)  # type: ignore[attr-defined]
+            new._param = new.logits
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

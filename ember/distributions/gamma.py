@@ -52,10 +52,6 @@ class Gamma(Distribution):
     def stddev(self) -> Tensor:
         return self.variance.sqrt()
 
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
-
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """Draws whose gradient flows to both parameters (NOTE [implicit gamma gradient])."""
         shape = self._extended_shape(sample_shape)
@@ -108,10 +104,6 @@ class Exponential(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.rate.pow(-2)
-
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
 
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """``e / rate`` with a standard exponential ``e``."""

@@ -46,10 +46,6 @@ class Laplace(Distribution):
     def stddev(self) -> Tensor:
         return math.sqrt(2) * self.scale
 
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
-
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """``loc - scale * sign(u) * log(1 - |u|)`` for ``u`` uniform in (-1, 1)."""
         shape = self._extended_shape(sample_shape)

@@ -126,9 +126,7 @@ class MultivariateNormal(Distribution):
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
 
     def _full(self, m: Tensor) -> Tensor:
         return m.expand(*self._batch_shape, *self._event_shape, *self._event_shape)

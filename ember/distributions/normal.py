@@ -35,13 +35,7 @@ class Normal(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -58,10 +52,6 @@ class Normal(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.stddev.pow(2)
-
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
 
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """``loc + eps * scale`` with standard normal ``eps``: differentiable in both."""

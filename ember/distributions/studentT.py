@@ -53,10 +53,6 @@ class StudentT(Distribution):
         v = ember.where(df <= 2, ember.full_like(v, float("inf")), v)
         return ember.where(df <= 1, ember.full_like(v, float("nan")), v)
 
-    def sample(self, sample_shape: Any = EMPTY) -> Tensor:
-        with ember.no_grad():
-            return self.rsample(sample_shape)
-
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """``loc + scale * x / sqrt(chi2 / df)`` with ``x`` standard normal and ``chi2`` a
         chi-squared draw of ``df`` degrees (a gamma draw: NOTE [implicit gamma gradient])."""
