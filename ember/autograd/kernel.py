@@ -47,6 +47,7 @@ from ember.dispatch.keys import (
     below,
 )
 from ember.dtypes import FROM_NUMPY as _FROM_NP
+from ember.ops.binding import tensor_params
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
 
@@ -127,18 +128,6 @@ def relink(saved: Tensor, node: Node, nr: int) -> Tensor:
     return a
 
 
-def _tensor_params(op: OpOverload) -> list[tuple[int, str, bool]]:
-    """(position or -1 for kwarg-only, name, is_list) of each Tensor parameter."""
-    out = []
-    pos = 0
-    for a in op._schema.arguments:
-        if a.type.base == "Tensor":
-            out.append((-1 if a.kwarg_only else pos, a.name, a.type.is_list))
-        if not a.kwarg_only:
-            pos += 1
-    return out
-
-
 def _differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.category >= 2
 
@@ -159,7 +148,7 @@ class _OpInfo:
     )  # fmt: skip
 
     def __init__(self, op: OpOverload) -> None:
-        self.params = _tensor_params(op)
+        self.params = tensor_params(op)
         self.gather = _make_gather(self.params)
         self.is_out = op._schema.is_out
         self.inplace = op._schema.is_inplace

@@ -30,46 +30,32 @@ def _mha_shape_check(
     num_heads: int,
 ) -> bool:
     """Whether the inputs are batched; AssertionError (as PyTorch) for inconsistent ranks."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
+    if query.dim() in (2, 3):
+        batched = query.dim() == 3
+        rank = query.dim()
+        which = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
+        if key.dim() != rank or value.dim() != rank:
             raise AssertionError(
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                f"For {which}, expected `key` and `value` to be {rank}-D but found "
                 f"{key.dim()}-D and {value.dim()}-D tensors respectively"
             )
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+        if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
             raise AssertionError(
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D "
-                f"but found {key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                f"found {attn_mask.dim()}-D tensor instead"
-            )
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-            )
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
+                f"For {which}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
                 f"but found {key_padding_mask.dim()}-D tensor instead"
             )
         if attn_mask is not None:
             if attn_mask.dim() not in (2, 3):
                 raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                    f"For {which}, expected `attn_mask` to be `None`, 2-D or 3-D "
                     f"but found {attn_mask.dim()}-D tensor instead"
                 )
             expected = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+            if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
                 raise AssertionError(
                     f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}"
                 )
-        return False
+        return batched
     raise AssertionError(
         "query should be unbatched 2D or batched 3D tensor but received "
         f"{query.dim()}-D query tensor"

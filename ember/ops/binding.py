@@ -89,6 +89,20 @@ def type_matches(t: SchemaType, x: Any, pointwise: bool = False, lenient: bool =
 _OUT_TUPLE = SchemaType("Tensor", -1)
 
 
+def tensor_params(op: OpOverload) -> list[tuple[int, str, bool]]:
+    """``(position, name, is_list)`` of each Tensor parameter of ``op``: its place among the
+    positional arguments (NOTE [canonical arguments]) or -1 for a kwarg-only one, and whether
+    it is a list of Tensors; what the autograd and forward-AD kernels read from a call."""
+    out = []
+    pos = 0
+    for a in op._schema.arguments:
+        if a.type.base == "Tensor":
+            out.append((-1 if a.kwarg_only else pos, a.name, a.type.is_list))
+        if not a.kwarg_only:
+            pos += 1
+    return out
+
+
 def out_names(schema: FunctionSchema) -> tuple[str, ...]:
     """The kwarg-only arguments an out overload writes (``("max", "max_values")``)."""
     return tuple(a.name for a in schema.kwarg_only if a.is_write)

@@ -34,6 +34,7 @@ from ember._tensor import Tensor
 from ember.autograd.derivatives_tensorops import RAISES_AT_BACKWARD
 from ember.autograd.function_table import DERIVATIVES, VJP
 from ember.autograd.grad_mode import enable_grad
+from ember.ops.binding import tensor_params
 from ember.ops.native._define import FUNCTIONAL_OF
 from ember.ops.registry import OpOverload, ops
 
@@ -85,18 +86,6 @@ LINEAR_NAMES = frozenset("""
 
 def _differentiable(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype.category >= 2
-
-
-def tensor_params(op: OpOverload) -> list[tuple[int, str, bool]]:
-    """(position or -1 for kwarg-only, name, is_list) of each Tensor parameter."""
-    out = []
-    pos = 0
-    for a in op._schema.arguments:
-        if a.type.base == "Tensor":
-            out.append((-1 if a.kwarg_only else pos, a.name, a.type.is_list))
-        if not a.kwarg_only:
-            pos += 1
-    return out
 
 
 def get_param(args: tuple[Any, ...], kwargs: dict[str, Any], p: tuple[int, str, bool]) -> Any:

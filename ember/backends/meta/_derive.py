@@ -33,6 +33,11 @@ def new(shape: Sequence[int], d: dtype) -> Tensor:
     return wrap_shape_only(ShapeOnlyArray(tuple(shape), d.np))
 
 
+def like(t: Tensor) -> Tensor:
+    """A Meta tensor of ``t``'s shape and dtype."""
+    return new(tuple(t.shape), t.dtype)
+
+
 def _result(spec: Spec | None) -> Tensor | None:
     return None if spec is None else new(spec[0], spec[1])
 

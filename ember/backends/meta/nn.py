@@ -8,7 +8,7 @@ from typing import Any
 
 from ember import dtypes
 from ember._tensor import Tensor
-from ember.backends.meta._derive import meta_rule, new, results
+from ember.backends.meta._derive import like, meta_rule, new, results
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native import nn_geometry
@@ -25,10 +25,6 @@ from ember.ops.shapes import broadcast_shapes
 
 aten = ops.aten
 Meta = DispatchKey.Meta
-
-
-def _like(t: Tensor) -> Tensor:
-    return new(tuple(t.shape), t.dtype)
 
 
 g = nn_geometry
@@ -98,9 +94,9 @@ def constant_pad_nd(self: Tensor, pad: Sequence[int], value: Any = 0) -> Tensor:
 @impl(aten.native_dropout.default, Meta)
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
     check_dropout(p, train)
-    return _like(input), new(tuple(input.shape), dtypes.bool_)
+    return like(input), new(tuple(input.shape), dtypes.bool_)
 
 
 @impl(aten.native_dropout_backward.default, Meta)
 def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
-    return _like(grad_output)
+    return like(grad_output)

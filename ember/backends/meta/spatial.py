@@ -8,7 +8,7 @@ from typing import Any
 
 from ember import dtypes
 from ember._tensor import Tensor
-from ember.backends.meta._derive import meta_rule, new
+from ember.backends.meta._derive import like, meta_rule, new
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native import nn_geometry
@@ -28,10 +28,6 @@ from ember.ops.registry import ops
 
 aten = ops.aten
 Meta = DispatchKey.Meta
-
-
-def _like(t: Tensor) -> Tensor:
-    return new(tuple(t.shape), t.dtype)
 
 
 g = nn_geometry
@@ -54,7 +50,7 @@ def _register_adaptive(n: int) -> None:
     def avg_backward(grad_output: Tensor, self: Tensor) -> Tensor:
         shape = adaptive_output(self.shape, grad_output.shape[-n:], n, avg + "_backward")
         check_grad_output(grad_output, shape, avg + "_backward")
-        return _like(self)
+        return like(self)
 
     def max_forward(self: Tensor, output_size: Sequence[int]) -> tuple[Tensor, Tensor]:
         shape = adaptive_output(self.shape, output_size, n, mx)
@@ -63,7 +59,7 @@ def _register_adaptive(n: int) -> None:
 
     def max_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
         check_grad_output(grad_output, indices.shape, mx + "_backward")
-        return _like(self)
+        return like(self)
 
     impl(getattr(aten, "_" + avg).default, Meta, avg_forward)
     impl(getattr(aten, "_" + avg + "_backward").default, Meta, avg_backward)
@@ -86,7 +82,7 @@ def _register_pad(n: int, reflect: bool) -> None:
     def backward(grad_output: Tensor, self: Tensor, padding: Sequence[int]) -> Tensor:
         shape = pad_output(self.shape, padding, n, name + "_backward", reflect)
         check_grad_output(grad_output, shape, name + "_backward")
-        return _like(self)
+        return like(self)
 
     impl(getattr(aten, name).default, Meta, forward)
     impl(getattr(aten, name + "_backward").default, Meta, backward)
