@@ -110,22 +110,36 @@ def _plain_float(src: Source) -> Any:
     return dt
 
 
+def _operands(src: Source, dt: Any, scaled: bool) -> tuple[str, str] | None:
+    """The two operands of a binary float op of dtype ``dt`` (the node's first argument,
+    already checked, and a float tensor or a number) as source names, the second times
+    ``alpha`` where the op is ``scaled`` and given one, as the kernel's scaled path computes
+    it; None where the kernel decides (other keywords, or a number times ``alpha``, which
+    rounds differently)."""
+    n = src.node
+    a, b = n.args
+    if not (src.float_operand(b, dt) or src.number(b)):
+        return None
+    if set(n.kwargs) - ({"alpha"} if scaled else set()):
+        return None
+    x, y = src.name(a), src.name(b)
+    if "alpha" in n.kwargs:  # the kernel's scaled path: other * alpha first
+        if not (src.float_operand(b, dt) and src.number(n.kwargs["alpha"])):
+            return None
+        y = f"np.multiply({y}, {src.name(n.kwargs['alpha'])})"
+    return x, y
+
+
 def _binary(op: Any, ufunc: str, scaled: bool) -> None:
     def emit(src: Source, out: str | None) -> str | None:
         n = src.node
         dt = _plain_float(src)
         if dt is None or len(n.args) != 2 or not src.float_operand(n.args[0], dt):
             return None
-        a, b = n.args
-        if not (src.float_operand(b, dt) or src.number(b)):
+        operands = _operands(src, dt, scaled)
+        if operands is None:
             return None
-        if set(n.kwargs) - ({"alpha"} if scaled else set()):
-            return None
-        x, y = src.name(a), src.name(b)
-        if "alpha" in n.kwargs:  # the kernel's scaled path: other * alpha first
-            if not (src.float_operand(b, dt) and src.number(n.kwargs["alpha"])):
-                return None
-            y = f"np.multiply({y}, {src.name(n.kwargs['alpha'])})"
+        x, y = operands
         return _as_array(src, f"np.{ufunc}({x}, {y}{_out(out)})")
 
     EMITTERS[op] = emit
@@ -152,16 +166,10 @@ def _inplace(op: Any, ufunc: str, scaled: bool) -> None:
         dt = src.dtype(n.args[0])
         if dt not in _FLOATS or n.args[0].meta.get("param") is not None:
             return None
-        a, b = n.args
-        if not (src.float_operand(b, dt) or src.number(b)):
+        operands = _operands(src, dt, scaled)
+        if operands is None:
             return None
-        if set(n.kwargs) - ({"alpha"} if scaled else set()):
-            return None
-        x, y = src.name(a), src.name(b)
-        if "alpha" in n.kwargs:
-            if not (src.float_operand(b, dt) and src.number(n.kwargs["alpha"])):
-                return None  # a number times alpha rounds differently: the kernel decides
-            y = f"np.multiply({y}, {src.name(n.kwargs['alpha'])})"
+        x, y = operands
         return f"np.{ufunc}({x}, {y}, out={x})"
 
     EMITTERS[op] = emit

@@ -127,15 +127,18 @@ def _bfloat16_loaded(d: np.dtype[Any]) -> None:
 dtypes.on_bfloat16(_bfloat16_loaded)
 
 
-@impl(aten.sum.default, CPU)
-def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
-    x = self._edata
+def _sum_plan(x: np.ndarray, dtype: dtype | None) -> tuple[np.ndarray, Any, Any]:
+    """A sum's input (cast to ``dtype`` if given), accumulate dtype and result dtype."""
     if dtype is None:
         acc, res = _SUM_PLAN[x.dtype]
-    else:
-        x = _cast_input(x, dtype)
-        res = dtype.np
-        acc = _acc(res)
+        return x, acc, res
+    res = dtype.np
+    return _cast_input(x, dtype), _acc(res), res
+
+
+@impl(aten.sum.default, CPU)
+def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
+    x, acc, res = _sum_plan(self._edata, dtype)
     token = ERRSTATE.set(IGNORE)  # inf + -inf: nan, silently (quiet(), inlined)
     try:
         r = _add_reduce(x, None, acc)
@@ -146,13 +149,7 @@ def sum_all(self: Tensor, *, dtype: dtype | None = None) -> Tensor:
 
 @impl(aten.sum.dim_IntList, CPU)
 def sum_dim(self: Tensor, dim: Any, keepdim: bool = False, *, dtype: dtype | None = None) -> Tensor:
-    x = self._edata
-    if dtype is None:
-        acc, res = _SUM_PLAN[x.dtype]
-    else:
-        x = _cast_input(x, dtype)
-        res = dtype.np
-        acc = _acc(res)
+    x, acc, res = _sum_plan(self._edata, dtype)
     axes = reduction_axes(x.shape, dim, "sum")
     token = ERRSTATE.set(IGNORE)  # inf + -inf: nan, silently (quiet(), inlined)
     try:

@@ -699,6 +699,15 @@ def matrix_check(
       ...
     RuntimeError: linalg.inv: The input tensor A must have at least 2 dimensions.
     """
+    matrix_shape_check(shape, api, square=square, name=name)
+    check_linalg_dtype(d, api, refusal, floating=floating)
+
+
+def matrix_shape_check(
+    shape: Sequence[int], api: str, *, square: bool = True, name: str = "A"
+) -> None:
+    """The shape half of ``matrix_check``: ``shape`` has at least 2 dims, and its last two
+    are equal if ``square``; PyTorch's messages, naming ``api`` and the input ``name``."""
     if len(shape) < 2:
         raise RuntimeError(f"{api}: The input tensor {name} must have at least 2 dimensions.")
     if square and shape[-1] != shape[-2]:
@@ -706,7 +715,6 @@ def matrix_check(
             f"{api}: {name} must be batches of square matrices, but they are {shape[-2]} by "
             f"{shape[-1]} matrices"
         )
-    check_linalg_dtype(d, api, refusal, floating=floating)
 
 
 def check_linalg_dtype(d: dtype, api: str, refusal: Refusal, *, floating: bool = True) -> None:

@@ -30,7 +30,7 @@ from ember.dispatch import state
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, float64
 from ember.ops.native._define import by_name
-from ember.ops.native.linalg import check_linalg_dtype, matrix_check
+from ember.ops.native.linalg import check_linalg_dtype, matrix_check, matrix_shape_check
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import wrap_dim
 from ember.return_types import linalg_eigh as eigh_t
@@ -284,13 +284,7 @@ def linalg_matrix_rank_tol_tensor(input: Tensor, tol: Tensor, hermitian: bool = 
 def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
     """``A^n`` by repeated squaring (``A^-n`` is ``inv(A)^n``; ``A^0`` the identity)."""
     api = "linalg.matrix_power"
-    if self.ndim < 2:
-        raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
-    if self.shape[-1] != self.shape[-2]:
-        raise RuntimeError(
-            f"{api}: A must be batches of square matrices, but they are {self.shape[-2]} by "
-            f"{self.shape[-1]} matrices"
-        )
+    matrix_shape_check(self.shape, api)
     if n == 0:
         out = aten.clone.default(self)
         eye = aten.eye.default(self.shape[-1], dtype=self.dtype, device=self.device)
@@ -675,13 +669,7 @@ def matrix_exp(self: Tensor) -> Tensor:
 def matrix_exp_check(A: Tensor) -> None:
     """``linalg.matrix_exp``'s checks: batches of square floating or complex matrices."""
     api = "linalg.matrix_exp"
-    if A.ndim < 2:
-        raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{api}: A must be batches of square matrices, but they are {A.shape[-2]} by "
-            f"{A.shape[-1]} matrices"
-        )
+    matrix_shape_check(A.shape, api)
     if A.dtype.category < FLOATING:
         raise RuntimeError(
             f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype._short}"
