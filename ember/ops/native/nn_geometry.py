@@ -90,20 +90,20 @@ def _named(name: str, geometry: Callable[[Args], Any]) -> Callable[[Args], Any]:
     return geometry
 
 
+def _max_pool_output(a: Args, op: str, n: int) -> Any:
+    """The checked spatial output size of an ``n``-d max pooling of ``a.self`` with ``a``'s
+    window options (``pool_geometry``; ``op`` names it in errors)."""
+    *_, out = pool_geometry(
+        a.self.shape, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode, op, n
+    )
+    return out
+
+
 def max_pool_with_indices(n: int) -> Callable[[Args], Specs]:
     """The geometry of ``max_pool{n}d_with_indices``."""
 
     def geometry(a: Args) -> Specs:
-        *_, out = pool_geometry(
-            a.self.shape,
-            a.kernel_size,
-            a.stride,
-            a.padding,
-            a.dilation,
-            a.ceil_mode,
-            f"max_pool{n}d",
-            n,
-        )
+        out = _max_pool_output(a, f"max_pool{n}d", n)
         shape = (*a.self.shape[:-n], *out)
         return (shape, a.self.dtype), (shape, int64)
 
@@ -114,16 +114,7 @@ def max_pool_with_indices_backward(n: int) -> Callable[[Args], Spec]:
     """The geometry of ``max_pool{n}d_with_indices_backward``."""
 
     def geometry(a: Args) -> Spec:
-        pool_geometry(
-            a.self.shape,
-            a.kernel_size,
-            a.stride,
-            a.padding,
-            a.dilation,
-            a.ceil_mode,
-            f"max_pool{n}d_backward",
-            n,
-        )
+        _max_pool_output(a, f"max_pool{n}d_backward", n)
         return like(a.self)
 
     return _named(f"max_pool{n}d_with_indices_backward", geometry)

@@ -461,6 +461,16 @@ def fold_blocks(
     )
 
 
+def check_fold_input(shape: Sequence[int], rank: int, op: str) -> None:
+    """``im2col``'s (``rank`` 3) or ``col2im``'s (``rank`` 2) input check: ``rank`` dims, or
+    one more for a batch (which alone may be empty), none of the others 0."""
+    if len(shape) not in (rank, rank + 1) or any(x == 0 for x in shape[-rank:]):
+        raise RuntimeError(
+            f"{op}: Expected {rank}D or {rank + 1}D (batch mode) tensor with optional 0 dim batch "
+            f"size and non-zero other dimensions for input, but got: {list(shape)}"
+        )
+
+
 def im2col_shape(
     shape: Sequence[int],
     kernel_size: Sequence[int],
@@ -476,11 +486,7 @@ def im2col_shape(
             f"{list(shape)}"
         )
     k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, op)
-    if len(shape) not in (3, 4) or any(x == 0 for x in shape[-3:]):
-        raise RuntimeError(
-            f"{op}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size and "
-            f"non-zero other dimensions for input, but got: {list(shape)}"
-        )
+    check_fold_input(shape, 3, op)
     blocks = fold_blocks(shape[-2:], k, d, p, s)
     if any(b < 1 for b in blocks):
         raise RuntimeError(
@@ -503,11 +509,7 @@ def col2im_shape(
     op = "col2im"
     k, d, p, s = fold_geometry(kernel_size, dilation, padding, stride, op)
     out = expand_param(output_size, 2, "output_size", op)
-    if len(shape) not in (2, 3) or any(x == 0 for x in shape[-2:]):
-        raise RuntimeError(
-            f"{op}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size and "
-            f"non-zero other dimensions for input, but got: {list(shape)}"
-        )
+    check_fold_input(shape, 2, op)
     kk = k[0] * k[1]
     if shape[-2] % kk:
         raise RuntimeError(
