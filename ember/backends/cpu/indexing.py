@@ -198,14 +198,22 @@ def _dim_key(ndim: int, d: int, index: Any) -> tuple[Any, ...]:
     return (_ALL,) * d + (index,)
 
 
-def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: Any) -> None:
+def _checked_index(
+    out: np.ndarray, d: int, index: Tensor, op: str, error: type[Exception], *, negative: bool
+) -> np.ndarray:
+    """``index`` flat, every position checked against ``out``'s dim ``d`` (from ``-size``
+    where ``negative`` counts from the end): ``error`` naming ``op`` and the first bad one."""
     idx = index._edata.reshape(-1)
     size = out.shape[d] if out.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = idx[(idx < 0) | (idx >= size)][0]
-        raise RuntimeError(
-            f"index_add_(): index {bad} is out of bounds for dimension {d} with size {size}"
-        )
+    low = -size if negative else 0
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        bad = idx[(idx < low) | (idx >= size)][0]
+        raise error(f"{op}(): index {bad} is out of bounds for dimension {d} with size {size}")
+    return idx  # type: ignore[no-any-return]
+
+
+def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: Any) -> None:
+    idx = _checked_index(out, d, index, "index_add_", RuntimeError, negative=False)
     src = source._edata
     if alpha != 1:
         a = alpha if out.dtype.kind in "fc" else int(alpha)
@@ -218,13 +226,7 @@ def _index_add(out: np.ndarray, d: int, index: Tensor, source: Tensor, alpha: An
 
 
 def _index_copy(out: np.ndarray, d: int, index: Tensor, source: Tensor) -> None:
-    idx = index._edata.reshape(-1)
-    size = out.shape[d] if out.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = idx[(idx < 0) | (idx >= size)][0]
-        raise IndexError(
-            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"
-        )
+    idx = _checked_index(out, d, index, "index_copy_", IndexError, negative=False)
     if out.ndim == 0:
         out[...] = source._edata.reshape(())
         return
@@ -232,13 +234,7 @@ def _index_copy(out: np.ndarray, d: int, index: Tensor, source: Tensor) -> None:
 
 
 def _index_fill(out: np.ndarray, d: int, index: Tensor, value: Any, dt: Any) -> None:
-    idx = index._edata.reshape(-1)
-    size = out.shape[d] if out.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx[(idx < -size) | (idx >= size)][0]
-        raise IndexError(
-            f"index_fill_(): index {bad} is out of bounds for dimension {d} with size {size}"
-        )
+    idx = _checked_index(out, d, index, "index_fill_", IndexError, negative=True)
     v = np.asarray(check_scalar(value, dt, "index_fill_")).astype(out.dtype)
     if out.ndim == 0:
         if idx.size:

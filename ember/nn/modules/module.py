@@ -240,16 +240,22 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def _owner_of(self, target: str) -> tuple[Module, str]:
+        """The submodule holding the attribute at dotted path ``target``, and the attribute's
+        name: what ``get_parameter`` and ``get_buffer`` look up, an AttributeError if absent."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        return mod, name
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path ``target``.
 
         >>> ember.nn.Sequential(ember.nn.Linear(2, 3)).get_parameter("0.bias").shape
         ember.Size([3])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = self._owner_of(target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
@@ -261,10 +267,7 @@ class Module:
         >>> ember.nn.Sequential(ember.nn.BatchNorm1d(3)).get_buffer("0.running_mean")
         tensor([0., 0., 0.])
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = self._owner_of(target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(mod, name)
