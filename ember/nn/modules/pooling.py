@@ -55,7 +55,10 @@ class AvgPool2d(_Pool2d):
 
 
 class _MaxPoolNd(Module):
-    """A max-pooling layer of some spatial dims (PyTorch's ``_MaxPoolNd``)."""
+    """A max-pooling layer of ``_n`` spatial dims (PyTorch's ``_MaxPoolNd``): its window
+    options, and ``forward`` by ``F.max_pool{_n}d``."""
+
+    _n = 0
 
     def __init__(
         self,
@@ -72,6 +75,13 @@ class _MaxPoolNd(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
+    def forward(self, input: Tensor) -> Any:
+        fn = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[self._n - 1]
+        return fn(
+            input, self.kernel_size, self.stride, self.padding, self.dilation,
+            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
+        )  # fmt: skip
+
     def extra_repr(self) -> str:
         return (
             f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
@@ -86,11 +96,7 @@ class MaxPool1d(_MaxPoolNd):
     ember.Size([1, 2, 3])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool1d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation,
-            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
-        )  # fmt: skip
+    _n = 1
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -100,11 +106,7 @@ class MaxPool2d(_MaxPoolNd):
     ember.Size([1, 1, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation,
-            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
-        )  # fmt: skip
+    _n = 2
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -114,11 +116,7 @@ class MaxPool3d(_MaxPoolNd):
     ember.Size([1, 2, 2, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool3d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation,
-            ceil_mode=self.ceil_mode, return_indices=self.return_indices,
-        )  # fmt: skip
+    _n = 3
 
 
 class AvgPool1d(Module):
@@ -171,11 +169,19 @@ def _single(v: Any) -> tuple[int, ...]:
 
 
 class _AdaptivePool(Module):
-    """An adaptive pooling layer: ``output_size`` (None entries keep the input's size)."""
+    """An adaptive pooling layer of ``_n`` spatial dims: ``output_size`` (None entries keep
+    the input's size); average pooling (``F.adaptive_avg_pool{_n}d``) unless a subclass
+    says otherwise."""
+
+    _n = 0
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Any:
+        fn = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[self._n - 1]
+        return fn(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -188,8 +194,7 @@ class AdaptiveAvgPool1d(_AdaptivePool):
     ember.Size([1, 2, 3])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool1d(input, self.output_size)
+    _n = 1
 
 
 class AdaptiveAvgPool2d(_AdaptivePool):
@@ -199,8 +204,7 @@ class AdaptiveAvgPool2d(_AdaptivePool):
     ember.Size([2, 3, 1, 1])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    _n = 2
 
 
 class AdaptiveAvgPool3d(_AdaptivePool):
@@ -210,14 +214,20 @@ class AdaptiveAvgPool3d(_AdaptivePool):
     ember.Size([1, 2, 2, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool3d(input, self.output_size)
+    _n = 3
 
 
 class _AdaptiveMaxPool(_AdaptivePool):
+    """An adaptive max-pooling layer (``F.adaptive_max_pool{_n}d``), optionally returning
+    the positions of the maxima."""
+
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size)
         self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        fn = (F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d)[self._n - 1]
+        return fn(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
@@ -227,8 +237,7 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     ember.Size([1, 2, 3])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+    _n = 1
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
@@ -238,8 +247,7 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     ember.Size([1, 2, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+    _n = 2
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPool):
@@ -249,8 +257,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPool):
     ember.Size([1, 2, 2, 2, 2])
     """
 
-    def forward(self, input: Tensor) -> Any:
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+    _n = 3
 
 
 class _MaxUnpoolNd(Module):
