@@ -4,13 +4,12 @@ initialization; the subclasses say the number of spatial dims."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import ember
 from ember._tensor import Tensor
 from ember.nn import functional as F
-from ember.nn import init
+from ember.nn.modules.linear import register_bias, reset_kaiming
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
@@ -85,18 +84,11 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(ember.empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(ember.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, bias, out_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"

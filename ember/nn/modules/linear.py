@@ -27,6 +27,26 @@ class Identity(Module):
         return input
 
 
+def register_bias(module: Module, bias: bool, size: int, device: Any, dtype: Any) -> None:
+    """Give ``module`` its ``bias``: an uninitialized Parameter of ``size`` elements, or, when
+    ``bias`` is False, None registered in its place (as Linear, Bilinear and the convolutions
+    keep it)."""
+    if bias:
+        module.bias = Parameter(ember.empty(size, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def reset_kaiming(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default initialization of ``Linear`` and the convolutions: ``weight`` by
+    ``kaiming_uniform_(a=sqrt(5))``, ``bias`` uniform in ``±1/sqrt(fan_in)``."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
 class Linear(Module):
     """``y = x @ weight.T + bias``, weight ``(out_features, in_features)``.
 
@@ -48,18 +68,11 @@ class Linear(Module):
         self.weight = Parameter(
             ember.empty((out_features, in_features), device=device, dtype=dtype)
         )
-        if bias:
-            self.bias = Parameter(ember.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1]
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
@@ -109,10 +122,7 @@ class Bilinear(Module):
         self.out_features = out_features
         kw = {"device": device, "dtype": dtype}
         self.weight = Parameter(ember.empty((out_features, in1_features, in2_features), **kw))
-        if bias:
-            self.bias = Parameter(ember.empty(out_features, **kw))
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
