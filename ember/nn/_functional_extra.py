@@ -14,7 +14,7 @@ that a ``__torch_dispatch__`` mode sees, where ember's mode sees the ops they ar
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -281,60 +281,52 @@ def _max_unpool(
     return out.reshape(*lead, *size)
 
 
-@python_route()
-def max_unpool1d(
-    input: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Sequence[int] | None = None,
-) -> Tensor:
+def _max_unpool_nd(n: int, doc: str) -> Callable[..., Tensor]:
+    """``max_unpool{n}d`` (docstring ``doc``): PyTorch's signature over ``_max_unpool``."""
+
+    def max_unpool(
+        input: Tensor,
+        indices: Tensor,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        output_size: Sequence[int] | None = None,
+    ) -> Tensor:
+        name = f"max_unpool{n}d"
+        return _max_unpool(name, n, input, indices, kernel_size, stride, padding, output_size)
+
+    return python_route()(_spatial._name(max_unpool, f"max_unpool{n}d", doc))
+
+
+max_unpool1d = _max_unpool_nd(
+    1,
     """The inverse of ``max_pool1d``: each value goes back to the position ``indices`` names
     (from ``max_pool1d(..., return_indices=True)``), zeros elsewhere.
 
     >>> import ember.nn.functional as F
     >>> F.max_unpool1d(ember.tensor([[[5.0, 7.0]]]), ember.tensor([[[1, 2]]]), 2)
     tensor([[[0., 5., 7., 0.]]])
-    """
-    return _max_unpool("max_unpool1d", 1, input, indices, kernel_size, stride, padding, output_size)  # noqa: E501
-
-
-@python_route()
-def max_unpool2d(
-    input: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Sequence[int] | None = None,
-) -> Tensor:
+    """,
+)
+max_unpool2d = _max_unpool_nd(
+    2,
     """The inverse of ``max_pool2d`` (see ``max_unpool1d``).
 
     >>> import ember.nn.functional as F
     >>> F.max_unpool2d(ember.ones(1, 1, 1, 1), ember.tensor([[[[3]]]]), 2)
     tensor([[[[0., 0.],
               [0., 1.]]]])
-    """
-    return _max_unpool("max_unpool2d", 2, input, indices, kernel_size, stride, padding, output_size)  # noqa: E501
-
-
-@python_route()
-def max_unpool3d(
-    input: Tensor,
-    indices: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    output_size: Sequence[int] | None = None,
-) -> Tensor:
+    """,
+)
+max_unpool3d = _max_unpool_nd(
+    3,
     """The inverse of ``max_pool3d`` (see ``max_unpool1d``).
 
     >>> import ember.nn.functional as F
     >>> F.max_unpool3d(ember.ones(1, 1, 1, 1, 1), ember.tensor([[[[[7]]]]]), 2).sum()
     tensor(1.)
-    """
-    return _max_unpool("max_unpool3d", 3, input, indices, kernel_size, stride, padding, output_size)  # noqa: E501
+    """,
+)
 
 
 def _lp_pool(

@@ -552,7 +552,38 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._set_lrs(self.get_lr())
 
 
-class OneCycleLR(LRScheduler):
+class _MomentumCycle(LRScheduler):
+    """What ``OneCycleLR`` and ``CyclicLR`` share with ``cycle_momentum``: each group's
+    momentum (Adam's ``beta1`` where the optimizer has ``betas``) moved between its
+    ``base_momentum`` and ``max_momentum``, against the learning rate."""
+
+    use_beta1: bool
+
+    def _check_momentum(self, optimizer: Optimizer) -> None:
+        """Refuse an optimizer with neither option; note which one it has."""
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError(
+                "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+            )
+        self.use_beta1 = "betas" in optimizer.defaults
+
+    def _start_momentum(self, optimizer: Optimizer, highs: list[Any], lows: list[Any]) -> None:
+        """A fresh schedule: each group's momentum at its ``highs`` entry, and its range
+        (``max_momentum``, ``base_momentum``) kept in the group."""
+        for group, high, low in zip(optimizer.param_groups, highs, lows, strict=True):
+            self._set_momentum(group, high)
+            group["max_momentum"] = high
+            group["base_momentum"] = low
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        """Set ``group``'s momentum, or the first of its ``betas``, to ``value``."""
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+
+class OneCycleLR(_MomentumCycle):
     """The 1cycle policy (Smith): per batch, raise the learning rate from ``max_lr /
     div_factor`` to ``max_lr`` over ``pct_start`` of ``total_steps``, then anneal it to
     ``initial_lr / final_div_factor`` (``three_phase``: back to the initial rate first),
@@ -616,18 +647,11 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in optimizer.defaults
+            self._check_momentum(optimizer)
             highs = _per_group("max_momentum", optimizer, max_momentum)
             lows = _per_group("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for group, high, low in zip(optimizer.param_groups, highs, lows, strict=True):
-                    self._set_momentum(group, high)
-                    group["max_momentum"] = high
-                    group["base_momentum"] = low
+                self._start_momentum(optimizer, highs, lows)
         super().__init__(optimizer, last_epoch)
 
     def _phases(self, rise_end: float, three_phase: bool) -> list[dict[str, Any]]:
@@ -649,12 +673,6 @@ class OneCycleLR(LRScheduler):
             ]
         return [phase(rise_end - 1, ("initial_lr", "max_lr"), up),
                 phase(last, ("max_lr", "min_lr"), down)]  # fmt: skip
-
-    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
         """From ``start`` at ``pct`` 0 to ``end`` at 1, along half a cosine or a line."""
@@ -687,7 +705,7 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class CyclicLR(LRScheduler):
+class CyclicLR(_MomentumCycle):
     """The cyclical learning-rate policy (Smith): per batch, the rate goes from ``base_lr``
     up to ``max_lr`` over ``step_size_up`` steps and back over ``step_size_down``, the
     amplitude scaled per cycle (``triangular``: 1, ``triangular2``: halved each cycle) or
@@ -736,19 +754,11 @@ class CyclicLR(LRScheduler):
             self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in optimizer.defaults
+            self._check_momentum(optimizer)
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for high, low, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
-                ):
-                    self._set_momentum(group, high)
-                    group["max_momentum"], group["base_momentum"] = high, low
+                self._start_momentum(optimizer, self.max_momentums, self.base_momentums)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -761,12 +771,6 @@ class CyclicLR(LRScheduler):
         if self.mode == "triangular2":
             return 1 / (2.0 ** (x - 1))
         return self.gamma**x
-
-    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def get_lr(self) -> list[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)
