@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ember._batched.args import align, bind, call
@@ -352,15 +353,36 @@ def _nll_parts(values: dict[str, Any], level: Level) -> tuple[Tensor, Tensor, tu
     return xp.reshape(-1, c), tp.reshape(-1), tuple(tp.shape)
 
 
-def nll_loss_forward_rule(
-    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+def _nll_rule(
+    name: str,
+    batched_weight: Callable[[dict[str, Any], Level], Any],
+    flat: Callable[[OpOverload, Level, dict[str, Any], Tensor, Tensor, tuple[int, ...]], Any],
+) -> Callable[[OpOverload, Level, tuple[Any, ...], dict[str, Any]], Any]:
+    """The vmap rule of ``nll_loss_forward`` or ``nll_loss_backward``: the per-example loop
+    for inputs of more than 2 dims, ``batched_weight`` when the class weights are batched,
+    else ``flat`` over the batch folded into the rows (``_nll_parts``)."""
+
+    def rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+        values = bind(op, args, kw)
+        if values["self"].dim() > 2:
+            return slow_fallback(op, 0, args, kw)
+        if _any_batched(level, values.get("weight")):
+            return batched_weight(values, level)
+        return flat(op, level, values, *_nll_parts(values, level))
+
+    rule.__name__ = rule.__qualname__ = name
+    return rule
+
+
+def _nll_forward_flat(
+    op: OpOverload,
+    level: Level,
+    values: dict[str, Any],
+    xs: Tensor,
+    ts: Tensor,
+    shape: tuple[int, ...],
 ) -> Any:
-    values = bind(op, args, kw)
-    if values["self"].dim() > 2:
-        return slow_fallback(op, 0, args, kw)
-    if _any_batched(level, values.get("weight")):
-        return _nll_forward_batched_weight(values, level)
-    xs, ts, shape = _nll_parts(values, level)
+    """``nll_loss_forward`` of the rows of every example at once, reduced per example."""
     weight, ignore = values.get("weight"), values["ignore_index"]
     losses, _ = op(xs, ts, weight, 0, ignore)
     if weight is None:  # each target's weight: 1, or 0 where it is ignored
@@ -382,15 +404,15 @@ def nll_loss_forward_rule(
     return wrap(out, level.level), wrap(total, level.level)
 
 
-def nll_loss_backward_rule(
-    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+def _nll_backward_flat(
+    op: OpOverload,
+    level: Level,
+    values: dict[str, Any],
+    xs: Tensor,
+    ts: Tensor,
+    shape: tuple[int, ...],
 ) -> Any:
-    values = bind(op, args, kw)
-    if values["self"].dim() > 2:
-        return slow_fallback(op, 0, args, kw)
-    if _any_batched(level, values.get("weight")):
-        return _nll_backward_batched_weight(values, level)
-    xs, ts, shape = _nll_parts(values, level)
+    """``nll_loss_backward`` of the rows of every example at once."""
     g, reduction = values["grad_output"], values["reduction"]
     gp = align(g, level, g.dim())
     if reduction != 0:
@@ -452,5 +474,11 @@ def _nll_backward_batched_weight(values: dict[str, Any], level: Level) -> Any:
     return wrap(out.view(size, *x.shape), level.level)
 
 
+nll_loss_forward_rule = _nll_rule(
+    "nll_loss_forward_rule", _nll_forward_batched_weight, _nll_forward_flat
+)
+nll_loss_backward_rule = _nll_rule(
+    "nll_loss_backward_rule", _nll_backward_batched_weight, _nll_backward_flat
+)
 register_rule(aten.nll_loss_forward.default, nll_loss_forward_rule)
 register_rule(aten.nll_loss_backward.default, nll_loss_backward_rule)

@@ -18,24 +18,20 @@ from ember.random import _generator
 __all__ = ["Multinomial", "OneHotCategorical"]
 
 
-class OneHotCategorical(Distribution):
-    """A ``Categorical`` draw as a one-hot vector over the last dim.
-
-    >>> ember.distributions.OneHotCategorical(probs=ember.tensor([0.0, 1.0])).sample()
-    tensor([0., 1.])
-    """
+class _OverCategorical(Distribution):
+    """What ``OneHotCategorical`` and ``Multinomial`` share: a ``Categorical`` over the last
+    dim of ``probs`` or ``logits`` (batch shape the rest, event shape that dim), whose
+    parameters they read."""
 
     arg_constraints = {
         "probs": constraints.simplex,
         "logits": constraints.independent(constraints.real, 1),
     }
-    support = constraints.independent(constraints.boolean, 1)  # one-hot: PyTorch's `one_hot`
-    has_enumerate_support = True
 
-    def __init__(
-        self, probs: Tensor | None = None, logits: Tensor | None = None,
-        validate_args: bool | None = None,
-    ) -> None:  # fmt: skip
+    def _init_categorical(
+        self, probs: Tensor | None, logits: Tensor | None, validate_args: bool | None
+    ) -> None:
+        """Make the inner ``Categorical`` and set this distribution's shapes from it."""
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
         shape = self._categorical.param_shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
@@ -47,6 +43,23 @@ class OneHotCategorical(Distribution):
     @property
     def logits(self) -> Tensor:
         return self._categorical.logits
+
+
+class OneHotCategorical(_OverCategorical):
+    """A ``Categorical`` draw as a one-hot vector over the last dim.
+
+    >>> ember.distributions.OneHotCategorical(probs=ember.tensor([0.0, 1.0])).sample()
+    tensor([0., 1.])
+    """
+
+    support = constraints.independent(constraints.boolean, 1)  # one-hot: PyTorch's `one_hot`
+    has_enumerate_support = True
+
+    def __init__(
+        self, probs: Tensor | None = None, logits: Tensor | None = None,
+        validate_args: bool | None = None,
+    ) -> None:  # fmt: skip
+        self._init_categorical(probs, logits, validate_args)
 
     @property
     def mean(self) -> Tensor:
@@ -84,17 +97,12 @@ class OneHotCategorical(Distribution):
         return values
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical):
     """Counts of each of the last dim's categories over ``total_count`` categorical draws.
 
     >>> ember.distributions.Multinomial(4, probs=ember.tensor([1.0, 1.0])).mean
     tensor([2., 2.])
     """
-
-    arg_constraints = {
-        "probs": constraints.simplex,
-        "logits": constraints.independent(constraints.real, 1),
-    }
 
     def __init__(
         self, total_count: int = 1, probs: Tensor | None = None, logits: Tensor | None = None,
@@ -103,21 +111,11 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        shape = self._categorical.param_shape
-        super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
     @property
     def support(self) -> constraints.Constraint:
         return constraints.independent(constraints.integer_interval(0, self.total_count), 1)
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
 
     @property
     def mean(self) -> Tensor:
