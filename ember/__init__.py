@@ -76,6 +76,7 @@ from ember import _conversions as _conversions  # noqa: F401
 from ember import _tensor_methods as _tensor_methods  # noqa: F401  (unique, new_tensor, ...)
 from ember.random import *  # noqa: F403
 from ember._tensor_str import set_printoptions
+from ember._script_helpers import *  # noqa: F403  (_check, asarray, sym_int, typename...)
 from ember import autograd
 from ember.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,

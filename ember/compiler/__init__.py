@@ -9,3 +9,31 @@ or ``numba_tier``. ``effects`` says what a node writes and which storage it may 
 serve the lazy device too. The compiler does not import ``ember/lazy/``. See
 ``docs/lazy.md``.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def is_compiling() -> bool:
+    """Whether the code runs inside a trace of ``ember.compile`` (or ``make_fx``), as
+    PyTorch's ``torch.compiler.is_compiling``: a model can branch on it.
+
+    >>> ember.compiler.is_compiling()
+    False
+    """
+    from ember.fx.experimental.proxy_tensor import TRACING  # loaded on first use: fx is heavy
+
+    return TRACING[0] > 0
+
+
+def disable(fn: Any = None, recursive: bool = True) -> Any:
+    """PyTorch's ``torch.compiler.disable``: ember.compile traces the ops ``fn`` runs either
+    way (through ``make_fx``), so ``fn`` comes back unchanged (also as a decorator factory).
+
+    >>> ember.compiler.disable(abs) is abs
+    True
+    """
+    if fn is None:
+        return lambda f: f
+    return fn

@@ -37,7 +37,9 @@ IGNORED_NAMES = frozenset(
     set_default_dtype set_printoptions is_grad_enabled is_inference_mode_enabled no_grad
     enable_grad set_grad_enabled inference_mode manual_seed seed initial_seed get_rng_state
     set_rng_state Generator default_generator load save tensor as_tensor from_numpy from_dlpack
-    is_tensor compile vmap broadcast_shapes
+    is_tensor compile vmap broadcast_shapes asarray frombuffer typename is_storage
+    get_default_device set_default_device set_default_tensor_type get_num_interop_threads
+    set_num_interop_threads
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads
     set_float32_matmul_precision get_float32_matmul_precision

@@ -543,6 +543,10 @@ def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any
 _SCALAR_READS = frozenset(("__bool__", "__float__", "__int__", "__index__", "item"))
 
 
+#: how many make_fx traces this process is inside (``ember.compiler.is_compiling``)
+TRACING = [0]
+
+
 class _Tracing:
     """Installs the data-read check for the tensors of one trace."""
 
@@ -566,8 +570,10 @@ class _Tracing:
                 raise DataDependentTracingError(f"{_DATA_ERROR} (Tensor.{what}() was called)")
 
         _tensor_mod.VALUE_READ_HOOK[0] = check
+        TRACING[0] += 1
 
     def __exit__(self, *exc: Any) -> None:
+        TRACING[0] -= 1
         _tensor_mod.VALUE_READ_HOOK[0] = self.previous
 
 
