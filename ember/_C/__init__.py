@@ -8,6 +8,8 @@ False
 
 from __future__ import annotations
 
+from ember._C._dispatch_tls import *  # noqa: F403  (DispatchKey, _dispatch_keys, ...)
+from ember._C._dispatch_tls import __all__ as _TLS_NAMES
 from ember.dispatch import state as _state
 from ember.dispatch.keys import AUTOGRAD_BIT as _AUTOGRAD_BIT
 from ember.dispatch.keys import PYTHON_BIT as _PYTHON_BIT
@@ -47,6 +49,7 @@ __all__ = [
     "_pop_torch_function_stack",
     "_push_on_torch_function_stack",
     "_set_grad_enabled",
+    *_TLS_NAMES,
 ]
 
 

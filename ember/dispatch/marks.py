@@ -119,3 +119,8 @@ def take_backend(t: Any, like: Any) -> None:
     """``t`` dispatches as ``like``'s backend alone (a new alias of its data, such as a
     Parameter made from a tensor): every other key is dropped."""
     t._ekeys = like._ekeys & BACKEND_MASK
+
+
+def keys(t: Any) -> int:
+    """The whole key set a tensor carries (``torch._C._dispatch_keys``; read-only)."""
+    return t._ekeys  # type: ignore[no-any-return]

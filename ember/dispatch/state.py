@@ -258,6 +258,26 @@ def set_included(bit: int, on: bool) -> bool:
     return was
 
 
+def set_excluded(bit: int, on: bool) -> bool:
+    """Put one key's ``bit`` into this thread's exclude set (``on``) or take it out, until
+    changed again (PyTorch's ``_dispatch_tls_set_dispatch_key_excluded``); returns whether it
+    was in before.
+
+    >>> from ember.dispatch.state import set_excluded
+    >>> set_excluded(1 << 10, True), set_excluded(1 << 10, False)
+    (False, True)
+    """
+    loc = local
+    was = bool(loc.exclude & bit)
+    if on and not was:
+        loc.exclude |= bit
+        ACTIVE[0] += 1
+    elif was and not on:
+        loc.exclude &= ~bit
+        ACTIVE[0] -= 1
+    return was
+
+
 def include_keys(ks: int) -> KeyGuard:
     """Add ``ks`` to this thread's include set for the block (``KeyGuard(include=ks)``)."""
     return KeyGuard(include=ks)
