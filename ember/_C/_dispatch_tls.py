@@ -23,7 +23,28 @@ __all__ = [
     "_dispatch_tls_local_include_set",
     "_dispatch_tls_set_dispatch_key_excluded",
     "_dispatch_tls_set_dispatch_key_included",
+    "_get_dispatch_stack_at",
+    "_len_torch_dispatch_stack",
+    "_pop_torch_dispatch_stack",
+    "_push_on_torch_dispatch_stack",
 ]
+
+
+def _len_torch_dispatch_stack() -> int:
+    """How many TorchDispatchModes this thread has on."""
+    return len(state.local.dispatch_modes)
+
+
+def _get_dispatch_stack_at(i: int) -> Any:
+    return state.local.dispatch_modes[i]
+
+
+def _push_on_torch_dispatch_stack(mode: Any) -> None:
+    state.push_dispatch_mode(mode)
+
+
+def _pop_torch_dispatch_stack(k: Any = None) -> Any:
+    return state.pop_dispatch_mode()
 
 
 class DispatchKeySet:

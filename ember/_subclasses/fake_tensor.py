@@ -21,12 +21,14 @@ whose output shape depends on values (``nonzero``, ``item``) raise
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from ember._shape_only import ShapeOnlyArray
 from ember._tensor import Tensor
 from ember.device import device
-from ember.dispatch import marks
+from ember.dispatch import marks, state
 from ember.dispatch.keys import META_BIT
 from ember.dtypes import get_default_dtype
 from ember.ops.registry import OpOverload, ops
@@ -35,6 +37,7 @@ from ember.utils._pytree import tree_map
 
 __all__ = [
     "is_fake",
+    "unset_fake_temporarily",
     "DataDependentOutputException",
     "DynamicOutputShapeException",
     "FakeTensor",
@@ -238,3 +241,34 @@ def _is_tensor_constructor(func: OpOverload) -> bool:
         and not returns[0].type.is_list
         and not returns[0].type.optional
     )
+
+
+@contextlib.contextmanager
+def unset_fake_temporarily() -> Iterator[Any]:
+    """The innermost FakeTensorMode off for the block (yielded; None if none is on), back in
+    its place on the mode stack after it, as PyTorch's (code that must make a real tensor
+    while tracing fakes).
+
+    >>> from ember._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily
+    >>> with FakeTensorMode(), unset_fake_temporarily():
+    ...     type(ember.ones(1)).__name__
+    'Tensor'
+    """
+    stack = state.local.dispatch_modes
+    at = next(
+        (i for i in range(len(stack) - 1, -1, -1) if isinstance(stack[i], FakeTensorMode)), None
+    )
+    if at is None:
+        yield None
+        return
+    above = [state.pop_dispatch_mode() for _ in range(len(stack) - at - 1)]
+    mode = state.pop_dispatch_mode()
+    for m in reversed(above):
+        state.push_dispatch_mode(m)
+    try:
+        yield mode
+    finally:
+        above = [state.pop_dispatch_mode() for _ in range(len(stack) - at)]
+        state.push_dispatch_mode(mode)
+        for m in reversed(above):
+            state.push_dispatch_mode(m)

@@ -284,8 +284,23 @@ from ember.autograd.saved_hooks import (  # noqa: E402
     saved_tensors_hooks,
 )
 
+
+def increment_version(tensor: Any) -> None:
+    """Bump the version counters of ``tensor`` (or of each tensor of a list), as an in-place
+    write would: PyTorch's way for code that writes a tensor's memory behind autograd's
+    back, so that a backward needing the old values raises instead of using the new ones.
+
+    >>> x = ember.ones(2); v = x._version; ember.autograd.graph.increment_version(x)
+    >>> x._version - v
+    1
+    """
+    for t in tensor if isinstance(tensor, (list, tuple)) else (tensor,):
+        t._bump_version()
+
+
 __all__ = [
     "Node",
+    "increment_version",
     "disable_saved_tensors_hooks",
     "save_on_cpu",
     "saved_tensors_hooks",

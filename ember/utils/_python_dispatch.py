@@ -111,6 +111,23 @@ def _disable_current_modes() -> Iterator[list[Any]]:
             state.push_dispatch_mode(mode)
 
 
+@contextmanager
+def _pop_mode_temporarily(k: Any = None) -> Iterator[Any]:
+    """The top TorchDispatchMode off for the block (yielded), back on after it.
+
+    >>> from ember.utils._python_dispatch import TorchDispatchMode, _pop_mode_temporarily
+    >>> from ember.utils._python_dispatch import is_in_torch_dispatch_mode
+    >>> with TorchDispatchMode() as m, _pop_mode_temporarily() as top:
+    ...     top is m, is_in_torch_dispatch_mode()
+    (True, False)
+    """
+    mode = state.pop_dispatch_mode()
+    try:
+        yield mode
+    finally:
+        state.push_dispatch_mode(mode)
+
+
 def is_traceable_wrapper_subclass(t: Any) -> bool:
     """Whether ``t`` is a Tensor subclass with ``__tensor_flatten__`` and
     ``__tensor_unflatten__`` (the ahead-of-time tracer can see through it)."""
