@@ -26,7 +26,67 @@ from ember.dtypes import dtype as _dtype
 from ember.nn.modules._backward_hook import BackwardHook
 from ember.nn.parameter import Parameter
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = [
+    "Module",
+    "RemovableHandle",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+]
+
+# NOTE [global module hooks]
+# ``register_module_forward_pre_hook`` / ``register_module_forward_hook`` add hooks every
+# module runs, before its own (PyTorch's order); while none is registered a call pays one
+# truth test of ``_GLOBAL_HOOKS``. Global hooks take ``(module, args)`` and
+# ``(module, args, output)``, as PyTorch's.
+_GLOBAL_FORWARD_PRE_HOOKS: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_GLOBAL_FORWARD_HOOKS: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_GLOBAL_HOOKS = [0]  # how many global hooks exist
+
+
+def _count_global_hooks() -> None:
+    _GLOBAL_HOOKS[0] = len(_GLOBAL_FORWARD_PRE_HOOKS) + len(_GLOBAL_FORWARD_HOOKS)
+
+
+class _GlobalHandle:
+    """Removes one global hook (``handle.remove()``, or a with-block's end)."""
+
+    def __init__(self, table: OrderedDict[int, Callable[..., Any]], hook_id: int) -> None:
+        self._table, self.id = table, hook_id
+
+    def remove(self) -> None:
+        self._table.pop(self.id, None)
+        _count_global_hooks()
+
+    def __enter__(self) -> _GlobalHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+_GLOBAL_IDS = itertools.count()
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> _GlobalHandle:
+    """Call ``hook(module, args)`` before every module's forward (a non-None result
+    replaces the positional arguments) (NOTE [global module hooks]).
+
+    >>> h = ember.nn.modules.module.register_module_forward_pre_hook(lambda m, a: None)
+    >>> h.remove()
+    """
+    i = next(_GLOBAL_IDS)
+    _GLOBAL_FORWARD_PRE_HOOKS[i] = hook
+    _count_global_hooks()
+    return _GlobalHandle(_GLOBAL_FORWARD_PRE_HOOKS, i)
+
+
+def register_module_forward_hook(hook: Callable[..., Any]) -> _GlobalHandle:
+    """Call ``hook(module, args, output)`` after every module's forward (a non-None result
+    replaces the output) (NOTE [global module hooks])."""
+    i = next(_GLOBAL_IDS)
+    _GLOBAL_FORWARD_HOOKS[i] = hook
+    _count_global_hooks()
+    return _GlobalHandle(_GLOBAL_FORWARD_HOOKS, i)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -581,6 +641,7 @@ class Module:
             or self._forward_hooks
             or self._backward_hooks
             or self._backward_pre_hooks
+            or _GLOBAL_HOOKS[0]
         ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
@@ -592,6 +653,10 @@ class Module:
             bw_hook = BackwardHook(
                 self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
             )
+        for hook in list(_GLOBAL_FORWARD_PRE_HOOKS.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -615,6 +680,10 @@ class Module:
                 if hook_id in self._forward_hooks_always_called:
                     self._run_forward_hook(hook_id, hook, args, kwargs, None)
             raise
+        for hook in list(_GLOBAL_FORWARD_HOOKS.values()):
+            res = hook(self, args, result)
+            if res is not None:
+                result = res
         for hook_id, hook in list(self._forward_hooks.items()):
             res = self._run_forward_hook(hook_id, hook, args, kwargs, result)
             if res is not None:
