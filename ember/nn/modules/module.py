@@ -51,10 +51,10 @@ class _GlobalHandle:
     """Removes one global hook (``handle.remove()``, or a with-block's end)."""
 
     def __init__(self, table: OrderedDict[int, Callable[..., Any]], hook_id: int) -> None:
-        self._table, self.id = table, hook_id
+        self._hooks, self.id = table, hook_id
 
     def remove(self) -> None:
-        self._table.pop(self.id, None)
+        self._hooks.pop(self.id, None)
         _count_global_hooks()
 
     def __enter__(self) -> _GlobalHandle:
