@@ -63,6 +63,9 @@ FALLBACK = {
     "aten._unique2.default",
     "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
+    # PyTorch has no rule for these either: a loop per example
+    "aten.embedding_renorm.default",
+    "aten.embedding_renorm_.default",
     "aten.histogram.bin_ct",
     "aten.histogram.bins_tensor",
     "aten.linalg_lstsq.default",

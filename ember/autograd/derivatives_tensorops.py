@@ -175,6 +175,8 @@ not_differentiated(aten._cdist_backward.default)
 defvjp(aten._pdist_forward.default, lambda g, self, p=2, *, result: (
     aten._pdist_backward.default(g, self, p, result),), name="PdistBackward0")  # fmt: skip
 not_differentiated(aten._pdist_backward.default)
+# F.embedding(max_norm=) runs it under no_grad; PyTorch's node is EmbeddingRenormBackward0
+not_differentiated(aten.embedding_renorm.default)
 defvjp(aten._euclidean_dist.default, lambda g, x1, x2, *, result: (
     _euclidean_grads(g, x1, x2, result)))  # fmt: skip
 

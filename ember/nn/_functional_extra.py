@@ -172,7 +172,7 @@ def embedding_bag(
         )
     if max_norm is not None:
         with ember.no_grad():  # as F.embedding: renormalise the looked-up rows in place
-            ember.nn.functional.embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)
+            ember.embedding_renorm_(weight.detach(), flat.contiguous(), max_norm, norm_type)
     idx = np.asarray(flat.tolist(), dtype=np.int64)[:total]
     ends = np.append(starts[1:], total)
     bag_of = np.repeat(np.arange(len(starts)), np.maximum(ends - starts, 0))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 from ember.ops.native.nn import reduce_loss
 from ember.ops.registry import ops
 from ember.overrides import guard_function, python_route
@@ -197,8 +198,6 @@ def embedding(
     tensor([[1.],
             [0.]])
     """
-    if max_norm is not None:
-        raise NotImplementedError("embedding: max_norm is not supported by ember yet")
     if padding_idx is not None:
         n = weight.shape[0]
         if not -n <= padding_idx < n:
@@ -206,7 +205,15 @@ def embedding(
         padding_idx = padding_idx % n
     else:
         padding_idx = -1
-    return aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    if max_norm is not None:
+        # as PyTorch: the looked-up rows of ``weight`` are renormalised in place, outside
+        # autograd (on a detached alias, so the version counter still moves), then read
+        indices = input.contiguous()
+        with no_grad():
+            aten.embedding_renorm_.default(weight.detach(), indices, max_norm, norm_type)
+    else:
+        indices = input
+    return aten.embedding.default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
 @python_route()

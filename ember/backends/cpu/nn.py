@@ -31,6 +31,7 @@ from ember.ops.native.nn import (
     check_batch_norm,
     check_dropout,
     check_embedding,
+    check_embedding_renorm,
     check_indices,
     check_native_batch_norm,
     check_nll,
@@ -702,6 +703,49 @@ def embedding(
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError(f"embedding: index out of range in self (indices must be in [0, {n}))")
     return wrap(np.take(weight._edata, idx, axis=0))
+
+
+def row_norms(rows: np.ndarray, p: float) -> np.ndarray:
+    """The ``p``-norm of each row, as ``Tensor.norm(p)`` takes it: ``p = 0`` counts the
+    non-zeros, ``±inf`` is the largest / smallest magnitude, other ``p`` (negative ones too)
+    is ``sum(|x|**p) ** (1 / p)``."""
+    a = np.abs(rows)
+    if p == 0:
+        return np.count_nonzero(a, axis=1).astype(rows.dtype)
+    if math.isinf(p):
+        return a.max(axis=1) if p > 0 else a.min(axis=1)
+    if p == 1:
+        return a.sum(axis=1)
+    if p == 2:
+        return np.sqrt((a * a).sum(axis=1))
+    return (a ** rows.dtype.type(p)).sum(axis=1) ** rows.dtype.type(1 / p)  # 0 ** -1 is inf
+
+
+@impl(aten.embedding_renorm.default, CPU)
+@quietly  # inf and NaN rows: their norms and scales are inf and NaN, as in PyTorch
+def embedding_renorm(self: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """A copy of ``self`` whose rows named by ``indices`` (each once, however often it
+    appears) are scaled by ``max_norm / (norm + 1e-7)`` where their ``norm_type``-norm
+    exceeds ``max_norm``; ``embedding_renorm_`` writes it into ``self``."""
+    check_embedding_renorm(self, indices)
+    n = self.shape[0]
+    idx = indices._edata.reshape(-1)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx.min()) if idx.min() < -n else int(idx.max())
+        raise IndexError(
+            f"embedding_renorm_: index {bad} is out of range for a weight of shape "
+            f"{list(self.shape)} (indices must be in [-{n}, {n}))"
+        )
+    out = self._edata.copy()
+    rows = np.unique(idx % n) if n else idx
+    if rows.size:
+        picked = out[rows]
+        norms = row_norms(picked, norm_type).astype(np.float64)
+        big = norms > max_norm
+        # the scale is a double, applied in the weight's dtype, as PyTorch's row *= scale
+        scale = (max_norm / (norms[big] + 1e-7)).astype(out.dtype)
+        out[rows[big]] = picked[big] * scale[:, None]
+    return wrap(out)
 
 
 @impl(aten.embedding_dense_backward.default, CPU)

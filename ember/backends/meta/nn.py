@@ -40,6 +40,7 @@ meta_rule(aten.native_batch_norm_backward.default, g.native_batch_norm_backward)
 meta_rule(aten.nll_loss_backward.default, g.nll_loss_backward)
 meta_rule(aten.embedding.default, g.embedding)
 meta_rule(aten.embedding_dense_backward.default, g.embedding_dense_backward)
+meta_rule(aten.embedding_renorm.default, g.embedding_renorm)
 _BATCH_NORM = aten.native_batch_norm.default._schema.named
 
 

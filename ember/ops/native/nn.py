@@ -20,7 +20,7 @@ from ember._layout import strided
 from ember.dispatch.keys import DispatchKey
 from ember.dispatch.state import python_key_sees
 from ember.dtypes import bool_, dtype, int32, int64, promote_types, uint8
-from ember.ops.native._define import define
+from ember.ops.native._define import VARIANTS_OF, define
 from ember.ops.native.attention import flash_applies
 from ember.ops.registry import impl, ops
 
@@ -96,6 +96,17 @@ _SCHEMAS = (
 )
 for _schema in _SCHEMAS:
     define(_schema, variants=_FN)
+# PyTorch declares only the in-place op (``torch.embedding_renorm_``, a function, no method);
+# its functionalization makes ``embedding_renorm`` and ``embedding_renorm.out``, as here.
+_renorm = define(
+    "embedding_renorm(Tensor self, Tensor indices, float max_norm, float norm_type) -> Tensor",
+    variants=(),
+    inplace=True,
+    out=True,
+)
+_renorm_packet = VARIANTS_OF[_renorm][0].overloadpacket  # type: ignore[union-attr]
+_renorm_packet._variants.discard("method")
+_renorm_packet._variants.add("function")
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -349,6 +360,22 @@ def check_embedding(weight: Tensor, indices: Tensor) -> None:
     check_indices(indices, "embedding")
     if weight.ndim != 2:
         raise RuntimeError(f"embedding: 'weight' must be 2-D, got shape {list(weight.shape)}")
+
+
+def check_embedding_renorm(self: Tensor, indices: Tensor) -> None:
+    """Dtype and shape checks of ``embedding_renorm_`` (index bounds are checked by the kernel)."""
+    op = "embedding_renorm_"
+    if self.ndim != 2:
+        raise RuntimeError(
+            f"{op}: expected a 2-D weight (num_embeddings, embedding_dim), got shape "
+            f"{list(self.shape)}"
+        )
+    check_indices(indices, op)
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: the weight must be floating point to take its norm, got {self.dtype}; "
+            "cast it with .float()"
+        )
 
 
 def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None:

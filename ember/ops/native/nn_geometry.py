@@ -16,6 +16,7 @@ from ember.ops.native.nn import (
     avg_pool_geometry,
     check_batch_norm,
     check_embedding,
+    check_embedding_renorm,
     check_indices,
     check_native_batch_norm,
     check_nll,
@@ -195,6 +196,11 @@ def native_batch_norm(a: Args) -> Specs:
 def embedding(a: Args) -> Spec:
     check_embedding(a.weight, a.indices)
     return (*a.indices.shape, a.weight.shape[1]), a.weight.dtype
+
+
+def embedding_renorm(a: Args) -> Spec:
+    check_embedding_renorm(a.self, a.indices)
+    return like(a.self)
 
 
 def embedding_dense_backward(a: Args) -> Spec:

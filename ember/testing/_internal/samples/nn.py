@@ -271,6 +271,26 @@ def embedding_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(w, make(2), name="float indices")
 
 
+@samples("embedding_renorm.default", dtypes=F32_64, meta_errors=False)
+def embedding_renorm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    w = make((6, 4), low=-2, high=2)  # row norms of about 1 to 3: some rows exceed max_norm
+    idx = _long([[0, 5, 2], [2, 2, 1]])  # a repeated index is renormalised once
+    for p in (2.0, 1.0, float("inf"), 3.0, 0.5, 0.0, -1.0, float("-inf")):
+        yield SampleInput(w, idx, 1.5, p, name=f"norm_type={p}")
+    yield SampleInput(w, _long([-1, 3]), 1.0, 2.0, name="negative index")
+    yield SampleInput(w, _long(4), 0.5, 2.0, name="0-d indices")
+    yield SampleInput(w, ember.from_numpy(np.array([1, 0], np.int32)), 1.0, 2.0, name="int32")
+    yield SampleInput(w, _long([]), 1.0, 2.0, name="no indices")
+    yield SampleInput(w, _long([0, 1]), 100.0, 2.0, name="all within max_norm")
+    yield SampleInput(w, _long([0, 1]), -1.0, 2.0, name="negative max_norm")
+    yield SampleInput(make((6, 4), noncontiguous=True), idx, 1.0, 2.0, name="non-contiguous")
+    yield SampleInput(make((0, 4)), _long([]), 1.0, 2.0, name="empty weight")
+    yield SampleInput(w, _long([6]), 1.0, 2.0, name="out of range")
+    yield SampleInput(w, _long([-7]), 1.0, 2.0, name="negative out of range")
+    yield SampleInput(make((6,)), _long([0]), 1.0, 2.0, name="1-D weight")
+    yield SampleInput(w, make(2), 1.0, 2.0, name="float indices")
+
+
 @samples("embedding_dense_backward.default", dtypes=F32_64)
 def embedding_backward_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     idx = _long([[0, 5, 2], [2, 2, 1]])
