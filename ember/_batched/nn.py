@@ -129,7 +129,8 @@ for _name in (
     "replication_pad2d replication_pad2d_backward replication_pad3d replication_pad3d_backward "
     "upsample_nearest1d upsample_nearest2d upsample_nearest3d upsample_bilinear2d "
     "upsample_linear1d upsample_bicubic2d upsample_trilinear3d _upsample_nearest_exact1d "
-    "_upsample_nearest_exact2d _upsample_nearest_exact3d im2col"
+    "_upsample_nearest_exact2d _upsample_nearest_exact3d _upsample_bilinear2d_aa "
+    "_upsample_bicubic2d_aa im2col"
 ).split():
     _packet = getattr(aten, _name, None)
     if _packet is not None:
@@ -193,7 +194,8 @@ for _name in (
     "upsample_nearest1d_backward upsample_nearest2d_backward upsample_nearest3d_backward "
     "upsample_linear1d_backward upsample_bilinear2d_backward upsample_bicubic2d_backward "
     "upsample_trilinear3d_backward _upsample_nearest_exact1d_backward "
-    "_upsample_nearest_exact2d_backward _upsample_nearest_exact3d_backward"
+    "_upsample_nearest_exact2d_backward _upsample_nearest_exact3d_backward "
+    "_upsample_bilinear2d_aa_backward _upsample_bicubic2d_aa_backward"
 ).split():
     register_rule(getattr(aten, _name).default, upsample_backward_rule)
 

@@ -19,7 +19,7 @@ from ember.autograd.derivatives_nn import (
 )
 from ember.autograd.function_table import defvjp
 from ember.autograd.grad_mode import is_grad_enabled
-from ember.ops.native.spatial import UPSAMPLE
+from ember.ops.native.spatial import INTERPOLATING_KINDS, UPSAMPLE
 from ember.ops.registry import OpOverload, ops
 
 aten = ops.aten
@@ -260,7 +260,7 @@ for _name, _n, _kind in UPSAMPLE:
         getattr(aten, _name).default,
         getattr(aten, _name + "_backward").default,
         _n,
-        _kind in ("linear", "cubic"),
+        _kind in INTERPOLATING_KINDS,
     )
 
 

@@ -626,10 +626,14 @@ def interpolate(
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-    if antialias:
+    if antialias and mode == "lanczos":
         raise NotImplementedError(
-            f"interpolate: antialias=True (mode {mode!r}) is not supported by ember yet"
+            "interpolate: antialias=True with mode 'lanczos' is not supported by ember yet; "
+            "use mode 'bilinear' or 'bicubic'"
         )
+    if antialias:  # 4-D bilinear or bicubic, checked above
+        vec = getattr(aten, f"_upsample_{mode}2d_aa").vec
+        return vec(input, output_size, align_corners, scale_factors)  # type: ignore[no-any-return]
     if mode == "area" and 1 <= dim <= 3:
         assert output_size is not None
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]

@@ -78,7 +78,8 @@ LINEAR_NAMES = frozenset("""
     upsample_nearest3d.default _upsample_nearest_exact1d.default
     _upsample_nearest_exact2d.default _upsample_nearest_exact3d.default
     upsample_linear1d.default upsample_bilinear2d.default upsample_bicubic2d.default
-    upsample_trilinear3d.default affine_grid_generator.default
+    upsample_trilinear3d.default _upsample_bilinear2d_aa.default
+    _upsample_bicubic2d_aa.default affine_grid_generator.default
     avg_pool2d_backward.default avg_pool3d_backward.default
     _adaptive_avg_pool2d_backward.default _adaptive_avg_pool3d_backward.default
 """.split())  # fmt: skip

@@ -33,6 +33,7 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.spatial import (
     GRID_PADDING,
+    INTERPOLATING_KINDS,
     INTERPOLATION,
     UPSAMPLE,
     adaptive_bounds,
@@ -436,6 +437,136 @@ def _apply_taps_adjoint(g: np.ndarray, taps: list[Any], axis: int, size: int) ->
     return res
 
 
+# NOTE [antialiased resampling]
+# ``interpolate(..., antialias=True)`` (``_upsample_bilinear2d_aa``, ``_upsample_bicubic2d_aa``)
+# is separable too, but its filter widens with the downscaling factor: output ``i`` reads the
+# inputs within ``support`` of its centre ``scale * (i + 0.5)`` (``support`` is the filter's
+# half width, 1 for the triangle and 2 for the cubic with ``a = -0.5``, times ``scale`` when
+# ``scale >= 1``, i.e. when shrinking), weighted by the filter at ``(j - centre + 0.5) /
+# scale`` and normalised to sum to 1, as PIL does. ``align_corners`` only changes ``scale``
+# (``(in - 1) / (out - 1)``). Along one dim this is an ``(out, in)`` matrix, built without a
+# loop over pixels, and the dim is one matmul; the backward op is the transposed matmul. As
+# PyTorch's kernels: the forward leaves a dim whose size does not change untouched (even when
+# a given scale would make its matrix something else than the identity); the backward op
+# applies both matrices.
+
+
+def _fma(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` of float32 values rounded once, as the fused multiply-add PyTorch's
+    compiled cubic filter uses (the float32 product is exact in double)."""
+    return (np.float64(a) * np.asarray(b, np.float64) + np.float64(c)).astype(np.float32)
+
+
+def _mul_add(a: Any, b: Any, c: Any) -> Any:
+    return a * b + c
+
+
+def aa_taps(
+    kind: str, size: int, out: int, scale: float | None, align_corners: bool, dt: type
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The taps of antialiased resampling along one dim (NOTE [antialiased resampling]):
+    ``(out, width)`` input positions (clipped into range), weights (in the input's float
+    type, as PyTorch computes them) and whether each tap is read at all."""
+    # in the input's float type, with PyTorch's roundings: its scalars are of that type, and
+    # the expressions that mix them with double literals are in double. At an inf or NaN
+    # input, whether a weight is exactly 0 decides between inf and NaN.
+    f8 = np.float64
+    if align_corners:
+        s = dt(size - 1) / dt(out - 1) if out > 1 else dt(0)
+    else:
+        s = _scale(size, out, scale, dt)
+    half = 1.0 if kind == "linear_aa" else 2.0
+    support = dt(half * f8(s)) if s >= 1 else dt(half)
+    inv = dt(1.0 / f8(s)) if s >= 1 else dt(1)
+    width = int(math.ceil(support)) * 2 + 1  # the most inputs one output reads
+    centre = (f8(s) * (np.arange(out) + 0.5)).astype(dt)
+    lo = np.maximum(((centre - support).astype(f8) + 0.5).astype(np.int64), 0)
+    hi = np.minimum(((centre + support).astype(f8) + 0.5).astype(np.int64), size)
+    count = np.clip(hi - lo, 0, width)
+    j = np.arange(width)
+    read = j[None, :] < count[:, None]
+    pos = lo[:, None] + j[None, :]
+    offset = (pos.astype(dt) - centre[:, None]).astype(f8) + 0.5
+    x = np.abs((offset * f8(inv)).astype(dt))
+    if kind == "linear_aa":
+        w = np.where(x < 1, dt(1) - x, dt(0))
+    else:
+        a = dt(-0.5)
+        fma = _fma if dt is np.float32 else _mul_add
+        near = fma(fma(a + 2, x, -(a + 3)) * x, x, dt(1))
+        far = fma(fma(fma(a, x, -5 * a), x, 8 * a), x, -4 * a)
+        w = np.where(x < 1, near, np.where(x < 2, far, dt(0)))
+    w = np.where(read, w, dt(0)).astype(dt)
+    total = w.sum(axis=1, keepdims=True)
+    w = (w / np.where(total != 0, total, dt(1))).astype(dt)  # a row of zeros stays zeros
+    return np.minimum(pos, size - 1), w, read
+
+
+def aa_matrix(taps: tuple[np.ndarray, np.ndarray, np.ndarray], size: int) -> np.ndarray:
+    """The ``(out, size)`` matrix of one dim's taps (one scattered add, no Python loop)."""
+    pos, w, read = taps
+    m = np.zeros((pos.shape[0], size), w.dtype)
+    rows = np.broadcast_to(np.arange(pos.shape[0])[:, None], pos.shape)
+    np.add.at(m, (rows[read], pos[read]), w[read])
+    return m
+
+
+def _aa_by_taps(
+    x: np.ndarray, taps: tuple[np.ndarray, np.ndarray, np.ndarray], axis: int, size: int,
+    adjoint: bool,
+) -> np.ndarray:  # fmt: skip
+    """One dim of antialiased resampling (or its adjoint) tap by tap, for inputs with inf or
+    NaN: an input no tap reads contributes nothing (a matmul would multiply it by 0), one a
+    tap reads with weight 0 gives NaN, as in PyTorch's loops. A loop over the taps (a few per
+    output), not over pixels."""
+    pos, w, read = taps
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    if not adjoint:
+        res = np.zeros(x.shape[:axis] + (pos.shape[0],) + x.shape[axis + 1 :], x.dtype)
+        for j in range(pos.shape[1]):
+            part = x.take(pos[:, j], axis=axis) * w[:, j].reshape(shape)
+            res += np.where(read[:, j].reshape(shape), part, x.dtype.type(0))
+        return res
+    res = np.zeros(x.shape[:axis] + (size,) + x.shape[axis + 1 :], x.dtype)
+    moved, g = np.moveaxis(res, axis, 0), np.moveaxis(x, axis, 0)  # a view of res
+    extra = (1,) * (g.ndim - 1)
+    for j in range(pos.shape[1]):
+        keep = read[:, j]
+        np.add.at(moved, pos[keep, j], g[keep] * w[keep, j].reshape(-1, *extra))
+    return res
+
+
+def _upsample_aa(
+    x: np.ndarray,
+    output_size: Sequence[int],
+    kind: str,
+    align_corners: bool,
+    scales: Sequence[float | None],
+    adjoint_of: Sequence[int] | None = None,
+) -> np.ndarray:
+    """Antialiased resampling of the last two dims of ``x`` (or, with ``adjoint_of`` the
+    input's spatial size, its adjoint applied to a gradient): two matmuls."""
+    dt = x.dtype.type
+    adjoint = adjoint_of is not None
+    sizes = adjoint_of if adjoint_of is not None else x.shape[-2:]
+    res = x
+    for i in (1, 0):  # the width first, as PyTorch
+        if not adjoint and output_size[i] == sizes[i]:
+            continue  # PyTorch's forward skips a dim it does not resize
+        taps = aa_taps(kind, sizes[i], output_size[i], scales[i], align_corners, dt)
+        axis = x.ndim - 2 + i
+        if not np.isfinite(res).all():
+            res = _aa_by_taps(res, taps, axis, sizes[i], adjoint)
+            continue
+        m = aa_matrix(taps, sizes[i])
+        if i == 1:
+            res = np.matmul(res, m if adjoint else m.T)
+        else:
+            res = np.matmul(m.T if adjoint else m, res)
+    return res
+
+
 def _upsample(
     x: np.ndarray,
     output_size: Sequence[int],
@@ -446,6 +577,8 @@ def _upsample(
 ) -> np.ndarray:
     """Resample the last ``n`` dims of ``x`` to ``output_size`` (or, with ``adjoint_of`` the
     input's spatial size, apply the adjoint to a gradient of the output size)."""
+    if kind.endswith("_aa"):
+        return _upsample_aa(x, output_size, kind, align_corners, scales, adjoint_of)
     n = len(output_size)
     dt = x.dtype.type if x.dtype.kind == "f" else np.float32
     res = x
@@ -461,7 +594,7 @@ def _upsample(
 
 
 def _register_upsample(name: str, n: int, kind: str) -> None:
-    corners = kind in ("linear", "cubic")
+    corners = kind in INTERPOLATING_KINDS
 
     def forward(self: Tensor, output_size: Sequence[int], *rest: Any) -> Tensor:
         align_corners, scales = (rest[0], rest[1:]) if corners else (False, rest)

@@ -39,14 +39,19 @@ UPSAMPLE = (
     ("upsample_bilinear2d", 2, "linear"),
     ("upsample_trilinear3d", 3, "linear"),
     ("upsample_bicubic2d", 2, "cubic"),
+    # antialiased (``interpolate(..., antialias=True)``): NOTE [antialiased resampling]
+    ("_upsample_bilinear2d_aa", 2, "linear_aa"),
+    ("_upsample_bicubic2d_aa", 2, "cubic_aa"),
 )
+#: the kinds whose ops take ``align_corners``
+INTERPOLATING_KINDS = ("linear", "cubic", "linear_aa", "cubic_aa")
 #: the names of an ``n``-d upsample op's optional scales, as its schema spells them
 SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
 
 
 def _upsample_schemas(name: str, n: int, kind: str) -> tuple[str, str, str]:
     scales = ", ".join(f"float? {s}=None" for s in SCALE_NAMES[n])
-    corners = ", bool align_corners" if kind in ("linear", "cubic") else ""
+    corners = ", bool align_corners" if kind in INTERPOLATING_KINDS else ""
     return (
         f"{name}(Tensor self, SymInt[{n}] output_size{corners}, {scales}) -> Tensor",
         f"{name}.vec(Tensor input, SymInt[]? output_size{corners}, float[]? scale_factors) "
@@ -1085,7 +1090,7 @@ def _register_upsample_vec(name: str, n: int, kind: str) -> None:
     def scales(scale_factors: Sequence[float] | None) -> list[float | None]:
         return [None if scale_factors is None else scale_factors[i] for i in range(n)]
 
-    if kind in ("linear", "cubic"):
+    if kind in INTERPOLATING_KINDS:
 
         def vec_corners(
             input: Tensor,

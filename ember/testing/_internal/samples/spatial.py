@@ -9,7 +9,7 @@ import numpy as np
 
 import ember
 from ember import dtypes
-from ember.ops.native.spatial import UPSAMPLE
+from ember.ops.native.spatial import INTERPOLATING_KINDS, UPSAMPLE
 from ember.testing._internal.opinfo import SampleInput, samples
 
 F32_64 = (dtypes.float32, dtypes.float64)
@@ -396,7 +396,7 @@ def _upsample_sizes(n: int) -> list[list[int]]:
 
 
 def _register_upsample_samples(name: str, n: int, kind: str) -> None:
-    corners = kind in ("linear", "cubic")
+    corners = kind in INTERPOLATING_KINDS
     nearest = not corners
 
     def forward(make: Any, dtype: Any) -> Iterator[SampleInput]:
