@@ -73,5 +73,9 @@ class Normal(Distribution):
             self._validate_sample(value)
         return 0.5 * (1 + ember.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
+    def icdf(self, value: Tensor) -> Tensor:
+        """The quantile ``loc + scale * sqrt(2) * erfinv(2 * value - 1)``."""
+        return self.loc + self.scale * ember.erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)

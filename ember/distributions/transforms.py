@@ -19,8 +19,9 @@ from ember.distributions.independent import sum_rightmost
 from ember.distributions.utils import softplus
 
 __all__ = [
-    "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-    "SoftmaxTransform", "TanhTransform", "Transform", "identity_transform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+    "TanhTransform", "Transform", "identity_transform",
 ]  # fmt: skip
 
 
@@ -236,6 +237,55 @@ class ExpTransform(Transform):
         return x
 
 
+class AbsTransform(Transform):
+    """``y = |x|`` (not bijective: no inverse beyond ``y`` itself, no log-Jacobian).
+
+    >>> ember.distributions.transforms.AbsTransform()(ember.tensor(-2.0))
+    tensor(2.)
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y
+
+
+class SoftplusTransform(Transform):
+    """``y = log(1 + exp(x))``, inverted by ``x = y + log(-expm1(-y))``.
+
+    >>> ember.distributions.transforms.SoftplusTransform()(ember.tensor(0.0))
+    tensor(0.6931)
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = 1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        return softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y + ember.log(-ember.expm1(-y))
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -softplus(-x)
+
+
 class PowerTransform(Transform):
     """``y = x ** exponent`` on positive numbers.
 
@@ -382,3 +432,51 @@ class SoftmaxTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y.log()
+
+
+class StickBreakingTransform(Transform):
+    """Unconstrained ``K - 1`` vectors to the ``K``-simplex by stick breaking: each
+    coordinate takes ``sigmoid(x_i - log(K - 1 - i))`` of the stick that is left.
+
+    >>> ember.distributions.transforms.StickBreakingTransform()(ember.zeros(2))
+    tensor([0.3333, 0.3333, 0.3333])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        offset = x.shape[-1] + 1 - ember.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
+        z = ember.sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        pad = ember.nn.functional.pad
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - ember.ones(y_crop.shape[-1], dtype=y.dtype).cumsum(-1)
+        sf = 1 - y_crop.cumsum(-1)
+        tiny = float(ember.finfo(y.dtype).tiny)
+        sf = ember.clamp(sf, min=tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        offset = x.shape[-1] + 1 - ember.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
+        x = x - offset.log()
+        return (-x + ember.nn.functional.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return (*shape[:-1], shape[-1] + 1)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return (*shape[:-1], shape[-1] - 1)
