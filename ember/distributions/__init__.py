@@ -27,10 +27,39 @@ from ember.distributions.poisson import Binomial, Poisson
 from ember.distributions.studentT import StudentT
 from ember.distributions.transformed_distribution import LogNormal, TransformedDistribution
 
+# isort: split
+# ---- the second group for issue 18 ----
+from ember.distributions.cauchy import Cauchy
+from ember.distributions.chi2 import Chi2
+from ember.distributions.geometric import Geometric
+from ember.distributions.gumbel import Gumbel
+from ember.distributions.half_cauchy import HalfCauchy
+from ember.distributions.half_normal import HalfNormal
+from ember.distributions.pareto import Pareto
+from ember.distributions.transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from ember.distributions.weibull import Weibull
+
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
     "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
     "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "StudentT",
     "TransformedDistribution", "Uniform", "constraints", "transforms",
     "kl_divergence", "register_kl",
+    "Cauchy", "Chi2", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Pareto", "Weibull",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+    "TanhTransform", "Transform", "identity_transform",
 ]  # fmt: skip

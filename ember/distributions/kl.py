@@ -418,3 +418,42 @@ for _p, _q in [(Exponential, Uniform), (Exponential, Beta), (Gamma, Uniform), (G
                (Normal, Gamma), (Normal, Exponential), (Normal, Beta),
                (Poisson, Binomial), (Poisson, Bernoulli)]:  # fmt: skip
     register_kl(_p, _q)(_kl_infinity)
+
+
+# ---- the second group for issue 18 ----
+from ember.distributions.cauchy import Cauchy  # noqa: E402
+from ember.distributions.geometric import Geometric  # noqa: E402
+from ember.distributions.gumbel import Gumbel  # noqa: E402
+from ember.distributions.half_normal import HalfNormal  # noqa: E402
+from ember.distributions.pareto import Pareto  # noqa: E402
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    num = (p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)
+    return num.log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - ember.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    t3 = ember.exp((1 + ratio).lgamma() - shift)
+    return -ratio.log() + shift + ratio * _EULER_GAMMA + t3 - (1 + _EULER_GAMMA)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)  # type: ignore[arg-type]
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _inf_where(result, p.scale < q.scale)

@@ -1,0 +1,78 @@
+"""``Cauchy(loc, scale)``: the Lorentz distribution (no mean, no variance), reparametrisable."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ember
+from ember._tensor import Size, Tensor
+from ember.distributions import constraints
+from ember.distributions.distribution import Distribution
+from ember.distributions.gamma import _batch
+from ember.distributions.utils import EMPTY, broadcast_all
+
+__all__ = ["Cauchy"]
+
+
+class Cauchy(Distribution):
+    """The Cauchy distribution with location ``loc`` (its median) and half-width ``scale``.
+
+    ``rsample`` is ``loc + scale * e`` with ``e`` from ``Tensor.cauchy_``, as PyTorch draws it:
+    with the same seed the samples are PyTorch's.
+
+    >>> ember.distributions.Cauchy(0.0, 1.0).log_prob(ember.tensor(0.0))
+    tensor(-1.1447)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(_batch(loc, scale), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Cauchy:
+        new = self._get_checked_instance(Cauchy, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        return ember.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        return ember.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
+
+    def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        eps = ember.empty(shape, dtype=self.loc.dtype).cauchy_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Any) -> Tensor:
+        value = ember.as_tensor(value, dtype=self.loc.dtype)
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        return -math.log(math.pi) - self.scale.log() - ember.log1p(z.pow(2))
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return ember.atan((value - self.loc) / self.scale) / math.pi + 0.5
+
+    def icdf(self, value: Tensor) -> Tensor:
+        return ember.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+
+    def entropy(self) -> Tensor:
+        return math.log(4 * math.pi) + self.scale.log()
