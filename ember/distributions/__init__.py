@@ -22,7 +22,11 @@ from ember.distributions.gamma import Exponential, Gamma
 from ember.distributions.independent import Independent
 from ember.distributions.laplace import Laplace
 from ember.distributions.mixture_same_family import MixtureSameFamily
-from ember.distributions.one_hot_categorical import Multinomial, OneHotCategorical
+from ember.distributions.one_hot_categorical import (
+    Multinomial,
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
 from ember.distributions.poisson import Binomial, Poisson
 from ember.distributions.studentT import StudentT
 from ember.distributions.transformed_distribution import LogNormal, TransformedDistribution
@@ -35,7 +39,13 @@ from ember.distributions.geometric import Geometric
 from ember.distributions.gumbel import Gumbel
 from ember.distributions.half_cauchy import HalfCauchy
 from ember.distributions.half_normal import HalfNormal
+from ember.distributions.inverse_gamma import InverseGamma
+from ember.distributions.kumaraswamy import Kumaraswamy
+from ember.distributions.logistic_normal import LogisticNormal
+from ember.distributions.negative_binomial import NegativeBinomial
 from ember.distributions.pareto import Pareto
+from ember.distributions.relaxed_bernoulli import RelaxedBernoulli
+from ember.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from ember.distributions.transforms import (
     AbsTransform,
     AffineTransform,
@@ -59,6 +69,8 @@ __all__ = [
     "TransformedDistribution", "Uniform", "constraints", "transforms",
     "kl_divergence", "register_kl",
     "Cauchy", "Chi2", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Pareto", "Weibull",
+    "InverseGamma", "Kumaraswamy", "LogisticNormal", "NegativeBinomial", "RelaxedBernoulli",
+    "OneHotCategoricalStraightThrough", "RelaxedOneHotCategorical",
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
     "TanhTransform", "Transform", "identity_transform",

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 import ember
-from ember._tensor import Size, Tensor
+from ember._tensor import Tensor
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import _batch
@@ -34,13 +34,7 @@ class Cauchy(Distribution):
         super().__init__(_batch(loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Cauchy:
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ember._tensor import Size, Tensor
+from ember._tensor import Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Gamma
 
 __all__ = ["Chi2"]
@@ -26,13 +25,8 @@ class Chi2(Gamma):
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
-        new = self._get_checked_instance(Chi2, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        params = ("concentration", "rate")
+        return self._expanded(Chi2, batch_shape, _instance, params)  # type: ignore[no-any-return]
 
     @property
     def df(self) -> Tensor:

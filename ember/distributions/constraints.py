@@ -17,7 +17,8 @@ from ember._tensor import Tensor
 
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
+    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
+    "is_dependent",
     "less_than", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
     "positive_definite", "real", "real_vector", "simplex", "unit_interval",
 ]  # fmt: skip
@@ -205,6 +206,17 @@ class _Interval(Constraint):
         return f"Interval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class _HalfOpenInterval(Constraint):
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"HalfOpenInterval(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
 class _Simplex(Constraint):
     event_dim = 1
 
@@ -249,6 +261,7 @@ greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
+half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()

@@ -62,13 +62,8 @@ class Geometric(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        self._expand_probs_or_logits(new, batch_shape)
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     @lazy_property
     def logits(self) -> Tensor:

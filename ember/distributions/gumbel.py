@@ -8,7 +8,6 @@ from typing import Any
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import _batch
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import AffineTransform, ExpTransform, Transform
@@ -59,9 +58,7 @@ class Gumbel(TransformedDistribution):
         new.scale = self.scale.expand(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = _gumbel_transforms(new.loc, new.scale)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     def log_prob(self, value: Any) -> Tensor:
         value = ember.as_tensor(value, dtype=self.loc.dtype)

@@ -8,7 +8,6 @@ from typing import Any
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
 from ember.distributions.normal import Normal
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import AbsTransform
@@ -36,9 +35,7 @@ class HalfNormal(TransformedDistribution):
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape)
         new.transforms = self.transforms
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def scale(self) -> Tensor:

@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 
 import ember
-from ember._tensor import Tensor
+from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
 from ember.distributions.utils import EMPTY
 from ember.random import _generator
 
-__all__ = ["Multinomial", "OneHotCategorical"]
+__all__ = ["Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class _OverCategorical(Distribution):
@@ -61,6 +61,12 @@ class OneHotCategorical(_OverCategorical):
     ) -> None:  # fmt: skip
         self._init_categorical(probs, logits, validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
+        new = self._get_checked_instance(OneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
+
     @property
     def mean(self) -> Tensor:
         return self._categorical.probs
@@ -95,6 +101,23 @@ class OneHotCategorical(_OverCategorical):
         if expand:
             values = values.expand((n, *self.batch_shape, n))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``OneHotCategorical`` with the straight-through gradient estimator: ``rsample`` is a
+    one-hot draw whose gradient is that of ``probs`` (``sample + probs - probs.detach()``).
+
+    >>> d = ember.distributions.OneHotCategoricalStraightThrough(probs=ember.tensor([0.0, 1.0]))
+    >>> d.rsample()
+    tensor([0., 1.])
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
+        draws = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return draws + (probs - probs.detach())
 
 
 class Multinomial(_OverCategorical):

@@ -6,7 +6,6 @@ from typing import Any
 
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Exponential
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import AffineTransform, ExpTransform
@@ -39,9 +38,7 @@ class Pareto(TransformedDistribution):
         new.alpha = self.alpha.expand(batch_shape)
         new.base_dist = Exponential(new.alpha, validate_args=False)
         new.transforms = [ExpTransform(), AffineTransform(loc=0, scale=new.scale)]
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def support(self) -> Any:

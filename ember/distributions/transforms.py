@@ -125,6 +125,12 @@ class _InverseTransform(Transform):
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return -self._inv.log_abs_det_jacobian(y, x)  # type: ignore[union-attr]
 
+    def forward_shape(self, shape: Any) -> Any:
+        return self._inv.inverse_shape(shape)  # type: ignore[union-attr]
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self._inv.forward_shape(shape)  # type: ignore[union-attr]
+
     def __repr__(self) -> str:
         return f"_InverseTransform({self._inv!r})"
 
@@ -206,6 +212,16 @@ class ComposeTransform(Transform):
         for t in terms[1:]:
             total = total + t
         return total
+
+    def forward_shape(self, shape: Any) -> Any:
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
 
     def __repr__(self) -> str:
         inner = ",\n    ".join(repr(p) for p in self.parts)

@@ -8,7 +8,6 @@ from typing import Any
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Exponential
 from ember.distributions.gumbel import EULER_GAMMA
 from ember.distributions.transformed_distribution import TransformedDistribution
@@ -51,9 +50,7 @@ class Weibull(TransformedDistribution):
             PowerTransform(exponent=new.concentration_reciprocal),
             AffineTransform(loc=0, scale=new.scale),
         ]
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
