@@ -564,6 +564,8 @@ def _upsample_aa(
             res = np.matmul(res, m if adjoint else m.T)
         else:
             res = np.matmul(m.T if adjoint else m, res)
+    if res is x:  # no dim resized: a copy of its own (NOTE [storage roots]), never the input
+        res = np.array(x, order="C")
     return res
 
 
