@@ -17,6 +17,7 @@ from ember._factory import as_tensor, from_numpy, tensor
 from ember._tensor import Tensor
 from ember.device import device as _device
 from ember.overrides import python_route
+from ember.storage import UntypedStorage
 
 __all__ = [
     "_check",
@@ -143,8 +144,6 @@ def typename(obj: Any) -> str:
 
 def is_storage(obj: Any) -> bool:
     """Whether ``obj`` is a storage (``untyped_storage()``, ``storage()``)."""
-    from ember.storage import UntypedStorage  # cycle: storage.py imports the Tensor class
-
     return isinstance(obj, UntypedStorage) or type(obj).__name__ == "TypedStorage"
 
 

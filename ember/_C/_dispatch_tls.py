@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.dispatch import marks, state
-from ember.dispatch.keys import DispatchKey, keys_of
+from ember.dispatch.keys import DispatchKey, DispatchKeySet, keyset
 
 __all__ = [
     "DispatchKey",
@@ -47,57 +47,8 @@ def _pop_torch_dispatch_stack(k: Any = None) -> Any:
     return state.pop_dispatch_mode()
 
 
-class DispatchKeySet:
-    """A set of dispatch keys (a bitmask), as ``torch._C.DispatchKeySet``.
-
-    >>> ks = ember._C.DispatchKeySet(ember._C.DispatchKey.CPU)
-    >>> ks.has(ember._C.DispatchKey.CPU), ks
-    (True, DispatchKeySet(CPU))
-    """
-
-    __slots__ = ("_bits",)
-
-    def __init__(self, keys: Any = 0) -> None:
-        if isinstance(keys, DispatchKeySet):
-            self._bits = keys._bits
-        elif isinstance(keys, DispatchKey):
-            self._bits = 1 << keys
-        else:
-            self._bits = int(keys)
-
-    def has(self, key: DispatchKey) -> bool:
-        return bool(self._bits >> key & 1)
-
-    def __or__(self, other: Any) -> DispatchKeySet:
-        return DispatchKeySet(self._bits | DispatchKeySet(other)._bits)
-
-    def __sub__(self, other: Any) -> DispatchKeySet:
-        return DispatchKeySet(self._bits & ~DispatchKeySet(other)._bits)
-
-    def __and__(self, other: Any) -> DispatchKeySet:
-        return DispatchKeySet(self._bits & DispatchKeySet(other)._bits)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DispatchKeySet) and other._bits == self._bits
-
-    def __hash__(self) -> int:
-        return hash(self._bits)
-
-    def empty(self) -> bool:
-        return self._bits == 0
-
-    def highestPriorityTypeId(self) -> DispatchKey:  # noqa: N802 (PyTorch's name)
-        return DispatchKey(self._bits.bit_length() - 1)
-
-    def __iter__(self) -> Any:
-        return iter(keys_of(self._bits))
-
-    def __repr__(self) -> str:
-        return "DispatchKeySet(" + ", ".join(k.name for k in keys_of(self._bits)) + ")"
-
-
 def _bits(keys: Any) -> int:
-    return DispatchKeySet(keys)._bits
+    return int(DispatchKeySet(keys))
 
 
 def _dispatch_keys(t: Any) -> DispatchKeySet:
@@ -114,19 +65,19 @@ def _dispatch_tls_local_exclude_set() -> DispatchKeySet:
 
 
 def _dispatch_tls_is_dispatch_key_excluded(key: DispatchKey) -> bool:
-    return bool(state.local.exclude >> key & 1)
+    return DispatchKeySet(state.local.exclude).has(key)
 
 
 def _dispatch_tls_is_dispatch_key_included(key: DispatchKey) -> bool:
-    return bool(state.local.include >> key & 1)
+    return DispatchKeySet(state.local.include).has(key)
 
 
 def _dispatch_tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
-    state.set_excluded(1 << key, bool(excluded))
+    state.set_excluded(keyset(key), bool(excluded))
 
 
 def _dispatch_tls_set_dispatch_key_included(key: DispatchKey, included: bool) -> None:
-    state.set_included(1 << key, bool(included))
+    state.set_included(keyset(key), bool(included))
 
 
 class _ExcludeDispatchKeyGuard(state.KeyGuard):

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember.fx.experimental.proxy_tensor import TRACING
+
 
 def is_compiling() -> bool:
     """Whether the code runs inside a trace of ``ember.compile`` (or ``make_fx``), as
@@ -22,8 +24,6 @@ def is_compiling() -> bool:
     >>> ember.compiler.is_compiling()
     False
     """
-    from ember.fx.experimental.proxy_tensor import TRACING  # loaded on first use: fx is heavy
-
     return TRACING[0] > 0
 
 

@@ -13,6 +13,7 @@ is ``ks.bit_length() - 1``, and "everything below key k" is ``ks & ((1 << k) - 1
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 
 class DispatchKey(IntEnum):  # value = priority: the highest key in a key set runs first
@@ -133,3 +134,57 @@ def below(key: DispatchKey) -> int:
 
 def format_keyset(ks: int) -> str:
     return "DispatchKeySet(" + ", ".join(k.name for k in keys_of(ks)) + ")"
+
+
+class DispatchKeySet:
+    """A set of dispatch keys (a bitmask) as an object, as ``torch._C.DispatchKeySet``
+    (``ember._C`` exports it); the dispatcher itself uses plain ints.
+
+    >>> from ember.dispatch.keys import DispatchKey, DispatchKeySet
+    >>> ks = DispatchKeySet(DispatchKey.CPU)
+    >>> ks.has(DispatchKey.CPU), ks
+    (True, DispatchKeySet(CPU))
+    """
+
+    __slots__ = ("_bits",)
+
+    def __init__(self, keys: Any = 0) -> None:
+        if isinstance(keys, DispatchKeySet):
+            self._bits = keys._bits
+        elif isinstance(keys, DispatchKey):
+            self._bits = 1 << keys
+        else:
+            self._bits = int(keys)
+
+    def has(self, key: DispatchKey) -> bool:
+        return bool(self._bits >> key & 1)
+
+    def __or__(self, other: Any) -> DispatchKeySet:
+        return DispatchKeySet(self._bits | DispatchKeySet(other)._bits)
+
+    def __sub__(self, other: Any) -> DispatchKeySet:
+        return DispatchKeySet(self._bits & ~DispatchKeySet(other)._bits)
+
+    def __and__(self, other: Any) -> DispatchKeySet:
+        return DispatchKeySet(self._bits & DispatchKeySet(other)._bits)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DispatchKeySet) and other._bits == self._bits
+
+    def __hash__(self) -> int:
+        return hash(self._bits)
+
+    def __int__(self) -> int:
+        return self._bits
+
+    def empty(self) -> bool:
+        return self._bits == 0
+
+    def highestPriorityTypeId(self) -> DispatchKey:  # noqa: N802 (PyTorch's name)
+        return DispatchKey(self._bits.bit_length() - 1)
+
+    def __iter__(self) -> Any:
+        return iter(keys_of(self._bits))
+
+    def __repr__(self) -> str:
+        return "DispatchKeySet(" + ", ".join(k.name for k in keys_of(self._bits)) + ")"
