@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import ember
@@ -15,6 +14,7 @@ from ember.distributions.utils import (
     lazy_property,
     logits_to_probs,
     probs_to_logits,
+    set_probs_or_logits,
 )
 
 __all__ = ["Geometric"]
@@ -37,16 +37,7 @@ class Geometric(Distribution):
     def __init__(
         self, probs: Any = None, logits: Any = None, validate_args: bool | None = None
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else param.size()
+        batch_shape = set_probs_or_logits(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs

@@ -41,6 +41,27 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
+def set_probs_or_logits(d: Any, probs: Any, logits: Any) -> Size:
+    """Give distribution ``d`` exactly one of ``probs`` and ``logits`` (a tensor, broadcast as
+    ``broadcast_all`` does) and its ``_param``; returns the batch shape (none for a number).
+
+    >>> from ember.distributions.utils import set_probs_or_logits
+    >>> class D: ...
+    >>> set_probs_or_logits(D(), ember.tensor([0.2, 0.5]), None)
+    ember.Size([2])
+    """
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    given = probs if probs is not None else logits
+    (value,) = broadcast_all(given)
+    if probs is not None:
+        d.probs = value
+    else:
+        d.logits = value
+    d._param = value
+    return Size() if isinstance(given, numbers.Number) else value.size()
+
+
 def _tiny_step(dtype: Any) -> float:
     return float(np.finfo(dtype.np).eps)
 
