@@ -237,6 +237,21 @@ def is_active(bit: int) -> bool:
     return bool(loc.include & ~loc.exclude & bit)
 
 
+def _switch(which: str, bit: int, on: bool) -> bool:
+    """Set or clear ``bit`` in this thread's ``include`` or ``exclude`` set until changed
+    again; returns whether it was set. A thread holding it counts once in ``ACTIVE[0]``."""
+    loc = local
+    old = getattr(loc, which)
+    was = bool(old & bit)
+    if on and not was:
+        setattr(loc, which, old | bit)
+        ACTIVE[0] += 1
+    elif was and not on:
+        setattr(loc, which, old & ~bit)
+        ACTIVE[0] -= 1
+    return was
+
+
 def set_included(bit: int, on: bool) -> bool:
     """Put one key's ``bit`` into this thread's include set (``on``) or take it out, until
     changed again, not for a block: a switch of PyTorch's that persists, as
@@ -247,15 +262,7 @@ def set_included(bit: int, on: bool) -> bool:
     >>> set_included(1 << 18, True), bool(local.include >> 18 & 1), set_included(1 << 18, False)
     (False, True, True)
     """
-    loc = local
-    was = bool(loc.include & bit)
-    if on and not was:
-        loc.include |= bit
-        ACTIVE[0] += 1
-    elif was and not on:
-        loc.include &= ~bit
-        ACTIVE[0] -= 1
-    return was
+    return _switch("include", bit, on)
 
 
 def set_excluded(bit: int, on: bool) -> bool:
@@ -267,15 +274,7 @@ def set_excluded(bit: int, on: bool) -> bool:
     >>> set_excluded(1 << 10, True), set_excluded(1 << 10, False)
     (False, True)
     """
-    loc = local
-    was = bool(loc.exclude & bit)
-    if on and not was:
-        loc.exclude |= bit
-        ACTIVE[0] += 1
-    elif was and not on:
-        loc.exclude &= ~bit
-        ACTIVE[0] -= 1
-    return was
+    return _switch("exclude", bit, on)
 
 
 def include_keys(ks: int) -> KeyGuard:
