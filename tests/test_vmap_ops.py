@@ -68,7 +68,6 @@ FALLBACK = {
     "aten.embedding_renorm_.default",
     "aten.histogram.bin_ct",
     "aten.histogram.bins_tensor",
-    "aten.linalg_lstsq.default",
     "aten.masked_select.default",
     "aten.mkldnn_rnn_layer.default",
     "aten.mkldnn_rnn_layer_backward.default",

@@ -1,6 +1,6 @@
 """Batching rules of the linear-algebra ops whose arguments broadcast their leading (batch)
 dimensions against each other: ``linalg_solve_triangular``, ``_linalg_solve_ex`` (what
-``linalg.solve`` calls), ``linalg_pinv`` with tensor tolerances.
+``linalg.solve`` calls), ``linalg_pinv`` with tensor tolerances, ``linalg_lstsq``.
 
 Each argument has a number of *core* dimensions the op works on (2 for a matrix, 1 for a
 vector, 0 for a tolerance); the ones before are batch dimensions, broadcast from the right
@@ -17,6 +17,7 @@ from ember._batched.args import bind, call
 from ember._batched.kernel import materialize, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
+from ember.ops.native.linalg import lstsq_plan
 from ember.ops.registry import OpOverload, ops
 
 aten = ops.aten
@@ -115,9 +116,34 @@ def lu_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, A
     return wrap(call(op, v), level.level)
 
 
+def lstsq_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """A vector right-hand side (one dimension fewer than ``A``, per example) solves as a
+    one-column matrix, so the physical shapes cannot make a vector look like a matrix. The
+    outputs a driver leaves empty are empty per example, ``(batch, 0)``, as PyTorch's."""
+    v = bind(op, args, kw)
+    a, b = v["self"], v["b"]
+    # the op's checks on the examples' shapes first (the physical ones may pass them)
+    vector = lstsq_plan(a.shape, b.shape, a.dtype, b.dtype, v.get("driver"))[1]
+    n = max(a.dim() - 2, b.dim() - (1 if vector else 2))
+    # both expanded over the vmap dimension: the op tells a vector from a matrix by the
+    # dimensions of ``b`` against ``A``'s, and takes no ``b`` of more dimensions than ``A``
+    bp = _padded(b, level, 1 if vector else 2, n, expand=True)
+    if vector:
+        bp = bp.unsqueeze(-1)
+    ap = _padded(a, level, 2, n, expand=True)
+    outs = list(call(op, {**v, "self": ap, "b": bp}))
+    if vector:
+        outs[0] = outs[0].squeeze(-1)
+    for i in (1, 2, 3):
+        if outs[i].dim() == 1 and outs[i].shape[0] == 0:
+            outs[i] = outs[i].new_zeros((level.size, 0))
+    return tuple(wrap(o, level.level) for o in outs)
+
+
 register_rule(aten._linalg_check_errors.default, check_errors_rule)
 register_rule(aten.lu_unpack.default, lu_rule)
 register_rule(aten.linalg_lu_solve.default, lu_rule)
 register_rule(aten.linalg_solve_triangular.default, solve_triangular_rule)
 register_rule(aten._linalg_solve_ex.default, solve_ex_rule)
 register_rule(aten.linalg_pinv.atol_rtol_tensor, pinv_rule)
+register_rule(aten.linalg_lstsq.default, lstsq_rule)

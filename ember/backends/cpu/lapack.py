@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -595,14 +595,25 @@ def linalg_lstsq(
     if vector:
         solution = solution[..., 0]
     residuals = resid.reshape((*batch, k)) if has_resid else np.zeros((0,), real)
-    rank = ranks.reshape(batch) if drv != "gels" else np.zeros((0,), np.int64)
+    # the rank and singular values are A's: of A's batch shape, as PyTorch's
+    of_a = _of_a(batch, batch_of(a.shape))
+    rank = ranks.reshape(batch)[of_a] if drv != "gels" else np.zeros((0,), np.int64)
     sv_out = (
-        svals.reshape((*batch, min(m, n))) if drv in ("gelsd", "gelss") else np.zeros((0,), real)
+        np.ascontiguousarray(svals.reshape((*batch, min(m, n)))[of_a])
+        if drv in ("gelsd", "gelss")
+        else np.zeros((0,), real)
     )
     return lstsq_t(
         wrap(np.ascontiguousarray(solution.reshape(shape))), wrap(residuals), wrap(rank),
         wrap(sv_out),
     )  # fmt: skip
+
+
+def _of_a(batch: Sequence[int], a_batch: Sequence[int]) -> tuple[Any, ...]:
+    """The index that takes, from an array of the broadcast ``batch`` shape, one entry per
+    matrix of ``A`` (whose batch shape is ``a_batch``)."""
+    lead = (0,) * (len(batch) - len(a_batch))
+    return lead + tuple(slice(0, 1) if s == 1 else slice(None) for s in a_batch)
 
 
 def _lstsq_one(

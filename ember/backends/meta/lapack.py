@@ -139,8 +139,9 @@ def linalg_lstsq(
     k = 1 if vector else b.shape[-1]
     batch = shape[:-1] if vector else shape[:-2]
     resid = (*batch, k) if m > n and drv != "gelsy" else (0,)
-    rank = batch if drv != "gels" else (0,)
-    sv = (*batch, min(m, n)) if drv in ("gelsd", "gelss") else (0,)
+    a_batch = tuple(self.shape[:-2])  # the rank and singular values are A's
+    rank = a_batch if drv != "gels" else (0,)
+    sv = (*a_batch, min(m, n)) if drv in ("gelsd", "gelss") else (0,)
     return lstsq_t(_t(shape, d.np), _t(resid, real), _t(rank, _I64), _t(sv, real))
 
 
