@@ -168,6 +168,18 @@ def test_lstsq_driver_outputs_follow_torch() -> None:
     )
 
 
+@pytest.mark.parametrize("shapes", [((1, 6, 3), (2, 6, 2)), ((3, 1, 6, 3), (1, 2, 6, 2))], ids=str)
+def test_lstsq_broadcast_batches_follow_torch(shapes: Any) -> None:
+    """Batches that broadcast: the solution and residuals have the broadcast batch shape,
+    the rank and singular values ``A``'s own (on the cpu and meta devices)."""
+    for driver in ("gelsy", "gelsd", "gelss", "gels"):
+        (ea, eb), (ta, tb) = both(rand(*shapes[0]), rand(*shapes[1]))
+        want = torch.linalg.lstsq(ta, tb, driver=driver)
+        close(ember.linalg.lstsq(ea, eb, driver=driver), want)
+        meta = ember.linalg.lstsq(ea.to("meta"), eb.to("meta"), driver=driver)
+        assert [tuple(t.shape) for t in meta] == [tuple(t.shape) for t in want]
+
+
 # --------------------------------------------------------------------------- batches
 
 
