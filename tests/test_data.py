@@ -89,6 +89,19 @@ def test_batch_size_none_yields_single_samples() -> None:
     assert len(out) == 3 and [y.item() for _, y in out] == [0, 1, 2]
 
 
+@requires_torch
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_batch_sampler_batches_as_torch(drop_last: bool) -> None:
+    """Full batches, a short last one or none, over lengths around the batch size, and a
+    sampler that is a one-shot iterator (pulled exactly as far as the batches need)."""
+    for n in (0, 1, 5, 31, 32, 33, 64, 65):
+        want = list(torch.utils.data.BatchSampler(range(n), 32, drop_last))
+        assert list(BatchSampler(range(n), 32, drop_last)) == want, n
+    it = iter(range(10))
+    first = next(iter(BatchSampler(it, 4, drop_last)))
+    assert first == [0, 1, 2, 3] and next(it) == 4
+
+
 def test_samplers() -> None:
     assert list(SequentialSampler(range(3))) == [0, 1, 2]
     rs = RandomSampler(range(6), generator=ember.Generator().manual_seed(0))

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import collections
 import itertools
+import math
 import multiprocessing as mp
 import os
 import pickle
+import select
 import struct
 import time
 from multiprocessing.connection import wait
@@ -89,6 +91,11 @@ class MultiProcessingIter:
         # process waits for results, so a worker blocked sending a large batch and the main
         # process sending it a large task cannot wait on each other
         self._readers: list[Any] = []
+        # one poll object for the epoch's lifetime, where the platform has poll:
+        # connection.wait builds and fills a selector on every call, which costs more than
+        # receiving a small batch (None: connection.wait it is)
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        self._fd_worker: dict[int, int] = {}
         self._task_fds: list[int] = []
         self._pending: list[bytearray] = []
         #: (worker id, (task index, data)) as they came, not yet handed on
@@ -120,6 +127,9 @@ class MultiProcessingIter:
             self._pending.append(bytearray())
             self._workers.append(w)
             self._readers.append(reader)
+            if self._poller is not None:
+                self._poller.register(reader.fileno(), select.POLLIN)
+                self._fd_worker[reader.fileno()] = worker_id
         self._shutdown = False
         self._reset(first=True)
 
@@ -195,11 +205,12 @@ class MultiProcessingIter:
         if not self._received:
             if not self._flush_all():  # tasks still to write: look again soon
                 timeout = min(timeout, 0.005)
-            for r in wait([r for r in self._readers if not r.closed], timeout):
+            for worker_id in self._ready(timeout):
+                r = self._readers[worker_id]
                 try:
-                    self._received.append((self._readers.index(r), pickle.loads(r.recv_bytes())))
+                    self._received.append((worker_id, pickle.loads(r.recv_bytes())))
                 except EOFError:  # that worker exited: only the liveness check can tell why
-                    r.close()
+                    self._close_reader(worker_id)
         if not self._received:
             dead = [w for w, live in zip(self._workers, self._workers_live, strict=True)
                     if live and not w.is_alive()]  # fmt: skip
@@ -213,6 +224,22 @@ class MultiProcessingIter:
                 ) from None
             return False, None
         return True, self._received.popleft()
+
+    def _ready(self, timeout: float) -> list[int]:
+        """The workers whose result pipes have something to read (or were closed), waiting
+        up to ``timeout`` seconds for one."""
+        if self._poller is None:
+            live = [r for r in self._readers if not r.closed]
+            return [self._readers.index(r) for r in wait(live, timeout)]
+        return [self._fd_worker[fd] for fd, _ in self._poller.poll(math.ceil(timeout * 1000))]
+
+    def _close_reader(self, worker_id: int) -> None:
+        r = self._readers[worker_id]
+        if r.closed:
+            return
+        if self._poller is not None:
+            self._poller.unregister(r.fileno())
+        r.close()
 
     def _next_received(self, timeout: float) -> tuple[bool, Any]:
         """The next result of this pass, skipping what a resuming worker sent before its
@@ -308,19 +335,19 @@ class MultiProcessingIter:
         while time.monotonic() < deadline and any(w.is_alive() for w in self._workers):
             self._flush_all()
             # read what the workers still send, so none stays blocked on a full pipe
-            for r in wait([r for r in self._readers if not r.closed], 0.01):
+            for worker_id in self._ready(0.01):
                 try:
-                    r.recv_bytes()
+                    self._readers[worker_id].recv_bytes()
                 except (EOFError, OSError):
-                    r.close()
+                    self._close_reader(worker_id)
         for q in self._index_queues:
             q.close()
         for w in self._workers:
             if w.is_alive():
                 w.terminate()
             w.join(timeout=max(0.0, deadline - time.monotonic()))
-        for r in self._readers:
-            r.close()
+        for worker_id in range(self._num_workers):
+            self._close_reader(worker_id)
         self._received.clear()
 
     def __del__(self) -> None:

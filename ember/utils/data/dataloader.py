@@ -8,6 +8,7 @@ processes (see NOTE [DataLoader workers] in ``_multiprocessing_iter.py``).
 from __future__ import annotations
 
 import collections.abc as abc
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -137,13 +138,10 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        indices, size = iter(self.sampler), self.batch_size
+        while batch := list(itertools.islice(indices, size)):  # (the pulls run in C)
+            if len(batch) < size and self.drop_last:
+                return
             yield batch
 
     def __len__(self) -> int:
