@@ -21,6 +21,7 @@ training step of a small model does not notice next to the arithmetic.)
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from typing import Any, ClassVar
 
 import ember
 from ember._tensor import Tensor
+from ember.autograd.profiler import record_function
 from ember.dispatch import marks
 from ember.nn.modules.module import _reset_grad, _typename
 from ember.ops.registry import ops
@@ -47,6 +49,27 @@ class _Required:
 required = _Required()
 
 
+def _profiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (an optimizer's ``step`` or ``zero_grad``) inside a profiler range named as
+    PyTorch names it (``Optimizer.step#Adam.step``), so profiles and dispatch modes see the
+    range's two ops where PyTorch's do; once per call, however many classes' ``step``
+    run through ``super()``."""
+    what = fn.__name__
+
+    @functools.wraps(fn)
+    def run(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        if self._in_range:
+            return fn(self, *args, **kwargs)
+        self._in_range = True
+        try:
+            with record_function(f"Optimizer.{what}#{type(self).__name__}.{what}"):
+                return fn(self, *args, **kwargs)
+        finally:
+            self._in_range = False
+
+    return run
+
+
 class Optimizer:
     """Base class of optimizers: holds ``param_groups`` (dicts of params and options) and
     ``state`` (per parameter); subclasses implement ``step``.
@@ -55,6 +78,15 @@ class Optimizer:
     >>> ember.optim.SGD([w], lr=0.1).param_groups[0]["lr"]
     0.1
     """
+
+    #: a profiler range of ``step``/``zero_grad`` is open (see ``_profiled``)
+    _in_range = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("step", "zero_grad"):
+            if name in cls.__dict__:
+                setattr(cls, name, _profiled(cls.__dict__[name]))
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -302,6 +334,10 @@ def by_device(params: list[Tensor], *lists: list[Any]) -> list[tuple[list[Any], 
         for dst, src in zip(g[1:], lists, strict=True):
             dst.append(src[i])
     return list(groups.values())
+
+
+Optimizer.step = _profiled(Optimizer.step)  # type: ignore[method-assign]
+Optimizer.zero_grad = _profiled(Optimizer.zero_grad)  # type: ignore[method-assign]
 
 
 def _cast_state(p: Tensor, key: str, value: Any) -> Any:
