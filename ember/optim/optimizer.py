@@ -31,12 +31,38 @@ import ember
 from ember._tensor import Tensor
 from ember.autograd.profiler import record_function
 from ember.dispatch import marks
-from ember.nn.modules.module import _reset_grad, _typename
+from ember.nn.modules.module import RemovableHandle, _reset_grad, _typename
 from ember.ops.registry import ops
 
 aten = ops.aten
 
-__all__ = ["Optimizer", "required"]
+__all__ = [
+    "Optimizer", "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook",
+    "required",
+]  # fmt: skip
+
+#: hooks every optimizer's ``step`` runs (before its own pre hooks, after its post hooks)
+_global_pre_hooks: dict[int, Callable[..., Any]] = {}
+_global_post_hooks: dict[int, Callable[..., Any]] = {}
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A hook ``hook(optimizer, args, kwargs)`` every optimizer's ``step`` runs first
+    (``args`` start with the optimizer); it may return ``(new_args, new_kwargs)``.
+
+    >>> h = ember.optim.optimizer.register_optimizer_step_pre_hook(lambda o, a, k: None)
+    >>> h.remove()
+    """
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A hook ``hook(optimizer, args, kwargs)`` every optimizer's ``step`` runs last."""
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
 
 
 class _Required:
@@ -63,11 +89,38 @@ def _profiled(fn: Callable[..., Any]) -> Callable[..., Any]:
         self._in_range = True
         try:
             with record_function(f"Optimizer.{what}#{type(self).__name__}.{what}"):
-                return fn(self, *args, **kwargs)
+                if what != "step":
+                    return fn(self, *args, **kwargs)
+                return _hooked_step(fn, self, (self, *args), kwargs)
         finally:
             self._in_range = False
 
     return run
+
+
+def _hooked_step(
+    fn: Callable[..., Any], opt: Optimizer, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``fn(*args, **kwargs)`` between the step hooks, in PyTorch's order: global pre hooks,
+    the optimizer's pre hooks, the step, its post hooks, global post hooks."""
+    pre = opt.__dict__.get("_step_pre_hooks")
+    if _global_pre_hooks or pre:
+        for hook in [*_global_pre_hooks.values(), *(pre or {}).values()]:
+            result = hook(opt, args, kwargs)
+            if result is None:
+                continue
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(
+                    f"{fn.__qualname__}: a step pre hook must return None or a tuple of "
+                    f"(new_args, new_kwargs), but got {result!r}"
+                )
+            args, kwargs = result
+    out = fn(*args, **kwargs)
+    post = opt.__dict__.get("_step_post_hooks")
+    if _global_post_hooks or post:
+        for hook in [*(post or {}).values(), *_global_post_hooks.values()]:
+            hook(opt, args, kwargs)
+    return out
 
 
 class Optimizer:
@@ -148,6 +201,28 @@ class Optimizer:
         if any(id(p) in taken for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """A hook ``hook(optimizer, args, kwargs)`` that ``step`` runs first; it may return
+        ``(new_args, new_kwargs)`` for the step to use.
+
+        >>> opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(1))], lr=0.1)
+        >>> h = opt.register_step_pre_hook(lambda o, args, kwargs: print("step"))
+        >>> opt.step()
+        step
+        >>> h.remove()
+        """
+        hooks = self.__dict__.setdefault("_step_pre_hooks", {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """A hook ``hook(optimizer, args, kwargs)`` that ``step`` runs after updating."""
+        hooks = self.__dict__.setdefault("_step_post_hooks", {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to ``None`` or, if not ``set_to_none``, to zeros.
