@@ -116,6 +116,8 @@ from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)
 from ember import amp  # noqa: E402  (torch.amp: autocast, the AutocastCPU key, GradScaler)
 from ember import cpu  # noqa: E402  (torch.cpu, with the deprecated torch.cpu.amp)
+from ember._streams import Event, Stream  # noqa: E402  (the cpu device's, as PyTorch's)
+from ember._sym import SymBool, SymFloat, SymInt  # noqa: E402  (for isinstance checks)
 from ember.amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,
@@ -187,7 +189,7 @@ _LAZY = {
 #: submodules that were attributes after ``import ember`` and now load when first named
 _LAZY_MODULES = frozenset(
     "func distributed aot compiler serialization _compile _functorch _batched _checkpoint "
-    "jit testing distributions version types _dynamo profiler".split()
+    "jit testing distributions version types _dynamo profiler accelerator mps".split()
 )
 
 

@@ -20,6 +20,7 @@ from ember.overrides import python_route
 from ember.storage import UntypedStorage
 
 __all__ = [
+    "get_device_module",
     "_check",
     "_check_index",
     "_check_is_size",
@@ -208,6 +209,21 @@ def frombuffer(
     if requires_grad:
         out.requires_grad_(True)  # type: ignore[attr-defined]
     return out
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device type (``torch.get_device_module``): ``ember.cpu`` for the cpu
+    (and by default), ``ember.cuda`` for cuda (which answers as a CPU-only build).
+
+    >>> ember.get_device_module("cpu").is_available()
+    True
+    """
+    import importlib  # (ember.cpu and ember.cuda load after this module)
+
+    kind = "cpu" if device is None else _device(device).type
+    if kind not in ("cpu", "cuda", "mps"):
+        raise RuntimeError(f"get_device_module: device {device!r} has no device module in ember")
+    return importlib.import_module(f"ember.{kind}")
 
 
 def get_default_device() -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 import pytest
@@ -100,6 +101,40 @@ def test_batch_sampler_batches_as_torch(drop_last: bool) -> None:
     it = iter(range(10))
     first = next(iter(BatchSampler(it, 4, drop_last)))
     assert first == [0, 1, 2, 3] and next(it) == 4
+
+
+@requires_torch
+def test_stack_and_chain_datasets_as_torch() -> None:
+    def build(lib: Any) -> Any:
+        data = lib.utils.data
+        a, b = data.TensorDataset(lib.arange(3)), data.TensorDataset(lib.arange(3) * 2)
+
+        class Count(data.IterableDataset):
+            def __iter__(self) -> Any:
+                return iter(range(2))
+
+            def __len__(self) -> int:
+                return 2
+
+        return (
+            [data.StackDataset(a, b)[i] for i in range(3)],
+            data.StackDataset(x=a, y=b).__getitems__([0, 2]),
+            len(data.StackDataset(x=a)),
+            list(Count() + Count()),
+            len(data.ChainDataset([Count(), Count()])),
+        )
+
+    ours, theirs = build(ember), build(torch)
+    assert repr(ours).replace("ember", "x") == repr(theirs).replace("torch", "x")
+    data = ember.utils.data
+    a = data.TensorDataset(ember.arange(3))
+    for bad in ((a, data.TensorDataset(ember.arange(2))), ()):
+        with pytest.raises(ValueError):
+            data.StackDataset(*bad)
+    with pytest.raises(ValueError, match="not both"):
+        data.StackDataset(a, x=a)
+    with pytest.raises(AssertionError, match="only supports IterableDataset"):
+        list(data.ChainDataset([a]))
 
 
 def test_samplers() -> None:

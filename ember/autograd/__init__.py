@@ -46,12 +46,14 @@ forward_ad._kernel.install()
 _inplace_views.install()
 _api.install()
 
-from ember.autograd import functional  # noqa: E402  (jacobian, hessian, vjp, jvp, hvp, vhp)
-from ember.autograd import profiler  # noqa: E402  (record_function; Optimizer uses it)
+# isort: split
+# jacobian, hessian, vjp, jvp, hvp, vhp; record_function (which Optimizer uses)
+from ember.autograd import functional, profiler  # noqa: E402
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "set_grad_enabled",
-    "forward_ad", "functional", "profiler", "is_anomaly_check_nan_enabled", "set_detect_anomaly", "Variable",
+    "forward_ad", "functional", "profiler", "is_anomaly_check_nan_enabled",
+    "set_detect_anomaly", "Variable",
 ]  # fmt: skip

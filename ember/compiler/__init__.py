@@ -27,6 +27,17 @@ def is_compiling() -> bool:
     return TRACING[0] > 0
 
 
+def allow_in_graph(fn: Any) -> Any:
+    """PyTorch's ``torch.compiler.allow_in_graph``: ember.compile traces through every
+    Python function (with ``make_fx``, below the Python level), so ``fn`` comes back
+    unchanged and its ops are in the graph.
+
+    >>> ember.compiler.allow_in_graph(abs) is abs
+    True
+    """
+    return fn
+
+
 def disable(fn: Any = None, recursive: bool = True) -> Any:
     """PyTorch's ``torch.compiler.disable``: ember.compile traces the ops ``fn`` runs either
     way (through ``make_fx``), so ``fn`` comes back unchanged (also as a decorator factory).

@@ -7,9 +7,14 @@
 
 from __future__ import annotations
 
+from ember._streams import CpuStream as Stream
+from ember._streams import StreamContext, current_stream, stream
 from ember.cpu import amp
 
-__all__ = ["amp", "current_device", "device_count", "is_available", "synchronize"]
+__all__ = [
+    "Stream", "StreamContext", "amp", "current_device", "current_stream", "device_count",
+    "is_available", "stream", "synchronize",
+]  # fmt: skip
 
 
 def is_available() -> bool:

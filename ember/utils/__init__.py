@@ -1,6 +1,6 @@
 """Utilities that mirror ``torch.utils``: ``ember.utils.data`` (datasets and loaders)."""
 
-from ember.utils import _mode_utils, _python_dispatch, _pytree, weak  # noqa: E402
+from ember.utils import _mode_utils, _python_dispatch, _pytree, hooks, weak  # noqa: E402
 
 
 def __getattr__(name: str) -> object:

@@ -25,6 +25,7 @@ from ember.device import device as _device
 from ember.dtypes import dtype as _dtype
 from ember.nn.modules._backward_hook import BackwardHook
 from ember.nn.parameter import Parameter
+from ember.utils.hooks import RemovableHandle
 
 __all__ = [
     "Module",
@@ -105,29 +106,6 @@ class _IncompatibleKeys(NamedTuple):
         )
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters the hook.
-
-    >>> h = ember.nn.Module().register_forward_hook(lambda m, i, o: None); h.remove()
-    """
-
-    _next_id = itertools.count()
-
-    def __init__(self, *hook_dicts: dict[int, Any]) -> None:
-        self.id = next(RemovableHandle._next_id)
-        self._dicts = hook_dicts
-
-    def remove(self) -> None:
-        for d in self._dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 def _typename(obj: Any) -> str:

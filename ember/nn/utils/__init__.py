@@ -16,7 +16,7 @@ from ember.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from ember.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 # isort: split
-from ember.nn.utils import parametrizations, parametrize, prune
+from ember.nn.utils import parametrizations, parametrize, prune, stateless
 
 __all__ = [
     "clip_grad_norm",
@@ -28,6 +28,7 @@ __all__ = [
     "parametrizations",
     "parametrize",
     "prune",
+    "stateless",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",

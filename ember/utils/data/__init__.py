@@ -18,9 +18,11 @@ from ember.utils.data.dataloader import (
     default_convert,
 )
 from ember.utils.data.dataset import (
+    ChainDataset,
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -28,8 +30,9 @@ from ember.utils.data.dataset import (
 from ember.utils.data.sampler import SubsetRandomSampler, WeightedRandomSampler
 
 __all__ = [
-    "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
-    "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "StackDataset", "Sampler", "SequentialSampler", "Subset",
+    "SubsetRandomSampler", "TensorDataset",
     "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert",
     "get_worker_info", "random_split",
 ]  # fmt: skip

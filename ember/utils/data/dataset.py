@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import ember
@@ -19,6 +19,8 @@ __all__ = [
     "Subset",
     "TensorDataset",
     "random_split",
+    "StackDataset",
+    "ChainDataset",
 ]
 
 
@@ -51,6 +53,36 @@ class IterableDataset(Dataset):
     def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} does not implement __iter__")
 
+    def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets read one after another.
+
+    >>> class Count(ember.utils.data.IterableDataset):
+    ...     def __iter__(self): return iter(range(2))
+    >>> list(ember.utils.data.ChainDataset([Count(), Count()]))
+    [0, 1, 0, 1]
+    """
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
 
 class TensorDataset(Dataset):
     """Samples are the rows of tensors that share their first dimension.
@@ -74,6 +106,43 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Datasets of one length side by side: sample ``i`` is the tuple (positional datasets)
+    or dict (keyword datasets) of their samples ``i``.
+
+    >>> a = ember.utils.data.TensorDataset(ember.arange(3))
+    >>> ember.utils.data.StackDataset(x=a, y=a)[1]
+    {'x': (tensor(1),), 'y': (tensor(1),)}
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "StackDataset: give the datasets positionally (tuple samples) or by keyword "
+                "(dict samples), not both"
+            )
+        if not args and not kwargs:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        self.datasets: Any = args or kwargs
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in parts):  # type: ignore[arg-type]
+            raise ValueError(
+                f"StackDataset: size mismatch between datasets: {[len(d) for d in parts]}"  # type: ignore[arg-type]
+            )
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[Any]) -> list[Any]:
+        return [self[i] for i in indices]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
