@@ -264,6 +264,9 @@ def test_kl_with_zero_probabilities_matches_pytorch() -> None:
 def test_kl_lookup_errors_and_registration() -> None:
     D = ember.distributions
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Categorical(ember.tensor([0.5, 0.5])))
+    # two exponential families meet in the Bregman pair, which refuses different families
+    with pytest.raises(NotImplementedError, match="different exponential families"):
         D.kl_divergence(D.Normal(0.0, 1.0), D.Bernoulli(0.5))
 
     class Wide(D.Normal):

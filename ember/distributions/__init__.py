@@ -62,6 +62,28 @@ from ember.distributions.transforms import (
 )
 from ember.distributions.weibull import Weibull
 
+# isort: split
+# ---- the third group for issue 18 ----
+from ember.distributions.constraint_registry import biject_to, transform_to
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.fishersnedecor import FisherSnedecor
+from ember.distributions.generalized_pareto import GeneralizedPareto
+from ember.distributions.lkj_cholesky import LKJCholesky
+from ember.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from ember.distributions.transforms import (
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    ReshapeTransform,
+    StackTransform,
+)
+from ember.distributions.von_mises import VonMises
+from ember.distributions.wishart import Wishart
+
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution", "Exponential",
     "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
@@ -74,4 +96,9 @@ __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
     "TanhTransform", "Transform", "identity_transform",
+    "ContinuousBernoulli", "ExponentialFamily", "FisherSnedecor", "GeneralizedPareto",
+    "LKJCholesky", "LowRankMultivariateNormal", "VonMises", "Wishart", "biject_to",
+    "transform_to", "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "ReshapeTransform", "StackTransform",
 ]  # fmt: skip

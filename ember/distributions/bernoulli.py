@@ -7,7 +7,7 @@ from typing import Any
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     EMPTY,
     broadcast_all,
@@ -22,7 +22,7 @@ __all__ = ["Bernoulli"]
 _bce = ember.nn.functional.binary_cross_entropy_with_logits
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A binary event given by ``probs`` or by ``logits`` (log-odds), not both.
 
     >>> ember.distributions.Bernoulli(probs=0.25).log_prob(ember.tensor(1.0))
@@ -89,6 +89,16 @@ class Bernoulli(Distribution):
 
     def entropy(self) -> Tensor:
         return _bce(self.logits, self.probs, reduction="none")
+
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (ember.logit(self.probs),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return ember.log1p(ember.exp(x))
+
+    _mean_carrier_measure = 0
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         values = ember.arange(2, dtype=self._param.dtype, device=self._param.device)

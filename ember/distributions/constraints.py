@@ -16,11 +16,12 @@ import ember
 from ember._tensor import Tensor
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent",
-    "less_than", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
-    "positive_definite", "real", "real_vector", "simplex", "unit_interval",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
+    "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval",
+    "interval", "is_dependent",
+    "less_than", "lower_cholesky", "lower_triangular", "nonnegative", "nonnegative_integer",
+    "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real",
+    "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]  # fmt: skip
 
 
@@ -228,7 +229,7 @@ class _LowerCholesky(Constraint):
     event_dim = 2
 
     def check(self, value: Tensor) -> Tensor:
-        lower = (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+        lower = _all_in_matrix(value.tril() == value)
         positive_diagonal = (value.diagonal(0, -2, -1) > 0).all(-1)
         return lower & positive_diagonal
 
@@ -239,8 +240,100 @@ class _PositiveDefinite(Constraint):
     def check(self, value: Tensor) -> Tensor:
         # symmetric as torch.isclose(value, value.mT, atol=1e-6) says, and a Cholesky exists
         close = (value - value.mT).abs() <= 1e-6 + 1e-5 * value.mT.abs()
-        symmetric = close.reshape(*value.shape[:-2], -1).all(-1)
-        return symmetric & _has_cholesky(value)
+        return _all_in_matrix(close) & _has_cholesky(value)
+
+
+def _all_in_matrix(mask: Tensor) -> Tensor:
+    """Per matrix, whether ``mask`` holds at every entry."""
+    return mask.reshape(*mask.shape[:-2], -1).all(-1)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        is_square = value.shape[-2] == value.shape[-1]
+        return ember.full(tuple(value.shape[:-2]), is_square, dtype=ember.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value: Tensor) -> Tensor:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return _all_in_matrix((value - value.mT).abs() <= 1e-6 + 1e-5 * value.mT.abs())
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        return _all_in_matrix(value.tril() == value)
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: positive diagonal, unit rows."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = float(ember.finfo(value.dtype).eps) * value.shape[-1] * 10
+        row_norm = ember.linalg.vector_norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return lower_cholesky.check(value) & unit_rows
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value: Tensor) -> Tensor:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (ember.linalg.eigvalsh(value.detach()) >= 0).all(-1)
+
+
+class _OverParts(Constraint):
+    """One constraint per part of a value along ``dim`` (``_Cat``, ``_Stack``)."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0) -> None:
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_OverParts):
+    """``cseq[i]`` on the ``lengths[i]`` slice along ``dim`` (as ``torch.cat``)."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0, lengths: Any = None) -> None:
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(
+                f"cat: got {len(self.cseq)} constraints but {len(self.lengths)} lengths"
+            )
+
+    def check(self, value: Tensor) -> Tensor:
+        parts = value.split(self.lengths, self.dim)
+        return ember.cat([c.check(v) for c, v in zip(self.cseq, parts, strict=True)], self.dim)
+
+
+class _Stack(_OverParts):
+    """``cseq[i]`` on index ``i`` along ``dim`` (as ``torch.stack``)."""
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = super().event_dim
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Tensor) -> Tensor:
+        parts = value.unbind(self.dim)
+        return ember.stack([c.check(v) for c, v in zip(self.cseq, parts, strict=True)], self.dim)
 
 
 def _has_cholesky(value: Tensor) -> Tensor:
@@ -251,6 +344,7 @@ def _has_cholesky(value: Tensor) -> Tensor:
 dependent = _Dependent()
 boolean = _Boolean()
 nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval
 real = _Real()
 real_vector = _IndependentConstraint(real, 1)
@@ -266,3 +360,10 @@ simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint
+corr_cholesky = _CorrCholesky()
+lower_triangular = _LowerTriangular()
+positive_semidefinite = _PositiveSemidefinite()
+square = _Square()
+symmetric = _Symmetric()
+cat = _Cat
+stack = _Stack

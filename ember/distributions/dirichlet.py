@@ -10,14 +10,14 @@ import ember
 from ember._tensor import Tensor
 from ember.distributions import constraints
 from ember.distributions._gamma_sampler import standard_gamma
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.gamma import _batch
 from ember.distributions.utils import EMPTY, broadcast_all
 
 __all__ = ["Beta", "Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the last dim of ``concentration``.
 
     >>> ember.distributions.Dirichlet(ember.tensor([1.0, 3.0])).mean
@@ -77,8 +77,16 @@ class Dirichlet(Distribution):
             - ((c - 1.0) * ember.digamma(c)).sum(-1)
         )
 
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration,)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.lgamma().sum(-1) - ember.lgamma(x.sum(-1))
+
+
+class Beta(ExponentialFamily):
     """The beta distribution on (0, 1) with ``concentration1`` (alpha) and
     ``concentration0`` (beta).
 
@@ -139,3 +147,11 @@ class Beta(Distribution):
 
     def entropy(self) -> Tensor:
         return self._dirichlet.entropy()
+
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return ember.lgamma(x) + ember.lgamma(y) - ember.lgamma(x + y)

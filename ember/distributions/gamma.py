@@ -9,7 +9,7 @@ import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions._gamma_sampler import standard_gamma
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import EMPTY, broadcast_all
 
 __all__ = ["Exponential", "Gamma"]
@@ -21,7 +21,7 @@ def _batch(*args: Any) -> Size:
     return broadcast_all(*args)[0].size()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and inverse scale ``rate``.
 
     >>> ember.distributions.Gamma(2.0, 1.0).log_prob(ember.tensor(1.0))
@@ -35,6 +35,9 @@ class Gamma(Distribution):
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(_batch(concentration, rate), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Gamma:
+        return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -73,8 +76,18 @@ class Gamma(Distribution):
         c = self.concentration
         return c - ember.log(self.rate) + ember.lgamma(c) + (1.0 - c) * ember.digamma(c)
 
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration - 1, -self.rate)
 
-class Exponential(Distribution):
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return ember.lgamma(x + 1) + (x + 1) * ember.log(-y.reciprocal())
+
+    _mean_carrier_measure = 0
+
+
+class Exponential(ExponentialFamily):
     """The exponential distribution with ``rate`` (mean ``1 / rate``).
 
     >>> ember.distributions.Exponential(2.0).mean
@@ -88,6 +101,9 @@ class Exponential(Distribution):
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch(rate), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Exponential:
+        return self._expanded(Exponential, batch_shape, _instance, ("rate",))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -127,3 +143,13 @@ class Exponential(Distribution):
 
     def entropy(self) -> Tensor:
         return 1.0 - ember.log(self.rate)
+
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return -ember.log(-x)
+
+    _mean_carrier_measure = 0

@@ -55,6 +55,15 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = n
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Independent:
+        """The base expanded to ``batch_shape`` plus the reinterpreted dims."""
+        new = self._get_checked_instance(Independent, _instance)
+        batch_shape = Size(batch_shape)
+        kept = self.event_shape[: self.reinterpreted_batch_ndims]
+        new.base_dist = self.base_dist.expand(Size((*batch_shape, *kept)))
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        return self._finish_expand(new, batch_shape, self.event_shape)
+
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]
         return self.base_dist.has_rsample

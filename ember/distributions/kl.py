@@ -457,3 +457,133 @@ def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
     alpha_ratio = q.alpha / p.alpha
     result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
     return _inf_where(result, p.scale < q.scale)
+
+
+# ---- the pairs PyTorch registers with the third group for issue 18 ----
+from ember.distributions.continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from ember.distributions.exp_family import ExponentialFamily  # noqa: E402
+from ember.distributions.lowrank_multivariate_normal import (  # noqa: E402
+    LowRankMultivariateNormal,
+    _lowrank_logdet,
+    _lowrank_mahalanobis,
+)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the log normaliser (NOTE [Bregman entropy])."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            f"computed using Bregman divergences (got {type(p).__name__} and "
+            f"{type(q).__name__})"
+        )
+    value, p_params, grads = p._normalizer_and_grads(create_graph=True)
+    result = q._log_normalizer(*q._natural_params) - value
+    for theta_p, theta_q, g in zip(p_params, q._natural_params, grads, strict=True):
+        result = result - sum_rightmost((theta_q - theta_p) * g, len(q.event_shape))
+    return result
+
+
+# -- Gaussians given by a Cholesky factor or a low-rank factor: with Sigma_p = S S^T,
+# KL = (log det Sigma_q - log det Sigma_p + |Sigma_q^-1/2 S|_F^2 + Mahalanobis_q - n) / 2
+
+
+def _gaussian_log_det_and_root(d: Any) -> tuple[Tensor, Tensor]:
+    """``log det Sigma`` and a square root ``S`` of it (``S @ S.mT == Sigma``)."""
+    if isinstance(d, LowRankMultivariateNormal):
+        W, D = d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag
+        W = W.expand(*np.broadcast_shapes(tuple(W.shape[:-2]), tuple(D.shape[:-1])), *W.shape[-2:])
+        root = ember.cat([W, ember.diag_embed(D.sqrt()).expand(*W.shape[:-2], -1, -1)], -1)
+        return _lowrank_logdet(D, d._capacitance_tril), root
+    L = d._unbroadcasted_scale_tril
+    return 2 * L.diagonal(0, -2, -1).log().sum(-1), L
+
+
+def _solve_lower(L: Tensor, B: Tensor) -> Tensor:
+    """``L^-1 B`` over broadcast batch dims."""
+    batch = np.broadcast_shapes(tuple(L.shape[:-2]), tuple(B.shape[:-2]))
+    return ember.linalg.solve_triangular(
+        L.expand(*batch, *L.shape[-2:]), B.expand(*batch, *B.shape[-2:]), upper=False
+    )
+
+
+def _gaussian_whitened(q: Any, S: Tensor) -> Tensor:
+    """``tr(Sigma_q^-1 S S^T)``: through ``L_q^-1``, or Woodbury's ``D^-1 - A^T A``."""
+    if isinstance(q, LowRankMultivariateNormal):
+        W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+        A = _solve_lower(q._capacitance_tril, W.mT / D.unsqueeze(-2))
+        whitened = (S / D.sqrt().unsqueeze(-1)).pow(2).sum((-2, -1))
+        return whitened - ember.matmul(A, S).pow(2).sum((-2, -1))
+    return _solve_lower(q._unbroadcasted_scale_tril, S).pow(2).sum((-2, -1))
+
+
+def _gaussian_mahalanobis(q: Any, x: Tensor) -> Tensor:
+    if isinstance(q, LowRankMultivariateNormal):
+        W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+        return _lowrank_mahalanobis(W, D, x, q._capacitance_tril)
+    return _batch_mahalanobis(q._unbroadcasted_scale_tril, x)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_gaussians(p: Any, q: Any) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two (Low Rank) Multivariate Normals with different event "
+            f"shapes cannot be computed (got {tuple(p.event_shape)} and {tuple(q.event_shape)})"
+        )
+    log_det_p, root_p = _gaussian_log_det_and_root(p)
+    log_det_q, _ = _gaussian_log_det_and_root(q)
+    trace = _gaussian_whitened(q, root_p)
+    mahalanobis = _gaussian_mahalanobis(q, q.loc - p.loc)
+    return 0.5 * (log_det_q - log_det_p + trace + mahalanobis - p.event_shape[0])
+
+
+# -- ContinuousBernoulli: E_p[log q] = E_p[x] logit(q) + log(1 - q) + log C(q)
+
+
+def _cb_cross_term(mean: Tensor, q: ContinuousBernoulli) -> Tensor:
+    """``-E_p[log q(x)]`` for a ``p`` on [0, 1] with mean ``mean``."""
+    return -mean * q.logits - ember.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_to_continuous_bernoulli(p: Any, q: ContinuousBernoulli) -> Tensor:
+    return -p.entropy() + _cb_cross_term(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    # infinite where p reaches 1 or 0, as PyTorch 2.13 decides it (it puts mass off [0, 1]
+    # only where it goes past them, but PyTorch's test is >= and <=)
+    result = -p.entropy() + _cb_cross_term(p.mean, q)
+    return _inf_where(result, (p.high >= 1) | (p.low <= 0))
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).pow(2)) + q.scale.log()
+    t3 = (p.variance + p.mean.pow(2) - 2.0 * q.loc * p.mean) / (2.0 * q.scale.pow(2))
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    # infinite as PyTorch 2.13 decides it: where q.low >= 0 or q.high <= 1
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where(result, (q.low >= 0) | (q.high <= 1))
+
+
+for _p, _q in [(ContinuousBernoulli, Pareto), (Exponential, ContinuousBernoulli),
+               (Gamma, ContinuousBernoulli), (Gumbel, ContinuousBernoulli),
+               (Laplace, ContinuousBernoulli), (Normal, ContinuousBernoulli),
+               (Pareto, ContinuousBernoulli)]:  # fmt: skip
+    register_kl(_p, _q)(_kl_infinity)

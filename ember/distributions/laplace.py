@@ -30,6 +30,9 @@ class Laplace(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(_batch(loc, scale), validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
+        return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
+
     @property
     def mean(self) -> Tensor:
         return self.loc

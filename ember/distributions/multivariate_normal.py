@@ -55,7 +55,46 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return _triangular_inverse(L_inv)
 
 
-class MultivariateNormal(Distribution):
+class _OneCholeskyFactor:
+    """The three matrices of a distribution that keeps one Cholesky factor
+    ``_unbroadcasted_scale_tril`` (NOTE [one Cholesky factor]), each built from it when
+    asked for and expanded by the class's ``_full`` (``MultivariateNormal``, ``Wishart``)."""
+
+    _unbroadcasted_scale_tril: Tensor
+
+    def _full(self, m: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def _set_scale_tril(
+        self, covariance_matrix: Any, precision_matrix: Any, scale_tril: Any
+    ) -> None:
+        """The factor of whichever matrix was given."""
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
+        else:
+            assert precision_matrix is not None
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    @lazy_property
+    def scale_tril(self) -> Tensor:
+        return self._full(self._unbroadcasted_scale_tril)
+
+    @lazy_property
+    def covariance_matrix(self) -> Tensor:
+        L = self._unbroadcasted_scale_tril
+        return self._full(ember.matmul(L, L.mT))
+
+    @lazy_property
+    def precision_matrix(self) -> Tensor:
+        # (L L^T)^-1 of the whole of L, as PyTorch's cholesky_inverse differentiates it
+        # (its gradient reaches L's upper triangle too; a triangular solve's would not)
+        L = self._unbroadcasted_scale_tril
+        return self._full(ember.linalg.inv(ember.matmul(L, L.mT)))
+
+
+class MultivariateNormal(_OneCholeskyFactor, Distribution):
     """A Gaussian over vectors with mean ``loc`` and a covariance given by exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (its lower Cholesky factor).
 
@@ -108,13 +147,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(*batch_shape, -1, -1))
         self.loc = loc.expand(*batch_shape, -1)
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
-        else:
-            assert precision_matrix is not None
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._set_scale_tril(covariance_matrix, precision_matrix, scale_tril)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -130,22 +163,6 @@ class MultivariateNormal(Distribution):
 
     def _full(self, m: Tensor) -> Tensor:
         return m.expand(*self._batch_shape, *self._event_shape, *self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Tensor:
-        return self._full(self._unbroadcasted_scale_tril)
-
-    @lazy_property
-    def covariance_matrix(self) -> Tensor:
-        L = self._unbroadcasted_scale_tril
-        return self._full(ember.matmul(L, L.mT))
-
-    @lazy_property
-    def precision_matrix(self) -> Tensor:
-        # (L L^T)^-1 of the whole of L, as PyTorch's cholesky_inverse differentiates it
-        # (its gradient reaches L's upper triangle too; a triangular solve's would not)
-        L = self._unbroadcasted_scale_tril
-        return self._full(ember.linalg.inv(ember.matmul(L, L.mT)))
 
     @property
     def mean(self) -> Tensor:

@@ -9,13 +9,13 @@ from typing import Any
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import EMPTY, broadcast_all, standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     >>> ember.distributions.Normal(0.0, 1.0).log_prob(ember.tensor(0.0))
@@ -79,3 +79,13 @@ class Normal(Distribution):
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)
+
+    # NOTE [Bregman entropy]: the natural parameters and log normaliser
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        return -0.25 * x.pow(2) / y + 0.5 * ember.log(-math.pi / y)
+
+    _mean_carrier_measure = 0

@@ -10,6 +10,7 @@ import ember
 from ember._tensor import Tensor
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.gamma import _batch
 from ember.distributions.utils import (
     EMPTY,
@@ -23,7 +24,7 @@ from ember.random import _generator
 __all__ = ["Binomial", "Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution with mean ``rate``.
 
     >>> ember.distributions.Poisson(2.0).log_prob(ember.tensor(1.0))
@@ -60,6 +61,15 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - ember.lgamma(value + 1)
+
+    # NOTE [Bregman entropy]: the natural parameter and log normaliser (PyTorch gives no
+    # carrier measure, so the inherited entropy raises NotImplementedError as PyTorch's)
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (ember.log(self.rate),)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return ember.exp(x)
 
 
 class Binomial(Distribution):

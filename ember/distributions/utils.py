@@ -3,6 +3,7 @@ probabilities and logits, and lazily computed parameters."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -137,3 +138,47 @@ class lazy_property(Generic[T]):
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of ``mat``'s lower part (up to diagonal ``diag``) as a vector, row by row.
+
+    >>> from ember.distributions.utils import tril_matrix_to_vec
+    >>> tril_matrix_to_vec(ember.arange(9.0).reshape(3, 3), diag=-1)
+    tensor([3., 6., 7.])
+    """
+    n = mat.shape[-1]
+    if mat.shape[-2] != n:
+        raise ValueError(
+            f"tril_matrix_to_vec: expected square matrices but got shape {tuple(mat.shape)}"
+        )
+    rows, cols = np.tril_indices(n, diag)  # row by row
+    flat = mat.reshape(*mat.shape[:-2], n * n)
+    return flat[..., ember.tensor(rows * n + cols)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The lower-triangular matrix (zeros above diagonal ``diag``) whose lower part is
+    ``vec`` row by row: ``tril_matrix_to_vec``'s inverse.
+
+    >>> from ember.distributions.utils import vec_to_tril_matrix
+    >>> vec_to_tril_matrix(ember.tensor([1.0, 2.0, 3.0]), diag=-1)
+    tensor([[0., 0., 0.],
+            [1., 0., 0.],
+            [2., 3., 0.]])
+    """
+    m = vec.shape[-1]
+    # m = n (n + 1) / 2 + diag n for the side n (diag <= 0): solve the quadratic
+    b = 1 + 2 * diag
+    n = round((-b + math.sqrt(b * b + 8 * m)) / 2)
+    rows, cols = np.tril_indices(n, diag)  # row by row
+    if len(rows) != m:
+        raise ValueError(
+            f"vec_to_tril_matrix: a vector of length {m} is not the lower part (diagonal "
+            f"{diag}) of any square matrix"
+        )
+    # each entry of the n x n matrix takes vec's element at its position, or a padded zero
+    where = np.zeros(n * n, dtype=np.int64)
+    where[rows * n + cols] = np.arange(1, m + 1)
+    padded = ember.cat([ember.zeros_like(vec[..., :1]), vec], -1)
+    return padded[..., ember.tensor(where)].reshape(*vec.shape[:-1], n, n)
