@@ -4,7 +4,9 @@ that constraint (``torch.distributions.constraint_registry``).
 ``biject_to(c)`` is a bijection from unconstrained space onto ``c`` (so ``log_abs_det_jacobian``
 is defined: for a change of variables in a density); ``transform_to(c)`` need only map onto
 ``c`` (for optimising a constrained parameter by an unconstrained one). They differ on the
-simplex (stick breaking against a softmax). ``register(constraint, factory)`` adds a
+simplex (stick breaking against a softmax); as in PyTorch, only ``transform_to`` takes
+``lower_cholesky``, ``positive_definite`` and ``positive_semidefinite`` (their transforms
+drop the upper triangle, so they are not bijections). ``register(constraint, factory)`` adds a
 constraint type (or a singleton instance's type) for a new constraint.
 
 >>> from ember.distributions import biject_to, constraints
@@ -153,13 +155,13 @@ def _transform_to_simplex(constraint: Any) -> transforms.Transform:
     return transforms.SoftmaxTransform()
 
 
-@_both(constraints.lower_cholesky)
+@transform_to.register(constraints.lower_cholesky)
 def _to_lower_cholesky(constraint: Any) -> transforms.Transform:
     return transforms.LowerCholeskyTransform()
 
 
-@_both(constraints.positive_definite)
-@_both(constraints.positive_semidefinite)
+@transform_to.register(constraints.positive_definite)
+@transform_to.register(constraints.positive_semidefinite)
 def _to_positive_definite(constraint: Any) -> transforms.Transform:
     return transforms.PositiveDefiniteTransform()
 

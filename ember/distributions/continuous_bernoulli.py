@@ -53,8 +53,15 @@ class ContinuousBernoulli(ExponentialFamily):
     ) -> None:
         batch_shape = set_probs_or_logits(self, probs, logits)
         if probs is not None:
-            if validate_args if validate_args is not None else self._validate_args:
-                self._check_parameters()  # the given probs, before they are clamped
+            # as PyTorch: given probs are checked (before they are clamped into (0, 1)) only
+            # when validate_args is given
+            if validate_args is not None and not bool(
+                constraints.unit_interval.check(self.probs).all()
+            ):
+                raise ValueError(
+                    "The parameter probs has invalid values: ContinuousBernoulli expects probs "
+                    f"in [0, 1], but got {self.probs}"
+                )
             self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)

@@ -7,7 +7,7 @@ import numbers
 from typing import Any
 
 import ember
-from ember._tensor import Tensor
+from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions._gamma_sampler import standard_gamma
 from ember.distributions.exp_family import ExponentialFamily
@@ -34,6 +34,12 @@ class Dirichlet(ExponentialFamily):
         self.concentration = concentration
         shape = concentration.shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Dirichlet:
+        new = self._get_checked_instance(Dirichlet, _instance)
+        batch_shape = Size(batch_shape)
+        new.concentration = self.concentration.expand((*batch_shape, *self.event_shape))
+        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
 
     def rsample(self, sample_shape: Any = EMPTY) -> Tensor:
         """Independent gamma draws divided by their sum (NOTE [implicit gamma gradient])."""
@@ -112,6 +118,12 @@ class Beta(ExponentialFamily):
         ):
             batch = ember.Size()
         super().__init__(batch, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
+        new = self._get_checked_instance(Beta, _instance)
+        batch_shape = Size(batch_shape)
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
 
     @property
     def concentration1(self) -> Tensor:

@@ -2,10 +2,15 @@
 ``dim x dim`` correlation matrices (density of ``L`` proportional to
 ``prod_i L_ii ** (dim - i + 2 (concentration - 1))``, rows from 2).
 
-Draws are the onion method as PyTorch draws them: row ``i`` is ``sqrt(y_i)`` times a
-uniform direction in its first ``i`` coordinates, with ``y_i ~ Beta(i / 2,
-concentration + (dim - 2 - i) / 2)``, and the diagonal takes the rest of the unit norm. The
-beta draws are ember's gamma sampler (not PyTorch's stream).
+Draws are the onion method (Lewandowski, Kurowicka and Joe, 2009): row ``i`` (from 0) is
+``sqrt(y_i)`` times a uniform direction in its first ``i`` coordinates, with
+``y_i ~ Beta(i / 2, concentration + (dim - 1 - i) / 2)``, and the diagonal takes the rest of
+the unit norm; every off-diagonal correlation then has LKJ's marginal, ``(r + 1) / 2 ~
+Beta(b, b)`` with ``b = concentration - 1 + dim / 2``. PyTorch 2.13 takes the first beta
+parameter as ``i - 1/2`` instead of ``i / 2`` for rows from 2 on, so its draws for
+``dim >= 3`` are not LKJ-distributed (rows past the second are too close to their
+diagonal); ember's follow the paper. The beta draws are ember's gamma sampler (not
+PyTorch's stream).
 """
 
 from __future__ import annotations
@@ -44,11 +49,11 @@ class LKJCholesky(Distribution):
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         c = self.concentration
-        offset = ember.cat(
-            [ember.zeros(1, dtype=c.dtype), ember.arange(dim - 1, dtype=c.dtype)]
-        )  # 0, 0, 1, ..., dim - 2
+        # row i's beta: (i / 2, concentration + (dim - 1 - i) / 2), row 0's unused (a
+        # placeholder with the parameters of row 1)
+        half = ember.cat([ember.zeros(1, dtype=c.dtype), ember.arange(dim - 1, dtype=c.dtype)]) / 2
         marginal = c + 0.5 * (dim - 2)
-        self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset, validate_args=False)
+        self._beta = Beta(half + 0.5, marginal.unsqueeze(-1) - half, validate_args=False)
         super().__init__(c.size(), Size((dim, dim)), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LKJCholesky:

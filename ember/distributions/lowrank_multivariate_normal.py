@@ -101,8 +101,10 @@ class LowRankMultivariateNormal(Distribution):
         self.cov_diag = cov_diag.expand(*batch_shape, n)
         self._unbroadcasted_cov_factor = cov_factor
         self._unbroadcasted_cov_diag = cov_diag
-        self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
+        # validated first: a non-positive cov_diag is named, not a failed Cholesky (PyTorch
+        # 2.13 factors first and raises its LinAlgError)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LowRankMultivariateNormal:
         new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
