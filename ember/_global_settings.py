@@ -35,6 +35,11 @@ class _Flags:
 
 
 FLAGS = _Flags()
+
+#: which scaled-dot-product-attention kernels may run (``torch.backends.cuda``'s switches,
+#: which PyTorch's CPU choice reads too: ``flash`` and ``math`` are the two on the cpu)
+SDP_ENABLED = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True,
+               "overrideable": True}  # fmt: skip
 _PRECISIONS = ("highest", "high", "medium")
 
 

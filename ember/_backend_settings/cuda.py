@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember._global_settings import FLAGS
+from ember._global_settings import SDP_ENABLED as _SDP
 
 __all__ = [
     "cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp",
@@ -66,8 +67,8 @@ def _expect_bool(value: Any, what: str) -> None:
 
 matmul = cuBLASModule()
 
-# which scaled-dot-product-attention kernels may run on CUDA (all, by default)
-_SDP = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+# which scaled-dot-product-attention kernels may run (all, by default): _SDP, whose home
+# is ember/_global_settings.py (the cpu's choice in ops/native/nn.py reads it too)
 
 
 def flash_sdp_enabled() -> bool:

@@ -12,4 +12,4 @@ from ember.nn.modules import *  # noqa: F403  (Module, the containers and every 
 from ember.nn.parameter import Parameter, UninitializedParameter
 
 # isort: split
-from ember.nn import parallel, utils  # (parallel: DistributedDataParallel, over ember.distributed)
+from ember.nn import attention, parallel, utils  # (parallel: DistributedDataParallel)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ember._global_settings import SDP_ENABLED
 from ember._layout import strided
 from ember.dispatch.keys import DispatchKey
 from ember.dispatch.state import python_key_sees
@@ -737,7 +738,7 @@ def scaled_dot_product_attention(
             "scaled_dot_product_attention: _scaled_dot_product_attention: Explicit "
             "attn_mask should not be set when is_causal=True"
         )
-    if flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+    if SDP_ENABLED["flash"] and flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
         # PyTorch's fused CPU op (NOTE [attention on CPU]), a boolean mask made additive first
         if attn_mask is not None and attn_mask.dtype is bool_:
             opts = {"dtype": query.dtype, "device": query.device}
@@ -748,6 +749,12 @@ def scaled_dot_product_attention(
         return aten._scaled_dot_product_flash_attention_for_cpu.default(  # type: ignore[no-any-return]
             query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale
         )[0]
+    if not SDP_ENABLED["math"]:
+        raise RuntimeError(
+            "scaled_dot_product_attention: no viable backend: the math kernel is off and the "
+            "fused cpu kernel is off or does not take these arguments (4-D inputs, no "
+            "dropout); allow SDPBackend.MATH (or FLASH_ATTENTION) in nn.attention.sdpa_kernel"
+        )
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         heads, kv_heads = query.shape[-3], key.shape[-3]
         if heads % kv_heads:
