@@ -37,6 +37,18 @@ i0 = _public("special_i0")
 i0e = _public("special_i0e")
 i1 = _public("special_i1")
 i1e = _public("special_i1e")
+bessel_j0 = _public("special_bessel_j0")
+bessel_j1 = _public("special_bessel_j1")
+bessel_y0 = _public("special_bessel_y0")
+bessel_y1 = _public("special_bessel_y1")
+modified_bessel_i0 = _public("special_modified_bessel_i0")
+modified_bessel_i1 = _public("special_modified_bessel_i1")
+modified_bessel_k0 = _public("special_modified_bessel_k0")
+modified_bessel_k1 = _public("special_modified_bessel_k1")
+scaled_modified_bessel_k0 = _public("special_scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _public("special_scaled_modified_bessel_k1")
+airy_ai = _public("special_airy_ai")
+spherical_bessel_j0 = _public("special_spherical_bessel_j0")
 log1p = _public("special_log1p")
 log_ndtr = _public("special_log_ndtr")
 log_softmax = _public("special_log_softmax")
@@ -74,5 +86,7 @@ __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
     "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-    "xlogy", "zeta",
+    "xlogy", "zeta", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+    "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
 ]  # fmt: skip

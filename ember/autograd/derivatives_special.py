@@ -27,8 +27,9 @@ from ember import functional as E  # NOTE [formulas on the public functions]
 from ember._tensor import Tensor
 from ember.autograd.derivatives import _sgn, conj
 from ember.autograd.derivatives_tensorops import _UNNAMED, RAISES_AT_BACKWARD, not_differentiated
-from ember.autograd.function_table import defvjp
+from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.dtypes import uint8
+from ember.ops.native.special import BESSEL
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -131,3 +132,7 @@ not_differentiated(aten.special_zeta.other_scalar)  # only x is a tensor: nothin
 
 # PyTorch has no derivative for heaviside: its backward raises
 not_differentiated(aten.heaviside.default, _UNNAMED)  # PyTorch's node has no name
+
+
+# the Bessel family: outputs that never require grad, as PyTorch's (no derivatives there)
+nondifferentiable(*(getattr(aten, f"special_{name}").default for name in BESSEL))

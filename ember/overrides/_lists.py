@@ -39,6 +39,7 @@ IGNORED_NAMES = frozenset(
     set_rng_state Generator default_generator load save tensor as_tensor from_numpy from_dlpack
     is_tensor compile vmap broadcast_shapes asarray frombuffer typename is_storage
     get_default_device set_default_device set_default_tensor_type get_num_interop_threads
+    get_device_module
     set_num_interop_threads
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_num_threads get_num_threads

@@ -71,6 +71,24 @@ _UNARY = {
     "special_i0e": _scipy("i0e"), "special_i1": _scipy("i1"), "special_i1e": _scipy("i1e"),
 }  # fmt: skip
 
+
+def _airy_ai(x: np.ndarray) -> np.ndarray:
+    return sp.airy(x)[0]  # (Ai, Ai', Bi, Bi')
+
+
+def _spherical_j0(x: np.ndarray) -> np.ndarray:
+    return sp.spherical_jn(0, x)
+
+
+_UNARY.update({
+    "special_bessel_j0": sp.j0, "special_bessel_j1": sp.j1, "special_bessel_y0": sp.y0,
+    "special_bessel_y1": sp.y1, "special_modified_bessel_i0": sp.i0,
+    "special_modified_bessel_i1": sp.i1, "special_modified_bessel_k0": sp.k0,
+    "special_modified_bessel_k1": sp.k1, "special_scaled_modified_bessel_k0": sp.k0e,
+    "special_scaled_modified_bessel_k1": sp.k1e, "special_airy_ai": _airy_ai,
+    "special_spherical_bessel_j0": _spherical_j0,
+})  # fmt: skip
+
 for _name, _fn in _UNARY.items():
     impl(getattr(aten, _name).default, CPU, unary(f"{_name}.default", _fn))
 

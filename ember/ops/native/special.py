@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import bool_, float16
+from ember.dtypes import bfloat16, bool_, float16
 from ember.ops.native._define import define
 from ember.ops.native.pointwise import COMPLEX, I2F, pointwise
 from ember.ops.registry import impl, ops
@@ -68,6 +68,14 @@ pointwise("special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor", I2
           unsupported=COMPLEX, inplace=False, out="self_scalar_out", variants=_SPECIAL)
 pointwise("special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor", I2F,
           unsupported=COMPLEX, inplace=False, out="other_scalar_out", variants=_SPECIAL)
+# the Bessel family: PyTorch's outputs never require grad (no derivatives), no 16-bit kernels
+BESSEL = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+          "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+          "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
+          "spherical_bessel_j0")
+for _name in BESSEL:
+    pointwise(f"special_{_name}(Tensor self) -> Tensor", I2F,
+              unsupported=COMPLEX | {float16, bfloat16}, inplace=False, variants=_SPECIAL)
 # the Hurwitz zeta function, sum over k >= 0 of (k + other)^-self (PyTorch has no 16-bit kernel)
 pointwise("special_zeta(Tensor self, Tensor other) -> Tensor", I2F,
           unsupported=COMPLEX | {float16}, inplace=False, variants=_SPECIAL)

@@ -9,6 +9,7 @@ from typing import Any
 
 import ember
 from ember import dtypes
+from ember.ops.native.special import BESSEL
 from ember.testing._internal.opinfo import EDGE_DIFFERENCES, SampleInput, samples
 
 REAL = (dtypes.float32, dtypes.float64)
@@ -44,6 +45,29 @@ def _unary(make: Any, dtype: Any, low: float = -3, high: float = 3) -> Iterator[
          "special_log1p.default", "special_erf.default", dtypes=WITH_INTS, **TOL)  # fmt: skip
 def unary_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield from _unary(make, dtype)
+
+
+def bessel_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    """Negative arguments too (NaN where the function is real only for x > 0: y, k)."""
+    yield from _unary(make, dtype, low=-4, high=6)
+    if dtype.category >= dtypes.FLOATING:
+        yield SampleInput(make((4,), low=20, high=60), name="large")
+
+
+# PyTorch 2.13's float64 Bessel and Airy functions are good to about 3e-7 and 2e-5 relative
+# (ember's are SciPy's cephes kernels, good to float64's precision: docs/fidelity.md), so
+# float64 compares at those tolerances
+_F64_BESSEL = {"float64": 1e-6, "int64": 1e-6}
+samples(
+    *(f"special_{n}.default" for n in BESSEL if n != "airy_ai"),
+    dtypes=(*REAL, dtypes.int64),
+    atol=_F64_BESSEL,
+    rtol=_F64_BESSEL,
+)(bessel_samples)
+samples("special_airy_ai.default", dtypes=(*REAL, dtypes.int64),
+        atol={"float64": 1e-5, "int64": 1e-5}, rtol={"float64": 5e-5, "int64": 5e-5})(
+    bessel_samples
+)  # fmt: skip
 
 
 @samples("lgamma.default", "digamma.default", "special_gammaln.default",
