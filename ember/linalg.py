@@ -56,6 +56,7 @@ solve_triangular = _public("linalg_solve_triangular")
 svd = _public("linalg_svd")
 svdvals = _public("linalg_svdvals")
 vecdot = _public("linalg_vecdot")
+vander = _public("linalg_vander")
 vector_norm = _public("linalg_vector_norm")
 
 __all__ = [
@@ -91,5 +92,6 @@ __all__ = [
     "svd",
     "svdvals",
     "vecdot",
+    "vander",
     "vector_norm",
 ]

@@ -508,3 +508,30 @@ def test_program_least_squares_fit() -> None:
         return sol.squeeze(-1), via_pinv, normal.squeeze(-1)
 
     grads_agree(lambda v, yy: program(ember, v, yy), lambda v, yy: program(torch, v, yy), V, y)
+
+
+def test_vander_dispatches_torch_ops_and_refuses_as_torch() -> None:
+    """A dispatch mode sees PyTorch's composition (unsqueeze, expand, cumprod, new_ones,
+    cat); N below 2 and bool inputs raise in both."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    def seen(lib: Any, base: type) -> list[str]:
+        ops: list[str] = []
+
+        class Log(base):  # type: ignore[misc, valid-type]
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+                ops.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        with Log():
+            lib.linalg.vander(lib.tensor([1.0, 2.0, 3.0]), N=4)
+        return ops
+
+    assert seen(ember, TorchDispatchMode) == seen(
+        torch, torch.utils._python_dispatch.TorchDispatchMode
+    )
+    for lib in (ember, torch):
+        for bad in (lambda m: m.linalg.vander(m.ones(3), N=1),
+                    lambda m: m.linalg.vander(m.tensor([True]))):  # fmt: skip
+            with pytest.raises(RuntimeError):
+                bad(lib)

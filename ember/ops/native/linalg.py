@@ -639,6 +639,7 @@ define("matrix_power(Tensor self, int n) -> Tensor")
 define("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", variants=_LINALG)
 define("cross(Tensor self, Tensor other, int? dim=None) -> Tensor")
 define("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor", variants=_LINALG)
+define("linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor", variants=_LINALG)
 define("linalg_multi_dot(Tensor[] tensors) -> Tensor", variants=_LINALG)
 define("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
        variants=_LINALG)

@@ -28,7 +28,7 @@ from ember._tensor import Tensor
 from ember._warn import warn_user
 from ember.dispatch import state
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import FLOATING, float64
+from ember.dtypes import FLOATING, bool_, float64
 from ember.ops.native._define import by_name
 from ember.ops.native.linalg import check_linalg_dtype, matrix_check, matrix_shape_check
 from ember.ops.registry import impl, ops
@@ -328,6 +328,23 @@ def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
             raise RuntimeError(f"no dimension of size 3 in input (shape {list(self.shape)})")
         dim = found
     return aten.linalg_cross.default(self, other, dim=dim)  # type: ignore[no-any-return]
+
+
+@impl(aten.linalg_vander.default, _CIA)
+def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """Columns ``x**0, ..., x**(N-1)`` (``N`` the last dim's size by default): ones beside
+    the running product of ``N - 1`` copies of ``x``, as PyTorch composes it."""
+    if x.dtype is bool_:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
+    n = N if N is not None else (x.shape[-1] if x.ndim else 1)
+    if n <= 1:
+        raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={n}")
+    shape = [*x.shape, n - 1]
+    powers = aten.cumprod.default(aten.expand.default(aten.unsqueeze.default(x, -1), shape), -1)
+    ones = aten.new_ones.default(x, [*x.shape, 1])
+    return aten.cat.default([ones, powers], -1)  # type: ignore[no-any-return]
 
 
 @impl(aten.linalg_vecdot.default, _CIA)

@@ -607,6 +607,17 @@ def matrix_power_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3,)), 2, name="1-D raises")
 
 
+@samples("linalg_vander.default", dtypes=(*LINALG, dtypes.int64), **LA_TOL)
+def linalg_vander_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((3,), low=-2, high=2))
+    yield SampleInput(make((2, 3), low=-2, high=2), N=4, name="batch, N")
+    yield SampleInput(make((4,), noncontiguous=True, low=-2, high=2), N=2)
+    yield SampleInput(make((2, 0), low=-2, high=2), N=3, name="empty batch")
+    yield SampleInput(make((3,)), N=1, name="N=1 raises")
+    yield SampleInput(make(()), name="0-d raises")
+    yield SampleInput(make((3,), dtype=dtypes.bool_), name="bool raises")
+
+
 @samples("linalg_vecdot.default", dtypes=LINALG, **LA_TOL)
 def vecdot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((3, 4)), make((3, 4)))
