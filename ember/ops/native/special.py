@@ -73,8 +73,10 @@ BESSEL = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i
           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
           "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
           "spherical_bessel_j0")
+_ARG_X = ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
+          "spherical_bessel_j0")  # PyTorch names these ones' argument x
 for _name in BESSEL:
-    pointwise(f"special_{_name}(Tensor self) -> Tensor", I2F,
+    pointwise(f"special_{_name}(Tensor {'x' if _name in _ARG_X else 'self'}) -> Tensor", I2F,
               unsupported=COMPLEX | {float16, bfloat16}, inplace=False, variants=_SPECIAL)
 # the Hurwitz zeta function, sum over k >= 0 of (k + other)^-self (PyTorch has no 16-bit kernel)
 pointwise("special_zeta(Tensor self, Tensor other) -> Tensor", I2F,
