@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -15,6 +17,23 @@ except ImportError:  # pragma: no cover - the test extra installs it
 requires_torch = pytest.mark.skipif(
     torch is None, reason="PyTorch (the test oracle) is not installed"
 )
+
+
+def dispatched_ops(lib: Any, run: Callable[[], Any]) -> list[str]:
+    """The ops ``run()`` dispatches, as a pass-through ``TorchDispatchMode`` of ``lib``
+    (ember or torch) sees them, by name."""
+    base = __import__(f"{lib.__name__}.utils._python_dispatch", fromlist=["x"]).TorchDispatchMode
+    seen: list[str] = []
+
+    class Log(base):  # type: ignore[misc, valid-type]
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        run()
+    return seen
+
 
 # No per-example deadline: timings on a shared 2-core machine say nothing about correctness.
 # In CI, examples are derived from each test's name, so a run is repeatable.

@@ -13,21 +13,7 @@ import pytest
 
 import ember
 from ember.profiler import ProfilerAction, profile, record_function, schedule
-from ember.utils._python_dispatch import TorchDispatchMode
-from tests.conftest import requires_torch, torch
-
-
-def _ops_seen(lib: Any, mode_base: type, body: Any) -> list[str]:
-    seen: list[str] = []
-
-    class Log(mode_base):  # type: ignore[misc, valid-type]
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    with Log():
-        body(lib)
-    return seen
+from tests.conftest import dispatched_ops, requires_torch, torch
 
 
 @requires_torch
@@ -42,9 +28,8 @@ def test_ranges_dispatch_the_profiler_ops_as_torch() -> None:
         w.grad = lib.ones(2)
         opt.step()
 
-    ours = [op for op in _ops_seen(ember, TorchDispatchMode, body) if "profiler" in op]
-    mode = torch.utils._python_dispatch.TorchDispatchMode
-    theirs = [op for op in _ops_seen(torch, mode, body) if "profiler" in op]
+    ours = [op for op in dispatched_ops(ember, lambda: body(ember)) if "profiler" in op]
+    theirs = [op for op in dispatched_ops(torch, lambda: body(torch)) if "profiler" in op]
     assert ours == theirs and len(ours) == 6
 
 
