@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ember import dtypes
 from ember.dispatch.keys import DispatchKey
-from ember.dtypes import bfloat16, bool_, float16
+from ember.dtypes import bool_, float16
 from ember.ops.native._define import define
 from ember.ops.native.pointwise import COMPLEX, I2F, pointwise
 from ember.ops.registry import impl, ops
@@ -75,9 +76,11 @@ BESSEL = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i
           "spherical_bessel_j0")
 _ARG_X = ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
           "spherical_bessel_j0")  # PyTorch names these ones' argument x
+# bfloat16 exists only with the ml_dtypes extra
+_SIXTEEN_BIT = {d for d in (float16, getattr(dtypes, "bfloat16", None)) if d is not None}
 for _name in BESSEL:
     pointwise(f"special_{_name}(Tensor {'x' if _name in _ARG_X else 'self'}) -> Tensor", I2F,
-              unsupported=COMPLEX | {float16, bfloat16}, inplace=False, variants=_SPECIAL)
+              unsupported=COMPLEX | _SIXTEEN_BIT, inplace=False, variants=_SPECIAL)
 # the Hurwitz zeta function, sum over k >= 0 of (k + other)^-self (PyTorch has no 16-bit kernel)
 pointwise("special_zeta(Tensor self, Tensor other) -> Tensor", I2F,
           unsupported=COMPLEX | {float16}, inplace=False, variants=_SPECIAL)
