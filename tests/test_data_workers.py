@@ -182,6 +182,21 @@ def test_persistent_workers_are_reused_across_epochs() -> None:
     assert not one & two  # without persistence each epoch starts new processes
 
 
+def test_a_pass_restarted_before_the_last_restart_was_answered() -> None:
+    """Restarts in a row put several ResumeIteration answers in each worker's pipe; only
+    the last ends the skipping of that worker's results. (With one flag per worker, a
+    later answer could come out as a batch, "unhashable type: 'ResumeIteration'", as
+    CI saw once; that depends on timing, so this test runs the path but need not catch
+    the old code.)"""
+    loader = DataLoader(_Pids(), batch_size=3, num_workers=2, persistent_workers=True)
+    assert [int(i) for b in loader for i in b[0]] == list(range(12))
+    for _ in range(3):
+        iter(loader)  # restarted, nothing read
+    it = iter(loader)
+    next(it)  # one batch read, then restarted again
+    assert [int(i) for b in loader for i in b[0]] == list(range(12))
+
+
 def test_workers_exit_when_done_or_abandoned() -> None:
     loader = DataLoader(_dataset(), batch_size=2, num_workers=2)
     it = iter(loader)

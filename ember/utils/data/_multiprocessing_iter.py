@@ -100,8 +100,10 @@ class MultiProcessingIter:
         self._pending: list[bytearray] = []
         #: (worker id, (task index, data)) as they came, not yet handed on
         self._received: collections.deque[tuple[int, Any]] = collections.deque()
-        #: the workers whose answer to ResumeIteration has not come yet
-        self._resuming: set[int] = set()
+        #: per worker, the ResumeIteration answers still to come: a pass restarted before
+        #: the last restart's answers came has two in flight, and only the last one's
+        #: answer ends the skipping of that worker's results
+        self._resuming: collections.Counter[int] = collections.Counter()
         auto_collation = loader.batch_sampler is not None or (
             self._iterable and loader.batch_size is not None
         )
@@ -156,7 +158,7 @@ class MultiProcessingIter:
             # before its answer (a result of the last pass nobody asked for any more)
             for worker_id in range(self._num_workers):
                 self._send(worker_id, ResumeIteration())
-            self._resuming = set(range(self._num_workers))
+            self._resuming.update(range(self._num_workers))
         for _ in range(self._prefetch * self._num_workers):
             self._try_put_index()
 
@@ -252,7 +254,9 @@ class MultiProcessingIter:
             if not self._resuming:
                 return True, (idx, data)
             if isinstance(data, ResumeIteration):
-                self._resuming.discard(worker_id)
+                self._resuming[worker_id] -= 1
+                if self._resuming[worker_id] <= 0:
+                    del self._resuming[worker_id]
             elif worker_id not in self._resuming:
                 return True, (idx, data)
 
