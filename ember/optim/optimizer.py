@@ -59,7 +59,11 @@ def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandl
 
 
 def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
-    """A hook ``hook(optimizer, args, kwargs)`` every optimizer's ``step`` runs last."""
+    """A hook ``hook(optimizer, args, kwargs)`` every optimizer's ``step`` runs last.
+
+    >>> h = ember.optim.optimizer.register_optimizer_step_post_hook(lambda o, a, k: None)
+    >>> h.remove()
+    """
     handle = RemovableHandle(_global_post_hooks)
     _global_post_hooks[handle.id] = hook
     return handle
@@ -218,7 +222,14 @@ class Optimizer:
         return handle
 
     def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
-        """A hook ``hook(optimizer, args, kwargs)`` that ``step`` runs after updating."""
+        """A hook ``hook(optimizer, args, kwargs)`` that ``step`` runs after updating.
+
+        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
+        >>> opt = ember.optim.SGD([w], lr=0.5)
+        >>> h = opt.register_step_post_hook(lambda o, args, kwargs: print(w.item()))
+        >>> opt.step()
+        0.5
+        """
         hooks = self.__dict__.setdefault("_step_post_hooks", {})
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
