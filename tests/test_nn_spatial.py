@@ -369,7 +369,7 @@ def test_grid_sample_and_affine_grid_match_torch(
         np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-9, rtol=1e-7)
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample_gradients_at_edges_and_pixel_centres(

@@ -729,8 +729,8 @@ def grid_sample(
     align_corners: bool | None = None,
 ) -> Tensor:
     """Sample ``input`` at the points of ``grid`` (``(N, *out, 2)`` of x, y in [-1, 1], or 3
-    coordinates for 5-D input): modes ``'bilinear'``, ``'nearest'``; padding ``'zeros'``,
-    ``'border'``, ``'reflection'``.
+    coordinates for 5-D input): modes ``'bilinear'``, ``'nearest'``, ``'bicubic'`` (4-D input
+    only); padding ``'zeros'``, ``'border'``, ``'reflection'``.
 
     >>> import ember.nn.functional as F
     >>> grid = ember.zeros(1, 1, 1, 2)  # the centre of the image

@@ -344,8 +344,8 @@ def _register_pad(n: int, reflect: bool) -> None:
 
 
 for _n in (1, 2, 3):
-    for _reflect in (True, False):
-        _register_pad(_n, _reflect)
+    for _mirror in (True, False):
+        _register_pad(_n, _mirror)
 
 
 # --------------------------------------------------------------------------- upsampling
@@ -689,40 +689,131 @@ def _source(
     return c.astype(dt, copy=False), grad.astype(dt, copy=False)
 
 
+# NOTE [bicubic grid sampling]
+# Bicubic sampling (2-D only) reads the 4 x 4 pixels around the unnormalized point, at offsets
+# -1..2 from its floor, weighted per dim by Keys' cubic convolution (``A = -0.75``) of the
+# fractional part. Unlike bilinear and nearest, the padding mode is not applied to the point
+# but to each tap's integer position (a ``'border'`` tap reads the edge pixel, a
+# ``'reflection'`` tap its mirror, a ``'zeros'`` tap outside reads 0), as in PyTorch; so the
+# grid gradient is the weights' derivatives times the unnormalizing scale only, with no
+# padding factor.
+
+#: PyTorch's bicubic grid-sampling kernel: Keys' cubic convolution with ``A = -0.75``
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The four cubic-convolution weights of the taps at offsets -1, 0, 1, 2 from
+    ``floor(c)`` for fractional parts ``t``, and their derivatives in ``t``."""
+    dt = t.dtype.type
+    a = dt(_CUBIC_A)
+    one = dt(1)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + one
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    def d_near(x: np.ndarray) -> np.ndarray:
+        return (3 * (a + 2) * x - 2 * (a + 3)) * x
+
+    def d_far(x: np.ndarray) -> np.ndarray:
+        return (3 * a * x - 10 * a) * x + 8 * a
+
+    u = one - t
+    weights = [far(t + one), near(t), near(u), far(u + one)]
+    # the distances to the taps at 1 and 2 fall as t grows
+    derivs = [d_far(t + one), d_near(t), -d_near(u), -d_far(u + one)]
+    return weights, derivs
+
+
+def _tap_positions(
+    pos: np.ndarray, size: int, padding_mode: int, align_corners: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Integer tap positions (floats) brought inside by the padding mode, as PyTorch's bicubic
+    kernel does tap by tap: the clipped int64 index and whether the tap reads the input."""
+    if padding_mode == GRID_PADDING["border"]:
+        pos = _clip(pos, size)[0]
+    elif padding_mode == GRID_PADDING["reflection"]:
+        low2, high2 = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        pos = _clip(_reflect(pos, low2, high2)[0], size)[0]
+    inside = (pos > -1) & (pos < size)  # False at NaN
+    idx = np.clip(np.where(inside, pos, 0), 0, size - 1).astype(np.int64)
+    return idx, inside
+
+
 def _grid_corners(
-    input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
-) -> tuple[list[Any], list[np.ndarray], list[np.ndarray], tuple[int, ...]]:
-    """Per corner (flat index (N, L), weight (N, L), in-bounds mask, offset bits); the pixel
-    coordinates and their derivatives per spatial dim; the output's spatial shape."""
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: int,
+    padding_mode: int,
+    align_corners: bool,
+    with_grad: bool = False,
+) -> tuple[list[Any], list[np.ndarray], tuple[int, ...]]:
+    """Per corner (tap): flat index (N, L), weight (N, L), in-bounds mask and, ``with_grad``,
+    the weight's derivatives in each pixel coordinate (None for nearest); the pixel
+    coordinates' derivatives in the grid per spatial dim; the output's spatial shape."""
     n = input.ndim - 2
     spatial = input.shape[2:]
     g = grid._edata
     out_sp = tuple(g.shape[1:-1])
     flat = g.reshape(g.shape[0], math.prod(out_sp), n)
+    bicubic = interpolation_mode == INTERPOLATION["bicubic"]
     coords, grads = [], []
+    corners: list[Any] = []
     for d in range(n):  # grid's last entry is x, along the last spatial dim
-        c, gr = _source(flat[..., n - 1 - d], spatial[d], padding_mode, align_corners)
+        # bicubic pads each tap, not the sampled point (NOTE [bicubic grid sampling])
+        pad = GRID_PADDING["zeros"] if bicubic else padding_mode
+        c, gr = _source(flat[..., n - 1 - d], spatial[d], pad, align_corners)
         coords.append(c)
         grads.append(gr)
-    corners = []
     if interpolation_mode == INTERPOLATION["nearest"]:
         pos = [np.rint(c).astype(np.int64) for c in coords]
         inside = np.logical_and.reduce([(p >= 0) & (p < spatial[d]) for d, p in enumerate(pos)])
         idx = flat_index([np.clip(p, 0, spatial[d] - 1) for d, p in enumerate(pos)], spatial)
         corners.append((idx, inside.astype(g.dtype), inside, None))
-        return corners, coords, grads, out_sp
+        return corners, grads, out_sp
     lows = [np.floor(c) for c in coords]
     fracs = [c - lw for c, lw in zip(coords, lows, strict=True)]
-    lows_i = [lw.astype(np.int64) for lw in lows]
-    for bits in itertools.product((0, 1), repeat=n):
-        pos = [lw + b for lw, b in zip(lows_i, bits, strict=True)]
-        inside = np.logical_and.reduce([(p >= 0) & (p < spatial[d]) for d, p in enumerate(pos)])
-        w = np.ones_like(coords[0])
-        for f, b in zip(fracs, bits, strict=True):
-            w = w * (f if b else 1 - f)
-        idx = flat_index([np.clip(p, 0, spatial[d] - 1) for d, p in enumerate(pos)], spatial)
-        corners.append((idx, np.where(inside, w, 0).astype(g.dtype), inside, (bits, fracs)))
-    return corners, coords, grads, out_sp
+    if bicubic:
+        taps = [range(-1, 3)] * n
+        per_dim = [_cubic_weights(f) for f in fracs]
+        weights = [w for w, _ in per_dim]
+        derivs = [dw for _, dw in per_dim]
+        positions = [
+            [_tap_positions(lw + k, spatial[d], padding_mode, align_corners) for k in taps[d]]
+            for d, lw in enumerate(lows)
+        ]
+    else:
+        taps = [range(2)] * n
+        weights = [[1 - f, f] for f in fracs]
+        derivs = [[-np.ones_like(f), np.ones_like(f)] for f in fracs]
+        positions = []
+        for d, lw in enumerate(lows):
+            per = []
+            for k in taps[d]:
+                p = lw.astype(np.int64) + k
+                inside = (p >= 0) & (p < spatial[d])
+                per.append((np.clip(p, 0, spatial[d] - 1), inside))
+            positions.append(per)
+    for ks in itertools.product(*(range(len(t)) for t in taps)):
+        inside = np.logical_and.reduce([positions[d][k][1] for d, k in enumerate(ks)])
+        w = weights[0][ks[0]]
+        for d in range(1, n):
+            w = w * weights[d][ks[d]]
+        idx = flat_index([positions[d][k][0] for d, k in enumerate(ks)], spatial)
+        dws = None
+        if with_grad:
+            dws = []
+            for e in range(n):
+                dw = derivs[e][ks[e]]
+                for d in range(n):
+                    if d != e:
+                        dw = dw * weights[d][ks[d]]
+                dws.append(dw)
+        corners.append((idx, np.where(inside, w, 0).astype(g.dtype), inside, dws))
+    return corners, grads, out_sp
 
 
 def _rows(x: np.ndarray) -> np.ndarray:
@@ -765,10 +856,15 @@ def _register_grid_sampler(n: int) -> None:
         out_shape = (nb, c, *grid.shape[1:-1])
         if x.size == 0 or grid.numel() == 0:
             return wrap(np.zeros(out_shape, x.dtype))
-        corners, _, _, _ = _grid_corners(
-            input, grid, interpolation_mode, padding_mode, align_corners
-        )
-        return wrap(_gather_rows(x, corners).reshape(out_shape))
+        corners, _, _ = _grid_corners(input, grid, interpolation_mode, padding_mode, align_corners)
+        res = _gather_rows(x, corners).reshape(out_shape)
+        if interpolation_mode == INTERPOLATION["bicubic"]:
+            # a point with an inf or NaN coordinate has NaN weights: PyTorch's result is NaN
+            # there even where every tap falls outside (0 * NaN)
+            bad = ~np.isfinite(grid._edata).all(axis=-1)
+            if bad.any():
+                res[np.broadcast_to(bad[:, None], res.shape)] = np.nan
+        return wrap(res)
 
     def backward(
         grad_output: Tensor,
@@ -790,8 +886,8 @@ def _register_grid_sampler(n: int) -> None:
         go = grad_output._edata.reshape(nb, c, math.prod(grad_output.shape[2:]))
         plane = math.prod(x.shape[2:])
         gi = gg = None
-        corners, _, grads, _ = _grid_corners(
-            input, grid, interpolation_mode, padding_mode, align_corners
+        corners, grads, _ = _grid_corners(
+            input, grid, interpolation_mode, padding_mode, align_corners, output_mask[1]
         )
         if output_mask[0]:
             keys, vals = [], []
@@ -808,16 +904,12 @@ def _register_grid_sampler(n: int) -> None:
                 rows = _rows(x)
                 go_rows = go.transpose(0, 2, 1).reshape(-1, c)
                 offset = (np.arange(nb) * plane)[:, None]
-                for idx, _, inside, (bits, fracs) in corners:
+                for idx, _, inside, dws in corners:
                     vals = np.take(rows, (idx + offset).ravel(), axis=0)
                     dot = np.einsum("rc,rc->r", vals, go_rows).reshape(idx.shape)
                     dot = np.where(inside, dot, 0)  # (N, L)
                     for e in range(n):
-                        dw = np.ones_like(fracs[0]) if bits[e] else -np.ones_like(fracs[0])
-                        for d, (f, b) in enumerate(zip(fracs, bits, strict=True)):
-                            if d != e:
-                                dw = dw * (f if b else 1 - f)
-                        flat_grad[..., n - 1 - e] += dot * dw * grads[e]
+                        flat_grad[..., n - 1 - e] += dot * dws[e] * grads[e]
             gg = wrap(flat_grad.reshape(g.shape))
         return gi, gg
 

@@ -364,11 +364,6 @@ def grid_sampler_check(input: Tensor, grid: Tensor, n: int, interpolation_mode: 
     if n == 3 and interpolation_mode == INTERPOLATION["bicubic"]:
         raise RuntimeError(f"{op}(): bicubic interpolation only supports 4D input")
     check_floating(input, f"grid_sampler_{n}d")
-    if interpolation_mode == INTERPOLATION["bicubic"]:
-        raise NotImplementedError(
-            f"grid_sampler_{n}d: bicubic interpolation is not supported by ember yet; use "
-            "mode='bilinear' or 'nearest'"
-        )
 
 
 def affine_grid_shape(theta: Tensor, size: Sequence[int]) -> tuple[int, ...]:

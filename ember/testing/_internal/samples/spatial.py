@@ -471,7 +471,7 @@ def _grid(make: Any, shape: tuple[int, ...]) -> Any:
 def _grid_sampler_samples(make: Any, n: int) -> Iterator[SampleInput]:
     x = make((2, 3, *(5, 6, 4)[:n]))
     g = _grid(make, (2, *(4, 3, 2)[:n], n))
-    for mode in (0, 1):
+    for mode in (0, 1, 2) if n == 2 else (0, 1):  # bicubic is 2-d only
         for padding in (0, 1, 2):
             for corners in (False, True):
                 yield SampleInput(x, g, mode, padding, corners)
@@ -494,6 +494,7 @@ samples("grid_sampler_3d.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)(
 @samples("grid_sampler.default", dtypes=F32_64, atol=1e-4, rtol=1e-4)
 def grid_sampler_front_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 3, 5, 6)), _grid(make, (2, 4, 3, 2)), 0, 1, False)
+    yield SampleInput(make((2, 3, 5, 6)), _grid(make, (2, 4, 3, 2)), 2, 2, True, name="bicubic")
     yield SampleInput(make((2, 3, 5, 6, 4)), _grid(make, (2, 4, 3, 2, 3)), 1, 0, True)
     yield SampleInput(make((2, 3, 5)), _grid(make, (2, 4, 1)), 0, 0, False, name="3-d raises")
 
@@ -502,7 +503,7 @@ def _grid_backward_samples(make: Any, n: int) -> Iterator[SampleInput]:
     x = make((2, 3, *(5, 6, 4)[:n]))
     g = _grid(make, (2, *(4, 3, 2)[:n], n))
     go = make((2, 3, *(4, 3, 2)[:n]))
-    for mode in (0, 1):
+    for mode in (0, 1, 2) if n == 2 else (0, 1):
         for padding in (0, 1, 2):
             for corners in (False, True):
                 yield SampleInput(go, x, g, mode, padding, corners, [True, True])
