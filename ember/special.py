@@ -49,6 +49,18 @@ scaled_modified_bessel_k0 = _public("special_scaled_modified_bessel_k0")
 scaled_modified_bessel_k1 = _public("special_scaled_modified_bessel_k1")
 airy_ai = _public("special_airy_ai")
 spherical_bessel_j0 = _public("special_spherical_bessel_j0")
+chebyshev_polynomial_t = _public("special_chebyshev_polynomial_t")
+chebyshev_polynomial_u = _public("special_chebyshev_polynomial_u")
+chebyshev_polynomial_v = _public("special_chebyshev_polynomial_v")
+chebyshev_polynomial_w = _public("special_chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t = _public("special_shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u = _public("special_shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v = _public("special_shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w = _public("special_shifted_chebyshev_polynomial_w")
+hermite_polynomial_h = _public("special_hermite_polynomial_h")
+hermite_polynomial_he = _public("special_hermite_polynomial_he")
+laguerre_polynomial_l = _public("special_laguerre_polynomial_l")
+legendre_polynomial_p = _public("special_legendre_polynomial_p")
 log1p = _public("special_log1p")
 log_ndtr = _public("special_log_ndtr")
 log_softmax = _public("special_log_softmax")
@@ -89,4 +101,8 @@ __all__ = [
     "xlogy", "zeta", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
     "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
     "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
 ]  # fmt: skip

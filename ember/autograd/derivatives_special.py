@@ -29,7 +29,7 @@ from ember.autograd.derivatives import _sgn, conj
 from ember.autograd.derivatives_tensorops import _UNNAMED, RAISES_AT_BACKWARD, not_differentiated
 from ember.autograd.function_table import defvjp, nondifferentiable
 from ember.dtypes import uint8
-from ember.ops.native.special import BESSEL
+from ember.ops.native.special import BESSEL, POLYNOMIALS
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -136,3 +136,13 @@ not_differentiated(aten.heaviside.default, _UNNAMED)  # PyTorch's node has no na
 
 # the Bessel family: outputs that never require grad, as PyTorch's (no derivatives there)
 nondifferentiable(*(getattr(aten, f"special_{name}").default for name in BESSEL))
+
+
+# the orthogonal polynomials: no derivatives in PyTorch either (outputs never require grad)
+nondifferentiable(
+    *(
+        getattr(getattr(aten, f"special_{name}"), overload)
+        for name in POLYNOMIALS
+        for overload in ("default", "x_scalar", "n_scalar")
+    )
+)

@@ -146,3 +146,190 @@ def logit(self: Any, eps: float | None = None) -> Tensor:
             x = np.clip(x, eps, 1 - eps)
         r = np.log(x / (1 - x))
     return result(r, rdt.np)
+
+
+# --------------------------------------------------------------------------- polynomials
+#
+# NOTE [orthogonal polynomials]: PyTorch evaluates P_n(x) element by element: n is truncated
+# toward zero to an integer (NaN, ±inf and values past int64 read as negative), n < 0 gives
+# 0, a few closed forms come first (the endpoints x = ±1, the trigonometric form of the
+# Chebyshev polynomials for |x| < 1 and large n), and otherwise the three-term recurrence
+# runs n - 1 steps in the computation dtype, stopping early once it is NaN. Here the same
+# cases are masks over the whole array, and the recurrence is one vectorised step per degree
+# over the elements still running (they leave as their degree is reached or they turn NaN).
+
+
+def _degree(n: np.ndarray) -> np.ndarray:
+    """``n`` as PyTorch's kernels read it: truncated toward zero, -1 where it has no int64
+    value (NaN, ±inf, past 2**63), in ``n``'s own floating dtype."""
+    ok = np.isfinite(n) & (np.abs(n) < 2.0**63)
+    return np.where(ok, np.trunc(n), -1).astype(n.dtype, copy=False)
+
+
+def _recur(step: Any, x: np.ndarray, q: np.ndarray, steps: np.ndarray, out: np.ndarray) -> None:
+    """Write into ``out`` the recurrence ``r = step(j, x, p, q)``, ``p, q = q, r`` for
+    ``j = 1 .. steps`` (per element, ``steps >= 1`` where it runs, ``p`` starting at 1)."""
+    idx = np.flatnonzero(steps > 0)
+    xa, qa, sa = x[idx], q[idx], steps[idx]
+    pa = np.ones_like(qa)
+    j = 1
+    while idx.size:
+        r = step(j, xa, pa, qa)
+        pa, qa = qa, r
+        done = (sa <= j) | np.isnan(r)
+        if done.any():
+            out[idx[done]] = r[done]
+            keep = ~done
+            idx, xa, pa, qa, sa = idx[keep], xa[keep], pa[keep], qa[keep], sa[keep]
+        j += 1
+
+
+class _Cases:
+    """An output filled case by case, the first case that holds for an element winning."""
+
+    def __init__(self, like: np.ndarray) -> None:
+        self.out = np.empty_like(like)
+        self.free = np.ones(like.shape, dtype=bool)
+
+    def set(self, mask: Any, value: Any) -> None:
+        m = mask & self.free
+        self.out[m] = value[m] if np.ndim(value) else value
+        self.free &= ~m
+
+
+def _libm(fn: Any, a: np.ndarray) -> np.ndarray:
+    """``fn(a)`` rounded from float64: the C library's float functions PyTorch's scalar
+    kernels call are correctly rounded far more often than NumPy's vectorised float32 ones."""
+    return fn(a.astype(np.float64)).astype(a.dtype, copy=False)
+
+
+def _chebyshev_step(j: int, t: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return (t + t) * q - p
+
+
+def _chebyshev(kind: str, shifted: bool) -> Any:
+    """The Chebyshev polynomial of the first to fourth kind (``t``, ``u``, ``v``, ``w``) of
+    ``x`` or, shifted, of ``2x - 1``."""
+    # the degree past which |t| < 1 uses the trigonometric form
+    trig_after = {"t": 6, "u": 6 if shifted else 8, "v": 6 if shifted else 8}.get(
+        kind, 4 if shifted else 8
+    )
+
+    def fn(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+        t = x + x - 1 if shifted else x
+        one = x == 1 if shifted else t == 1
+        minus_one = x == 0 if shifted else t == -1
+        even = np.fmod(n, 2) == 0
+        c = _Cases(t)
+        c.set(n < 0, 0)
+        # the endpoints t = 1 and t = -1 (where the other kinds' trigonometric form is 0/0)
+        at_one = {"t": 1, "u": n + 1, "v": 1, "w": n + n + 1}[kind]
+        at_minus = {"t": 1, "u": n + 1, "v": n + n + 1, "w": 1}[kind]
+        c.set(one, at_one)
+        c.set(minus_one, np.where(even, at_minus, -at_minus))
+        theta = _libm(np.arccos, t)
+        cos, sin = (lambda a: _libm(np.cos, a)), (lambda a: _libm(np.sin, a))
+        if kind == "t":
+            trig = cos(n * theta)
+        elif kind == "u":
+            s = sin(theta)
+            trig = np.where(s != 0, sin((n + 1) * theta) / s, (n + 1) * cos((n + 1) * theta) / t)
+        elif kind == "v":
+            trig = np.where(
+                sin(theta / 2) != 1,
+                cos((n + 0.5) * theta) / cos(theta / 2),
+                np.where(even, n + n + 1, -(n + n + 1)),
+            )
+        else:
+            odd_end = np.where(even, 1, -1).astype(t.dtype)
+            end = odd_end if shifted else np.where(x > 0, n + n + 1, odd_end)
+            trig = np.where(cos(theta / 2) != 1, sin((n + 0.5) * theta) / sin(theta / 2), end)
+        c.set((n > trig_after) & (np.abs(t) < 1), trig)
+        c.set(n == 0, 1)
+        q = {"t": t, "u": t + t, "v": t + t - 1, "w": t + t + 1}[kind]
+        c.set(n == 1, q)
+        _recur(_chebyshev_step, t, q, np.where(c.free, n - 1, 0).astype(np.int64), c.out)
+        return c.out
+
+    return fn
+
+
+def _hermite(physicists: bool) -> Any:
+    """Hermite's polynomials H_n (physicists') or He_n (probabilists'); NaN past degree 128
+    (float32) or 512 (float64), as PyTorch."""
+
+    def step(j: int, x: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        if physicists:
+            return (x + x) * q - (j + j) * p
+        return x * q - j * p
+
+    def fn(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+        c = _Cases(x)
+        c.set(n < 0, 0)
+        c.set(n == 0, 1)
+        q = x + x if physicists else x
+        c.set(n == 1, q)
+        c.set(n > (128 if x.dtype == np.float32 else 512), np.nan)
+        _recur(step, x, q, np.where(c.free, n - 1, 0).astype(np.int64), c.out)
+        return c.out
+
+    return fn
+
+
+def _laguerre_step(j: int, x: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return (((j + j) + (1 - x)) * q - j * p) / (j + 1)
+
+
+def _laguerre(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Laguerre's polynomial L_n(x) (1 at x = 0 for every n >= 0)."""
+    c = _Cases(x)
+    c.set(n < 0, 0)
+    c.set(x == 0, 1)
+    c.set(n == 0, 1)
+    c.set(n == 1, 1 - x)
+    _recur(_laguerre_step, x, 1 - x, np.where(c.free, n - 1, 0).astype(np.int64), c.out)
+    return c.out
+
+
+def _legendre_step(j: int, x: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return ((j + j + 1) * x * q - j * p) / (j + 1)
+
+
+def _legendre(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Legendre's polynomial P_n(x)."""
+    c = _Cases(x)
+    c.set(n < 0, 0)
+    c.set(np.abs(x) == 1, np.where((x > 0) | (np.fmod(n, 2) == 0), 1, -1).astype(x.dtype))
+    c.set(n == 0, 1)
+    c.set(n == 1, x)
+    _recur(_legendre_step, x, x, np.where(c.free, n - 1, 0).astype(np.int64), c.out)
+    return c.out
+
+
+def _polynomial(fn: Any) -> Any:
+    """``fn(x, n)`` on flat arrays of one floating dtype, lifted to broadcast operands (either
+    one may be a Python number) with n read as PyTorch reads it."""
+
+    def kernel(x: Any, n: Any) -> np.ndarray:
+        dtype = (x if isinstance(x, np.ndarray) else n).dtype
+        xb, nb = np.broadcast_arrays(np.asarray(x, dtype), np.asarray(n, dtype))
+        shape = xb.shape
+        r = fn(xb.reshape(-1), _degree(nb.reshape(-1)))
+        return np.asarray(r, dtype).reshape(shape)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+POLYNOMIALS = {
+    **{f"chebyshev_polynomial_{k}": _polynomial(_chebyshev(k, False)) for k in "tuvw"},
+    **{f"shifted_chebyshev_polynomial_{k}": _polynomial(_chebyshev(k, True)) for k in "tuvw"},
+    "hermite_polynomial_h": _polynomial(_hermite(True)),
+    "hermite_polynomial_he": _polynomial(_hermite(False)),
+    "laguerre_polynomial_l": _polynomial(_laguerre),
+    "legendre_polynomial_p": _polynomial(_legendre),
+}
+for _name, _fn in POLYNOMIALS.items():
+    _packet = getattr(aten, f"special_{_name}")
+    for _overload in ("default", "x_scalar", "n_scalar"):
+        impl(getattr(_packet, _overload), CPU, binary(f"special_{_name}.{_overload}", _fn))

@@ -81,6 +81,22 @@ _SIXTEEN_BIT = {d for d in (float16, getattr(dtypes, "bfloat16", None)) if d is 
 for _name in BESSEL:
     pointwise(f"special_{_name}(Tensor {'x' if _name in _ARG_X else 'self'}) -> Tensor", I2F,
               unsupported=COMPLEX | _SIXTEEN_BIT, inplace=False, variants=_SPECIAL)
+# the orthogonal polynomials P_n(x): n a tensor or a number, truncated to an integer; outputs
+# that never require grad (PyTorch has no derivatives), no 16-bit kernels
+POLYNOMIALS = tuple(
+    [f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"]
+    + ["hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+       "legendre_polynomial_p"]
+)
+for _name in POLYNOMIALS:
+    pointwise(f"special_{_name}(Tensor x, Tensor n) -> Tensor", I2F,
+              unsupported=COMPLEX | _SIXTEEN_BIT, inplace=False, variants=_SPECIAL)
+    pointwise(f"special_{_name}.x_scalar(Scalar x, Tensor n) -> Tensor", I2F,
+              unsupported=COMPLEX | _SIXTEEN_BIT, inplace=False, out="x_scalar_out",
+              variants=_SPECIAL)
+    pointwise(f"special_{_name}.n_scalar(Tensor x, Scalar n) -> Tensor", I2F,
+              unsupported=COMPLEX | _SIXTEEN_BIT, inplace=False, out="n_scalar_out",
+              variants=_SPECIAL)
 # the Hurwitz zeta function, sum over k >= 0 of (k + other)^-self (PyTorch has no 16-bit kernel)
 pointwise("special_zeta(Tensor self, Tensor other) -> Tensor", I2F,
           unsupported=COMPLEX | {float16}, inplace=False, variants=_SPECIAL)

@@ -1745,6 +1745,25 @@ _SPECIAL_UNARY = [
     ("special.log_softmax", "torch.special.log_softmax({x}, {d})", False, False),
     ("special.softmax", "torch.special.softmax({x}, {d})", False, False),
     ("special.logsumexp", "torch.special.logsumexp({x}, {d})", False, False),
+    # orthogonal polynomials (outputs that never require grad), inside and past [-1, 1]
+    (
+        "special.chebyshev_polynomial_t",
+        "torch.special.chebyshev_polynomial_t({x}.tanh(), {p} + 7)",
+        False,
+        False,
+    ),
+    (
+        "special.legendre_polynomial_p",
+        "torch.special.legendre_polynomial_p({x}, {n} + 2)",
+        False,
+        True,
+    ),
+    (
+        "special.hermite_polynomial_he",
+        "torch.special.hermite_polynomial_he({x}, {n} + 1)",
+        False,
+        True,
+    ),
 ]
 
 # binary special functions: (name, code); ``y`` is the second operand
