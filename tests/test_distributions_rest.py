@@ -560,6 +560,88 @@ def test_transform_shape_errors() -> None:
         T.CatTransform([T.ExpTransform()], 0, [2])(ember.zeros(3))
 
 
+# pairs of transforms built twice: PyTorch's == says whether they are the same map
+EQUALITY: dict[str, tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
+    "Exp": (lambda T, L: T.ExpTransform(), lambda T, L: T.ExpTransform()),
+    "Exp_Sigmoid": (lambda T, L: T.ExpTransform(), lambda T, L: T.SigmoidTransform()),
+    "Tanh": (lambda T, L: T.TanhTransform(), lambda T, L: T.TanhTransform()),
+    "Softmax": (lambda T, L: T.SoftmaxTransform(), lambda T, L: T.SoftmaxTransform()),
+    "Abs": (lambda T, L: T.AbsTransform(), lambda T, L: T.AbsTransform()),
+    "StickBreaking": (
+        lambda T, L: T.StickBreakingTransform(),
+        lambda T, L: T.StickBreakingTransform(),
+    ),
+    "Power_same": (lambda T, L: T.PowerTransform(2.0), lambda T, L: T.PowerTransform(2.0)),
+    "Power_other": (lambda T, L: T.PowerTransform(2.0), lambda T, L: T.PowerTransform(3.0)),
+    "Affine_numbers": (
+        lambda T, L: T.AffineTransform(1.0, 2.0),
+        lambda T, L: T.AffineTransform(1.0, 2.0),
+    ),
+    "Affine_scale": (
+        lambda T, L: T.AffineTransform(1.0, 2.0),
+        lambda T, L: T.AffineTransform(1.0, -2.0),
+    ),
+    "Affine_tensors": (
+        lambda T, L: T.AffineTransform(L.tensor([0.0, 1.0]), L.tensor([2.0, 2.0])),
+        lambda T, L: T.AffineTransform(L.tensor([0.0, 1.0]), 2.0),
+    ),
+    "Affine_tensors_differ": (
+        lambda T, L: T.AffineTransform(L.tensor([0.0, 1.0]), 2.0),
+        lambda T, L: T.AffineTransform(L.tensor([0.0, 1.5]), 2.0),
+    ),
+    "Compose_same": (
+        lambda T, L: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, 3.0)]),
+        lambda T, L: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, 3.0)]),
+    ),
+    "Compose_order": (
+        lambda T, L: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(0.0, 3.0)]),
+        lambda T, L: T.ComposeTransform([T.AffineTransform(0.0, 3.0), T.ExpTransform()]),
+    ),
+    "Inverse_same": (lambda T, L: T.ExpTransform().inv, lambda T, L: T.ExpTransform().inv),
+    "Inverse_other": (lambda T, L: T.ExpTransform().inv, lambda T, L: T.TanhTransform().inv),
+    "Inverse_of_self": (lambda T, L: T.ExpTransform().inv, lambda T, L: T.ExpTransform()),
+    "Independent": (
+        lambda T, L: T.IndependentTransform(T.ExpTransform(), 1),
+        lambda T, L: T.IndependentTransform(T.ExpTransform(), 1),
+    ),
+    "Reshape": (
+        lambda T, L: T.ReshapeTransform((4,), (2, 2)),
+        lambda T, L: T.ReshapeTransform((4,), (2, 2)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(EQUALITY))
+def test_transform_equality_matches_pytorch(name: str) -> None:
+    first, second = EQUALITY[name]
+    Te, Tt = ember.distributions.transforms, torch.distributions.transforms
+    a, b = first(Te, ember), second(Te, ember)
+    expected = first(Tt, torch) == second(Tt, torch)
+    assert (a == b) is expected and (b == a) is expected
+    assert (a != b) is not expected
+    assert a == a and not (a != a)
+    if expected:  # equal transforms hash alike (PyTorch's are not hashable at all)
+        assert hash(a) == hash(b) and len({a, b}) == 1
+
+
+def test_kl_of_transformed_distributions_asks_for_equal_transforms() -> None:
+    D = ember.distributions
+    T = D.transforms
+
+    def lognormal(loc: float, t: Any) -> Any:
+        return D.TransformedDistribution(D.Normal(loc, 1.0), [t])
+
+    kl = D.kl_divergence(lognormal(0.0, T.ExpTransform()), lognormal(1.0, T.ExpTransform()))
+    _close(kl, torch.tensor(0.5), msg="KL of two log-normals")
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(lognormal(0.0, T.ExpTransform()), lognormal(1.0, T.TanhTransform()))
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(
+            lognormal(0.0, T.AffineTransform(0.0, 2.0)),
+            lognormal(1.0, T.AffineTransform(0.0, 3.0)),
+        )
+
+
 # ---------------------------------------------------------------- biject_to / transform_to
 
 

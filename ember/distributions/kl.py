@@ -261,28 +261,10 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
-def _same_transform(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if hasattr(a, "parts"):
-        return len(a.parts) == len(b.parts) and all(
-            _same_transform(x, y) for x, y in zip(a.parts, b.parts, strict=True)
-        )
-    for name in ("loc", "scale", "exponent"):
-        va, vb = getattr(a, name, None), getattr(b, name, None)
-        if va is vb:
-            continue
-        if va is None or vb is None or not bool(ember.as_tensor(va).eq(ember.as_tensor(vb)).all()):
-            return False
-    return True
-
-
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
-    same = len(p.transforms) == len(q.transforms) and all(
-        _same_transform(a, b) for a, b in zip(p.transforms, q.transforms, strict=True)
-    )
-    if not same or p.event_shape != q.event_shape:
+    # the transforms compare as PyTorch's do (Transform.__eq__)
+    if list(p.transforms) != list(q.transforms) or p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
 

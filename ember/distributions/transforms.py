@@ -93,11 +93,35 @@ class Transform:
     def inverse_shape(self, shape: Any) -> Any:
         return shape
 
+    # Equality, as PyTorch's transforms compare: ``None`` (the default) means a transform
+    # equals only itself; a tuple of attribute names means it equals any transform of the same
+    # type whose attributes are equal (tensors elementwise), ``()`` any of the same type.
+    _equal_by: tuple[str, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if self._equal_by is None or type(other) is not type(self):
+            return self is other
+        return all(_values_equal(getattr(self, a), getattr(other, a)) for a in self._equal_by)
+
+    def __hash__(self) -> int:
+        # equal transforms share a type, so hashing the type keeps hash and == consistent
+        return object.__hash__(self) if self._equal_by is None else hash(type(self))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
 
+def _values_equal(a: Any, b: Any) -> bool:
+    """Whether two transform parameters are equal: tensors elementwise (broadcast), other
+    values (numbers, lists of transforms, transforms) by ``==``."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return bool((a == b).all().item())
+    return bool(a == b)
+
+
 class _InverseTransform(Transform):
+    _equal_by = ("_inv",)
+
     def __init__(self, transform: Transform) -> None:
         super().__init__(transform._cache_size)
         self._inv = transform
@@ -145,6 +169,8 @@ class ComposeTransform(Transform):
     >>> T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)])(ember.tensor(0.0))
     tensor(3.)
     """
+
+    _equal_by = ("parts",)
 
     def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
         super().__init__(cache_size)
@@ -245,6 +271,7 @@ class ExpTransform(Transform):
     codomain = constraints.positive
     bijective = True
     sign = 1
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         return x.exp()
@@ -266,10 +293,7 @@ class AbsTransform(Transform):
     domain = constraints.real
     codomain = constraints.positive
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         return x.abs()
@@ -290,10 +314,7 @@ class SoftplusTransform(Transform):
     bijective = True
     sign = 1
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         return softplus(x)
@@ -315,6 +336,7 @@ class PowerTransform(Transform):
     domain = constraints.positive
     codomain = constraints.positive
     bijective = True
+    _equal_by = ("exponent",)
 
     def __init__(self, exponent: Any, cache_size: int = 0) -> None:
         super().__init__(cache_size)
@@ -345,6 +367,7 @@ class SigmoidTransform(Transform):
     codomain = constraints.unit_interval
     bijective = True
     sign = 1
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         eps = float(ember.finfo(x.dtype).eps)
@@ -370,6 +393,7 @@ class TanhTransform(Transform):
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = 1
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         return x.tanh()
@@ -389,6 +413,7 @@ class AffineTransform(Transform):
     """
 
     bijective = True
+    _equal_by = ("loc", "scale")
 
     def __init__(self, loc: Any, scale: Any, event_dim: int = 0, cache_size: int = 0) -> None:
         super().__init__(cache_size)
@@ -443,6 +468,7 @@ class SoftmaxTransform(Transform):
 
     domain = constraints.real_vector
     codomain = constraints.simplex
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         logprobs = x
@@ -465,10 +491,7 @@ class StickBreakingTransform(Transform):
     codomain = constraints.simplex
     bijective = True
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         offset = x.shape[-1] + 1 - ember.ones(x.shape[-1], dtype=x.dtype).cumsum(-1)
@@ -780,10 +803,7 @@ class LowerCholeskyTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         return x.tril(-1) + x.diagonal(0, -2, -1).exp().diag_embed()
@@ -804,10 +824,7 @@ class PositiveDefiniteTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         L = LowerCholeskyTransform()(x)
@@ -832,10 +849,7 @@ class CorrCholeskyTransform(Transform):
     codomain = constraints.corr_cholesky
     bijective = True
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CorrCholeskyTransform)
-
-    __hash__ = Transform.__hash__
+    _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
         eps = float(ember.finfo(x.dtype).eps)
