@@ -18,8 +18,11 @@ import numpy as np
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
-from ember.distributions.multivariate_normal import _batch_mahalanobis, _batch_mv
+from ember.distributions.multivariate_normal import (
+    _batch_mahalanobis,
+    _batch_mv,
+    _VectorGaussian,
+)
 from ember.distributions.utils import EMPTY, lazy_property, standard_normal
 
 __all__ = ["LowRankMultivariateNormal"]
@@ -45,7 +48,7 @@ def _lowrank_mahalanobis(W: Tensor, D: Tensor, x: Tensor, C: Tensor) -> Tensor:
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(C, Wt_Dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_VectorGaussian):
     """A multivariate normal with mean ``loc`` and covariance
     ``cov_factor @ cov_factor.mT + diag(cov_diag)`` (NOTE [capacitance]).
 
@@ -60,14 +63,11 @@ class LowRankMultivariateNormal(Distribution):
         "cov_factor": constraints.independent(constraints.real, 2),
         "cov_diag": constraints.independent(constraints.positive, 1),
     }
-    support = constraints.real_vector
-    has_rsample = True
 
     def __init__(
         self, loc: Tensor, cov_factor: Tensor, cov_diag: Tensor, validate_args: bool | None = None
     ) -> None:
-        if loc.dim() < 1:
-            raise ValueError("loc must be at least one-dimensional.")
+        self._check_loc(loc)
         event_shape = loc.shape[-1:]
         if cov_factor.dim() < 2:
             raise ValueError(
@@ -107,26 +107,14 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LowRankMultivariateNormal:
-        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
-        batch_shape = Size(batch_shape)
-        loc_shape = (*batch_shape, *self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
+        new, batch_shape = self._expand_loc(LowRankMultivariateNormal, batch_shape, _instance)
+        loc_shape = new.loc.shape
         new.cov_diag = self.cov_diag.expand(loc_shape)
         new.cov_factor = self.cov_factor.expand(*loc_shape, self.cov_factor.shape[-1])
         new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
         new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
         new._capacitance_tril = self._capacitance_tril
         return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
-
-    def _full(self, m: Tensor) -> Tensor:
-        return m.expand(*self._batch_shape, *self._event_shape, *self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        """The mean (and mode) ``loc``."""
-        return self.loc
-
-    mode = mean
 
     @lazy_property
     def variance(self) -> Tensor:
@@ -184,5 +172,5 @@ class LowRankMultivariateNormal(Distribution):
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + self._log_det() + M)
 
     def entropy(self) -> Tensor:
-        H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._log_det())
-        return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)
+        n = self._event_shape[0]
+        return self._batch_entropy(0.5 * (n * (1.0 + math.log(2 * math.pi)) + self._log_det()))

@@ -94,7 +94,45 @@ class _OneCholeskyFactor:
         return self._full(ember.linalg.inv(ember.matmul(L, L.mT)))
 
 
-class MultivariateNormal(_OneCholeskyFactor, Distribution):
+class _VectorGaussian(Distribution):
+    """What ``MultivariateNormal`` and ``LowRankMultivariateNormal`` share: a mean ``loc`` of
+    shape ``batch_shape + (n,)`` (also the mode), matrices expanded to
+    ``batch_shape + (n, n)`` by ``_full``, and an entropy expanded to the batch shape."""
+
+    support = constraints.real_vector
+    has_rsample = True
+    loc: Tensor
+
+    @staticmethod
+    def _check_loc(loc: Tensor) -> None:
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+
+    def _expand_loc(self, cls: type, batch_shape: Any, _instance: Any) -> tuple[Any, Size]:
+        """The first step of ``expand``: the new instance with ``loc`` expanded, and the
+        new batch shape."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc = self.loc.expand(*batch_shape, *self.event_shape)
+        return new, batch_shape
+
+    def _full(self, m: Tensor) -> Tensor:
+        return m.expand(*self._batch_shape, *self._event_shape, *self._event_shape)
+
+    @property
+    def mean(self) -> Tensor:
+        """The mean (and mode) ``loc``."""
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    def _batch_entropy(self, H: Tensor) -> Tensor:
+        return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)
+
+
+class MultivariateNormal(_VectorGaussian, _OneCholeskyFactor):
     """A Gaussian over vectors with mean ``loc`` and a covariance given by exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (its lower Cholesky factor).
 
@@ -109,8 +147,6 @@ class MultivariateNormal(_OneCholeskyFactor, Distribution):
         "precision_matrix": constraints.positive_definite,
         "scale_tril": constraints.lower_cholesky,
     }
-    support = constraints.real_vector
-    has_rsample = True
 
     def __init__(
         self,
@@ -120,8 +156,7 @@ class MultivariateNormal(_OneCholeskyFactor, Distribution):
         scale_tril: Tensor | None = None,
         validate_args: bool | None = None,
     ) -> None:
-        if loc.dim() < 1:
-            raise ValueError("loc must be at least one-dimensional.")
+        self._check_loc(loc)
         given = [m is not None for m in (covariance_matrix, scale_tril, precision_matrix)]
         if sum(given) != 1:
             raise ValueError(
@@ -150,27 +185,13 @@ class MultivariateNormal(_OneCholeskyFactor, Distribution):
         self._set_scale_tril(covariance_matrix, precision_matrix, scale_tril)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = Size(batch_shape)
-        loc_shape = (*batch_shape, *self.event_shape)
-        cov_shape = (*loc_shape, *self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
+        new, batch_shape = self._expand_loc(MultivariateNormal, batch_shape, _instance)
+        cov_shape = (*batch_shape, *self.event_shape, *self.event_shape)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(cov_shape))
         return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
-
-    def _full(self, m: Tensor) -> Tensor:
-        return m.expand(*self._batch_shape, *self._event_shape, *self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
@@ -199,5 +220,4 @@ class MultivariateNormal(_OneCholeskyFactor, Distribution):
 
     def entropy(self) -> Tensor:
         n = self._event_shape[0]
-        H = 0.5 * n * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
-        return H if len(self._batch_shape) == 0 else H.expand(self._batch_shape)
+        return self._batch_entropy(0.5 * n * (1.0 + math.log(2 * math.pi)) + self._half_log_det())
