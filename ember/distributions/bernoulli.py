@@ -10,10 +10,8 @@ from ember.distributions import constraints
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import (
     EMPTY,
+    BinaryOdds,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
     set_probs_or_logits,
 )
 
@@ -22,7 +20,7 @@ __all__ = ["Bernoulli"]
 _bce = ember.nn.functional.binary_cross_entropy_with_logits
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryOdds, ExponentialFamily):
     """A binary event given by ``probs`` or by ``logits`` (log-odds), not both.
 
     >>> ember.distributions.Bernoulli(probs=0.25).log_prob(ember.tensor(1.0))
@@ -40,21 +38,10 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
+        return self._expanded_probs_or_logits(Bernoulli, batch_shape, _instance)  # type: ignore[no-any-return]
 
     def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new_full(*args, **kwargs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

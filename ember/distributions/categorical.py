@@ -53,12 +53,10 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = Size(batch_shape)
-        param_shape = Size((*batch_shape, self._num_events))
-        self._expand_probs_or_logits(new, param_shape)
+        event = (self._num_events,)
+        new = self._expanded_probs_or_logits(Categorical, batch_shape, _instance, event)
         new._num_events = self._num_events
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
+        return new  # type: ignore[no-any-return]
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:

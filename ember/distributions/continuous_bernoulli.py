@@ -67,11 +67,9 @@ class ContinuousBernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ContinuousBernoulli:
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
+        new = self._expanded_probs_or_logits(ContinuousBernoulli, batch_shape, _instance)
         new._lims = self._lims
-        batch_shape = Size(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
+        return new  # type: ignore[no-any-return]
 
     @lazy_property
     def probs(self) -> Tensor:

@@ -218,6 +218,17 @@ class Distribution:
             new.logits = self.logits.expand(param_shape)  # type: ignore[attr-defined]
             new._param = new.logits
 
+    def _expanded_probs_or_logits(
+        self, cls: type, batch_shape: _SizeLike, _instance: Any, event: tuple[int, ...] = ()
+    ) -> Any:
+        """The ``expand`` of a distribution given by ``probs`` or ``logits`` of shape
+        ``batch_shape + event``: a new instance with them expanded (the caller adds any
+        other parameter)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        self._expand_probs_or_logits(new, Size((*batch_shape, *event)))
+        return self._finish_expand(new, batch_shape)
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

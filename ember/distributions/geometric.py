@@ -5,22 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember._tensor import Size, Tensor
+from ember._tensor import Tensor
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
 from ember.distributions.utils import (
     EMPTY,
+    BinaryOdds,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
     set_probs_or_logits,
 )
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryOdds, Distribution):
     """Failures before the first success of Bernoulli trials with success ``probs`` (in
     ``(0, 1]``) or log-odds ``logits``, not both.
 
@@ -51,18 +49,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expanded_probs_or_logits(Geometric, batch_shape, _instance)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:

@@ -12,10 +12,9 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Gamma
 from ember.distributions.utils import (
     EMPTY,
-    broadcast_all,
+    BinaryOdds,
     lazy_property,
-    logits_to_probs,
-    probs_to_logits,
+    set_count_and_probs_or_logits,
 )
 
 __all__ = ["NegativeBinomial"]
@@ -23,7 +22,7 @@ __all__ = ["NegativeBinomial"]
 _logsigmoid = ember.nn.functional.logsigmoid
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryOdds, Distribution):
     """The number of successes (each with probability ``probs``, or log-odds ``logits``)
     before ``total_count`` failures. ``sample`` is ``poisson(Gamma(total_count,
     exp(-logits)).sample())`` as in PyTorch; ember's gamma draws are its own, so the samples
@@ -47,31 +46,13 @@ class NegativeBinomial(Distribution):
         logits: Any = None,
         validate_args: bool | None = None,
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = set_count_and_probs_or_logits(self, total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._get_checked_instance(NegativeBinomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
+        new = self._expanded_probs_or_logits(NegativeBinomial, batch_shape, _instance)
+        new.total_count = self.total_count.expand(new.batch_shape)
+        return new  # type: ignore[no-any-return]
 
     @property
     def param_shape(self) -> Size:

@@ -14,10 +14,9 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.gamma import _batch
 from ember.distributions.utils import (
     EMPTY,
+    BinaryOdds,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
+    set_count_and_probs_or_logits,
 )
 from ember.random import _generator
 
@@ -72,7 +71,7 @@ class Poisson(ExponentialFamily):
         return ember.exp(x)
 
 
-class Binomial(Distribution):
+class Binomial(BinaryOdds, Distribution):
     """The number of successes in ``total_count`` trials of probability ``probs``.
 
     >>> ember.distributions.Binomial(4, probs=ember.tensor(0.5)).mean
@@ -93,30 +92,12 @@ class Binomial(Distribution):
         logits: Any = None,
         validate_args: bool | None = None,
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            param = self.logits
-        self._param = param
-        super().__init__(param.size(), validate_args=validate_args)
+        batch_shape = set_count_and_probs_or_logits(self, total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     @property
     def support(self) -> constraints.Constraint:
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self) -> Tensor:

@@ -13,18 +13,16 @@ from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import SigmoidTransform
 from ember.distributions.utils import (
     EMPTY,
+    BinaryOdds,
     broadcast_all,
     clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
     set_probs_or_logits,
 )
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryOdds, Distribution):
     """The logit of a ``RelaxedBernoulli`` draw: ``(logit(u) + logits) / temperature`` for
     ``u`` uniform (``ember.rand``, clamped as PyTorch clamps it: same seed, same samples).
 
@@ -49,19 +47,9 @@ class LogitRelaxedBernoulli(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expanded_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        self._expand_probs_or_logits(new, batch_shape)
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
+        return new  # type: ignore[no-any-return]
 
     @property
     def param_shape(self) -> Size:

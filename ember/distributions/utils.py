@@ -182,3 +182,37 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     where[rows * n + cols] = np.arange(1, m + 1)
     padded = ember.cat([ember.zeros_like(vec[..., :1]), vec], -1)
     return padded[..., ember.tensor(where)].reshape(*vec.shape[:-1], n, n)
+
+
+def set_count_and_probs_or_logits(d: Any, total_count: Any, probs: Any, logits: Any) -> Size:
+    """Give distribution ``d`` ``total_count`` and exactly one of ``probs`` and ``logits``,
+    broadcast together (the count in the odds' dtype), and its ``_param``; returns the batch
+    shape (``Binomial``, ``NegativeBinomial``).
+
+    >>> from ember.distributions.utils import set_count_and_probs_or_logits
+    >>> class D: ...
+    >>> set_count_and_probs_or_logits(D(), 3, ember.tensor([0.2, 0.5]), None)
+    ember.Size([2])
+    """
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, given = ("probs", probs) if probs is not None else ("logits", logits)
+    count, value = broadcast_all(total_count, given)
+    d.total_count = count.type_as(value)
+    setattr(d, name, value)
+    d._param = value
+    return value.size()
+
+
+class BinaryOdds:
+    """The ``probs``/``logits`` pair of a distribution given by the odds of one binary trial
+    (``Bernoulli``, ``Geometric``, ``Binomial``, ...): whichever was not given is computed
+    from the other when first asked for."""
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
