@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import ember
-from ember._tensor import Size, Tensor
+from ember._tensor import Tensor
 from ember.distributions import constraints
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import AbsTransform
@@ -27,11 +27,7 @@ class _Folded(TransformedDistribution):
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
-        new = self._get_checked_instance(type(self), _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        return self._finish_expand(new, batch_shape)
+        return super().expand(batch_shape, self._get_checked_instance(type(self), _instance))
 
     @property
     def scale(self) -> Tensor:

@@ -7,7 +7,6 @@ from typing import Any
 
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.independent import Independent
 from ember.distributions.normal import Normal
 from ember.distributions.transformed_distribution import TransformedDistribution
 from ember.distributions.transforms import StickBreakingTransform
@@ -35,11 +34,7 @@ class LogisticNormal(TransformedDistribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
         new = self._get_checked_instance(LogisticNormal, _instance)
-        batch_shape = Size(batch_shape)
-        normal = self.base_dist.base_dist  # type: ignore[attr-defined]
-        new.base_dist = Independent(normal.expand(Size((*batch_shape, normal.batch_shape[-1]))), 1)
-        new.transforms = self.transforms
-        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
 
     @property
     def loc(self) -> Tensor:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import ember
-from ember._tensor import Tensor
+from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
@@ -65,6 +65,19 @@ class MixtureSameFamily(Distribution):
         self._num_component = km
         self._event_ndims = len(component_distribution.event_shape)
         super().__init__(cdbs, component_distribution.event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> MixtureSameFamily:
+        """The mixture expanded to ``batch_shape`` and the components to
+        ``batch_shape + (K,)``."""
+        new = self._get_checked_instance(MixtureSameFamily, _instance)
+        batch_shape = Size(batch_shape)
+        components = Size((*batch_shape, self._num_component))
+        new._component_distribution = self._component_distribution.expand(components)
+        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+        new._num_component = self._num_component
+        new._event_ndims = self._event_ndims
+        event_shape = new._component_distribution.event_shape
+        return self._finish_expand(new, batch_shape, event_shape)  # type: ignore[no-any-return]
 
     @property
     def mixture_distribution(self) -> Categorical:

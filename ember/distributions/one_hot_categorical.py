@@ -36,6 +36,13 @@ class _OverCategorical(Distribution):
         shape = self._categorical.param_shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
+    def _expanded_categorical(self, cls: type, batch_shape: Any, _instance: Any) -> Any:
+        """The ``expand`` of both: a new instance whose ``Categorical`` is expanded."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        return self._finish_expand(new, batch_shape, self.event_shape)
+
     @property
     def probs(self) -> Tensor:
         return self._categorical.probs
@@ -62,10 +69,7 @@ class OneHotCategorical(_OverCategorical):
         self._init_categorical(probs, logits, validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
+        return self._expanded_categorical(OneHotCategorical, batch_shape, _instance)  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
@@ -135,6 +139,11 @@ class Multinomial(_OverCategorical):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
         self._init_categorical(probs, logits, validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Multinomial:
+        new = self._expanded_categorical(Multinomial, batch_shape, _instance)
+        new.total_count = self.total_count
+        return new  # type: ignore[no-any-return]
 
     @property
     def support(self) -> constraints.Constraint:

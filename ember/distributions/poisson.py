@@ -37,6 +37,9 @@ class Poisson(ExponentialFamily):
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch(rate), validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Poisson:
+        return self._expanded(Poisson, batch_shape, _instance, ("rate",))  # type: ignore[no-any-return]
+
     @property
     def mean(self) -> Tensor:
         return self.rate
@@ -94,6 +97,11 @@ class Binomial(BinaryOdds, Distribution):
     ) -> None:
         batch_shape = set_count_and_probs_or_logits(self, total_count, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
+        new = self._expanded_probs_or_logits(Binomial, batch_shape, _instance)
+        new.total_count = self.total_count.expand(new.batch_shape)
+        return new  # type: ignore[no-any-return]
 
     @property
     def support(self) -> constraints.Constraint:

@@ -94,10 +94,7 @@ class RelaxedBernoulli(TransformedDistribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        return self._finish_expand(new, batch_shape)  # type: ignore[no-any-return]
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
 
     @property
     def temperature(self) -> Tensor:

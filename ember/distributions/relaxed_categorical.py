@@ -107,10 +107,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        new.transforms = self.transforms
-        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
 
     @property
     def temperature(self) -> Tensor:

@@ -37,6 +37,9 @@ class StudentT(Distribution):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         super().__init__(_batch(df, loc, scale), validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
+        return self._expanded(StudentT, batch_shape, _instance, ("df", "loc", "scale"))  # type: ignore[no-any-return]
+
     @property
     def mean(self) -> Tensor:
         m = self.loc.clone()

@@ -61,6 +61,18 @@ class TransformedDistribution(Distribution):
         cut = len(shape) - event_dim
         super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> TransformedDistribution:
+        """The base distribution expanded to the batch shape the transforms map back from
+        ``batch_shape + event_shape``; the same transforms."""
+        new = self._get_checked_instance(TransformedDistribution, _instance)
+        batch_shape = Size(batch_shape)
+        shape = Size((*batch_shape, *self.event_shape))
+        for t in reversed(self.transforms):
+            shape = Size(t.inverse_shape(shape))
+        new.base_dist = self.base_dist.expand(shape[: len(shape) - len(self.base_dist.event_shape)])
+        new.transforms = self.transforms
+        return self._finish_expand(new, batch_shape, self.event_shape)  # type: ignore[no-any-return]
+
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]
         return self.base_dist.has_rsample
@@ -139,6 +151,10 @@ class LogNormal(TransformedDistribution):
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
+        new = self._get_checked_instance(LogNormal, _instance)
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
 
     @property
     def loc(self) -> Tensor:

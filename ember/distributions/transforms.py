@@ -292,7 +292,6 @@ class AbsTransform(Transform):
 
     domain = constraints.real
     codomain = constraints.positive
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
@@ -313,7 +312,6 @@ class SoftplusTransform(Transform):
     codomain = constraints.positive
     bijective = True
     sign = 1
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
@@ -490,7 +488,6 @@ class StickBreakingTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
@@ -802,7 +799,6 @@ class LowerCholeskyTransform(Transform):
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
@@ -823,7 +819,6 @@ class PositiveDefiniteTransform(Transform):
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
@@ -848,7 +843,6 @@ class CorrCholeskyTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
-
     _equal_by = ()
 
     def _call(self, x: Tensor) -> Tensor:
