@@ -13,7 +13,6 @@ themselves come from NumPy's gamma sampler on ember's generator.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from ember.random import _generator
 __all__ = ["regularized_gamma_p", "standard_gamma"]
 
 
-def _scipy_special() -> ModuleType:
+def _scipy_special() -> Any:
     # deferred: scipy.special costs about as much as the rest of ``import ember`` to load,
     # and only a gamma sample's gradient and the gamma cdf need it
     from scipy import special

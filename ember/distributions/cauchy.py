@@ -7,15 +7,13 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
-from ember.distributions.gamma import _batch
-from ember.distributions.utils import EMPTY, broadcast_all
+from ember.distributions.distribution import Distribution, LocScale
+from ember.distributions.utils import EMPTY
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(LocScale, Distribution):
     """The Cauchy distribution with location ``loc`` (its median) and half-width ``scale``.
 
     ``rsample`` is ``loc + scale * e`` with ``e`` from ``Tensor.cauchy_``, as PyTorch draws it:
@@ -25,24 +23,12 @@ class Cauchy(Distribution):
     tensor(-1.1447)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch(loc, scale), validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> Cauchy:
         return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
         return ember.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

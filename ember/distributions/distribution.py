@@ -15,13 +15,14 @@ the values (one sync per check), so turning it off is the fast path.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
-from ember.distributions.utils import EMPTY, lazy_property
+from ember.distributions.utils import EMPTY, broadcast_all, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -244,3 +245,26 @@ class Distribution:
             v = self.__dict__[p]
             parts.append(f"{p}: {v if v.numel() == 1 else v.size()}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class LocScale:
+    """What the real-line location-scale families share (``Normal``, ``Laplace``, ``Cauchy``;
+    mixed in before their ``Distribution`` base): ``loc`` and a positive ``scale``,
+    broadcast together (no batch shape when both are numbers), reparametrised draws, and
+    ``loc`` as the mode."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    loc: Tensor
+    scale: Tensor
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        numbers_only = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        batch_shape = Size() if numbers_only else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)  # type: ignore[call-arg]
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

@@ -7,38 +7,24 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
-from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
-from ember.distributions.gamma import _batch
-from ember.distributions.utils import EMPTY, broadcast_all
+from ember.distributions.distribution import Distribution, LocScale
+from ember.distributions.utils import EMPTY
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(LocScale, Distribution):
     """The Laplace distribution with location ``loc`` and scale ``scale``.
 
     >>> ember.distributions.Laplace(0.0, 1.0).log_prob(ember.tensor(0.0))
     tensor(-0.6931)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(_batch(loc, scale), validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
         return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         return self.loc
 
     @property

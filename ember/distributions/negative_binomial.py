@@ -32,6 +32,7 @@ class NegativeBinomial(BinaryOdds, Distribution):
     tensor(-1.3863)
     """
 
+    total_count: Tensor
     arg_constraints = {
         "total_count": constraints.greater_than_eq(0),
         "probs": constraints.half_open_interval(0.0, 1.0),

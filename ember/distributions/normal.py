@@ -7,42 +7,26 @@ import numbers
 from typing import Any
 
 import ember
-from ember._tensor import Size, Tensor
-from ember.distributions import constraints
+from ember._tensor import Tensor
+from ember.distributions.distribution import LocScale
 from ember.distributions.exp_family import ExponentialFamily
-from ember.distributions.utils import EMPTY, broadcast_all, standard_normal
+from ember.distributions.utils import EMPTY, standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(LocScale, ExponentialFamily):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     >>> ember.distributions.Normal(0.0, 1.0).log_prob(ember.tensor(0.0))
     tensor(-0.9189)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
     def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))  # type: ignore[no-any-return]
 
     @property
     def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
         return self.loc
 
     @property

@@ -81,6 +81,7 @@ class Binomial(BinaryOdds, Distribution):
     tensor(2.)
     """
 
+    total_count: Tensor
     arg_constraints = {
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,

@@ -209,6 +209,8 @@ class BinaryOdds:
     (``Bernoulli``, ``Geometric``, ``Binomial``, ...): whichever was not given is computed
     from the other when first asked for."""
 
+    _param: Tensor  # the one given
+
     @lazy_property
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
