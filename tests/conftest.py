@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+import ember
 
 try:
     import torch
@@ -17,6 +20,20 @@ except ImportError:  # pragma: no cover - the test extra installs it
 requires_torch = pytest.mark.skipif(
     torch is None, reason="PyTorch (the test oracle) is not installed"
 )
+
+#: ember, and PyTorch when installed: what a test taking the ``lib`` fixture runs against
+LIBS = [ember] + ([torch] if torch is not None else [])
+
+
+@pytest.fixture(params=LIBS, ids=lambda m: m.__name__)
+def lib(request: pytest.FixtureRequest) -> Any:
+    """The library under test: ember, then PyTorch (the same test against both)."""
+    return request.param
+
+
+def sub(lib: Any, path: str) -> Any:
+    """``lib``'s submodule ``path`` (``sub(lib, "utils._pytree")``)."""
+    return importlib.import_module(f"{lib.__name__}.{path}")
 
 
 def dispatched_ops(lib: Any, run: Callable[[], Any]) -> list[str]:

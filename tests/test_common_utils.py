@@ -4,7 +4,6 @@ subclass authors import, compared with PyTorch's (the ``lib`` fixture) where bot
 from __future__ import annotations
 
 import gc
-import importlib
 import unittest
 from collections import OrderedDict, namedtuple
 from typing import Any
@@ -12,23 +11,7 @@ from typing import Any
 import pytest
 
 import ember
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - the test extra installs it
-    torch = None
-
-LIBS = [ember] + ([torch] if torch is not None else [])
-
-
-@pytest.fixture(params=LIBS, ids=lambda m: m.__name__)
-def lib(request: pytest.FixtureRequest) -> Any:
-    return request.param
-
-
-def sub(lib: Any, path: str) -> Any:
-    return importlib.import_module(f"{lib.__name__}.{path}")
-
+from tests.conftest import sub, torch
 
 Point = namedtuple("Point", "x y")
 

@@ -11,18 +11,7 @@ import pytest
 
 import ember
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - the test extra installs it
-    torch = None
-
-LIBS = [ember] + ([torch] if torch is not None else [])
 _names = itertools.count()
-
-
-@pytest.fixture(params=LIBS, ids=lambda m: m.__name__)
-def lib(request: pytest.FixtureRequest) -> Any:
-    return request.param
 
 
 def fresh(name: str) -> str:

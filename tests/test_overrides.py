@@ -20,22 +20,11 @@ import pytest
 import ember
 import ember.nn.functional  # noqa: F401  (a namespace the lists search)
 from ember._bind import DUNDERS, REPORT_THEMSELVES
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - the test extra installs it
-    torch = None
-
-LIBS = [ember] + ([torch] if torch is not None else [])
+from tests.conftest import torch
 
 # PyTorch warns that a plain-method handler is deprecated; PyTorch's own test classes (and
 # these) still use one, and it must keep working
 pytestmark = pytest.mark.filterwarnings("ignore:Defining your `__torch_function__")
-
-
-@pytest.fixture(params=LIBS, ids=lambda m: m.__name__)
-def lib(request: pytest.FixtureRequest) -> Any:
-    return request.param
 
 
 def name_of(lib: Any, func: Any) -> str | None:

@@ -10,7 +10,6 @@ docs/fidelity.md ("PyTorch's protocol tests").
 from __future__ import annotations
 
 import gc
-import importlib
 import inspect
 import weakref
 from typing import Any
@@ -18,22 +17,7 @@ from typing import Any
 import pytest
 
 import ember
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - the test extra installs it
-    torch = None
-
-LIBS = [ember] + ([torch] if torch is not None else [])
-
-
-@pytest.fixture(params=LIBS, ids=lambda m: m.__name__)
-def lib(request: pytest.FixtureRequest) -> Any:
-    return request.param
-
-
-def sub(lib: Any, path: str) -> Any:
-    return importlib.import_module(f"{lib.__name__}.{path}")
+from tests.conftest import sub
 
 
 def tree_map(lib: Any) -> Any:
