@@ -59,22 +59,9 @@ def lazy(a: np.ndarray) -> ember.Tensor:
 
 def test_random_programs_on_every_tier(tier: str) -> None:
     pytest.importorskip("torch")
-    from hypothesis import HealthCheck, given, settings
+    from ember.testing._internal.programs import check_lazy_against_eager
 
-    from ember.testing._internal.programs import compare, programs
-
-    @settings(
-        max_examples=int(os.environ.get("EMBER_TIER_PROGRAMS", 20)),
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(programs())
-    def check(program: Any) -> None:
-        problems = compare(program, program.run(ember, device="lazy"), program.run(ember))
-        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
-
-    check()
+    check_lazy_against_eager(ember, int(os.environ.get("EMBER_TIER_PROGRAMS", 20)))
     assert metrics.counter_value(
         f"tier::{'interpreter' if tier == 'interpreter' else 'numpy_source'}"
     )

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 import ember
 import ember.testing._internal.samples  # noqa: F401  (registers the samples)
@@ -24,7 +23,7 @@ from ember.lazy import recorder as lazy_recorder
 from ember.lazy.recorder import to_lazy
 from ember.testing._internal import opinfo
 from ember.testing._internal.opinfo import clone_args, generate, samples_for
-from ember.testing._internal.programs import compare, programs
+from ember.testing._internal.programs import check_lazy_against_eager
 
 LAZY_OPS = [
     op
@@ -190,18 +189,7 @@ def test_random_programs_lazily_equal_eagerly() -> None:
     dtypes, shapes, input gradients). ``EMBER_LAZY_PROGRAMS`` sets how many (default 100)."""
     pytest.importorskip("torch")  # the generator runs candidate steps with PyTorch
 
-    @settings(
-        max_examples=int(os.environ.get("EMBER_LAZY_PROGRAMS", 100)),
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(programs())
-    def check(program: Any) -> None:
-        problems = compare(program, program.run(ember, device="lazy"), program.run(ember))
-        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
-
-    check()
+    check_lazy_against_eager(ember, int(os.environ.get("EMBER_LAZY_PROGRAMS", 100)))
 
 
 # --------------------------------------------------------------------------- behaviour
@@ -590,18 +578,7 @@ def test_random_programs_on_the_numba_tier(
 
     monkeypatch.setattr(numba_tier, "MIN_ELEMENTS", 1)
 
-    @settings(
-        max_examples=int(os.environ.get("EMBER_NUMBA_PROGRAMS", 25)),
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(programs())
-    def check(program: Any) -> None:
-        problems = compare(program, program.run(ember, device="lazy"), program.run(ember))
-        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
-
-    check()
+    check_lazy_against_eager(ember, int(os.environ.get("EMBER_NUMBA_PROGRAMS", 25)))
     assert metrics.counter_value("tier::numba") > 0, "no program made a fusion group"
 
 

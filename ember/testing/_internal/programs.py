@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ember._tensor import Tensor
@@ -291,6 +292,25 @@ def compare(program: Program, actual: Run, expected: Run) -> list[str]:
         if found:
             problems.append(found)
     return problems
+
+
+def check_lazy_against_eager(lib: ModuleType, max_examples: int) -> None:
+    """Run ``max_examples`` random programs (derandomised) on ``lib``'s lazy device and
+    eagerly, asserting that :func:`compare` finds no difference (the failing program's
+    source in the message)."""
+
+    @settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(programs())
+    def check(program: Program) -> None:
+        problems = compare(program, program.run(lib, device="lazy"), program.run(lib))
+        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
+
+    check()
 
 
 def check_program(program: Program, lib: ModuleType, oracle: ModuleType) -> list[str]:
