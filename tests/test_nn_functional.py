@@ -13,6 +13,7 @@ import ember.autograd
 from ember.nn import functional as F
 
 from .conftest import requires_torch, torch
+from .nn_compare import to_pair as _pair
 
 pytestmark = requires_torch
 RNG = np.random.default_rng(0)
@@ -20,14 +21,6 @@ RNG = np.random.default_rng(0)
 
 def _arr(*shape: int, low: float = -2, high: float = 2) -> np.ndarray:
     return RNG.uniform(low, high, shape)
-
-
-def _pair(a: np.ndarray, grad: bool = True) -> tuple[Any, Any]:
-    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
-    if grad and a.dtype.kind == "f":
-        e.requires_grad_()
-        t.requires_grad_()
-    return e, t
 
 
 def check(

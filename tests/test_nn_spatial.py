@@ -21,6 +21,7 @@ import ember
 from ember import nn
 
 from .conftest import requires_torch, torch
+from .nn_compare import to_pair as _pair
 
 pytestmark = requires_torch
 RNG = np.random.default_rng(0)
@@ -28,15 +29,6 @@ RNG = np.random.default_rng(0)
 
 def _x(*shape: int, low: float = -2, high: float = 2) -> np.ndarray:
     return RNG.uniform(low, high, shape)
-
-
-def _pair(a: np.ndarray, grad: bool = True) -> tuple[Any, Any]:
-    """The same float64 array as an ember and a torch leaf (requiring grad if ``grad``)."""
-    e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
-    if grad and a.dtype.kind == "f":
-        e.requires_grad_()
-        t.requires_grad_()
-    return e, t
 
 
 def _same_weights(e: Any, t: Any) -> None:
