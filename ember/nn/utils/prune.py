@@ -237,8 +237,8 @@ def _channel_mask(t: Tensor, dim: int, keep: Tensor) -> Tensor:
     return mask.index_copy(dim, keep, ones)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prune ``amount`` (a count, or a fraction) entries chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prune ``amount`` (a count, or a fraction) entries: those ``_pruned`` picks."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -246,35 +246,35 @@ class RandomUnstructured(BasePruningMethod):
         _validate_amount_init(amount)
         self.amount = amount
 
+    def _pruned(self, t: Tensor, k: int) -> Tensor:
+        """The flat indices of the ``k`` entries of ``t`` to prune."""
+        raise NotImplementedError
+
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         k = _nparams_toprune(self.amount, t.numel())
         mask = default_mask.clone()
         if k:
-            prob = ember.rand_like(t.to(ember.float32) if not t.is_floating_point() else t)
-            mask.view(-1)[ember.topk(prob.reshape(-1), k).indices] = 0
+            mask.view(-1)[self._pruned(t, k)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prune ``amount`` (a count, or a fraction) entries chosen at random."""
+
+    def _pruned(self, t: Tensor, k: int) -> Tensor:
+        prob = ember.rand_like(t.to(ember.float32) if not t.is_floating_point() else t)
+        return ember.topk(prob.reshape(-1), k).indices
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float) -> BasePruningMethod:  # type: ignore[override]
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prune the ``amount`` entries of smallest absolute value (of the importance scores)."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount: int | float) -> None:
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _nparams_toprune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k:
-            smallest = ember.topk(t.abs().reshape(-1), k, largest=False).indices
-            mask.view(-1)[smallest] = 0
-        return mask
+    def _pruned(self, t: Tensor, k: int) -> Tensor:
+        return ember.topk(t.abs().reshape(-1), k, largest=False).indices
 
     @classmethod
     def apply(  # type: ignore[override]
