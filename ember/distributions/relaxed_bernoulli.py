@@ -70,7 +70,24 @@ class LogitRelaxedBernoulli(BinaryOdds, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _Relaxed(TransformedDistribution):
+    """What the relaxations share (``RelaxedBernoulli``, ``RelaxedOneHotCategorical``): a
+    transformed base whose ``temperature``, ``logits`` and ``probs`` they read."""
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs  # type: ignore[attr-defined, no-any-return]
+
+
+class RelaxedBernoulli(_Relaxed):
     """The binary Concrete (Gumbel-softmax) relaxation of ``Bernoulli`` at ``temperature``:
     ``sigmoid`` of a ``LogitRelaxedBernoulli`` draw (PyTorch's draws from the same seed).
 
@@ -95,15 +112,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature  # type: ignore[attr-defined, no-any-return]
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits  # type: ignore[attr-defined, no-any-return]
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs  # type: ignore[attr-defined, no-any-return]

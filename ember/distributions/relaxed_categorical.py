@@ -10,7 +10,7 @@ from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions.categorical import Categorical
 from ember.distributions.distribution import Distribution
-from ember.distributions.transformed_distribution import TransformedDistribution
+from ember.distributions.relaxed_bernoulli import _Relaxed
 from ember.distributions.transforms import ExpTransform
 from ember.distributions.utils import EMPTY, broadcast_all, clamp_probs
 
@@ -82,7 +82,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """The Concrete relaxation of ``OneHotCategorical`` at ``temperature`` (PyTorch's draws
     from the same seed).
 
@@ -108,15 +108,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature  # type: ignore[attr-defined, no-any-return]
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits  # type: ignore[attr-defined, no-any-return]
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs  # type: ignore[attr-defined, no-any-return]
