@@ -14,17 +14,9 @@ import pytest
 
 import ember
 from tests.conftest import requires_torch, torch
+from tests.test_distributions_more import _pair
 
 pytestmark = requires_torch
-
-
-def _pair(values: Any, grad: bool = True) -> tuple[Any, Any]:
-    a = np.asarray(values, dtype=np.float64)
-    e, t = ember.tensor(a), torch.tensor(a)
-    if grad:
-        e.requires_grad_()
-        t.requires_grad_()
-    return e, t
 
 
 def _close(e: Any, t: Any, rtol: float = 1e-6, atol: float = 1e-8, msg: str = "") -> None:
