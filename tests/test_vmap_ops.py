@@ -63,6 +63,9 @@ FALLBACK = {
     "aten._unique2.default",
     "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
+    # one random sample per (batch, channel) plane: the loop keeps each example's samples
+    "aten.fractional_max_pool2d.default",
+    "aten.fractional_max_pool3d.default",
     # PyTorch has no rule for these either: a loop per example
     "aten.embedding_renorm.default",
     "aten.embedding_renorm_.default",

@@ -130,7 +130,7 @@ for _name in (
     "upsample_nearest1d upsample_nearest2d upsample_nearest3d upsample_bilinear2d "
     "upsample_linear1d upsample_bicubic2d upsample_trilinear3d _upsample_nearest_exact1d "
     "_upsample_nearest_exact2d _upsample_nearest_exact3d _upsample_bilinear2d_aa "
-    "_upsample_bicubic2d_aa im2col"
+    "_upsample_bicubic2d_aa im2col fractional_max_pool2d_backward fractional_max_pool3d_backward"
 ).split():
     _packet = getattr(aten, _name, None)
     if _packet is not None:

@@ -85,6 +85,32 @@ for _n in (2, 3):
     _adaptive(_n)
 
 
+def _fractional(n: int) -> None:
+    """``fractional_max_pool{n}d``: the gradient scatters to each window's argmax; its
+    backward's own derivative reads the incoming gradient there (as max pooling's)."""
+    mx = getattr(aten, f"fractional_max_pool{n}d").default
+    mx_backward = getattr(aten, f"fractional_max_pool{n}d_backward").default
+    defvjp(
+        mx,
+        lambda g, self, kernel_size, output_size, random_samples, *, result: (
+            mx_backward(g[0], self, kernel_size, output_size, result[1]),
+            None,
+        ),
+    )
+    defvjp(
+        mx_backward,
+        lambda g, grad_output, self, kernel_size, output_size, indices: (
+            _max_pool_backward_grad(g, self, indices, n),
+            aten.zeros_like.default(self),
+            None,
+        ),
+    )
+
+
+for _n in (2, 3):
+    _fractional(_n)
+
+
 # --------------------------------------------------------------------------- group norm
 
 

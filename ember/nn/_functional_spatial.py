@@ -44,6 +44,10 @@ __all__ = [
     "dropout2d",
     "dropout3d",
     "fold",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "grid_sample",
     "group_norm",
     "instance_norm",
@@ -362,6 +366,59 @@ adaptive_max_pool3d_with_indices = _adaptive_max_pool_nd(3, True)
 adaptive_max_pool1d = _adaptive_max_pool_nd(1, False)
 adaptive_max_pool2d = _adaptive_max_pool_nd(2, False)
 adaptive_max_pool3d = _adaptive_max_pool_nd(3, False)
+
+
+def _fractional_max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
+    """``fractional_max_pool{n}d`` or its ``_with_indices`` form: PyTorch's signature over
+    ``aten.fractional_max_pool{n}d`` (NOTE [fractional max pooling])."""
+    name = f"fractional_max_pool{n}d"
+
+    def fractional_max_pool(
+        input: Tensor,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> Any:
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+        if output_size is None:
+            if n == 2 and len(output_ratio) > 2:  # (a number has no len(), as in PyTorch)
+                raise ValueError(
+                    f"{name} requires output_ratio to either be a single Int or tuple of Ints."
+                )
+            ratio = [output_ratio] * n if isinstance(output_ratio, (int, float)) else output_ratio
+            output_size = [int(input.shape[input.ndim - n + i] * ratio[i]) for i in range(n)]
+        if _random_samples is None:
+            batch = 1 if input.ndim == n + 1 else input.shape[0]
+            channels = input.shape[input.ndim - n - 1]
+            from ember import rand  # deferred: ember imports this module
+
+            _random_samples = rand(batch, channels, n, dtype=input.dtype, device=input.device)
+        op = getattr(aten, name).default
+        out = op(input, _tuple(kernel_size, n), _tuple(output_size, n), _random_samples)
+        return (out[0], out[1]) if with_indices or return_indices else out[0]
+
+    shape = ", ".join(["1", "2"] + ["8"] * n)
+    result = f"ember.Size([{', '.join(['1', '2'] + ['4'] * n)}])"
+    doc = (
+        f"{n}-d fractional max pooling (Graham, 2014): ``kernel_size`` windows at pseudo-random "
+        "starts, one sample in [0, 1) per plane and dim (``_random_samples`` of shape "
+        f"(N, C, {n}), drawn from ``ember.rand`` when not given), to ``output_size`` or "
+        "``output_ratio`` times the input's size"
+        + (": the maxima and their flat positions." if with_indices else ".")
+        + _example(f"F.{name}(ember.randn({shape}), 2, output_size={n * (4,)}).shape", result)
+    )  # fmt: skip
+    return python_route()(
+        _name(fractional_max_pool, name + ("_with_indices" if with_indices else ""), doc)
+    )
+
+
+fractional_max_pool2d = _fractional_max_pool_nd(2, False)
+fractional_max_pool2d_with_indices = _fractional_max_pool_nd(2, True)
+fractional_max_pool3d = _fractional_max_pool_nd(3, False)
+fractional_max_pool3d_with_indices = _fractional_max_pool_nd(3, True)
 
 
 # --------------------------------------------------------------------------- normalization

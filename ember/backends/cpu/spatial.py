@@ -46,6 +46,7 @@ from ember.ops.native.spatial import (
     check_upsample_dtype,
     col2im_shape,
     fold_geometry,
+    fractional_output,
     grid_sampler_check,
     im2col_shape,
     pad_output,
@@ -202,6 +203,113 @@ def _register_adaptive_max(n: int) -> None:
 for _n in (2, 3):
     _register_adaptive_avg(_n)
     _register_adaptive_max(_n)
+
+
+# --------------------------------------------------------------------------- fractional pooling
+#
+# NOTE [fractional max pooling]: each (batch, channel) plane draws one sample u in [0, 1) per
+# spatial dim (``random_samples[b, c]``: width first, then height, for 2-d; time, height,
+# width for 3-d, as PyTorch reads them). Along a dim of input size I, kernel k and output o,
+# window i starts at int((i + u) * a) - int(u * a) with a = (I - k) / (o - 1) computed in the
+# input's dtype, the last window at I - k. Each window's maximum is the first largest value
+# in row-major order, or its last NaN; its index is flat in the plane (h * W + w), and an
+# all -inf window reports its first position. All planes and windows are one gather.
+
+
+def _fractional_starts(u: np.ndarray, size: int, k: int, o: int) -> np.ndarray:
+    """``(..., o)`` window starts along one dim for samples ``u`` of shape ``(...)``."""
+    starts = np.empty((*u.shape, o), np.int64)
+    if o > 1:
+        dt = u.dtype.type
+        alpha = dt(size - k) / dt(o - 1)
+        i = np.arange(o - 1).astype(u.dtype)
+        with quiet_block():
+            starts[..., :-1] = ((i + u[..., None]) * alpha).astype(np.int64) - (
+                (u * alpha).astype(np.int64)[..., None]
+            )
+    if o > 0:
+        starts[..., -1] = size - k
+    return starts
+
+
+def _register_fractional_max(n: int) -> None:
+    name = f"fractional_max_pool{n}d"
+    # the sample column of each spatial dim
+    column = (1, 0) if n == 2 else (0, 1, 2)
+
+    def forward(
+        self: Tensor, kernel_size: Sequence[int], output_size: Sequence[int], random_samples: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        shape = fractional_output(self, kernel_size, output_size, random_samples, n)
+        check_floating(self, name)
+        x = self._edata
+        batched = x.ndim == n + 2
+        xb = x if batched else x[None]
+        b, c, spatial = xb.shape[0], xb.shape[1], xb.shape[2:]
+        if math.prod(shape) == 0:
+            return wrap(np.zeros(shape, x.dtype)), wrap(np.zeros(shape, np.int64))
+        u = random_samples._edata[:b]
+        pos = []  # per dim: (b, c, 1.., o_d, 1.., 1.., k_d, 1..) positions
+        for d in range(n):
+            starts = _fractional_starts(
+                u[..., column[d]], spatial[d], kernel_size[d], output_size[d]
+            )
+            p = starts[..., None] + np.arange(kernel_size[d])
+            view = [b, c] + [1] * (2 * n)
+            view[2 + d], view[2 + n + d] = output_size[d], kernel_size[d]
+            pos.append(p.reshape(view))
+        strides = [math.prod(spatial[d + 1 :]) for d in range(n)]
+        flat = sum(p * st for p, st in zip(pos, strides, strict=True))
+        out_shape = (b, c, *output_size)
+        if math.prod(kernel_size) == 0:  # empty windows: -inf at their first position
+            first = sum(
+                _fractional_starts(
+                    u[..., column[d]], spatial[d], kernel_size[d], output_size[d]
+                ).reshape([b, c] + [output_size[d] if e == d else 1 for e in range(n)])
+                * strides[d]
+                for d in range(n)
+            )
+            vals = np.full(out_shape, -np.inf, x.dtype)
+            idx = np.broadcast_to(first, out_shape).astype(np.int64)
+        else:
+            bi = np.arange(b).reshape([b] + [1] * (2 * n + 1))
+            ci = np.arange(c).reshape([1, c] + [1] * (2 * n))
+            win = xb.reshape(b, c, -1)[bi, ci, flat].reshape(*out_shape, -1)
+            flat = np.broadcast_to(flat, (*out_shape, *kernel_size)).reshape(*out_shape, -1)
+            nan = np.isnan(win)
+            k = win.shape[-1]
+            last_nan = k - 1 - np.argmax(nan[..., ::-1], axis=-1)
+            arg = np.where(nan.any(axis=-1), last_nan, np.argmax(win, axis=-1))
+            vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+            idx = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        if not batched:
+            vals, idx = vals[0], idx[0]
+        return wrap(np.ascontiguousarray(vals)), wrap(np.ascontiguousarray(idx, np.int64))
+
+    def backward(
+        grad_output: Tensor,
+        self: Tensor,
+        kernel_size: Sequence[int],
+        output_size: Sequence[int],
+        indices: Tensor,
+    ) -> Tensor:
+        op = f"{name}_backward"
+        check_grad_output(grad_output, indices.shape, op)
+        if grad_output.dtype != self.dtype:
+            raise RuntimeError(
+                f"{op}: expected grad_output of the input's dtype {self.dtype}, got "
+                f"{grad_output.dtype}; cast it with .to(input.dtype)"
+            )
+        if grad_output.numel() == 0:
+            return wrap(np.zeros(self.shape, self.dtype.np))
+        return scatter_indices(grad_output, self, indices, n)
+
+    impl(getattr(aten, name).default, CPU, forward)
+    impl(getattr(aten, name + "_backward").default, CPU, backward)
+
+
+for _n in (2, 3):
+    _register_fractional_max(_n)
 
 
 # --------------------------------------------------------------------------- group norm

@@ -20,6 +20,7 @@ from ember.ops.native.spatial import (
     check_grad_output,
     check_not_bool,
     check_upsample_dtype,
+    fractional_output,
     pad_output,
     pixel_shuffle_shape,
     upsample_check,
@@ -69,6 +70,39 @@ def _register_adaptive(n: int) -> None:
 
 for _n in (2, 3):
     _register_adaptive(_n)
+
+
+def _register_fractional(n: int) -> None:
+    name = f"fractional_max_pool{n}d"
+
+    def forward(
+        self: Tensor, kernel_size: Sequence[int], output_size: Sequence[int], random_samples: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        shape = fractional_output(self, kernel_size, output_size, random_samples, n)
+        check_floating(self, name)
+        return new(shape, self.dtype), new(shape, dtypes.int64)
+
+    def backward(
+        grad_output: Tensor,
+        self: Tensor,
+        kernel_size: Sequence[int],
+        output_size: Sequence[int],
+        indices: Tensor,
+    ) -> Tensor:
+        check_grad_output(grad_output, indices.shape, name + "_backward")
+        if grad_output.dtype != self.dtype:
+            raise RuntimeError(
+                f"{name}_backward: expected grad_output of the input's dtype {self.dtype}, got "
+                f"{grad_output.dtype}; cast it with .to(input.dtype)"
+            )
+        return like(self)
+
+    impl(getattr(aten, name).default, Meta, forward)
+    impl(getattr(aten, name + "_backward").default, Meta, backward)
+
+
+for _n in (2, 3):
+    _register_fractional(_n)
 
 
 def _register_pad(n: int, reflect: bool) -> None:

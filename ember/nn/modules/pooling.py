@@ -361,3 +361,70 @@ class LPPool3d(_LPPoolNd):
     """
 
     _n = 3
+
+
+class _FractionalMaxPool(Module):
+    """A fractional max-pooling layer (``F.fractional_max_pool{_n}d``): ``output_size`` or
+    ``output_ratio`` (each in (0, 1)), a ``_random_samples`` buffer when given."""
+
+    _n = 0
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        n = self._n
+
+        def tup(v: Any) -> tuple[Any, ...]:
+            return (v,) * n if isinstance(v, (int, float)) else tuple(v)
+
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return fn(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPool):
+    """2-d fractional max pooling.
+
+    >>> ember.nn.FractionalMaxPool2d(2, output_ratio=0.5)(ember.ones(1, 2, 8, 6)).shape
+    ember.Size([1, 2, 4, 3])
+    """
+
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPool):
+    """3-d fractional max pooling.
+
+    >>> ember.nn.FractionalMaxPool3d(2, output_size=3)(ember.ones(1, 2, 5, 6, 7)).shape
+    ember.Size([1, 2, 3, 3, 3])
+    """
+
+    _n = 3

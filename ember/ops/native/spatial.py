@@ -115,6 +115,14 @@ _SCHEMAS = (
     "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
     "adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)",
     "adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
+    "fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, "
+    "Tensor random_samples) -> (Tensor, Tensor)",
+    "fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+    "int[2] output_size, Tensor indices) -> Tensor",
+    "fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, "
+    "Tensor random_samples) -> (Tensor, Tensor)",
+    "fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, "
+    "int[3] output_size, Tensor indices) -> Tensor",
     # normalization
     "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, "
     "SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)",
@@ -219,6 +227,62 @@ def adaptive_output(shape: Sequence[int], output_size: Sequence[int], n: int, op
             f"{op}: elements of output_size must be greater than or equal to 0 but received "
             f"{list(output_size)}"
         )
+    return (*shape[:-n], *output_size)
+
+
+def fractional_output(
+    self: Tensor,
+    kernel_size: Sequence[int],
+    output_size: Sequence[int],
+    random_samples: Tensor,
+    n: int,
+) -> tuple[int, ...]:
+    """The output shape of ``fractional_max_pool{n}d``, after PyTorch's checks (in its
+    order, with its messages: 2-d needs ``output + kernel - 1 <= input`` per dim, 3-d
+    ``output + kernel - 1 < input``, checked time, width, height)."""
+    op = f"fractional_max_pool{n}d"
+    shape = tuple(self.shape)
+    if random_samples.dtype != self.dtype:
+        raise RuntimeError(
+            f"{op}: Expect _random_samples to have the same dtype as input (input "
+            f"{self.dtype}, _random_samples {random_samples.dtype})"
+        )
+    if random_samples.ndim != 3:
+        raise RuntimeError(
+            f"{op}: Expect _random_samples to have 3 dimensions, got {random_samples.ndim}"
+        )
+    where = f"{op}()" if n == 2 else f"{op}_out()"
+    if len(shape) not in (n + 1, n + 2):
+        raise RuntimeError(f"{where}: Expected {n + 1}D or {n + 2}D tensor, but got: {list(shape)}")
+    batch, channels = (1, shape[0]) if len(shape) == n + 1 else shape[:2]
+    samples = tuple(random_samples.shape)
+    if samples[0] < batch:
+        raise RuntimeError(
+            f"{op}: Expect _random_samples.size(0) no less then input batch size ({batch}), "
+            f"got _random_samples of shape {list(samples)}"
+        )
+    if samples[1] != channels:
+        raise RuntimeError(
+            f"{op}: Expect _random_samples.size(1) equals to input channel size ({channels}), "
+            f"got _random_samples of shape {list(samples)}"
+        )
+    if samples[2] != n:
+        raise RuntimeError(f"{op}: Expect _random_samples.size(2) equals to {n}; got {samples[2]}.")
+    if len(kernel_size) != n or len(output_size) != n:
+        raise RuntimeError(
+            f"{op}: kernel_size and output_size must have {n} elements, got {list(kernel_size)} "
+            f"and {list(output_size)}"
+        )
+    names = ("height", "width") if n == 2 else ("time", "width", "height")
+    dims = (0, 1) if n == 2 else (0, 2, 1)
+    for name, d in zip(names, dims, strict=True):
+        size, k, o = shape[len(shape) - n + d], kernel_size[d], output_size[d]
+        if (o + k - 1 > size) if n == 2 else (o + k - 1 >= size):
+            raise RuntimeError(
+                f"{where}: pool {name} {k} too large relative to input {name} {size} (output "
+                f"{name} {o}: output + kernel - 1 must be {'at most' if n == 2 else 'below'} "
+                f"the input's {name})"
+            )
     return (*shape[:-n], *output_size)
 
 

@@ -1566,6 +1566,7 @@ def functional(b: Builder) -> None:
             "conv2d",
             "max_pool2d",
             "avg_pool2d",
+            "fractional_max_pool2d",
             "pad",
             "one_hot",
             "embedding",
@@ -1641,6 +1642,20 @@ def functional(b: Builder) -> None:
         b.emit(fn, [x], f"{o} = F.{fn}({x}, {target}{red})", kinks=kind == "l1_loss")
     elif kind == "dropout":
         b.emit("dropout", [x], f"{o} = F.dropout({x}, p=0.0, training={b.flag()})")
+    elif kind == "fractional_max_pool2d":
+        # the samples given (the same in both libraries), one per (batch, channel) plane
+        if len(shape) < 2 or 0 in shape or min(shape[-2:]) < 2:
+            raise _Skip()
+        src = x if len(shape) in (3, 4) else f"{x}.reshape(1, 1, {shape[-2]}, {shape[-1]})"
+        lead = (1, shape[0]) if len(shape) == 3 else (shape[0], shape[1])
+        if len(shape) not in (3, 4):
+            lead = (1, 1)
+        oh, ow = b.integer(1, shape[-2] - 1), b.integer(1, shape[-1] - 1)
+        u = b.choice([0.13, 0.5, 0.87])
+        samples = f"torch.full(({lead[0]}, {lead[1]}, 2), {u}, dtype={x}.dtype)"
+        size = f"output_size=({oh}, {ow})"
+        code = f"F.fractional_max_pool2d({src}, 2, {size}, _random_samples={samples})"
+        b.emit(kind, [x], f"{o} = {code}", kinks=True)
     elif kind in ("conv2d", "max_pool2d", "avg_pool2d"):
         if len(shape) < 2 or 0 in shape:
             raise _Skip()

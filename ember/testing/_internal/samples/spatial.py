@@ -589,3 +589,45 @@ def col2im_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2, 18, 20), noncontiguous=True), [7, 6], [2, 3], [1, 1], [0, 0], [1, 1])
     yield SampleInput(make((2, 17, 20)), [7, 6], [2, 3], [1, 1], [0, 0], [1, 1], name="raises")
     yield SampleInput(make((2, 18, 19)), [7, 6], [2, 3], [1, 1], [0, 0], [1, 1], name="blocks")
+
+
+# --------------------------------------------------------------------------- fractional pooling
+def _fractional_samples(make: Any, dtype: Any, n: int) -> Iterator[SampleInput]:
+    """Batched and unbatched, overlapping and disjoint windows, a single window, every
+    kernel + output fitting exactly (3-d needs one to spare), and PyTorch's refusals."""
+    spatial = (9, 8, 7)[:n]
+    u = make((2, 3, n), low=0, high=1)
+    yield SampleInput(make((2, 3, *spatial)), [2] * n, [4] * n, u)
+    yield SampleInput(make((2, 3, *spatial)), [3, 1, 2][:n], [5, 6, 4][:n], u, name="uneven")
+    yield SampleInput(make((3, *spatial)), [2] * n, [3] * n, u, name="unbatched")
+    yield SampleInput(make((2, 3, *spatial)), [2] * n, [1] * n, u, name="one window")
+    fit = [s - 2 + (n == 2) for s in spatial]
+    yield SampleInput(make((2, 3, *spatial), noncontiguous=True), [2] * n, fit, u, name="fit")
+    yield SampleInput(make((2, 3, *spatial)), [2] * n, [0] * n, u, name="empty output")
+    yield SampleInput(make((2, 3, *spatial)), [3] * n, [8] * n, u, name="too large raises")
+    yield SampleInput(make((3, 3, *spatial)), [2] * n, [3] * n, u, name="few samples raise")
+    yield SampleInput(make((2, 4, *spatial)), [2] * n, [3] * n, u, name="channels raise")
+    yield SampleInput(make(spatial), [2] * n, [3] * n, u, name="rank raises")
+    other = dtypes.float64 if dtype == dtypes.float32 else dtypes.float32
+    yield SampleInput(make((2, 3, *spatial)), [2] * n, [3] * n, u.to(other), name="dtype raises")
+
+
+def _fractional_backward(make: Any, dtype: Any, n: int) -> Iterator[SampleInput]:
+    spatial = (9, 8, 7)[:n]
+    u = make((2, 3, n), low=0, high=1)
+    for k, o in (([2] * n, [4] * n), ([3, 1, 2][:n], [5, 6, 4][:n]), ([4] * n, [3] * n)):
+        x = make((2, 3, *spatial))
+        out, idx = getattr(aten, f"fractional_max_pool{n}d")(x, k, o, u)
+        yield SampleInput(make(tuple(out.shape)), x, k, o, idx)
+    x = make((3, *spatial))
+    out, idx = getattr(aten, f"fractional_max_pool{n}d")(x, [2] * n, [3] * n, u)
+    yield SampleInput(make(tuple(out.shape)), x, [2] * n, [3] * n, idx, name="unbatched")
+
+
+for _n in (2, 3):
+    samples(f"fractional_max_pool{_n}d.default", dtypes=F32_64)(
+        lambda make, dtype, n=_n: _fractional_samples(make, dtype, n)
+    )
+    samples(f"fractional_max_pool{_n}d_backward.default", dtypes=F32_64)(
+        lambda make, dtype, n=_n: _fractional_backward(make, dtype, n)
+    )
