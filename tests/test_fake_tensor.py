@@ -50,6 +50,13 @@ def _compare(fake: Any, real: Any, where: str, view: bool) -> None:
             _compare(f, r, f"{where}[{i}]", view)
 
 
+def _flat(x: Any) -> list[Any]:
+    """The leaves of nested lists and tuples (a result holding a list of tensors)."""
+    if isinstance(x, (list, tuple)):
+        return [leaf for e in x for leaf in _flat(e)]
+    return [x]
+
+
 @pytest.mark.parametrize("op", WITH_SAMPLES, ids=str)
 def test_fake_matches_real(op: Any) -> None:
     info = samples_for(op)
@@ -76,13 +83,14 @@ def test_fake_matches_real(op: Any) -> None:
                 continue
             inputs = {id(a) for a in real_args}
             inputs |= {id(e) for a in real_args if type(a) is list for e in a}
-            if isinstance(real, (list, tuple)) and any(id(r) in inputs for r in real):
+            if isinstance(real, (list, tuple)) and any(id(r) in inputs for r in _flat(real)):
                 # a list holding some inputs themselves (atleast_1d of tensors already 1-D,
-                # as PyTorch's): the others are compared
+                # as PyTorch's; histogramdd's given edges): the others are compared
                 with mode:
                     fake = op(*args, **kwargs)
-                assert len(fake) == len(real)
-                for i, (f, r) in enumerate(zip(fake, real, strict=True)):
+                assert len(_flat(fake)) == len(_flat(real))
+                pairs = zip(_flat(fake), _flat(real), strict=True)
+                for i, (f, r) in enumerate(pairs):
                     if id(r) not in inputs:
                         _compare(f, r, f"{op} {dtype.name} {sample}[{i}]", op.is_view)
                 continue

@@ -63,6 +63,9 @@ FALLBACK = {
     "aten._unique2.default",
     "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
+    "aten._histogramdd_bin_edges.default",  # a list of tensors shaped by the bin counts
+    "aten._histogramdd_from_bin_cts.default",
+    "aten._histogramdd_from_bin_tensors.default",
     # one random sample per (batch, channel) plane: the loop keeps each example's samples
     "aten.fractional_max_pool2d.default",
     "aten.fractional_max_pool3d.default",
