@@ -28,7 +28,10 @@ whose output shape depends on values), ``fullgraph=True`` raises ``Unsupported``
 call; otherwise that signature runs on the lazy device instead (its inputs moved there, its
 outputs back, written inputs copied back), which computes values exactly where the code
 reads them: the graph is cut at the data-dependent value. Each is counted as a graph break
-with its reason (``counters["graph_break"]``, ``compiled.graph_breaks``).
+with its reason (``counters["graph_break"]``, ``compiled.graph_breaks``). A side effect
+outside the function's arguments (``backward()``, an optimizer step, a write to a global, a
+closure's parameter read under grad mode: NOTE [compile side effects]) is a graph break
+that runs the signature eagerly.
 
 A compiled module (``OptimizedModule``) holds the original as ``_orig_mod``: its
 parameters, ``state_dict`` (keys prefixed ``_orig_mod.``, as PyTorch's), ``train()`` and
@@ -44,6 +47,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from ember._graph_break import USER_CODE, GraphBreak
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
@@ -56,7 +60,7 @@ from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func import functional_call
-from ember.fx.experimental.proxy_tensor import DataDependentTracingError, make_fx
+from ember.fx.experimental.proxy_tensor import TRACING, DataDependentTracingError, make_fx
 from ember.nn.modules.module import STRUCTURE, Module
 from ember.nn.parameter import Parameter
 from ember.ops.registry import ops
@@ -70,6 +74,7 @@ __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backen
 counters: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
 GRAPH_BREAKS = (
+    GraphBreak,
     DataDependentShapeError,
     DataDependentTracingError,
     DynamicOutputShapeException,
@@ -194,6 +199,23 @@ def _lazy_fallback(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _user_code(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, marked as the user's code while a trace runs it (NOTE [compile side
+    effects]); run outside a trace (past the recompile limit), just ``fn``."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not TRACING[0]:
+            return fn(*args, **kwargs)
+        USER_CODE[0] += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            USER_CODE[0] -= 1
+
+    run.__name__ = getattr(fn, "__name__", "compiled")
+    return run
+
+
 class _CustomBackendFunction:
     """A function compiled by a custom backend ``(GraphModule, example_inputs) -> callable``
     (NOTE [ember.compile]), with AOTAutograd's guards."""
@@ -289,10 +311,11 @@ class _Compiled:
         #: compiles one piece of a graph break (NOTE [graph break segments]); None: the
         #: lazy device runs such a signature whole
         self.piece_compiler: Callable[[Any], Any] | None = None
+        traced = _user_code(fn)
         if backend == "eager":
             self.impl: Any = fn
         elif backend == "aot_eager":
-            self.impl = aot_function(fn, nop, nop)
+            self.impl = aot_function(traced, nop, nop)
             self.piece_compiler = lambda gm: aot_function(gm, nop, nop)
         elif backend == "ember":
             tier_name = _tier_for(mode)
@@ -301,12 +324,12 @@ class _Compiled:
                 return ember_compiler(gm, example_inputs, tier_name=tier_name)
 
             partition = _partitioner()
-            self.impl = aot_function(fn, compiler, compiler, partition_fn=partition)
+            self.impl = aot_function(traced, compiler, compiler, partition_fn=partition)
             self.piece_compiler = lambda gm: aot_function(
                 gm, compiler, compiler, partition_fn=partition
             )
         elif callable(backend):
-            self.impl = _CustomBackendFunction(fn, backend, self)
+            self.impl = _CustomBackendFunction(traced, backend, self)
         else:
             raise RuntimeError(
                 f"ember.compile: unknown backend {backend!r}; use one of {list_backends()} or "
@@ -316,21 +339,30 @@ class _Compiled:
             self.impl.options["graph_break"] = self.graph_break
 
     def graph_break(self, sig: Any, error: BaseException) -> Any:
-        """A data-dependent call met while tracing (NOTE [ember.compile]): raise under
-        ``fullgraph``, else count it and run this signature on the lazy device."""
+        """A call met while tracing that one graph cannot hold: raise under ``fullgraph``,
+        else count it and run this signature eagerly (a side effect: NOTE [compile side
+        effects]) or in pieces and on the lazy device (data-dependent: NOTE
+        [ember.compile])."""
         reason = f"{type(error).__name__}: {error}"
         if self.fullgraph:
+            what = (
+                "has a side effect"
+                if isinstance(error, GraphBreak)
+                else "has data-dependent control flow or output shapes"
+            )
             raise Unsupported(
-                f"ember.compile(fullgraph=True): {self.__name__} has data-dependent control "
-                f"flow or output shapes, which cannot be one graph: {reason}"
+                f"ember.compile(fullgraph=True): {self.__name__} {what}, which cannot be one "
+                f"graph: {reason}"
             ) from error
         self.graph_breaks.append(reason)
         counters["graph_break"][reason] += 1
+        if isinstance(error, GraphBreak):
+            return self._orig_fn
         if self.piece_compiler is None or isinstance(error, _SHAPE_BREAKS):
             return _lazy_fallback(self._orig_fn)
         return SegmentedFunction(
-            self._orig_fn, self.piece_compiler, _lazy_fallback(self._orig_fn),
-            aot_config.cache_size_limit,
+            _user_code(self._orig_fn), self.piece_compiler, _lazy_fallback(self._orig_fn),
+            aot_config.cache_size_limit, eager=self._orig_fn,
         )  # fmt: skip
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

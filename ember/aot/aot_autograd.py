@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ember._graph_break import GraphBreak
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
@@ -101,6 +102,7 @@ __all__ = [
 aten = ops.aten
 #: what tracing raises where the program reads values (a graph break for ``ember.compile``)
 GRAPH_BREAKS = (
+    GraphBreak,
     DataDependentShapeError,
     DataDependentTracingError,
     DynamicOutputShapeException,

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember import empty_strided
+from ember._graph_break import GraphBreak
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
 from ember.fx.experimental.proxy_tensor import _LOCAL_SCALAR, _trace, _Tracker
@@ -159,10 +160,14 @@ class SegmentedFunction:
         compile_piece: Callable[[GraphModule], Callable[..., Any]],
         fallback: Callable[..., Any],
         limit: int,
+        eager: Callable[..., Any] | None = None,
     ) -> None:
         self.fn = fn
         self.compile_piece = compile_piece
         self.fallback = fallback
+        #: what runs instead when the function has a side effect (NOTE [compile side
+        #: effects]): the lazy device would run it too, but eagerly it runs as written
+        self.eager = eager if eager is not None else fallback
         self.limit = limit
         self.root: _Piece | None = None
         self.out: dict[int, Any] = {}  # id(last piece) -> its path's output tree
@@ -180,6 +185,10 @@ class SegmentedFunction:
                 if result is not _RETRY:
                     return result
             raise Unsplittable("the pieces kept changing")
+        except GraphBreak as e:
+            self.broken = str(e)
+            self.fallback = self.eager
+            return self.fallback(*args, **kwargs)
         except Unsplittable as e:
             self.broken = str(e)
             return self.fallback(*args, **kwargs)
@@ -286,7 +295,7 @@ def _trace_reads(
     tracker.allow_reads = True
     try:
         gm, _, _ = _trace(run, tuple(clones), tracker, "real", True)
-    except Unsplittable:
+    except (Unsplittable, GraphBreak):
         raise
     except Exception as e:  # noqa: BLE001 - any other reason this trace fails
         raise Unsplittable(f"{type(e).__name__}: {e}") from e

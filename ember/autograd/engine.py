@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ember._graph_break import side_effect
 from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
 from ember.autograd.graph import AccumulateGrad, Node
@@ -151,6 +152,8 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Backpropagate ``grad_tensors`` from ``tensors``; returns the gradients of ``inputs``
     (when given) instead of, or as well as (``accumulate``), adding them into ``.grad``."""
+    if accumulate:  # NOTE [compile side effects]: .grad written outside the graph
+        side_effect("Tensor.backward() writes .grad, which a compiled graph cannot hold")
     roots: list[tuple[Node, int, Tensor]] = []
     for t, g in zip(tensors, grad_tensors, strict=True):
         if not t.requires_grad:

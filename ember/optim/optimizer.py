@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import ember
+from ember._graph_break import side_effect
 from ember._tensor import Tensor
 from ember.autograd.profiler import record_function
 from ember.dispatch import marks
@@ -90,6 +91,8 @@ def _profiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         if self._in_range:
             return fn(self, *args, **kwargs)
+        if what == "step":  # before its state is made: NOTE [compile side effects]
+            side_effect(f"{type(self).__name__}.step() updates the parameters and its state")
         self._in_range = True
         try:
             with record_function(f"Optimizer.{what}#{type(self).__name__}.{what}"):

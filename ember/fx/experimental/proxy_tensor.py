@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ember import _tensor as _tensor_mod
+from ember._graph_break import USER_CODE, side_effect
 from ember._memory_format import contiguous_format as ember_contiguous
 from ember._shape_only import ShapeOnlyArray
 from ember._subclasses.fake_tensor import (
@@ -50,7 +51,7 @@ from ember._subclasses.fake_tensor import (
     FakeTensorMode,
 )
 from ember._tensor import Tensor
-from ember.dispatch import marks
+from ember.dispatch import marks, state
 from ember.dtypes import int64 as _int64
 from ember.fx.experimental._pre_dispatch import PreDispatchTracer
 from ember.fx.graph import Graph
@@ -162,6 +163,12 @@ class _Tracker:
     def constant(self, t: Tensor) -> Node:
         node = self.constants.get(id(t))
         if node is None:  # parameters and other tensors counted apart, as PyTorch names them
+            if USER_CODE[0] and t.requires_grad and state.local.grad_enabled:
+                side_effect(  # NOTE [compile side effects]
+                    f"the function reads a tensor of shape {tuple(t.shape)} that requires "
+                    "grad from outside its arguments (a global, a closure's or a module "
+                    "attribute's): its gradient would not reach it"
+                )
             param = isinstance(t, Parameter) or getattr(t, "_is_param", False)
             kind = "param" if param else "tensor"
             name = f"_{kind}_constant{sum(1 for n in self.root if n.startswith(f'_{kind}_'))}"
@@ -171,6 +178,20 @@ class _Tracker:
             self.constants[id(t)] = node
             self.of[id(t)] = [t, node, 0]
         return node
+
+    def check_write(self, func: Any, args: Any, kwargs: dict[str, Any]) -> None:
+        """NOTE [compile side effects]: ``func`` must write only tensors the trace received
+        or made (and views of them)."""
+        for w in written_tensors(func, args, kwargs):
+            if not isinstance(w, Tensor):
+                continue
+            base = self.base_of(w)
+            if not self.tracks(w) or id(w) in self.constants or id(base) in self.constants:
+                side_effect(
+                    f"{func} writes a tensor of shape {tuple(w.shape)} the function did not "
+                    "receive as an argument (a global, a closure's or a module attribute's, "
+                    "as optimizer.step() writes the parameters)"
+                )
 
     def arg(self, x: Any) -> Any:
         return self.node_of(x) if isinstance(x, Tensor) else x
@@ -416,6 +437,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             return out
         if tr.allow_reads and "dynamic_output_shape" in func.tags:
             raise DynamicOutputShapeException(func)
+        if USER_CODE[0] and func._schema.is_mutable:
+            tr.check_write(func, args, kwargs)
         decomp = tr.decomposition_table.get(func)
         if decomp is not None:
             with self:

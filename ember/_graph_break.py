@@ -1,0 +1,46 @@
+"""What ``ember.compile``'s trace of a user's function cannot put in a graph: side effects
+on state the function did not receive (NOTE [compile side effects]).
+
+# NOTE [compile side effects]
+``ember.compile`` traces the function once per signature and then runs only the graph, so
+anything the function does that is not a value of the graph would happen once, at trace
+time, on fake tensors, and never again. Three such side effects are recognised while the
+user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
+tracing around it does not count):
+
+- ``Tensor.backward()`` / ``autograd.backward`` (they write ``.grad`` of the leaves);
+- an in-place op on a tensor the function did not receive as an argument or make itself
+  (a global, a closure's, a module attribute's: ``optimizer.step()``'s writes to the
+  parameters, ``buffer.add_(1)``);
+- reading such a tensor when it requires grad while grad mode is on (its gradient would
+  not reach it: the graph holds it as a constant).
+
+Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
+signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler
+breaks the graph at ``backward()`` too; it lifts the other two into its graph as inputs,
+which ember does not do yet (compile the module instead: its parameters and buffers are
+inputs).
+"""
+
+from __future__ import annotations
+
+__all__ = ["USER_CODE", "GraphBreak", "side_effect"]
+
+
+class GraphBreak(RuntimeError):
+    """A side effect of the function being compiled that a graph cannot hold (NOTE
+    [compile side effects])."""
+
+
+#: > 0 while ``ember.compile`` traces the user's own function
+USER_CODE = [0]
+
+
+def side_effect(what: str) -> None:
+    """Raise ``GraphBreak`` for ``what`` if ``ember.compile`` is tracing user code.
+
+    >>> from ember._graph_break import side_effect
+    >>> side_effect("nothing is being compiled")  # outside a trace: no effect
+    """
+    if USER_CODE[0]:
+        raise GraphBreak(what)

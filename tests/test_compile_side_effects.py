@@ -1,0 +1,216 @@
+"""ember.compile of functions with side effects outside their arguments (NOTE [compile
+side effects]): ``backward()``, optimizer steps, writes to globals, reads of parameters
+from a closure. Each used to run once at trace time on fake tensors and never again (a
+silently wrong training loop); now each is a graph break that runs the function eagerly,
+with the eager function's results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import ember
+from ember._compile import Unsupported
+from ember.fx.experimental.proxy_tensor import make_fx
+
+BACKENDS = ["ember", "aot_eager", "custom"]
+
+
+def _compile(fn: Any, backend: str, **kw: Any) -> Any:
+    if backend == "custom":
+
+        def run_graph(gm: Any, example_inputs: Any) -> Any:
+            return gm
+
+        return ember.compile(fn, backend=run_graph, **kw)
+    return ember.compile(fn, backend=backend, **kw)
+
+
+def _model_and_data(seed: int = 0) -> tuple[Any, Any, Any]:
+    ember.manual_seed(seed)
+    model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.Tanh(), ember.nn.Linear(8, 1))
+    return model, ember.randn(16, 4), ember.randn(16, 1)
+
+
+def _train(compiled: bool, backend: str, opt_cls: Any, steps: int = 4) -> tuple[list, list]:
+    model, x, y = _model_and_data()
+    opt = opt_cls(model.parameters(), lr=0.05)
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        loss = ember.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    run = _compile(step, backend) if compiled else step
+    losses = [float(run(x, y)) for _ in range(steps)]
+    return losses, [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+def test_a_compiled_training_step_trains_as_eager(backend: str, opt_name: str) -> None:
+    opt_cls = getattr(ember.optim, opt_name)
+    eager_losses, eager_params = _train(False, backend, opt_cls)
+    losses, params = _train(True, backend, opt_cls)
+    assert losses == pytest.approx(eager_losses, rel=1e-6)
+    assert losses[0] != losses[-1]  # the parameters moved
+    for p, q in zip(params, eager_params, strict=True):
+        assert ember.allclose(p, q, rtol=1e-6, atol=1e-7)
+
+
+def test_the_gradients_left_by_a_compiled_step_are_real_tensors() -> None:
+    model, x, y = _model_and_data()
+
+    def step(x: Any) -> Any:
+        loss = model(x).sum()
+        loss.backward()
+        return loss
+
+    compiled = ember.compile(step)
+    compiled(x)
+    grad = model[0].weight.grad
+    assert type(grad) is ember.Tensor
+    model.zero_grad()
+    step(x)
+    assert ember.allclose(grad, model[0].weight.grad)
+    assert compiled.graph_breaks and "GraphBreak" in compiled.graph_breaks[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_write_to_a_global_happens_at_every_call(backend: str) -> None:
+    counter = ember.zeros(3)
+
+    def f(x: Any) -> Any:
+        counter.add_(1)
+        return x * 2
+
+    compiled = _compile(f, backend)
+    for _ in range(3):
+        out = compiled(ember.ones(3))
+    assert counter.tolist() == [3.0, 3.0, 3.0]
+    assert out.tolist() == [2.0, 2.0, 2.0]
+    assert "writes a tensor of shape (3,)" in compiled.graph_breaks[0]
+
+
+def test_a_write_through_a_view_of_a_global_is_a_break_too() -> None:
+    table = ember.zeros(2, 3)
+
+    def f(x: Any) -> Any:
+        table[0].add_(x)
+        return x.sum()
+
+    compiled = ember.compile(f)
+    compiled(ember.ones(3))
+    compiled(ember.ones(3))
+    assert table.tolist() == [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_parameter_read_from_a_closure_gets_its_gradient(backend: str) -> None:
+    lin = ember.nn.Linear(3, 2)
+    compiled = _compile(lambda x: lin(x).sum(), backend)
+    out = compiled(ember.ones(4, 3))
+    assert out.requires_grad
+    out.backward()
+    assert lin.weight.grad is not None
+    assert lin.weight.grad.tolist() == [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]
+
+
+def test_a_closure_parameter_under_no_grad_still_compiles_to_a_graph() -> None:
+    lin = ember.nn.Linear(3, 2)
+    compiled = ember.compile(lambda x: lin(x).relu())
+    with ember.no_grad():
+        out = compiled(ember.ones(4, 3))
+        with ember.no_grad():
+            expected = lin(ember.ones(4, 3)).relu()
+    assert compiled.graph_breaks == []
+    assert ember.allclose(out, expected)
+    with ember.no_grad():
+        lin.weight.mul_(2)  # the graph reads the parameter's current value
+        assert ember.allclose(compiled(ember.ones(4, 3)), lin(ember.ones(4, 3)).relu())
+
+
+def test_writes_to_the_arguments_stay_in_the_graph() -> None:
+    def f(x: Any) -> Any:
+        x.mul_(2)
+        return x + 1
+
+    compiled = ember.compile(f)
+    x = ember.ones(3)
+    out = compiled(x)
+    assert compiled.graph_breaks == []
+    assert x.tolist() == [2.0, 2.0, 2.0] and out.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_compiling_an_optimizer_step_updates_the_parameters() -> None:
+    results = []
+    for compiled in (False, True):
+        model, x, y = _model_and_data()
+        opt = ember.optim.Adam(model.parameters(), lr=0.1)
+        step = ember.compile(opt.step) if compiled else opt.step
+        for _ in range(3):
+            opt.zero_grad()
+            ember.nn.functional.mse_loss(model(x), y).backward()
+            step()
+        results.append([p.detach().clone() for p in model.parameters()])
+    for p, q in zip(*results, strict=True):
+        assert ember.allclose(p, q)
+
+
+def test_fullgraph_refuses_a_side_effect() -> None:
+    lin = ember.nn.Linear(3, 1)
+
+    def step(x: Any) -> Any:
+        with ember.no_grad():
+            out = lin(x).sum()
+        out.requires_grad_(True).backward()
+        return out
+
+    with pytest.raises(Unsupported, match=r"step has a side effect.*backward\(\)"):
+        ember.compile(step, fullgraph=True)(ember.ones(2, 3))
+
+
+def test_a_read_value_then_backward_runs_eagerly() -> None:
+    """A data-dependent read first (the graph-break pieces' trace), then backward: the
+    pieces' real-tensor trace stops at the side effect before it happens."""
+    model, x, y = _model_and_data()
+    opt = ember.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x: Any, y: Any) -> Any:
+        opt.zero_grad()
+        loss = ember.nn.functional.mse_loss(model(x), y)
+        if loss.item() > 0:
+            loss.backward()
+            opt.step()
+        return loss
+
+    compiled = ember.compile(step)
+    losses = [float(compiled(x, y)) for _ in range(3)]
+    model2, x2, y2 = _model_and_data()
+    opt2 = ember.optim.SGD(model2.parameters(), lr=0.1)
+    eager = []
+    for _ in range(3):
+        opt2.zero_grad()
+        loss = ember.nn.functional.mse_loss(model2(x2), y2)
+        loss.backward()
+        opt2.step()
+        eager.append(float(loss))
+    assert losses == pytest.approx(eager, rel=1e-6)
+
+
+def test_make_fx_still_traces_backward_and_closures() -> None:
+    """Only ember.compile's trace of user code breaks: make_fx records a backward inside
+    the traced function and reads a closure's parameter as a constant, as PyTorch's."""
+    w = ember.ones(3, requires_grad=True)
+
+    def f(x: Any) -> Any:
+        y = (x * w).sum()
+        y.backward()
+        return y
+
+    gm = make_fx(f)(ember.ones(3))
+    assert any(n.op == "get_attr" for n in gm.graph.nodes)
+    assert w.grad is not None and w.grad.tolist() == [1.0, 1.0, 1.0]
