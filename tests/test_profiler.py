@@ -150,3 +150,35 @@ def test_refusals() -> None:
             profile().start()
     with pytest.raises(TypeError, match="expected the handle"):
         ember.ops.profiler._record_function_exit._RecordFunction(3)
+
+
+@requires_torch
+@pytest.mark.parametrize("mode", ["real", "fake"])
+def test_make_fx_threads_the_range_handle_through_the_graph(mode: str) -> None:
+    """The exit op takes the enter op's node (as PyTorch's graph does), so the graph runs
+    and, under a profiler, opens and closes the range."""
+    from ember.fx.experimental.proxy_tensor import make_fx
+
+    def body(lib: Any) -> Any:
+        def f(x: Any) -> Any:
+            with lib.autograd.profiler.record_function("blk"):
+                return x * 2
+
+        return f
+
+    def exit_args(gm: Any) -> list[str]:
+        return [
+            str(n.args[0])
+            for n in gm.graph.nodes
+            if n.op == "call_function" and "record_function_exit" in str(n.target)
+        ]
+
+    from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+    gm = make_fx(body(ember), tracing_mode=mode)(ember.ones(2))
+    tgm = torch_make_fx(body(torch), tracing_mode=mode)(torch.ones(2))
+    assert exit_args(gm) == exit_args(tgm) == ["_record_function_enter_new"]
+    with profile() as prof:
+        out = gm(ember.ones(3))
+    assert out.tolist() == [2.0, 2.0, 2.0]
+    assert "blk" in [e.name for e in prof.events()]

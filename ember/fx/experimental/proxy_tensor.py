@@ -115,6 +115,8 @@ class _Tracker:
         #: id(base) -> number of writes into it through views (functional tracing)
         self.base_version: dict[int, int] = {}
         self.constants: dict[int, Node] = {}
+        #: id(object an op returned as ``Any``) -> (the object, its node)
+        self.opaque: dict[int, tuple[Any, Node]] = {}
         self.inputs: set[int] = set()
         #: id(non-contiguous base written through a view) -> (the base's node then, the
         #: node of its storage span, the span's first storage position)
@@ -194,7 +196,10 @@ class _Tracker:
                 )
 
     def arg(self, x: Any) -> Any:
-        return self.node_of(x) if isinstance(x, Tensor) else x
+        if isinstance(x, Tensor):
+            return self.node_of(x)
+        found = self.opaque.get(id(x))
+        return found[1] if found is not None and found[0] is x else x
 
     def base_of(self, t: Tensor) -> Tensor:
         """The tensor whose storage ``t`` views, when the trace knows it; else ``t``."""
@@ -211,6 +216,10 @@ class _Tracker:
             func, tuple(pargs), pkwargs, name=func.overloadpacket.__name__
         )
         self.track(out, node)
+        returns = func._schema.returns
+        if len(returns) == 1 and returns[0].type.base == "Any" and out is not None:
+            # an opaque object (a profiler range's handle): later ops take it from this node
+            self.opaque[id(out)] = (out, node)
         return node
 
     def track(self, out: Any, ref: Any) -> None:
