@@ -61,6 +61,7 @@ from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func import functional_call
 from ember.fx.experimental.proxy_tensor import TRACING, DataDependentTracingError, make_fx
+from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import STRUCTURE, Module
 from ember.nn.parameter import Parameter
 from ember.ops.registry import ops
@@ -379,6 +380,13 @@ class _Compiled:
         return lambda *a, **k: self(obj, *a, **k)
 
 
+def _uninitialized(mod: Module) -> bool:
+    """Whether a lazy module in ``mod`` still has uninitialised parameters."""
+    return any(
+        isinstance(m, LazyModuleMixin) and m.has_uninitialized_params() for m in mod.modules()
+    )
+
+
 class OptimizedModule(Module):
     """A compiled module: ``forward`` compiled with the parameters and buffers as inputs;
     everything else is the original's (``_orig_mod``).
@@ -423,6 +431,10 @@ class OptimizedModule(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         layout = self.__dict__["_layout"]
         if layout is None or layout[0] != STRUCTURE[0]:
+            if _uninitialized(self._orig_mod):
+                # lazy modules infer their parameters' shapes from a first, eager call (as
+                # PyTorch's compiler runs them): the graph is traced once they have them
+                return self._orig_mod(*args, **kwargs)
             layout = self._read_layout()
         _, names, refs, mods, _ = layout
         try:

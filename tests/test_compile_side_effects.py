@@ -214,3 +214,26 @@ def test_make_fx_still_traces_backward_and_closures() -> None:
     gm = make_fx(f)(ember.ones(3))
     assert any(n.op == "get_attr" for n in gm.graph.nodes)
     assert w.grad is not None and w.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("backend", ["ember", "aot_eager"])
+def test_a_compiled_lazy_module_infers_its_shapes_eagerly_then_compiles(backend: str) -> None:
+    ember.manual_seed(0)
+    model = ember.nn.Sequential(ember.nn.LazyLinear(3), ember.nn.ReLU(), ember.nn.LazyLinear(1))
+    compiled = ember.compile(model, backend=backend)
+    x = ember.randn(4, 5)
+    first = compiled(x)  # runs eagerly: the parameters get their shapes
+    assert model[0].weight.shape == (3, 5) and model[2].weight.shape == (1, 3)
+    assert type(model[0]) is ember.nn.Linear
+    impl = compiled.__dict__["_compiled"].impl
+    assert len(impl.cache) == 0
+    second = compiled(x)
+    assert len(impl.cache) == 1  # now traced
+    second.sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    expected = model(x)
+    expected.sum().backward()
+    assert ember.allclose(first, expected) and ember.allclose(second, expected)
+    for g, p in zip(grads, model.parameters(), strict=True):
+        assert ember.allclose(g, p.grad)
