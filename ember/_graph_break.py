@@ -4,7 +4,7 @@ on state the function did not receive (NOTE [compile side effects]).
 # NOTE [compile side effects]
 ``ember.compile`` traces the function once per signature and then runs only the graph, so
 anything the function does that is not a value of the graph would happen once, at trace
-time, on fake tensors, and never again. Three such side effects are recognised while the
+time, on fake tensors, and never again. Four such side effects are recognised while the
 user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
 tracing around it does not count):
 
@@ -13,13 +13,16 @@ tracing around it does not count):
   (a global, a closure's, a module attribute's: ``optimizer.step()``'s writes to the
   parameters, ``buffer.add_(1)``);
 - reading such a tensor when it requires grad while grad mode is on (its gradient would
-  not reach it: the graph holds it as a constant).
+  not reach it: the graph holds it as a constant);
+- setting a module's attribute (``self.calls += 1`` in ``forward``: it would happen at
+  trace time only).
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler
-breaks the graph at ``backward()`` too; it lifts the other two into its graph as inputs,
-which ember does not do yet (compile the module instead: its parameters and buffers are
-inputs).
+breaks the graph at ``backward()`` too; it lifts outside tensors into its graph as inputs
+and replays attribute writes after it, which ember does not do yet (compile the module
+instead: its parameters and buffers are inputs). The optimizer's ``step()`` checks before
+it makes its state, so no fake tensor is left in it.
 """
 
 from __future__ import annotations

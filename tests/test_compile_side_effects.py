@@ -237,3 +237,47 @@ def test_a_compiled_lazy_module_infers_its_shapes_eagerly_then_compiles(backend:
     assert ember.allclose(first, expected) and ember.allclose(second, expected)
     for g, p in zip(grads, model.parameters(), strict=True):
         assert ember.allclose(g, p.grad)
+
+
+class _Counting(ember.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = ember.nn.Linear(2, 2)
+        self.calls = 0
+        self.last: Any = None
+
+    def forward(self, x: Any) -> Any:
+        self.calls += 1
+        out = self.lin(x)
+        self.last = out
+        return out
+
+
+def test_a_module_setting_its_own_attributes_in_forward_runs_eagerly() -> None:
+    """``self.calls += 1`` would run at trace time only, and ``self.last = out`` would keep
+    a fake tensor: each call runs as written instead."""
+    model = _Counting()
+    compiled = ember.compile(model)
+    x = ember.ones(1, 2)
+    for _ in range(3):
+        out = compiled(x)
+    assert model.calls == 3
+    assert type(model.last) is ember.Tensor and ember.equal(model.last, out)
+    assert "sets _Counting.calls" in compiled.graph_breaks[0]
+
+
+def test_common_modules_compile_without_a_graph_break() -> None:
+    """ember's own modules set no state of theirs in forward, so none of them breaks."""
+    nn = ember.nn
+    cases = [
+        (nn.Conv2d(2, 3, 3), (ember.randn(1, 2, 6, 6),)),
+        (nn.BatchNorm2d(2), (ember.randn(2, 2, 4, 4),)),
+        (nn.LSTM(4, 5, batch_first=True), (ember.randn(2, 3, 4),)),
+        (nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), (ember.randn(2, 3, 8),)),
+        (nn.MultiheadAttention(8, 2, batch_first=True), (ember.randn(2, 3, 8),) * 3),
+        (nn.utils.parametrizations.spectral_norm(nn.Linear(3, 2)), (ember.randn(2, 3),)),
+    ]
+    for module, args in cases:
+        compiled = ember.compile(module)
+        compiled(*args)
+        assert compiled.graph_breaks == [], type(module).__name__

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 import ember
+from ember._graph_break import USER_CODE, side_effect
 from ember._tensor import Tensor
 from ember.device import device as _device
 from ember.dtypes import dtype as _dtype
@@ -320,6 +321,8 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if USER_CODE[0]:  # NOTE [compile side effects]: state the graph would not replay
+            side_effect(f"the function sets {type(self).__name__}.{name} (a module's state)")
         d = self.__dict__
         params = d.get("_parameters")
         if isinstance(value, Parameter):
