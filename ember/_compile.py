@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections import Counter, defaultdict
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from ember._compile_counters import counters, reset
 from ember._graph_break import USER_CODE, GraphBreak
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
@@ -59,7 +60,7 @@ from ember.aot.partitioners import default_partition, min_cut_rematerialization_
 from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
-from ember.func import functional_call
+from ember.func._functional_call import call_swapped
 from ember.fx.experimental.proxy_tensor import TRACING, DataDependentTracingError, make_fx
 from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import STRUCTURE, Module
@@ -70,9 +71,6 @@ from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backends", "reset"]
 
-#: ``counters["graph_break"][reason]``, ``counters["stats"]["unique_graphs"]``, as
-#: ``torch._dynamo.utils.counters``
-counters: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
 GRAPH_BREAKS = (
     GraphBreak,
@@ -113,11 +111,6 @@ def _partitioner() -> Any:
 def list_backends(exclude_tags: Any = ()) -> list[str]:
     """The names ``backend=`` takes."""
     return ["aot_eager", "eager", "ember"]
-
-
-def reset() -> None:
-    """Forget the counters (compiled functions keep their own caches)."""
-    counters.clear()
 
 
 def _tier_for(mode: str | None) -> str | None:
@@ -399,14 +392,24 @@ class OptimizedModule(Module):
     call, so an assigned tensor is seen.
     """
 
-    def __init__(self, mod: Module, backend: Any, mode: str | None, fullgraph: bool) -> None:
+    def __init__(
+        self,
+        mod: Module,
+        backend: Any,
+        mode: str | None,
+        fullgraph: bool,
+        forward_only: bool = False,
+    ) -> None:
         super().__init__()
         self._orig_mod = mod
+        # Module.compile: the class's forward (the module's hooks run around the compiled
+        # call); else the module's own call, hooks in the graph
+        target = partial(type(mod).forward, mod) if forward_only else mod
 
         def functional(names: tuple[str, ...], flags: Any, *rest: Any, **kwargs: Any) -> Any:
             n = len(names)
-            return functional_call(mod, dict(zip(names, rest[:n], strict=True)), rest[n:],
-                                   kwargs)  # fmt: skip
+            values = dict(zip(names, rest[:n], strict=True))
+            return call_swapped(mod, values, target, rest[n:], kwargs)
 
         functional.__name__ = type(mod).__name__
         self.__dict__["_compiled"] = _Compiled(functional, backend, mode, fullgraph)
@@ -480,9 +483,11 @@ def compile(  # noqa: A001 (torch.compile's name)
     mode: str | None = None,
     options: dict[str, Any] | None = None,
     disable: bool = False,
+    _forward_only: bool = False,
 ) -> Any:
     """``model`` (a function or a module) compiled ahead of time per argument signature
-    (NOTE [ember.compile]); with no ``model``, a decorator.
+    (NOTE [ember.compile]); with no ``model``, a decorator. ``_forward_only`` (what
+    ``Module.compile`` asks): the module's class ``forward`` is traced, without its hooks.
 
     >>> lin = ember.nn.Linear(3, 2)
     >>> fast = ember.compile(lin, backend="aot_eager")
@@ -506,7 +511,7 @@ def compile(  # noqa: A001 (torch.compile's name)
         )
     _tier_for(mode) if backend == "ember" else None
     if isinstance(model, Module):
-        return OptimizedModule(model, backend, mode, fullgraph)
+        return OptimizedModule(model, backend, mode, fullgraph, _forward_only)
     if not callable(model):
         raise TypeError(f"ember.compile: expected a function or a Module, got {type(model)}")
     return _Compiled(model, backend, mode, fullgraph)

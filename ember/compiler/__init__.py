@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember._compile_counters import reset
 from ember.fx.experimental.proxy_tensor import TRACING
+
+__all__ = ["allow_in_graph", "disable", "is_compiling", "reset"]
 
 
 def is_compiling() -> bool:

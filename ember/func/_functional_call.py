@@ -66,11 +66,23 @@ def functional_call(
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
+    return call_swapped(module, values, module, args, kwargs or {})
+
+
+def call_swapped(
+    module: Module,
+    values: dict[str, Any],
+    fn: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """``fn(*args, **kwargs)`` with ``module``'s parameters and buffers named in ``values``
+    replaced by them for the call."""
     swapped = []
     try:
         for name, value in values.items():
             swapped.append(_swap(module, name, value))
-        return module(*args, **(kwargs or {}))
+        return fn(*args, **kwargs)
     finally:
         for owner, registry, field, old in reversed(swapped):
             if registry:

@@ -616,6 +616,20 @@ class Module:
         return self._apply(lambda t: t.to(dtype=dt) if t.is_floating_point() else t)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ calling
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """This module's ``forward`` compiled in place with ``ember.compile(self, **kwargs)``
+        (PyTorch's ``Module.compile``); its hooks still run around it, eagerly.
+
+        >>> lin = ember.nn.Linear(3, 2)
+        >>> lin.compile(backend="aot_eager")
+        >>> lin(ember.ones(1, 3)).shape
+        ember.Size([1, 2])
+        """
+        if kwargs.get("disable"):
+            return
+        compiled = ember.compile(self, *args, _forward_only=True, **kwargs)
+        object.__setattr__(self, "forward", compiled)  # (not a submodule: no registration)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (
             self._forward_pre_hooks
