@@ -4,7 +4,7 @@ on state the function did not receive (NOTE [compile side effects]).
 # NOTE [compile side effects]
 ``ember.compile`` traces the function once per signature and then runs only the graph, so
 anything the function does that is not a value of the graph would happen once, at trace
-time, on fake tensors, and never again. Four such side effects are recognised while the
+time, on fake tensors, and never again. Five such side effects are recognised while the
 user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
 tracing around it does not count):
 
@@ -15,7 +15,9 @@ tracing around it does not count):
 - reading such a tensor when it requires grad while grad mode is on (its gradient would
   not reach it: the graph holds it as a constant);
 - setting a module's attribute (``self.calls += 1`` in ``forward``: it would happen at
-  trace time only).
+  trace time only);
+- making, reseeding or setting the state of a random number ``Generator`` (each eager call
+  starts afresh; a graph would draw on from the trace's one).
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ember._graph_break import side_effect
 from ember._tensor import Tensor, wrap
 from ember.device import as_device, device
 
@@ -67,6 +68,9 @@ class Generator:
         self._reseed(_DEFAULT_SEED)
 
     def _reseed(self, seed: int) -> None:
+        # NOTE [compile side effects]: made or reseeded at trace time only, a compiled
+        # graph would draw on from one state where each call starts afresh
+        side_effect("the function makes or reseeds a random number Generator")
         self._seed = seed
         self._mt = _mt(seed)
         self._np = np.random.Generator(self._mt)  # ops not yet on PyTorch's streams
@@ -185,6 +189,7 @@ class Generator:
         tail = 24 + 8 * _N
         bitgen = np.random.MT19937()
         bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N + 1 - left}}
+        side_effect("the function sets a random number Generator's state")
         self._seed = seed
         self._mt = bitgen
         self._np = np.random.Generator(bitgen)

@@ -6,6 +6,7 @@ with the eager function's results."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -281,3 +282,99 @@ def test_common_modules_compile_without_a_graph_break() -> None:
         compiled = ember.compile(module)
         compiled(*args)
         assert compiled.graph_breaks == [], type(module).__name__
+
+
+def _closure_run(program: Any, compiled: bool) -> Any:
+    """The program's steps as a function of no arguments reading its inputs from a closure,
+    called twice (the inputs doubled in place between the calls) under no_grad: its
+    values, and the inputs after both calls (writes into them must land each time)."""
+    from ember.testing._internal.programs import Run
+
+    # not requiring grad: a view of a closure's tensor that requires grad, made under
+    # no_grad, requires grad eagerly (as PyTorch's) but is a graph output here
+    inputs = [inp.make(ember).requires_grad_(False) for inp in program.inputs]
+    names = [inp.name for inp in program.inputs]
+    outs_names = [o for s in program.steps for o in s.outputs]
+
+    def body() -> Any:
+        values = dict(zip(names, inputs, strict=True))
+        for step in program.steps:
+            values.update(zip(step.outputs, step.execute(ember, values), strict=True))
+        return tuple(values[n] for n in outs_names)
+
+    fn = ember.compile(body) if compiled else body
+    run = Run({}, {})
+    with ember.no_grad():
+        try:
+            fn()
+            for x in inputs:
+                if x.is_floating_point():
+                    x.mul_(2)
+            outs = fn()
+        except Exception as exc:  # noqa: BLE001 - the error is the finding
+            run.error = f"{type(exc).__name__}: {exc}"
+            return run
+    run.values.update(zip(names, inputs, strict=True))
+    run.values.update(zip(outs_names, outs, strict=True))
+    return run
+
+
+def test_random_programs_over_closure_tensors_compiled_equal_eager() -> None:
+    """Random programs (tests/test_random_programs.py) whose inputs are a closure's, not
+    arguments: the graph reads them as constants (their values at each call), and a
+    program that writes into one (directly or through a view) runs eagerly.
+    ``EMBER_COMPILE_PROGRAMS`` sets how many (``EMBER_COMPILE_EXPLORE``: new ones)."""
+    pytest.importorskip("torch")  # the generator runs candidate steps with PyTorch
+    from hypothesis import HealthCheck, given, settings
+
+    from ember.testing._internal.programs import compare, programs
+
+    @settings(
+        max_examples=int(os.environ.get("EMBER_COMPILE_PROGRAMS", 30)),
+        derandomize="EMBER_COMPILE_EXPLORE" not in os.environ,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(programs())
+    def check(program: Any) -> None:
+        expected = _closure_run(program, compiled=False)
+        if expected.error is not None:
+            return  # the program itself fails under this protocol (a write to a leaf)
+        actual = _closure_run(program, compiled=True)
+        problems = compare(program, actual, expected)
+        assert not problems, f"{program.to_source()}\n" + "\n".join(problems)
+
+    check()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_closure_tensor_is_read_at_every_call_never_folded(backend: str) -> None:
+    """NOTE [live constants]: a graph of a closure's tensor alone (no argument) is not
+    folded to its value at compile time."""
+    x = ember.full((), 0.5)
+    compiled = _compile(lambda: ember.abs(x) * 2, backend)
+    with ember.no_grad():
+        assert compiled().item() == 1.0
+        x.mul_(3)
+        assert compiled().item() == 3.0
+
+
+def test_a_generator_made_in_the_function_runs_eagerly() -> None:
+    """A Generator made (or reseeded) inside starts afresh at each eager call; a graph made
+    from one trace would draw on from its state."""
+
+    def draw(x: Any) -> Any:
+        g = ember.Generator().manual_seed(7)
+        return ember.rand(3, generator=g) + x
+
+    compiled = ember.compile(draw)
+    first, second = compiled(ember.zeros(3)), compiled(ember.zeros(3))
+    assert ember.equal(first, second) and ember.equal(first, draw(ember.zeros(3)))
+    assert "Generator" in compiled.graph_breaks[0]
+    outside = ember.Generator().manual_seed(7)  # made outside: the graph draws from it
+    compiled_outside = ember.compile(lambda x: ember.rand(3, generator=outside) + x)
+    a, b = compiled_outside(ember.zeros(3)), compiled_outside(ember.zeros(3))
+    eager = ember.Generator().manual_seed(7)
+    assert ember.equal(a, ember.rand(3, generator=eager))
+    assert ember.equal(b, ember.rand(3, generator=eager))

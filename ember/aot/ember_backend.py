@@ -117,6 +117,9 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             root[name] = value._edata if isinstance(value, Tensor) else value
             c = g.get_attr(name)
             c.meta["tensor_meta"] = _meta_of(value)
+            # a tensor the user holds (a closure's, a global): written between calls, so
+            # read at each call, never folded (NOTE [live constants])
+            c.meta["live"] = isinstance(value, Tensor)
             env[n] = c
         elif n.op == "call_function" and _is_view(n):
             env[n] = _lower_view(g, n, env)

@@ -1,12 +1,19 @@
 """Constant folding: a pure call whose inputs are all constants is computed once, when the
 graph is compiled, and becomes a constant of the module (a ``get_attr`` node).
 
-Constants are ``get_attr`` nodes and pure calls (``effects.is_pure``: no writes, no random
-numbers) with no placeholder among their inputs (a factory such as ``zeros([3])``, or ops
-on constants), whose storage no node of the graph writes (a copy an op writes is not one).
+Constants are ``get_attr`` nodes (but live ones: NOTE [live constants]) and pure calls
+(``effects.is_pure``: no writes, no random numbers) with no placeholder among their inputs
+(a factory such as ``zeros([3])``, or ops on constants), whose storage no node of the graph
+writes (a copy an op writes is not one).
 Only the constants that a non-constant node or the output reads are kept; the rest go with
 dead code elimination. A folded value the graph returns is copied on the way out, so a
 caller never holds (and writes) the module's constant.
+
+# NOTE [live constants]
+A ``get_attr`` whose node has ``meta["live"]`` holds a tensor the user still holds and may
+write between calls (what ``ember.compile`` traced from a closure or a global: its array,
+read at each call), so nothing computed from it is folded; before, a compiled function of
+a closure's tensor alone returned its value at compile time forever.
 
 >>> from ember.compiler.constant_folding import fold_constants
 >>> g = ember.fx.Graph(); x = g.placeholder("x")
@@ -49,7 +56,8 @@ def fold_constants(graph: Graph) -> Graph:
         if roots[n] & written:
             continue
         if n.op == "get_attr":
-            constant.add(n)
+            if not n.meta.get("live"):
+                constant.add(n)
         elif n.op == "call_function" and is_pure(n):
             if all(a in constant for a in n.all_input_nodes):
                 constant.add(n)
