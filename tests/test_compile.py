@@ -4,12 +4,11 @@ ember.compile and aot_function against eager."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 import ember
 from ember._compile import Unsupported, counters
@@ -263,17 +262,9 @@ def test_random_programs_compiled_equal_eager(how):
     aot_function against eager: values, dtypes, shapes and input gradients.
     ``EMBER_COMPILE_PROGRAMS`` sets how many (default 40; explore with more)."""
     pytest.importorskip("torch")  # the generator runs candidate steps with PyTorch
-    from ember.testing._internal.programs import compare, programs
+    from ember.testing._internal.programs import compare, program_settings, programs
 
-    count = int(os.environ.get("EMBER_COMPILE_PROGRAMS", 40))
-
-    @settings(
-        max_examples=count,
-        derandomize="EMBER_COMPILE_EXPLORE" not in os.environ,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @program_settings(40)
     @given(programs())
     def check(program: Any) -> None:
         actual = _run_compiled(program, COMPILERS[how])

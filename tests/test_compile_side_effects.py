@@ -6,7 +6,6 @@ with the eager function's results."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -34,15 +33,20 @@ def _model_and_data(seed: int = 0) -> tuple[Any, Any, Any]:
     return model, ember.randn(16, 4), ember.randn(16, 1)
 
 
-def _train(compiled: bool, backend: str, opt_cls: Any, steps: int = 4) -> tuple[list, list]:
+def _train(
+    compiled: bool, backend: str, opt_cls: Any, steps: int = 4, read: bool = False
+) -> tuple[list, list]:
+    """Losses and final parameters of ``steps`` training steps, each one function
+    (``read``: it reads the loss's value before ``backward()``)."""
     model, x, y = _model_and_data()
     opt = opt_cls(model.parameters(), lr=0.05)
 
     def step(x: Any, y: Any) -> Any:
         opt.zero_grad()
         loss = ember.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
+        if not read or loss.item() > 0:
+            loss.backward()
+            opt.step()
         return loss
 
     run = _compile(step, backend) if compiled else step
@@ -177,29 +181,11 @@ def test_fullgraph_refuses_a_side_effect() -> None:
 def test_a_read_value_then_backward_runs_eagerly() -> None:
     """A data-dependent read first (the graph-break pieces' trace), then backward: the
     pieces' real-tensor trace stops at the side effect before it happens."""
-    model, x, y = _model_and_data()
-    opt = ember.optim.SGD(model.parameters(), lr=0.1)
-
-    def step(x: Any, y: Any) -> Any:
-        opt.zero_grad()
-        loss = ember.nn.functional.mse_loss(model(x), y)
-        if loss.item() > 0:
-            loss.backward()
-            opt.step()
-        return loss
-
-    compiled = ember.compile(step)
-    losses = [float(compiled(x, y)) for _ in range(3)]
-    model2, x2, y2 = _model_and_data()
-    opt2 = ember.optim.SGD(model2.parameters(), lr=0.1)
-    eager = []
-    for _ in range(3):
-        opt2.zero_grad()
-        loss = ember.nn.functional.mse_loss(model2(x2), y2)
-        loss.backward()
-        opt2.step()
-        eager.append(float(loss))
-    assert losses == pytest.approx(eager, rel=1e-6)
+    eager_losses, eager_params = _train(False, "ember", ember.optim.SGD, read=True)
+    losses, params = _train(True, "ember", ember.optim.SGD, read=True)
+    assert losses == pytest.approx(eager_losses, rel=1e-6)
+    for p, q in zip(params, eager_params, strict=True):
+        assert ember.allclose(p, q, rtol=1e-6, atol=1e-7)
 
 
 def test_make_fx_still_traces_backward_and_closures() -> None:
@@ -325,17 +311,11 @@ def test_random_programs_over_closure_tensors_compiled_equal_eager() -> None:
     program that writes into one (directly or through a view) runs eagerly.
     ``EMBER_COMPILE_PROGRAMS`` sets how many (``EMBER_COMPILE_EXPLORE``: new ones)."""
     pytest.importorskip("torch")  # the generator runs candidate steps with PyTorch
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import given
 
-    from ember.testing._internal.programs import compare, programs
+    from ember.testing._internal.programs import compare, program_settings, programs
 
-    @settings(
-        max_examples=int(os.environ.get("EMBER_COMPILE_PROGRAMS", 30)),
-        derandomize="EMBER_COMPILE_EXPLORE" not in os.environ,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @program_settings(30)
     @given(programs())
     def check(program: Any) -> None:
         expected = _closure_run(program, compiled=False)

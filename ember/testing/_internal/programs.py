@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -292,6 +293,23 @@ def compare(program: Program, actual: Run, expected: Run) -> list[str]:
         if found:
             problems.append(found)
     return problems
+
+
+def program_settings(default: int) -> Any:
+    """Hypothesis settings for a run of random programs: ``EMBER_COMPILE_PROGRAMS`` of them
+    (else ``default``), derandomised unless ``EMBER_COMPILE_EXPLORE`` is set.
+
+    >>> from ember.testing._internal.programs import program_settings
+    >>> program_settings(5).database is None
+    True
+    """
+    return settings(
+        max_examples=int(os.environ.get("EMBER_COMPILE_PROGRAMS", default)),
+        derandomize="EMBER_COMPILE_EXPLORE" not in os.environ,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def check_lazy_against_eager(lib: ModuleType, max_examples: int) -> None:
