@@ -81,11 +81,13 @@ def _spherical_j0(x: np.ndarray) -> np.ndarray:
 
 
 _UNARY.update({
-    "special_bessel_j0": sp.j0, "special_bessel_j1": sp.j1, "special_bessel_y0": sp.y0,
-    "special_bessel_y1": sp.y1, "special_modified_bessel_i0": sp.i0,
-    "special_modified_bessel_i1": sp.i1, "special_modified_bessel_k0": sp.k0,
-    "special_modified_bessel_k1": sp.k1, "special_scaled_modified_bessel_k0": sp.k0e,
-    "special_scaled_modified_bessel_k1": sp.k1e, "special_airy_ai": _airy_ai,
+    # looked up on first call, as the others (``_scipy``): not at import
+    "special_bessel_j0": _scipy("j0"), "special_bessel_j1": _scipy("j1"),
+    "special_bessel_y0": _scipy("y0"), "special_bessel_y1": _scipy("y1"),
+    "special_modified_bessel_i0": _scipy("i0"), "special_modified_bessel_i1": _scipy("i1"),
+    "special_modified_bessel_k0": _scipy("k0"), "special_modified_bessel_k1": _scipy("k1"),
+    "special_scaled_modified_bessel_k0": _scipy("k0e"),
+    "special_scaled_modified_bessel_k1": _scipy("k1e"), "special_airy_ai": _airy_ai,
     "special_spherical_bessel_j0": _spherical_j0,
 })  # fmt: skip
 
