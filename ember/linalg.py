@@ -36,6 +36,9 @@ eigvalsh = _public("linalg_eigvalsh")
 inv = _public("linalg_inv")
 inv_ex = _public("linalg_inv_ex")
 lstsq = _public("linalg_lstsq")
+ldl_factor = _public("linalg_ldl_factor")
+ldl_factor_ex = _public("linalg_ldl_factor_ex")
+ldl_solve = _public("linalg_ldl_solve")
 lu = _public("linalg_lu")
 lu_factor = _public("linalg_lu_factor")
 lu_factor_ex = _public("linalg_lu_factor_ex")
@@ -71,6 +74,9 @@ __all__ = [
     "eigvalsh",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

@@ -49,6 +49,7 @@ for _op in (
     aten.linalg_inv_ex.default, aten.linalg_matrix_exp.default, aten.linalg_pinv.default,
     aten.linalg_pinv.atol_rtol_float, aten.linalg_qr.default, aten.linalg_lu.default,
     aten.linalg_lu_factor.default, aten.linalg_lu_factor_ex.default,
+    aten.linalg_ldl_factor_ex.default, aten.linalg_ldl_factor.default,
 ):  # fmt: skip
     register_rule(_op, trailing_rule)
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from ember import functional as E  # NOTE [formulas on the public functions]
 from ember.autograd.derivatives import conj
+from ember.autograd.derivatives_tensorops import _UNNAMED, not_differentiated
 from ember.autograd.function_table import defvjp
 from ember.dispatch import state
 from ember.ops.registry import ops
@@ -510,3 +511,8 @@ defvjp(aten.lu_unpack.default, lambda g, LU_data, LU_pivots, unpack_data=True, u
     _lu_unpack_grad(g, LU_data, unpack_data)), outputs=(False, True, True))  # fmt: skip
 defvjp(aten.linalg_lu_solve.default, lambda g, LU, pivots, B, *, left=True, adjoint=False, result,
        needs: _lu_solve_grad(g, LU, pivots, B, left, adjoint, result, needs))  # fmt: skip
+
+
+# the LDL factorisation and its solve: no derivatives in PyTorch (backward raises there)
+not_differentiated(ops.aten.linalg_ldl_factor_ex.default, _UNNAMED)
+not_differentiated(ops.aten.linalg_ldl_solve.default, _UNNAMED)

@@ -10,6 +10,7 @@ import ember.backends.cpu.fft
 import ember.backends.cpu.histogram
 import ember.backends.cpu.indexing
 import ember.backends.cpu.lapack
+import ember.backends.cpu.ldl
 import ember.backends.cpu.linalg
 import ember.backends.cpu.loss
 import ember.backends.cpu.lu

@@ -10,6 +10,7 @@ import ember.backends.meta.fft
 import ember.backends.meta.histogram
 import ember.backends.meta.indexing
 import ember.backends.meta.lapack
+import ember.backends.meta.ldl
 import ember.backends.meta.linalg
 import ember.backends.meta.loss
 import ember.backends.meta.lu

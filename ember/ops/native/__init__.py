@@ -14,6 +14,7 @@ from ember.ops.native import (  # noqa: F401
     histogram,
     indexing,
     inplace_views,
+    ldl,
     linalg,
     linalg_composite,
     loss,
