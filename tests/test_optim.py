@@ -92,6 +92,13 @@ CONFIGS = {
         decoupled_weight_decay=True,
         maximize=True,
     ),
+    "adafactor": lambda lib, ps: lib.optim.Adafactor(ps),
+    "adafactor_wd_maximize": lambda lib, ps: lib.optim.Adafactor(
+        ps, lr=0.05, weight_decay=0.1, maximize=True
+    ),
+    "adafactor_eps_d_decay": lambda lib, ps: lib.optim.Adafactor(
+        ps, lr=0.1, beta2_decay=-0.5, eps=(1e-4, 1e-2), d=1.5
+    ),
 }
 
 

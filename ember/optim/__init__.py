@@ -1,4 +1,4 @@
-"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``,
+"""Optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``, ``Adafactor``,
 ``Adamax``, ``NAdam``, ``RAdam``, ``LBFGS``, ``Rprop``, ``ASGD``, ``SparseAdam``) and
 learning-rate schedules (``lr_scheduler``) and weight averaging (``swa_utils``).
 
@@ -13,6 +13,7 @@ from ember.optim import (
     swa_utils,  # noqa: E402 (after the optimizers it schedules)
 )
 from ember.optim.adadelta import Adadelta
+from ember.optim.adafactor import Adafactor
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam import Adam
 from ember.optim.adamax import Adamax
@@ -28,6 +29,6 @@ from ember.optim.sgd import SGD
 from ember.optim.sparse_adam import SparseAdam
 
 __all__ = [
-    "ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
+    "ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
     "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils",
 ]  # fmt: skip
