@@ -20,6 +20,7 @@ from ember import dtypes
 from ember.dispatch.keys import DispatchKey
 from ember.ops.native._define import define
 from ember.ops.registry import impl, ops
+from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_ldl_factor as ldl_factor_t
 
 if TYPE_CHECKING:
@@ -92,8 +93,6 @@ def ldl_solve_shape(LD: Tensor, pivots: Tensor, B: Tensor) -> tuple[int, ...]:
             f"Incompatible matrix sizes for {api}: each A matrix is {n} by {n} but each b "
             f"matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
-    from ember.ops.shapes import broadcast_shapes
-
     batch = broadcast_shapes(tuple(LD.shape[:-2]), tuple(B.shape[:-2]))
     return (*batch, n, B.shape[-1])
 
