@@ -146,6 +146,9 @@ for _op in (aten.logspace.Tensor_Tensor, aten.logspace.Tensor_Scalar, aten.logsp
 nondifferentiable(aten.histc.default)
 not_differentiated(aten.histogram.bins_tensor, _UNNAMED)
 not_differentiated(aten.histogram.bin_ct, _UNNAMED)
+not_differentiated(aten._histogramdd_bin_edges.default, _UNNAMED)
+not_differentiated(aten._histogramdd_from_bin_cts.default, _UNNAMED)
+not_differentiated(aten._histogramdd_from_bin_tensors.default, _UNNAMED)
 
 
 # ----------------------------------------------------------------------- products, distances
