@@ -11,7 +11,7 @@ trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv"
 # shellcheck disable=SC1091
 . "$venv/bin/activate"
-python -m pip install --quiet "numpy==2.0.*" "numba==0.60.*" "scipy==1.13.*" \
+python -m pip install --quiet "numpy==2.0.*" "numba==0.60.*" "scipy==1.15.*" \
     "pytest==8.0.*" "hypothesis==6.100.*" "ml_dtypes==0.5.*" ".[test]"
 python -c 'import numpy, numba, scipy; print("numpy", numpy.__version__, "numba",
 numba.__version__, "scipy", scipy.__version__)'

@@ -29,7 +29,8 @@ def _routine(kind: str, dt: np.dtype[Any], hermitian: bool) -> Any:
         return lapack.get_lapack_funcs(name, dtype=dt)
     except ValueError as e:  # an older SciPy without the wrapper
         raise RuntimeError(
-            f"linalg.ldl: this SciPy has no LAPACK {name} wrapper ({e}); upgrade SciPy"
+            f"linalg.ldl: this SciPy has no LAPACK {name} wrapper ({e}); ember needs SciPy 1.15 "
+            "or newer: pip install -U scipy"
         ) from None
 
 
