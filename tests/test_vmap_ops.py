@@ -58,8 +58,6 @@ RAISES = {
 #: few whose rules are still to come (an op added to the catalogue without a rule takes it
 #: too; the test checks values for every op, and that this list is not stale)
 FALLBACK = {
-    "aten._ctc_loss.default",
-    "aten._ctc_loss_backward.default",
     "aten._unique2.default",
     "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
@@ -70,14 +68,16 @@ FALLBACK = {
     # one random sample per (batch, channel) plane: the loop keeps each example's samples
     "aten.fractional_max_pool2d.default",
     "aten.fractional_max_pool3d.default",
+    # a rule for unbatched weights (and, for the backward, an unbatched W_hh); per-example
+    # weights take the loop (_batched/sequences.py)
+    "aten.mkldnn_rnn_layer.default",
+    "aten.mkldnn_rnn_layer_backward.default",
     # PyTorch has no rule for these either: a loop per example
     "aten.embedding_renorm.default",
     "aten.embedding_renorm_.default",
     "aten.histogram.bin_ct",
     "aten.histogram.bins_tensor",
     "aten.masked_select.default",
-    "aten.mkldnn_rnn_layer.default",
-    "aten.mkldnn_rnn_layer_backward.default",
     "aten.nonzero.default",
     "aten.unique_consecutive.default",
 }

@@ -16,6 +16,7 @@ from ember._batched import (  # noqa: F401
     pointwise,
     random,
     search,
+    sequences,
     view_scatter,
     views,
 )
