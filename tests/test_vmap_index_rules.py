@@ -394,3 +394,49 @@ def test_vmap_of_grad_through_index_fill_with_a_batched_index() -> None:
         return m.func.grad(loss, argnums=(0, 2))
 
     _both(fn, x, index, value)
+
+
+# ------------------------------------------------------------------ embedding_renorm
+
+
+def _renorm(m: Any) -> Callable[..., Any]:
+    return lambda w, i: m.embedding_renorm_(w.clone(), i, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("dims", [(0, 0), (1, 0), (0, None), (2, 1)])
+def test_embedding_renorm_per_example_rows(dims: tuple[Any, ...]) -> None:
+    """Each example renormalises its own rows, each once (repeated and negative indices)."""
+    shape = [5, 4]
+    if dims[0] is not None:
+        shape.insert(dims[0], 3)
+    w = _arr(*shape) * 2  # most rows' norms above max_norm
+    i = np.array([[0, 2, 2, -1], [1, 1, 3, -5], [4, 0, 0, 0]], np.int64)
+    if dims[1] is None:
+        i = i[0]
+    elif dims[1] == 1:
+        i = i.T.copy()
+    _both(_renorm, w, i, in_dims=dims)
+
+
+def test_embedding_renorm_nested_and_functional_with_unbatched_weight() -> None:
+    w, i = _arr(2, 3, 5, 4) * 2, _idx(5, 3, 2, seed=2)
+    _both(_renorm, w, i, in_dims=(0, 1), nest=(1, None))
+    # an unbatched weight renormalised per example (the functional op; PyTorch has only the
+    # in-place one, which a loop runs on copies)
+    w1 = _arr(5, 4) * 2
+    got = _no_fallback(
+        lambda: vmap(lambda a, j: ember.ops.aten.embedding_renorm.default(a, j, 1.0, 2.0),
+                     in_dims=(None, 0))(*_lib(ember, (w1, i[:, 0])))
+    )  # fmt: skip
+    tw, ti = _lib(torch, (w1, i[:, 0]))
+    want = torch.stack([torch.embedding_renorm_(tw.clone(), ti[b], 1.0, 2.0) for b in range(3)])
+    _close(got, want)
+
+
+def test_embedding_renorm_out_of_range_in_one_example_raises() -> None:
+    """Example 0's index 5 is past its 5 rows: an error, not example 1's row 0."""
+    w, i = _arr(2, 5, 4), np.array([[5], [0]], np.int64)
+    for lib in (ember, torch):
+        with pytest.raises((IndexError, RuntimeError)), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.func.vmap(_renorm(lib))(*_lib(lib, (w, i)))

@@ -73,8 +73,6 @@ FALLBACK = {
     "aten.mkldnn_rnn_layer.default",
     "aten.mkldnn_rnn_layer_backward.default",
     # PyTorch has no rule for these either: a loop per example
-    "aten.embedding_renorm.default",
-    "aten.embedding_renorm_.default",
     "aten.histogram.bin_ct",
     "aten.histogram.bins_tensor",
     "aten.masked_select.default",

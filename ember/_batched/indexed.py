@@ -1,6 +1,7 @@
 """Batching rules of the ops that read or write a tensor at index positions: ``index_add``,
-``index_copy``, ``index_fill``, ``index_reduce``, ``take``, ``put`` and ``masked_scatter``
-(their in-place variants take ``more.inplace_rule``: the functional rule, then a copy).
+``index_copy``, ``index_fill``, ``index_reduce``, ``take``, ``put``, ``embedding_renorm`` and
+``masked_scatter`` (their in-place variants take ``more.inplace_rule``: the functional rule,
+then a copy).
 
 # NOTE [folded indices]
 With the index batched, each example indexes its own slice. The rules fold the batch into
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ember._batched.args import align, bind, call, wrap_dim
-from ember._batched.kernel import register_rule, slow_fallback, unwrap
+from ember._batched.kernel import materialize, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
 from ember.dtypes import FLOATING, bool_
@@ -222,6 +223,30 @@ def put_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, 
 
 register_rule(aten.take.default, take_rule)
 register_rule(aten.put.default, put_rule)
+
+
+def embedding_renorm_rule(
+    op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]
+) -> Any:
+    """The examples' weights ``[B, V, D]`` as one ``[B * V, D]`` weight, example ``b``'s
+    indices shifted by ``b * V`` (NOTE [folded indices]): each example renormalises its own
+    rows, each once however often its indices name it."""
+    v = bind(op, args, kw)
+    w, idx = v["self"], v["indices"]
+    if w.dim() != 2 or not _integral(idx):
+        return slow_fallback(op, 0, args, kw)  # PyTorch's errors, from the op per example
+    size, (n, d) = level.size, tuple(w.shape)
+
+    def fn() -> Tensor:
+        wp = materialize(w, level).reshape(size * n, d)
+        ip = _shifted(materialize(idx, level).reshape(size, -1), n, True, level)
+        out = call(op, {**v, "self": wp, "indices": ip.reshape(-1)})
+        return out.reshape(size, n, d)
+
+    return _run(op, level, args, kw, fn)
+
+
+register_rule(aten.embedding_renorm.default, embedding_renorm_rule)
 
 
 # ------------------------------------------------------------------ masks
