@@ -410,3 +410,30 @@ def test_rnn_layer_backward_without_output_cotangent() -> None:
         got = vmap(f)(xs)
     for g, w in zip(got, _loop(f, [xs], (0,)), strict=True):
         _close(g, w, 1e-10)
+
+
+def test_grad_of_vmap_through_both_rules() -> None:
+    """``grad(vmap(f))``: the rules' physical ops record the graph the outer ``grad``
+    differentiates; the gradient is the sum of the examples' single gradients."""
+    m = _lstm(ember, False, False)
+    params = {k: v.detach() for k, v in m.named_parameters()}
+    x = ember.tensor(
+        np.random.default_rng(8).standard_normal((B, T, N, FEATURES)), dtype=ember.float32
+    )
+
+    def one(p: Any, a: Any) -> Any:
+        return ember.func.functional_call(m, p, (a,))[0].pow(2).sum()
+
+    with no_fallback():
+        got = grad(lambda p: vmap(lambda a: one(p, a))(x).sum())(params)
+    for k in params:
+        want = sum(grad(one)(params, x[b])[k] for b in range(B))
+        _close(got[k], want, 1e-5)
+    lp, tg = ember.tensor(_log_probs(0, dtype=np.float64)), ember.tensor(_targets(0, False))
+
+    def ctc(a: Any, t: Any) -> Any:
+        return F.ctc_loss(a.log_softmax(-1), t, IL, TL)
+
+    with no_fallback():
+        got = grad(lambda a: vmap(ctc)(a, tg).sum())(lp)
+    _close(got, ember.stack([grad(ctc)(lp[b], tg[b]) for b in range(B)]), 1e-10)
