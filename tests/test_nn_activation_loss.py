@@ -391,6 +391,9 @@ def test_loss_errors_match_torch() -> None:
             Fn.poisson_nll_loss(lib.ones(3), lib.ones(3), reduction="batchmean")
         with pytest.raises(RuntimeError):
             Fn.ctc_loss(lib.zeros(5, 2, 4), lib.ones(2, 3, dtype=lib.int64), [6, 5], [3, 3])
+        for size in (4, 6):  # concatenated targets: exactly the sum of the lengths (5)
+            with pytest.raises(RuntimeError, match="to have size 5 at dimension 0"):
+                Fn.ctc_loss(lib.zeros(6, 2, 4), lib.ones(size, dtype=lib.int64), [6, 6], [2, 3])
         with pytest.raises(ValueError):  # a ValueError in PyTorch (nll_loss_nd's check)
             Fn.nll_loss(lib.zeros(3, 4), lib.zeros(2, dtype=lib.int64))
         with pytest.raises(ValueError):

@@ -172,11 +172,11 @@ def ctc_geometry(
             f"{op}: targets must be int64 or int32 class indices, got {targets.dtype}"
         )
     if targets.ndim == 1:
-        if targets.shape[0] < sum(target_lengths):
+        if targets.shape[0] != sum(target_lengths):  # exactly the lengths, as PyTorch's
             raise RuntimeError(
-                f"{op}: Expected tensor to have size at least {sum(target_lengths)} at dimension "
-                f"0, but got size {targets.shape[0]} for argument #2 'targets' (the concatenated "
-                "targets)"
+                f"{op}: Expected tensor to have size {sum(target_lengths)} at dimension 0, but "
+                f"got size {targets.shape[0]} for argument #2 'targets' (the concatenated "
+                "targets: their size is the sum of target_lengths)"
             )
     elif targets.ndim == 2:
         if targets.shape[0] != n:
