@@ -4,7 +4,7 @@ on state the function did not receive (NOTE [compile side effects]).
 # NOTE [compile side effects]
 ``ember.compile`` traces the function once per signature and then runs only the graph, so
 anything the function does that is not a value of the graph would happen once, at trace
-time, on fake tensors, and never again. These side effects are recognised while the
+time, on fake tensors, and never again. Five such side effects are recognised while the
 user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
 tracing around it does not count):
 
@@ -17,8 +17,7 @@ tracing around it does not count):
 - setting a module's attribute (``self.calls += 1`` in ``forward``: it would happen at
   trace time only);
 - making, reseeding or setting the state of a random number ``Generator`` (each eager call
-  starts afresh; a graph would draw on from the trace's one);
-- calling a module that has hooks (Python code, run at trace time only).
+  starts afresh; a graph would draw on from the trace's one).
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler

@@ -642,8 +642,6 @@ class Module:
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if USER_CODE[0]:  # NOTE [compile side effects]: Python a graph would not replay
-            side_effect(f"{type(self).__name__} has hooks (Python code run at each call)")
         full = self._is_full_backward_hook
         bw_hook = None
         if self._backward_pre_hooks or (self._backward_hooks and full):
