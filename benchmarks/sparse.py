@@ -25,7 +25,8 @@ def _coo(lib: Any, n: int, density: float, seed: int) -> Any:
     nnz = int(n * n * density)
     i = rng.integers(0, n, (2, nnz))
     v = rng.standard_normal(nnz).astype(np.float32)
-    return lib.sparse_coo_tensor(lib.tensor(i), lib.tensor(v), (n, n))
+    # check_invariants stated: PyTorch warns at each call when it is left implicit
+    return lib.sparse_coo_tensor(lib.tensor(i), lib.tensor(v), (n, n), check_invariants=False)
 
 
 def _mm(lib: Any, n: int, k: int) -> Thunk:
