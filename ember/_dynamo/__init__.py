@@ -1,6 +1,7 @@
 """``ember._dynamo``: what code imports from ``torch._dynamo``. ember has no bytecode
-tracer (``ember.compile`` traces with ``make_fx``), so ``disable`` returns its function and
-``reset`` forgets ``ember.compile``'s counters.
+tracer (``ember.compile`` traces with ``make_fx``), so ``disable`` and ``allow_in_graph``
+return their function, ``reset`` forgets ``ember.compile``'s counters (``utils.counters``),
+and ``config`` holds the recompile limit.
 
 >>> ember._dynamo.disable(abs) is abs, ember._dynamo.is_compiling()
 (True, False)
@@ -12,9 +13,10 @@ from typing import Any
 
 from ember._compile import _disable_dynamo as disable
 from ember._compile import reset as _reset_counters
-from ember.compiler import is_compiling
+from ember._dynamo import config, utils
+from ember.compiler import allow_in_graph, is_compiling
 
-__all__ = ["disable", "is_compiling", "reset"]
+__all__ = ["allow_in_graph", "config", "disable", "is_compiling", "reset", "utils"]
 
 
 def reset() -> None:
