@@ -337,17 +337,24 @@ def test_rnn_layer_op_mapped_over_each_argument(reverse: bool) -> None:
         return aten.mkldnn_rnn_layer.default(*a, reverse, [], 2, H, 1, True, False, False, True)
 
     for k in range(len(base)):
-        args = list(base)
+        _check_mapped(f, base, [k], falls_back=k in (1, 2, 3, 4))
+
+
+def _check_mapped(f: Any, base: list[Any], ks: list[int], falls_back: bool) -> None:
+    """``vmap(f)`` with the arguments at ``ks`` stacked over ``B`` examples equals a loop;
+    it takes the slow fallback (with its warning) exactly when ``falls_back``."""
+    args = list(base)
+    for k in ks:
         args[k] = ember.stack([base[k] * (1 + 0.1 * i) for i in range(B)])
-        dims = tuple(0 if j == k else None for j in range(len(base)))
-        if k in (1, 2, 3, 4):
-            with pytest.warns(UserWarning, match="batching rule for aten::mkldnn_rnn_layer"):
-                got = vmap(f, in_dims=dims)(*args)
-        else:
-            with no_fallback():
-                got = vmap(f, in_dims=dims)(*args)
-        for g, w in zip(got, _loop(f, args, dims), strict=True):
-            _close(g, w, 1e-10)
+    dims = tuple(0 if j in ks else None for j in range(len(base)))
+    if falls_back:
+        with pytest.warns(UserWarning, match="batching rule for aten::mkldnn_rnn_layer"):
+            got = vmap(f, in_dims=dims)(*args)
+    else:
+        with no_fallback():
+            got = vmap(f, in_dims=dims)(*args)
+    for g, w in zip(got, _loop(f, args, dims), strict=True):
+        _close(g, w, 1e-10)
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -375,18 +382,7 @@ def test_rnn_layer_backward_op_mapped_over_each_argument(
 
     positions = [[k] for k in range(len(base))] + [[k for k in range(len(base)) if k != 2]]
     for ks in positions:
-        args = list(base)
-        for k in ks:
-            args[k] = ember.stack([base[k] * (1 + 0.1 * i) for i in range(B)])
-        dims = tuple(0 if j in ks else None for j in range(len(base)))
-        if ks == [2]:
-            with pytest.warns(UserWarning, match="batching rule for aten::mkldnn_rnn_layer"):
-                got = vmap(f, in_dims=dims)(*args)
-        else:
-            with no_fallback():
-                got = vmap(f, in_dims=dims)(*args)
-        for g, w in zip(got, _loop(f, args, dims), strict=True):
-            _close(g, w, 1e-10)
+        _check_mapped(f, base, ks, falls_back=ks == [2])
 
 
 def test_rnn_layer_backward_without_output_cotangent() -> None:

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ember
 from ember._tensor import Tensor
 from ember.ops.native.spatial import GRID_PADDING, INTERPOLATION
 from ember.ops.registry import ops
@@ -393,9 +394,9 @@ def _fractional_max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
         if _random_samples is None:
             batch = 1 if input.ndim == n + 1 else input.shape[0]
             channels = input.shape[input.ndim - n - 1]
-            from ember import rand  # deferred: ember imports this module
-
-            _random_samples = rand(batch, channels, n, dtype=input.dtype, device=input.device)
+            _random_samples = ember.rand(  # (the public call, as PyTorch's: modes see it)
+                batch, channels, n, dtype=input.dtype, device=input.device
+            )
         op = getattr(aten, name).default
         out = op(input, _tuple(kernel_size, n), _tuple(output_size, n), _random_samples)
         return (out[0], out[1]) if with_indices or return_indices else out[0]

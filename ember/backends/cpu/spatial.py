@@ -40,6 +40,7 @@ from ember.ops.native.spatial import (
     adaptive_output,
     check_channel_shuffle,
     check_floating,
+    check_fractional_backward,
     check_grad_output,
     check_group_norm,
     check_not_bool,
@@ -293,13 +294,7 @@ def _register_fractional_max(n: int) -> None:
         output_size: Sequence[int],
         indices: Tensor,
     ) -> Tensor:
-        op = f"{name}_backward"
-        check_grad_output(grad_output, indices.shape, op)
-        if grad_output.dtype != self.dtype:
-            raise RuntimeError(
-                f"{op}: expected grad_output of the input's dtype {self.dtype}, got "
-                f"{grad_output.dtype}; cast it with .to(input.dtype)"
-            )
+        check_fractional_backward(grad_output, self, indices, name)
         if grad_output.numel() == 0:
             return wrap(np.zeros(self.shape, self.dtype.np))
         return scatter_indices(grad_output, self, indices, n)

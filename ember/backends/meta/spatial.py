@@ -17,6 +17,7 @@ from ember.ops.native.spatial import (
     adaptive_output,
     check_channel_shuffle,
     check_floating,
+    check_fractional_backward,
     check_grad_output,
     check_not_bool,
     check_upsample_dtype,
@@ -89,12 +90,7 @@ def _register_fractional(n: int) -> None:
         output_size: Sequence[int],
         indices: Tensor,
     ) -> Tensor:
-        check_grad_output(grad_output, indices.shape, name + "_backward")
-        if grad_output.dtype != self.dtype:
-            raise RuntimeError(
-                f"{name}_backward: expected grad_output of the input's dtype {self.dtype}, got "
-                f"{grad_output.dtype}; cast it with .to(input.dtype)"
-            )
+        check_fractional_backward(grad_output, self, indices, name)
         return like(self)
 
     impl(getattr(aten, name).default, Meta, forward)

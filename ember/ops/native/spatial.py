@@ -373,6 +373,20 @@ def check_grad_output(grad_output: Tensor, shape: Sequence[int], op: str) -> Non
         )
 
 
+def check_fractional_backward(
+    grad_output: Tensor, self: Tensor, indices: Tensor, name: str
+) -> None:
+    """``fractional_max_pool{2,3}d_backward``'s checks, for its CPU and Meta kernels: the
+    forward output's shape, the input's dtype."""
+    op = f"{name}_backward"
+    check_grad_output(grad_output, indices.shape, op)
+    if grad_output.dtype != self.dtype:
+        raise RuntimeError(
+            f"{op}: expected grad_output of the input's dtype {self.dtype}, got "
+            f"{grad_output.dtype}; cast it with .to(input.dtype)"
+        )
+
+
 def upsample_output_size(
     input_size: Sequence[int], output_size: Sequence[int] | None, scale_factors: Any, op: str
 ) -> list[int]:
