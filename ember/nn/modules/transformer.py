@@ -88,70 +88,14 @@ def _canonical_pair(
 
 
 class _TransformerLayer(Module):
-    """What the encoder and decoder layers share: their submodules, made in PyTorch's order
-    (so parameters, state_dict keys and a seeded initialization match): self-attention, with
-    ``cross_attention`` the attention over the encoder's output (``multihead_attn``), the
-    feed-forward block (``linear1``, ``dropout``, ``linear2``), then a norm and a dropout per
-    sub-layer; and the self-attention block."""
+    """What the encoder and decoder layers share: PyTorch's constructor, which makes their
+    submodules in PyTorch's order (so parameters, state_dict keys and a seeded
+    initialization match): self-attention, with ``_cross_attention`` (the decoder) the
+    attention over the encoder's output (``multihead_attn``), the feed-forward block
+    (``linear1``, ``dropout``, ``linear2``), then a norm and a dropout per sub-layer; and the
+    attention and feed-forward blocks."""
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int,
-        dropout: float,
-        activation: Activation,
-        layer_norm_eps: float,
-        batch_first: bool,
-        norm_first: bool,
-        bias: bool,
-        device: Any,
-        dtype: Any,
-        *,
-        cross_attention: bool,
-    ) -> None:
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
-        )
-        if cross_attention:
-            self.multihead_attn = MultiheadAttention(
-                d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
-            )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        if cross_attention:
-            self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if cross_attention:
-            self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _sa_block(
-        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
-    ) -> Tensor:
-        """Self-attention over ``x`` and its dropout."""
-        x = self.self_attn(
-            x, x, x, attn_mask=mask, key_padding_mask=padding, need_weights=False,
-            is_causal=is_causal,
-        )[0]  # fmt: skip
-        return self.dropout1(x)  # type: ignore[no-any-return]
-
-
-class TransformerEncoderLayer(_TransformerLayer):
-    """Self-attention then a feed-forward block, each with a residual connection and layer
-    norm (after, or before with ``norm_first``).
-
-    >>> layer = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
-    >>> layer(ember.ones(2, 5, 8)).shape
-    ember.Size([2, 5, 8])
-    """
+    _cross_attention = False
 
     def __init__(
         self,
@@ -167,12 +111,71 @@ class TransformerEncoderLayer(_TransformerLayer):
         device: Any = None,
         dtype: Any = None,
     ) -> None:
-        super().__init__(
-            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-            norm_first, bias, device, dtype, cross_attention=False,
-        )  # fmt: skip
-        fn = self.activation
-        self.activation_relu_or_gelu = 1 if fn is F.relu else 2 if fn is F.gelu else 0
+        super().__init__()
+        cross = self._cross_attention
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        if cross:
+            self.multihead_attn = MultiheadAttention(
+                d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+            )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        if cross:
+            self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if cross:
+            self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+        if not cross:  # PyTorch's encoder layer records which of its fast-path activations
+            fn = self.activation
+            self.activation_relu_or_gelu = 1 if fn is F.relu else 2 if fn is F.gelu else 0
+
+    def _attention_block(
+        self,
+        attn: Module,
+        dropout: Module,
+        x: Tensor,
+        mem: Tensor,
+        mask: Tensor | None,
+        padding: Tensor | None,
+        is_causal: bool,
+    ) -> Tensor:
+        """``attn`` of ``x`` over ``mem`` (keys and values), then ``dropout``."""
+        x = attn(
+            x, mem, mem, attn_mask=mask, key_padding_mask=padding, need_weights=False,
+            is_causal=is_causal,
+        )[0]  # fmt: skip
+        return dropout(x)  # type: ignore[no-any-return]
+
+    def _sa_block(
+        self, x: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
+    ) -> Tensor:
+        """Self-attention over ``x`` and its dropout."""
+        return self._attention_block(self.self_attn, self.dropout1, x, x, mask, padding, is_causal)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        """The feed-forward block and its dropout (the layer's last)."""
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        last = self.dropout3 if self._cross_attention else self.dropout2
+        return last(x)  # type: ignore[no-any-return]
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with a residual connection and layer
+    norm (after, or before with ``norm_first``).
+
+    >>> layer = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    >>> layer(ember.ones(2, 5, 8)).shape
+    ember.Size([2, 5, 8])
+    """
 
     def forward(
         self,
@@ -193,10 +196,6 @@ class TransformerEncoderLayer(_TransformerLayer):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)  # type: ignore[no-any-return]
-
 
 class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's output (``memory``), then a feed-forward
@@ -207,24 +206,7 @@ class TransformerDecoderLayer(_TransformerLayer):
     ember.Size([4, 2, 8])
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: Activation = F.relu,
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(
-            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
-            norm_first, bias, device, dtype, cross_attention=True,
-        )  # fmt: skip
+    _cross_attention = True
 
     def forward(
         self,
@@ -254,22 +236,12 @@ class TransformerDecoderLayer(_TransformerLayer):
         return x
 
     def _mha_block(
-        self,
-        x: Tensor,
-        mem: Tensor,
-        mask: Tensor | None,
-        padding: Tensor | None,
-        is_causal: bool,
+        self, x: Tensor, mem: Tensor, mask: Tensor | None, padding: Tensor | None, is_causal: bool
     ) -> Tensor:
-        x = self.multihead_attn(
-            x, mem, mem, attn_mask=mask, key_padding_mask=padding, is_causal=is_causal,
-            need_weights=False,
-        )[0]  # fmt: skip
-        return self.dropout2(x)  # type: ignore[no-any-return]
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)  # type: ignore[no-any-return]
+        """Attention of ``x`` over the encoder's output ``mem``, and its dropout."""
+        return self._attention_block(
+            self.multihead_attn, self.dropout2, x, mem, mask, padding, is_causal
+        )
 
 
 class _LayerStack(Module):
