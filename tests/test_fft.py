@@ -13,9 +13,8 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck
-from ember.utils._python_dispatch import TorchDispatchMode
 
-from .conftest import requires_torch, torch
+from .conftest import dispatched_ops, requires_torch, torch
 
 pytestmark = requires_torch
 RNG = np.random.default_rng(30)
@@ -206,16 +205,6 @@ def test_errors_match_torch(name: str, call: Any) -> None:
         call(ember)
 
 
-class Record(TorchDispatchMode):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: list[str] = []
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
-        self.ops.append(func.__name__)
-        return func(*args, **(kwargs or {}))
-
-
 DISPATCHED = [
     ("fft real", lambda m, x, z: m.fft.fft(x)),
     ("fft complex", lambda m, x, z: m.fft.fft(z)),
@@ -240,23 +229,13 @@ DISPATCHED = [
 def test_torch_dispatch_sees_torchs_ops(name: str, call: Any) -> None:
     """The same ops as on PyTorch, except that ember's conjugate is ``_conj_physical``
     where PyTorch sets a lazy conjugate bit with ``_conj`` (NOTE [complex views])."""
-    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
-
     x, z = rand(8), rand(8, complex_=True)
-    seen: list[str] = []
-
-    class TRecord(TorchMode):
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
-            seen.append(func.__name__.replace("_conj.default", "_conj_physical.default"))
-            return func(*args, **(kwargs or {}))
-
     tx, tz = torch.from_numpy(x), torch.from_numpy(z)
-    with TRecord():
-        call(torch, tx, tz)
+    seen = dispatched_ops(torch, lambda: call(torch, tx, tz))
+    seen = [name.replace("aten._conj.default", "aten._conj_physical.default") for name in seen]
     ex, ez = ember.from_numpy(x), ember.from_numpy(z)  # outside the mode, as torch's are
-    with Record() as mode:  # (from_numpy inside a mode shows lift_fresh, on both)
-        call(ember, ex, ez)
-    assert mode.ops == seen
+    # (from_numpy inside a mode shows lift_fresh, on both)
+    assert dispatched_ops(ember, lambda: call(ember, ex, ez)) == seen
 
 
 def test_lazy_device() -> None:

@@ -13,9 +13,8 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from ember.utils._python_dispatch import TorchDispatchMode
 
-from .conftest import requires_torch, torch
+from .conftest import dispatched_ops, requires_torch, torch
 
 pytestmark = requires_torch
 
@@ -179,16 +178,6 @@ def test_gradcheck_and_gradgradcheck(fn: Any) -> None:
     assert gradgradcheck(fn, [x], atol=1e-4)
 
 
-class Record(TorchDispatchMode):
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: list[str] = []
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
-        self.ops.append(func.__name__)
-        return func(*args, **(kwargs or {}))
-
-
 ALIASES = [
     ("expit", lambda m, x: m.special.expit(x)),
     ("gammaln", lambda m, x: m.special.gammaln(x)),
@@ -207,22 +196,10 @@ ALIASES = [
 
 @pytest.mark.parametrize(("name", "call"), ALIASES, ids=[a[0] for a in ALIASES])
 def test_torch_dispatch_sees_torchs_ops(name: str, call: Any) -> None:
-    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
-
     x = np.linspace(0.5, 2.0, 6)
-    seen: list[str] = []
-
-    class TRecord(TorchMode):
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
-            seen.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-
     tx, ex = torch.from_numpy(x), ember.from_numpy(x)
-    with TRecord():
-        call(torch, tx)
-    with Record() as mode:
-        call(ember, ex)
-    assert mode.ops == seen
+    seen = dispatched_ops(torch, lambda: call(torch, tx))
+    assert dispatched_ops(ember, lambda: call(ember, ex)) == seen
 
 
 ERRORS = [
