@@ -4,34 +4,16 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
-
-import numpy as np
 
 import ember
-import ember.distributed as dist
 from ember.distributed.tensor import Replicate, Shard, distribute_tensor, init_device_mesh
-
-dist.init_process_group(backend="mpi")
-rank, world = dist.get_rank(), dist.get_world_size()
-ember.manual_seed(0)
-_RNG = np.random.default_rng(0)
-
-
-def randn(*shape: Any) -> ember.Tensor:
-    """Normal samples from NumPy (ember's PyTorch-exact stream costs a second to start)."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = tuple(shape[0])
-    return ember.tensor(_RNG.standard_normal(shape), dtype=ember.float32)
-
-
-CHECKS = [0]
+from tests.mpi._dtensor_job import CHECKS, randn, rank, world
+from tests.mpi._dtensor_job import close as _close
 
 
 def close(a: ember.Tensor, b: ember.Tensor, what: str) -> None:
-    assert tuple(a.shape) == tuple(b.shape), f"{what}: shape {list(a.shape)} vs {list(b.shape)}"
-    assert ember.allclose(a, b, atol=1e-5), f"{what}:\n{a}\nvs\n{b}"
-    CHECKS[0] += 1
+    """``_dtensor_job.close`` at this job's tolerance."""
+    _close(a, b, what, tol=1e-5)
 
 
 m2 = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("dp", "tp"))

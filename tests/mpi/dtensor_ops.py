@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from typing import Any
-
-import numpy as np
 
 import ember
 import ember.distributed as dist
@@ -22,29 +19,10 @@ from ember.distributed.tensor import (
     init_device_mesh,
 )
 from ember.distributed.tensor.experimental import implicit_replication
+from tests.mpi._dtensor_job import CHECKS, close, randn, rank, world
 
-dist.init_process_group(backend="mpi")
 warnings.simplefilter("error")  # a rule that falls back to replicating is a failure here
 mesh = init_device_mesh("cpu", (dist.get_world_size(),))
-rank, world = dist.get_rank(), dist.get_world_size()
-ember.manual_seed(0)
-_RNG = np.random.default_rng(0)
-
-
-def randn(*shape: Any) -> ember.Tensor:
-    """Normal samples from NumPy (ember's PyTorch-exact stream costs a second to start)."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = tuple(shape[0])
-    return ember.tensor(_RNG.standard_normal(shape), dtype=ember.float32)
-
-
-CHECKS = [0]
-
-
-def close(a: ember.Tensor, b: ember.Tensor, what: str, tol: float = 1e-4) -> None:
-    assert tuple(a.shape) == tuple(b.shape), f"{what}: shape {list(a.shape)} vs {list(b.shape)}"
-    assert ember.allclose(a, b, atol=tol, rtol=tol), f"{what}:\n{a}\nvs\n{b}"
-    CHECKS[0] += 1
 
 
 def partial_of(x: ember.Tensor, m=mesh) -> DTensor:

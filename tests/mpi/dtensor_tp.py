@@ -8,12 +8,8 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from typing import Any
-
-import numpy as np
 
 import ember
-import ember.distributed as dist
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.aot import aot_function
@@ -26,20 +22,10 @@ from ember.distributed.tensor import (
     init_device_mesh,
 )
 from ember.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+from tests.mpi._dtensor_job import RNG, randn, rank, world
 
-dist.init_process_group(backend="mpi")
 warnings.simplefilter("error")  # a rule that falls back to replicating is a failure here
-rank, world = dist.get_rank(), dist.get_world_size()
 mesh = init_device_mesh("cpu", (world,))
-ember.manual_seed(0)
-_RNG = np.random.default_rng(0)
-
-
-def randn(*shape: Any) -> ember.Tensor:
-    """Normal samples from NumPy (ember's PyTorch-exact stream costs a second to start)."""
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        shape = tuple(shape[0])
-    return ember.tensor(_RNG.standard_normal(shape), dtype=ember.float32)
 
 
 class MLP(nn.Module):
@@ -173,8 +159,8 @@ plan.update({f"block.{k}": v for k, v in plan_block.items()})
 parallelize_module(tp, mesh, plan)
 tp.block.attn.n_heads //= world
 assert tp.tok.weight.placements == (Shard(0),)  # vocab-parallel: rows looked up where they lie
-idx = ember.tensor(_RNG.integers(0, 11, (2, 5)))
-tgt = ember.tensor(_RNG.integers(0, 11, (2, 5)))
+idx = ember.tensor(RNG.integers(0, 11, (2, 5)))
+tgt = ember.tensor(RNG.integers(0, 11, (2, 5)))
 ld, lt = train_lm(dense, idx, tgt), train_lm(tp, idx, tgt)
 assert all(abs(a - b) < 1e-4 for a, b in zip(ld, lt, strict=True)), f"TP LM: {ld} vs {lt}"
 assert ld[-1] < ld[0], ld
