@@ -22,6 +22,7 @@ from ember._tensor import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.nn.utils._weight_hooks import check_not_registered, remove_hook
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -62,11 +63,7 @@ class SpectralNorm:
     def apply(
         module: Module, name: str, n_power_iterations: int, dim: int, eps: float
     ) -> SpectralNorm:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(
-                    f"Cannot register two spectral_norm hooks on the same parameter {name}"
-                )
+        check_not_registered(module, SpectralNorm, name, "spectral_norm")
         weight = module._parameters.get(name)
         if weight is None:
             raise ValueError(f"Module '{module}' has no parameter with name '{name}'")
@@ -128,9 +125,4 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -11,6 +11,7 @@ from typing import Any
 from ember._tensor import Tensor
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.nn.utils._weight_hooks import check_not_registered, remove_hook
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -34,11 +35,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module: Module, name: str, dim: int) -> WeightNorm:
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(
-                    f"Cannot register two weight_norm hooks on the same parameter {name}"
-                )
+        check_not_registered(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -88,9 +85,4 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     >>> sorted(n for n, _ in m.named_parameters())
     ['bias', 'weight']
     """
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_hook(module, WeightNorm, name, "weight_norm")
