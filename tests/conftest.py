@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
 import ember
+from ember.dispatch.keys import PYTHON_BIT, DispatchKey
+from ember.dispatch.state import exclude_keys, include_keys
+from ember.library import Library
 
 try:
     import torch
@@ -50,6 +54,26 @@ def dispatched_ops(lib: Any, run: Callable[[], Any]) -> list[str]:
     with Log():
         run()
     return seen
+
+
+@contextmanager
+def python_key_calls() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
+    """The aten ops that reach ember's Python key while the block runs, by name with their
+    arguments, in order (as a TorchDispatchMode sees them); each runs on below the key."""
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    lib = Library("aten", "IMPL")
+
+    def fallback(op: Any, keyset: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        calls.append((op.__name__, args))
+        with exclude_keys(PYTHON_BIT):
+            return op(*args, **kwargs)
+
+    lib.fallback(fallback, DispatchKey.Python)
+    try:
+        with include_keys(PYTHON_BIT):
+            yield calls
+    finally:
+        lib._destroy()
 
 
 # No per-example deadline: timings on a shared 2-core machine say nothing about correctness.

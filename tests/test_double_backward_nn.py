@@ -10,8 +10,7 @@ the nn backward ops] in ``ember/autograd/derivatives_nn.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,11 +19,8 @@ import pytest
 import ember
 import ember.nn.functional as F
 from ember.autograd import gradcheck, gradgradcheck
-from ember.dispatch.keys import PYTHON_BIT, DispatchKey
-from ember.dispatch.state import exclude_keys, include_keys
-from ember.library import Library
 
-from .conftest import requires_torch, torch
+from .conftest import python_key_calls, requires_torch, torch
 
 F64 = ember.float64
 
@@ -186,32 +182,13 @@ def test_third_derivative_of_conv_and_layer_norm() -> None:
 # --------------------------------------------------------------------------- what runs
 
 
-@contextmanager
-def recorded() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
-    """The aten ops that reach the Python key, with their arguments, in order."""
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-    lib = Library("aten", "IMPL")
-
-    def fallback(op: Any, keyset: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        calls.append((op.__name__, args))
-        with exclude_keys(PYTHON_BIT):
-            return op(*args, **kwargs)
-
-    lib.fallback(fallback, DispatchKey.Python)
-    try:
-        with include_keys(PYTHON_BIT):
-            yield calls
-    finally:
-        lib._destroy()
-
-
 def test_statistics_are_recomputed_only_when_recording() -> None:
     """Without create_graph, layer_norm's backward reuses the saved statistics (no var op);
     with it, they are recomputed in ember ops so the second backward reaches the input."""
     for create_graph in (False, True):
         x = _leaf(_rand(2, 4))
         y = F.layer_norm(x, [4]).pow(2).sum()
-        with recorded() as calls:
+        with python_key_calls() as calls:
             ember.autograd.grad(y, [x], create_graph=create_graph)
         names = [name for name, _ in calls]
         assert "native_layer_norm_backward.default" in names, names
@@ -223,7 +200,7 @@ def test_conv_double_backward_skips_unwanted_gradients() -> None:
     an input gradient (output_mask[0] is False throughout), as PyTorch's grad_input_mask."""
     x, w = ember.from_numpy(_rand(1, 2, 5, 4)), _leaf(_rand(3, 2, 2, 2, seed=1))
     (gw,) = ember.autograd.grad(F.conv2d(x, w).pow(2).sum(), [w], create_graph=True)
-    with recorded() as calls:
+    with python_key_calls() as calls:
         (ggw,) = ember.autograd.grad(gw.pow(2).sum(), [w])
     masks = [list(args[-1]) for name, args in calls if name == "convolution_backward.default"]
     assert any(name == "convolution.default" for name, _ in calls), "no double backward ran"

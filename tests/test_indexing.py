@@ -4,19 +4,14 @@ aten ops each index turns into (what subclasses and modes see)."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
 
 import ember
-from ember.dispatch.keys import PYTHON_BIT, DispatchKey
-from ember.dispatch.state import exclude_keys, include_keys
-from ember.library import Library
 
-from .conftest import requires_torch, torch
+from .conftest import python_key_calls, requires_torch, torch
 
 
 def base() -> np.ndarray:
@@ -140,29 +135,10 @@ def test_getitem_0dim() -> None:
 # --------------------------------------------------------------------------- which ops run
 
 
-@contextmanager
-def recorded() -> Iterator[list[str]]:
-    """The aten ops that reach the Python key, in order (as a TorchDispatchMode sees them)."""
-    calls: list[str] = []
-    lib = Library("aten", "IMPL")
-
-    def fallback(op: Any, keyset: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        calls.append(op.__name__)
-        with exclude_keys(PYTHON_BIT):
-            return op(*args, **kwargs)
-
-    lib.fallback(fallback, DispatchKey.Python)
-    try:
-        with include_keys(PYTHON_BIT):
-            yield calls
-    finally:
-        lib._destroy()
-
-
 def _ops(fn: Any) -> list[str]:
-    with recorded() as calls:
+    with python_key_calls() as calls:
         fn()
-    return [c for c in calls if c != "lift_fresh.default"]
+    return [name for name, _ in calls if name != "lift_fresh.default"]
 
 
 X = ember.from_numpy(base())
