@@ -54,19 +54,29 @@ def _same(e: Any, t: Any) -> None:
         assert e == t, (e, t)
 
 
+def _checkpoint(lib: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """What both directions save, made with ``lib`` (ember or torch): a Linear and
+    BatchNorm1d model trained one Adam step, a (3, 4) base tensor for views, and a dict of
+    the model's and the optimizer's state_dicts and a tensor of every dtype."""
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+    opt = lib.optim.Adam(model.parameters())
+    model(lib.randn(5, 3)).sum().backward()
+    opt.step()
+    base = lib.arange(12.0).view(3, 4)
+    obj = {
+        "model": model.state_dict(),
+        "opt": opt.state_dict(),
+        "dtypes": {d: lib.from_numpy(_values(d)) for d in DTYPES},
+    }
+    return model, base, obj
+
+
 @requires_torch
 def test_torch_checkpoint_loads_in_ember(tmp_path: Path) -> None:
     """Every dtype, views and non-contiguous tensors, parameters, nested containers, a
     state_dict with its metadata and an optimizer's state, from torch.save."""
-    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
-    opt = torch.optim.Adam(model.parameters())
-    model(torch.randn(5, 3)).sum().backward()
-    opt.step()
-    base = torch.arange(12.0).view(3, 4)
-    obj = {
-        "model": model.state_dict(),
-        "opt": opt.state_dict(),
-        "dtypes": {d: torch.from_numpy(_values(d)) for d in DTYPES},
+    model, base, obj = _checkpoint(torch)
+    obj |= {
         "views": [base, base.t(), base[1:, ::2], base[2]],
         "param": torch.nn.Parameter(torch.ones(2)),
         "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
@@ -85,15 +95,8 @@ def test_torch_checkpoint_loads_in_ember(tmp_path: Path) -> None:
 
 @requires_torch
 def test_ember_checkpoint_loads_in_torch_with_weights_only(tmp_path: Path) -> None:
-    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.BatchNorm1d(4))
-    opt = ember.optim.Adam(model.parameters())
-    model(ember.randn(5, 3)).sum().backward()
-    opt.step()
-    base = ember.arange(12.0).view(3, 4)
-    obj = {
-        "model": model.state_dict(),
-        "opt": opt.state_dict(),
-        "dtypes": {d: ember.from_numpy(_values(d)) for d in DTYPES},
+    model, base, obj = _checkpoint(ember)
+    obj |= {
         "views": [base, base.t(), base[1:, ::2]],
         "tied": [base, base],
         "param": ember.nn.Parameter(ember.ones(2)),
