@@ -180,6 +180,35 @@ class _Slot:
         self.index = index
 
 
+def _differentiable(op: OpOverload, sample: Any) -> tuple[_Leaves, Any] | None:
+    """The sample's float64 leaves and the op's outputs on them, where there is a derivative
+    to check: finite leaves, a call that does not raise, an output that requires grad and
+    has elements, and finite outputs; else None."""
+    leaves = _Leaves(sample, positive=str(op) in POSITIVE_DOMAIN)
+    if not leaves.finite():
+        return None  # NaN/infinity samples: no derivative to check there
+    try:
+        outs = leaves.function(op)(*leaves.leaves)
+    except Exception:  # noqa: BLE001 - samples that must raise are test_ops.py's business
+        return None
+    if not any(o.requires_grad and o.numel() for o in outs):
+        return None
+    if not all(np.isfinite(o.detach().numpy()).all() for o in outs):
+        return None  # a pole (x / 0, var of one element): the derivative is undefined
+    return leaves, outs
+
+
+def _each_case(op: OpOverload, cases: list[_Leaves], check: Any) -> None:
+    """``check(function, leaves)`` on every case, failing once with every case that failed."""
+    failed = []
+    for leaves in cases:
+        try:
+            check(leaves.function(op), tuple(leaves.leaves))
+        except Exception as e:  # noqa: BLE001 - collected, so one run names every bad sample
+            failed.append(f"{leaves.sample}: {type(e).__name__}: {str(e)[:2000]}")
+    assert not failed, f"{op}: " + "\n".join(failed)
+
+
 def _checkable(op: OpOverload) -> list[_Leaves]:
     """The op's float64 samples small enough to check, with a differentiable input and a
     floating output."""
@@ -187,19 +216,12 @@ def _checkable(op: OpOverload) -> list[_Leaves]:
     for sample in generate(op, ember.float64):
         if not 0 < _count((sample.args, sample.kwargs)) <= MAX_ELEMENTS:
             continue
-        leaves = _Leaves(sample, positive=str(op) in POSITIVE_DOMAIN)
-        if not leaves.finite():
-            continue  # NaN/infinity samples: no derivative to check there
-        try:
-            outs = leaves.function(op)(*leaves.leaves)
-        except Exception:  # noqa: BLE001 - samples that must raise are test_ops.py's business
+        checkable = _differentiable(op, sample)
+        if checkable is None:
             continue
-        if not any(o.requires_grad and o.numel() for o in outs):
-            continue
+        leaves, outs = checkable
         if any(o.dtype is not ember.float64 for o in outs):
             continue  # a lower-precision output (_to_copy to float32) swamps the differences
-        if not all(np.isfinite(o.detach().numpy()).all() for o in outs):
-            continue  # a pole (x / 0, var of one element): the derivative is undefined
         found.append(leaves)
     return found
 
@@ -215,13 +237,7 @@ def test_gradcheck(op: OpOverload) -> None:
     cases = _checkable(op)
     if not cases:
         pytest.skip(f"{op}: no float64 sample with a differentiable input and output")
-    failed = []
-    for leaves in cases:
-        try:
-            gradcheck(leaves.function(op), tuple(leaves.leaves))
-        except Exception as e:  # noqa: BLE001 - collected, so one run names every bad sample
-            failed.append(f"{leaves.sample}: {type(e).__name__}: {str(e)[:2000]}")
-    assert not failed, f"{op}: " + "\n".join(failed)
+    _each_case(op, cases, gradcheck)
 
 
 # --------------------------------------------------------------------------- gradgradcheck
@@ -265,13 +281,7 @@ def test_gradgradcheck(name: str) -> None:
     op = next(o for o in _ops() if str(o) == name)
     cases = [c for c in _checkable(op) if _count(c.leaves) <= GRADGRAD_MAX_ELEMENTS]
     assert cases, f"{op}: no float64 sample small enough for gradgradcheck"
-    failed = []
-    for leaves in cases:
-        try:
-            gradgradcheck(leaves.function(op), tuple(leaves.leaves))
-        except Exception as e:  # noqa: BLE001 - collected, so one run names every bad sample
-            failed.append(f"{leaves.sample}: {type(e).__name__}: {str(e)[:2000]}")
-    assert not failed, f"{op}: " + "\n".join(failed)
+    _each_case(op, cases, gradgradcheck)
 
 
 def test_single_piece_split_and_unbind() -> None:

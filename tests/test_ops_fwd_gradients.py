@@ -21,8 +21,8 @@ from ember.testing._internal.opinfo import generate
 from tests.test_gradcheck import (
     MAX_ELEMENTS,
     NOT_THE_DERIVATIVE,
-    POSITIVE_DOMAIN,
     _count,
+    _differentiable,
     _Leaves,
     _ops,
 )
@@ -35,18 +35,9 @@ def _first_checkable(op: OpOverload) -> _Leaves | None:
     for sample in samples:
         if _count((sample.args, sample.kwargs)) > MAX_ELEMENTS:
             break
-        leaves = _Leaves(sample, positive=str(op) in POSITIVE_DOMAIN)
-        if not leaves.finite():
-            continue
-        try:
-            outs = leaves.function(op)(*leaves.leaves)
-        except Exception:  # noqa: BLE001 - samples that must raise are test_ops.py's business
-            continue
-        if not any(o.requires_grad and o.numel() for o in outs):
-            continue
-        if not all(np.isfinite(o.detach().numpy()).all() for o in outs):
-            continue
-        return leaves
+        checkable = _differentiable(op, sample)
+        if checkable is not None:
+            return checkable[0]
     return None
 
 
