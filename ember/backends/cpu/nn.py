@@ -346,8 +346,10 @@ def max_pool_nd(
 
 def scatter_indices(grad_output: Tensor, self: Tensor, indices: Tensor, n: int) -> Tensor:
     """Add ``grad_output`` into an input-shaped zero array at flat spatial ``indices`` (the
-    backward of every max pooling op), one ``bincount``."""
+    backward of every max pooling op), one ``bincount``; zeros for an empty ``grad_output``."""
     x = self._edata
+    if grad_output.numel() == 0:
+        return wrap(np.zeros(self.shape, self.dtype.np))
     plane = int(np.prod(x.shape[-n:]))
     go = grad_output._edata
     lead = int(np.prod(x.shape[:-n]))

@@ -193,8 +193,6 @@ def _register_adaptive_max(n: int) -> None:
     def backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
         op = f"{name}_backward"
         check_grad_output(grad_output, indices.shape, op)
-        if grad_output.numel() == 0:
-            return wrap(np.zeros(self.shape, self.dtype.np))
         return scatter_indices(grad_output, self, indices, n)
 
     impl(getattr(aten, name).default, CPU, forward)
@@ -295,8 +293,6 @@ def _register_fractional_max(n: int) -> None:
         indices: Tensor,
     ) -> Tensor:
         check_fractional_backward(grad_output, self, indices, name)
-        if grad_output.numel() == 0:
-            return wrap(np.zeros(self.shape, self.dtype.np))
         return scatter_indices(grad_output, self, indices, n)
 
     impl(getattr(aten, name).default, CPU, forward)
