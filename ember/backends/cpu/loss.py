@@ -15,7 +15,7 @@ with one batched matmul against the one-hot labels.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -114,20 +114,36 @@ def smooth_l1_loss(
     return wrap(_reduce(np.asarray(loss, x.dtype), reduction))
 
 
+def _difference_backward(
+    grad_output: Tensor,
+    self: Tensor,
+    target: Tensor,
+    reduction: int,
+    names: tuple[str, str],
+    rule: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> Tensor:
+    """The backward of a loss of ``self - target`` (smooth L1, Huber): ``rule(d, g)``, ``d``
+    the difference and ``g`` the output's gradient scaled for the reduction; ``names`` are
+    the op's and PyTorch's kernel's, for the errors."""
+    check_reduction(reduction, names[0])
+    x, t = _pair(self, target, *names)
+    g = grad_output._edata * _norm(reduction, self)
+    with quiet_block():
+        out = rule(x - t, g)
+    return _result(out, self._edata)
+
+
 @impl(aten.smooth_l1_loss_backward.default, CPU)
 def smooth_l1_loss_backward(
     grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, beta: float
 ) -> Tensor:
-    check_reduction(reduction, "smooth_l1_loss_backward")
-    x, t = _pair(self, target, "smooth_l1_loss_backward", "smooth_l1_backward_cpu")
-    g = grad_output._edata * _norm(reduction, self)
-    with quiet_block():
-        d = x - t
+    def rule(d: np.ndarray, g: np.ndarray) -> np.ndarray:
         if beta <= 0:  # PyTorch's l1_loss_backward
-            out = np.sign(d) * g
-        else:
-            out = np.where(d <= -beta, -g, np.where(d >= beta, g, d * g / beta))
-    return _result(out, self._edata)
+            return np.sign(d) * g
+        return np.where(d <= -beta, -g, np.where(d >= beta, g, d * g / beta))
+
+    names = ("smooth_l1_loss_backward", "smooth_l1_backward_cpu")
+    return _difference_backward(grad_output, self, target, reduction, names, rule)
 
 
 @impl(aten.huber_loss.default, CPU)
@@ -146,13 +162,11 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = MEAN, delta: float
 def huber_loss_backward(
     grad_output: Tensor, self: Tensor, target: Tensor, reduction: int, delta: float
 ) -> Tensor:
-    check_reduction(reduction, "huber_loss_backward")
-    x, t = _pair(self, target, "huber_loss_backward", "huber_backward_cpu")
-    g = grad_output._edata * _norm(reduction, self)
-    with quiet_block():
-        d = x - t
-        out = np.where(d <= -delta, -g * delta, np.where(d >= delta, g * delta, d * g))
-    return _result(out, self._edata)
+    def rule(d: np.ndarray, g: np.ndarray) -> np.ndarray:
+        return np.where(d <= -delta, -g * delta, np.where(d >= delta, g * delta, d * g))
+
+    names = ("huber_loss_backward", "huber_backward_cpu")
+    return _difference_backward(grad_output, self, target, reduction, names, rule)
 
 
 # --------------------------------------------------------------------------- soft margin
