@@ -10,7 +10,7 @@ import ember
 from ember._tensor import Tensor
 from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
-from ember.optim.optimizer import Optimizer, as_real, update_moments, update_moments_foreach
+from ember.optim.optimizer import Optimizer, adam_moments, adam_moments_foreach, as_real
 
 aten = ops.aten
 
@@ -63,10 +63,7 @@ class Adam(Optimizer):
         for ps, sts in self._with_grads(group):
             grads = self._grads(ps, group)
             steps = self._count_steps(sts)
-            ps, grads = as_real(ps), as_real(grads)  # a complex parameter as real pairs
-            exp_avgs = as_real([st["exp_avg"] for st in sts])
-            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
+            ps, grads, exp_avgs, exp_avg_sqs = adam_moments_foreach(ps, grads, sts, group["betas"])
             counts = [s.item() for s in steps]
             step_sizes = [-lr / (1 - beta1**n) for n in counts]
             bias_correction2_sqrt = [math.sqrt(1 - beta2**n) for n in counts]
@@ -87,13 +84,9 @@ class Adam(Optimizer):
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        state = self._init_state(p, group)
-        grad = self._grad(p, group)
-        step_t = state["step"]
-        step_t.add_(1)
-        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
-        step = step_t.item()
+        state, grad = self._begin_update(p, group)
+        p, grad, exp_avg, exp_avg_sq = adam_moments(p, grad, state, group["betas"])
+        step = state["step"].item()
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         second = exp_avg_sq

@@ -10,10 +10,9 @@ from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
 from ember.optim.optimizer import (
     Optimizer,
-    as_real,
+    adam_moments,
+    adam_moments_foreach,
     refuse_unsupported,
-    update_moments,
-    update_moments_foreach,
 )
 
 aten = ops.aten
@@ -84,8 +83,7 @@ class NAdam(Optimizer):
         correction2, grad_coef, avg_coef = self._coefficients(
             group, state["step"].item(), state["mu_product"]
         )
-        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
+        p, grad, exp_avg, exp_avg_sq = adam_moments(p, grad, state, group["betas"])
         denom = exp_avg_sq.div(correction2).sqrt_().add_(group["eps"])
         p.addcdiv_(grad, denom, value=grad_coef)
         p.addcdiv_(exp_avg, denom, value=avg_coef)
@@ -100,10 +98,7 @@ class NAdam(Optimizer):
                 for s, st in zip(steps, sts, strict=True)
             ]
             corrections2, grad_coefs, avg_coefs = (list(c) for c in zip(*coefs, strict=True))
-            ps, grads = as_real(ps), as_real(grads)
-            exp_avgs = as_real([st["exp_avg"] for st in sts])
-            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
+            ps, grads, exp_avgs, exp_avg_sqs = adam_moments_foreach(ps, grads, sts, group["betas"])
             denom = aten._foreach_div.ScalarList(exp_avg_sqs, corrections2)
             aten._foreach_sqrt_.default(denom)
             aten._foreach_add_.Scalar(denom, group["eps"])

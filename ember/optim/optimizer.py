@@ -470,6 +470,31 @@ def update_moments_foreach(
     aten._foreach_addcmul_.Scalar(exp_avg_sqs, grads, grads, 1 - beta2)
 
 
+def adam_moments(
+    p: Tensor, grad: Tensor, state: dict[str, Any], betas: tuple[float, float]
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The start of an Adam-family update (Adam, RAdam, NAdam) of one parameter: ``p``,
+    ``grad`` and the state's ``exp_avg`` and ``exp_avg_sq`` as real views (``as_real``), the
+    moments updated with ``grad`` (``update_moments``)."""
+    p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
+    update_moments(exp_avg, exp_avg_sq, grad, betas)
+    return p, grad, exp_avg, exp_avg_sq
+
+
+def adam_moments_foreach(
+    ps: list[Tensor],
+    grads: list[Tensor],
+    states: list[dict[str, Any]],
+    betas: tuple[float, float],
+) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    """``adam_moments`` of lists of parameters (one device's), with one foreach op a step."""
+    ps, grads = as_real(ps), as_real(grads)  # a complex parameter as real pairs
+    exp_avgs = as_real([st["exp_avg"] for st in states])
+    exp_avg_sqs = as_real([st["exp_avg_sq"] for st in states])
+    update_moments_foreach(exp_avgs, exp_avg_sqs, grads, betas)
+    return ps, grads, exp_avgs, exp_avg_sqs
+
+
 def refuse_unsupported(optimizer: str, **options: Any) -> None:
     """Raise ``NotImplementedError`` naming the options that were set among PyTorch's CUDA-only
     (``capturable``, ``fused``) and differentiate-through-the-step (``differentiable``) ones."""

@@ -11,10 +11,9 @@ from ember.ops.registry import ops
 from ember.optim._hyperparameters import check_hyperparameters
 from ember.optim.optimizer import (
     Optimizer,
-    as_real,
+    adam_moments,
+    adam_moments_foreach,
     refuse_unsupported,
-    update_moments,
-    update_moments_foreach,
 )
 
 aten = ops.aten
@@ -74,8 +73,7 @@ class RAdam(Optimizer):
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         state, grad = self._begin_update(p, group)
-        p, grad, exp_avg, exp_avg_sq = as_real([p, grad, state["exp_avg"], state["exp_avg_sq"]])
-        update_moments(exp_avg, exp_avg_sq, grad, group["betas"])
+        p, grad, exp_avg, exp_avg_sq = adam_moments(p, grad, state, group["betas"])
         coef, rectified = self._step_size(group, state["step"].item())
         if rectified:
             p.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(group["eps"]), value=coef)
@@ -88,10 +86,7 @@ class RAdam(Optimizer):
         for ps, sts in self._with_grads(group):
             steps = self._count_steps(sts)
             grads = self._grads(ps, group)
-            ps, grads = as_real(ps), as_real(grads)
-            exp_avgs = as_real([st["exp_avg"] for st in sts])
-            exp_avg_sqs = as_real([st["exp_avg_sq"] for st in sts])
-            update_moments_foreach(exp_avgs, exp_avg_sqs, grads, group["betas"])
+            ps, grads, exp_avgs, exp_avg_sqs = adam_moments_foreach(ps, grads, sts, group["betas"])
             sizes = [self._step_size(group, s.item()) for s in steps]
             rect = [i for i, (_, r) in enumerate(sizes) if r]
             plain = [i for i, (_, r) in enumerate(sizes) if not r]
