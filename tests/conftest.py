@@ -56,6 +56,20 @@ def dispatched_ops(lib: Any, run: Callable[[], Any]) -> list[str]:
     return seen
 
 
+def raises_as_torch(call: Callable[[Any], Any]) -> tuple[BaseException, BaseException]:
+    """``call(torch)`` raises, and ``call(ember)`` raises an instance of the builtin class
+    that PyTorch's exception is (PyTorch's own types, as ``LinAlgError``, derive from one);
+    returns both exceptions, PyTorch's first."""
+    with pytest.raises(Exception) as t_info:  # noqa: PT011 - the type is PyTorch's
+        call(torch)
+    with pytest.raises(Exception) as e_info:  # noqa: PT011
+        call(ember)
+    t_exc, e_exc = t_info.value, e_info.value
+    base = next(k for k in type(t_exc).__mro__ if k.__module__ == "builtins")
+    assert isinstance(e_exc, base), (type(e_exc), e_exc, t_exc)
+    return t_exc, e_exc
+
+
 @contextmanager
 def python_key_calls() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
     """The aten ops that reach ember's Python key while the block runs, by name with their
