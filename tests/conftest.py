@@ -56,6 +56,32 @@ def dispatched_ops(lib: Any, run: Callable[[], Any]) -> list[str]:
     return seen
 
 
+def train_steps(
+    model: Any,
+    opt: Any,
+    loss_fn: Callable[[Any, Any], Any],
+    x: Any,
+    y: Any,
+    steps: int,
+    lr: Callable[[int], float] | None = None,
+) -> list[float]:
+    """``steps`` training steps of ``model`` on one batch: ``loss_fn(model(x), y)``, its
+    backward and ``opt.step()``, the learning rate set to ``lr(step)`` first where given, and
+    the lazy device's ``mark_step`` after each step where ``x`` is on it; the losses."""
+    losses = []
+    for step in range(steps):
+        if lr is not None:
+            opt.param_groups[0]["lr"] = lr(step)
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if x.device.type == "lazy":
+            ember.lazy.mark_step()
+        losses.append(loss.item())
+    return losses
+
+
 def raises_as_torch(call: Callable[[Any], Any]) -> tuple[BaseException, BaseException]:
     """``call(torch)`` raises, and ``call(ember)`` raises an instance of the builtin class
     that PyTorch's exception is (PyTorch's own types, as ``LinAlgError``, derive from one);

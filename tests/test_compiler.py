@@ -29,6 +29,7 @@ from ember.compiler.interpreter_tier import ArrayInterpreter
 from ember.compiler.pass_manager import run_pass
 from ember.dispatch.keys import CPU_BIT, DispatchKey
 from ember.lazy import executor, metrics
+from tests.conftest import train_steps
 
 aten = ember.ops.aten
 TIERS = ["interpreter", "numpy", "numba"]
@@ -119,6 +120,11 @@ def test_mixed_dtypes_call_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
 # --------------------------------------------------------------------------- training
 
 
+def _decaying_lr(step: int) -> float:
+    """A learning rate that changes every step."""
+    return 0.1 / (1 + step)
+
+
 def _train(device: str, make_opt: Any, steps: int = 6) -> tuple[list[float], list[Any]]:
     ember.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)).to(device)
@@ -126,16 +132,7 @@ def _train(device: str, make_opt: Any, steps: int = 6) -> tuple[list[float], lis
     rng = np.random.default_rng(0)
     x = ember.tensor(rng.standard_normal((32, 8)).astype(np.float32)).to(device)
     y = ember.tensor(rng.integers(0, 3, 32)).to(device)
-    losses = []
-    for step in range(steps):
-        opt.param_groups[0]["lr"] = 0.1 / (1 + step)  # changes every step
-        opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        if device == "lazy":
-            ember.lazy.mark_step()
-        losses.append(loss.item())
+    losses = train_steps(model, opt, nn.functional.cross_entropy, x, y, steps, _decaying_lr)
     return losses, [p.to("cpu").detach().numpy() for p in model.parameters()]
 
 

@@ -24,6 +24,7 @@ from ember.lazy.recorder import to_lazy
 from ember.testing._internal import opinfo
 from ember.testing._internal.opinfo import clone_args, generate, samples_for
 from ember.testing._internal.programs import check_lazy_against_eager
+from tests.conftest import train_steps
 
 LAZY_OPS = [
     op
@@ -318,6 +319,11 @@ def test_changing_python_numbers_do_not_recompile() -> None:
     assert metrics.counter_value("compile_cache_hit") == 4
 
 
+def _decaying_lr(step: int) -> float:
+    """A learning rate that changes every step."""
+    return 0.1 / (1 + step)
+
+
 def test_a_training_loop_matches_eager_and_recompiles_nothing_after_warm_up() -> None:
     def train(device: str) -> list[float]:
         ember.manual_seed(0)
@@ -326,17 +332,7 @@ def test_a_training_loop_matches_eager_and_recompiles_nothing_after_warm_up() ->
         rng = np.random.default_rng(0)
         x = ember.tensor(rng.standard_normal((32, 8)).astype(np.float32)).to(device)
         y = ember.tensor(rng.integers(0, 3, 32)).to(device)
-        losses = []
-        for step in range(6):
-            opt.param_groups[0]["lr"] = 0.1 / (1 + step)  # changes every step
-            opt.zero_grad()
-            loss = nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            if device == "lazy":
-                ember.lazy.mark_step()
-            losses.append(loss.item())
-        return losses
+        return train_steps(model, opt, nn.functional.cross_entropy, x, y, 6, _decaying_lr)
 
     eager_losses = train("cpu")
     metrics.reset()

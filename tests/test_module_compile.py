@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import ember
-from tests.conftest import requires_torch, torch
+from tests.conftest import requires_torch, torch, train_steps
 
 
 @pytest.mark.parametrize("backend", ["ember", "aot_eager"])
@@ -19,13 +19,7 @@ def test_module_compile_trains_as_the_eager_module(backend: str) -> None:
             assert model.compile(backend=backend) is None
         opt = ember.optim.SGD(model.parameters(), lr=0.1)
         x, y = ember.randn(16, 3), ember.randn(16, 1)
-        losses = []
-        for _ in range(3):
-            opt.zero_grad()
-            loss = ember.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            losses.append(float(loss))
+        losses = train_steps(model, opt, ember.nn.functional.mse_loss, x, y, 3)
         return losses, [p.detach() for p in model.parameters()]
 
     eager, eager_params = run(False)

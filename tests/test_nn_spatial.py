@@ -20,7 +20,7 @@ import pytest
 import ember
 from ember import nn
 
-from .conftest import raises_as_torch, requires_torch, torch
+from .conftest import raises_as_torch, requires_torch, torch, train_steps
 from .nn_compare import to_pair as _pair
 
 pytestmark = requires_torch
@@ -811,15 +811,6 @@ def test_a_conv_net_trains_on_the_lazy_device_as_eagerly() -> None:
         opt = ember.optim.SGD(model.parameters(), lr=0.2)
         x, y = _digits(8)
         xs, ys = ember.from_numpy(x).to(device), ember.from_numpy(y).to(device)
-        losses = []
-        for _ in range(3):
-            opt.zero_grad()
-            loss = ember.nn.functional.cross_entropy(model(xs), ys)
-            loss.backward()
-            opt.step()
-            if device == "lazy":
-                ember.lazy.mark_step()
-            losses.append(loss.item())
-        return losses
+        return train_steps(model, opt, ember.nn.functional.cross_entropy, xs, ys, 3)
 
     np.testing.assert_allclose(train("lazy"), train("cpu"), rtol=1e-10)
