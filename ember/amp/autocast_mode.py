@@ -108,47 +108,37 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
     _state.local.dtype["cpu"] = dtype
 
 
+def _deprecated(old: str, new: str) -> None:
+    """PyTorch's DeprecationWarning for the CPU-only spellings: ``torch.<old>`` is deprecated,
+    use ``torch.<new>`` (attributed to the deprecated function's caller)."""
+    warnings.warn(
+        f"torch.{old} is deprecated. Please use torch.{new} instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 def is_autocast_cpu_enabled() -> bool:
     """Deprecated: ``is_autocast_enabled("cpu")``."""
-    warnings.warn(
-        "torch.is_autocast_cpu_enabled() is deprecated. Please use "
-        "torch.is_autocast_enabled('cpu') instead.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return _state.cpu_enabled()
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
     """Deprecated: ``set_autocast_enabled("cpu", enabled)``."""
-    warnings.warn(
-        "torch.set_autocast_cpu_enabled(enabled) is deprecated. Please use "
-        "torch.set_autocast_enabled('cpu', enabled) instead.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
     _state.set_cpu_enabled(bool(enabled))
 
 
 def get_autocast_cpu_dtype() -> Any:
     """Deprecated: ``get_autocast_dtype("cpu")``."""
-    warnings.warn(
-        "torch.get_autocast_cpu_dtype() is deprecated. Please use "
-        "torch.get_autocast_dtype('cpu') instead.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return _state.local.dtype["cpu"]
 
 
 def set_autocast_cpu_dtype(dtype: Any) -> None:
     """Deprecated: ``set_autocast_dtype("cpu", dtype)``."""
-    warnings.warn(
-        "torch.set_autocast_cpu_dtype(dtype) is deprecated. Please use "
-        "torch.set_autocast_dtype('cpu', dtype) instead.",
-        DeprecationWarning,
-        stacklevel=2,
-    )
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
     _state.local.dtype["cpu"] = dtype
 
 
