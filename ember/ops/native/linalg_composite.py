@@ -449,6 +449,18 @@ def _dims(dim: Any, ndim: int, api: str) -> list[int]:
     return [wrap_dim(d, ndim, api) for d in dims]
 
 
+def _matrix_norm_dims(self: Tensor, dim: Sequence[int], api: str) -> tuple[int, int]:
+    """The checks every matrix norm makes (a matrix or a batch of them, two distinct
+    ``dim``): the two dims, wrapped."""
+    matrix_check(self.shape, self.dtype, api, ("low", ""), square=False)
+    if len(dim) != 2:
+        raise RuntimeError(f"{api}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    d0, d1 = _dims(dim, self.ndim, api)
+    if d0 == d1:
+        raise RuntimeError(f"{api}: dims must be different. Got ({d0}, {d1})")
+    return d0, d1
+
+
 @impl(aten.linalg_matrix_norm.default, _CIA)
 def linalg_matrix_norm(
     self: Tensor,
@@ -460,12 +472,7 @@ def linalg_matrix_norm(
 ) -> Tensor:
     """Matrix norms of order ±1, ±2 and ±inf over the two ``dim``."""
     api = "linalg.matrix_norm"
-    matrix_check(self.shape, self.dtype, api, ("low", ""), square=False)
-    if len(dim) != 2:
-        raise RuntimeError(f"{api}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-    d0, d1 = _dims(dim, self.ndim, api)
-    if d0 == d1:
-        raise RuntimeError(f"{api}: dims must be different. Got ({d0}, {d1})")
+    d0, d1 = _matrix_norm_dims(self, dim, api)
     abs_ord = abs(ord)
     if abs_ord not in (2, 1, _INF):
         raise RuntimeError(f"{api}: Order {ord} not supported.")
@@ -584,12 +591,7 @@ def linalg_matrix_norm_str(
     api = "linalg.matrix_norm"
     if ord not in ("fro", "nuc"):
         raise RuntimeError(f"{api}: Order {ord} not supported.")
-    matrix_check(self.shape, self.dtype, api, ("low", ""), square=False)
-    if len(dim) != 2:
-        raise RuntimeError(f"{api}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-    d0, d1 = _dims(dim, self.ndim, api)
-    if d0 == d1:
-        raise RuntimeError(f"{api}: dims must be different. Got ({d0}, {d1})")
+    d0, d1 = _matrix_norm_dims(self, dim, api)
     if ord == "fro":
         return aten.linalg_vector_norm.default(self, 2, [d0, d1], keepdim, dtype=dtype)  # type: ignore[no-any-return]
     check_linalg_dtype(self.dtype, api, ("low", ""))
