@@ -33,42 +33,33 @@ ZERO, ONE, TWO, INF, OTHER = 0, 1, 2, 3, 4
 
 
 @numba.njit(cache=True, fastmath={"reassoc"})
-def _two(x: np.ndarray, out: np.ndarray, zero: float) -> None:  # pragma: no cover - compiled
+def _sums(
+    x: np.ndarray, out: np.ndarray, kind: int, p: float, zero: float, one: float
+) -> None:  # pragma: no cover - compiled
+    """Pair by pair, the column sum of ``kind``'s term and its root (every kind but
+    ``INF``): one column loop per kind, chosen once a pair, so each loop vectorises."""
     n, m = x.shape
     k = 0
     for i in range(n):
         for j in range(i + 1, n):
             acc = zero
-            for c in range(m):
-                d = x[i, c] - x[j, c]
-                acc += d * d
-            out[k] = np.sqrt(acc)
-            k += 1
-
-
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _one(x: np.ndarray, out: np.ndarray, zero: float) -> None:  # pragma: no cover - compiled
-    n, m = x.shape
-    k = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            acc = zero
-            for c in range(m):
-                acc += abs(x[i, c] - x[j, c])
-            out[k] = acc
-            k += 1
-
-
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _zero(x: np.ndarray, out: np.ndarray, zero: float, one: float) -> None:  # pragma: no cover
-    n, m = x.shape
-    k = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            acc = zero
-            for c in range(m):
-                acc += min(np.ceil(abs(x[i, c] - x[j, c])), one)
-            out[k] = acc
+            if kind == TWO:
+                for c in range(m):
+                    d = x[i, c] - x[j, c]
+                    acc += d * d
+                out[k] = np.sqrt(acc)
+            elif kind == ONE:
+                for c in range(m):
+                    acc += abs(x[i, c] - x[j, c])
+                out[k] = acc
+            elif kind == ZERO:
+                for c in range(m):
+                    acc += min(np.ceil(abs(x[i, c] - x[j, c])), one)
+                out[k] = acc
+            else:
+                for c in range(m):
+                    acc += abs(x[i, c] - x[j, c]) ** p
+                out[k] = acc ** (1.0 / p)  # in double, as PyTorch's std::pow(agg, 1.0 / p)
             k += 1
 
 
@@ -92,34 +83,15 @@ def _inf(x: np.ndarray, out: np.ndarray, zero: float) -> None:  # pragma: no cov
         k += n - i - 1
 
 
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _pow(x: np.ndarray, out: np.ndarray, p: float, zero: float) -> None:  # pragma: no cover
-    n, m = x.shape
-    k = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            acc = zero
-            for c in range(m):
-                acc += abs(x[i, c] - x[j, c]) ** p
-            out[k] = acc ** (1.0 / p)  # in double, as PyTorch's std::pow(agg, 1.0 / p)
-            k += 1
-
-
 def forward(x: np.ndarray, kind: int, p: float, zero: float, one: float) -> np.ndarray:
     """The distance of each pair of rows ``i < j`` of ``x`` (n, m), row-major pair order
-    (one loop per kind of ``p``, so each compiles to vector code)."""
+    (one column loop per kind of ``p``, so each compiles to vector code)."""
     n = x.shape[0]
     out = np.empty(n * (n - 1) // 2, x.dtype)
-    if kind == TWO:
-        _two(x, out, zero)
-    elif kind == ONE:
-        _one(x, out, zero)
-    elif kind == ZERO:
-        _zero(x, out, zero, one)
-    elif kind == INF:
+    if kind == INF:
         _inf(x, out, zero)
     else:
-        _pow(x, out, p, zero)
+        _sums(x, out, kind, p, zero, one)
     return out
 
 
