@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import ember
 from ember._tensor import Tensor
@@ -15,22 +16,41 @@ from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
 
-class ReLU(Module):
+class _Activation(Module):
+    """An activation layer over a functional: ``forward`` is ``_fn(input, *options)``, the
+    options the attributes named in ``_options`` (with ``_fn_kwargs`` added), and the repr
+    shows those in ``_shown`` (all of them unless a layer says otherwise) as ``name=value``,
+    ``inplace`` only when set."""
+
+    _fn: ClassVar[Callable[..., Tensor]]
+    _options: ClassVar[tuple[str, ...]] = ()
+    _shown: ClassVar[tuple[str, ...] | None] = None
+    _fn_kwargs: ClassVar[dict[str, Any]] = {}
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._fn(input, *[getattr(self, name) for name in self._options], **self._fn_kwargs)
+
+    def extra_repr(self) -> str:
+        shown = self._options if self._shown is None else self._shown
+        parts = [f"{name}={getattr(self, name)}" for name in shown if name != "inplace"]
+        if "inplace" in shown and self.inplace:
+            parts.append("inplace=True")
+        return ", ".join(parts)
+
+
+class ReLU(_Activation):
     """``max(x, 0)``.
 
     >>> ember.nn.ReLU()(ember.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
 
+    _fn = staticmethod(F.relu)
+    _options = ("inplace",)
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):
@@ -51,22 +71,19 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
+class SiLU(_Activation):
     """``x * sigmoid(x)``.
 
     >>> ember.nn.SiLU()(ember.tensor([0.0]))
     tensor([0.])
     """
 
+    _fn = staticmethod(F.silu)
+    _options = ("inplace",)
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):
@@ -91,124 +108,109 @@ class Sigmoid(Module):
         return input.sigmoid()
 
 
-class Softmax(Module):
+class Softmax(_Activation):
     """Softmax along ``dim``.
 
     >>> ember.nn.Softmax(dim=0)(ember.tensor([0.0, 0.0]))
     tensor([0.5000, 0.5000])
     """
 
+    _fn = staticmethod(F.softmax)
+    _options = ("dim",)
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 def _inplace(inplace: bool) -> str:
     return ", inplace=True" if inplace else ""
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
     """``x`` where ``x > 0``, else ``negative_slope * x``.
 
     >>> ember.nn.LeakyReLU(0.1)(ember.tensor([-2.0, 3.0]))
     tensor([-0.2000,  3.0000])
     """
 
+    _fn = staticmethod(F.leaky_relu)
+    _options = ("negative_slope", "inplace")
+
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}{_inplace(self.inplace)}"
-
-
-class ELU(Module):
+class ELU(_Activation):
     """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``.
 
     >>> ember.nn.ELU()(ember.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
 
+    _fn = staticmethod(F.elu)
+    _options = ("alpha", "inplace")
+
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace(self.inplace)}"
-
-
-class CELU(Module):
+class CELU(_Activation):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
 
     >>> ember.nn.CELU()(ember.tensor([0.0, 2.0]))
     tensor([0., 2.])
     """
 
+    _fn = staticmethod(F.celu)
+    _options = ("alpha", "inplace")
+
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.celu(input, self.alpha, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}{_inplace(self.inplace)}"
-
-
-class SELU(Module):
+class SELU(_Activation):
     """Scaled ELU with the self-normalizing constants.
 
     >>> ember.nn.SELU()(ember.tensor([0.0, 1.0]))
     tensor([0.0000, 1.0507])
     """
 
+    _fn = staticmethod(F.selu)
+    _options = ("inplace",)
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.selu(input, self.inplace)
 
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
-
-
-class Softplus(Module):
+class Softplus(_Activation):
     """``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``).
 
     >>> ember.nn.Softplus()(ember.tensor([0.0]))
     tensor([0.6931])
     """
 
+    _fn = staticmethod(F.softplus)
+    _options = ("beta", "threshold")
+
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softplus(input, self.beta, self.threshold)
 
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
-
-
-class Hardtanh(Module):
+class Hardtanh(_Activation):
     """``x`` clamped to ``[min_val, max_val]``.
 
     >>> ember.nn.Hardtanh()(ember.tensor([-3.0, 0.5]))
     tensor([-1.0000,  0.5000])
     """
+
+    _fn = staticmethod(F.hardtanh)
+    _options = ("min_val", "max_val", "inplace")
 
     def __init__(
         self,
@@ -239,12 +241,6 @@ class Hardtanh(Module):
                 f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
             )
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace(self.inplace)}"
-
 
 class ReLU6(Hardtanh):
     """``min(max(x, 0), 6)``.
@@ -260,193 +256,179 @@ class ReLU6(Hardtanh):
         return "inplace=True" if self.inplace else ""
 
 
-class Hardswish(Module):
+class Hardswish(_Activation):
     """``x * relu6(x + 3) / 6``.
 
     >>> ember.nn.Hardswish()(ember.tensor([4.0]))
     tensor([4.])
     """
 
+    _fn = staticmethod(F.hardswish)
+    _options = ("inplace",)
+    _shown = ()  # PyTorch prints no options
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardswish(input, self.inplace)
 
-
-class Hardsigmoid(Module):
+class Hardsigmoid(_Activation):
     """``relu6(x + 3) / 6``.
 
     >>> ember.nn.Hardsigmoid()(ember.tensor([0.0]))
     tensor([0.5000])
     """
 
+    _fn = staticmethod(F.hardsigmoid)
+    _options = ("inplace",)
+    _shown = ()  # PyTorch prints no options
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardsigmoid(input, self.inplace)
 
-
-class Mish(Module):
+class Mish(_Activation):
     """``x * tanh(softplus(x))``.
 
     >>> ember.nn.Mish()(ember.tensor([0.0]))
     tensor([0.])
     """
 
+    _fn = staticmethod(F.mish)
+    _options = ("inplace",)
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.mish(input, self.inplace)
 
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
-
-
-class LogSigmoid(Module):
+class LogSigmoid(_Activation):
     """``log(sigmoid(x))``.
 
     >>> ember.nn.LogSigmoid()(ember.tensor([0.0]))
     tensor([-0.6931])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.logsigmoid(input)
+    _fn = staticmethod(F.logsigmoid)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_Activation):
     """``log(softmax(x, dim))``.
 
     >>> ember.nn.LogSoftmax(dim=0)(ember.tensor([0.0, 0.0]))
     tensor([-0.6931, -0.6931])
     """
 
+    _fn = staticmethod(F.log_softmax)
+    _options = ("dim",)
+    _fn_kwargs = {"_stacklevel": 5}  # (the warning names the caller of the layer)
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.log_softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class Softmin(Module):
+class Softmin(_Activation):
     """``softmax(-x, dim)``.
 
     >>> ember.nn.Softmin(dim=0)(ember.tensor([0.0, 0.0]))
     tensor([0.5000, 0.5000])
     """
 
+    _fn = staticmethod(F.softmin)
+    _options = ("dim",)
+    _fn_kwargs = {"_stacklevel": 5}  # (the warning names the caller of the layer)
+
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softmin(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class Softsign(Module):
+class Softsign(_Activation):
     """``x / (1 + |x|)``.
 
     >>> ember.nn.Softsign()(ember.tensor([1.0]))
     tensor([0.5000])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softsign(input)
+    _fn = staticmethod(F.softsign)
 
 
-class Tanhshrink(Module):
+class Tanhshrink(_Activation):
     """``x - tanh(x)``.
 
     >>> ember.nn.Tanhshrink()(ember.tensor([0.0]))
     tensor([0.])
     """
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.tanhshrink(input)
+    _fn = staticmethod(F.tanhshrink)
 
 
-class Softshrink(Module):
+class Softshrink(_Activation):
     """Shrinks ``x`` toward 0 by ``lambd`` (0 inside ``[-lambd, lambd]``).
 
     >>> ember.nn.Softshrink()(ember.tensor([1.0]))
     tensor([0.5000])
     """
 
+    _fn = staticmethod(F.softshrink)
+    _options = ("lambd",)
+
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return str(self.lambd)
 
 
-class Hardshrink(Module):
+class Hardshrink(_Activation):
     """``x`` where ``|x| > lambd``, else 0.
 
     >>> ember.nn.Hardshrink()(ember.tensor([1.0, 0.2]))
     tensor([1., 0.])
     """
 
+    _fn = staticmethod(F.hardshrink)
+    _options = ("lambd",)
+
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
-class Threshold(Module):
+class Threshold(_Activation):
     """``x`` where ``x > threshold``, else ``value``.
 
     >>> ember.nn.Threshold(2.0, -1.0)(ember.tensor([1.0, 3.0]))
     tensor([-1.,  3.])
     """
 
+    _fn = staticmethod(F.threshold)
+    _options = ("threshold", "value", "inplace")
+
     def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
         self.threshold, self.value, self.inplace = threshold, value, inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.threshold(input, self.threshold, self.value, self.inplace)
 
-    def extra_repr(self) -> str:
-        return f"threshold={self.threshold}, value={self.value}{_inplace(self.inplace)}"
-
-
-class GLU(Module):
+class GLU(_Activation):
     """Gated linear unit over the two halves of ``dim``.
 
     >>> ember.nn.GLU()(ember.tensor([1.0, 0.0]))
     tensor([0.5000])
     """
 
+    _fn = staticmethod(F.glu)
+    _options = ("dim",)
+
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.glu(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 class PReLU(Module):
