@@ -195,12 +195,19 @@ def _seq(bf: bool, n: int, s: int, d: int) -> np.ndarray:
     return _x(n, s, d) if bf else _x(s, n, d)
 
 
-@pytest.mark.parametrize("kwargs", LAYER_KWARGS, ids=str)
-def test_encoder_layer_matches_torch(kwargs: dict[str, Any]) -> None:
-    e = ember.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, ember))
-    t = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, torch))
+def _layers(name: str, kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """ember's and PyTorch's layer ``name`` (d_model 8, 2 heads, feed-forward 16, no
+    dropout) with ``kwargs``, in double precision, ember's holding PyTorch's parameters."""
+    e = getattr(ember.nn, name)(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, ember))
+    t = getattr(torch.nn, name)(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, torch))
     e, t = e.double(), t.double()
     load_from_torch(e, t)
+    return e, t
+
+
+@pytest.mark.parametrize("kwargs", LAYER_KWARGS, ids=str)
+def test_encoder_layer_matches_torch(kwargs: dict[str, Any]) -> None:
+    e, t = _layers("TransformerEncoderLayer", kwargs)
     bf = kwargs.get("batch_first", False)
     src = _seq(bf, 3, 5, 8)
     causal = ember.nn.Transformer.generate_square_subsequent_mask(5).double()
@@ -221,10 +228,7 @@ def test_encoder_layer_matches_torch(kwargs: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("kwargs", LAYER_KWARGS, ids=str)
 def test_decoder_layer_matches_torch(kwargs: dict[str, Any]) -> None:
-    e = ember.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, ember))
-    t = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **_layer_kwargs(kwargs, torch))
-    e, t = e.double(), t.double()
-    load_from_torch(e, t)
+    e, t = _layers("TransformerDecoderLayer", kwargs)
     bf = kwargs.get("batch_first", False)
     tgt, mem = _seq(bf, 3, 4, 8), _seq(bf, 3, 6, 8)
     mem_padding = np.zeros((3, 6), bool)
