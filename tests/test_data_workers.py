@@ -21,7 +21,7 @@ from ember.utils.data import (
     WeightedRandomSampler,
     get_worker_info,
 )
-from ember.utils.data._worker import generate_numpy_seed
+from ember.utils.data._worker import frame, generate_numpy_seed, unframe
 from tests.conftest import requires_torch, torch
 
 
@@ -389,3 +389,65 @@ def test_shutdown_does_not_wait_for_a_busy_worker() -> None:
     assert time.monotonic() - start < 5
     it._workers[0].join(5)
     assert not it._workers[0].is_alive()
+
+
+def test_frames_split_across_reads_are_put_back_together() -> None:
+    stream = b"".join(frame(m) for m in [(0, "a"), (1, list(range(50))), (2, None)])
+    buf, got = bytearray(), []
+    for i in range(0, len(stream), 7):  # seven bytes a read: headers and payloads cut anywhere
+        buf += stream[i : i + 7]
+        got += unframe(buf)
+    assert got == [(0, "a"), (1, list(range(50))), (2, None)] and not buf
+
+
+class _Big(Dataset):
+    """Samples of 300 KiB each: a batch of four is larger than a pipe holds."""
+
+    def __getitem__(self, i: int) -> ember.Tensor:
+        return ember.full((300 * 256,), float(i))
+
+    def __len__(self) -> int:
+        return 10
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_batches_larger_than_a_pipe_arrive_whole(in_order: bool) -> None:
+    loader = DataLoader(_Big(), batch_size=4, num_workers=2, in_order=in_order)
+    got = sorted((b[:, 0].tolist(), b.shape[1]) for b in loader)
+    assert got == [([0.0, 1.0, 2.0, 3.0], 76800), ([4.0, 5.0, 6.0, 7.0], 76800),
+                   ([8.0, 9.0], 76800)]  # fmt: skip
+
+
+class _Mixed(Dataset):
+    """Batches of tensors of every kind a worker sends: plain ones as raw buffers (NOTE
+    [batches as buffers]); strided views, bfloat16, requires_grad and 0-d ones pickled."""
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        x = ember.arange(12, dtype=ember.float64).reshape(3, 4) + i
+        return {
+            "plain": x, "strided": x.t(), "int": ember.arange(i, i + 3),
+            "bool": ember.tensor([True, False]), "complex": ember.tensor([1 + 2j]) * i,
+            "bf16": x.to(ember.bfloat16), "scalar": ember.tensor(float(i)),
+            "grad": ember.ones(2, requires_grad=True), "empty": ember.zeros(0, 3),
+        }  # fmt: skip
+
+    def __len__(self) -> int:
+        return 5
+
+
+def test_every_kind_of_tensor_arrives_as_sent() -> None:
+    def keep(batch: list[Any]) -> list[Any]:
+        return batch
+
+    serial = list(DataLoader(_Mixed(), batch_size=2, collate_fn=keep))
+    loaded = list(DataLoader(_Mixed(), batch_size=2, collate_fn=keep, num_workers=2))
+    for sb, lb in zip(serial, loaded, strict=True):
+        for s, got in zip(sb, lb, strict=True):
+            for k, want in s.items():
+                assert got[k].dtype == want.dtype and got[k].shape == want.shape, k
+                assert got[k].stride() == want.contiguous().stride(), k
+                assert got[k].requires_grad == want.requires_grad, k
+                assert ember.equal(got[k].detach(), want.detach()), k
+    got = loaded[0][0]["plain"]
+    got.add_(1)  # a batch the main process received is its own, writable memory
+    assert got[0, 0].item() == 1.0

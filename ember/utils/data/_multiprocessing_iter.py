@@ -7,11 +7,13 @@ As PyTorch's ``_MultiProcessingDataLoaderIter``. Each worker has its own index q
 its own result pipe. Task ``i`` goes to the next live worker in turn; ``task_info[i]`` holds
 its worker and, once it has come back out of order, its batch. ``__next__`` returns
 task ``rcvd_idx`` as soon as it is there, skipping tasks of workers whose iterable dataset
-ended. Batches travel pickled (a tensor pickles as its NumPy array), the worker pickling
-them itself so an unpicklable batch becomes an error here instead of a hang.
+ended. Batches travel pickled, the worker pickling them itself so an unpicklable batch
+becomes an error here instead of a hang.
 
-Tasks go out and results come back through two pipes per worker (NOTE [worker pipes]).
-Every
+Tasks go out and results come back through two pipes per worker (NOTE [worker pipes]),
+each message framed with its length (``_worker.frame``, its tensors' data as raw buffers:
+NOTE [batches as buffers]), so one read takes all that a pipe holds; in order, only the
+pipe of the worker whose batch is due is waited on (NOTE [waiting on one worker]). Every
 ``STATUS_CHECK_INTERVAL`` seconds of waiting the main process checks that its workers live
 and raises naming any that died; ``timeout`` bounds the wait for one batch. Workers stop
 when the iterator is exhausted (unless persistent), deleted, or garbage collected at exit.
@@ -24,17 +26,18 @@ import itertools
 import math
 import multiprocessing as mp
 import os
-import pickle
 import select
-import struct
 import time
 from multiprocessing.connection import wait
 from typing import Any
 
 from ember.utils.data._worker import (
+    READ_CHUNK,
     ExceptionWrapper,
     IterableDatasetStopIteration,
     ResumeIteration,
+    frame,
+    unframe,
     worker_loop,
 )
 
@@ -96,8 +99,14 @@ class MultiProcessingIter:
         # receiving a small batch (None: connection.wait it is)
         self._poller = select.poll() if hasattr(select, "poll") else None
         self._fd_worker: dict[int, int] = {}
+        #: per worker, a poll object for its result pipe alone, and the worker whose batch
+        #: ``__next__`` waits for (None: any), NOTE [waiting on one worker]
+        self._worker_pollers: list[Any] = []
+        self._want: int | None = None
         self._task_fds: list[int] = []
         self._pending: list[bytearray] = []
+        #: per worker, the bytes read from its result pipe that do not make a whole message yet
+        self._rbufs: list[bytearray] = []
         #: (worker id, (task index, data)) as they came, not yet handed on
         self._received: collections.deque[tuple[int, Any]] = collections.deque()
         #: per worker, the ResumeIteration answers still to come: a pass restarted before
@@ -128,9 +137,13 @@ class MultiProcessingIter:
             self._task_fds.append(task_writer.fileno())
             self._pending.append(bytearray())
             self._workers.append(w)
+            os.set_blocking(reader.fileno(), False)
             self._readers.append(reader)
+            self._rbufs.append(bytearray())
             if self._poller is not None:
                 self._poller.register(reader.fileno(), select.POLLIN)
+                self._worker_pollers.append(select.poll())
+                self._worker_pollers[-1].register(reader.fileno(), select.POLLIN)
                 self._fd_worker[reader.fileno()] = worker_id
         self._shutdown = False
         self._reset(first=True)
@@ -180,8 +193,7 @@ class MultiProcessingIter:
     def _send(self, worker_id: int, task: Any) -> None:
         """Queue ``task`` for a worker, in the framing ``Connection.recv_bytes`` reads, and
         write what its pipe takes now (NOTE [worker pipes])."""
-        payload = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-        self._pending[worker_id] += struct.pack("!i", len(payload)) + payload
+        self._pending[worker_id] += frame(task)
         self._flush(worker_id)
 
     def _flush(self, worker_id: int) -> bool:
@@ -208,11 +220,7 @@ class MultiProcessingIter:
             if not self._flush_all():  # tasks still to write: look again soon
                 timeout = min(timeout, 0.005)
             for worker_id in self._ready(timeout):
-                r = self._readers[worker_id]
-                try:
-                    self._received.append((worker_id, pickle.loads(r.recv_bytes())))
-                except EOFError:  # that worker exited: only the liveness check can tell why
-                    self._close_reader(worker_id)
+                self._drain(worker_id)
         if not self._received:
             dead = [w for w, live in zip(self._workers, self._workers_live, strict=True)
                     if live and not w.is_alive()]  # fmt: skip
@@ -233,7 +241,35 @@ class MultiProcessingIter:
         if self._poller is None:
             live = [r for r in self._readers if not r.closed]
             return [self._readers.index(r) for r in wait(live, timeout)]
-        return [self._fd_worker[fd] for fd, _ in self._poller.poll(math.ceil(timeout * 1000))]
+        want, ms = self._want, math.ceil(timeout * 1000)
+        if want is not None and not self._readers[want].closed:
+            return [want] if self._worker_pollers[want].poll(ms) else []
+        return [self._fd_worker[fd] for fd, _ in self._poller.poll(ms)]
+
+    def _drain(self, worker_id: int, keep: bool = True) -> None:
+        """Read all that a worker's result pipe holds, in as few reads as it takes, and
+        queue each whole message in it (NOTE [worker pipes]); drop it all if not ``keep``
+        (shutting down, the reads only keep a worker from blocking on a full pipe)."""
+        r, buf = self._readers[worker_id], self._rbufs[worker_id]
+        if r.closed:
+            return
+        while True:
+            try:
+                chunk = os.read(r.fileno(), READ_CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:  # that worker exited: only the liveness check can tell why
+                self._close_reader(worker_id)
+                break
+            buf += chunk
+            if len(chunk) < READ_CHUNK:
+                break
+        if not keep:
+            buf.clear()
+            return
+        self._received.extend((worker_id, got) for got in unframe(buf))
 
     def _close_reader(self, worker_id: int) -> None:
         r = self._readers[worker_id]
@@ -303,6 +339,13 @@ class MultiProcessingIter:
                 return self._process(info[1])
             if self._shutdown:
                 raise StopIteration
+            # NOTE [waiting on one worker]: in order, only the batch of task rcvd_idx can be
+            # handed on, so only its worker's pipe is waited on; a batch another worker
+            # finishes meanwhile waits in that worker's pipe (it has room for the batches
+            # prefetched) instead of waking this process once for itself and again for
+            # the batch it wants. Each wake-up costs a context switch, which on two cores
+            # costs the workers more than reading the batches together later
+            self._want = info[0] if self._in_order else None
             idx, data = self._get_data()
             if isinstance(data, IterableDatasetStopIteration):
                 self._workers_live[data.worker_id] = False
@@ -332,6 +375,7 @@ class MultiProcessingIter:
         if self._shutdown or os.getpid() != self._owner:
             return
         self._shutdown = True
+        self._want = None  # drain every worker's pipe
         self._done_event.set()
         for worker_id in range(self._num_workers):
             self._send(worker_id, None)
@@ -340,10 +384,7 @@ class MultiProcessingIter:
             self._flush_all()
             # read what the workers still send, so none stays blocked on a full pipe
             for worker_id in self._ready(0.01):
-                try:
-                    self._readers[worker_id].recv_bytes()
-                except (EOFError, OSError):
-                    self._close_reader(worker_id)
+                self._drain(worker_id, keep=False)
         for q in self._index_queues:
             q.close()
         for w in self._workers:
