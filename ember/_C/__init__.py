@@ -49,8 +49,28 @@ __all__ = [
     "_pop_torch_function_stack",
     "_push_on_torch_function_stack",
     "_set_grad_enabled",
+    "_current_graph_task_id",
+    "_will_engine_execute_node",
     *_TLS_NAMES,
 ]
+
+
+def _current_graph_task_id() -> int:
+    """The id of the backward pass running in this thread, -1 outside one.
+
+    >>> ember._C._current_graph_task_id()
+    -1
+    """
+    from ember.autograd import engine  # cycle: the engine imports the dispatcher, as this does
+
+    return engine.current_graph_task_id()
+
+
+def _will_engine_execute_node(node: object) -> bool:
+    """Whether the running backward pass runs ``node`` (or captures a gradient there)."""
+    from ember.autograd import engine  # cycle: the engine imports the dispatcher, as this does
+
+    return engine.will_execute(node)  # type: ignore[arg-type]
 
 
 def _set_grad_enabled(mode: bool) -> None:

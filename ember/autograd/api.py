@@ -12,7 +12,7 @@ import ember
 from ember._memory_format import preserve_format
 from ember._tensor import Tensor, wrap
 from ember.autograd.engine import run_backward
-from ember.autograd.graph import _Handle
+from ember.autograd.graph import AccumulateGrad, GradientEdge, _Handle
 from ember.dispatch import marks
 from ember.dispatch.dispatcher import runs_cpu_kernel_alone
 from ember.dispatch.keys import AUTOGRAD_BIT
@@ -46,6 +46,9 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
     out = []
     for i, t in enumerate(tensors):
         g = grads[i] if i < len(grads) else None
+        if isinstance(t, GradientEdge):
+            out.append(_edge_grad(t, g, i))
+            continue
         if g is None:
             if t._edata.size != 1:
                 raise RuntimeError(
@@ -70,10 +73,51 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
     return out
 
 
+def _edge_shape(edge: GradientEdge) -> tuple[tuple[int, ...], Any] | None:
+    """The shape and ember dtype of the gradient ``edge`` takes, where the graph knows
+    them: a leaf's, a tensor's that ``get_gradient_edge`` made the edge of, an output of an
+    op with several (None otherwise)."""
+    node = edge.node
+    if type(node) is AccumulateGrad:
+        v = node.variable
+        return tuple(v.shape), v.dtype
+    known = node.__dict__.get("_edge_meta", {}).get(edge.output_nr)
+    if known is not None:  # recorded by get_gradient_edge
+        return known  # type: ignore[no-any-return]
+    meta = node.out_meta
+    if edge.output_nr < len(meta) and meta[edge.output_nr] is not None:
+        shape, dtype = meta[edge.output_nr]
+        return tuple(shape), dtype
+    return None
+
+
+def _edge_grad(edge: GradientEdge, g: Any, i: int) -> Tensor:
+    """The gradient backpropagation starts from at the output ``edge``: ``g``, or ones for
+    an edge of one element."""
+    if g is not None:
+        return g if isinstance(g, Tensor) else ember.tensor(g)
+    known = _edge_shape(edge)
+    if known is None:
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs: ember cannot tell the "
+            f"shape of output {i}, a GradientEdge of {edge.node.name()}; pass its gradient "
+            "(grad_tensors= / grad_outputs=)"
+        )
+    shape, dtype = known
+    if any(n != 1 for n in shape):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if not dtype.is_floating_point:
+        raise RuntimeError(
+            f"grad can be implicitly created only for real scalar outputs but got {dtype}"
+        )
+    return ember.ones(shape, dtype=dtype)
+
+
 def _as_tuple(x: Any) -> tuple[Any, ...]:
-    """A tensor-like as a one-element tuple, a sequence as a tuple (PyTorch's normalisation
-    of ``tensors`` / ``outputs`` / ``inputs`` before it hands them to a handler)."""
-    return (x,) if is_tensor_like(x) else tuple(x)
+    """A tensor-like or a ``GradientEdge`` as a one-element tuple, a sequence as a tuple
+    (PyTorch's normalisation of ``tensors`` / ``outputs`` / ``inputs`` before it hands
+    them to a handler)."""
+    return (x,) if is_tensor_like(x) or isinstance(x, GradientEdge) else tuple(x)
 
 
 def backward(
@@ -122,6 +166,10 @@ def backward(
         ts, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False
     )
     for x, g in zip(ins, grads, strict=True):
+        if isinstance(x, GradientEdge):  # a leaf's accumulator: that leaf's .grad
+            if type(x.node) is not AccumulateGrad:
+                continue  # a non-leaf edge: as PyTorch, nothing to accumulate into
+            x = x.node.variable
         if g is not None:
             x.grad = (
                 g.detach()
@@ -211,10 +259,15 @@ def grad(
     gs = _default_grads(outs, _as_list(grad_outputs))
     retain = create_graph if retain_graph is None else retain_graph
     res = run_backward(
-        outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False
-    )
+        outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False,
+        grad_call=True,
+    )  # fmt: skip
     for i, r in enumerate(res):
         if r is None:
+            if materialize_grads and isinstance(ins[i], GradientEdge):
+                raise RuntimeError(
+                    "materialize_grads cannot be used when the given input is a GradientEdge"
+                )
             if materialize_grads:
                 res[i] = ember.zeros_like(ins[i])  # type: ignore[attr-defined]
             elif not allow_unused:

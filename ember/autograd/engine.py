@@ -8,6 +8,7 @@ With ``create_graph`` the formulas run in grad mode, so the gradients have a gra
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,7 +18,7 @@ import numpy as np
 from ember._graph_break import side_effect
 from ember._tensor import Tensor
 from ember.autograd.anomaly_mode import check_results, is_anomaly_enabled
-from ember.autograd.graph import AccumulateGrad, Node
+from ember.autograd.graph import AccumulateGrad, GradientEdge, Node
 from ember.autograd.kernel import gradient_edge
 from ember.dispatch import state
 from ember.dispatch.keys import AUTOGRAD_BIT
@@ -34,14 +35,57 @@ _FINAL = threading.local()
 
 
 class _Pass(list):  # type: ignore[type-arg]
-    """One backward pass's final callbacks (NOTE [final callbacks]), and whether the pass
-    adds leaves' gradients into ``.grad`` as they complete (NOTE [leaves inline])."""
+    """One backward pass's final callbacks (NOTE [final callbacks]), whether the pass adds
+    leaves' gradients into ``.grad`` as they complete (NOTE [leaves inline]), its id and
+    the nodes it runs or captures at (``will_execute``)."""
 
-    __slots__ = ("inline",)
+    __slots__ = ("inline", "task_id", "nodes", "grad_call")
 
-    def __init__(self, inline: bool) -> None:
+    def __init__(self, inline: bool, nodes: dict[Node, Any], grad_call: bool) -> None:
         super().__init__()
         self.inline = inline
+        self.task_id = next(_TASK_IDS)
+        self.nodes = nodes
+        self.grad_call = grad_call
+
+
+_TASK_IDS = itertools.count()
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward pass running in this thread (a new one for every pass), or -1
+    outside one: PyTorch's ``torch._C._current_graph_task_id``.
+
+    >>> ember.autograd.engine.current_graph_task_id()
+    -1
+    """
+    stack = getattr(_FINAL, "stack", None)
+    return stack[-1].task_id if stack else -1
+
+
+def will_execute(node: Node) -> bool:
+    """Whether the running backward pass runs ``node`` or captures a gradient there (an
+    ``inputs=`` edge): PyTorch's ``torch._C._will_engine_execute_node``. Without
+    ``inputs=`` that is every node reachable from the roots; with them, the nodes on a path
+    to an input and the inputs' own (NOTE [pruning to the inputs])."""
+    stack = getattr(_FINAL, "stack", None)
+    if not stack:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass"
+        )
+    if not isinstance(node, Node):
+        raise RuntimeError(
+            f"_will_engine_execute_node expects a grad_fn or grad accumulator node, got "
+            f"{type(node).__name__}"
+        )
+    task = stack[-1]
+    if task.grad_call and type(node) is AccumulateGrad and node in task.nodes:
+        # (an input leaf of autograd.grad: PyTorch refuses it, saying so)
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running "
+            "autograd.grad(). This is currently not supported."
+        )
+    return node in task.nodes
 
 
 def accumulating_inline() -> bool:
@@ -133,6 +177,52 @@ def _collect(roots: Sequence[Node]) -> dict[Node, int]:
     return deps
 
 
+# NOTE [pruning to the inputs]
+# With ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) only the nodes on a path
+# from the roots to an input's edge run, as in PyTorch: a node none of whose descendants is
+# an input's computes nothing anyone asked for, and its hooks do not fire. An input's own
+# node runs only if it is also on a path to another input; otherwise its gradient is just
+# captured there, after the tensor hooks of that node (a leaf's ``register_hook`` ones, a
+# non-leaf's, ``retain_grad``), as PyTorch's capture does.
+
+
+def _prune(roots: Sequence[Node], targets: set[Node]) -> tuple[dict[Node, int], set[Node]]:
+    """For a pass with ``inputs=``: the nodes it visits (on a path from ``roots`` to a node
+    of ``targets``, or in ``targets``) with how many edges from nodes that run point at
+    them, and the set of those that run (some descendant is in ``targets``)."""
+    needed: dict[Node, bool] = {}
+    for r in roots:
+        if r in needed:
+            continue
+        needed[r] = False
+        stack: list[list[Any]] = [[r, iter(r.next_functions), False]]
+        while stack:
+            top = stack[-1]
+            for nxt, _ in top[1]:
+                if nxt is None:
+                    continue
+                seen = needed.get(nxt)
+                if seen is None:  # first visit: descend (the graph has no cycles)
+                    needed[nxt] = False
+                    stack.append([nxt, iter(nxt.next_functions), False])
+                    break
+                if seen or nxt in targets:
+                    top[2] = True
+            else:
+                stack.pop()
+                node, flag = top[0], top[2]
+                needed[node] = flag
+                if stack and (flag or node in targets):
+                    stack[-1][2] = True
+    run = {n for n, flag in needed.items() if flag}
+    deps: dict[Node, int] = {n: 0 for n in needed if n in run or n in targets}
+    for n in run:
+        for nxt, _ in n.next_functions:
+            if nxt is not None and nxt in deps:
+                deps[nxt] += 1
+    return deps, run
+
+
 # NOTE [leaves inline]
 # A leaf's AccumulateGrad node does nothing but add its gradient into ``.grad``. When the
 # last edge into it delivers, the engine does that on the spot instead of queueing the node
@@ -149,30 +239,40 @@ def run_backward(
     create_graph: bool,
     inputs: Sequence[Tensor] | None = None,
     accumulate: bool = True,
+    grad_call: bool = False,
 ) -> list[Tensor | None]:
     """Backpropagate ``grad_tensors`` from ``tensors``; returns the gradients of ``inputs``
-    (when given) instead of, or as well as (``accumulate``), adding them into ``.grad``."""
+    (when given) instead of, or as well as (``accumulate``), adding them into ``.grad``.
+    ``grad_call``: the pass is ``autograd.grad``'s (which ``will_execute`` refuses leaves
+    in, as PyTorch's)."""
     if accumulate:  # NOTE [compile side effects]: .grad written outside the graph
         side_effect("Tensor.backward() writes .grad, which a compiled graph cannot hold")
     roots: list[tuple[Node, int, Tensor]] = []
     for t, g in zip(tensors, grad_tensors, strict=True):
-        if not t.requires_grad:
-            raise RuntimeError(
-                "element 0 of tensors does not require grad and does not have a grad_fn"
-            )
-        node, nr = gradient_edge(t)  # type: ignore[misc]
+        if isinstance(t, GradientEdge):
+            node, nr = t.node, t.output_nr
+        else:
+            if not t.requires_grad:
+                raise RuntimeError(
+                    "element 0 of tensors does not require grad and does not have a grad_fn"
+                )
+            node, nr = gradient_edge(t)  # type: ignore[misc]
         roots.append((node, nr, g))
-    capture: dict[tuple[int, int], int] = {}
+    #: (id of node, output_nr) -> the positions in ``inputs`` of that edge (one may repeat)
+    capture: dict[tuple[int, int], list[int]] = {}
     keep: list[Node] = []  # the inputs' nodes stay alive while their ids are capture's keys
     if inputs is not None:
         for i, x in enumerate(inputs):
-            if not x.requires_grad:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}) does not require grad"
-                )
-            node, nr = gradient_edge(x)  # type: ignore[misc]
+            if isinstance(x, GradientEdge):  # an edge of the graph itself
+                node, nr = x.node, x.output_nr
+            else:
+                if not x.requires_grad:
+                    raise RuntimeError(
+                        f"One of the differentiated Tensors (input {i}) does not require grad"
+                    )
+                node, nr = gradient_edge(x)  # type: ignore[misc]
             keep.append(node)
-            capture[(id(node), nr)] = i
+            capture.setdefault((id(node), nr), []).append(i)
     captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
 
     # the memory of gradients more than one holder has (NOTE [stealing gradients]): by id,
@@ -181,12 +281,16 @@ def run_backward(
     for _, _, g in roots:
         if g is not None:
             _share(g, shared)  # the user's seeds: theirs
-    deps = _collect([r[0] for r in roots])
+    run: set[Node] | None = None  # with inputs=: the nodes that run (NOTE [pruning ...])
+    if capture:
+        deps, run = _prune([r[0] for r in roots], {n for n in keep if n is not None})
+    else:
+        deps = _collect([r[0] for r in roots])
     buffers: dict[Node, list[Any]] = {}
     for node, nr, g in roots:
         buf = buffers.setdefault(node, [None] * node.n_outputs)
         buf[nr] = _add(buf[nr], g)
-    ready = [n for n in dict.fromkeys(r[0] for r in roots) if not deps[n]]
+    ready = [n for n in dict.fromkeys(r[0] for r in roots) if deps.get(n) == 0]
     anomaly = is_anomaly_enabled()
     # Formulas are ember's own code, as PyTorch's are C++: no __torch_function__ handler or
     # mode sees their ops (a Function's backward, user code, turns it back on: function.py).
@@ -199,7 +303,7 @@ def run_backward(
     # a leaf's gradient goes into .grad as soon as it is complete, in the routing below,
     # unless something must see its accumulator run (capture, hooks): NOTE [leaves inline]
     leaves_inline = accumulate and not capture
-    final = _Pass(leaves_inline and not create_graph and not anomaly)
+    final = _Pass(leaves_inline and not create_graph and not anomaly, deps, grad_call)
     stack.append(final)  # NOTE [final callbacks]
     guard.__enter__()  # (not a with-statement: the loop below is the whole function)
     try:
@@ -212,11 +316,20 @@ def run_backward(
                 node = ready.pop()
                 grads = buffers.pop(node, None) or [None] * node.n_outputs
             if capture:
+                only = node not in run  # type: ignore[operator]
+                if only and not (accumulate and type(node) is AccumulateGrad):
+                    # an input's node on no path to another input: its tensor hooks, then
+                    # the capture, and it does not run (NOTE [pruning to the inputs])
+                    grads = _tensor_pre_hooks(node, grads, shared)
                 for i, g in enumerate(grads):
-                    key = (id(node), i)
-                    if key in capture and g is not None:
-                        captured[capture[key]] = _add(captured[capture[key]], g)
+                    where = capture.get((id(node), i))
+                    if where is not None and g is not None:
+                        for j in where:
+                            captured[j] = _add(captured[j], g)
                         _share(g, shared)  # returned to the caller
+                if only and not (accumulate and type(node) is AccumulateGrad):
+                    node = None
+                    continue
             watched = node._watched
             if watched:  # pre-hooks, tensor hooks, retain_grad
                 grads = _before(node, grads, shared)
@@ -254,7 +367,10 @@ def run_backward(
             for (nxt, nr), grad, meta in zip(edges, results, node.input_meta, strict=True):
                 if nxt is None:
                     continue
-                n = deps[nxt] - 1  # without a gradient, only the dependency count moves
+                n = deps.get(nxt)
+                if n is None:  # on no path to an input (NOTE [pruning to the inputs])
+                    continue
+                n -= 1  # without a gradient, only the dependency count moves
                 deps[nxt] = n
                 if grad is not None:
                     d = grad._edata
@@ -359,6 +475,21 @@ def _before(node: Node, grads: list[Any], shared: dict[int, Any]) -> list[Any]:
         new = hook(tuple(grads))
         if new is not None:
             grads = list(new)
+    return _tensor_pre_hooks(node, grads, shared)
+
+
+def _tensor_pre_hooks(node: Node, grads: list[Any], shared: dict[int, Any]) -> list[Any]:
+    """The hooks registered on the tensors whose gradients ``node`` receives, then
+    ``retain_grad``: for a leaf's accumulator, the leaf's ``register_hook`` ones."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable.__dict__.get("_leaf_hooks", ())
+        if hooks and grads[0] is not None:
+            grads = list(grads)
+            for fn in hooks:
+                new = fn(grads[0])
+                if new is not None:
+                    grads[0] = new
+        return grads
     if node._tensor_hooks:
         for nr, fns in node._tensor_hooks.items():
             for fn in fns:

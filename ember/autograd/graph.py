@@ -9,8 +9,9 @@ gradient, so unpacking raises PyTorch's "modified by an inplace operation" error
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ember._tensor import Size
 from ember.dtypes import FROM_NUMPY
@@ -285,6 +286,161 @@ from ember.autograd.saved_hooks import (  # noqa: E402
 )
 
 
+class GradientEdge(NamedTuple):
+    """One place in the backward graph a gradient goes: ``node`` (a ``grad_fn`` or a leaf's
+    accumulator) and which of its inputs, ``output_nr``, as PyTorch's. ``autograd.grad``
+    and ``backward`` take one wherever they take an input tensor (or, given its gradient,
+    an output), so a gradient can be asked for after the tensor itself is gone.
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> edge = ember.autograd.graph.get_gradient_edge(x)
+    >>> ember.autograd.grad((x * 3).sum(), edge)
+    (tensor([3., 3.]),)
+    """
+
+    node: Node
+    output_nr: int
+    #: what keeps the graph alive where ``node`` would not (PyTorch needs one for a Python
+    #: node; an ember node holds its graph itself, so this stays None)
+    ownership_token: Node | None = None
+
+
+def _node_of(tensor: Tensor) -> Node:
+    """The node a gradient of ``tensor`` goes to: its grad_fn, or its leaf's accumulator."""
+    from ember.autograd.kernel import gradient_edge  # cycle: kernel imports this module
+
+    node = gradient_edge(tensor)[0]
+    if node is None:  # a view made under no_grad
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a view created in no_grad mode "
+            f"(shape {list(tensor.shape)}): it has no grad_fn and no accumulator of its own"
+        )
+    return node
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge where the gradient of ``tensor`` is computed: ``autograd.grad(loss,
+    get_gradient_edge(x))`` is ``autograd.grad(loss, x)``. A leaf's edge holds its
+    accumulator, so later graphs through the leaf use the same one.
+
+    >>> y = ember.ones(2, requires_grad=True) * 2
+    >>> e = ember.autograd.graph.get_gradient_edge(y)
+    >>> e.node is y.grad_fn, e.output_nr
+    (True, 0)
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node = _node_of(tensor)
+    if tensor.grad_fn is None:
+        return GradientEdge(node, 0)
+    # what backward() from this edge starts from when no gradient is given: ones of the
+    # tensor's shape, which a node does not otherwise keep for its outputs
+    node.__dict__.setdefault("_edge_meta", {})[tensor._output_nr] = (
+        tuple(tensor.shape),
+        tensor.dtype,
+    )
+    return GradientEdge(node, tensor._output_nr)
+
+
+class _MultiHandle:
+    """What ``register_multi_grad_hook`` returns: ``remove()`` removes all its hooks."""
+
+    def __init__(self, handles: tuple[Any, ...]) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(
+    tensors: Sequence[Tensor],
+    fn: Callable[..., None],
+    *,
+    mode: Literal["all", "any"] = "all",
+) -> _MultiHandle:
+    """Call ``fn`` once per backward pass that computes gradients of ``tensors``.
+
+    ``mode="all"``: once every tensor of ``tensors`` whose gradient this pass computes has
+    it, with the list of them (None for the tensors the pass leaves out: not in the graph,
+    or on no path to its ``inputs=``). ``mode="any"``: with the first gradient of one of
+    them the pass computes. ``fn`` must not modify the gradients. As PyTorch's.
+
+    >>> a = ember.ones(2, requires_grad=True); b = ember.ones(2, requires_grad=True)
+    >>> c, d = a * b, a * b
+    >>> h = ember.autograd.graph.register_multi_grad_hook(
+    ...     (a, b, c, d), lambda gs: print([g is not None for g in gs]))
+    >>> c.sum().backward(retain_graph=True)
+    [True, True, True, False]
+    >>> c.sum().backward(inputs=(a,))
+    [True, False, True, False]
+    """
+    from ember.autograd import engine  # cycle: engine imports this module
+
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    if mode == "any":
+        seen: set[int] = set()
+
+        def first(grad: Tensor) -> None:
+            task = _task_id(engine)
+            with lock:
+                if task in seen:
+                    return
+                seen.add(task)
+            fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+
+    tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:  # (PyTorch fails an internal assertion here)
+            raise RuntimeError(
+                f"register_multi_grad_hook(mode='all'): tensor {i} (shape {list(t.shape)}) "
+                "does not require grad, so no backward pass computes its gradient"
+            )
+    nodes = [_node_of(t) for t in tensors]  # (held: a leaf's accumulator stays the same)
+    #: per backward pass: how many hooks it will call, and the gradients so far
+    passes: dict[int, tuple[int, list[Any]]] = {}
+    got: dict[int, int] = {}
+
+    def hook_for(i: int) -> Callable[[Tensor], None]:
+        def hook(grad: Tensor) -> None:
+            task = _task_id(engine)
+            with lock:
+                if task not in passes:
+                    expected = sum(engine.will_execute(n) for n in nodes)
+                    passes[task] = (expected, [None] * len(tensors))
+                expected, grads = passes[task]
+                grads[i] = grad
+                got[task] = got.get(task, 0) + 1
+                if got[task] < expected:
+                    return
+                del passes[task], got[task]
+            fn(grads)
+
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+
+def _task_id(engine: Any) -> int:
+    task = engine.current_graph_task_id()
+    if task == -1:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
 def increment_version(tensor: Any) -> None:
     """Bump the version counters of ``tensor`` (or of each tensor of a list), as an in-place
     write would: PyTorch's way for code that writes a tensor's memory behind autograd's
@@ -299,7 +455,10 @@ def increment_version(tensor: Any) -> None:
 
 
 __all__ = [
+    "GradientEdge",
     "Node",
+    "get_gradient_edge",
+    "register_multi_grad_hook",
     "increment_version",
     "disable_saved_tensors_hooks",
     "save_on_cpu",
