@@ -149,7 +149,7 @@ from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember import sparse  # noqa: E402  (torch.sparse; the SparseCPU key: ember/backends/sparse/)
 from ember.sparse import sparse_coo_tensor  # noqa: E402
 from ember._type_info import finfo, iinfo  # noqa: E402
-from ember.storage import UntypedStorage  # noqa: E402
+from ember.storage import TypedStorage, UntypedStorage  # noqa: E402
 from ember import _memory as _memory  # noqa: E402, F401  (pin_memory, share_memory_, storage)
 
 import math as _math  # noqa: E402

@@ -9,12 +9,10 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-import numpy as np
-
 from ember._tensor import Tensor
-from ember._warn import warn_user
+from ember.storage import TypedStorage, warn_typed_storage_removal
+from ember.storage import _warned_typed as _warned_typed  # (tests reset the warning through it)
 
-_warned_typed: list[bool] = []
 #: the storages ``share_memory_()`` marked (one object per storage while a tensor holds it)
 _SHARED: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -57,67 +55,16 @@ def is_shared(self: Tensor) -> bool:
     return self.untyped_storage() in _SHARED
 
 
-class TypedStorage:
-    """PyTorch's deprecated typed storage: the untyped storage read as elements of the
-    tensor's dtype (``Tensor.storage()``)."""
-
-    def __init__(self, tensor: Tensor) -> None:
-        self._untyped = tensor.untyped_storage()
-        self.dtype = tensor.dtype
-        self.device = tensor.device
-        self._tensor = tensor
-
-    def untyped(self) -> Any:
-        return self._untyped
-
-    def _elements(self) -> np.ndarray:
-        base = self._tensor._base if self._tensor._base is not None else self._tensor
-        data = base._edata
-        while (
-            isinstance(data, np.ndarray)
-            and data.base is not None
-            and isinstance(data.base, np.ndarray)
-        ):
-            data = data.base
-        return np.asarray(data).reshape(-1)
-
-    def size(self) -> int:
-        return self._untyped.nbytes() // self.dtype.itemsize  # type: ignore[no-any-return]
-
-    def __len__(self) -> int:
-        return self.size()
-
-    def data_ptr(self) -> int:
-        return self._untyped.data_ptr()  # type: ignore[no-any-return]
-
-    def tolist(self) -> list[Any]:
-        return self._elements().tolist()  # type: ignore[no-any-return]
-
-    def __getitem__(self, i: int) -> Any:
-        return self._elements()[i].item()
-
-    def __repr__(self) -> str:
-        body = "\n".join(f" {v}" for v in self.tolist())
-        kind = f"ember.storage.TypedStorage(dtype={self.dtype}, device={self.device})"
-        return f"{body}\n[{kind} of size {len(self)}]"
-
-
 def storage(self: Tensor) -> TypedStorage:
-    """The tensor's storage as a ``TypedStorage`` (deprecated in PyTorch, which warns once;
+    """The tensor's storage as a ``TypedStorage`` of its dtype: all the memory under the
+    tensor and its views, from the first byte (deprecated in PyTorch, which warns once;
     ``untyped_storage()`` is the supported one).
 
-    >>> ember.ones(3).storage().size()  # doctest: +SKIP
-    3
+    >>> ember.arange(3)[1:].storage().tolist()  # doctest: +SKIP
+    [0, 1, 2]
     """
-    if not _warned_typed:
-        _warned_typed.append(True)
-        warn_user(
-            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
-            "will be the only storage class. This should only matter to you if you are using "
-            "storages directly.  To access UntypedStorage directly, use "
-            "tensor.untyped_storage() instead of tensor.storage()"
-        )
-    return TypedStorage(self)
+    warn_typed_storage_removal()
+    return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
 
 Tensor.is_pinned = is_pinned  # type: ignore[attr-defined]
