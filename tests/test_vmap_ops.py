@@ -61,7 +61,6 @@ FALLBACK = {
     "aten._unique2.default",
     "aten.as_strided_scatter.default",  # addresses storage, as as_strided does
     "aten.histc.default",
-    "aten.linalg_ldl_solve.default",  # a rule still to come (LD, pivots and B's batches)
     "aten._histogramdd_bin_edges.default",  # a list of tensors shaped by the bin counts
     "aten._histogramdd_from_bin_cts.default",
     "aten._histogramdd_from_bin_tensors.default",

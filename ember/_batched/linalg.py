@@ -1,6 +1,7 @@
 """Batching rules of the linear-algebra ops whose arguments broadcast their leading (batch)
 dimensions against each other: ``linalg_solve_triangular``, ``_linalg_solve_ex`` (what
-``linalg.solve`` calls), ``linalg_pinv`` with tensor tolerances, ``linalg_lstsq``.
+``linalg.solve`` calls), ``linalg_pinv`` with tensor tolerances, ``linalg_lstsq``,
+``linalg_lu_solve`` and ``linalg_ldl_solve``.
 
 Each argument has a number of *core* dimensions the op works on (2 for a matrix, 1 for a
 vector, 0 for a tolerance); the ones before are batch dimensions, broadcast from the right
@@ -17,6 +18,7 @@ from ember._batched.args import bind, call
 from ember._batched.kernel import materialize, register_rule, slow_fallback, unwrap
 from ember._batched.tensor import Level, wrap
 from ember._tensor import Tensor
+from ember.ops.native.ldl import ldl_solve_shape
 from ember.ops.native.linalg import lstsq_plan
 from ember.ops.registry import OpOverload, ops
 
@@ -116,6 +118,21 @@ def lu_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, A
     return wrap(call(op, v), level.level)
 
 
+def ldl_solve_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
+    """``linalg_ldl_solve``: the factors' batch dimensions broadcast against the right-hand
+    side's, and the pivots must have the factors' exactly, so where one of the two is
+    batched both are, expanded over the vmap dimension together."""
+    v = bind(op, args, kw)
+    ld, piv, b = v["LD"], v["pivots"], v["B"]
+    ldl_solve_shape(ld, piv, b)  # the op's checks on the examples' shapes and dtypes first
+    n = max(ld.dim() - 2, b.dim() - 2)
+    factors_batched = any(unwrap(x, level)[1] for x in (ld, piv))
+    v["LD"] = _padded(ld, level, 2, n, expand=factors_batched)
+    v["pivots"] = _padded(piv, level, 1, n, expand=factors_batched)
+    v["B"] = _padded(b, level, 2, n)
+    return wrap(call(op, v), level.level)
+
+
 def lstsq_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     """A vector right-hand side (one dimension fewer than ``A``, per example) solves as a
     one-column matrix, so the physical shapes cannot make a vector look like a matrix. The
@@ -147,3 +164,4 @@ register_rule(aten.linalg_solve_triangular.default, solve_triangular_rule)
 register_rule(aten._linalg_solve_ex.default, solve_ex_rule)
 register_rule(aten.linalg_pinv.atol_rtol_tensor, pinv_rule)
 register_rule(aten.linalg_lstsq.default, lstsq_rule)
+register_rule(aten.linalg_ldl_solve.default, ldl_solve_rule)
