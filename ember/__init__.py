@@ -55,6 +55,9 @@ from ember.dtypes import (
     result_type,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ember.ops import native as _native  # noqa: F401  (declares the aten ops)
 from ember.ops.registry import ops

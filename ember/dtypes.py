@@ -46,7 +46,7 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.category = category
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint16", "uint32", "uint64")
         self._short = short  # PyTorch's C++ scalar-type name, used in error messages
 
     @property
@@ -83,6 +83,22 @@ float32 = dtype("float32", np.float32, FLOATING, "Float")
 float64 = dtype("float64", np.float64, FLOATING, "Double")
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
+
+# NOTE [shell unsigned dtypes]
+# PyTorch 2.13's uint16, uint32 and uint64 are "shell" dtypes: tensors of them can be made,
+# copied, converted, compared for equality, printed and moved to and from NumPy, and only
+# a few ops compute on them (``mul``, the bitwise and/or/xor, ``sum``/``prod``/``cumsum``,
+# ``sort``, indexing, ``cat``...); the rest raise "... not implemented for 'UInt16'". Their
+# promotion with any other integral, bool or complex dtype is refused ("Promotion for uint16,
+# uint32, uint64 types is not supported"); with a floating one it gives the floating one.
+# ember has them with the same rules: they are not in ``ALL_DTYPES`` (the dtypes every op
+# is tested in), the pointwise ops PyTorch refuses them in list them as unsupported
+# (``SHELL_POINTWISE`` in ``ember/ops/native/promotion.py``), and ``tests/test_uint_dtypes.py``
+# checks each op it covers against PyTorch.
+uint16 = dtype("uint16", np.uint16, INTEGRAL, "UInt16")
+uint32 = dtype("uint32", np.uint32, INTEGRAL, "UInt32")
+uint64 = dtype("uint64", np.uint64, INTEGRAL, "UInt64")
+SHELL_DTYPES: tuple[dtype, ...] = (uint16, uint32, uint64)
 
 ALL_DTYPES: tuple[dtype, ...] = (
     bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
@@ -183,8 +199,9 @@ if HAS_BFLOAT16:
     OPTIONAL_DTYPES: tuple[dtype, ...] = (bfloat16,)
 else:
     OPTIONAL_DTYPES = ()
-#: every dtype this process has (``ALL_DTYPES`` and, with ml_dtypes, bfloat16)
-KNOWN_DTYPES = ALL_DTYPES + OPTIONAL_DTYPES
+#: every dtype this process has (``ALL_DTYPES``, the shell unsigned ones and, with
+#: ml_dtypes, bfloat16)
+KNOWN_DTYPES = ALL_DTYPES + SHELL_DTYPES + OPTIONAL_DTYPES
 #: ndarray dtypes of the 16-bit floats, which PyTorch computes in float32 and rounds back
 #: (its "opmath"); bfloat16's ndarrays have kind ``V``, not ``f``, so kernels test this set
 HALF_NP: set[np.dtype[Any]] = {float16.np}
@@ -194,7 +211,7 @@ FLOATING_NP: set[np.dtype[Any]] = {d.np for d in ALL_DTYPES if d.category == FLO
 INEXACT_NP: set[np.dtype[Any]] = FLOATING_NP | {complex64.np, complex128.np}
 
 #: ndarray dtype -> ember dtype; the hot path's only conversion.
-FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}  # bfloat16: on load
+FROM_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES + SHELL_DTYPES}  # bf16: on load
 #: aliases PyTorch exposes (``ember.float`` is float32, ``ember.long`` int64, ...)
 ALIASES = {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
@@ -213,7 +230,7 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool."
+            "int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -248,7 +265,14 @@ def default_complex() -> dtype:
 # --------------------------------------------------------------------------- promotion
 
 
-def _promote_uncached(a: dtype, b: dtype) -> dtype:
+def _promote_uncached(a: dtype, b: dtype) -> dtype | None:
+    """The promoted dtype, or None where PyTorch refuses the pair (NOTE [shell unsigned
+    dtypes])."""
+    if a in SHELL_DTYPES or b in SHELL_DTYPES:
+        if a is b:
+            return a
+        other = b if a in SHELL_DTYPES else a
+        return other if other.category == FLOATING else None
     if {a.name, b.name} == {"bfloat16", "float16"}:  # neither holds the other: PyTorch's float32
         return float32
     if a.category == b.category:
@@ -262,8 +286,16 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
 
 
 _PROMOTE: dict[tuple[dtype, dtype], dtype] = {
-    (a, b): _promote_uncached(a, b) for a in KNOWN_DTYPES for b in KNOWN_DTYPES
+    (a, b): p for a in KNOWN_DTYPES for b in KNOWN_DTYPES if (p := _promote_uncached(a, b))
 }
+
+
+def _refused(a: dtype, b: dtype) -> RuntimeError:
+    """PyTorch's error for a pair it does not promote (NOTE [shell unsigned dtypes])."""
+    return RuntimeError(
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        f"{a._short} and {b._short}"
+    )
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
@@ -272,7 +304,15 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     >>> ember.promote_types(ember.int32, ember.float16)
     ember.float16
     """
-    return _PROMOTE[type1, type2]
+    try:
+        return _PROMOTE[type1, type2]
+    except KeyError:
+        if isinstance(type1, dtype) and isinstance(type2, dtype):
+            raise _refused(type1, type2) from None
+        raise TypeError(
+            f"promote_types(): expected two dtypes, got {type(type1).__name__} and "
+            f"{type(type2).__name__}"
+        ) from None
 
 
 def scalar_dtype(value: Any) -> dtype:
@@ -297,11 +337,13 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
         return higher
     if lower.category == COMPLEX and higher.category == FLOATING:
         return higher.to_complex()
+    if (higher in SHELL_DTYPES or lower in SHELL_DTYPES) and (higher, lower) not in _PROMOTE:
+        raise _refused(higher, lower)  # PyTorch promotes the two here, and refuses
     return lower
 
 
 def _promote_opt(a: dtype | None, b: dtype) -> dtype:
-    return b if a is None else _PROMOTE[a, b]
+    return b if a is None else promote_types(a, b)
 
 
 def result_type_of(operands: tuple[Any, ...] | list[Any]) -> dtype:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ember import dtypes
 from ember.backends.cpu._util import ERRSTATE, IGNORE, Tensor, quiet_block, wrap
+from ember.backends.cpu.shell_dtypes import check_product
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.linalg import (
@@ -46,6 +47,7 @@ _DIRECT = frozenset(np.dtype(t) for t in (
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` in ``a``'s dtype (float16 and bfloat16 through float32)."""
+    check_product(a, "addmm_impl_cpu_" if a.ndim == 2 == b.ndim else "bmm")
     token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
     try:
         if a.dtype in _HALF:

@@ -34,7 +34,8 @@ _nd = np.ndarray
 _asarray = np.asarray
 _FROM = dtypes.FROM_NUMPY
 _INT_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
-              for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}  # fmt: skip
+              for t in (np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32,
+                        np.uint64)}  # fmt: skip
 _INEXACT = dtypes.INEXACT_NP  # bfloat16's joins when ml_dtypes loads (NOTE [bfloat16])
 _HALF = dtypes.HALF_NP
 

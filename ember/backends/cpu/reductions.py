@@ -114,7 +114,10 @@ def _moveaxis_1d(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- sum, mean, prod
 
 #: input ndarray dtype -> (accumulate dtype, result dtype) of sum/prod with no dtype=
-_SUM_PLAN = {d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np) for d in dtypes.ALL_DTYPES}
+_SUM_PLAN = {
+    d.np: (_acc(sum_dtype(d, None).np), sum_dtype(d, None).np)
+    for d in dtypes.ALL_DTYPES + dtypes.SHELL_DTYPES
+}
 
 
 def _bfloat16_loaded(d: np.dtype[Any]) -> None:

@@ -36,3 +36,6 @@ from ember.ops.native import (  # noqa: F401
     weight_norm,
     windows,
 )
+from ember.ops.native.promotion import refuse_shell_dtypes  # noqa: E402
+
+refuse_shell_dtypes()  # NOTE [shell unsigned dtypes]: once every op is declared

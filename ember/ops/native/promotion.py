@@ -130,3 +130,27 @@ def operand_values(info: PointwiseInfo, args: tuple[Any, ...]) -> tuple[Any, ...
     """The arguments of a call that take part in promotion (skipping omitted and None ones)."""
     n = len(args)
     return tuple(args[i] for i in info.operands if i < n and args[i] is not None)
+
+
+#: the pointwise ops PyTorch 2.13 computes in uint16, uint32 and uint64 (NOTE [shell
+#: unsigned dtypes] in ``ember/dtypes.py``); every other pointwise op refuses them as its
+#: compute dtype (those that compute integers in the default float, ``sqrt`` or ``div``,
+#: never compute in them)
+SHELL_POINTWISE = frozenset({
+    "bitwise_and", "bitwise_or", "bitwise_xor", "ceil", "floor", "trunc", "round", "eq", "ne",
+    "mul", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "signbit", "where",
+    "nan_to_num",
+})  # fmt: skip
+
+
+def refuse_shell_dtypes() -> None:
+    """Make uint16/32/64 unsupported compute dtypes of the pointwise overloads PyTorch has
+    no kernel of them for (``round`` with ``decimals`` among them); run once the catalogue
+    has declared its ops."""
+    shell = frozenset(dtypes.SHELL_DTYPES)
+    for name, info in POINTWISE.items():
+        packet, _, overload = name.partition(".")
+        if packet.rstrip("_") in SHELL_POINTWISE and not overload.startswith("decimals"):
+            continue
+        if not shell <= info.unsupported:  # (one info serves an op's variants)
+            object.__setattr__(info, "unsupported", info.unsupported | shell)
