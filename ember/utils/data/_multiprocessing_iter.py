@@ -36,7 +36,7 @@ from ember.utils.data._worker import (
     ExceptionWrapper,
     IterableDatasetStopIteration,
     ResumeIteration,
-    frame,
+    frame_plain,
     unframe,
     worker_loop,
 )
@@ -193,7 +193,7 @@ class MultiProcessingIter:
     def _send(self, worker_id: int, task: Any) -> None:
         """Queue ``task`` for a worker, in the framing ``Connection.recv_bytes`` reads, and
         write what its pipe takes now (NOTE [worker pipes])."""
-        self._pending[worker_id] += frame(task)
+        self._pending[worker_id] += frame_plain(task)
         self._flush(worker_id)
 
     def _flush(self, worker_id: int) -> bool:
