@@ -451,3 +451,35 @@ def test_every_kind_of_tensor_arrives_as_sent() -> None:
     got = loaded[0][0]["plain"]
     got.add_(1)  # a batch the main process received is its own, writable memory
     assert got[0, 0].item() == 1.0
+
+
+def _make_getitems_dataset(lib: Any) -> Any:
+    class Batched(lib.utils.data.Dataset):
+        """Records how it is read: ``__getitems__`` for a batch, ``__getitem__`` for one."""
+
+        def __init__(self) -> None:
+            self.calls: list[Any] = []
+
+        def __len__(self) -> int:
+            return 5
+
+        def __getitem__(self, i: int) -> int:
+            self.calls.append(("item", i))
+            return i
+
+        def __getitems__(self, indices: list[int]) -> list[int]:
+            self.calls.append(("items", list(indices)))
+            return [10 * i for i in indices]
+
+    return Batched()
+
+
+@requires_torch
+@pytest.mark.parametrize("batch_size", [2, None])
+def test_getitems_reads_a_batch_without_workers_as_torch(batch_size: int | None) -> None:
+    got, want = _make_getitems_dataset(ember), _make_getitems_dataset(torch)
+    mine = [b.tolist() if hasattr(b, "tolist") else b
+            for b in DataLoader(got, batch_size=batch_size)]  # fmt: skip
+    ref = [b.tolist() if hasattr(b, "tolist") else b
+           for b in torch.utils.data.DataLoader(want, batch_size=batch_size)]  # fmt: skip
+    assert mine == ref and got.calls == want.calls

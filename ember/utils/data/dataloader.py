@@ -338,6 +338,9 @@ class DataLoader:
             return self._iter_stream()
         dataset, collate = self.dataset, self.collate_fn
         if self.batch_sampler is not None:
+            getitems = getattr(dataset, "__getitems__", None)
+            if getitems:  # a batch in one call, as PyTorch's fetcher (and ember's workers) do
+                return (collate(getitems(batch)) for batch in self.batch_sampler)
             return (collate([dataset[i] for i in batch]) for batch in self.batch_sampler)
         return (collate(dataset[i]) for i in self.sampler)  # type: ignore[union-attr]
 
