@@ -4,7 +4,7 @@ on state the function did not receive (NOTE [compile side effects]).
 # NOTE [compile side effects]
 ``ember.compile`` traces the function once per signature and then runs only the graph, so
 anything the function does that is not a value of the graph would happen once, at trace
-time, on fake tensors, and never again. Five such side effects are recognised while the
+time, on fake tensors, and never again. Six such side effects are recognised while the
 user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
 tracing around it does not count):
 
@@ -17,7 +17,9 @@ tracing around it does not count):
 - setting a module's attribute (``self.calls += 1`` in ``forward``: it would happen at
   trace time only);
 - making, reseeding or setting the state of a random number ``Generator`` (each eager call
-  starts afresh; a graph would draw on from the trace's one).
+  starts afresh; a graph would draw on from the trace's one);
+- reading or setting a tensor's ``.grad`` (the trace's tensors hold no gradients: a graph
+  would branch on ``x.grad is None`` as it was at trace time).
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember import dtypes
+from ember._graph_break import USER_CODE, side_effect
 from ember._layout import layout, sparse_coo, strided
 from ember._memory_format import contiguous_format, is_contiguous_for
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
@@ -53,6 +54,13 @@ _FROM_NP = dtypes.FROM_NUMPY
 _LOCAL_SCALAR: list[Any] = [None]
 _TF_BIT = TORCH_FUNCTION_BIT
 _ndarray = np.ndarray
+
+#: NOTE [compile side effects]: a trace's tensors hold no gradients of the user's
+_GRAD_READ = (
+    "the function reads a tensor's .grad, which the trace's tensors do not hold (the "
+    "gradients of the tensors it is called with are not inputs of the graph)"
+)
+_GRAD_WRITE = "the function sets a tensor's .grad, which a graph cannot do"
 _SIZES = 2  # ShapeOnlyArray.sizes_policy of dispatch_sizes_strides_policy="sizes"
 
 #: a function called with (tensor, what) before a tensor's values are read (``item``,
@@ -167,6 +175,8 @@ class Tensor:
             r = PROPERTY_HOOK[0]("grad", self, None, False)
             if r is not DECLINED:
                 return r  # type: ignore[no-any-return]
+        if USER_CODE[0]:
+            side_effect(_GRAD_READ)  # NOTE [compile side effects]
         return self.__dict__.get("grad")
 
     @grad.setter
@@ -174,6 +184,8 @@ class Tensor:
         if self._ekeys >= _TF_BIT or _FUNCTION_MODES[0]:
             if PROPERTY_HOOK[0]("grad", self, value, True) is not DECLINED:
                 return
+        if USER_CODE[0]:
+            side_effect(_GRAD_WRITE)
         self.__dict__["grad"] = value
 
     # ------------------------------------------------------------------ metadata

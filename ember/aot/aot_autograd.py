@@ -63,8 +63,14 @@ from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
     DynamicOutputShapeException,
 )
-from ember._tensor import Tensor
-from ember.aot.guards import autocast_signature, describe_difference, distance, signature
+from ember._tensor import Tensor, root_array
+from ember.aot.guards import (
+    autocast_signature,
+    describe_difference,
+    distance,
+    memory_id,
+    signature,
+)
 from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
 from ember.autograd import copy_slices, view_rules
@@ -652,6 +658,8 @@ def _compile_entry(
             plan.meta_mutated[k] = (list(fk.shape), list(fk.stride()), fk.storage_offset())
         if tracker.node_of(fk) is not ph and fk._version != version:
             plan.mutated.append(k)
+    if plan.mutated:
+        _check_aliased_writes(uniq, plan)
     if plan.meta_mutated:
         k = next(iter(plan.meta_mutated))
         raise NotImplementedError(
@@ -717,6 +725,41 @@ def _compile_entry(
         and [how[1] for how in plan.out_leaves] == list(range(len(plan.out_leaves)))
     )
     return entry
+
+
+def _check_aliased_writes(uniq: list[Tensor], plan: _Plan) -> None:
+    """NOTE [aliased inputs]: raise ``GraphBreak`` when a written dense input shares memory
+    with another input.
+
+    # NOTE [aliased inputs]
+    The trace gets one fake tensor per input, each with memory of its own, so a write to
+    one input is not seen through another that views the same memory (``f(x, x[:2])``
+    writing ``x``): the graph would read the old values. A signature marks inputs that share
+    memory (NOTE [aot guards]); when such an input is written, the call cannot be one graph
+    (PyTorch's AOTAutograd gives them a "synthetic base", which ember does not do yet), and
+    ``ember.compile`` runs that signature eagerly, counted as a graph break; a bare
+    ``aot_function`` raises.
+    """
+    if any(m is not None for m in plan.in_metas):
+        return  # subclass inputs: their dense parts are not compared
+    owner: dict[int, int] = {}
+    shared: set[int] = set()
+    for k, t in enumerate(uniq):
+        m = memory_id(t)
+        if m is None:
+            continue
+        j = owner.setdefault(m, k)
+        if j != k:
+            shared.update((j, k))
+    written = shared.intersection(plan.mutated)
+    if written:
+        k = min(written)
+        others = sorted(shared - {k})
+        raise GraphBreak(
+            f"aot_function: input {k} (shape {list(uniq[k].shape)}) is written in place and "
+            f"shares memory with input(s) {others}; one graph cannot see the write through "
+            "the other view: pass distinct tensors (clone one) or run it eagerly"
+        )
 
 
 def _user_of(k: int, plan: _Plan) -> int:
@@ -970,7 +1013,7 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
             d = a._edata
             if type(d) is not _ndarray:
                 return None
-            ids.add(id(a))
+            ids.add(id(d) if d.base is None else id(root_array(d)))
             n += 1
             key.append((d.shape, d.strides, d.dtype, a.requires_grad))
         elif t in _STATIC:
@@ -987,8 +1030,8 @@ def _fast_signature(args: tuple[Any, ...], grad: bool) -> Any:
             key.append(memo[1])
         else:
             return None
-    if len(ids) != n:  # a tensor passed twice: the general path deduplicates
-        return None
+    if len(ids) != n:  # a tensor passed twice, or views of one memory: the general path
+        return None  # deduplicates, or marks the alias (NOTE [aliased inputs])
     return tuple(key)
 
 

@@ -7,8 +7,10 @@ A call's signature holds, per flattened argument, what a graph was traced for: f
 its class, shape, strides class (``contiguous``, or the strides), dtype, device,
 requires_grad and, for a traceable wrapper subclass, its structure (classes, attribute
 names, flatten ctx, inner tensors' signatures); for anything else its type and value (a
-traced function bakes Python values in). Which arguments are the same tensor and whether
-grad mode is on belong to it too, and the autocast region a call is in (its dtype and
+traced function bakes Python values in). Which arguments are the same tensor, which share
+memory (views of one another: a trace of distinct tensors cannot see a write to one through
+the other, so a traced write to either runs the call eagerly: NOTE [aliased inputs]), and
+whether grad mode is on belong to it too, and the autocast region a call is in (its dtype and
 whether it caches casts; None outside one), since a trace records autocast's casts. A
 signature seen before reuses its entry; a new one retraces and can say why (``explain``):
 the closest earlier signature and each field that differs, as
@@ -28,12 +30,18 @@ from typing import Any
 
 import numpy as np
 
-from ember._tensor import Tensor
+from ember._tensor import Tensor, root_array
 from ember.amp import _state as _autocast
 from ember.dispatch.state import ACTIVE
 from ember.utils._python_dispatch import is_traceable_wrapper_subclass
 
-__all__ = ["signature", "describe_difference", "tensor_signature", "autocast_signature"]
+__all__ = [
+    "autocast_signature",
+    "describe_difference",
+    "memory_id",
+    "signature",
+    "tensor_signature",
+]
 
 
 def autocast_signature() -> Any:
@@ -62,14 +70,29 @@ def tensor_signature(t: Tensor) -> tuple[Any, ...]:
     return (type(t), tuple(t.shape), strides, t.dtype, str(t.device), t.requires_grad, inner)
 
 
+def memory_id(t: Tensor) -> int | None:
+    """An id of the memory a plain cpu tensor's data lives in (its root array), shared by
+    every tensor that aliases it; None for other tensors (subclasses, fake, lazy)."""
+    d = t._edata
+    if type(d) is not _ndarray:
+        return None
+    return id(d) if d.base is None else id(root_array(d))
+
+
 def signature(flat_args: Sequence[Any], grad_enabled: bool) -> tuple[Any, ...]:
     """The signature of one call (NOTE [aot guards])."""
     parts: list[Any] = []
     first: dict[int, int] = {}
+    memory: dict[int, int] = {}
     for i, a in enumerate(flat_args):
         if isinstance(a, Tensor):
             j = first.setdefault(id(a), i)
-            parts.append(("dup", j) if j != i else tensor_signature(a))
+            if j != i:
+                parts.append(("dup", j))
+                continue
+            m = memory_id(a)
+            k = i if m is None else memory.setdefault(m, i)
+            parts.append(tensor_signature(a) if k == i else ("alias", k, tensor_signature(a)))
         else:
             try:
                 hash(a)
@@ -99,6 +122,8 @@ def _fmt(part: Any) -> str:
         return f"the same tensor as args[{part[1]}]"
     if part[0] == "value":
         return f"{part[1].__name__} {part[2]!r}"
+    if part[0] == "alias":
+        return f"{_fmt_tensor(part[2])} sharing memory with args[{part[1]}]"
     return _fmt_tensor(part)
 
 
