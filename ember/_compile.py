@@ -28,10 +28,11 @@ whose output shape depends on values), ``fullgraph=True`` raises ``Unsupported``
 call; otherwise that signature runs on the lazy device instead (its inputs moved there, its
 outputs back, written inputs copied back), which computes values exactly where the code
 reads them: the graph is cut at the data-dependent value. Each is counted as a graph break
-with its reason (``counters["graph_break"]``, ``compiled.graph_breaks``). A side effect
-outside the function's arguments (``backward()``, an optimizer step, a write to a global, a
-closure's parameter read under grad mode: NOTE [compile side effects]) is a graph break
-that runs the signature eagerly.
+with its reason (``counters["graph_break"]``, ``compiled.graph_breaks``). Tensors the
+function reads from outside its arguments are inputs of the graph (NOTE [lifted
+tensors]); a side effect (``backward()``, an optimizer step, a ``.grad`` read, appending to
+a global list: NOTE [compile side effects]) is a graph break that runs the signature
+eagerly.
 
 A compiled module (``OptimizedModule``) holds the original as ``_orig_mod``: its
 parameters, ``state_dict`` (keys prefixed ``_orig_mod.``, as PyTorch's), ``train()`` and
@@ -48,7 +49,8 @@ from functools import partial
 from typing import Any
 
 from ember._compile_counters import counters, reset
-from ember._graph_break import USER_CODE, GraphBreak
+from ember._graph_break import USER_CODE, GraphBreak, side_effect
+from ember._lift import Guards, Lift, LiftMode, outer_writes
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
@@ -193,7 +195,7 @@ def _lazy_fallback(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _user_code(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _user_code(fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
     """``fn``, marked as the user's code while a trace runs it (NOTE [compile side
     effects]); run outside a trace (past the recompile limit), just ``fn``."""
 
@@ -206,7 +208,7 @@ def _user_code(fn: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             USER_CODE[0] -= 1
 
-    run.__name__ = getattr(fn, "__name__", "compiled")
+    run.__name__ = name or getattr(fn, "__name__", "compiled")
     return run
 
 
@@ -285,7 +287,12 @@ class _CustomBackendFunction:
 
 
 class _Compiled:
-    """What ``ember.compile`` returns for a function (NOTE [ember.compile])."""
+    """What ``ember.compile`` returns for a function (NOTE [ember.compile]).
+
+    The compiled function (``impl``) takes the arguments, then the lifted tensors, then
+    their number (NOTE [lifted tensors]), so that ``args[i]`` in its explanations is the
+    user's argument ``i``; the ``"eager"`` backend takes just the arguments.
+    """
 
     def __init__(
         self,
@@ -293,6 +300,7 @@ class _Compiled:
         backend: Any,
         mode: str | None,
         fullgraph: bool,
+        source: Callable[..., Any] | None = None,
     ) -> None:
         self._orig_fn = fn
         self.backend = backend
@@ -302,17 +310,30 @@ class _Compiled:
         self.__name__ = getattr(fn, "__name__", "compiled")
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        #: NOTE [lifted tensors]
+        self._lifted: list[Tensor] = []
+        #: the user's code (a compiled module's forward), for the guards and the check
+        #: of writes to outer state
+        code = (fn,) if source is None else (fn, source)
+        self._guards = Guards(*code)
+        self._guards.record()
+        self._restarts: list[str] = []
+        self._writes = next((w for w in map(outer_writes, code) if w is not None), None)
         #: compiles one piece of a graph break (NOTE [graph break segments]); None: the
         #: lazy device runs such a signature whole
         self.piece_compiler: Callable[[Any], Any] | None = None
-        traced = _user_code(fn)
+        self._build()
+
+    def _build(self) -> None:
+        backend, fn = self.backend, self._orig_fn
+        traced = _user_code(self._with_lifted, self.__name__)
         if backend == "eager":
             self.impl: Any = fn
         elif backend == "aot_eager":
             self.impl = aot_function(traced, nop, nop)
             self.piece_compiler = lambda gm: aot_function(gm, nop, nop)
         elif backend == "ember":
-            tier_name = _tier_for(mode)
+            tier_name = _tier_for(self.mode)
 
             def compiler(gm: Any, example_inputs: Any) -> Any:
                 return ember_compiler(gm, example_inputs, tier_name=tier_name)
@@ -332,11 +353,26 @@ class _Compiled:
         if isinstance(self.impl, AOTCompiledFunction):
             self.impl.options["graph_break"] = self.graph_break
 
+    def _with_lifted(self, *rest: Any, **kwargs: Any) -> Any:
+        """The user's function called with ``args..., lifted..., n``: its ``n`` lifted
+        tensors swapped for the trace's inputs (NOTE [lifted tensors])."""
+        n = rest[-1]
+        args = rest[: len(rest) - 1 - n]
+        if not TRACING[0]:  # past the recompile limit: the function itself
+            return self._orig_fn(*args, **kwargs)
+        if self._writes is not None:
+            side_effect(self._writes)
+        found = rest[len(args) : -1]
+        inputs = {id(t): x for t, x in zip(self._lifted[:n], found, strict=True)}
+        with LiftMode(inputs):
+            return self._orig_fn(*args, **kwargs)
+
     def graph_break(self, sig: Any, error: BaseException) -> Any:
         """A call met while tracing that one graph cannot hold: raise under ``fullgraph``,
         else count it and run this signature eagerly (a side effect: NOTE [compile side
         effects]) or in pieces and on the lazy device (data-dependent: NOTE
-        [ember.compile])."""
+        [ember.compile]). What it returns takes the compiled function's arguments (the
+        lifted tensors first)."""
         reason = f"{type(error).__name__}: {error}"
         if self.fullgraph:
             what = (
@@ -351,26 +387,81 @@ class _Compiled:
         self.graph_breaks.append(reason)
         counters["graph_break"][reason] += 1
         if isinstance(error, GraphBreak):
-            return self._orig_fn
-        if self.piece_compiler is None or isinstance(error, _SHAPE_BREAKS):
-            return _lazy_fallback(self._orig_fn)
-        return SegmentedFunction(
-            _user_code(self._orig_fn), self.piece_compiler, _lazy_fallback(self._orig_fn),
-            aot_config.cache_size_limit, eager=self._orig_fn,
-        )  # fmt: skip
+            run = self._orig_fn
+        elif self.piece_compiler is None or isinstance(error, _SHAPE_BREAKS):
+            run = _lazy_fallback(self._orig_fn)
+        else:
+            run = SegmentedFunction(
+                _user_code(self._orig_fn), self.piece_compiler, _lazy_fallback(self._orig_fn),
+                aot_config.cache_size_limit, eager=self._orig_fn,
+            )  # fmt: skip
+        return _AfterLifted(run)
+
+    def _restart(self, why: str) -> None:
+        """Forget the lifted tensors and the compiled signatures (NOTE [lifted tensors])."""
+        self._restarts.append(f"{self.__name__}: compiling again: {why}")
+        self._lifted = []
+        self._guards.record()
+        if len(self._restarts) > aot_config.cache_size_limit:
+            warnings.warn(
+                f"ember.compile({self.__name__}): compiled again {len(self._restarts)} times "
+                f"(config.cache_size_limit = {aot_config.cache_size_limit}); running it "
+                f"uncompiled from now on. Last: {why}",
+                stacklevel=3,
+            )
+            self.backend, self.impl = "eager", self._orig_fn
+            return
+        self._build()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.impl(*args, **kwargs)
+        if self.backend == "eager":
+            return self.impl(*args, **kwargs)
+        guards = self._guards
+        if guards.names or self._lifted:
+            i = guards.changed(bool(self._lifted))
+            while i is not None:
+                if not guards.swap(i, self._lifted):
+                    self._restart(guards.why(i))
+                    if self.backend == "eager":
+                        return self.impl(*args, **kwargs)
+                    break
+                i = guards.changed(bool(self._lifted))
+        while True:
+            lifted = self._lifted
+            try:
+                return self.impl(*args, *lifted, len(lifted), **kwargs)
+            except Lift as e:
+                if any(t is e.tensor for t in lifted):
+                    raise RuntimeError(
+                        f"ember.compile({self.__name__}): internal error: a lifted tensor "
+                        "was not swapped for its input"
+                    ) from None
+                if not lifted:
+                    self._guards.record()
+                self._lifted = [*lifted, e.tensor]
 
     def explain(self) -> list[str]:
         """Why each retrace happened, then each graph break's reason."""
         reasons = self.impl.explain() if hasattr(self.impl, "explain") else []
-        return reasons + [f"graph break: {r}" for r in self.graph_breaks]
+        return self._restarts + reasons + [f"graph break: {r}" for r in self.graph_breaks]
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
             return self
         return lambda *a, **k: self(obj, *a, **k)
+
+
+class _AfterLifted:
+    """``fn`` called with the compiled function's arguments: the ones ahead of the lifted
+    tensors and their number (NOTE [lifted tensors])."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, *rest: Any, **kwargs: Any) -> Any:
+        return self.fn(*rest[: len(rest) - 1 - rest[-1]], **kwargs)
 
 
 def _uninitialized(mod: Module) -> bool:
@@ -412,7 +503,8 @@ class OptimizedModule(Module):
             return call_swapped(mod, values, target, rest[n:], kwargs)
 
         functional.__name__ = type(mod).__name__
-        self.__dict__["_compiled"] = _Compiled(functional, backend, mode, fullgraph)
+        forward = getattr(type(mod).forward, "__func__", type(mod).forward)
+        self.__dict__["_compiled"] = _Compiled(functional, backend, mode, fullgraph, forward)
         self.__dict__["_layout"] = None
 
     def _read_layout(self) -> tuple[int, tuple[str, ...], list[Any], list[Module]]:

@@ -4,14 +4,17 @@ on state the function did not receive (NOTE [compile side effects]).
 # NOTE [compile side effects]
 ``ember.compile`` traces the function once per signature and then runs only the graph, so
 anything the function does that is not a value of the graph would happen once, at trace
-time, on fake tensors, and never again. Six such side effects are recognised while the
-user's own code runs under ``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint
-tracing around it does not count):
+time, on fake tensors, and never again. Tensors it reads from outside (a closure's, a
+global's) are lifted into the graph as inputs (NOTE [lifted tensors] in
+``ember/_lift.py``), so reading, differentiating and writing them is part of the graph.
+What remains are side effects, recognised while the user's own code runs under
+``ember.compile``'s trace (``USER_CODE``; AOTAutograd's joint tracing around it does not
+count):
 
 - ``Tensor.backward()`` / ``autograd.backward`` (they write ``.grad`` of the leaves);
-- an in-place op on a tensor the function did not receive as an argument or make itself
-  (a global, a closure's, a module attribute's: ``optimizer.step()``'s writes to the
-  parameters, ``buffer.add_(1)``);
+- an in-place op on a tensor the function did not receive, make or have lifted (one
+  reached below ``__torch_function__``), and ``optimizer.step()``, which checks before it
+  makes its state, so no fake tensor is left in it;
 - reading such a tensor when it requires grad while grad mode is on (its gradient would
   not reach it: the graph holds it as a constant);
 - setting a module's attribute (``self.calls += 1`` in ``forward``: it would happen at
@@ -19,14 +22,16 @@ tracing around it does not count):
 - making, reseeding or setting the state of a random number ``Generator`` (each eager call
   starts afresh; a graph would draw on from the trace's one);
 - reading or setting a tensor's ``.grad`` (the trace's tensors hold no gradients: a graph
-  would branch on ``x.grad is None`` as it was at trace time).
+  would branch on ``x.grad is None`` as it was at trace time);
+- what the function's own bytecode does to Python state outside it (``outer_writes`` in
+  ``ember/_lift.py``): assigning a global or a closure variable, calling a mutating method
+  of one (``log.append``), setting an item or attribute of one, ``print``.
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler
-breaks the graph at ``backward()`` too; it lifts outside tensors into its graph as inputs
-and replays attribute writes after it, which ember does not do yet (compile the module
-instead: its parameters and buffers are inputs). The optimizer's ``step()`` checks before
-it makes its state, so no fake tensor is left in it.
+breaks the graph at ``backward()`` too, and replays attribute writes after its graph,
+which ember does not do yet. Python effects in functions the compiled one calls are not
+seen.
 """
 
 from __future__ import annotations

@@ -1670,7 +1670,8 @@ def functional(b: Builder) -> None:
             lead = (1, 1)
         oh, ow = b.integer(1, shape[-2] - 1), b.integer(1, shape[-1] - 1)
         u = b.choice([0.13, 0.5, 0.87])
-        samples = f"torch.full(({lead[0]}, {lead[1]}, 2), {u}, dtype={x}.dtype)"
+        like = f"dtype={x}.dtype, device={x}.device"  # (a lazy program's samples are lazy)
+        samples = f"torch.full(({lead[0]}, {lead[1]}, 2), {u}, {like})"
         size = f"output_size=({oh}, {ow})"
         code = f"F.fractional_max_pool2d({src}, 2, {size}, _random_samples={samples})"
         b.emit(kind, [x], f"{o} = {code}", kinks=True)
