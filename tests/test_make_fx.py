@@ -4,7 +4,9 @@ equal eager, against torch's make_fx where installed."""
 
 from __future__ import annotations
 
+import functools
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -71,8 +73,52 @@ def test_values_and_ops_match_torch(name, raw, shapes, mode):
 def test_placeholders_and_code_read_as_torch():
     x = ember.ones(2, 3)
     gm = make_fx(lambda a, b: a + b)(x, x * 2)
-    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["arg0_1", "arg1_1"]
-    assert "ember.ops.aten.add.Tensor(arg0_1, arg1_1)" in gm.code
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["a_1", "b_1"]
+    assert "ember.ops.aten.add.Tensor(a_1, b_1)" in gm.code
+
+
+def _placeholders(gm: Any) -> list[str]:
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _by_position(x: Any, y: Any = None, *rest: Any) -> Any:
+    return x * 2
+
+
+def _scaled(x: Any, n: int) -> Any:
+    return x * n
+
+
+class _Holder:
+    def method(self, x: Any, y: Any) -> Any:
+        return x - y
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (lambda a, b: a + b, 2),
+        (_by_position, 3),
+        (functools.partial(_by_position, y=1), 1),
+        (_scaled, "n"),
+        (lambda x, mul: x * mul, 2),  # a parameter named like an op's node
+    ],
+)
+def test_placeholder_names_follow_torch(fn: Any, args: Any) -> None:
+    if args == "n":
+        e_args, t_args = (ember.ones(2), 3), (torch.ones(2), 3)
+    else:
+        e_args = tuple(ember.ones(2) for _ in range(args))
+        t_args = tuple(torch.ones(2) for _ in range(args))
+    gm = make_fx(fn)(*e_args)
+    assert _placeholders(gm) == _placeholders(torch_make_fx(fn)(*t_args))
+    assert ember.equal(gm(*e_args), fn(*e_args))
+
+
+def test_a_bound_method_names_its_placeholders_without_self() -> None:
+    # (PyTorch's make_fx refuses a bound method: it counts ``self`` as an argument)
+    gm = make_fx(_Holder().method)(ember.ones(2), ember.ones(2))
+    assert _placeholders(gm) == ["x_1", "y_1"]
 
 
 def test_fake_mode_allocates_no_data():

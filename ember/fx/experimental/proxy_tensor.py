@@ -4,8 +4,8 @@ Python key, as ``torch.fx.experimental.proxy_tensor``.
 >>> from ember.fx.experimental.proxy_tensor import make_fx
 >>> gm = make_fx(lambda x: (x * 2).relu())(ember.ones(3))
 >>> print(gm.code.strip())
-def forward(self, arg0_1):
-    mul = ember.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None
+def forward(self, x_1):
+    mul = ember.ops.aten.mul.Tensor(x_1, 2);  x_1 = None
     relu = ember.ops.aten.relu.default(mul);  mul = None
     return relu
 
@@ -16,7 +16,8 @@ backward's ops when ``autograd.grad`` runs inside the traced function, factories
 ops. Each op runs for real (on real tensors, or on fake ones under ``FakeTensorMode`` with
 ``tracing_mode="fake"``) and is recorded as a ``call_function`` node whose target is the
 ``OpOverload``; the tracer keeps, per tensor it has seen, the node that computes it
-(``_Tracker``): inputs are placeholders ``arg<i>_1``, a tensor the trace did not make (a
+(``_Tracker``): inputs are placeholders named as PyTorch's (``x_1`` for a function's
+parameter ``x``, ``arg<i>_1`` for ``*args`` or nested arguments), a tensor the trace did not make (a
 global, a closure's) is a constant (``get_attr`` of ``_tensor_constant<i>``, or
 ``_param_constant<i>`` for a parameter), an op with
 several outputs gets ``getitem`` nodes when an output is used. An in-place op's tensor is
@@ -35,6 +36,7 @@ is computed by that node from then on.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -640,9 +642,10 @@ def make_fx(
 
     def wrapped(*args: Any) -> GraphModule:
         tracker = _Tracker(table, _functionalize)
-        return _trace(
-            f, args, tracker, tracing_mode, _allow_non_fake_inputs, pre_dispatch=pre_dispatch
-        )[0]
+        names = _placeholder_names(f, args)
+        return _trace(f, args, tracker, tracing_mode, _allow_non_fake_inputs, names, pre_dispatch)[
+            0
+        ]
 
     return wrapped
 
@@ -698,6 +701,25 @@ def _trace(
     if not _is_flat(spec):
         gm = _with_input_spec(gm, spec)
     return gm, out, flat
+
+
+def _placeholder_names(f: Callable[..., Any], args: tuple[Any, ...]) -> list[str] | None:
+    """The placeholders' names as PyTorch's ``make_fx`` gives them: ``<parameter>_1`` for a
+    Python function of named parameters called with flat arguments (``x_1``, ``y_1``);
+    None (``arg<i>_1``) for ``*args``, nested arguments, or a callable without code (a
+    ``partial``, a module)."""
+    fn = getattr(f, "__func__", f)
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARARGS:
+        return None
+    if any(isinstance(a, (list, tuple, dict)) for a in args):
+        return None
+    params = list(code.co_varnames[: code.co_argcount])
+    if getattr(f, "__self__", None) is not None:
+        params = params[1:]
+    if len(params) < len(args):
+        return None
+    return [f"{p}_1" for p in params[: len(args)]]
 
 
 def _is_flat(spec: Any) -> bool:
