@@ -114,6 +114,7 @@ from ember._dispatch import python as _python_dispatch  # noqa: E402, F401  (OpO
 from ember import lazy  # noqa: E402  (the lazy device: the Lazy key's fallback)
 from ember import functionalize as _functionalize  # noqa: E402, F401  (the Functionalize key)
 from ember._higher_order_ops.cond import cond  # noqa: E402
+from ember._higher_order_ops.while_loop import while_loop  # noqa: E402
 from ember import _custom_ops as _custom_ops  # noqa: E402, F401  (ember.library.custom_op)
 from ember import linalg  # noqa: E402  (torch.linalg's functions)
 from ember import cuda  # noqa: E402  (answers as PyTorch's CPU-only build)

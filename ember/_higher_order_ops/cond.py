@@ -18,18 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ember._higher_order_ops.base import HigherOrderOperator
 from ember._tensor import Tensor
 
 __all__ = ["cond", "cond_op"]
 
 
-class CondOp:
-    """The ``cond`` operator (PyTorch's ``HigherOrderOperator`` named ``"cond"``)."""
-
-    __name__ = "cond"
-
-    def name(self) -> str:
-        return "cond"
+class CondOp(HigherOrderOperator):
+    """The ``cond`` operator (``ember.ops.higher_order.cond``)."""
 
     def __call__(
         self, pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], operands: Any
@@ -56,11 +52,8 @@ class CondOp:
             )
         return (true_fn if take else false_fn)(*operands)
 
-    def __repr__(self) -> str:
-        return "cond"
 
-
-cond_op = CondOp()
+cond_op = CondOp("cond")
 
 
 def cond(
