@@ -193,7 +193,8 @@ _LAZY = {
 #: submodules that were attributes after ``import ember`` and now load when first named
 _LAZY_MODULES = frozenset(
     "func distributed aot compiler serialization _compile _functorch _batched _checkpoint "
-    "jit testing distributions version types _dynamo profiler accelerator mps signal".split()
+    "jit testing distributions version types _dynamo profiler accelerator mps signal export "
+    "_ops".split()
 )
 
 

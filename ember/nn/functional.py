@@ -104,10 +104,11 @@ def max_pool2d(
     ember.Size([1, 1, 2, 2])
     """
     s = [] if stride is None else _pair(stride)
-    out = aten.max_pool2d_with_indices.default(
-        input, _pair(kernel_size), s, _pair(padding), _pair(dilation), ceil_mode
-    )
-    return (out[0], out[1]) if return_indices else out[0]
+    args = (input, _pair(kernel_size), s, _pair(padding), _pair(dilation), ceil_mode)
+    if not return_indices:  # the composite op, as PyTorch calls (what export records)
+        return aten.max_pool2d.default(*args)
+    out = aten.max_pool2d_with_indices.default(*args)
+    return out[0], out[1]
 
 
 @guard_function

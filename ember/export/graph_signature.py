@@ -1,0 +1,133 @@
+"""What an exported graph's inputs and outputs are, as ``torch.export.graph_signature``:
+each placeholder a parameter, a buffer or a user input (``InputSpec``), each output a user
+output (``OutputSpec``).
+
+>>> from ember.export.graph_signature import InputKind, InputSpec, TensorArgument
+>>> spec = InputSpec(InputKind.PARAMETER, TensorArgument("p_weight"), "weight")
+>>> spec.kind, spec.arg.name, spec.target
+(<InputKind.PARAMETER: 2>, 'p_weight', 'weight')
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = [
+    "ExportGraphSignature",
+    "InputKind",
+    "InputSpec",
+    "OutputKind",
+    "OutputSpec",
+    "TensorArgument",
+]
+
+
+class InputKind(enum.Enum):
+    """What a placeholder of an exported graph holds (PyTorch's numbering)."""
+
+    USER_INPUT = 1
+    PARAMETER = 2
+    BUFFER = 3
+    CONSTANT_TENSOR = 4
+    CUSTOM_OBJ = 5
+    TOKEN = 6
+
+
+class OutputKind(enum.Enum):
+    """What an output of an exported graph is (PyTorch's numbering)."""
+
+    USER_OUTPUT = 1
+    LOSS_OUTPUT = 2
+    BUFFER_MUTATION = 3
+    GRADIENT_TO_PARAMETER = 4
+    GRADIENT_TO_USER_INPUT = 5
+    USER_INPUT_MUTATION = 6
+    TOKEN = 7
+
+
+@dataclass(frozen=True)
+class TensorArgument:
+    """A tensor value of the graph, by its node's name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One placeholder: its kind, its node, and for a parameter or buffer its name in the
+    module's ``state_dict`` (``target``)."""
+
+    kind: InputKind
+    arg: TensorArgument
+    target: str | None
+    persistent: bool | None = None
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """One output: its kind and its node."""
+
+    kind: OutputKind
+    arg: TensorArgument
+    target: str | None
+
+
+@dataclass
+class ExportGraphSignature:
+    """The placeholders' and outputs' roles, in graph order."""
+
+    input_specs: list[InputSpec]
+    output_specs: list[OutputSpec]
+
+    def _names(self, kind: InputKind) -> tuple[str, ...]:
+        return tuple(s.target for s in self.input_specs if s.kind is kind and s.target is not None)
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameters' ``state_dict`` names."""
+        return self._names(InputKind.PARAMETER)
+
+    @property
+    def buffers(self) -> tuple[str, ...]:
+        """The buffers' ``state_dict`` names."""
+        return self._names(InputKind.BUFFER)
+
+    @property
+    def user_inputs(self) -> tuple[str, ...]:
+        """The user inputs' placeholder names."""
+        return tuple(s.arg.name for s in self.input_specs if s.kind is InputKind.USER_INPUT)
+
+    @property
+    def user_outputs(self) -> tuple[str, ...]:
+        """The user outputs' node names."""
+        return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
+
+    @property
+    def inputs_to_parameters(self) -> dict[str, str]:
+        """Placeholder name -> parameter name."""
+        return {
+            s.arg.name: s.target
+            for s in self.input_specs
+            if s.kind is InputKind.PARAMETER and s.target is not None
+        }
+
+    @property
+    def inputs_to_buffers(self) -> dict[str, str]:
+        """Placeholder name -> buffer name."""
+        return {
+            s.arg.name: s.target
+            for s in self.input_specs
+            if s.kind is InputKind.BUFFER and s.target is not None
+        }
+
+    def __str__(self) -> str:
+        lines = ["# inputs"]
+        for s in self.input_specs:
+            extra = f" target={s.target!r}" if s.target is not None else ""
+            if s.persistent is not None:
+                extra += f" persistent={s.persistent}"
+            lines.append(f"{s.arg.name}: {s.kind.name}{extra}")
+        lines += ["", "# outputs"]
+        lines += [f"{s.arg.name}: {s.kind.name}" for s in self.output_specs]
+        return "\n".join(lines)
