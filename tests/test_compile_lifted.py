@@ -302,3 +302,26 @@ def test_pure_functions_with_local_lists_still_compile() -> None:
     g = ember.compile(f, backend="aot_eager")
     assert g(ember.ones(2)).tolist() == [3.0, 3.0]
     assert g.graph_breaks == []
+
+
+def test_a_write_aot_cannot_trace_runs_eagerly_under_compile() -> None:
+    """A write under no_grad into an input that requires grad, then a differentiable use:
+    AOTAutograd cannot trace it yet, so ember.compile runs it eagerly (a bare aot_function
+    raises NotImplementedError)."""
+
+    def f(x: Any) -> Any:
+        with ember.no_grad():
+            x.mul_(2)
+        return (x * x).sum()
+
+    def run(compiled: bool) -> tuple[float, list[float], list[float]]:
+        x = ember.ones(3, requires_grad=True)
+        out = (ember.compile(f, backend="aot_eager") if compiled else f)(x)
+        out.backward()
+        return out.item(), x.detach().tolist(), x.grad.tolist()
+
+    assert run(True) == run(False) == (12.0, [2.0] * 3, [4.0] * 3)
+    from ember.aot import aot_function, nop
+
+    with pytest.raises(NotImplementedError, match="writes an input that requires grad"):
+        aot_function(f, nop, nop)(ember.ones(3, requires_grad=True))

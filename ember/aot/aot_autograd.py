@@ -662,7 +662,7 @@ def _compile_entry(
         _check_aliased_writes(uniq, plan)
     if plan.meta_mutated:
         k = next(iter(plan.meta_mutated))
-        raise NotImplementedError(
+        raise UnsupportedWrite(
             f"aot_function: the function changes the shape or strides of dense input {k} in "
             f"place (to {plan.meta_mutated[k][0]}); ember replays no metadata writes"
         )
@@ -701,7 +701,7 @@ def _compile_entry(
     )
     for k in plan.mutated:
         if needs_grad and fake_dense[k].requires_grad:
-            raise NotImplementedError(
+            raise UnsupportedWrite(
                 "aot_function: the function writes an input that requires grad "
                 f"(dense input {k}, shape {list(fake_dense[k].shape)}); AOTAutograd of such "
                 "writes is not supported: write a clone, or call it under no_grad"
@@ -725,6 +725,12 @@ def _compile_entry(
         and [how[1] for how in plan.out_leaves] == list(range(len(plan.out_leaves)))
     )
     return entry
+
+
+class UnsupportedWrite(GraphBreak, NotImplementedError):
+    """A write to an input that AOTAutograd cannot trace yet (a metadata write, a write into
+    an input that requires grad under autograd): ``ember.compile`` runs that signature
+    eagerly, a bare ``aot_function`` raises."""
 
 
 def _check_aliased_writes(uniq: list[Tensor], plan: _Plan) -> None:
