@@ -52,8 +52,10 @@ IGNORED_NAMES = frozenset(
     """.split()
 )
 #: ignored by their full name, where another namespace has a function of the same name
-#: (``ember.cond`` the control-flow operator, ``ember.linalg.cond`` the condition number)
-IGNORED_QUALIFIED = frozenset({"ember.cond"})
+#: (``ember.cond`` the control-flow operator, ``ember.linalg.cond`` the condition number);
+#: ``ember.while_loop`` takes functions, not tensors (PyTorch's lists neither override nor
+#: test it)
+IGNORED_QUALIFIED = frozenset({"ember.cond", "ember.while_loop"})
 
 
 def _is_public_callable(name: str, obj: Any) -> bool:
