@@ -88,6 +88,8 @@ def test_graph_and_signature_equal_torchs(name: str) -> None:
     assert ep.graph_signature.parameters == tep.graph_signature.parameters
     assert ep.graph_signature.buffers == tep.graph_signature.buffers
     assert ep.graph_signature.user_inputs == tep.graph_signature.user_inputs
+    assert ep.graph_signature.inputs_to_parameters == tep.graph_signature.inputs_to_parameters
+    assert ep.graph_signature.inputs_to_buffers == tep.graph_signature.inputs_to_buffers
 
 
 @pytest.mark.parametrize("name", ["linear", "mlp", "bn", "conv", "two inputs"])

@@ -107,7 +107,7 @@ def export(
     user = _user_names(mod, args, kwargs)
     user_tensors = [flat[i] for i in positions]
     gm, out = trace(run, [*lifted, *user_tensors], lifted_names + user, pre_dispatch=True)
-    out_flat, out_spec = tree_flatten(out)
+    _, out_spec = tree_flatten(out)
     input_specs = [
         InputSpec(
             InputKind.PARAMETER if name in params else InputKind.BUFFER,
@@ -127,7 +127,6 @@ def export(
     _return_a_tuple(gm)
     state_dict = {k: v for k, v in [*params.items(), *buffers.items()] if k in persistent}
     constants = {k: v for k, v in buffers.items() if k not in persistent}
-    del out_flat
     return ExportedProgram(
         gm, ExportGraphSignature(input_specs, output_specs), state_dict,
         (args, kwargs), in_spec, out_spec, constants,

@@ -81,7 +81,7 @@ class ExportGraphSignature:
     output_specs: list[OutputSpec]
 
     def _names(self, kind: InputKind) -> tuple[str, ...]:
-        return tuple(s.target for s in self.input_specs if s.kind is kind and s.target is not None)
+        return tuple(self._targets(kind).values())
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -103,23 +103,22 @@ class ExportGraphSignature:
         """The user outputs' node names."""
         return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
 
-    @property
-    def inputs_to_parameters(self) -> dict[str, str]:
-        """Placeholder name -> parameter name."""
+    def _targets(self, kind: InputKind) -> dict[str, str]:
         return {
             s.arg.name: s.target
             for s in self.input_specs
-            if s.kind is InputKind.PARAMETER and s.target is not None
+            if s.kind is kind and s.target is not None
         }
+
+    @property
+    def inputs_to_parameters(self) -> dict[str, str]:
+        """Placeholder name -> parameter name."""
+        return self._targets(InputKind.PARAMETER)
 
     @property
     def inputs_to_buffers(self) -> dict[str, str]:
         """Placeholder name -> buffer name."""
-        return {
-            s.arg.name: s.target
-            for s in self.input_specs
-            if s.kind is InputKind.BUFFER and s.target is not None
-        }
+        return self._targets(InputKind.BUFFER)
 
     def __str__(self) -> str:
         lines = ["# inputs"]
