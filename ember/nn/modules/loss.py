@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ember._tensor import Tensor
 from ember.nn import functional as F
@@ -44,34 +45,47 @@ class _MarginLoss(_Loss):
         self.margin = margin
 
 
-class MSELoss(_Loss):
+class _FunctionalLoss(_Loss):
+    """A loss of ``(input, target)`` over one functional: ``forward`` is
+    ``_fn(input, target, **options)``, the options the attributes named in ``_options``
+    (by keyword, in that order)."""
+
+    _fn: ClassVar[Callable[..., Tensor]]
+    _options: ClassVar[tuple[str, ...]] = ("reduction",)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return self._fn(input, target, **{name: getattr(self, name) for name in self._options})
+
+
+class MSELoss(_FunctionalLoss):
     """Mean squared error.
 
     >>> ember.nn.MSELoss()(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(2.)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.mse_loss(input, target, reduction=self.reduction)
+    _fn = staticmethod(F.mse_loss)
 
 
-class L1Loss(_Loss):
+class L1Loss(_FunctionalLoss):
     """Mean absolute error.
 
     >>> ember.nn.L1Loss()(ember.tensor([1.0, 3.0]), ember.tensor([1.0, 1.0]))
     tensor(1.)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.l1_loss(input, target, reduction=self.reduction)
+    _fn = staticmethod(F.l1_loss)
 
 
-class NLLLoss(_WeightedLoss):
+class NLLLoss(_FunctionalLoss, _WeightedLoss):
     """Negative log likelihood of class indices under log-probabilities.
 
     >>> ember.nn.NLLLoss()(ember.tensor([[-1.0, -2.0]]), ember.tensor([1]))
     tensor(2.)
     """
+
+    _fn = staticmethod(F.nll_loss)
+    _options = ("weight", "ignore_index", "reduction")
 
     def __init__(
         self,
@@ -84,18 +98,16 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(
-            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
-        )
 
-
-class CrossEntropyLoss(_WeightedLoss):
+class CrossEntropyLoss(_FunctionalLoss, _WeightedLoss):
     """Cross entropy of logits against class indices or probabilities.
 
     >>> ember.nn.CrossEntropyLoss()(ember.tensor([[0.0, 0.0]]), ember.tensor([1]))
     tensor(0.6931)
     """
+
+    _fn = staticmethod(F.cross_entropy)
+    _options = ("weight", "ignore_index", "reduction", "label_smoothing")
 
     def __init__(
         self,
@@ -109,23 +121,16 @@ class CrossEntropyLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(
-            input,
-            target,
-            self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
-        )
 
-
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_FunctionalLoss):
     """Binary cross entropy on logits.
 
     >>> ember.nn.BCEWithLogitsLoss()(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.6931)
     """
+
+    _fn = staticmethod(F.binary_cross_entropy_with_logits)
+    _options = ("weight", "pos_weight", "reduction")
 
     def __init__(
         self,
@@ -139,32 +144,30 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(
-            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
-        )
-
 
 # --------------------------------------------------------------------------- more losses
 
 
-class BCELoss(_WeightedLoss):
+class BCELoss(_FunctionalLoss, _WeightedLoss):
     """Binary cross entropy between probabilities and targets.
 
     >>> ember.nn.BCELoss()(ember.tensor([0.5]), ember.tensor([1.0]))
     tensor(0.6931)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+    _fn = staticmethod(F.binary_cross_entropy)
+    _options = ("weight", "reduction")
 
 
-class SmoothL1Loss(_Loss):
+class SmoothL1Loss(_FunctionalLoss):
     """Squared error below ``beta``, absolute error above.
 
     >>> ember.nn.SmoothL1Loss()(ember.tensor([0.0, 3.0]), ember.tensor([0.5, 0.0]))
     tensor(1.3125)
     """
+
+    _fn = staticmethod(F.smooth_l1_loss)
+    _options = ("reduction", "beta")
 
     def __init__(
         self,
@@ -175,9 +178,6 @@ class SmoothL1Loss(_Loss):
     ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
@@ -197,7 +197,7 @@ class HuberLoss(_Loss):
         )
 
 
-class KLDivLoss(_Loss):
+class KLDivLoss(_FunctionalLoss):
     """Kullback-Leibler divergence from log-probabilities (``reduction="batchmean"`` for
     the mathematical KL per sample).
 
@@ -205,6 +205,9 @@ class KLDivLoss(_Loss):
     ...                                           ember.tensor([[0.5, 0.5]]))
     tensor(0.3069)
     """
+
+    _fn = staticmethod(F.kl_div)
+    _options = ("reduction", "log_target")
 
     def __init__(
         self,
@@ -215,9 +218,6 @@ class KLDivLoss(_Loss):
     ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class MarginRankingLoss(_MarginLoss):
@@ -233,12 +233,15 @@ class MarginRankingLoss(_MarginLoss):
         )
 
 
-class HingeEmbeddingLoss(_MarginLoss):
+class HingeEmbeddingLoss(_FunctionalLoss, _MarginLoss):
     """``x`` where ``y`` is 1, ``max(0, margin - x)`` where it is -1.
 
     >>> ember.nn.HingeEmbeddingLoss()(ember.tensor([0.3]), ember.tensor([-1.0]))
     tensor(0.7000)
     """
+
+    _fn = staticmethod(F.hinge_embedding_loss)
+    _options = ("margin", "reduction")
 
     def __init__(
         self,
@@ -248,9 +251,6 @@ class HingeEmbeddingLoss(_MarginLoss):
         reduction: str = "mean",
     ) -> None:
         super().__init__(margin, size_average, reduce, reduction)
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_MarginLoss):
@@ -304,15 +304,14 @@ class TripletMarginLoss(_Loss):
         )
 
 
-class SoftMarginLoss(_Loss):
+class SoftMarginLoss(_FunctionalLoss):
     """``log(1 + exp(-y * x))``.
 
     >>> ember.nn.SoftMarginLoss()(ember.tensor([0.0]), ember.tensor([1.0]))
     tensor(0.6931)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.soft_margin_loss(input, target, reduction=self.reduction)
+    _fn = staticmethod(F.soft_margin_loss)
 
 
 class PoissonNLLLoss(_Loss):
@@ -362,17 +361,15 @@ class GaussianNLLLoss(_Loss):
         )
 
 
-class MultiLabelSoftMarginLoss(_WeightedLoss):
+class MultiLabelSoftMarginLoss(_FunctionalLoss, _WeightedLoss):
     """Per-class binary cross entropy of logits, averaged over classes.
 
     >>> ember.nn.MultiLabelSoftMarginLoss()(ember.zeros(1, 2), ember.tensor([[1.0, 0.0]]))
     tensor(0.6931)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.multilabel_soft_margin_loss(
-            input, target, weight=self.weight, reduction=self.reduction
-        )
+    _fn = staticmethod(F.multilabel_soft_margin_loss)
+    _options = ("weight", "reduction")
 
 
 class CTCLoss(_Loss):
@@ -403,12 +400,15 @@ class CTCLoss(_Loss):
         )
 
 
-class MultiMarginLoss(_WeightedLoss):
+class MultiMarginLoss(_FunctionalLoss, _WeightedLoss):
     """The multi-class hinge loss (``F.multi_margin_loss``).
 
     >>> ember.nn.MultiMarginLoss()(ember.tensor([[0.1, 0.2, 0.4, 0.8]]), ember.tensor([3]))
     tensor(0.3250)
     """
+
+    _fn = staticmethod(F.multi_margin_loss)
+    _options = ("p", "margin", "weight", "reduction")
 
     def __init__(
         self,
@@ -428,9 +428,3 @@ class MultiMarginLoss(_WeightedLoss):
                 "instead"
             )
         self.p, self.margin = p, margin
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.multi_margin_loss(
-            input, target, p=self.p, margin=self.margin, weight=self.weight,
-            reduction=self.reduction,
-        )  # fmt: skip
