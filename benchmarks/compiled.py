@@ -27,17 +27,7 @@ from typing import Any
 import numpy as np
 
 import ember
-from benchmarks.run import Case, Thunk, _chain, _numba_chain, torch
-
-
-def _weights(sizes: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
-    rng = np.random.default_rng(0)
-    out = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
-        bound = 1 / np.sqrt(fan_in)
-        out.append((rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
-                    rng.uniform(-bound, bound, fan_out).astype(np.float32)))  # fmt: skip
-    return out
+from benchmarks.run import Case, Thunk, _chain, _numba_chain, mlp, mlp_weights, torch
 
 
 def _with_loss(lib: Any, model: Any, loss_fn: Any) -> Any:
@@ -60,15 +50,7 @@ def mlp_step(
     """One SGD step of the MLP in ``lib`` (ember: optionally with the model compiled, or the
     model and its loss compiled as one graph: ``with_loss``)."""
     rng = np.random.default_rng(1)
-    layers: list[Any] = []
-    ws = _weights(sizes)
-    for i, (w, b) in enumerate(ws):
-        lin = lib.nn.Linear(w.shape[1], w.shape[0])
-        with lib.no_grad():
-            lin.weight.copy_(lib.from_numpy(w.copy()))
-            lin.bias.copy_(lib.from_numpy(b.copy()))
-        layers += [lin] if i == len(ws) - 1 else [lin, lib.nn.ReLU()]
-    model = lib.nn.Sequential(*layers)
+    model = mlp(lib, mlp_weights(sizes, np.random.default_rng(0)))
     run = lib.compile(model) if compiled else model
     loss_fn = lib.nn.CrossEntropyLoss()
     xs = lib.from_numpy(rng.standard_normal((batch, sizes[0]), dtype=np.float32))

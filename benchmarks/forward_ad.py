@@ -32,6 +32,19 @@ def _reverse(f: Any) -> Any:
     return lambda x: ember.autograd.functional.jacobian(f, x)
 
 
+def _dual_op(lib: Any, op: Any) -> Any:
+    """A thunk for ``lib``: a dual level, a dual of 4 floats and ``op`` on it, returning the
+    tangent (forward mode's fixed costs)."""
+    fw = lib.autograd.forward_ad
+    a4, one4 = lib.tensor([1.0, 2.0, 3.0, 4.0]), lib.ones(4)
+
+    def run() -> Any:
+        with fw.dual_level():
+            return fw.unpack_dual(op(fw.make_dual(a4, one4))).tangent
+
+    return run
+
+
 def cases(quick: bool) -> list[Case]:
     n = 100
     rng = np.random.default_rng(0)
@@ -51,34 +64,13 @@ def cases(quick: bool) -> list[Case]:
             "jacrev": lambda: tjr(tx),
             "jvp": lambda: torch.func.jvp(tf, (tx,), (tv,)),
         }
-    # a dual level, a dual of 4 floats and one op on it: forward mode's fixed costs
-    fw = ember.autograd.forward_ad
-    a4, one4 = ember.tensor([1.0, 2.0, 3.0, 4.0]), ember.ones(4)
-
-    def e_dual(op: Any) -> Any:
-        def run() -> Any:
-            with fw.dual_level():
-                return fw.unpack_dual(op(fw.make_dual(a4, one4))).tangent
-
-        return run
-
     if torch is not None:
-        tfw = torch.autograd.forward_ad
-        ta4, tone4 = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.ones(4)
-
-        def t_dual(op: Any) -> Any:
-            def run() -> Any:
-                with tfw.dual_level():
-                    return tfw.unpack_dual(op(tfw.make_dual(ta4, tone4))).tangent
-
-            return run
-
-        tt["dual mul"] = t_dual(lambda d: d * d)
-        tt["dual sin"] = t_dual(lambda d: d.sin())
+        tt["dual mul"] = _dual_op(torch, lambda d: d * d)
+        tt["dual sin"] = _dual_op(torch, lambda d: d.sin())
     return [
-        Case("forward_ad", "dual: a * a", e_dual(lambda d: d * d), None, tt.get("dual mul"),
-             ("torch", 3.0)),
-        Case("forward_ad", "dual: a.sin()", e_dual(lambda d: d.sin()), None,
+        Case("forward_ad", "dual: a * a", _dual_op(ember, lambda d: d * d), None,
+             tt.get("dual mul"), ("torch", 3.0)),
+        Case("forward_ad", "dual: a.sin()", _dual_op(ember, lambda d: d.sin()), None,
              tt.get("dual sin"), ("torch", 3.0)),
         Case("forward_ad", "jacfwd 100->100", lambda: jacfwd(ex), None, tt.get("jacfwd"),
              ("torch", 2.0)),

@@ -250,30 +250,44 @@ def large_cases(quick: bool) -> list[Case]:
     return out
 
 
+def mlp_weights(
+    sizes: tuple[int, ...], rng: np.random.Generator
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of an MLP with layer ``sizes``, drawn from ``rng`` as
+    ``nn.Linear``'s default init (uniform in +-1/sqrt(fan_in)), float32."""
+    out = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        bound = 1 / np.sqrt(fan_in)
+        w = rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32)
+        b = rng.uniform(-bound, bound, fan_out).astype(np.float32)
+        out.append((w, b))
+    return out
+
+
+def mlp(lib: Any, weights: list[tuple[np.ndarray, np.ndarray]]) -> Any:
+    """``lib.nn.Sequential`` of Linear layers holding copies of ``weights``, ReLU between."""
+    layers: list[Any] = []
+    for i, (w, b) in enumerate(weights):
+        lin = lib.nn.Linear(w.shape[1], w.shape[0])
+        with lib.no_grad():
+            lin.weight.copy_(lib.from_numpy(w.copy()))
+            lin.bias.copy_(lib.from_numpy(b.copy()))
+        layers += [lin] if i == len(weights) - 1 else [lin, lib.nn.ReLU()]
+    return lib.nn.Sequential(*layers)
+
+
 def _mlp_step_pair(
     sizes: tuple[int, ...], batch: int, device: str = "cpu"
 ) -> tuple[Thunk, Thunk | None]:
     """One SGD training step of an MLP (Linear/ReLU, cross-entropy) in ember and in PyTorch,
     both starting from the same weights and data."""
     rng = np.random.default_rng(0)
-    weights = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
-        bound = 1 / np.sqrt(fan_in)
-        w = rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32)
-        b = rng.uniform(-bound, bound, fan_out).astype(np.float32)
-        weights.append((w, b))
+    weights = mlp_weights(sizes, rng)
     x = rng.standard_normal((batch, sizes[0]), dtype=np.float32)
     y = rng.integers(0, sizes[-1], batch)
 
     def build(lib: Any) -> Thunk:
-        layers: list[Any] = []
-        for i, (w, b) in enumerate(weights):
-            lin = lib.nn.Linear(w.shape[1], w.shape[0])
-            with lib.no_grad():
-                lin.weight.copy_(lib.from_numpy(w.copy()))
-                lin.bias.copy_(lib.from_numpy(b.copy()))
-            layers += [lin] if i == len(weights) - 1 else [lin, lib.nn.ReLU()]
-        model = lib.nn.Sequential(*layers)
+        model = mlp(lib, weights)
         loss_fn = lib.nn.CrossEntropyLoss()
         xs, ys = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
         lazy = device == "lazy" and lib is ember

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import ember
-from benchmarks.run import Case
+from benchmarks.run import Case, Thunk
 
 try:
     import torch
@@ -42,67 +42,63 @@ def cases(quick: bool) -> list[Case]:
     goal = ("numpy", 1.1)
     out: list[Case] = []
 
+    def add(name: str, ours: Thunk, numpy: Thunk, theirs: Thunk) -> None:
+        """One case against NumPy, with PyTorch's column when it is installed."""
+        out.append(Case("tensorops", name, ours, numpy, _torch(theirs), goal))
+
     ints = rng.integers(0, n // 10, n)
     ei = ember.from_numpy(ints)
     ti = torch.from_numpy(ints) if torch is not None else None
-    out.append(
-        Case(
-            "tensorops",
-            f"unique {tag}",
-            lambda: ember.unique(ei),
-            lambda: np.unique(ints),
-            _torch(lambda: torch.unique(ti)),
-            goal,
-        )
+    add(
+        f"unique {tag}", lambda: ember.unique(ei), lambda: np.unique(ints), lambda: torch.unique(ti)
     )
-    out.append(Case("tensorops", f"unique inv,cnt {tag}",
-                    lambda: ember.unique(ei, return_inverse=True, return_counts=True),
-                    lambda: np.unique(ints, return_inverse=True, return_counts=True),
-                    _torch(lambda: torch.unique(ti, return_inverse=True, return_counts=True)),
-                    goal))  # fmt: skip
+    add(
+        f"unique inv,cnt {tag}",
+        lambda: ember.unique(ei, return_inverse=True, return_counts=True),
+        lambda: np.unique(ints, return_inverse=True, return_counts=True),
+        lambda: torch.unique(ti, return_inverse=True, return_counts=True),
+    )
 
     seq = np.sort(rng.standard_normal(n))
     probes = rng.standard_normal(n)
     es, ep = ember.from_numpy(seq), ember.from_numpy(probes)
     ts, tp = (torch.from_numpy(seq), torch.from_numpy(probes)) if torch is not None else (0, 0)
-    out.append(Case("tensorops", f"searchsorted {tag}", lambda: ember.searchsorted(es, ep),
-                    lambda: np.searchsorted(seq, probes),
-                    _torch(lambda: torch.searchsorted(ts, tp)), goal))  # fmt: skip
+    add(
+        f"searchsorted {tag}",
+        lambda: ember.searchsorted(es, ep),
+        lambda: np.searchsorted(seq, probes),
+        lambda: torch.searchsorted(ts, tp),
+    )
 
     x = rng.standard_normal(n, dtype=np.float32)
     ex = ember.from_numpy(x)
     tx = torch.from_numpy(x) if torch is not None else None
-    out.append(Case("tensorops", f"median {tag}", lambda: ex.median(), lambda: np.median(x),
-                    _torch(lambda: tx.median()), goal))  # fmt: skip
+    add(f"median {tag}", lambda: ex.median(), lambda: np.median(x), lambda: tx.median())
     side = 300 if quick else 1000
     m = rng.standard_normal((side, side + 1), dtype=np.float32)
     em = ember.from_numpy(m)
     tm = torch.from_numpy(m) if torch is not None else None
-    out.append(Case("tensorops", f"median(1) {side}x{side + 1}", lambda: em.median(1),
-                    lambda: np.median(m, axis=1), _torch(lambda: tm.median(1)), goal))  # fmt: skip
+    add(
+        f"median(1) {side}x{side + 1}",
+        lambda: em.median(1),
+        lambda: np.median(m, axis=1),
+        lambda: tm.median(1),
+    )
 
     w = rng.random(n)
     ew = ember.from_numpy(w)
     tw = torch.from_numpy(w) if torch is not None else None
-    out.append(
-        Case(
-            "tensorops",
-            f"bincount {tag}",
-            lambda: ember.bincount(ei),
-            lambda: np.bincount(ints),
-            _torch(lambda: torch.bincount(ti)),
-            goal,
-        )
+    add(
+        f"bincount {tag}",
+        lambda: ember.bincount(ei),
+        lambda: np.bincount(ints),
+        lambda: torch.bincount(ti),
     )
-    out.append(
-        Case(
-            "tensorops",
-            f"bincount w {tag}",
-            lambda: ember.bincount(ei, ew),
-            lambda: np.bincount(ints, w),
-            _torch(lambda: torch.bincount(ti, tw)),
-            goal,
-        )
+    add(
+        f"bincount w {tag}",
+        lambda: ember.bincount(ei, ew),
+        lambda: np.bincount(ints, w),
+        lambda: torch.bincount(ti, tw),
     )
 
     rows = 500 if quick else 2000
@@ -110,42 +106,48 @@ def cases(quick: bool) -> list[Case]:
     b = rng.standard_normal((rows, 64), dtype=np.float32)
     ea, eb = ember.from_numpy(a), ember.from_numpy(b)
     ta, tb = (torch.from_numpy(a), torch.from_numpy(b)) if torch is not None else (0, 0)
-    out.append(
-        Case(
-            "tensorops",
-            f"cdist p=2 {rows}x{rows}",
-            lambda: ember.cdist(ea, eb),
-            lambda: _euclidean(a, b),
-            _torch(lambda: torch.cdist(ta, tb)),
-            goal,
-        )
+    add(
+        f"cdist p=2 {rows}x{rows}",
+        lambda: ember.cdist(ea, eb),
+        lambda: _euclidean(a, b),
+        lambda: torch.cdist(ta, tb),
     )
     small = 200 if quick else 400
     a1, b1 = a[:small, :32].copy(), b[:small, :32].copy()
     ea1, eb1 = ember.from_numpy(a1), ember.from_numpy(b1)
     ta1, tb1 = (torch.from_numpy(a1), torch.from_numpy(b1)) if torch is not None else (0, 0)
-    out.append(Case("tensorops", f"cdist p=1 {small}x{small}", lambda: ember.cdist(ea1, eb1, 1),
-                    lambda: np.abs(a1[:, None] - b1[None]).sum(-1),
-                    _torch(lambda: torch.cdist(ta1, tb1, 1)), goal))  # fmt: skip
+    add(
+        f"cdist p=1 {small}x{small}",
+        lambda: ember.cdist(ea1, eb1, 1),
+        lambda: np.abs(a1[:, None] - b1[None]).sum(-1),
+        lambda: torch.cdist(ta1, tb1, 1),
+    )
     # issue 18: pdist, histogram, stft (NumPy: the same arithmetic written directly)
     iu = np.triu_indices(small, 1)
-    out.append(Case("tensorops", f"pdist p=2 {small}x32", lambda: ember.pdist(ea1),
-                    lambda: np.sqrt(((a1[iu[0]] - a1[iu[1]]) ** 2).sum(-1)),
-                    _torch(lambda: torch.pdist(ta1)), goal))  # fmt: skip
+    add(
+        f"pdist p=2 {small}x32",
+        lambda: ember.pdist(ea1),
+        lambda: np.sqrt(((a1[iu[0]] - a1[iu[1]]) ** 2).sum(-1)),
+        lambda: torch.pdist(ta1),
+    )
     h = rng.standard_normal(n).astype(np.float32)
     eh = ember.from_numpy(h)
     th = torch.from_numpy(h) if torch is not None else None
-    out.append(Case("tensorops", f"histogram 100 bins {tag}", lambda: ember.histogram(eh, 100),
-                    lambda: np.histogram(h, 100),
-                    _torch(lambda: torch.histogram(th, 100)), goal))  # fmt: skip
+    add(
+        f"histogram 100 bins {tag}",
+        lambda: ember.histogram(eh, 100),
+        lambda: np.histogram(h, 100),
+        lambda: torch.histogram(th, 100),
+    )
     sig = rng.standard_normal(n // 10)
-    es, win = ember.from_numpy(sig), np.hanning(512)
-    ew = ember.from_numpy(win)
-    ts, tw = (torch.from_numpy(sig), torch.from_numpy(win)) if torch is not None else (0, 0)
+    esig, win = ember.from_numpy(sig), np.hanning(512)
+    ewin = ember.from_numpy(win)
+    tsig, twin = (torch.from_numpy(sig), torch.from_numpy(win)) if torch is not None else (0, 0)
     frames = np.lib.stride_tricks.sliding_window_view(np.pad(sig, 256, "reflect"), 512)[::128]
-    out.append(Case("tensorops", f"stft n_fft=512 {n // 10}",
-                    lambda: ember.stft(es, 512, 128, window=ew, return_complex=True),
-                    lambda: np.fft.rfft(frames * win).T,
-                    _torch(lambda: torch.stft(ts, 512, 128, window=tw, return_complex=True)),
-                    goal))  # fmt: skip
+    add(
+        f"stft n_fft=512 {n // 10}",
+        lambda: ember.stft(esig, 512, 128, window=ewin, return_complex=True),
+        lambda: np.fft.rfft(frames * win).T,
+        lambda: torch.stft(tsig, 512, 128, window=twin, return_complex=True),
+    )
     return out
