@@ -121,3 +121,22 @@ def test_lazy_fallback_takes_made_and_captured_tensors_along():
     out[0].backward()
     ref[0].backward()
     np.testing.assert_allclose(lin.weight.grad.numpy(), ref_lin.weight.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["ember", "aot_eager"])
+def test_a_constant_made_before_a_read_is_used_after_it(backend):
+    """A closure's tensor is a constant of the graph the pieces come from (a ``get_attr``
+    node); a later piece that uses it too copies it (it used to raise ``KeyError:
+    '_tensor_constant0'``; found by the random programs over closure tensors)."""
+    c = ember.tensor([2.0, 3.0])
+
+    def f(x):
+        y = x * c
+        if y.sum() > 0:  # a read: the graph breaks here
+            return y * c
+        return y - c
+
+    compiled = ember.compile(f, backend=backend)
+    for x in (ember.tensor([1.0, 2.0]), ember.tensor([-1.0, -2.0])):
+        assert ember.equal(compiled(x), f(x))
+    assert _segments(compiled).paths == 2

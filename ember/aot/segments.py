@@ -142,8 +142,13 @@ def _piece_module(p: _Piece) -> GraphModule:
         ph = g.placeholder(name)
         ph.meta.update(by_name[name].meta)
         env[name] = ph
+    def arg(a: Node) -> Node:
+        if a.name not in env and a.op == "get_attr":  # a constant an earlier piece made
+            env[a.name] = g.node_copy(a)
+        return env[a.name]
+
     for n in p.nodes:
-        env[n.name] = g.node_copy(n, lambda a: env[a.name])
+        env[n.name] = g.node_copy(n, arg)
     if p.read is not None and p.read.args[0].name not in env:
         env[p.read.args[0].name] = g.placeholder(p.read.args[0].name)
     g.output(tuple(env[name] for name in p.outputs))
