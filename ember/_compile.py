@@ -50,7 +50,8 @@ from typing import Any
 
 from ember._compile_counters import counters, reset
 from ember._graph_break import USER_CODE, GraphBreak, side_effect
-from ember._lift import Guards, Lift, LiftMode, outer_writes
+from ember._lift import Guards, Lift, LiftMode
+from ember._outer_state import CalledCode, outer_writes
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
 from ember._tensor import Tensor
@@ -364,8 +365,10 @@ class _Compiled:
             side_effect(self._writes)
         found = rest[len(args) : -1]
         inputs = {id(t): x for t, x in zip(self._lifted[:n], found, strict=True)}
-        with LiftMode(inputs):
-            return self._orig_fn(*args, **kwargs)
+        with CalledCode() as called, LiftMode(inputs, called):
+            out = self._orig_fn(*args, **kwargs)
+        self._guards.watch(called.globals_named())
+        return out
 
     def graph_break(self, sig: Any, error: BaseException) -> Any:
         """A call met while tracing that one graph cannot hold: raise under ``fullgraph``,

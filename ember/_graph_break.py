@@ -24,14 +24,14 @@ count):
 - reading or setting a tensor's ``.grad`` (the trace's tensors hold no gradients: a graph
   would branch on ``x.grad is None`` as it was at trace time);
 - what the function's own bytecode does to Python state outside it (``outer_writes`` in
-  ``ember/_lift.py``): assigning a global or a closure variable, calling a mutating method
-  of one (``log.append``), setting an item or attribute of one, ``print``.
+  ``ember/_outer_state.py``): assigning a global or a closure variable, calling a mutating
+  method of one (``log.append``), setting an item or attribute of one, ``print``.
 
 Each raises ``GraphBreak``; ``ember.compile`` counts it as a graph break and runs that
 signature eagerly (or raises ``Unsupported`` under ``fullgraph=True``). PyTorch's compiler
 breaks the graph at ``backward()`` too, and replays attribute writes after its graph,
-which ember does not do yet. Python effects in functions the compiled one calls are not
-seen.
+which ember does not do yet. The same Python effects in the functions the compiled one
+calls are found while it is traced (NOTE [called code] in ``ember/_outer_state.py``).
 """
 
 from __future__ import annotations

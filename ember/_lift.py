@@ -33,12 +33,12 @@ graph, NOTE [live constants]).
 
 from __future__ import annotations
 
-import dis
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from ember._outer_state import CalledCode
 from ember._subclasses.fake_tensor import FakeTensor
 from ember._tensor import Tensor
 from ember.nn.modules.module import STRUCTURE
@@ -46,7 +46,7 @@ from ember.nn.parameter import Parameter
 from ember.overrides import TorchFunctionMode
 from ember.utils._pytree import tree_flatten, tree_map
 
-__all__ = ["Guards", "Lift", "LiftMode", "external", "outer_writes"]
+__all__ = ["Guards", "Lift", "LiftMode", "external"]
 
 _ndarray = np.ndarray
 _PLAIN = (Tensor, Parameter)
@@ -69,9 +69,11 @@ class LiftMode(TorchFunctionMode):
     """Swaps lifted tensors for their inputs of the trace; raises ``Lift`` at an external
     tensor not lifted yet (NOTE [lifted tensors])."""
 
-    def __init__(self, inputs: dict[int, Tensor]) -> None:
+    def __init__(self, inputs: dict[int, Tensor], called: CalledCode | None = None) -> None:
         super().__init__()
         self.inputs = inputs
+        #: NOTE [called code]: the watch on the user's calls, paused inside ember's own
+        self.called = called
         #: the tensors the function's own calls made (never lifted), kept alive so that
         #: their ids stay theirs
         self.made: dict[int, Any] = {}
@@ -89,7 +91,8 @@ class LiftMode(TorchFunctionMode):
         self, func: Any, types: Any, args: Any = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         args, kwargs = tree_map(self._swap, (args, kwargs or {}))
-        out = func(*args, **kwargs)
+        called = self.called
+        out = func(*args, **kwargs) if called is None else called.unwatched(func, args, kwargs)
         for o in tree_flatten(out)[0]:
             if isinstance(o, Tensor):
                 self.made[id(o)] = o
@@ -136,6 +139,19 @@ class Guards:
         other.names, other.held, other.structure = self.names, list(self.held), self.structure
         return other
 
+    def watch(self, names: Iterator[tuple[str, dict[str, Any]]]) -> None:
+        """Also guard these globals (named by code the trace called, NOTE [called code]),
+        as they hold now."""
+        known = {(id(h), k) for _, h, k in self.names}
+        new: list[tuple[str, Any, Any]] = []
+        for n, g in names:
+            if (id(g), n) not in known:
+                known.add((id(g), n))
+                new.append((n, g, n))
+        if new:  # new lists: a deep copy shares the old ones
+            self.names = [*self.names, *new]
+            self.held = [*self.held, *(g[n] for n, g, _ in new)]
+
     def record(self) -> None:
         """Remember what the names hold now."""
         self.held = [_read(h, k) for _, h, k in self.names]
@@ -175,59 +191,3 @@ class Guards:
                 self.held[i] = new
                 return True
         return False
-
-
-#: methods that change the object they are called on (lists, dicts, sets, deques, files)
-_MUTATORS = frozenset(
-    "append extend insert pop popitem remove clear update setdefault add discard "
-    "appendleft popleft extendleft write writelines put".split()
-)
-_LOADS = frozenset("LOAD_CONST LOAD_FAST LOAD_GLOBAL LOAD_DEREF LOAD_NAME LOAD_SMALL_INT".split())
-
-
-def outer_writes(fn: Any) -> str | None:
-    """The first change ``fn``'s own code makes to state outside it, as a reason; None if
-    its code makes none it can see. A graph cannot hold such a change: it would happen
-    at trace time only (NOTE [compile side effects]).
-
-    Seen in ``fn``'s bytecode: assigning or deleting a global or a closure variable
-    (``global n; n += 1``, ``nonlocal``); calling a mutating method of one
-    (``log.append(x)``, ``cache.update(...)``); setting an attribute or an item of one
-    (``state.step = 1``, ``cache[k] = v``); calling ``print``. Not seen: the same done by
-    a function ``fn`` calls.
-
-    >>> from ember._lift import outer_writes
-    >>> log = []
-    >>> print(outer_writes(lambda x: log.append(x)))
-    the function calls log.append (state outside it)
-    """
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return None
-    outer = set(code.co_freevars)
-    ins = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "PRECALL")]
-    for k, i in enumerate(ins):
-        op, name = i.opname, i.argval
-        if op in ("STORE_GLOBAL", "DELETE_GLOBAL"):
-            return f"the function assigns the global {name!r}"
-        if op in ("STORE_DEREF", "DELETE_DEREF") and name in outer:
-            return f"the function assigns the closure variable {name!r}"
-        if not (op == "LOAD_GLOBAL" or (op == "LOAD_DEREF" and name in outer)):
-            continue
-        if name == "print" and op == "LOAD_GLOBAL":
-            return "the function calls print (it would print at trace time only)"
-        nxt = ins[k + 1] if k + 1 < len(ins) else None
-        if nxt is None:
-            continue
-        if nxt.opname in ("LOAD_METHOD", "LOAD_ATTR") and nxt.argval in _MUTATORS:
-            return f"the function calls {name}.{nxt.argval} (state outside it)"
-        if nxt.opname in ("STORE_ATTR", "DELETE_ATTR"):
-            return f"the function sets {name}.{nxt.argval} (state outside it)"
-        after = ins[k + 2] if k + 2 < len(ins) else None
-        if (
-            nxt.opname in _LOADS
-            and after is not None
-            and after.opname in ("STORE_SUBSCR", "DELETE_SUBSCR")
-        ):
-            return f"the function writes an item of {name} (state outside it)"
-    return None

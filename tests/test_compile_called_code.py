@@ -1,0 +1,205 @@
+"""ember.compile of functions whose *called* functions have Python side effects or read
+globals (NOTE [called code] in ember/_outer_state.py). A write to outer state in a helper
+used to happen once, at trace time, and never again; a helper's global rebound later kept
+its old value in the graph. Each result here is compared with the same calls run eagerly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+import ember
+from ember._compile import Unsupported
+from ember._outer_state import CalledCode, code_writes
+
+BACKENDS = ["ember", "aot_eager", "custom"]
+
+
+def _compile(fn: Any, backend: str, **kw: Any) -> Any:
+    if backend == "custom":
+        return ember.compile(fn, backend=lambda gm, example_inputs: gm, **kw)
+    return ember.compile(fn, backend=backend, **kw)
+
+
+LOG: list[Any] = []
+COUNT = 0
+SCALE = 2.0
+
+
+def _logs(x: Any) -> Any:
+    LOG.append(x.shape)
+    return x * 2
+
+
+def _counts(x: Any) -> Any:
+    global COUNT
+    COUNT += 1
+    return x + 1
+
+
+def _deeper(x: Any) -> Any:
+    return _logs(x).sum()  # the write is two calls down
+
+
+def _scaled(x: Any) -> Any:
+    return x * SCALE
+
+
+def _effects(fn: Any, calls: int = 3) -> tuple[list[Any], tuple[int, int]]:
+    """``calls`` results of ``fn`` and the effects they had on ``LOG`` and ``COUNT``."""
+    LOG.clear()
+    before = COUNT
+    x = ember.arange(3.0)
+    out = [fn(x) for _ in range(calls)]
+    return out, (len(LOG), COUNT - before)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("helper", [_logs, _counts, _deeper])
+def test_a_helper_writing_outer_state_does_so_at_every_call(backend: str, helper: Any) -> None:
+    eager, eager_effects = _effects(lambda x: helper(x) * 3)
+    compiled, compiled_effects = _effects(_compile(lambda x: helper(x) * 3, backend))
+    assert compiled_effects == eager_effects != (0, 0)
+    for e, c in zip(eager, compiled, strict=True):
+        assert ember.equal(e, c)
+
+
+def test_the_graph_break_names_the_helper_and_fullgraph_refuses_it() -> None:
+    f = ember.compile(lambda x: _deeper(x) + 1)
+    f(ember.ones(2))
+    assert f.explain() == [
+        "graph break: GraphBreak: the function _logs calls LOG.append (state outside it)"
+    ]
+    g = ember.compile(lambda x: _counts(x), fullgraph=True)
+    with pytest.raises(Unsupported, match="_counts assigns the global 'COUNT'"):
+        g(ember.ones(2))
+
+
+def test_a_helper_printing_prints_at_every_call(capsys: Any) -> None:
+    def shout(x: Any) -> Any:
+        print("called")
+        return x.neg()
+
+    f = ember.compile(lambda x: shout(x) + 1)
+    for _ in range(3):
+        f(ember.ones(2))
+    assert capsys.readouterr().out == "called\n" * 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_made_by_a_factory_keeps_counting(backend: str) -> None:
+    def make_counter() -> Any:
+        n = 0
+
+        def count(x: Any) -> Any:
+            nonlocal n  # the cell is the factory's, made before the trace: outer state
+            n += 1
+            return x * n
+
+        return count
+
+    eager_counter, compiled_counter = make_counter(), make_counter()
+    f = _compile(lambda x: compiled_counter(x), backend)
+    x = ember.ones(2)
+    for _ in range(3):
+        assert ember.equal(f(x), eager_counter(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_nested_helpers_nonlocal_is_the_traces_own_state(backend: str) -> None:
+    def outer(x: Any) -> Any:
+        acc = []
+
+        def step(y: Any) -> Any:
+            nonlocal acc  # a cell made by this call of outer, inside the trace
+            acc = [*acc, y]
+            acc.append(y)
+            return y * 2
+
+        return step(step(x)) + len(acc)
+
+    f = _compile(outer, backend)
+    x = ember.arange(2.0)
+    assert ember.equal(f(x), outer(x)) and ember.equal(f(x), outer(x))
+    assert f.explain() == []  # one graph, no break
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helpers_global_rebound_compiles_again(backend: str) -> None:
+    global SCALE
+    f = _compile(lambda x: _scaled(x) + 1, backend)
+    x = ember.arange(3.0)
+    try:
+        assert ember.equal(f(x), x * 2 + 1)
+        SCALE = 5.0
+        assert ember.equal(f(x), x * 5 + 1)
+    finally:
+        SCALE = 2.0
+    assert any("the global 'SCALE' now holds another object" in r for r in f.explain())
+
+
+def test_a_user_modules_forward_calling_a_helper_runs_it_every_call() -> None:
+    class Net(ember.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = ember.nn.Linear(3, 2)
+
+        def forward(self, x: Any) -> Any:
+            return _logs(self.lin(x))
+
+    LOG.clear()
+    net = ember.compile(Net())
+    for _ in range(3):
+        net(ember.ones(4, 3))
+    assert LOG == [ember.Size([4, 2])] * 3
+
+
+def test_ember_and_library_code_is_not_watched() -> None:
+    """ember's own functions (with their caches and registries) never break a graph."""
+    model = ember.nn.Sequential(ember.nn.Linear(4, 4), ember.nn.GELU(), ember.nn.LayerNorm(4))
+    f = ember.compile(lambda x: ember.nn.functional.softmax(model(x), -1).sum())
+    f(ember.randn(2, 4))
+    assert f.explain() == []
+
+
+def test_a_tracer_already_installed_still_sees_calls_and_is_restored() -> None:
+    seen: list[str] = []
+
+    def tracer(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "_scaled":
+            seen.append("_scaled")
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        ember.compile(lambda x: _scaled(x) + 1)(ember.ones(2))
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(old)
+    assert seen == ["_scaled"]  # the trace's own call, seen through the chained hook
+
+
+def test_code_writes_reads_each_kind_of_write() -> None:
+    box: dict[str, int] = {}
+
+    def item(x: Any) -> Any:
+        box["k"] = 1
+        return x
+
+    def pure(x: Any) -> Any:
+        local = []
+        local.append(x)
+        return local[0] * SCALE
+
+    assert code_writes(item.__code__) == "the function " + (
+        "test_code_writes_reads_each_kind_of_write.<locals>.item writes an item of box "
+        "(state outside it)"
+    )
+    assert code_writes(pure.__code__) is None
+    with CalledCode() as called:
+        pure(1)
+    assert called.first_write() is None
+    assert ("SCALE", globals()) in list(called.globals_named())
