@@ -142,6 +142,7 @@ def _piece_module(p: _Piece) -> GraphModule:
         ph = g.placeholder(name)
         ph.meta.update(by_name[name].meta)
         env[name] = ph
+
     def arg(a: Node) -> Node:
         if a.name not in env and a.op == "get_attr":  # a constant an earlier piece made
             env[a.name] = g.node_copy(a)
