@@ -373,26 +373,28 @@ def test_lstm_wrapper_with_leaf_modules() -> None:
     same(e(x), m(x))
 
 
-class EncoderLayer(ember.nn.Module):
-    """A hand-written post-norm Transformer encoder layer."""
+def encoder_layer(lib: Any) -> Any:
+    """A hand-written post-norm Transformer encoder layer class of ``lib``."""
 
-    def __init__(self, d: int = 16, heads: int = 2) -> None:
-        super().__init__()
-        self.attn = ember.nn.MultiheadAttention(d, heads, batch_first=True)
-        self.ff1, self.ff2 = ember.nn.Linear(d, 2 * d), ember.nn.Linear(2 * d, d)
-        self.norm1, self.norm2 = ember.nn.LayerNorm(d), ember.nn.LayerNorm(d)
-        self.heads = heads
+    class Layer(lib.nn.Module):
+        def __init__(self, d: int = 16, heads: int = 2) -> None:
+            super().__init__()
+            self.attn = lib.nn.MultiheadAttention(d, heads, batch_first=True)
+            self.ff1, self.ff2 = lib.nn.Linear(d, 2 * d), lib.nn.Linear(2 * d, d)
+            self.norm1, self.norm2 = lib.nn.LayerNorm(d), lib.nn.LayerNorm(d)
 
-    def forward(self, x: Any) -> Any:
-        a, _ = self.attn(x, x, x, need_weights=False)
-        x = self.norm1(x + a)
-        b, s, d = x.shape
-        h = ember.nn.functional.gelu(self.ff1(x))
-        return self.norm2(x + self.ff2(h)).reshape(b, s, d)
+        def forward(self, x: Any) -> Any:
+            a, _ = self.attn(x, x, x, need_weights=False)
+            x = self.norm1(x + a)
+            b, s, d = x.shape
+            h = lib.nn.functional.gelu(self.ff1(x))
+            return self.norm2(x + self.ff2(h)).reshape(b, s, d)
+
+    return Layer
 
 
 def test_transformer_encoder_layers() -> None:
-    layer = EncoderLayer()
+    layer = encoder_layer(ember)()
     gm = fx.symbolic_trace(layer)
     assert [n.target for n in gm.graph.find_nodes(op="call_module")] == [
         "attn", "norm1", "ff1", "ff2", "norm2"
@@ -570,24 +572,6 @@ def test_factories_of_traced_sizes_are_recorded_as_torch_fx_does() -> None:
     same(e(ember.ones(2, 3)), t(torch.ones(2, 3)))
     assert ember.zeros.__name__ == "zeros" and fx.symbolic_trace(make(ember)).code == e.code
     assert isinstance(ember.zeros(2), ember.Tensor)  # put back after tracing
-
-
-def encoder_layer(lib: Any) -> Any:
-    class Layer(lib.nn.Module):
-        def __init__(self, d: int = 16, heads: int = 2) -> None:
-            super().__init__()
-            self.attn = lib.nn.MultiheadAttention(d, heads, batch_first=True)
-            self.ff1, self.ff2 = lib.nn.Linear(d, 2 * d), lib.nn.Linear(2 * d, d)
-            self.norm1, self.norm2 = lib.nn.LayerNorm(d), lib.nn.LayerNorm(d)
-
-        def forward(self, x: Any) -> Any:
-            a, _ = self.attn(x, x, x, need_weights=False)
-            x = self.norm1(x + a)
-            b, s, d = x.shape
-            h = lib.nn.functional.gelu(self.ff1(x))
-            return self.norm2(x + self.ff2(h)).reshape(b, s, d)
-
-    return Layer
 
 
 def test_encoder_layer_traces_as_in_torch_fx() -> None:

@@ -25,6 +25,18 @@ def _sub(lib: Any, name: str) -> Any:
     return importlib.import_module(f"{lib.__name__}.{name}")
 
 
+def _scaled_mul(overrides: Any) -> Any:
+    """``a * b + 1`` as a Python-route function of ``overrides``' library: it hands itself
+    to ``handle_torch_function`` when an argument overrides it."""
+
+    def scaled_mul(a: Any, b: Any) -> Any:
+        if overrides.has_torch_function((a, b)):
+            return overrides.handle_torch_function(scaled_mul, (a, b), a, b)
+        return a * b + 1
+
+    return scaled_mul
+
+
 @requires_torch
 @pytest.mark.parametrize("lib", LIBS, ids=ids)
 def test_redispatch_function_skips_one_hop_of_a_subclass(lib: Any) -> None:
@@ -37,11 +49,7 @@ def test_redispatch_function_skips_one_hop_of_a_subclass(lib: Any) -> None:
             seen.append(func.__name__)
             return overrides.redispatch_function(func, types, args, kw)
 
-    def scaled_mul(a: Any, b: Any) -> Any:  # a Python-route function
-        if overrides.has_torch_function((a, b)):
-            return overrides.handle_torch_function(scaled_mul, (a, b), a, b)
-        return a * b + 1
-
+    scaled_mul = _scaled_mul(overrides)
     x = lib.tensor([3.0]).as_subclass(Logged)
     out = scaled_mul(x, lib.tensor([4.0]).as_subclass(Logged))
     assert seen == ["scaled_mul", "mul"] and out.tolist() == [13.0]
@@ -62,11 +70,7 @@ def test_redispatch_function_in_a_mode_that_reenters_itself(lib: Any) -> None:
             with self:
                 return overrides.redispatch_function(func, types, args, kw)
 
-    def scaled_mul(a: Any, b: Any) -> Any:
-        if overrides.has_torch_function((a, b)):
-            return overrides.handle_torch_function(scaled_mul, (a, b), a, b)
-        return a * b + 1
-
+    scaled_mul = _scaled_mul(overrides)
     a, b = lib.tensor([3.0]), lib.tensor([4.0])
     with Mode():
         out = scaled_mul(a, b)
