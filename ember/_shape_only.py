@@ -8,11 +8,11 @@ read data raises instead.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from ember._array_shape import ArrayShape
 from ember.device import device
 
 
@@ -49,7 +49,7 @@ def _contiguous_bytes(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
     return found
 
 
-class ShapeOnlyArray:
+class ShapeOnlyArray(ArrayShape):
     """Shape, strides and dtype without storage. Strides are in bytes, like ``ndarray``'s."""
 
     __slots__ = ("shape", "strides", "dtype", "offset", "device", "__weakref__")
@@ -92,18 +92,6 @@ class ShapeOnlyArray:
         arr.shape, arr.dtype, arr.offset, arr.device = shape, dtype, 0, dev
         arr.strides = _contiguous_bytes(shape, dtype.itemsize)
         return arr
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
 
     @property
     def element_strides(self) -> tuple[int, ...]:

@@ -17,18 +17,18 @@ CSR matrices; everything else is NumPy on the two arrays.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from ember._array_shape import ArrayShape
 from ember._layout import sparse_coo
 from ember.device import CPU
 
 INDEX = np.dtype(np.int64)
 
 
-class SparseCOO:
+class SparseCOO(ArrayShape):
     """The indices, values, shape and coalesced flag of a sparse COO tensor."""
 
     __slots__ = ("indices", "values", "shape", "coalesced", "__weakref__")
@@ -58,18 +58,6 @@ class SparseCOO:
     @property
     def nnz(self) -> int:
         return int(self.indices.shape[1])
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def itemsize(self) -> int:
-        return int(self.values.itemsize)
 
     @property
     def strides(self) -> tuple[int, ...]:
