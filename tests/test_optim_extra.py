@@ -77,6 +77,8 @@ def test_complex_parameters_match_torch() -> None:
     [("Rprop", {"lr": -1.0}, "Invalid learning rate"),
      ("Rprop", {"etas": (1.5, 1.2)}, "Invalid eta values"),
      ("ASGD", {"weight_decay": -1.0}, "Invalid weight_decay"),
+     ("ASGD", {"lr": -1.0}, "Invalid learning rate: -1.0"),
+     ("LBFGS", {"lr": -1.0}, "Invalid learning rate: -1.0"),
      ("SparseAdam", {"lr": 0.0}, "Invalid learning rate"),
      ("SparseAdam", {"betas": (1.0, 0.9)}, "Invalid beta parameter at index 0")],
 )  # fmt: skip

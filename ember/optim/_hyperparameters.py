@@ -29,7 +29,8 @@ _NON_NEGATIVE = {
 def check_hyperparameters(optimizer: str, **values: Any) -> None:
     """Raise PyTorch's ``ValueError`` for the first value out of its range: the names of
     ``_NON_NEGATIVE`` must be ``>= 0``, ``rho`` in ``[0, 1]``, each of ``betas`` in
-    ``[0, 1)``. Checked in the order given, as each optimizer's constructor does."""
+    ``[0, 1)``, ``etas`` a pair with ``0 < etas[0] < 1 < etas[1]``. Checked in the order
+    given, as each optimizer's constructor does."""
     for name, value in values.items():
         if name in _NON_NEGATIVE:
             if not 0.0 <= value:
@@ -37,6 +38,9 @@ def check_hyperparameters(optimizer: str, **values: Any) -> None:
         elif name == "rho":
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"Invalid rho value: {value}")
+        elif name == "etas":
+            if not 0.0 < value[0] < 1.0 < value[1]:
+                raise ValueError(f"Invalid eta values: {value[0]}, {value[1]}")
         elif name == "betas":
             for i, beta in enumerate(value):
                 if not 0.0 <= beta < 1.0:

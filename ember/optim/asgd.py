@@ -6,6 +6,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.optim._hyperparameters import check_hyperparameters
 from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 __all__ = ["ASGD"]
@@ -35,10 +36,7 @@ class ASGD(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_hyperparameters("ASGD", lr=lr, weight_decay=weight_decay)
         refuse_unsupported("ASGD", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,

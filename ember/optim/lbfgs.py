@@ -19,6 +19,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.optim._hyperparameters import check_hyperparameters
 from ember.optim.optimizer import Optimizer, as_real
 
 __all__ = ["LBFGS"]
@@ -49,8 +50,7 @@ class LBFGS(Optimizer):
         history_size: int = 100,
         line_search_fn: str | None = None,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_hyperparameters("LBFGS", lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(

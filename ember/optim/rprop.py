@@ -7,6 +7,7 @@ from typing import Any
 
 import ember
 from ember._tensor import Tensor
+from ember.optim._hyperparameters import check_hyperparameters
 from ember.optim.optimizer import Optimizer, as_real, refuse_unsupported
 
 __all__ = ["Rprop"]
@@ -36,10 +37,7 @@ class Rprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 < etas[0] < 1.0 < etas[1]:
-            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        check_hyperparameters("Rprop", lr=lr, etas=etas)
         refuse_unsupported("Rprop", capturable=capturable, differentiable=differentiable)
         defaults = dict(
             lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
