@@ -336,7 +336,10 @@ def run_backward(
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
                     g0 = grads[0]
-                    _accumulate_leaf(node.variable, g0, create_graph, _owned(g0, shared))
+                    if watched:  # its hooks have run (a hook's result may be held elsewhere)
+                        _accumulate_leaf(node.variable, g0, create_graph, False, hooked=True)
+                    else:
+                        _accumulate_leaf(node.variable, g0, create_graph, _owned(g0, shared))
                 node = None
                 continue
             edges = node.next_functions
@@ -469,13 +472,14 @@ def _materialize(node: Node, grads: list[Any]) -> list[Any]:
 
 
 def _before(node: Node, grads: list[Any], shared: dict[int, Any]) -> list[Any]:
-    """What a watched node's gradients go through before it runs: its pre-hooks, then the
-    hooks registered on its output tensors, then ``retain_grad``."""
-    for hook in node._pre_hooks:
+    """What a watched node's gradients go through before it runs, in PyTorch's order: the
+    hooks registered on its output tensors, then ``retain_grad``, then its pre-hooks."""
+    grads = _tensor_pre_hooks(node, grads, shared)
+    for hook in node._pre_hooks or ():
         new = hook(tuple(grads))
         if new is not None:
             grads = list(new)
-    return _tensor_pre_hooks(node, grads, shared)
+    return grads
 
 
 def _tensor_pre_hooks(node: Node, grads: list[Any], shared: dict[int, Any]) -> list[Any]:
@@ -558,8 +562,11 @@ _ADD_ = ops.aten.add_.Tensor._dispatch
 _DETACH = ops.aten.detach.default._dispatch
 
 
-def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -> None:
-    """Add ``grad`` into ``t.grad``.
+def _accumulate_leaf(
+    t: Tensor, grad: Tensor, create_graph: bool, owned: bool, hooked: bool = False
+) -> None:
+    """Add ``grad`` into ``t.grad``, after the leaf's ``register_hook`` hooks (unless its
+    accumulator's pre-hooks ran them already: ``hooked``).
 
     # NOTE [stealing gradients]
     The first gradient a leaf gets becomes its ``.grad``. Storing the engine's tensor itself
@@ -575,7 +582,7 @@ def _accumulate_leaf(t: Tensor, grad: Tensor, create_graph: bool, owned: bool) -
     b.view(3)).sum()``: its issue #34082, known to be unsound); ember copies there instead,
     so a dispatch mode sees ``clone`` where PyTorch's shows ``detach``.
     """
-    for fn in t.__dict__.get("_leaf_hooks", ()):
+    for fn in () if hooked else t.__dict__.get("_leaf_hooks", ()):
         new = fn(grad)
         if new is not None:
             grad = new
