@@ -28,12 +28,22 @@ Meta = DispatchKey.Meta
 
 
 g = nn_geometry
+
+
+def register_pooling_rules(n: int) -> None:
+    """The Meta rules of ``max_pool{n}d_with_indices``, ``avg_pool{n}d`` and their backwards,
+    from the geometry the CPU kernels of ``register_pooling`` check with."""
+    mx, avg = getattr(aten, f"max_pool{n}d_with_indices"), getattr(aten, f"avg_pool{n}d")
+    meta_rule(mx.default, g.max_pool_with_indices(n))
+    meta_rule(getattr(aten, f"max_pool{n}d_with_indices_backward").default,
+              g.max_pool_with_indices_backward(n))  # fmt: skip
+    meta_rule(avg.default, g.avg_pool(n))
+    meta_rule(getattr(aten, f"avg_pool{n}d_backward").default, g.avg_pool_backward(n))
+
+
 meta_rule(aten.convolution.default, g.convolution)
 meta_rule(aten.convolution_backward.default, g.convolution_backward)
-meta_rule(aten.max_pool2d_with_indices.default, g.max_pool_with_indices(2))
-meta_rule(aten.max_pool2d_with_indices_backward.default, g.max_pool_with_indices_backward(2))
-meta_rule(aten.avg_pool2d.default, g.avg_pool(2))
-meta_rule(aten.avg_pool2d_backward.default, g.avg_pool_backward(2))
+register_pooling_rules(2)
 meta_rule(aten.native_layer_norm.default, g.native_layer_norm)
 meta_rule(aten.native_layer_norm_backward.default, g.native_layer_norm_backward)
 meta_rule(aten.native_batch_norm_backward.default, g.native_batch_norm_backward)

@@ -9,6 +9,7 @@ from typing import Any
 from ember import dtypes
 from ember._tensor import Tensor
 from ember.backends.meta._derive import like, meta_rule, new
+from ember.backends.meta.nn import register_pooling_rules
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native import nn_geometry
@@ -33,10 +34,7 @@ Meta = DispatchKey.Meta
 
 
 g = nn_geometry
-meta_rule(aten.max_pool3d_with_indices.default, g.max_pool_with_indices(3))
-meta_rule(aten.max_pool3d_with_indices_backward.default, g.max_pool_with_indices_backward(3))
-meta_rule(aten.avg_pool3d.default, g.avg_pool(3))
-meta_rule(aten.avg_pool3d_backward.default, g.avg_pool_backward(3))
+register_pooling_rules(3)
 meta_rule(aten.native_group_norm.default, g.native_group_norm)
 meta_rule(aten.native_group_norm_backward.default, g.native_group_norm_backward)
 
