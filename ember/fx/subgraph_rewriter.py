@@ -69,7 +69,7 @@ def replace_pattern(
     docstring); returns the occurrences replaced."""
     return [
         Match(anchor=r.anchor, nodes_map=r.nodes_map)
-        for r in _replace_pattern(gm, pattern, replacement)
+        for r in replace_pattern_with_filters(gm, pattern, replacement)
     ]
 
 
@@ -94,21 +94,6 @@ def replace_pattern_with_filters(
     >>> len(r), gm(ember.ones(1))
     (1, tensor([5.]))
     """
-    return _replace_pattern(
-        gm, pattern, replacement, match_filters, ignore_literals, replacement_callback,
-        node_name_match,
-    )  # fmt: skip
-
-
-def _replace_pattern(
-    gm: GraphModule,
-    pattern: Callable[..., Any] | Graph | GraphModule,
-    replacement: Callable[..., Any] | Graph | GraphModule | None = None,
-    match_filters: list[Callable[[InternalMatch, Graph, Graph], bool]] | None = None,
-    ignore_literals: bool = False,
-    replacement_callback: Callable[[InternalMatch, Graph, Graph], Graph] | None = None,
-    node_name_match: str = "",
-) -> list[ReplacedPatterns]:
     graph = gm.graph
     pattern_graph = _graph_of(pattern)
     matcher = SubgraphMatcher(pattern_graph, ignore_literals=ignore_literals)
