@@ -492,6 +492,17 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
     return aten.feature_dropout.default(input, p, training)  # type: ignore[no-any-return]
 
 
+def _maybe_unbatched_dropout(
+    input: Tensor, p: float, training: bool, inplace: bool, batched_ndim: int
+) -> Tensor:
+    """``_feature_dropout`` of ``input``, given a batch dimension first when it has fewer
+    than ``batched_ndim`` dims (and the result without it)."""
+    if input.ndim == batched_ndim:
+        return _feature_dropout(input, p, training, inplace)
+    out = _feature_dropout(aten.unsqueeze.default(input, 0), p, training, inplace)
+    return input if inplace else aten.squeeze.dim(out, 0)
+
+
 def _check_p(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -517,10 +528,7 @@ def dropout1d(
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs)."
         )
-    if input.ndim == 3:
-        return _feature_dropout(input, p, training, inplace)
-    out = _feature_dropout(aten.unsqueeze.default(input, 0), p, training, inplace)
-    return input if inplace else aten.squeeze.dim(out, 0)
+    return _maybe_unbatched_dropout(input, p, training, inplace, 3)
 
 
 @python_route()
@@ -572,10 +580,7 @@ def dropout3d(
             "this warning, please use dropout instead.",
             stacklevel=3,  # the caller's line: python_route adds a frame
         )
-    if input.ndim == 5:
-        return _feature_dropout(input, p, training, inplace)
-    out = _feature_dropout(aten.unsqueeze.default(input, 0), p, training, inplace)
-    return input if inplace else aten.squeeze.dim(out, 0)
+    return _maybe_unbatched_dropout(input, p, training, inplace, 5)
 
 
 # --------------------------------------------------------------------------- resampling
