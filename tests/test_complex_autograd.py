@@ -32,6 +32,7 @@ from ember.ops.registry import OpOverload
 from ember.testing._internal import opinfo
 from ember.testing._internal.opinfo import (
     SampleInput,
+    assert_grads_match,
     generate,
     grad_leaves,
     samples_for,
@@ -185,16 +186,7 @@ def test_complex_gradients_match_torch(op: OpOverload) -> None:
         e_grads = ember.autograd.grad(
             outs, grad_leaves(args), [ember.from_numpy(c) for c in cots], allow_unused=True
         )
-        for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
-            where = f"{op} {sample} grad of input {i}"
-            if tg is None:
-                assert eg is None or not eg.numpy().any(), where
-                continue
-            assert eg is not None, f"{where}: ember gave no gradient"
-            assert eg.dtype.name == str(tg.dtype).removeprefix("torch."), where
-            np.testing.assert_allclose(
-                eg.numpy(), tg.resolve_conj().numpy(), rtol=1e-6, atol=1e-8, err_msg=where
-            )
+        assert_grads_match(e_grads, t_grads, f"{op} {sample}", check_dtype=True)
         ran += 1
     if not ran:
         pytest.skip(f"{op}: no complex sample both ember and PyTorch differentiate ({refused})")

@@ -327,6 +327,35 @@ def torch_op(op: OpOverload, info: OpSamples | None) -> Any:
 # --------------------------------------------------------------------------- comparisons
 
 
+def assert_grads_match(
+    e_grads: Iterable[Any], t_grads: Iterable[Any], where: str, *, check_dtype: bool = False
+) -> None:
+    """Each of ember's input gradients equals PyTorch's (to ``rtol=1e-6, atol=1e-8``, NaN
+    where PyTorch has NaN): where PyTorch's is None, ember's is None or zero; with
+    ``check_dtype`` the dtypes agree too. ``where`` names the op and sample in the errors."""
+    import torch  # the oracle: loaded only when a comparison runs
+
+    for i, (eg, tg) in enumerate(zip(e_grads, t_grads, strict=True)):
+        at = f"{where} grad of input {i}"
+        if tg is None:
+            assert eg is None or not eg.numpy().any(), at
+            continue
+        assert eg is not None, f"{at}: ember gave no gradient"
+        if check_dtype:
+            assert eg.dtype.name == str(tg.dtype).removeprefix("torch."), at
+        if tg._is_zerotensor():  # PyTorch's efficient zeros (sgn of a real input)
+            tg = torch.zeros(tg.shape, dtype=tg.dtype)
+        np.testing.assert_allclose(
+            eg.numpy(),
+            # (detached: PyTorch's cummax/cummin backward returns an empty input itself)
+            tg.detach().resolve_conj().numpy(),
+            rtol=1e-6,
+            atol=1e-8,
+            equal_nan=True,
+            err_msg=at,
+        )
+
+
 def tolerances(d: dtypes.dtype, info: OpSamples | None) -> tuple[float, float]:
     base = {"float16": (1e-3, 1e-2), "float32": (1e-5, 1.3e-6 * 10), "complex64": (1e-5, 1.3e-5)}
     atol, rtol = base.get(d.name, (1e-7, 1e-7))
