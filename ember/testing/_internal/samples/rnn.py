@@ -69,27 +69,29 @@ def _layer_cases() -> list[tuple[int, int, bool, bool, float]]:
             (3, 2, True, False, 0.0)]  # fmt: skip
 
 
-@samples("lstm.input", dtypes=F32_64, atol=1e-5, rtol=1e-5)
-def lstm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+def _state(make: Any, kind: str, shape: tuple[int, ...]) -> Any:
+    """A layer's initial state: ``[h, c]`` for the LSTM, ``h`` for the others."""
+    return [make(shape), make(shape)] if kind == "lstm" else make(shape)
+
+
+def _rnn_samples(make: Any, kind: str) -> Iterator[SampleInput]:
+    """Samples of the ``kind`` layer op on padded input, over ``_layer_cases``."""
     t, b, i, h = 5, 3, 4, 6
     for layers, dirs, bias, bf, p in _layer_cases():
         x = make((b, t, i) if bf else (t, b, i))
-        hx = [make((layers * dirs, b, h)), make((layers * dirs, b, h))]
-        ps = _params(make, "lstm", i, h, layers, dirs, bias)
+        hx = _state(make, kind, (layers * dirs, b, h))
+        ps = _params(make, kind, i, h, layers, dirs, bias)
         yield SampleInput(x, hx, ps, bias, layers, p, True, dirs == 2, bf)
+
+
+@samples("lstm.input", dtypes=F32_64, atol=1e-5, rtol=1e-5)
+def lstm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    t, b, i, h = 5, 3, 4, 6
+    yield from _rnn_samples(make, "lstm")
     proj = 3
     hx = [make((2, b, proj)), make((2, b, h))]
     yield SampleInput(make((t, b, i)), hx, _params(make, "lstm", i, h, 1, 2, True, proj), True,
                       1, 0.0, False, True, False, name="proj_size")  # fmt: skip
-
-
-def _rnn_samples(make: Any, kind: str) -> Iterator[SampleInput]:
-    t, b, i, h = 5, 3, 4, 6
-    for layers, dirs, bias, bf, p in _layer_cases():
-        x = make((b, t, i) if bf else (t, b, i))
-        hx = make((layers * dirs, b, h))
-        ps = _params(make, kind, i, h, layers, dirs, bias)
-        yield SampleInput(x, hx, ps, bias, layers, p, True, dirs == 2, bf)
 
 
 @samples("gru.input", dtypes=F32_64, atol=1e-5, rtol=1e-5)
@@ -110,19 +112,15 @@ def _packed(make: Any, lengths: list[int], i: int) -> tuple[Any, Any]:
 
 @samples("lstm.data", dtypes=F32_64, atol=1e-5, rtol=1e-5)
 def lstm_data_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
-    i, h = 4, 5
-    data, sizes = _packed(make, [5, 3, 3, 1], i)
-    for layers, dirs, bias in ((1, 1, True), (2, 2, True), (1, 2, False)):
-        hx = [make((layers * dirs, 4, h)), make((layers * dirs, 4, h))]
-        ps = _params(make, "lstm", i, h, layers, dirs, bias)
-        yield SampleInput(data, sizes, hx, ps, bias, layers, 0.0, True, dirs == 2)
+    yield from _rnn_data_samples(make, "lstm")
 
 
 def _rnn_data_samples(make: Any, kind: str) -> Iterator[SampleInput]:
+    """Samples of the ``kind`` layer op on packed input (four sequences)."""
     i, h = 4, 5
     data, sizes = _packed(make, [5, 3, 3, 1], i)
     for layers, dirs, bias in ((1, 1, True), (2, 2, True), (1, 2, False)):
-        hx = make((layers * dirs, 4, h))
+        hx = _state(make, kind, (layers * dirs, 4, h))
         ps = _params(make, kind, i, h, layers, dirs, bias)
         yield SampleInput(data, sizes, hx, ps, bias, layers, 0.0, True, dirs == 2)
 
