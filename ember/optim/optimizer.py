@@ -252,8 +252,9 @@ class Optimizer:
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient once, by the optimizer's rule (its
-        ``_update(p, group)``, or ``_update_foreach(group)`` for a group with ``foreach``
-        set); returns the closure's loss, if given.
+        ``_update_group(group)``, by default ``_update(p, group)`` for each such parameter, or
+        ``_update_foreach(group)`` for a group with ``foreach`` set); returns the closure's
+        loss, if given.
 
         >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
         >>> ember.optim.Adam([w], lr=0.1).step(); w
@@ -265,11 +266,16 @@ class Optimizer:
             for group in self.param_groups:
                 if group.get("foreach") and self._update_foreach is not None:
                     self._update_foreach(group)
-                    continue
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
+                else:
+                    self._update_group(group)
         return loss
+
+    def _update_group(self, group: dict[str, Any]) -> None:
+        """Update each parameter of ``group`` that has a gradient (``_update``); an optimizer
+        whose rule reads the group's hyperparameters once for all its parameters overrides it."""
+        for p in group["params"]:
+            if p.grad is not None:
+                self._update(p, group)
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         """Update one parameter from its ``.grad``: the optimizer's rule (subclasses)."""

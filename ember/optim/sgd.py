@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import ember
 from ember.ops.registry import ops
 from ember.optim.optimizer import Optimizer, by_device
 
@@ -62,23 +60,8 @@ class SGD(Optimizer):
         )  # fmt: skip
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if given.
-
-        >>> w = ember.nn.Parameter(ember.ones(1)); w.grad = ember.ones(1)
-        >>> ember.optim.SGD([w], lr=0.1, momentum=0.9).step()
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                if group["foreach"]:  # NOTE [foreach updates]
-                    self._update_group_foreach(group)
-                else:
-                    self._update_group(group)
-        return loss
-
-    def _update_group_foreach(self, group: dict[str, Any]) -> None:
-        """The update of ``_update_group`` with one foreach op per step for all parameters."""
+    def _update_foreach(self, group: dict[str, Any]) -> None:  # NOTE [foreach updates]
+        """``_update_group`` with one foreach op per step for all the group's parameters."""
         params = [p for p in group["params"] if p.grad is not None]
         if not params:
             return
@@ -107,6 +90,7 @@ class SGD(Optimizer):
             _foreach_add_list_(ps, steps, alpha=-lr)
 
     def _update_group(self, group: dict[str, Any]) -> None:
+        """The update of every parameter with a gradient, the hyperparameters read once."""
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         weight_decay, nesterov, maximize = (
             group["weight_decay"],

@@ -3,7 +3,6 @@ the moments and values of the rows a gradient touches."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import ember
@@ -57,29 +56,13 @@ class SparseAdam(Optimizer):
                 "parameters"
             )
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter whose (sparse) gradient is set; a dense gradient raises.
-
-        >>> w = ember.nn.Parameter(ember.ones(1))
-        >>> ember.optim.SparseAdam([w]).step()  # no gradient: nothing to do
-        """
-        loss = self._eval_closure(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    if not getattr(p.grad, "is_sparse", False):
-                        raise RuntimeError(
-                            "SparseAdam does not support dense gradients, please consider Adam "
-                            "instead"
-                        )
-                    self._update_sparse(p, group)
-        return loss
-
-    def _update_sparse(self, p: Any, group: dict[str, Any]) -> None:
+    def _update(self, p: Any, group: dict[str, Any]) -> None:
         """PyTorch's lazy Adam step on a COO gradient: moments and values change only at
-        the gradient's (coalesced) indices."""
+        the gradient's (coalesced) indices. A dense gradient raises, as PyTorch's."""
+        if not getattr(p.grad, "is_sparse", False):
+            raise RuntimeError(
+                "SparseAdam does not support dense gradients, please consider Adam instead"
+            )
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         grad = p.grad.coalesce()
         if group["maximize"]:
