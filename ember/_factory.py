@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ember import dtypes
+from ember._python_data import checked_array
 from ember._tensor import Tensor, wrap
 from ember.device import as_device
 from ember.dispatch import state
@@ -73,6 +74,7 @@ def _infer_array(data: Any, dtype: dtypes.dtype | None) -> np.ndarray:
         raise ValueError(
             f"ember.tensor(): could not build a tensor from ragged data: {e}"
         ) from None
+    arr = checked_array(data, arr, dtype)
     if arr.dtype == object or arr.dtype.kind in "USV":
         raise TypeError(
             f"ember.tensor(): expected numbers or nested sequences of numbers, got "

@@ -20,6 +20,7 @@ from ember._memory_format import (
 from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.backends.cpu._util import quiet_block
+from ember.backends.cpu.shell_dtypes import SHELL_NP, refusal
 from ember.backends.meta.copies import (
     cat_layout,
     cat_strides,
@@ -444,6 +445,8 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
 def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d, shape = index_select_shape(self, dim, index)
     data, idx = self._edata, index._edata.reshape(-1)
+    if data.ndim <= 1 and data.dtype in SHELL_NP:  # PyTorch copies rows of any dtype
+        raise refusal("index_select", self.dtype)
     size = data.shape[d] if data.ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         raise IndexError(

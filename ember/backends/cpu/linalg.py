@@ -47,7 +47,7 @@ _DIRECT = frozenset(np.dtype(t) for t in (
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` in ``a``'s dtype (float16 and bfloat16 through float32)."""
-    check_product(a, "addmm_impl_cpu_" if a.ndim == 2 == b.ndim else "bmm")
+    check_product(a, b)
     token = ERRSTATE.set(IGNORE)  # inf * 0 in a product: nan, silently (quiet(), inlined)
     try:
         if a.dtype in _HALF:
