@@ -77,6 +77,7 @@ from ember import library
 from ember import _indexing as _indexing  # noqa: F401  (Tensor.__getitem__/__setitem__)
 from ember import _conversions as _conversions  # noqa: F401
 from ember import _tensor_methods as _tensor_methods  # noqa: F401  (unique, new_tensor, ...)
+from ember import _tensor_set as _tensor_set  # noqa: F401  (Tensor.set_, in its five forms)
 from ember.random import *  # noqa: F403
 from ember._tensor_str import set_printoptions
 from ember._script_helpers import *  # noqa: F403  (_check, asarray, sym_int, typename...)

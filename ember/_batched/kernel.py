@@ -205,7 +205,10 @@ def _stack(outs: list[Any], op: OpOverload, level: Level) -> Any:
 
 #: in-place ops that change ``self``'s shape or storage, not its values: a loop over the
 #: examples' slices cannot do that to the batch, so the fallback refuses them as view ops
-METADATA_WRITES: set[OpOverload] = {ops.aten.set_.source_Tensor, *VIEW_OF}
+METADATA_WRITES: set[OpOverload] = {
+    *(getattr(ops.aten.set_, o) for o in ops.aten.set_.overloads()),
+    *VIEW_OF,
+}
 
 
 def slow_fallback(op: OpOverload, ks: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

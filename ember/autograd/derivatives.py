@@ -811,7 +811,6 @@ defvjp(aten.diagonal_backward.default, lambda g, grad_output, input_sizes, offse
 # ----------------------------------------------------------------------- no gradient at all
 nondifferentiable(
     aten.detach.default,
-    aten.set_.source_Tensor,  # PyTorch leaves it undifferentiated (its node is NotImplemented)
     *(getattr(getattr(aten, name), o) for name in (
         "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
         "randint_like", "new_zeros", "new_ones", "new_full", "new_empty")

@@ -53,6 +53,7 @@ from ember.ops.registry import OpOverload, ops
 
 BELOW = below(DispatchKey.Autograd)
 _DETACH = ops.aten.detach.default
+_SET_ = ops.aten.set_  # NOTE [set_ forms]: a NotImplemented node, not a refusal
 _new = object.__new__
 
 
@@ -241,8 +242,8 @@ def autograd_fallback(
         if any(_differentiable(o) for o in _flat_outputs(out)):
             # NOTE [not implemented derivatives]
             ni = _not_implemented(op)
-            if inplace:  # no history to rebase a written view onto: refuse at once
-                ni.formula()
+            if inplace and op.overloadpacket is not _SET_:
+                ni.formula()  # no history to rebase a written view onto: refuse at once
             _attach(_make_node(ni, info, inputs, needs, args, kwargs, out), out)
         return out
     formula_args = args
@@ -300,6 +301,8 @@ def _flat_outputs(out: Any) -> list[Any]:
 # ``NotImplemented`` whose backward raises, as PyTorch's does: the error comes only if a
 # backward reaches it. Double backward through a graph that holds such an op's node (the
 # backward of fused attention, of grid sampling) works as long as no gradient flows into it.
+# ``set_`` (NOTE [set_ forms] in ember/_tensor_set.py) replaces what it writes rather than
+# changing values, so it records its ``NotImplemented`` node as PyTorch's does, not refusing.
 _NOT_IMPLEMENTED: dict[OpOverload, VJP] = {}
 
 

@@ -7,7 +7,9 @@ laid out as NOTE [layout of new tensors] says.
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,7 @@ from ember._shape_only import ShapeOnlyArray, contiguous_strides
 from ember._tensor import Tensor, wrap, wrap_shape_only, wrap_view
 from ember.backends.cpu._util import quiet_block
 from ember.backends.cpu.shell_dtypes import SHELL_NP, refusal
+from ember.backends.cpu.views import _from_root
 from ember.backends.meta.copies import (
     cat_layout,
     cat_strides,
@@ -39,7 +42,11 @@ from ember.backends.meta.copies import (
     repeat_shape,
     roll_args,
     set_,
+    set_kernels,
+    set_layout,
+    storage_bytes_needed,
 )
+from ember.device import device
 from ember.dispatch import dispatcher
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
@@ -213,6 +220,52 @@ def detach(self: Tensor) -> Tensor:
 
 impl(aten.detach_.default, CPU, detach_)
 impl(aten.set_.source_Tensor, CPU, set_)
+
+_CPU_DEVICE = device("cpu")
+
+
+@impl(aten.set_.source_Storage_storage_offset, CPU)
+def set_storage_offset(
+    self: Tensor,
+    source: Any,
+    storage_offset: int,
+    size: Sequence[int],
+    stride: Sequence[int] = (),
+) -> Tensor:
+    """``self`` over the bytes of the storage ``source``: ``size`` and ``stride`` from
+    ``storage_offset`` elements of ``self``'s dtype in (the bytes read as that dtype)."""
+    size, stride = set_layout(_CPU_DEVICE, source, storage_offset, size, stride)
+    item = self._edata.itemsize
+    need = storage_bytes_needed(size, stride, storage_offset, item)
+    root = source._owner  # the ndarray owning the storage's memory (NOTE [one storage object])
+    if need > source.nbytes():
+        raise RuntimeError(
+            f"set_: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {item} requiring a storage size of {need} are out "
+            f"of bounds for storage of size {source.nbytes()}; ember cannot grow a storage in "
+            "place (PyTorch may resize it): make one large enough first"
+        )
+    empty = math.prod(size) == 0
+    start = 0 if empty else storage_offset * item
+    self._edata = _from_root(self._edata, root, size, tuple(st * item for st in stride), start)
+    if empty:
+        self.__dict__["_offset"] = storage_offset
+    self._bump_version()
+    return self
+
+
+_set_storage, _set_tensor_storage_offset = set_kernels(set_storage_offset)
+impl(aten.set_.source_Storage, CPU, _set_storage)
+impl(aten.set_.source_Tensor_storage_offset, CPU, _set_tensor_storage_offset)
+
+
+@impl(aten.set_.default, CPU)
+def set_empty(self: Tensor) -> Tensor:
+    """``set_()``: empty, on a new storage of no bytes."""
+    self._edata = np.empty(0, self._edata.dtype)
+    self.__dict__.pop("_offset", None)
+    self._bump_version()
+    return self
 
 
 # --------------------------------------------------------------------------- writing values

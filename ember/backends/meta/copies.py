@@ -388,24 +388,116 @@ def detach_(self: Tensor) -> Tensor:
     return self
 
 
-def set_(self: Tensor, source: Tensor) -> Tensor:
-    """``set_`` on every backend: ``self`` takes ``source``'s storage, sizes and strides (a
-    write that PyTorch does not differentiate: a leaf that requires grad refuses it)."""
-    if self.dtype != source.dtype:
+def _check_set_dtype(self: Tensor, source: Tensor) -> None:
+    if self._edata.dtype != source._edata.dtype:
         raise RuntimeError(
             f"set_: Could not set tensor of type {source.dtype} to a tensor of type "
             f"{self.dtype}; convert the source with .to({self.dtype}) first"
         )
-    if self.requires_grad and self.grad_fn is None:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
-        )
+
+
+def set_(self: Tensor, source: Tensor) -> Tensor:
+    """``set_`` on every backend: ``self`` takes ``source``'s storage, sizes and strides (a
+    write PyTorch does not differentiate: autograd records a ``NotImplemented`` node). Like
+    every ``set_`` kernel it reads no guarded member, so ``__torch_function__`` sees nothing
+    (NOTE [set_ forms] in ``ember/_tensor_set.py``)."""
+    _check_set_dtype(self, source)
     if not marks.same_backend(self, source):
         raise RuntimeError(
             f"set_: source is on {source.device} but the tensor on {self.device}; move one "
             "with .to(device)"
         )
     self._edata = source._edata
+    if "_offset" in source.__dict__:  # an empty view's offset (NOTE [empty views])
+        self.__dict__["_offset"] = source.__dict__["_offset"]
+    self._bump_version()
+    return self
+
+
+def set_layout(
+    dev: Any, source: Any, storage_offset: int, size: Sequence[int], stride: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The sizes and strides ``set_`` gives a tensor on ``dev`` over the storage
+    ``source``, checked as PyTorch's ``setStorage`` checks them (strides ``[]``:
+    contiguous)."""
+    if source.device != dev:
+        raise RuntimeError(
+            f'set_: Attempted to set the storage of a tensor on device "{dev}" to a storage '
+            f'on different device "{source.device}".  This is no longer allowed; the devices '
+            "must match."
+        )
+    size = tuple(int(n) for n in size)
+    stride = tuple(int(n) for n in stride) if len(stride) else contiguous_strides(size)
+    if len(stride) != len(size):
+        raise RuntimeError(
+            f"set_: unequal size length ({len(size)}) and stride length ({len(stride)})"
+        )
+    if storage_offset < 0:
+        raise RuntimeError(f"set_: Tensor: invalid storage offset {storage_offset}")
+    if any(n < 0 for n in size) or any(st < 0 for st in stride):
+        raise RuntimeError(
+            f"set_: Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    return size, stride
+
+
+def storage_bytes_needed(
+    size: Sequence[int], stride: Sequence[int], storage_offset: int, itemsize: int
+) -> int:
+    """The bytes a layout reaches into its storage (PyTorch's ``computeStorageNbytes``)."""
+    if any(n == 0 for n in size):
+        return 0
+    extent = sum((n - 1) * st for n, st in zip(size, stride, strict=True))
+    return itemsize * (storage_offset + 1 + extent)
+
+
+def set_kernels(
+    on_storage: Any,
+) -> tuple[Any, Any]:
+    """The ``source_Storage`` and ``source_Tensor_storage_offset`` kernels of a backend,
+    from its ``source_Storage_storage_offset`` one."""
+
+    def set_storage(self: Tensor, source: Any) -> Tensor:
+        """``set_(storage)``: the whole storage, as one dimension of ``self``'s dtype."""
+        return on_storage(self, source, 0, [source.nbytes() // self._edata.itemsize], [])  # type: ignore[no-any-return]
+
+    def set_tensor_storage_offset(
+        self: Tensor,
+        source: Tensor,
+        storage_offset: int,
+        size: Sequence[int],
+        stride: Sequence[int] = (),
+    ) -> Tensor:
+        """``set_(tensor, offset, size, stride)``: ``source``'s storage, the offset counted
+        from ``source``'s own first element (as PyTorch counts it)."""
+        _check_set_dtype(self, source)
+        offset = source.storage_offset() + storage_offset  # (a direct aten call's path only)
+        return on_storage(self, source.untyped_storage(), offset, size, stride)  # type: ignore[no-any-return]
+
+    return set_storage, set_tensor_storage_offset
+
+
+def set_storage_offset(
+    self: Tensor,
+    source: Any,
+    storage_offset: int,
+    size: Sequence[int],
+    stride: Sequence[int] = (),
+) -> Tensor:
+    """``set_(storage, storage_offset, size, stride)`` of a tensor without data: its
+    layout over the storage, as PyTorch's meta tensors keep it."""
+    d = self._edata
+    size, stride = set_layout(d.device, source, storage_offset, size, stride)
+    self._edata = ShapeOnlyArray(size, d.dtype, stride, storage_offset, d.device)
+    self._bump_version()
+    return self
+
+
+def set_empty(self: Tensor) -> Tensor:
+    """``set_()`` of a tensor without data: empty, on a new storage of no bytes."""
+    d = self._edata
+    self._edata = ShapeOnlyArray((0,), d.dtype, (1,), 0, d.device)
     self._bump_version()
     return self
 
@@ -471,6 +563,11 @@ impl(aten.detach.default, Meta, _detach)
 
 impl(aten.detach_.default, Meta, detach_)
 impl(aten.set_.source_Tensor, Meta, set_)
+impl(aten.set_.default, Meta, set_empty)
+impl(aten.set_.source_Storage_storage_offset, Meta, set_storage_offset)
+_set_storage, _set_tensor_storage_offset = set_kernels(set_storage_offset)
+impl(aten.set_.source_Storage, Meta, _set_storage)
+impl(aten.set_.source_Tensor_storage_offset, Meta, _set_tensor_storage_offset)
 
 
 @impl(aten.copy.default, Meta)
