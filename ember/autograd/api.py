@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,10 +23,25 @@ from ember.ops.registry import ops
 from ember.overrides import handle_torch_function, has_torch_function, is_tensor_like
 
 
-def _as_list(x: Any) -> list[Any]:
-    if x is None:
-        return []
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+def _grads_for(grads: Any, n: int) -> list[Any]:
+    """One gradient (a tensor or None) per output, as PyTorch normalises ``grad_tensors`` /
+    ``grad_outputs``: None for all, a tensor for one output, else a sequence of as many
+    (anything else raises PyTorch's error: ``'float' object is not iterable``)."""
+    if grads is None:
+        return [None] * n
+    gs = [grads] if is_tensor_like(grads) else list(grads)
+    gs = gs[:n]  # extra ones are left out, as PyTorch's zip leaves them
+    if len(gs) != n:
+        raise RuntimeError(
+            f"got {n} tensors and {len(gs)} gradients: give one gradient (or None) per output"
+        )
+    for g in gs:
+        if g is not None and not is_tensor_like(g):
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}; wrap a "
+                "number with ember.tensor(...)"
+            )
+    return gs
 
 
 _ONES_LIKE = ops.aten.ones_like.default._dispatch
@@ -45,7 +61,7 @@ def _implicit_grad(t: Tensor) -> Tensor:
 def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
     out = []
     for i, t in enumerate(tensors):
-        g = grads[i] if i < len(grads) else None
+        g = grads[i] if i < len(grads) else None  # (one each, from _grads_for)
         if isinstance(t, GradientEdge):
             out.append(_edge_grad(t, g, i))
             continue
@@ -60,12 +76,10 @@ def _default_grads(tensors: Sequence[Tensor], grads: Sequence[Any]) -> list[Tens
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
                 )
             g = _implicit_grad(t)
-        elif not isinstance(g, Tensor):
-            g = ember.tensor(g, dtype=t.dtype)
         elif tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and "
-                f"output[{i}] has a shape of {list(t.shape)}."
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {t.shape}."
             )
         if g._edata.dtype != t._edata.dtype:
             g = g.to(t.dtype)  # as PyTorch's validate_outputs does
@@ -95,7 +109,7 @@ def _edge_grad(edge: GradientEdge, g: Any, i: int) -> Tensor:
     """The gradient backpropagation starts from at the output ``edge``: ``g``, or ones for
     an edge of one element."""
     if g is not None:
-        return g if isinstance(g, Tensor) else ember.tensor(g)
+        return g  # type: ignore[no-any-return]
     known = _edge_shape(edge)
     if known is None:
         raise RuntimeError(
@@ -139,6 +153,11 @@ def backward(
                 "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
                 "`backward()`. Please only use `grad_tensors`."
             )
+        warnings.warn(
+            "`grad_variables` is deprecated. Use `grad_tensors` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
         grad_tensors = grad_variables
     ins_tuple = None if inputs is None else _as_tuple(inputs)
     if ins_tuple is not None and not ins_tuple:
@@ -156,7 +175,7 @@ def backward(
             inputs=ins_tuple,
         )
     ts = list(ts_tuple)
-    gs = _default_grads(ts, _as_list(grad_tensors))
+    gs = _default_grads(ts, _grads_for(grad_tensors, len(ts)))
     retain = create_graph if retain_graph is None else retain_graph
     ins = list(ins_tuple) if ins_tuple else None
     if ins is None:
@@ -196,8 +215,8 @@ def _batched_grad(
     tensor([[2., 0.],
             [0., 4.]])
     """
-    gs = _as_list(grad_outputs)
-    if any(g is None for g in gs) or len(gs) != len(outs):
+    gs = _grads_for(grad_outputs, len(outs))
+    if any(g is None for g in gs):
         raise RuntimeError(
             "autograd.grad(is_grads_batched=True): give one batched grad_output per output "
             f"({len(outs)} outputs, got {len(gs)} grad_outputs, None among them: "
@@ -231,6 +250,13 @@ def grad(
     >>> x = ember.ones(2, requires_grad=True); ember.autograd.grad((x * x).sum(), x)
     (tensor([2., 2.]),)
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outs_tuple = _as_tuple(outputs)
     ins_tuple = _as_tuple(inputs)
     if not ins_tuple:
@@ -250,13 +276,21 @@ def grad(
             is_grads_batched=is_grads_batched,
             materialize_grads=materialize_grads,
         )
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     if is_grads_batched:  # one backward pass per row of grad_outputs, as one vmapped pass
         return _batched_grad(
             outs_tuple, ins_tuple, grad_outputs, retain_graph, create_graph, allow_unused,
             materialize_grads,
         )  # fmt: skip
     outs, ins = list(outs_tuple), list(ins_tuple)
-    gs = _default_grads(outs, _as_list(grad_outputs))
+    gs = _default_grads(outs, _grads_for(grad_outputs, len(outs)))
     retain = create_graph if retain_graph is None else retain_graph
     res = run_backward(
         outs, gs, retain_graph=retain, create_graph=create_graph, inputs=ins, accumulate=False,
@@ -272,8 +306,8 @@ def grad(
                 res[i] = ember.zeros_like(ins[i])  # type: ignore[attr-defined]
             elif not allow_unused:
                 raise RuntimeError(
-                    f"One of the differentiated Tensors (input {i}) appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
     if not create_graph:
         # results computed without a graph need no detach (PyTorch dispatches none here)
