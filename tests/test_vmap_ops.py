@@ -44,6 +44,10 @@ UNVALUED = {
 #: ops that raise under vmap when mapped over some argument, as PyTorch's do, and why
 RAISES = {
     "aten.set_.source_Tensor": "set_ swaps storage: the fallback refuses to (no rule)",
+    "aten.set_.default": "set_ swaps storage: the fallback refuses to (no rule)",
+    "aten.set_.source_Storage": "set_ swaps storage: the fallback refuses to (no rule)",
+    "aten.set_.source_Storage_storage_offset": "set_ swaps storage: the fallback refuses to",
+    "aten.set_.source_Tensor_storage_offset": "set_ swaps storage: the fallback refuses to",
     "aten.tensor_split.tensor_indices_or_sections": "reads its indices tensor's values",
     "aten.one_hot.default": "num_classes=-1 reads the tensor's maximum",
     "aten.ctc_loss.Tensor": "reads its length tensors' values",

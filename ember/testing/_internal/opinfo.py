@@ -213,8 +213,8 @@ def tested_overloads() -> list[OpOverload]:
 
 
 def to_meta(x: Any) -> Any:
-    """The same arguments with every tensor replaced by a meta tensor of its metadata (and
-    the cpu device by the meta device)."""
+    """The same arguments with every tensor replaced by a meta tensor of its metadata (the
+    cpu device by the meta device, a storage by a meta one of its size)."""
     if isinstance(x, Tensor):
         arr = ShapeOnlyArray(tuple(x.shape), x.dtype.np, x.stride(), x.storage_offset())
         if x._base is None:
@@ -222,6 +222,8 @@ def to_meta(x: Any) -> Any:
         return wrap_view(wrap_shape_only(ShapeOnlyArray((0,), x.dtype.np)), arr)  # views stay views
     if isinstance(x, ember.device) and x.type == "cpu":
         return ember.device("meta")
+    if isinstance(x, ember.UntypedStorage):  # a meta storage of as many bytes
+        return ember.empty(x.nbytes(), dtype=ember.uint8, device="meta").untyped_storage()
     if isinstance(x, (list, tuple)):
         return type(x)(to_meta(e) for e in x)
     if isinstance(x, dict):

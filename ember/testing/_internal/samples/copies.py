@@ -403,6 +403,28 @@ def set_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make(()), make((0, 3)), name="0-dim to empty")
 
 
+@samples("set_.default", dtypes=ALL_DTYPES)
+def set_empty_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2, 3)))
+    yield SampleInput(make(()), name="0-dim")
+
+
+@samples("set_.source_Tensor_storage_offset", dtypes=ALL_DTYPES)
+def set_offset_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((2,)), make((3, 4)), 1, [2, 2])
+    yield SampleInput(make((2,)), make((3, 4)), 2, [2, 3], [1, 2], name="strided")
+    yield SampleInput(make((2,)), make((6,)), 0, [0], name="empty")
+
+
+# A storage argument is no tensor the harness converts (to PyTorch, Meta, Lazy):
+# tests/test_set_.py compares the storage forms with PyTorch instead.
+@samples("set_.source_Storage", "set_.source_Storage_storage_offset", dtypes=ALL_DTYPES,
+         compare_torch=False)  # fmt: skip
+def set_storage_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    storage = make((3, 4)).untyped_storage()
+    yield SampleInput(make((2,)), storage, 1, [2, 2])
+
+
 # --------------------------------------------------------------------------- joins, grids,
 # diagonals, rotations, repeats, differences
 
