@@ -150,6 +150,7 @@ from ember._global_settings import (  # noqa: E402
 )
 from ember import fft  # noqa: E402  (torch.fft's functions)
 from ember import special  # noqa: E402  (torch.special's functions, Tensor.polygamma)
+from ember import hub  # noqa: E402  (torch.hub: hubconf entry points, checkpoints by URL)
 from ember._layout import layout, sparse_coo, strided  # noqa: E402
 from ember import sparse  # noqa: E402  (torch.sparse; the SparseCPU key: ember/backends/sparse/)
 from ember.sparse import sparse_coo_tensor  # noqa: E402
