@@ -73,8 +73,8 @@ _hub_dir: str | None = None
 def get_dir() -> str:
     """The directory downloads go to (NOTE [hub directory]).
 
-    >>> ember.hub.set_dir("/tmp/hub"); ember.hub.get_dir()
-    '/tmp/hub'
+    >>> ember.hub.get_dir().endswith("hub")
+    True
     """
     if os.getenv("TORCH_HUB"):
         warnings.warn("TORCH_HUB is deprecated, please use env TORCH_HOME instead", stacklevel=2)
