@@ -56,10 +56,15 @@ def test_an_int_carry_stays_an_int() -> None:
     assert got[1].tolist() == want[1].tolist()
 
 
-def test_a_condition_false_at_once_returns_the_inputs() -> None:
-    x = ember.ones(2)
-    out = ember.while_loop(lambda x: x.sum() > 5, lambda x: x + 1, (x,))
-    assert out[0] is x
+def test_a_condition_false_at_once_returns_the_inputs_values() -> None:
+    """As PyTorch's: new tensors with the inputs' values, in the body's structure (a lone
+    tensor here: the body returns one bare)."""
+    for lib in (ember, torch):
+        x = lib.ones(2)
+        out = lib.while_loop(lambda x: x.sum() > 5, lambda x: x + 1, (x,))
+        assert isinstance(out, lib.Tensor) and out is not x and out.tolist() == [1.0, 1.0]
+        i, y = lib.while_loop(lambda i, y: i < 0, lambda i, y: (i + 1, y * 2), (lib.tensor(1), x))
+        assert y is not x and y.tolist() == [1.0, 1.0] and i.item() == 1
 
 
 @pytest.mark.parametrize(

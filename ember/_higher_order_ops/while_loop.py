@@ -1,13 +1,18 @@
 """``while_loop(cond_fn, body_fn, carried_inputs)``: ``carried = body_fn(*carried)`` while
 ``cond_fn(*carried)``, as PyTorch's ``torch.while_loop``.
 
-ember runs the loop eagerly (NOTE in ``base.py``): autograd records every iteration's ops,
-and ``ember.compile`` traces the loop unrolled for the number of iterations it took (the
-condition is a data-dependent read: NOTE [ember.compile]). As PyTorch's, the carried
-values are a tuple or list of tensors and Python ints; ``cond_fn`` returns a bool or a
-one-element boolean tensor; ``body_fn`` returns as many values, each tensor with the shape,
-dtype, device and requires_grad of the one it replaces (ints stay ints); a body that
-returns one of its inputs unchanged is refused, as PyTorch refuses aliasing.
+Eagerly the loop runs in Python (NOTE in ``base.py``): autograd records every iteration's
+ops. Under ``make_fx`` and ``ember.export``, a loop over traced tensors is one
+``while_loop`` node with the condition and the body as subgraphs (NOTE [higher-order ops in
+graphs] in ``subgraph.py``), as in PyTorch's graphs; where autograd must see through it
+(``ember.compile`` of a loop over tensors that require grad) the loop runs eagerly, so the
+trace stops at the condition's read and the compiled function breaks the graph there. A
+loop over Python ints is unrolled. As PyTorch's, the carried values are a tuple or list of
+tensors and Python ints; ``cond_fn`` returns a bool or a one-element boolean tensor;
+``body_fn`` returns as many values, each tensor with the shape, dtype and device of the one
+it replaces (ints stay ints); a body that returns one of its inputs unchanged is refused,
+as PyTorch refuses aliasing. A body returning one tensor bare makes ``while_loop`` return
+it bare too, as PyTorch's (a body that never ran runs once on fake tensors to tell).
 
 >>> i, x = ember.while_loop(
 ...     lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (ember.tensor(0), ember.ones(2))
@@ -22,7 +27,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ember._higher_order_ops.base import HigherOrderOperator
+from ember._higher_order_ops.subgraph import (
+    Tracing,
+    active_tracing,
+    add_node,
+    trace_functions,
+)
+from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ember._tensor import Tensor
+from ember.dtypes import bool_
+from ember.utils._pytree import tree_unflatten
 
 __all__ = ["while_loop", "while_loop_op"]
 
@@ -62,13 +76,12 @@ def _check_body(out: Any, carried: Sequence[Any]) -> tuple[Any, ...]:
                 and new.shape == old.shape
                 and new.dtype == old.dtype
                 and new.device == old.device
-                and new.requires_grad == old.requires_grad
             )
             if not same:
                 raise RuntimeError(
                     f"while_loop: body_fn's output {k} is {_describe(new)}, but the carried "
                     f"input it replaces is {_describe(old)}; each output must keep its "
-                    "input's shape, dtype, device and requires_grad"
+                    "input's shape, dtype and device"
                 )
             if new is old or (new._base is not None and new._base is old):
                 raise RuntimeError(
@@ -108,14 +121,66 @@ class WhileLoopOp(HigherOrderOperator):
         carried_inputs: Sequence[Any],
         additional_inputs: Sequence[Any] = (),
     ) -> tuple[Any, ...]:
+        return self.run(cond_fn, body_fn, carried_inputs, additional_inputs)[0]
+
+    def run(
+        self,
+        cond_fn: Callable[..., Any],
+        body_fn: Callable[..., Any],
+        carried_inputs: Sequence[Any],
+        additional_inputs: Sequence[Any] = (),
+    ) -> tuple[tuple[Any, ...], bool]:
+        """The carried values after the loop, and whether ``body_fn`` returns one value
+        bare rather than in a tuple (the user's ``while_loop`` then does too, as PyTorch's;
+        when the body never ran, it runs once on fake tensors to tell)."""
         if not (callable(cond_fn) and callable(body_fn)):
             raise RuntimeError("while_loop: expected cond_fn and body_fn to be callable")
         _check_carried(carried_inputs)
         carried = tuple(carried_inputs)
         extra = tuple(additional_inputs)
+        if not any(isinstance(v, int) for v in carried):  # ints: unrolled (no symbolic ints)
+            tracing = active_tracing(carried, extra)
+            if tracing is not None:  # NOTE [higher-order ops in graphs]
+                return self._trace(tracing, cond_fn, body_fn, carried, extra)
+        bare = None
         while _truth(cond_fn(*carried, *extra)):
-            carried = _check_body(body_fn(*carried, *extra), carried)
-        return carried
+            out = body_fn(*carried, *extra)
+            bare = not isinstance(out, (tuple, list))
+            carried = _check_body(out, carried)
+        if bare is None:  # the body never ran: its structure from a run on fake tensors,
+            # and new tensors (as PyTorch's: the outputs never alias the inputs)
+            with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+                fake = [mode.from_tensor(v) if isinstance(v, Tensor) else v for v in carried]
+                bare = not isinstance(body_fn(*fake, *extra), (tuple, list))
+            carried = tuple(v.clone() if isinstance(v, Tensor) else v for v in carried)
+        return carried, bare
+
+    def _trace(
+        self,
+        tracing: Tracing,
+        cond_fn: Callable[..., Any],
+        body_fn: Callable[..., Any],
+        carried: tuple[Any, ...],
+        extra: tuple[Any, ...],
+    ) -> tuple[tuple[Any, ...], bool]:
+        """Both functions traced into subgraphs, and one ``while_loop`` node (NOTE
+        [higher-order ops in graphs]); what ``run`` returns."""
+        fns = {"cond_fn": cond_fn, "body_fn": body_fn}
+        (c, b), lifted = trace_functions(tracing, fns, (*carried, *extra), "while_loop")
+        pred = tree_unflatten(c.out, c.spec)
+        if not (isinstance(pred, Tensor) and pred.numel() == 1 and pred.dtype is bool_):
+            raise RuntimeError(
+                "while_loop: under tracing cond_fn must return a boolean tensor with one "
+                f"element, got {_describe(pred)}"
+            )
+        out = _check_body(tree_unflatten(b.out, b.spec), carried)
+        additional = (*extra, *lifted)
+        if not isinstance(pred, FakeTensor):  # a real trace goes on with the loop's values
+            with tracing.off():
+                out = self(c.gm, b.gm, carried, additional)
+        graphs = {"while_loop_cond_graph": c.gm, "while_loop_body_graph": b.gm}
+        add_node(tracing, self, graphs, [carried, additional], out)
+        return tuple(out), isinstance(tree_unflatten(b.out, b.spec), Tensor)
 
 
 while_loop_op = WhileLoopOp("while_loop")
@@ -123,7 +188,8 @@ while_loop_op = WhileLoopOp("while_loop")
 
 def while_loop(
     cond_fn: Callable[..., Any], body_fn: Callable[..., Any], carried_inputs: Sequence[Any]
-) -> tuple[Any, ...]:
+) -> Any:
     """The carried values after looping ``body_fn`` while ``cond_fn`` holds (see the
     module)."""
-    return while_loop_op(cond_fn, body_fn, carried_inputs)
+    carried, bare = while_loop_op.run(cond_fn, body_fn, carried_inputs)
+    return carried[0] if bare else carried

@@ -113,6 +113,9 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             value = gm
             for part in str(n.target).split("."):
                 value = getattr(value, part)
+            if isinstance(value, GraphModule):  # a higher-order operator's subgraph
+                env[n] = n
+                continue
             name = str(n.target).replace(".", "_")
             root[name] = value._edata if isinstance(value, Tensor) else value
             c = g.get_attr(name)
@@ -120,6 +123,11 @@ def lower_traced(gm: GraphModule) -> GraphModule:
             # a tensor the user holds (a closure's, a global): written between calls, so
             # read at each call, never folded (NOTE [live constants])
             c.meta["live"] = isinstance(value, Tensor)
+            env[n] = c
+        elif n.op == "call_function" and getattr(n.target, "namespace", "") == "higher_order":
+            run = _OnArrays(n, gm)
+            c = g.call_function(run, map_arg(run.args, lambda a: env.get(a, a)), name=n.name)
+            c.meta["tensor_meta"] = _meta_of(n.meta.get("val"))
             env[n] = c
         elif n.op == "call_function" and _is_view(n):
             env[n] = _lower_view(g, n, env)
@@ -147,6 +155,59 @@ def lower_traced(gm: GraphModule) -> GraphModule:
     lowered.meta["arrays"] = True
     lowered.meta["param_values"] = values
     return lowered
+
+
+class _OnArrays:
+    """A higher-order operator's node (``cond``, ``while_loop``: NOTE [higher-order ops in
+    graphs]) in a lowered graph: called on arrays, it calls the operator on tensors with
+    each subgraph compiled by this backend, and returns the arrays of its results."""
+
+    def __init__(self, n: Node, gm: GraphModule) -> None:
+        self.op = n.target
+        self.__name__ = self.op.name()  # type: ignore[union-attr]
+        #: the node's arguments without its subgraphs, and where each compiled one goes
+        self.args = tuple(a for a in n.args if not _is_subgraph(a, gm))
+        self.slots = {
+            k: _compiled(getattr(gm, str(a.target)))
+            for k, a in enumerate(n.args)
+            if _is_subgraph(a, gm)
+        }
+
+    def __call__(self, *args: Any) -> tuple[Any, ...]:
+        rest = iter(args)
+        full = [
+            self.slots[k] if k in self.slots else _tensors(next(rest))
+            for k in range(len(self.args) + len(self.slots))
+        ]
+        out = self.op(*full)  # type: ignore[operator]
+        return tuple(o._edata if isinstance(o, Tensor) else o for o in out)
+
+
+def _is_subgraph(a: Any, gm: GraphModule) -> bool:
+    return (
+        isinstance(a, Node)
+        and a.op == "get_attr"
+        and isinstance(getattr(gm, str(a.target), None), GraphModule)
+    )
+
+
+def _tensors(a: Any) -> Any:
+    if type(a) is _ndarray:
+        return wrap(a)
+    if isinstance(a, (tuple, list)):
+        return tuple(_tensors(v) for v in a)
+    return a
+
+
+def _compiled(sub: GraphModule) -> Callable[..., Any]:
+    """A subgraph compiled by this backend, called with tensors; it returns a tuple, or a
+    lone value as the subgraph does (a loop's condition)."""
+    run = ember_compiler(sub, None)
+    (out,) = (n for n in sub.graph.nodes if n.op == "output")
+    lone = not isinstance(out.args[0], (tuple, list))
+    if lone:
+        return lambda *a: run(list(a))[0]
+    return lambda *a: run(list(a))
 
 
 def _with_params(

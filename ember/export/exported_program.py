@@ -22,6 +22,7 @@ from typing import Any
 
 from ember._decomp import core_aten_decompositions
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 from ember.export._tracing import trace
 from ember.export.graph_signature import ExportGraphSignature
 from ember.fx.graph_module import GraphModule
@@ -77,7 +78,10 @@ class ExportedProgram:
         table = core_aten_decompositions() if decomp_table is None else decomp_table
         names = [n.name for n in self.graph.nodes if n.op == "placeholder"]
         inputs = [*self._lifted(), *_user_tensors(self.example_inputs)]
-        gm, _ = trace(self.graph_module, inputs, names, pre_dispatch=False, table=table)
+        # an inference graph, as PyTorch's: below autograd nothing differentiates it, and a
+        # cond or while_loop node then stays one node (NOTE [higher-order ops in graphs])
+        with no_grad():
+            gm, _ = trace(self.graph_module, inputs, names, pre_dispatch=False, table=table)
         return ExportedProgram(
             gm, self.graph_signature, self.state_dict, self.example_inputs,
             self._in_spec, self._out_spec, self.constants,

@@ -21,7 +21,7 @@ import ember
 from ember.fx.graph import RESERVED, Graph
 from ember.fx.node import Node, public_name, qualified_name
 from ember.fx.proxy import MAGIC
-from ember.ops.registry import OpOverload, OpOverloadPacket
+from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 
 __all__ = ["PythonCode", "python_code", "Globals"]
 
@@ -62,6 +62,8 @@ class Globals:
         if isinstance(target, (OpOverload, OpOverloadPacket)):
             return qualified_name(target)
         plain = getattr(target, "__name__", "")
+        if getattr(ops.higher_order, plain, None) is target:  # cond, while_loop
+            return f"ember.ops.higher_order.{plain}"
         if getattr(operator, plain, None) is target:
             return f"operator.{plain}"
         if getattr(builtins, plain, None) is target:

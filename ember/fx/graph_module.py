@@ -20,7 +20,7 @@ from typing import Any
 
 from ember.dispatch.codegen import define
 from ember.fx.graph import Graph
-from ember.nn.modules.module import Module
+from ember.nn.modules.module import STRUCTURE, Module
 
 __all__ = ["GraphModule"]
 
@@ -44,9 +44,13 @@ class GraphModule(Module):
         super().__init__()
         self.__dict__["_class_name"] = class_name
         self.__dict__["meta"] = {}
+        count = STRUCTURE[0]
         for node in graph.nodes:
             if node.op in ("get_attr", "call_module"):
                 _copy_attr(root, self, str(node.target))
+        # a module being made changes no structure a compiled function guards (NOTE [lifted
+        # tensors]): a trace that makes graph modules (a cond's branches) need not retrace
+        STRUCTURE[0] = count
         self.__dict__["_graph"] = graph
         graph.owning_module = self
         self.recompile()

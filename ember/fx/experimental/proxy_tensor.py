@@ -130,6 +130,9 @@ class _Tracker:
         self.allow_reads = False
         #: the values of those reads, in order
         self.read_values: list[Any] = []
+        #: writes are checked (``check_write``) in a higher-order operator's subgraph too
+        #: (NOTE [higher-order ops in graphs])
+        self.check_inputs = False
 
     # values -> nodes
 
@@ -448,7 +451,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             return out
         if tr.allow_reads and "dynamic_output_shape" in func.tags:
             raise DynamicOutputShapeException(func)
-        if USER_CODE[0] and func._schema.is_mutable:
+        if func._schema.is_mutable and (USER_CODE[0] or tr.check_inputs):
             tr.check_write(func, args, kwargs)
         decomp = tr.decomposition_table.get(func)
         if decomp is not None:
