@@ -121,14 +121,14 @@ def index_along_rule(
 
     if not _batched(index, level):
         values["self"], values["dim"] = xp, d + 1
-        if src is not None:
+        if src is not None and src_name:
             values[src_name] = physical(src)
         return _run(op, level, args, kw, lambda: unzero(call(op, values)))
     slice_size = xp.shape[d + 1]
     ip = unwrap(index, level)[0].reshape(size, -1)  # [B, K] (a 0-dim index is one)
     values["index"] = _shifted(ip, slice_size, negatives, level).reshape(-1)
     values["self"], values["dim"] = _fold(xp, d), d
-    if src is not None:
+    if src is not None and src_name:
         values[src_name] = _fold(physical(src), d)
 
     def run() -> Tensor:
