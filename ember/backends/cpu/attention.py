@@ -11,6 +11,7 @@ import numpy as np
 
 from ember._memory_format import infer_dense_strides
 from ember.backends.cpu._util import Tensor, quiet_block, wrap
+from ember.backends.cpu.vector_width import vector_size
 from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.attention import check_flash, lse_dtype, transposed_strides
@@ -50,6 +51,42 @@ def _scores(
     return scores
 
 
+# NOTE [attention NaN rows]
+# PyTorch 2.13's fused CPU kernel takes each row's running maximum over blocks of keys
+# (512 at most; is_causal's masked keys included: tests/test_attention_nan_rows.py). With
+# no mask, the keys of a block that fill whole vectors (vector_width.py) go through a
+# NaN-spreading vector maximum and the rest (the block's tail) through a scalar one that
+# skips NaN; with a mask every key goes through the NaN-spreading one. A row whose maximum
+# is -inf (every key masked out, or every score NaN and all of them in tails) gives output 0
+# and logsumexp 0; a NaN maximum gives NaN. So a row of NaN scores is 0 when its keys are
+# fewer than a vector holds (5 keys: 0 in float32 with 32-byte vectors, NaN in float64;
+# 0 in both with AVX512) and NaN otherwise, as PyTorch's on the same machine.
+
+
+def _vector_keys(lk: int, itemsize: int) -> np.ndarray:
+    """(lk,) booleans: the keys whose scores PyTorch's maximum takes a whole vector at a
+    time (NaN spreads) rather than in a block's scalar tail (NaN skipped)."""
+    width = vector_size(itemsize)
+    out = np.zeros(lk, dtype=bool)
+    for n in range(0, lk, 512):
+        c = min(512, lk - n)
+        out[n : n + c - c % width] = True
+    return out
+
+
+def _row_max(scores: np.ndarray, unmasked: bool) -> np.ndarray:
+    """Each row's maximum score as PyTorch's fused kernel finds it (NOTE [attention NaN
+    rows]), keeping the last dim."""
+    if not unmasked or scores.shape[-1] == 0:
+        return np.maximum.reduce(scores, axis=-1, keepdims=True, initial=-np.inf)
+    vec = _vector_keys(scores.shape[-1], scores.dtype.itemsize)
+    whole = np.maximum.reduce(
+        np.where(vec, scores, -np.inf), axis=-1, keepdims=True, initial=-np.inf
+    )
+    tail = np.fmax.reduce(np.where(vec, -np.inf, scores), axis=-1, keepdims=True, initial=-np.inf)
+    return np.maximum(whole, tail)
+
+
 @impl(aten._scaled_dot_product_flash_attention_for_cpu.default, CPU)
 def flash_attention(
     query: Tensor,
@@ -65,11 +102,7 @@ def flash_attention(
     qa, ka, va, _ = _inputs(query, key, value)
     with quiet_block():  # inf and NaN scores give NaN silently, as PyTorch's
         scores = _scores(qa, ka, is_causal, attn_mask, scale)
-        # PyTorch's running maximum skips NaN scores when there is no mask (with one, NaN
-        # spreads): a row with no score above -inf (every key masked out, or every score
-        # NaN) gives output 0 and logsumexp 0
-        reduce = np.fmax.reduce if attn_mask is None else np.maximum.reduce
-        top = reduce(scores, axis=-1, keepdims=True, initial=-np.inf)
+        top = _row_max(scores, attn_mask is None)
         dead = top == -np.inf
         top[dead] = 0.0
         p = np.where(dead, 0.0, np.exp(scores - top)).astype(scores.dtype, copy=False)
