@@ -5,7 +5,8 @@ For each functional op with variants (``VARIANTS_OF`` in ``ember/ops/native/_def
 that has a kernel for a backend key but whose ``add_``/``add.out`` has none, register one
 that runs the functional kernel and hands the result to the backend's ``write`` (which checks
 shape and dtype as PyTorch does, copies, and bumps the version counter); an out= kernel first
-runs the op's ``OUT_CHECKS`` entry, if it has one (``diff.out``).
+runs the op's ``OUT_CHECKS`` entry, if it has one (``diff.out``), and for an op in
+``EXACT_OUT_DTYPE`` (the linear algebra ones) requires the result's dtype exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ember._warn import warn_user
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import FUNCTIONAL_OF, OUT_CHECKS, VARIANTS_OF
+from ember.ops.native._define import EXACT_OUT_DTYPE, FUNCTIONAL_OF, OUT_CHECKS, VARIANTS_OF
 from ember.ops.native.creation import FACTORY_OUTS, out_kernel_of
 from ember.ops.registry import OpOverload
 
@@ -86,6 +87,7 @@ def _out(
     name: str,
     outs: tuple[str, ...],
     check: Callable[..., None] | None,
+    exact: bool,
 ) -> Callable[..., Any]:
     def kernel(*args: Any, **kwargs: Any) -> Any:
         dsts = [kwargs.pop(n) for n in outs]
@@ -93,6 +95,8 @@ def _out(
             check(*args, **kwargs)
         result = fn(*args, **kwargs)
         if len(outs) == 1:
+            if exact:
+                check_same_dtype(dsts[0], result, name)
             write(dsts[0], result, name, True)
             return dsts[0]
         for d, r in zip(dsts, result, strict=True):
@@ -122,7 +126,7 @@ def derive(key: DispatchKey, write: Writer) -> int:
             count += 1
         if o is not None and o.registered(key) is None:
             outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
-            kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o))
+            kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o), o in EXACT_OUT_DTYPE)
             dispatcher.set_kernel(o, key, kernel, KIND_PLAIN)
             count += 1
     for o, fop in FACTORY_OUTS.items():  # NOTE [factory out=]

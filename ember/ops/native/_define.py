@@ -25,6 +25,10 @@ FUNCTIONAL_OF: dict[OpOverload, OpOverload] = {}
 #: runs and the functional one does not; the derived out= kernels of every backend run it
 #: first (``ember/backends/variants.py``)
 OUT_CHECKS: dict[OpOverload, Callable[..., None]] = {}
+#: out ops whose out tensor must have the result's dtype exactly, as PyTorch's linear
+#: algebra kernels require ("Expected out tensor to have dtype float, but got double
+#: instead"), where other out= ops take any dtype the result casts to safely
+EXACT_OUT_DTYPE: set[OpOverload] = set()
 
 
 def define(
@@ -72,14 +76,16 @@ def inplace_schema(schema: str) -> str:
 
 def out_schema(schema: str, overload: str = "out", out_arg: str = "out") -> str:
     """``add.Tensor(...) -> Tensor`` → ``add.out(..., *, Tensor(a!) out) -> Tensor(a!)``;
-    several returns get one ``out`` argument each, named after them (``values``, ``indices``)."""
+    several returns get one ``out`` argument each, named after them (``values``, ``indices``)
+    unless ``out_arg`` names them, comma-separated (``linalg_eigh``'s ``eigvals,eigvecs``)."""
     name, _, args, ret = _split(schema)
     has_star = "*" in [a.strip() for a in args.split(",")]
     sep = ", " if has_star else (", *, " if args.strip() else "*, ")
     if ret.startswith("("):
         names = [r.strip().split()[-1] for r in ret[1:-1].split(",")]
+        given = out_arg.split(",") if out_arg != "out" else names
         letters = "abcdefgh"
-        outs = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
+        outs = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(given))
         rets = ", ".join(f"Tensor({letters[i]}!) {n}" for i, n in enumerate(names))
         return f"{name}.{overload}({args}{sep}{outs}) -> ({rets})"
     return f"{name}.{overload}({args}{sep}Tensor(a!) {out_arg}) -> Tensor(a!)"

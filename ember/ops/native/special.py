@@ -111,14 +111,16 @@ pointwise("special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor", I2F,
 for _name in ("expm1", "exp2", "psi", "digamma", "gammaln", "erf", "erfc", "erfinv", "ndtr",
               "i0", "expit", "sinc", "log1p"):
     define(f"special_{_name}(Tensor self) -> Tensor", variants=_SPECIAL)
-define("special_xlogy(Tensor self, Tensor other) -> Tensor", variants=_SPECIAL)
-define("special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor", variants=_SPECIAL)
-define("special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor", variants=_SPECIAL)
+define("special_xlogy(Tensor self, Tensor other) -> Tensor", variants=_SPECIAL, out=True)
+define("special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor",
+       variants=_SPECIAL, out=True, out_overload="self_scalar_out")
+define("special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor",
+       variants=_SPECIAL, out=True, out_overload="other_scalar_out")
 define("special_logit(Tensor self, float? eps=None) -> Tensor", variants=_SPECIAL)
-define("special_polygamma(int n, Tensor self) -> Tensor", variants=_SPECIAL)
+define("special_polygamma(int n, Tensor self) -> Tensor", variants=_SPECIAL, out=True)
 define("special_multigammaln(Tensor self, int p) -> Tensor", variants=_SPECIAL)
 define("special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
-       variants=_SPECIAL)
+       variants=_SPECIAL, out=True)
 define("special_round(Tensor self, *, int decimals=0) -> Tensor", variants=_SPECIAL)
 define("special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
        variants=_SPECIAL)
