@@ -48,6 +48,11 @@ CASES: dict[str, tuple[Callable[..., Any], int]] = {
     "nuclear_norm": (lambda L, a, v, out: L.nuclear_norm(a, out=out), 1),
     "nuclear_norm dim": (lambda L, a, v, out: L.nuclear_norm(a, (0, 1), out=out), 1),
     "frobenius_norm": (lambda L, a, v, out: L.frobenius_norm(a, (0, 1), out=out), 1),
+    "linalg.ldl_factor": (lambda L, a, v, out: L.linalg.ldl_factor(a, out=out)[0], 2),
+    "linalg.ldl_solve": (
+        lambda L, a, v, out: L.linalg.ldl_solve(*L.linalg.ldl_factor(a), a[:, :1], out=out),
+        1,
+    ),
     "special.xlogy": (lambda L, a, v, out: L.special.xlogy(v, v, out=out), 1),
     "special.xlogy self scalar": (lambda L, a, v, out: L.special.xlogy(2.0, v, out=out), 1),
     "special.xlogy other scalar": (lambda L, a, v, out: L.special.xlogy(v, 2.0, out=out), 1),
@@ -65,6 +70,8 @@ def _run(L: Any, case: str, dtype_name: str) -> Any:
     call, n = CASES[case]
     out = _outs(L, n, getattr(L, dtype_name))
     if n == 2 and case.endswith("_ex"):  # (the info output is int32)
+        out = (out[0], L.empty(0, dtype=L.int32))
+    if case == "linalg.ldl_factor":  # (the pivots are int32)
         out = (out[0], L.empty(0, dtype=L.int32))
     try:
         with warnings.catch_warnings():
