@@ -87,10 +87,16 @@ define("detach_(Tensor(a!) self) -> Tensor(a!)")
 define("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", variants=())
 define("set_(Tensor(a!) self) -> Tensor(a!)", variants=())
 define("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", variants=())
-define("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt "
-       "storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", variants=())
-define("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt "
-       "storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)", variants=())
+define(
+    "set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt "
+    "storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)",
+    variants=(),
+)
+define(
+    "set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt "
+    "storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)",
+    variants=(),
+)
 define("lift_fresh(Tensor(a) self) -> Tensor(a)", variants=())
 define("lift_fresh_copy(Tensor self) -> Tensor", variants=(), out=True)
 
