@@ -23,9 +23,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember._tensor import Tensor
 from ember.ops.registry import ops
 
-__all__ = ["HigherOrderOperator"]
+__all__ = ["HigherOrderOperator", "describe"]
+
+
+def describe(v: Any) -> str:
+    """A value as an operator's errors name it: ``float32[3] on cpu``, or its type."""
+    if isinstance(v, Tensor):
+        return f"{str(v.dtype).replace('ember.', '')}{list(v.shape)} on {v.device}"
+    return type(v).__name__
 
 
 class HigherOrderOperator:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ember._higher_order_ops.base import HigherOrderOperator
+from ember._higher_order_ops.base import HigherOrderOperator, describe
 from ember._higher_order_ops.subgraph import (
     Tracing,
     active_tracing,
@@ -34,10 +34,6 @@ from ember._tensor import Tensor
 from ember.utils._pytree import tree_unflatten
 
 __all__ = ["cond", "cond_op"]
-
-
-def _describe(v: Tensor) -> str:
-    return f"{str(v.dtype).replace('ember.', '')}{list(v.shape)} on {v.device}"
 
 
 class CondOp(HigherOrderOperator):
@@ -99,7 +95,7 @@ class CondOp(HigherOrderOperator):
                 )
             if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:
                 raise RuntimeError(
-                    f"cond: output {k} is {_describe(a)} from true_fn but {_describe(b)} "
+                    f"cond: output {k} is {describe(a)} from true_fn but {describe(b)} "
                     "from false_fn; both branches must give each output the same shape, "
                     "dtype and device"
                 )

@@ -34,8 +34,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.dispatch import state
-from ember.dispatch.keys import PRE_DISPATCH_BIT
-from ember.fx.experimental._pre_dispatch import _SLOT, PreDispatchTracer
+from ember.fx.experimental._pre_dispatch import PreDispatchTracer, recording_tracer
 from ember.fx.experimental.proxy_tensor import (
     ProxyTorchDispatchMode,
     _snapshot,
@@ -75,7 +74,7 @@ class Tracing:
     def off(self) -> Any:
         """A block whose ops this trace does not record."""
         if self.pre_dispatch:
-            return state.KeyGuard(exclude=PRE_DISPATCH_BIT)
+            return PreDispatchTracer.paused()
         return _pop_mode_temporarily()
 
 
@@ -83,13 +82,13 @@ def active_tracing(triggers: Sequence[Any], values: Sequence[Any]) -> Tracing | 
     """The ``make_fx`` trace that computed one of the tensors ``triggers`` (a predicate,
     a loop's carried values) and records the ops now; None when there is none, or when one
     of ``values`` needs autograd below the trace: the operator then runs eagerly."""
-    tracer = _SLOT.tracer
-    pre_dispatch = tracer is not None and bool(state.local.include & PRE_DISPATCH_BIT)
+    tracer: Any = recording_tracer()
+    pre_dispatch = tracer is not None
     if not pre_dispatch:
         tracer = _get_current_dispatch_mode()
         if type(tracer) is not ProxyTorchDispatchMode:
             return None
-    tracker = tracer.tracker  # type: ignore[union-attr]
+    tracker = tracer.tracker
     if not any(
         isinstance(t, Tensor) and tracker.tracks(t) and id(t) not in tracker.constants
         for t in triggers

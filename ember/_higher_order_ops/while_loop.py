@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ember._higher_order_ops.base import HigherOrderOperator
+from ember._higher_order_ops.base import HigherOrderOperator, describe
 from ember._higher_order_ops.subgraph import (
     Tracing,
     active_tracing,
@@ -39,12 +39,6 @@ from ember.dtypes import bool_
 from ember.utils._pytree import tree_unflatten
 
 __all__ = ["while_loop", "while_loop_op"]
-
-
-def _describe(v: Any) -> str:
-    if isinstance(v, Tensor):
-        return f"{str(v.dtype).replace('ember.', '')}{list(v.shape)} on {v.device}"
-    return type(v).__name__
 
 
 def _check_carried(carried: Any) -> None:
@@ -79,8 +73,8 @@ def _check_body(out: Any, carried: Sequence[Any]) -> tuple[Any, ...]:
             )
             if not same:
                 raise RuntimeError(
-                    f"while_loop: body_fn's output {k} is {_describe(new)}, but the carried "
-                    f"input it replaces is {_describe(old)}; each output must keep its "
+                    f"while_loop: body_fn's output {k} is {describe(new)}, but the carried "
+                    f"input it replaces is {describe(old)}; each output must keep its "
                     "input's shape, dtype and device"
                 )
             if new is old or (new._base is not None and new._base is old):
@@ -90,7 +84,7 @@ def _check_body(out: Any, carried: Sequence[Any]) -> tuple[Any, ...]:
                 )
         elif not isinstance(new, int) or isinstance(new, bool):
             raise RuntimeError(
-                f"while_loop: body_fn's output {k} is {_describe(new)}, but the carried "
+                f"while_loop: body_fn's output {k} is {describe(new)}, but the carried "
                 "input it replaces is an int"
             )
     return tuple(out)
@@ -101,7 +95,7 @@ def _truth(pred: Any) -> bool:
         if pred.numel() != 1 or pred.dtype.is_floating_point or pred.dtype.is_complex:
             raise RuntimeError(
                 "while_loop: cond_fn must return a bool or a boolean tensor with one "
-                f"element, got {_describe(pred)}"
+                f"element, got {describe(pred)}"
             )
         return bool(pred.item())
     if isinstance(pred, bool):
@@ -171,7 +165,7 @@ class WhileLoopOp(HigherOrderOperator):
         if not (isinstance(pred, Tensor) and pred.numel() == 1 and pred.dtype is bool_):
             raise RuntimeError(
                 "while_loop: under tracing cond_fn must return a boolean tensor with one "
-                f"element, got {_describe(pred)}"
+                f"element, got {describe(pred)}"
             )
         out = _check_body(tree_unflatten(b.out, b.spec), carried)
         additional = (*extra, *lifted)

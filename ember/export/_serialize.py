@@ -114,9 +114,7 @@ class _Writer:
         return {"nodes": nodes, "subgraphs": subgraphs}
 
     def target(self, n: Node) -> str:
-        op = n.target
-        hop = getattr(op, "namespace", None) == "higher_order"  # cond, while_loop
-        name = f"ember.ops.higher_order.{op.name()}" if hop else qualified_name(op)  # type: ignore[union-attr]
+        name = qualified_name(n.target)
         if name.startswith("ember.ops.") or name in _OTHER_TARGETS:
             return name
         raise RuntimeError(

@@ -63,7 +63,7 @@ class Globals:
             return qualified_name(target)
         plain = getattr(target, "__name__", "")
         if getattr(ops.higher_order, plain, None) is target:  # cond, while_loop
-            return f"ember.ops.higher_order.{plain}"
+            return qualified_name(target)
         if getattr(operator, plain, None) is target:
             return f"operator.{plain}"
         if getattr(builtins, plain, None) is target:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ember.ops.registry import OpOverload, OpOverloadPacket
+from ember.ops.registry import OpOverload, OpOverloadPacket, ops
 
 if TYPE_CHECKING:
     from ember.fx.graph import Graph
@@ -100,6 +100,8 @@ def qualified_name(target: Any) -> str:
     plain = getattr(target, "__name__", "")
     if getattr(builtins, plain, None) is target:
         return f"builtins.{plain}"
+    if getattr(ops.higher_order, plain, None) is target:  # cond, while_loop
+        return f"ember.ops.higher_order.{plain}"
     public = public_name(target)
     if public is not None:
         return public

@@ -66,6 +66,11 @@ class PreDispatchTracer:
         tr.record(op, args, kwargs, out)
         return out
 
+    @staticmethod
+    def paused() -> state.KeyGuard:
+        """A block whose ops no pre-dispatch trace records (they run below the key)."""
+        return state.exclude_keys(PRE_DISPATCH_BIT)
+
     def __enter__(self) -> PreDispatchTracer:
         self._previous, _SLOT.tracer = _SLOT.tracer, self
         self._guard.__enter__()
@@ -74,6 +79,13 @@ class PreDispatchTracer:
     def __exit__(self, *exc: object) -> None:
         self._guard.__exit__(*exc)
         _SLOT.tracer = self._previous
+
+
+def recording_tracer() -> PreDispatchTracer | None:
+    """The pre-dispatch trace that records this thread's calls now: one is running and its
+    key is not excluded (inside an op it records, the op's own calls are not recorded)."""
+    tracer = _SLOT.tracer
+    return tracer if tracer is not None and state.is_active(PRE_DISPATCH_BIT) else None
 
 
 def pre_dispatch_fallback(

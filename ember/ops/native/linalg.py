@@ -977,29 +977,3 @@ def cross_plan(
     if da.category == BOOL:
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     return shape, d
-
-
-# PyTorch's linear algebra out= kernels take only the result's dtype (not a safe cast)
-EXACT_OUT_DTYPE.update(
-    getattr(getattr(ops.aten, name), o)
-    for name in (
-        "linalg_inv",
-        "inverse",
-        "linalg_solve",
-        "linalg_norm",
-        "linalg_matmul",
-        "linalg_cross",
-        "cross",
-        "linalg_cholesky",
-        "linalg_svdvals",
-        "linalg_eigvalsh",
-        "linalg_matrix_power",
-        "linalg_multi_dot",
-        "linalg_vecdot",
-        "linalg_matrix_norm",
-        "nuclear_norm",
-        "frobenius_norm",
-    )
-    for o in getattr(ops.aten, name).overloads()
-    if getattr(getattr(ops.aten, name), o)._schema.is_out
-)  # fmt: skip
