@@ -1,7 +1,8 @@
 """``out=`` on the linear algebra and ``special`` functions that take it in PyTorch (declared
 with ``out=True`` on their schema, kernels derived by ``ember/backends/variants.py``): the
 values written, the object returned, and PyTorch's dtype rule (the linear algebra ones
-require the result's dtype exactly, ``EXACT_OUT_DTYPE``), each against PyTorch."""
+require the result's dtype exactly: ``define(..., exact_out_dtype=True)``), each against
+PyTorch."""
 
 from __future__ import annotations
 

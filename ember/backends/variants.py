@@ -5,8 +5,8 @@ For each functional op with variants (``VARIANTS_OF`` in ``ember/ops/native/_def
 that has a kernel for a backend key but whose ``add_``/``add.out`` has none, register one
 that runs the functional kernel and hands the result to the backend's ``write`` (which checks
 shape and dtype as PyTorch does, copies, and bumps the version counter); an out= kernel first
-runs the op's ``OUT_CHECKS`` entry, if it has one (``diff.out``), and for an op in
-``EXACT_OUT_DTYPE`` (the linear algebra ones) requires the result's dtype exactly.
+runs the op's ``OUT_CHECKS`` entry, if it has one (``diff.out``), and for an op declared
+``exact_out_dtype`` (the linear algebra ones) requires the result's dtype exactly.
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from ember._warn import warn_user
 from ember.dispatch import dispatcher
 from ember.dispatch.dispatcher import KIND_PLAIN
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import EXACT_OUT_DTYPE, FUNCTIONAL_OF, OUT_CHECKS, VARIANTS_OF
+from ember.ops.native._define import (
+    FUNCTIONAL_OF,
+    OUT_CHECKS,
+    VARIANTS_OF,
+    exact_out_dtype,
+)
 from ember.ops.native.creation import FACTORY_OUTS, out_kernel_of
 from ember.ops.registry import OpOverload
 
@@ -126,7 +131,7 @@ def derive(key: DispatchKey, write: Writer) -> int:
             count += 1
         if o is not None and o.registered(key) is None:
             outs = tuple(a.name for a in o._schema.kwarg_only if a.is_write)
-            kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o), o in EXACT_OUT_DTYPE)
+            kernel = _out(fn, write, o.__name__, outs, OUT_CHECKS.get(o), exact_out_dtype(o))
             dispatcher.set_kernel(o, key, kernel, KIND_PLAIN)
             count += 1
     for o, fop in FACTORY_OUTS.items():  # NOTE [factory out=]

@@ -25,10 +25,9 @@ FUNCTIONAL_OF: dict[OpOverload, OpOverload] = {}
 #: runs and the functional one does not; the derived out= kernels of every backend run it
 #: first (``ember/backends/variants.py``)
 OUT_CHECKS: dict[OpOverload, Callable[..., None]] = {}
-#: out ops whose out tensor must have the result's dtype exactly, as PyTorch's linear
-#: algebra kernels require ("Expected out tensor to have dtype float, but got double
-#: instead"), where other out= ops take any dtype the result casts to safely
-EXACT_OUT_DTYPE: set[OpOverload] = set()
+#: out ops declared ``exact_out_dtype`` (only ``define`` adds to it; ``exact_out_dtype(op)``
+#: reads it)
+_EXACT_OUT_DTYPE: set[OpOverload] = set()
 
 
 def define(
@@ -40,18 +39,33 @@ def define(
     out: bool = False,
     out_overload: str = "out",
     out_arg: str = "out",
+    exact_out_dtype: bool = False,
 ) -> OpOverload:
     """Declare ``schema`` in ``aten``; with ``inplace``/``out``, declare those variants too
-    (``out_arg``: the out argument's name, ``grad_input`` for some backward ops)."""
+    (``out_arg``: the out argument's name, ``grad_input`` for some backward ops).
+
+    ``exact_out_dtype``: the out tensor must have the result's dtype exactly, as PyTorch's
+    linear algebra kernels require ("Expected out tensor to have dtype float, but got double
+    instead"), where other out= ops take any dtype the result casts to safely (an op with
+    several outputs always requires it)."""
+    if exact_out_dtype and not out:
+        raise ValueError(f"exact_out_dtype needs out=True: {schema}")
     op = define_op(schema, "aten", tags, variants)
     ip = define_op(inplace_schema(schema), "aten", tags, ("method",)) if inplace else None
     o = define_op(out_schema(schema, out_overload, out_arg), "aten", tags, ()) if out else None
+    if exact_out_dtype and o is not None:
+        _EXACT_OUT_DTYPE.add(o)
     if ip is not None or o is not None:
         VARIANTS_OF[op] = (ip, o)
     for v in (ip, o):
         if v is not None:
             FUNCTIONAL_OF[v] = op
     return op
+
+
+def exact_out_dtype(op: OpOverload) -> bool:
+    """Whether out op ``op`` was declared ``exact_out_dtype`` (see ``define``)."""
+    return op in _EXACT_OUT_DTYPE
 
 
 def _split(schema: str) -> tuple[str, str, str, str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ember import dtypes
 from ember.dispatch.keys import DispatchKey
-from ember.ops.native._define import EXACT_OUT_DTYPE, define
+from ember.ops.native._define import define
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_ldl_factor as ldl_factor_t
@@ -33,9 +33,8 @@ define("linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_er
 define("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)",
        variants=_LINALG, out=True)
 define("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor",
-       variants=_LINALG, out=True)
+       variants=_LINALG, out=True, exact_out_dtype=True)  # as PyTorch's, unlike ldl_factor's
 # fmt: on
-EXACT_OUT_DTYPE.add(ops.aten.linalg_ldl_solve.out)  # as PyTorch's: the result's dtype only
 
 aten = ops.aten
 _CIA = DispatchKey.CompositeImplicitAutograd

@@ -21,7 +21,7 @@ from ember._warn import warn_user
 from ember.dispatch.dispatcher import direct_cpu_kernel
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import BOOL, FLOATING, INTEGRAL, dtype, int64, promote_types
-from ember.ops.native._define import EXACT_OUT_DTYPE, define
+from ember.ops.native._define import define
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import broadcast_shapes
 
@@ -572,24 +572,28 @@ _mm = _MM._dispatch
 
 _LINALG = ()  # variants: bound by ember/linalg.py, not as ember.<name> or Tensor.<name>
 _FN = ("function",)
+# exact_out_dtype: PyTorch's linear algebra out= kernels take only the result's dtype (not
+# any dtype it casts to safely), its single-output ones included
 
 # fmt: off
 define("_linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()", variants=_FN)
 define("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
        "(Tensor L, Tensor info)", variants=_LINALG, out=True, out_overload="L")
-define("linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", variants=_LINALG, out=True)
+define("linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("cholesky(Tensor self, bool upper=False) -> Tensor", out=True)
 define("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, "
        "bool unitriangular=False) -> Tensor", variants=_LINALG)
 define("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
        variants=_LINALG, out=True, out_overload="inverse")
-define("linalg_inv(Tensor A) -> Tensor", variants=_LINALG, out=True)
-define("inverse(Tensor self) -> Tensor", out=True)
+define("linalg_inv(Tensor A) -> Tensor", variants=_LINALG, out=True, exact_out_dtype=True)
+define("inverse(Tensor self) -> Tensor", out=True, exact_out_dtype=True)
 define("_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
        "(Tensor result, Tensor LU, Tensor pivots, Tensor info)", variants=_FN)
 define("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
        "(Tensor result, Tensor info)", variants=_LINALG, out=True)
-define("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", variants=_LINALG, out=True)
+define("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)", variants=_FN)
 define("linalg_det(Tensor A) -> Tensor", variants=_LINALG)
 define("det(Tensor self) -> Tensor")
@@ -602,7 +606,8 @@ define("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *,
        "str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)", variants=_FN)
 define("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
        "(Tensor U, Tensor S, Tensor Vh)", variants=_LINALG, out=True, out_overload="U")
-define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", variants=_LINALG, out=True)
+define("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_cond(Tensor self, Scalar? p=None) -> Tensor", variants=_LINALG)
 define("linalg_cond.p_str(Tensor self, str p) -> Tensor", variants=_LINALG)
 define("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)",
@@ -616,7 +621,8 @@ define('_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> '
        "(Tensor eigenvalues, Tensor eigenvectors)", variants=_FN)
 define('linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
        variants=_LINALG, out=True, out_overload="eigvals", out_arg="eigvals,eigvecs")
-define('linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor', variants=_LINALG, out=True)
+define('linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor',
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
        "bool hermitian=False) -> Tensor", variants=_LINALG)
 define("linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
@@ -636,56 +642,39 @@ define("linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tens
        variants=_LINALG)
 define("linalg_matrix_rank.tol_tensor(Tensor input, Tensor tol, bool hermitian=False) -> Tensor",
        variants=_LINALG)
-define("linalg_matrix_power(Tensor self, int n) -> Tensor", variants=_LINALG, out=True)
+define("linalg_matrix_power(Tensor self, int n) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("matrix_power(Tensor self, int n) -> Tensor")
 define("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
-       variants=_LINALG, out=True)
-define("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", out=True)
-define("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor", variants=_LINALG, out=True)
+       variants=_LINALG, out=True, exact_out_dtype=True)
+define("cross(Tensor self, Tensor other, int? dim=None) -> Tensor",
+       out=True, exact_out_dtype=True)
+define("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor", variants=_LINALG)
-define("linalg_multi_dot(Tensor[] tensors) -> Tensor", variants=_LINALG, out=True)
+define("linalg_multi_dot(Tensor[] tensors) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
        variants=_LINALG)
-define("linalg_matmul(Tensor self, Tensor other) -> Tensor", variants=_LINALG, out=True)
+define("linalg_matmul(Tensor self, Tensor other) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, "
-       "ScalarType? dtype=None) -> Tensor", variants=_LINALG, out=True)
+       "ScalarType? dtype=None) -> Tensor", variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, "
-       "ScalarType? dtype=None) -> Tensor", variants=_LINALG, out=True, out_overload="ord_str_out")
+       "ScalarType? dtype=None) -> Tensor",
+       variants=_LINALG, out=True, exact_out_dtype=True, out_overload="ord_str_out")
 define("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
-       "ScalarType? dtype=None) -> Tensor", variants=_LINALG, out=True)
+       "ScalarType? dtype=None) -> Tensor", variants=_LINALG, out=True, exact_out_dtype=True)
 define("linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], "
        "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-       variants=_LINALG, out=True, out_overload="str_ord_out")
+       variants=_LINALG, out=True, exact_out_dtype=True, out_overload="str_ord_out")
 define("frobenius_norm.dim(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
-       variants=_FN, out=True)
-define("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor", variants=_FN, out=True)
+       variants=_FN, out=True, exact_out_dtype=True)
+define("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
+       variants=_FN, out=True, exact_out_dtype=True)
 define("nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor",
-       variants=_FN, out=True, out_overload="dim_out")
+       variants=_FN, out=True, exact_out_dtype=True, out_overload="dim_out")
 # fmt: on
-# PyTorch's linear algebra out= kernels take only the result's dtype (not a safe cast)
-EXACT_OUT_DTYPE.update(
-    getattr(getattr(ops.aten, name), o)
-    for name in (
-        "linalg_inv",
-        "inverse",
-        "linalg_solve",
-        "linalg_norm",
-        "linalg_matmul",
-        "linalg_cross",
-        "cross",
-        "linalg_cholesky",
-        "linalg_svdvals",
-        "linalg_eigvalsh",
-        "linalg_matrix_power",
-        "linalg_multi_dot",
-        "linalg_vecdot",
-        "linalg_matrix_norm",
-        "nuclear_norm",
-        "frobenius_norm",
-    )
-    for o in getattr(ops.aten, name).overloads()
-    if getattr(getattr(ops.aten, name), o)._schema.is_out
-)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- shared checks
