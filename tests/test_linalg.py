@@ -135,3 +135,56 @@ def test_meta_matmul_shapes() -> None:
     b = ember.empty(2, 4, 6, device="meta")
     assert (a @ b).shape == (5, 2, 3, 6)
     assert (ember.empty(3, device="meta") @ ember.empty(3, 2, device="meta")).shape == (2,)
+
+
+def test_vdot_conjugates_self_as_torch() -> None:
+    """Function, method and ``out=``: ``sum(conj(self) * other)``, PyTorch's value and
+    gradients (``conj(g) * other`` for ``self``, ``g * self`` for ``other``)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(4) + 1j * rng.standard_normal(4) for _ in range(2))
+    ea, eb = ember.from_numpy(a).requires_grad_(), ember.from_numpy(b).requires_grad_()
+    ta, tb = torch.from_numpy(a).requires_grad_(), torch.from_numpy(b).requires_grad_()
+    want = torch.vdot(ta, tb)
+    for got in (ember.vdot(ea, eb), ea.vdot(eb)):
+        assert got.shape == () and got.dtype is ember.complex128
+        assert complex(got.item()) == pytest.approx(complex(want.item()), rel=1e-12)
+    out = ember.empty((), dtype=ember.complex128)
+    assert ember.vdot(ea.detach(), eb.detach(), out=out) is out
+    assert complex(out.item()) == pytest.approx(complex(want.item()), rel=1e-12)
+    g = 0.5 - 2j
+    e_grads = ember.autograd.grad(ember.vdot(ea, eb), [ea, eb], ember.tensor(g))
+    t_grads = torch.autograd.grad(want, [ta, tb], torch.tensor(g, dtype=torch.complex128))
+    for e, w in zip(e_grads, t_grads, strict=True):
+        np.testing.assert_allclose(e.numpy(), w.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(e_grads[0].numpy(), np.conj(g) * b, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "error", "words"),
+    [
+        ((2, 2), (2, 2), RuntimeError, ["vdot", "1D tensors expected", "[2, 2]", "flatten"]),
+        ((2,), (3,), RuntimeError, ["vdot", "inconsistent tensor size", "[2]", "[3]"]),
+        ((2,), (2,), RuntimeError, ["vdot", "same dtype", "Float and Double", ".to("]),
+        ((0,), (0,), NotImplementedError, ['"vdot"', "'Bool'", ".int()"]),
+    ],
+)
+def test_vdot_errors_name_op_shapes_and_fix(
+    a: tuple[int, ...], b: tuple[int, ...], error: type[Exception], words: list[str]
+) -> None:
+    """PyTorch's checks (1-D, one dtype, one length, no bool even when empty), in ember's
+    words; PyTorch raises the same type, on CPU and Meta alike."""
+    torch = pytest.importorskip("torch")
+    dts = {"same dtype": ("float32", "float64"), "'Bool'": ("bool", "bool")}
+    da, db = next((v for k, v in dts.items() if k in words), ("float32", "float32"))
+    for device in ("cpu", "meta"):
+        if device == "meta" and error is NotImplementedError:
+            continue  # PyTorch's Meta kernel does not look at the dtype; ember's refuses it
+        x = ember.ones(a, dtype=getattr(ember, da), device=device)
+        y = ember.ones(b, dtype=getattr(ember, db), device=device)
+        with pytest.raises(error) as caught:
+            ember.vdot(x, y)
+        assert all(w in str(caught.value) for w in words), caught.value
+        tx = torch.ones(a, dtype=getattr(torch, da), device=device)
+        with pytest.raises(error):
+            torch.vdot(tx, torch.ones(b, dtype=getattr(torch, db), device=device))

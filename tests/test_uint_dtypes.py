@@ -181,6 +181,7 @@ CASES: dict[str, Callable[..., Any]] = {
     "histc": lambda L, d, x, m, i, c: x.histc(),
     "histc range": lambda L, d, x, m, i, c: x.histc(4, 0, 4),
     "dot": lambda L, d, x, m, i, c: L.dot(x, x),
+    "vdot": lambda L, d, x, m, i, c: L.vdot(x, x),
     "matmul 1d": lambda L, d, x, m, i, c: x[:2] @ m,
     "clone": lambda L, d, x, m, i, c: m.t().clone(),
     "copy_ int64": lambda L, d, x, m, i, c: L.zeros(3, dtype=d).copy_(L.tensor([1, 2, 3])),

@@ -1,6 +1,7 @@
-"""Batching rules of the matmul family: ``mm``, ``bmm``, ``mv``, ``dot`` run as one
-``matmul`` on the physical tensors (its broadcasting carries the batch dimension); the
-``add*`` ops are their product plus the scaled input, at the logical level."""
+"""Batching rules of the matmul family: ``mm``, ``bmm``, ``mv``, ``dot`` (and ``vdot``, its
+first operand conjugated) run as one ``matmul`` on the physical tensors (its broadcasting
+carries the batch dimension); the ``add*`` ops are their product plus the scaled input, at
+the logical level."""
 
 from __future__ import annotations
 
@@ -42,11 +43,13 @@ def mv_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, A
     return wrap(aten.matmul.default(m, v), level.level)
 
 
-@batch_rule(aten.dot.default)
+@batch_rule(aten.dot.default, aten.vdot.default)
 def dot_rule(op: OpOverload, level: Level, args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
     a, ab = unwrap(args[0], level)
     b, bb = unwrap(args[1], level)
     _check(op, args[0], args[1])
+    if op is aten.vdot.default and a.is_complex():
+        a = aten.conj_physical.default(a)
     if ab and bb:
         return wrap(aten.matmul.default(a.unsqueeze(1), b.unsqueeze(2)).reshape(-1), level.level)
     if ab:

@@ -600,6 +600,8 @@ defvjp(aten.bmm.default, lambda g, self, mat2, *, needs: (
 defvjp(aten.mv.default, lambda g, self, vec: (
     g.unsqueeze(1) * conj(vec).unsqueeze(0), conj(self).t().mv(g)))  # fmt: skip
 defvjp(aten.dot.default, lambda g, self, tensor: (g * conj(tensor), g * conj(self)))
+# vdot(a, b) = dot(conj(a), b): conj(g) * b for a (the conjugate's gradient conjugated)
+defvjp(aten.vdot.default, lambda g, self, other: (conj(g) * other, g * self))
 defvjp(aten.addmm.default, lambda g, self, mat1, mat2, *, beta=1, alpha=1, needs: (
     (g if beta == 1 else g * conj(beta)) if needs[0] else None,
     (_grad_mat1(g, mat2, mat1) if alpha == 1 else _grad_mat1(g, mat2, mat1) * conj(alpha))

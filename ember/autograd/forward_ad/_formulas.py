@@ -244,7 +244,8 @@ def _tangent_of_first(t: Any, a: Any, k: Any, r: Any) -> Any:
 
 
 for _op in (aten.mm.default, aten.bmm.default, aten.mv.default, aten.dot.default,
-            aten.mul.Tensor, aten.linalg_cross.default, aten.einsum.default):  # fmt: skip
+            aten.vdot.default, aten.mul.Tensor, aten.linalg_cross.default,
+            aten.einsum.default):  # fmt: skip
     defjvp(_op, multilinear(_op))
 for _op in (aten.addmm.default, aten.addmv.default, aten.addr.default,
             aten.baddbmm.default, aten.addbmm.default):  # fmt: skip

@@ -28,6 +28,7 @@ from ember.ops.native.linalg import (
     einsum_shape,
     mm_shape,
     mv_shape,
+    vdot_shape,
 )
 from ember.ops.registry import ops
 
@@ -137,6 +138,15 @@ def mv(self: Tensor, vec: Tensor) -> Tensor:
 def dot(self: Tensor, tensor: Tensor) -> Tensor:
     dot_shape(self.shape, tensor.shape, self.dtype, tensor.dtype)
     return wrap(_product(self._edata, tensor._edata))
+
+
+@impl(aten.vdot.default, CPU)
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+    vdot_shape(self.shape, other.shape, self.dtype, other.dtype)
+    a = self._edata
+    if a.dtype.kind == "c":
+        a = np.conj(a)
+    return wrap(_product(a, other._edata))
 
 
 @impl(aten.addmm.default, CPU)

@@ -28,6 +28,7 @@ impl(aten.mm.default, Meta, _binary(plans.mm_shape))
 impl(aten.bmm.default, Meta, _binary(plans.bmm_shape))
 impl(aten.mv.default, Meta, _binary(plans.mv_shape))
 impl(aten.dot.default, Meta, _binary(plans.dot_shape))
+impl(aten.vdot.default, Meta, _binary(plans.vdot_shape))
 
 
 @impl(aten.addmm.default, Meta)

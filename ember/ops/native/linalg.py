@@ -35,6 +35,7 @@ define("mm(Tensor self, Tensor mat2) -> Tensor", out=True)
 define("bmm(Tensor self, Tensor mat2) -> Tensor", out=True)
 define("mv(Tensor self, Tensor vec) -> Tensor", out=True)
 define("dot(Tensor self, Tensor tensor) -> Tensor", out=True)
+define("vdot(Tensor self, Tensor other) -> Tensor", out=True)  # sum(conj(self) * other)
 define("outer(Tensor self, Tensor vec2) -> Tensor", out=True)
 define("ger(Tensor self, Tensor vec2) -> Tensor", out=True)
 define("chain_matmul(Tensor[] matrices) -> Tensor", variants=("function",), out=True)
@@ -138,6 +139,37 @@ def dot_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple
             f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
         )
     _no_bool(da, "dot")  # even when empty
+    return ()
+
+
+def vdot_shape(a: Sequence[int], b: Sequence[int], da: dtype, db: dtype) -> tuple[()]:
+    """``vdot`` (``self`` conjugated, then ``dot``) gives a 0-dim result of two equally long
+    vectors of one dtype; PyTorch's checks, in its order, with ``dot``'s messages naming
+    ``vdot``, the shapes and the fix.
+
+    >>> from ember.ops.native.linalg import vdot_shape
+    >>> vdot_shape((3,), (3,), ember.complex64, ember.complex64)
+    ()
+    """
+    if len(a) != 1 or len(b) != 1:
+        raise RuntimeError(
+            f"vdot: 1D tensors expected, but got {len(a)}D and {len(b)}D tensors (shapes "
+            f"{list(a)} and {list(b)}); vdot takes two vectors: flatten them with .flatten()"
+        )
+    if da is not db:
+        raise RuntimeError(
+            f"vdot: expected both vectors to have same dtype, but found {da._short} and "
+            f"{db._short}; convert one with .to(other.dtype)"
+        )
+    if a[0] != b[0]:
+        raise RuntimeError(
+            f"vdot: inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have "
+            f"the same number of elements, but got {a[0]} and {b[0]} elements respectively"
+        )
+    if da.category == BOOL:  # even when empty, as PyTorch's
+        raise NotImplementedError(
+            "\"vdot\" not implemented for 'Bool'; convert the operands with .int() or .float()"
+        )
     return ()
 
 

@@ -1451,12 +1451,12 @@ def indexing(b: Builder) -> None:
 
 
 def linalg(b: Builder) -> None:
-    """matmul (1-D to 3-D operands), mm, bmm, mv, dot, outer, addmm, addmv, addr, baddbmm,
+    """matmul (1-D to 3-D operands), mm, bmm, mv, dot, vdot, outer, addmm, addmv, addr, baddbmm,
     addbmm, inner, kron and einsum, with new weight inputs of matching shape (and sometimes
     another dtype)."""
     kind = b.choice(
         ["matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "einsum", "@", "addmv", "addr",
-         "baddbmm", "inner", "kron"]
+         "baddbmm", "inner", "kron", "vdot"]
     )  # fmt: skip
     x = b.pick(_is_float)
     t = b.t(x)
@@ -1489,6 +1489,9 @@ def linalg(b: Builder) -> None:
     elif kind == "dot":
         w = b.new_input((k,), dt)
         b.emit("dot", [x], f"{o} = {_call(b, 'dot', x, w)}")
+    elif kind == "vdot":
+        w = b.new_input((k,), dt)
+        b.emit("vdot", [x], f"{o} = {_call(b, 'vdot', x, w)}")
     elif kind == "outer":
         w = b.new_input((b.integer(1, 3),), dt)
         b.emit("outer", [x], f"{o} = {_call(b, 'outer', x, w)}")

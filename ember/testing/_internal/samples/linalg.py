@@ -67,6 +67,19 @@ def dot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     yield SampleInput(make((2,)), make((2,), dtype=other), name="dtype mismatch raises")
 
 
+@samples("vdot.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
+def vdot_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    yield SampleInput(make((5,), **SMALL), make((5,), **SMALL))  # complex: self conjugated
+    yield SampleInput(make((4,), noncontiguous=True, **SMALL), make((4,), **SMALL))
+    yield SampleInput(make((1,)), make((1,)))
+    yield SampleInput(make((0,)), make((0,)), name="empty (bool raises even so)")
+    yield SampleInput(make((2,)), make((3,)), name="size mismatch raises")
+    yield SampleInput(make((2, 2)), make((2, 2)), name="2-D raises")
+    yield SampleInput(make(()), make((1,)), name="0-D raises")
+    other = dtypes.float64 if dtype is not dtypes.float64 else dtypes.float32
+    yield SampleInput(make((2,)), make((2,), dtype=other), name="dtype mismatch raises")
+
+
 @samples("matmul.default", dtypes=MATMUL_DTYPES, atol=1e-2, rtol=1e-2)
 def matmul_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     m = {**SMALL}
