@@ -42,6 +42,8 @@ CASES: dict[str, tuple[Callable[..., Any], int]] = {
     "linalg.cross": (lambda L, a, v, out: L.linalg.cross(v, v.flip(0), out=out), 1),
     "cross": (lambda L, a, v, out: L.cross(v, v.flip(0), dim=0, out=out), 1),
     "linalg.vecdot": (lambda L, a, v, out: L.linalg.vecdot(v, v, out=out), 1),
+    "dot": (lambda L, a, v, out: L.dot(v, v.flip(0), out=out), 1),
+    "vdot": (lambda L, a, v, out: L.vdot(v, v.flip(0), out=out), 1),
     "linalg.norm": (lambda L, a, v, out: L.linalg.norm(v, out=out), 1),
     "linalg.norm ord str": (lambda L, a, v, out: L.linalg.norm(a, "fro", out=out), 1),
     "linalg.matrix_norm": (lambda L, a, v, out: L.linalg.matrix_norm(a, out=out), 1),
