@@ -233,3 +233,40 @@ def test_refusals_name_the_op_and_the_dtype() -> None:
         x.reshape(2, 1) @ x.reshape(1, 2)
     with pytest.raises(RuntimeError, match="attempted to promote UInt32 and Long"):
         x * ember.tensor([1, 2])
+
+
+#: the common pointwise and reduction ops, each called as ``x.<name>(*args)``
+COMMON = {
+    "add": (2,), "sub": (1,), "mul": (2,), "div": (2,), "remainder": (2,), "fmod": (2,),
+    "pow": (2,), "neg": (), "abs": (), "sign": (), "exp": (), "log": (), "sqrt": (),
+    "sin": (), "tanh": (), "sigmoid": (), "floor": (), "ceil": (), "trunc": (), "round": (),
+    "clamp": (0, 2), "maximum": None, "minimum": None, "lt": (2,), "le": (2,), "gt": (2,),
+    "ge": (2,), "eq": (2,), "ne": (2,), "bitwise_not": (), "bitwise_and": (1,),
+    "logical_not": (), "logical_and": None, "isfinite": (), "reciprocal": (),
+    "square": (), "sum": (), "prod": (), "cumsum": (0,), "cumprod": (0,), "mean": (),
+    "amax": (), "amin": (), "max": (), "min": (), "argmax": (), "argmin": (), "all": (),
+    "any": (), "std": (), "var": (), "nansum": (), "logsumexp": (0,), "norm": (),
+    "unique": (), "sort": (), "median": (), "msort": (),
+}  # fmt: skip
+
+
+def _refuses(lib: Any, name: str, op: str) -> bool:
+    x = lib.tensor([3, 1, 2], dtype=getattr(lib, name))
+    args = COMMON[op]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(x, op)(*(args if args is not None else (x,)))
+    except (NotImplementedError, RuntimeError):
+        return True
+    return False
+
+
+@requires_torch
+@pytest.mark.parametrize("name", SHELL)
+def test_common_ops_refuse_exactly_where_pytorch_does(name: str) -> None:
+    """Over the common pointwise and reduction ops: ember refuses a shell dtype iff
+    PyTorch does (ember's pointwise messages name the op, PyTorch's its kernel:
+    docs/fidelity.md)."""
+    differ = [op for op in COMMON if _refuses(ember, name, op) != _refuses(torch, name, op)]
+    assert not differ, f"{name}: ember and PyTorch disagree on {differ}"
