@@ -14,43 +14,80 @@ runs: a write raises ``GraphBreak`` there, so it never happens at trace time. A 
 variable whose cell belongs to a function running inside the trace (a nested
 helper's ``nonlocal``) is the trace's own state, not outer state. The globals the called
 code names are also added to the compiled function's guards (NOTE [lifted tensors]), so a
-helper's global rebound later (``SCALE = 3.0``) compiles again. Not seen: a called
-function changing an object it was *given* (``def bump(state): state.n += 1`` called
-with a global ``state``), and the closure variables of called functions are not guarded.
+helper's global rebound later (``SCALE = 3.0``) compiles again.
+
+What a function does to its *parameters* (``def bump(state): state.n += 1``) depends on
+what it is given, so it is checked at each call, when the hook sees the arguments
+(NOTE [writes in bytecode] in ``ember/_code_writes.py`` finds such writes). Tensors are
+never outer state here (their in-place ops are the graph's). An object given by ember's
+or a library's code (the compiled function's own arguments, a module's ``self``, a hook's
+module) is the user's: a write to it breaks the graph. An object one user function hands
+another is the user's if it can be reached from what the trace did not make: the
+globals and closure variables the called code names (functions' defaults and closures,
+user classes' and modules' attributes, containers' items, objects' attributes, four
+steps deep) and the objects ember's code handed over. Anything else was made during the
+trace (``acc = []; collect(acc, x)``) and is the trace's own. Where that search runs out
+of budget the object counts as the user's: a graph break costs speed, a missed write a
+wrong answer. Not seen: a write inside a comprehension to the items it iterates, and the
+closure variables of called functions are not guarded.
 """
 
 from __future__ import annotations
 
-import dis
 import sys
-from collections.abc import Iterator
-from functools import lru_cache
-from types import CodeType, FrameType
+from collections import deque
+from collections.abc import Iterator, Mapping
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
+from ember._code_writes import Write, writes
 from ember._graph_break import side_effect
+from ember._tensor import Tensor
 
 __all__ = ["CalledCode", "code_writes", "outer_writes"]
 
-#: methods that change the object they are called on (lists, dicts, sets, deques, files)
-_MUTATORS = frozenset(
-    "append extend insert pop popitem remove clear update setdefault add discard "
-    "appendleft popleft extendleft write writelines put".split()
-)
-_LOADS = frozenset("LOAD_CONST LOAD_FAST LOAD_GLOBAL LOAD_DEREF LOAD_NAME LOAD_SMALL_INT".split())
 #: top-level packages whose code is not the user's (ember itself, what it runs on, the
 #: test runner): their functions are not read for writes nor guarded
 _LIBRARIES = frozenset(sys.stdlib_module_names) | frozenset(
     "ember numpy scipy numba llvmlite networkx torch hypothesis pytest _pytest pluggy "
     "typing_extensions".split()
 )
+#: values no write can change, and values whose changes are the graph's (tensors)
+_ATOMS = (Tensor, int, float, complex, str, bytes, bool, type(None), range, slice)
+#: how many objects the search for the user's objects visits, and how deep
+_BUDGET, _DEPTH = 20_000, 4
+_MISSING = object()
 
 
-@lru_cache(maxsize=4096)
-def code_writes(code: CodeType, trace_cells: frozenset[str] = frozenset()) -> str | None:
-    """The first change ``code`` makes to state outside it, as a reason (None if none is
-    seen); ``trace_cells`` are closure variables that are not outside state (their cells
-    belong to a call made during the trace).
+def _library(module_name: object) -> bool:
+    return str(module_name).partition(".")[0] in _LIBRARIES
+
+
+def _who(code: CodeType) -> str:
+    return "the function" if code.co_name == "<lambda>" else f"the function {code.co_qualname}"
+
+
+def _counts(w: Write, value: Any) -> bool:
+    """Whether ``w``, a write to a global or closure variable holding ``value``, changes
+    state: not a call through a library module (``np.append``, ``ember.add``), nor a call
+    of a user module's function (the hook reads that function itself)."""
+    if isinstance(value, ModuleType):
+        return not _library(value.__name__) and not (
+            w.root.steps == 0 and w.what.startswith("calls")
+        )
+    return True
+
+
+def code_writes(
+    code: CodeType,
+    trace_cells: frozenset[str] = frozenset(),
+    namespace: Mapping[str, Any] | None = None,
+) -> str | None:
+    """The first change ``code`` makes to a global or closure variable (or what they
+    hold), as a reason; None if none is seen. ``trace_cells`` are closure variables that
+    are not outside state (their cells belong to a call made during the trace);
+    ``namespace`` maps names to values (the code's globals and closure), so calls through
+    library modules (``np.append``) are not taken for writes.
 
     >>> from ember._outer_state import code_writes
     >>> calls = []
@@ -60,34 +97,32 @@ def code_writes(code: CodeType, trace_cells: frozenset[str] = frozenset()) -> st
     >>> print(code_writes(helper.__code__))
     the function helper calls calls.append (state outside it)
     """
-    who = "the function" if code.co_name == "<lambda>" else f"the function {code.co_qualname}"
-    outer = set(code.co_freevars) - trace_cells
-    ins = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "PRECALL")]
-    for k, i in enumerate(ins):
-        op, name = i.opname, i.argval
-        if op in ("STORE_GLOBAL", "DELETE_GLOBAL"):
-            return f"{who} assigns the global {name!r}"
-        if op in ("STORE_DEREF", "DELETE_DEREF") and name in outer:
-            return f"{who} assigns the closure variable {name!r}"
-        if not (op == "LOAD_GLOBAL" or (op == "LOAD_DEREF" and name in outer)):
+    for w in writes(code):
+        kind, name = w.root.kind, w.root.name
+        if kind == "param" or (kind == "cell" and name in trace_cells):
             continue
-        if name == "print" and op == "LOAD_GLOBAL":
-            return f"{who} calls print (it would print at trace time only)"
-        nxt = ins[k + 1] if k + 1 < len(ins) else None
-        if nxt is None:
+        if name == "print" and kind == "global" and w.what != "calls print":
             continue
-        if nxt.opname in ("LOAD_METHOD", "LOAD_ATTR") and nxt.argval in _MUTATORS:
-            return f"{who} calls {name}.{nxt.argval} (state outside it)"
-        if nxt.opname in ("STORE_ATTR", "DELETE_ATTR"):
-            return f"{who} sets {name}.{nxt.argval} (state outside it)"
-        after = ins[k + 2] if k + 2 < len(ins) else None
-        if (
-            nxt.opname in _LOADS
-            and after is not None
-            and after.opname in ("STORE_SUBSCR", "DELETE_SUBSCR")
-        ):
-            return f"{who} writes an item of {name} (state outside it)"
+        value = _MISSING if namespace is None else namespace.get(name, _MISSING)
+        if w.what == "calls print":
+            if value is _MISSING or value is print:
+                return f"{_who(code)} calls print (it would print at trace time only)"
+            continue
+        if value is _MISSING or _counts(w, value):
+            return f"{_who(code)} {w.what} (state outside it)"
     return None
+
+
+def _namespace(fn: Any) -> dict[str, Any]:
+    """``fn``'s globals and closure variables, by name."""
+    names = dict(getattr(fn, "__globals__", {}))
+    cells = getattr(fn, "__closure__", None) or ()
+    for name, cell in zip(fn.__code__.co_freevars, cells, strict=False):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    return names
 
 
 def outer_writes(fn: Any) -> str | None:
@@ -95,11 +130,12 @@ def outer_writes(fn: Any) -> str | None:
     its code makes none it can see. A graph cannot hold such a change: it would happen
     at trace time only (NOTE [compile side effects]).
 
-    Seen in ``fn``'s bytecode: assigning or deleting a global or a closure variable
-    (``global n; n += 1``, ``nonlocal``); calling a mutating method of one
-    (``log.append(x)``, ``cache.update(...)``); setting an attribute or an item of one
-    (``state.step = 1``, ``cache[k] = v``); calling ``print``. The functions ``fn`` calls
-    are read while it is traced (``CalledCode``).
+    Seen in ``fn``'s bytecode (NOTE [writes in bytecode]): assigning or deleting a global
+    or a closure variable (``global n; n += 1``, ``nonlocal``); calling a mutating method
+    of one or of what it holds (``log.append(x)``, ``state.cache.update(...)``); setting
+    an attribute or an item of one (``state.step += 1``, ``cache[k] = v``); calling
+    ``print``. Writes to its arguments, and the functions ``fn`` calls, are read while it
+    is traced (``CalledCode``).
 
     >>> from ember._outer_state import outer_writes
     >>> log = []
@@ -107,18 +143,25 @@ def outer_writes(fn: Any) -> str | None:
     the function calls log.append (state outside it)
     """
     code = getattr(fn, "__code__", None)
-    return None if code is None else code_writes(code)
+    return None if code is None else code_writes(code, namespace=_namespace(fn))
 
 
 class CalledCode:
     """The user's Python code called while a trace runs (NOTE [called code]): inside
     ``with CalledCode() as called:``, each call of a function that is not ember's, its
     dependencies' or the standard library's is noted in ``called.seen``, and a write it
-    would make to outer state (``code_writes``) raises ``GraphBreak`` under a trace."""
+    would make to outer state (``code_writes``, and writes to objects it is given that
+    are the user's) raises ``GraphBreak`` under a trace."""
 
     def __init__(self) -> None:
         #: each code called: (its globals, the closure variables the trace owns)
         self.seen: dict[CodeType, tuple[dict[str, Any], frozenset[str]]] = {}
+        #: each code called, with its writes to its parameters (None: a library's code)
+        self._codes: dict[CodeType, tuple[Write, ...] | None] = {}
+        #: what the trace did not make: objects handed over by library code, and the
+        #: values of the globals and closure variables the user's code names
+        self._roots: list[Any] = []
+        self._reached: tuple[int, set[int], bool] | None = None
         self._old: Any = None
         self._root: FrameType | None = None
         self._hook = self._call
@@ -132,6 +175,8 @@ class CalledCode:
     def __exit__(self, *exc: object) -> None:
         sys.settrace(self._old)
         self._root = None
+        self._roots = []
+        self._reached = None
 
     def unwatched(self, func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         """``func(*args, **kwargs)`` with the watch paused: a public ember function the
@@ -144,17 +189,76 @@ class CalledCode:
             sys.settrace(self._hook)
 
     def _call(self, frame: FrameType, event: str, arg: Any) -> Any:
-        code = frame.f_code
-        if event == "call" and code not in self.seen:
-            g = frame.f_globals
-            if str(g.get("__name__", "")).partition(".")[0] not in _LIBRARIES:
-                cells = self._trace_cells(frame)
-                self.seen[code] = (g, cells)
-                write = code_writes(code, cells)
-                if write is not None:  # before its body runs: the effect never happens
-                    side_effect(write)
+        if event == "call":
+            code = frame.f_code
+            params = self._codes.get(code, _MISSING)
+            if params is _MISSING:
+                params = self._first_call(frame)
+            if params is not None:
+                caller = frame.f_back
+                given = caller is None or _library(caller.f_globals.get("__name__", ""))
+                if params:
+                    self._check_params(frame, params, given)
+                if given:  # what ember's code hands over is the user's
+                    self._roots.extend(frame.f_locals.values())
         old = self._old
         return None if old is None else old(frame, event, arg)
+
+    def _first_call(self, frame: FrameType) -> tuple[Write, ...] | None:
+        code, g = frame.f_code, frame.f_globals
+        if _library(g.get("__name__", "")):
+            self._codes[code] = None
+            return None
+        cells = self._trace_cells(frame)
+        self.seen[code] = (g, cells)
+        local = frame.f_locals
+        names = {n: local[n] for n in code.co_freevars if n in local and n not in cells}
+        self._roots.extend(names.values())
+        self._roots.extend(g[n] for n in code.co_names if n in g)
+        params = tuple(w for w in writes(code) if w.root.kind == "param")
+        self._codes[code] = params
+        write = code_writes(code, cells, _Chain(names, g))
+        if write is not None:  # before its body runs: the effect never happens
+            side_effect(write)
+        return params
+
+    def _check_params(self, frame: FrameType, params: tuple[Write, ...], given: bool) -> None:
+        """Raise ``GraphBreak`` if the function ``frame`` runs writes to an object it was
+        given that is the user's (NOTE [called code]): any, if ``given`` (its caller is
+        ember's or a library's code)."""
+        code = frame.f_code
+        local = frame.f_locals
+        nvar = code.co_argcount + code.co_kwonlyargcount
+        varargs = code.co_varnames[
+            nvar : nvar + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        ]
+        for w in params:
+            value = local.get(w.root.name, _MISSING)
+            if value is _MISSING:
+                continue
+            if w.root.name in varargs:  # a fresh tuple or dict: only what it holds counts
+                if w.root.steps == 0:
+                    continue
+                values = list(value.values() if isinstance(value, dict) else value)
+            else:
+                values = [value]
+            for v in values:
+                if isinstance(v, _ATOMS):
+                    continue
+                if given or self._users(v):
+                    side_effect(
+                        f"{_who(code)} {w.what}, an object it was given "
+                        f"({type(v).__name__}; state outside it)"
+                    )
+
+    def _users(self, value: Any) -> bool:
+        """Whether ``value`` is reachable from what the trace did not make (or the
+        search ran out of budget before it was found)."""
+        found = self._reached
+        if found is None or found[0] != len(self._roots):
+            found = self._reached = (len(self._roots), *_reachable(self._roots))
+        _, ids, complete = found
+        return id(value) in ids or not complete
 
     def _trace_cells(self, frame: FrameType) -> frozenset[str]:
         """Those of ``frame``'s closure variables whose cells a function running inside
@@ -172,7 +276,7 @@ class CalledCode:
     def first_write(self) -> str | None:
         """The first change to outer state a called code makes (``code_writes``)."""
         return next(
-            (w for c, (_, cells) in self.seen.items() if (w := code_writes(c, cells))), None
+            (w for c, (g, cells) in self.seen.items() if (w := code_writes(c, cells, g))), None
         )
 
     def globals_named(self) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -181,3 +285,75 @@ class CalledCode:
             for name in code.co_names:
                 if name in g:
                     yield name, g
+
+
+class _Chain(Mapping[str, Any]):
+    """Closure variables, then globals: the names a code reads (``collections.ChainMap``
+    without its copying)."""
+
+    __slots__ = ("first", "then")
+
+    def __init__(self, first: Mapping[str, Any], then: Mapping[str, Any]) -> None:
+        self.first, self.then = first, then
+
+    def __getitem__(self, name: str) -> Any:
+        return self.first[name] if name in self.first else self.then[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self.then, **self.first})
+
+    def __len__(self) -> int:
+        return len({**self.then, **self.first})
+
+
+def _children(obj: Any) -> Iterator[Any]:
+    """What ``obj`` holds that a write could reach: items, attributes, a function's
+    defaults and closure, a user module's or class's names."""
+    if isinstance(obj, (list, tuple, set, frozenset, deque)):
+        yield from obj
+    elif isinstance(obj, dict):
+        yield from obj.values()
+    elif isinstance(obj, ModuleType):
+        if not _library(obj.__name__):
+            yield from vars(obj).values()
+    elif isinstance(obj, type):
+        if not _library(obj.__module__):
+            yield from vars(obj).values()
+    elif isinstance(obj, FunctionType):
+        if not _library(obj.__module__):
+            yield from obj.__defaults__ or ()
+            yield from (obj.__kwdefaults__ or {}).values()
+            for cell in obj.__closure__ or ():
+                try:
+                    yield cell.cell_contents
+                except ValueError:
+                    pass
+    elif isinstance(obj, MethodType):
+        yield obj.__self__
+        yield obj.__func__
+    else:
+        d = getattr(obj, "__dict__", None)
+        if isinstance(d, dict):
+            yield from d.values()
+        for slot in getattr(type(obj), "__slots__", ()):
+            v = getattr(obj, slot, _MISSING) if isinstance(slot, str) else _MISSING
+            if v is not _MISSING:
+                yield v
+
+
+def _reachable(roots: list[Any]) -> tuple[set[int], bool]:
+    """The ids of the objects reachable from ``roots`` within ``_DEPTH`` steps, and
+    whether the search finished within its budget."""
+    seen: set[int] = set()
+    level = [r for r in roots if not isinstance(r, _ATOMS)]
+    for _ in range(_DEPTH + 1):
+        nxt: list[Any] = []
+        for obj in level:
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if len(seen) > _BUDGET:
+                return seen, False
+            nxt.extend(c for c in _children(obj) if not isinstance(c, _ATOMS))
+        level = nxt
+    return seen, True

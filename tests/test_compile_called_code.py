@@ -203,3 +203,83 @@ def test_code_writes_reads_each_kind_of_write() -> None:
         pure(1)
     assert called.first_write() is None
     assert ("SCALE", globals()) in list(called.globals_named())
+
+
+class _State:
+    def __init__(self) -> None:
+        self.n = 0
+        self.items: list[int] = []
+
+
+STATE = _State()
+
+
+def _bump(state: Any) -> None:
+    state.n += 1  # a write to an object the helper is given
+
+
+def _collect(items: Any, v: Any) -> None:
+    items.append(v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helper_writing_to_a_global_object_it_is_given_does_so_every_call(
+    backend: str,
+) -> None:
+    def f(x: Any) -> Any:
+        _bump(STATE)
+        _collect(STATE.items, 1)
+        return x * 2
+
+    before = STATE.n
+    g = _compile(f, backend)
+    for _ in range(3):
+        assert ember.equal(g(ember.ones(2)), ember.full((2,), 2.0))
+    assert STATE.n - before == 3
+    assert any("sets state.n, an object it was given" in r for r in g.explain())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_to_the_compiled_functions_own_non_tensor_arguments_happen(backend: str) -> None:
+    def f(d: Any, lst: Any, x: Any) -> Any:
+        d["k"] = d.get("k", 0) + 1  # the user's dict, rebuilt by the trace
+        _collect(lst, 1)  # the user's list, handed to a helper
+        return x + 1
+
+    g = _compile(f, backend)
+    d: dict[str, int] = {}
+    lst: list[int] = []
+    for _ in range(3):
+        g(d, lst, ember.ones(2))
+    assert d == {"k": 3} and lst == [1, 1, 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_to_objects_the_trace_made_stay_in_one_graph(backend: str) -> None:
+    def f(x: Any) -> Any:
+        acc: list[Any] = []
+        _collect(acc, x * 2)
+        _collect(acc, x + 1)
+        return acc[0] + acc[1]
+
+    g = _compile(f, backend)
+    x = ember.arange(3.0)
+    assert ember.equal(g(x), f(x)) and ember.equal(g(x), f(x))
+    assert g.explain() == []  # no break
+
+
+def test_code_writes_follows_attributes_items_and_augmented_assignments() -> None:
+    def aug(x: Any) -> Any:
+        STATE.n += 1
+        return x
+
+    def deep(x: Any) -> Any:
+        STATE.items.append(x)
+        return x
+
+    def library_calls(x: Any) -> Any:
+        return ember.add(x, 1).sort()  # ember.add is no write: ember is a module
+
+    assert "sets STATE.n" in (code_writes(aug.__code__, namespace=globals()) or "")
+    assert "calls STATE.items.append" in (code_writes(deep.__code__, namespace=globals()) or "")
+    assert code_writes(library_calls.__code__, namespace=globals()) is None
