@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -160,7 +160,7 @@ class CalledCode:
         self._codes: dict[CodeType, tuple[Write, ...] | None] = {}
         #: what the trace did not make: objects handed over by library code, and the
         #: values of the globals and closure variables the user's code names
-        self._roots: list[Any] = []
+        self._roots: dict[int, Any] = {}  # by id: a value handed over again adds nothing
         self._reached: tuple[int, set[int], bool] | None = None
         self._old: Any = None
         self._root: FrameType | None = None
@@ -175,7 +175,7 @@ class CalledCode:
     def __exit__(self, *exc: object) -> None:
         sys.settrace(self._old)
         self._root = None
-        self._roots = []
+        self._roots = {}
         self._reached = None
 
     def unwatched(self, func: Any, args: Any, kwargs: dict[str, Any]) -> Any:
@@ -200,7 +200,7 @@ class CalledCode:
                 if params:
                     self._check_params(frame, params, given)
                 if given:  # what ember's code hands over is the user's
-                    self._roots.extend(frame.f_locals.values())
+                    self._add_roots(frame.f_locals.values())
         old = self._old
         return None if old is None else old(frame, event, arg)
 
@@ -213,8 +213,8 @@ class CalledCode:
         self.seen[code] = (g, cells)
         local = frame.f_locals
         names = {n: local[n] for n in code.co_freevars if n in local and n not in cells}
-        self._roots.extend(names.values())
-        self._roots.extend(g[n] for n in code.co_names if n in g)
+        self._add_roots(names.values())
+        self._add_roots(g[n] for n in code.co_names if n in g)
         params = tuple(w for w in writes(code) if w.root.kind == "param")
         self._codes[code] = params
         write = code_writes(code, cells, _Chain(names, g))
@@ -251,12 +251,18 @@ class CalledCode:
                         f"({type(v).__name__}; state outside it)"
                     )
 
+    def _add_roots(self, values: Iterable[Any]) -> None:
+        roots = self._roots
+        for v in values:
+            if not isinstance(v, _ATOMS):
+                roots.setdefault(id(v), v)
+
     def _users(self, value: Any) -> bool:
         """Whether ``value`` is reachable from what the trace did not make (or the
         search ran out of budget before it was found)."""
         found = self._reached
         if found is None or found[0] != len(self._roots):
-            found = self._reached = (len(self._roots), *_reachable(self._roots))
+            found = self._reached = (len(self._roots), *_reachable(list(self._roots.values())))
         _, ids, complete = found
         return id(value) in ids or not complete
 
