@@ -152,10 +152,9 @@ def writes(code: CodeType) -> tuple[Write, ...]:
             (obj,) = pop()
             if op == "STORE_ATTR":
                 pop()
-            note(
-                obj,
-                f"sets {obj.path}.{val}" if op == "STORE_ATTR" else f"deletes {obj.path}.{val}",
-            )
+            if obj is not None:
+                verb = "sets" if op == "STORE_ATTR" else "deletes"
+                note(obj, f"{verb} {obj.path}.{val}")
         elif op in ("STORE_SUBSCR", "DELETE_SUBSCR"):
             _, container = pop(2)
             if op == "STORE_SUBSCR":

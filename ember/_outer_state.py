@@ -191,9 +191,7 @@ class CalledCode:
     def _call(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event == "call":
             code = frame.f_code
-            params = self._codes.get(code, _MISSING)
-            if params is _MISSING:
-                params = self._first_call(frame)
+            params = self._codes[code] if code in self._codes else self._first_call(frame)
             if params is not None:
                 caller = frame.f_back
                 given = caller is None or _library(caller.f_globals.get("__name__", ""))

@@ -283,3 +283,21 @@ def test_code_writes_follows_attributes_items_and_augmented_assignments() -> Non
     assert "sets STATE.n" in (code_writes(aug.__code__, namespace=globals()) or "")
     assert "calls STATE.items.append" in (code_writes(deep.__code__, namespace=globals()) or "")
     assert code_writes(library_calls.__code__, namespace=globals()) is None
+
+
+def test_writes_to_objects_a_function_makes_are_not_outer_state() -> None:
+    class Box:
+        pass
+
+    def made_here(x: Any) -> Any:
+        box = Box()
+        box.value = x * 2  # an attribute of a local object: no root, no write
+        del box.value
+        box.items = [x]
+        box.items.append(x)
+        return x + 1
+
+    assert code_writes(made_here.__code__, namespace={}) is None
+    f = ember.compile(lambda x: made_here(x) * 3)
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), (x + 1) * 3) and f.explain() == []
