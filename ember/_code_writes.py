@@ -12,7 +12,11 @@ item of ``for v in state.lists``; a local assigned one carries it on). A write i
 attribute or item set or deleted on a rooted value (``state.n += 1``, ``p.cache[k] = v``,
 ``del p.a``), a call of a mutating method of one (``state.log.append``), assigning a
 global or closure variable, and ``print``. Values computed by anything else (calls,
-arithmetic) carry no root: what a function returns is not followed.
+arithmetic) carry no root: what a function returns is not followed. A parameter a nested
+function captures lives in a cell and is still the parameter. A comprehension (before
+Python 3.12 each kind, after it generator expressions) runs in a function of its own,
+given an iterator: its writes are read with that iterator rooted where the iterated value
+is, and its closure variables where the enclosing code's are (``_inlined``).
 
 The interpreter walks the instructions in order. A jump target after an unconditional
 jump starts from the stack the jump left; other opcodes move the stack by
@@ -26,6 +30,7 @@ those rooted at a parameter depend on what the function was given, which
 from __future__ import annotations
 
 import dis
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from types import CodeType
 from typing import NamedTuple
@@ -75,6 +80,34 @@ def _root(kind: str, name: str) -> Root:
     return Root(kind, name, 0, name)
 
 
+#: the functions Python makes for a comprehension (before 3.12 each kind, from 3.12 the
+#: generator expressions only: the others are inlined into the code that has them)
+_COMPS = frozenset(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"))
+
+
+def _inlined(
+    comp: CodeType, iterated: Root | None, named: Callable[[str], Root | None]
+) -> Iterator[Write]:
+    """The writes of a comprehension's code, as the code that runs it makes them: its
+    iterator (``.0``) is ``iterated``, its closure variables the enclosing code's
+    variables (``named``), so ``[s.log.append(x) for s in states]`` writes to the items
+    of ``states``."""
+    for w in writes(comp):
+        r = w.root
+        if r.kind == "param":  # .0, the iterator the comprehension is given
+            outer = iterated
+        elif r.kind == "cell":
+            outer = named(r.name)
+        else:
+            yield w
+            continue
+        if outer is not None:
+            new = Root(
+                outer.kind, outer.name, outer.steps + r.steps, outer.path + r.path[len(r.name) :]
+            )
+            yield Write(new, w.what.replace(r.path, new.path, 1))
+
+
 @lru_cache(maxsize=4096)
 def writes(code: CodeType) -> tuple[Write, ...]:
     """Each write ``code`` makes to state it was not the one to make, in order (NOTE
@@ -96,6 +129,11 @@ def writes(code: CodeType) -> tuple[Write, ...]:
     local: dict[str, Root | None] = {}
     pending: dict[int, list[Root | None]] = {}
     ended = False
+    #: comprehensions whose function is made, waiting for their iterable: (the stack
+    #: depth at its GET_ITER, the comprehension's code); ``made``: one being made
+    comps: list[tuple[int, CodeType]] = []
+    made: CodeType | None = None
+    last_code: CodeType | None = None
 
     def pop(n: int = 1) -> list[Root | None]:
         taken = [stack.pop() if stack else None for _ in range(n)]
@@ -105,6 +143,14 @@ def writes(code: CodeType) -> tuple[Write, ...]:
         if root is not None:
             found.append(Write(root, what))
 
+    def named(name: str) -> Root | None:
+        """What the local variable (or cell) ``name`` holds."""
+        if name in local:
+            return local[name]
+        if name in free:
+            return _root("cell", name)
+        return _root("param", name) if name in params else None
+
     for ins in dis.get_instructions(code):
         op, arg, val = ins.opname, ins.arg, ins.argval
         if ins.is_jump_target:
@@ -113,6 +159,10 @@ def writes(code: CodeType) -> tuple[Write, ...]:
             ended = False
         if op in ("CACHE",):
             continue
+        if made is not None and op != "SET_FUNCTION_ATTRIBUTE":
+            # the function a comprehension runs in is made: its iterable comes next
+            comps.append((len(stack) + 1, made))
+            made = None
         if op.startswith("LOAD_FAST") and op != "LOAD_FAST_AND_CLEAR":
             for name in val if isinstance(val, tuple) else (val,):
                 stack.append(
@@ -127,7 +177,8 @@ def writes(code: CodeType) -> tuple[Write, ...]:
             if val == "print":
                 found.append(Write(_root("global", "print"), "calls print"))
         elif op in ("LOAD_DEREF", "LOAD_CLASSDEREF"):
-            stack.append(_root("cell", val) if val in free else local.get(val))
+            # a parameter a nested function captures lives in a cell: still the parameter
+            stack.append(_root("cell", val) if val in free else named(val))
         elif op in ("LOAD_ATTR", "LOAD_METHOD"):
             (obj,) = pop()
             method = op == "LOAD_METHOD" or (
@@ -143,6 +194,8 @@ def writes(code: CodeType) -> tuple[Write, ...]:
             _, container = pop(2)
             stack.append(container.further("[...]") if container is not None else None)
         elif op in ("GET_ITER", "GET_AITER"):
+            if comps and comps[-1][0] == len(stack):
+                found.extend(_inlined(comps.pop()[1], stack[-1], named))
             (it,) = pop()
             stack.append(it)
         elif op == "FOR_ITER":
@@ -191,6 +244,10 @@ def writes(code: CodeType) -> tuple[Write, ...]:
             if arg is not None and len(stack) >= arg:
                 stack[-1], stack[-arg] = stack[-arg], stack[-1]
         elif op not in _NO_STACK:
+            if op == "LOAD_CONST" and isinstance(val, CodeType) and val.co_name in _COMPS:
+                last_code = val
+            elif op == "MAKE_FUNCTION" and last_code is not None:
+                made, last_code = last_code, None
             try:
                 net = (
                     dis.stack_effect(ins.opcode, arg)

@@ -367,7 +367,7 @@ class _Compiled:
         inputs = {id(t): x for t, x in zip(self._lifted[:n], found, strict=True)}
         with CalledCode() as called, LiftMode(inputs, called):
             out = self._orig_fn(*args, **kwargs)
-        self._guards.watch(called.globals_named())
+        self._guards.watch(called.names())
         return out
 
     def graph_break(self, sig: Any, error: BaseException) -> Any:

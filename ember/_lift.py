@@ -139,18 +139,19 @@ class Guards:
         other.names, other.held, other.structure = self.names, list(self.held), self.structure
         return other
 
-    def watch(self, names: Iterator[tuple[str, dict[str, Any]]]) -> None:
-        """Also guard these globals (named by code the trace called, NOTE [called code]),
-        as they hold now."""
+    def watch(self, names: Iterator[tuple[str, Any, Any]]) -> None:
+        """Also guard these globals and closure variables (named by code the trace
+        called, NOTE [called code]; ``(name, holder, key)`` as ``_names`` gives them), as
+        they hold now."""
         known = {(id(h), k) for _, h, k in self.names}
         new: list[tuple[str, Any, Any]] = []
-        for n, g in names:
-            if (id(g), n) not in known:
-                known.add((id(g), n))
-                new.append((n, g, n))
+        for n, h, k in names:
+            if (id(h), k) not in known:
+                known.add((id(h), k))
+                new.append((n, h, k))
         if new:  # new lists: a deep copy shares the old ones
             self.names = [*self.names, *new]
-            self.held = [*self.held, *(g[n] for n, g, _ in new)]
+            self.held = [*self.held, *(_read(h, k) for _, h, k in new)]
 
     def record(self) -> None:
         """Remember what the names hold now."""

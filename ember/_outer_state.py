@@ -28,12 +28,19 @@ user classes' and modules' attributes, containers' items, objects' attributes, f
 steps deep) and the objects ember's code handed over. Anything else was made during the
 trace (``acc = []; collect(acc, x)``) and is the trace's own. Where that search runs out
 of budget the object counts as the user's: a graph break costs speed, a missed write a
-wrong answer. Not seen: a write inside a comprehension to the items it iterates, and the
-closure variables of called functions are not guarded.
+wrong answer.
+
+The closure variables of a called function that the trace does not own are guarded as
+its globals are: a helper made by a factory (``def make(): scale = 2.0; def helper(t):
+return t * scale``) compiles again when another function rebinds ``scale``. A frame does
+not name the function it runs, so its cells are found by looking through what the
+caller names (``helper``, ``self.helper``), else through the functions that have its
+code; each closure a code is called with is kept (two helpers from one factory are two).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -158,6 +165,10 @@ class CalledCode:
         self.seen: dict[CodeType, tuple[dict[str, Any], frozenset[str]]] = {}
         #: each code called, with its writes to its parameters (None: a library's code)
         self._codes: dict[CodeType, tuple[Write, ...] | None] = {}
+        #: the closure variables of each code called that the trace does not own, and
+        #: the closures (cells) it was seen to run with: guarded as globals are
+        self._free: dict[CodeType, tuple[str, ...]] = {}
+        self.closures: dict[CodeType, list[tuple[Any, ...]]] = {}
         #: what the trace did not make: objects handed over by library code, and the
         #: values of the globals and closure variables the user's code names
         self._roots: dict[int, Any] = {}  # by id: a value handed over again adds nothing
@@ -192,6 +203,8 @@ class CalledCode:
         if event == "call":
             code = frame.f_code
             params = self._codes[code] if code in self._codes else self._first_call(frame)
+            if code in self._free:
+                self._note_closure(frame)
             if params is not None:
                 caller = frame.f_back
                 given = caller is None or _library(caller.f_globals.get("__name__", ""))
@@ -211,6 +224,10 @@ class CalledCode:
         self.seen[code] = (g, cells)
         local = frame.f_locals
         names = {n: local[n] for n in code.co_freevars if n in local and n not in cells}
+        # ``__class__``: the cell ``super()`` reads, which nothing rebinds
+        free = tuple(n for n in code.co_freevars if n not in cells and n != "__class__")
+        if free:
+            self._free[code] = free
         self._add_roots(names.values())
         self._add_roots(g[n] for n in code.co_names if n in g)
         params = tuple(w for w in writes(code) if w.root.kind == "param")
@@ -219,6 +236,20 @@ class CalledCode:
         if write is not None:  # before its body runs: the effect never happens
             side_effect(write)
         return params
+
+    def _note_closure(self, frame: FrameType) -> None:
+        """Keep the cells of the closure ``frame``'s function runs with (those the trace
+        does not own), unless kept already: a helper's closure variable rebound later
+        (``nonlocal scale; scale = 3.0`` run by another function) compiles again."""
+        code = frame.f_code
+        local = frame.f_locals
+        values = [local.get(n, _MISSING) for n in code.co_freevars]
+        known = self.closures.setdefault(code, [])
+        if any(_holds(closure, values) for closure in known):
+            return
+        fn = _function_of(frame, values)
+        if fn is not None:
+            known.append(fn.__closure__)
 
     def _check_params(self, frame: FrameType, params: tuple[Write, ...], given: bool) -> None:
         """Raise ``GraphBreak`` if the function ``frame`` runs writes to an object it was
@@ -283,12 +314,20 @@ class CalledCode:
             (w for c, (g, cells) in self.seen.items() if (w := code_writes(c, cells, g))), None
         )
 
-    def globals_named(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Each global a called code names, with the dict that holds it."""
+    def names(self) -> Iterator[tuple[str, Any, Any]]:
+        """Each global a called code names and each closure variable of a called
+        function that the trace does not own, as ``(name, holder, key)``: the dict that
+        holds the global and its key, or the cell and None."""
         for code, (g, _) in self.seen.items():
             for name in code.co_names:
                 if name in g:
-                    yield name, g
+                    yield name, g, name
+        for code, closures in self.closures.items():
+            outer = self._free[code]
+            for closure in closures:
+                for name, cell in zip(code.co_freevars, closure, strict=True):
+                    if name in outer:
+                        yield name, cell, None
 
 
 class _Chain(Mapping[str, Any]):
@@ -308,6 +347,48 @@ class _Chain(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len({**self.then, **self.first})
+
+
+def _holds(closure: tuple[Any, ...], values: list[Any]) -> bool:
+    """Whether the cells of ``closure`` hold ``values`` (``_MISSING``: an empty cell)."""
+    for cell, v in zip(closure, values, strict=True):
+        try:
+            if cell.cell_contents is not v:
+                return False
+        except ValueError:  # an empty cell
+            if v is not _MISSING:
+                return False
+    return True
+
+
+def _function_of(frame: FrameType, values: list[Any]) -> FunctionType | None:
+    """The function ``frame`` runs, whose closure holds ``values``: looked for among
+    what its caller names (``helper(x)``, ``self.helper(x)``), else among the functions
+    that have its code (``gc.get_referrers``, a walk over every object: ~15 ms, once
+    per closure and trace)."""
+    code = frame.f_code
+
+    def fits(f: Any) -> bool:
+        f = getattr(f, "__func__", f)
+        return (
+            isinstance(f, FunctionType)
+            and f.__code__ is code
+            and f.__closure__ is not None
+            and _holds(f.__closure__, values)
+        )
+
+    caller = frame.f_back
+    if caller is not None:
+        near = list(caller.f_locals.values())
+        near += [caller.f_globals[n] for n in caller.f_code.co_names if n in caller.f_globals]
+        for obj in list(near):
+            d = getattr(obj, "__dict__", None)
+            if isinstance(d, dict) and not isinstance(obj, ModuleType):
+                near.extend(d.values())
+        for obj in near:
+            if fits(obj):
+                return getattr(obj, "__func__", obj)
+    return next((f for f in gc.get_referrers(code) if fits(f)), None)
 
 
 def _children(obj: Any) -> Iterator[Any]:

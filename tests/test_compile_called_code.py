@@ -202,7 +202,7 @@ def test_code_writes_reads_each_kind_of_write() -> None:
     with CalledCode() as called:
         pure(1)
     assert called.first_write() is None
-    assert ("SCALE", globals()) in list(called.globals_named())
+    assert ("SCALE", globals(), "SCALE") in list(called.names())
 
 
 class _State:
@@ -301,3 +301,129 @@ def test_writes_to_objects_a_function_makes_are_not_outer_state() -> None:
     f = ember.compile(lambda x: made_here(x) * 3)
     x = ember.arange(3.0)
     assert ember.equal(f(x), (x + 1) * 3) and f.explain() == []
+
+
+class _Logged:
+    def __init__(self) -> None:
+        self.log: list[Any] = []
+
+
+STATES = [_Logged(), _Logged()]
+
+
+def test_writes_inside_comprehensions_reach_the_items_they_iterate() -> None:
+    """A comprehension runs in a function of its own, given an iterator: its writes are
+    those of the code that runs it (a list comprehension, a generator expression)."""
+
+    def listcomp(x: Any) -> Any:
+        [s.log.append(1) for s in STATES]
+        return x
+
+    def genexpr(x: Any, states: Any) -> Any:
+        any(s.log.append(1) for s in states)
+        return x
+
+    def closure(x: Any, box: Any) -> Any:
+        get = lambda: box  # noqa: E731  (``box`` lives in a cell)
+        [box.log.append(v) for v in range(2)]
+        return get
+
+    assert "calls STATES[i].log.append" in (code_writes(listcomp.__code__) or "")
+    from ember._code_writes import writes
+
+    assert [(w.root.name, w.what) for w in writes(genexpr.__code__)] == [
+        ("states", "calls states[i].log.append")
+    ]
+    assert [w.root.kind for w in writes(closure.__code__)] == ["param"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_comprehension_writing_to_what_it_iterates_does_so_every_call(backend: str) -> None:
+    def through_global(x: Any) -> Any:
+        [s.log.append(1) for s in STATES]
+        return x * 2
+
+    def through_argument(x: Any, states: Any) -> Any:
+        [s.log.append(1) for s in states]
+        return x * 2
+
+    for s in STATES:
+        s.log.clear()
+    f, g = _compile(through_global, backend), _compile(through_argument, backend)
+    mine = [_Logged()]
+    x = ember.ones(2)
+    for _ in range(3):
+        assert ember.equal(f(x), x * 2) and ember.equal(g(x, mine), x * 2)
+    assert [len(s.log) for s in STATES] == [3, 3] and len(mine[0].log) == 3
+
+
+def _factory(scale: Any) -> tuple[Any, Any]:
+    def helper(t: Any) -> Any:
+        return t * scale
+
+    def rebind(v: Any) -> None:
+        nonlocal scale
+        scale = v
+
+    return helper, rebind
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helpers_closure_variable_rebound_compiles_again(backend: str) -> None:
+    helper, rebind = _factory(2.0)
+    f = _compile(lambda x: helper(x) + 1, backend)
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), x * 2 + 1)
+    rebind(5.0)
+    assert ember.equal(f(x), x * 5 + 1)
+    assert any("the closure variable 'scale' now holds another object" in r for r in f.explain())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helpers_closure_tensor_replaced_is_read_without_a_retrace(backend: str) -> None:
+    helper, rebind = _factory(ember.ones(3))
+    f = _compile(lambda x: helper(x), backend)
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), x)
+    rebind(ember.full((3,), 7.0))
+    assert ember.equal(f(x), x * 7)
+    assert f.explain() == []  # the new tensor is lifted in the old one's place
+
+
+def test_two_helpers_from_one_factory_are_each_guarded() -> None:
+    double, rebind_double = _factory(2.0)
+    triple, rebind_triple = _factory(3.0)
+    f = ember.compile(lambda x: double(x) + triple(x))
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), x * 5)
+    rebind_triple(10.0)
+    assert ember.equal(f(x), x * 12)
+    rebind_double(0.0)
+    assert ember.equal(f(x), x * 10)
+
+
+def test_a_closure_found_through_a_modules_attribute_is_guarded() -> None:
+    class Net(ember.nn.Module):
+        def __init__(self, scale: Any) -> None:
+            super().__init__()
+            self.helper, self.rebind = _factory(scale)
+
+        def forward(self, x: Any) -> Any:
+            return self.helper(x)
+
+    net = Net(2.0)
+    f = ember.compile(net)
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), x * 2)
+    net.rebind(4.0)
+    assert ember.equal(f(x), x * 4)
+
+
+def test_a_closure_its_caller_does_not_name_is_found_by_its_code() -> None:
+    helper, rebind = _factory(2.0)
+    table = [helper]  # the caller names ``table``, not the function
+    f = ember.compile(lambda x: table[0](x))
+    x = ember.arange(3.0)
+    assert ember.equal(f(x), x * 2)
+    rebind(6.0)
+    assert ember.equal(f(x), x * 6)
