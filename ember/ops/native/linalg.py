@@ -30,27 +30,28 @@ if TYPE_CHECKING:
 
 
 # fmt: off
-define("matmul(Tensor self, Tensor other) -> Tensor", out=True)
-define("mm(Tensor self, Tensor mat2) -> Tensor", out=True)
-define("bmm(Tensor self, Tensor mat2) -> Tensor", out=True)
-define("mv(Tensor self, Tensor vec) -> Tensor", out=True)
-# (their out takes only the result's dtype, as PyTorch's)
-define("dot(Tensor self, Tensor tensor) -> Tensor", out=True, exact_out_dtype=True)
-define("vdot(Tensor self, Tensor other) -> Tensor", out=True, exact_out_dtype=True)  # conj(self)
+# their out takes only the result's dtype, as PyTorch's (outer's and addr's take any)
+_EXACT_OUT = {"out": True, "exact_out_dtype": True}
+define("matmul(Tensor self, Tensor other) -> Tensor", **_EXACT_OUT)
+define("mm(Tensor self, Tensor mat2) -> Tensor", **_EXACT_OUT)
+define("bmm(Tensor self, Tensor mat2) -> Tensor", **_EXACT_OUT)
+define("mv(Tensor self, Tensor vec) -> Tensor", **_EXACT_OUT)
+define("dot(Tensor self, Tensor tensor) -> Tensor", **_EXACT_OUT)
+define("vdot(Tensor self, Tensor other) -> Tensor", **_EXACT_OUT)  # conj(self)
 define("outer(Tensor self, Tensor vec2) -> Tensor", out=True)
 define("ger(Tensor self, Tensor vec2) -> Tensor", out=True)
-define("chain_matmul(Tensor[] matrices) -> Tensor", variants=("function",), out=True)
+define("chain_matmul(Tensor[] matrices) -> Tensor", variants=("function",), **_EXACT_OUT)
 define("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-       inplace=True, out=True)
+       inplace=True, **_EXACT_OUT)
 define("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
        variants=("function",))
 # self * beta + alpha * (a product): of batches, their sum, a matrix-vector and an outer one
 define("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
-       "-> Tensor", inplace=True, out=True)
+       "-> Tensor", inplace=True, **_EXACT_OUT)
 define("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
-       "-> Tensor", inplace=True, out=True)
+       "-> Tensor", inplace=True, **_EXACT_OUT)
 define("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-       inplace=True, out=True)
+       inplace=True, **_EXACT_OUT)
 define("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
        inplace=True, out=True)
 # fmt: on

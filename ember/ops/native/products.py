@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 F = ("function",)
 Shape = tuple[int, ...]
 
+# tensordot's and inner's out takes only the result's dtype, as PyTorch's (kron's takes any)
 define("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
-       variants=F, out=True)  # fmt: skip
+       variants=F, out=True, exact_out_dtype=True)  # fmt: skip
 define("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", variants=F)
 define("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor",
        variants=(), out=True)  # fmt: skip
@@ -40,7 +41,7 @@ define("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", variants=F, out=True)
 define("_pdist_forward(Tensor self, float p=2) -> Tensor", variants=(), out=True)
 define("_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor",
        variants=(), out=True)  # fmt: skip
-define("inner(Tensor self, Tensor other) -> Tensor", out=True)
+define("inner(Tensor self, Tensor other) -> Tensor", out=True, exact_out_dtype=True)
 define("kron(Tensor self, Tensor other) -> Tensor", out=True)
 
 
