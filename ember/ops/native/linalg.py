@@ -800,6 +800,19 @@ def cholesky_plan(shape: Sequence[int], d: dtype, api: str) -> tuple[tuple[int, 
     return tuple(shape), d
 
 
+def equation_batch(a: Sequence[int], b: Sequence[int], left: bool, api: str) -> tuple[int, ...]:
+    """The broadcast batch shape of ``AX = B`` (``left``) or ``XA = B`` for a square ``A``
+    and a matrix ``B`` (at least 2 dims), with PyTorch's error when their sizes disagree."""
+    n = a[-1]
+    if (left and b[-2] != n) or (not left and b[-1] != n):
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{api}: Incompatible shapes of A and B for the equation {eq} ({a[-2]}x{a[-1]} and "
+            f"{b[-2]}x{b[-1]})"
+        )
+    return broadcast_shapes(batch_of(a), batch_of(b), op=api)
+
+
 def solve_triangular_plan(
     a: Sequence[int], b: Sequence[int], da: dtype, db: dtype, left: bool
 ) -> tuple[int, ...]:
@@ -809,14 +822,8 @@ def solve_triangular_plan(
     matrix_check(a, da, api, ("kernel", "triangular_solve_cpu"), floating=False)
     if len(b) < 2:
         raise RuntimeError(f"{api}: The input tensor B must have at least 2 dimensions.")
-    n = a[-1]  # (B is cast to self's dtype, the result's)
-    if (left and b[-2] != n) or (not left and b[-1] != n):
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"{api}: Incompatible shapes of A and B for the equation {eq} ({a[-2]}x{a[-1]} and "
-            f"{b[-2]}x{b[-1]})"
-        )
-    batch = broadcast_shapes(batch_of(a), batch_of(b), op=api)
+    # (B is cast to self's dtype, the result's)
+    batch = equation_batch(a, b, left, api)
     return (*batch, b[-2], b[-1])
 
 
@@ -856,13 +863,7 @@ def solve_plan(
         bm = (b[0], 1)
     if len(bm) < 2:
         raise RuntimeError(f"{api}: The input tensor B must have at least 1 dimensions.")
-    if (left and bm[-2] != n) or (not left and bm[-1] != n):
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"{api}: Incompatible shapes of A and B for the equation {eq} ({a[-2]}x{a[-1]} and "
-            f"{bm[-2]}x{bm[-1]})"
-        )
-    batch = broadcast_shapes(batch_of(a), batch_of(bm), op=api)
+    batch = equation_batch(a, bm, left, api)
     if vector:
         return (*batch, n), True
     return (*batch, bm[-2], bm[-1]), False
