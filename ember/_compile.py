@@ -53,9 +53,9 @@ from ember._graph_break import USER_CODE, GraphBreak, side_effect
 from ember._lift import Guards, Lift, LiftMode
 from ember._outer_state import CalledCode, outer_writes
 from ember._shape_only import DataDependentShapeError
-from ember._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from ember._subclasses.fake_tensor import DynamicOutputShapeException
 from ember._tensor import Tensor
-from ember.aot.aot_autograd import AOTCompiledFunction, aot_function, nop
+from ember.aot.aot_autograd import GRAPH_BREAKS, AOTCompiledFunction, aot_function, nop
 from ember.aot.aot_autograd import config as aot_config
 from ember.aot.ember_backend import ember_compiler
 from ember.aot.guards import describe_difference, distance, signature
@@ -64,7 +64,7 @@ from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
 from ember.dispatch import state
 from ember.func._functional_call import call_swapped
-from ember.fx.experimental.proxy_tensor import TRACING, DataDependentTracingError, make_fx
+from ember.fx.experimental.proxy_tensor import TRACING, make_fx
 from ember.nn.modules.lazy import LazyModuleMixin
 from ember.nn.modules.module import STRUCTURE, Module
 from ember.nn.parameter import Parameter
@@ -74,14 +74,6 @@ from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["OptimizedModule", "Unsupported", "compile", "counters", "list_backends", "reset"]
 
-
-GRAPH_BREAKS = (
-    GraphBreak,
-    DataDependentShapeError,
-    DataDependentTracingError,
-    DynamicOutputShapeException,
-    DataDependentOutputException,
-)
 
 #: breaks no scalar guard can split: an output shape that depends on values
 _SHAPE_BREAKS = (DataDependentShapeError, DynamicOutputShapeException)
