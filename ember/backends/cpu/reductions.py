@@ -23,6 +23,7 @@ from ember.library import impl
 from ember.ops.native.reductions import (
     all_any_dtype,
     check_aminmax,
+    check_argext,
     check_logcumsumexp,
     check_nansum,
     check_nonempty,
@@ -259,11 +260,7 @@ impl(aten.amin.default, CPU, _amax("amin", _min_reduce))
 def _argext(name: str, arg: Any) -> Any:
     def kernel(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
         x = self._edata
-        if self.dtype is dtypes.bool_:
-            raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
-        check_not_complex(self.dtype, name)
-        axes = reduction_axes(x.shape, dim, name)
-        check_nonempty(x.shape, axes, dim, name)
+        axes = check_argext(x.shape, self.dtype, dim, name)
         if dim is None:
             r = _asarray(arg(x), _I64)
             return wrap(r.reshape((1,) * x.ndim) if keepdim else r)

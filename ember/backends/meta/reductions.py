@@ -100,12 +100,8 @@ def _amax(name: str) -> Any:
 
 def _argext(name: str) -> Any:
     def rule(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        if self.dtype is dtypes.bool_:
-            raise RuntimeError(f"{name}(): does not support bool input; convert it with .int()")
-        checks.check_not_complex(self.dtype, name)
         shape = tuple(self.shape)
-        axes = checks.reduction_axes(shape, dim, name)
-        checks.check_nonempty(shape, axes, dim, name)
+        axes = checks.check_argext(shape, self.dtype, dim, name)
         return _new(checks.reduced_shape(shape, axes, keepdim), dtypes.int64)
 
     return rule

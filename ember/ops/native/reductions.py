@@ -263,6 +263,24 @@ def check_nonempty(shape: Sequence[int], axes: tuple[int, ...], dim: Any, op: st
             )
 
 
+def check_argext(
+    shape: Sequence[int], self_dtype: dtype, dim: int | None, op: str
+) -> tuple[int, ...]:
+    """``argmax``/``argmin``'s checks (no bool or complex input, a nonempty reduced dim);
+    returns the reduced axes (``reduction_axes``).
+
+    >>> from ember.ops.native.reductions import check_argext
+    >>> check_argext((2, 3), ember.float32, 1, "argmax")
+    (1,)
+    """
+    if self_dtype is dtypes.bool_:
+        raise RuntimeError(f"{op}(): does not support bool input; convert it with .int()")
+    check_not_complex(self_dtype, op)
+    axes = reduction_axes(shape, dim, op)
+    check_nonempty(shape, axes, dim, op)
+    return axes
+
+
 def all_any_dtype(self_dtype: dtype) -> dtype:
     """all/any give bool, except uint8 inputs, which give uint8 (PyTorch's legacy rule)."""
     return dtypes.uint8 if self_dtype is dtypes.uint8 else dtypes.bool_
