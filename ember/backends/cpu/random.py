@@ -20,7 +20,9 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops.native.random import (
     bernoulli_dtype,
+    check_bernoulli_float_,
     check_bernoulli_p,
+    check_bernoulli_tensor_p,
     check_cauchy,
     check_exponential,
     check_geometric,
@@ -156,10 +158,7 @@ def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
 
 
 def _tensor_p(self: Tensor, p: Tensor) -> np.ndarray:
-    if p.dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
-        )
+    check_bernoulli_tensor_p(p.dtype)
     probs = p._edata
     if probs.shape != self._edata.shape:
         try:
@@ -186,11 +185,7 @@ def bernoulli_tensor_(self: Tensor, p: Tensor, *, generator: Any = None) -> Tens
 
 @impl(aten.bernoulli_.float, CPU)
 def bernoulli_float_(self: Tensor, p: float = 0.5, *, generator: Any = None) -> Tensor:
-    check_bernoulli_p(p)
-    if self.dtype.category == dtypes.COMPLEX:
-        raise NotImplementedError(
-            f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
-        )
+    check_bernoulli_float_(self.dtype, p)
     return _fill(self, _bernoulli_draw(p, _shape(self), generator), True)
 
 

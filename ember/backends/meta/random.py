@@ -60,24 +60,9 @@ def _checks() -> dict[str, Callable[..., None]]:
         "cauchy_.default": lambda self, median=0.0, sigma=1.0, **kw: checks.check_cauchy(
             self.dtype, sigma
         ),
-        "bernoulli_.float": lambda self, p=0.5, **kw: _check_bernoulli_float(self, p),
-        "bernoulli_.Tensor": lambda self, p, **kw: _check_p(p),
+        "bernoulli_.float": lambda self, p=0.5, **kw: checks.check_bernoulli_float_(self.dtype, p),
+        "bernoulli_.Tensor": lambda self, p, **kw: checks.check_bernoulli_tensor_p(p.dtype),
     }
-
-
-def _check_bernoulli_float(self: Tensor, p: float) -> None:
-    checks.check_bernoulli_p(p)
-    if self.dtype.category == dtypes.COMPLEX:
-        raise NotImplementedError(
-            f"\"bernoulli_scalar_cpu_\" not implemented for '{self.dtype._short}'"
-        )
-
-
-def _check_p(p: Tensor) -> None:
-    if p.dtype.category != dtypes.FLOATING:
-        raise NotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p.dtype._short}'"
-        )
 
 
 def _inplace_rule(check: Callable[..., None]) -> Callable[..., Tensor]:
@@ -128,7 +113,7 @@ def bernoulli_p(self: Tensor, p: float, **kwargs: Any) -> Tensor:
 
 @impl(aten.bernoulli.Tensor, Meta)
 def bernoulli_tensor(self: Tensor, p: Tensor, **kwargs: Any) -> Tensor:
-    _check_p(p)
+    checks.check_bernoulli_tensor_p(p.dtype)
     return _like(self)
 
 

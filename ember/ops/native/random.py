@@ -101,6 +101,23 @@ def check_bernoulli_p(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
 
 
+def check_bernoulli_float_(self_dtype: dtype, p: float) -> None:
+    """``bernoulli_.float``'s checks: ``p`` in ``[0, 1]``, a self that is not complex."""
+    check_bernoulli_p(p)
+    if self_dtype.category == dtypes.COMPLEX:
+        raise NotImplementedError(
+            f"\"bernoulli_scalar_cpu_\" not implemented for '{self_dtype._short}'"
+        )
+
+
+def check_bernoulli_tensor_p(p_dtype: dtype) -> None:
+    """``bernoulli.Tensor``/``bernoulli_.Tensor``: the probabilities must be floating."""
+    if p_dtype.category != dtypes.FLOATING:
+        raise NotImplementedError(
+            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{p_dtype._short}'"
+        )
+
+
 def random_bounds(
     d: dtype, low: int | None, high: int | None, op: str = "random_"
 ) -> tuple[int, int]:
