@@ -18,6 +18,7 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops import strides as S
 from ember.ops.native.indexing import (
+    check_fill_value,
     check_masked_scatter,
     check_masked_select,
     check_take,
@@ -258,14 +259,8 @@ def _contiguous_copy_of(self: Tensor) -> np.ndarray:
 
 
 def _scalar_value(value: Any, op: str) -> Any:
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(
-                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value.ndim} dimension(s)."
-            )
-        return value._edata.item()
-    return value
+    check_fill_value(value, op)
+    return value._edata.item() if isinstance(value, Tensor) else value
 
 
 _ADD_INDEX = (dtypes.int64, dtypes.int32)

@@ -53,6 +53,17 @@ def check_take(self: Tensor, index: Tensor) -> None:
         )
 
 
+def check_fill_value(value: Any, op: str) -> None:
+    """``index_fill``'s ``value``: a number, or a tensor with no dims (``op`` names the op in
+    the error)."""
+    ndim = getattr(value, "ndim", 0)  # a tensor's; a Python number has none
+    if ndim != 0:
+        raise RuntimeError(
+            f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+            f"{ndim} dimension(s)."
+        )
+
+
 def index_along(
     op: str, self: Tensor, dim: int, index: Tensor, source: Tensor | None, allowed: tuple[Any, ...]
 ) -> int:
