@@ -23,7 +23,7 @@ import ember
 from ember._tensor import Tensor
 from ember.nn import _functional_spatial as _spatial
 from ember.nn._functional_activation import leaky_relu
-from ember.nn.functional import _reduction, pad, softmax
+from ember.nn.functional import _check_dropout_p, _reduction, pad, softmax
 from ember.overrides import python_route
 
 __all__ = [
@@ -416,8 +416,7 @@ _SELU_ALPHA = 1.7580993408473766  # -scale * alpha of SELU: where a SELU's outpu
 def _alpha_dropout(
     name: str, input: Tensor, p: float, training: bool, inplace: bool, feature: bool
 ) -> Tensor:
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_p(p)
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:

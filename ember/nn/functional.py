@@ -217,6 +217,13 @@ def embedding(
     return aten.embedding.default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
+def _check_dropout_p(p: float) -> None:
+    """A dropout probability must lie in [0, 1] (``dropout``, ``alpha_dropout`` and the
+    ``Dropout`` modules, which check it when made)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 @python_route()
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
@@ -225,8 +232,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     >>> F.dropout(ember.ones(3), 0.5, training=False)
     tensor([1., 1., 1.])
     """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_p(p)
     out = aten.dropout.default(input, p, training)
     if inplace:
         return input.copy_(out) if out is not input else input
