@@ -256,7 +256,7 @@ def check_fill(value: Any, d: dtypes.dtype, op: str) -> Any:
         if math.isnan(value) or math.isinf(value):
             bad = True
         else:
-            lo, hi = _int_range(d)
+            lo, hi = int_range(d)
             # unsigned types also accept the negatives that wrap into range, as PyTorch does
             bad = bad or not ((-hi if lo == 0 else lo) <= value <= hi)
             value = int(value) % (hi + 1) if lo == 0 else int(value)
@@ -276,7 +276,8 @@ _FLOAT_MAX = {
 }  # fmt: skip
 
 
-def _int_range(d: dtypes.dtype) -> tuple[int, int]:
+def int_range(d: dtypes.dtype) -> tuple[int, int]:
+    """The smallest and largest value of integer dtype ``d``."""
     bits = d.itemsize * 8
     if d.is_signed:
         return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
@@ -346,7 +347,7 @@ def check_randperm(n: int, d: dtypes.dtype) -> None:
     if n < 0:
         raise RuntimeError(f"randperm: Trying to create tensor with negative dimension {n}: [{n}]")
     if d.category == dtypes.INTEGRAL:
-        top = _int_range(d)[1]
+        top = int_range(d)[1]
     else:
         top = 2 ** {"float16": 11, "float32": 24, "float64": 53}[d.name]
     if n - 1 > top:
@@ -367,7 +368,7 @@ def check_logspace(d: dtypes.dtype, start: Any, end: Any) -> None:
                 f"{name} with {x.ndim} dimension(s)."
             )
         if d.category == dtypes.INTEGRAL and not hasattr(x, "ndim"):
-            lo, hi = _int_range(d)
+            lo, hi = int_range(d)
             if not lo <= x <= hi:
                 raise RuntimeError(
                     f"logspace: value {x} cannot be converted to type {d.name} without "
@@ -401,9 +402,15 @@ def check_randint(low: int, high: int, d: dtypes.dtype, op: str = "randint") -> 
     if d is dtypes.bool_:
         lo, hi = 0, 1
     elif d.category == dtypes.INTEGRAL:
-        lo, hi = _int_range(d)
+        lo, hi = int_range(d)
     else:
         return  # PyTorch only warns beyond the float's exact integer range
+    check_draw_bounds(low, high, lo, hi, d, op)
+
+
+def check_draw_bounds(low: int, high: int, lo: int, hi: int, d: dtypes.dtype, op: str) -> None:
+    """A draw of integers in ``[low, high)`` into dtype ``d`` (``randint``, ``random_``):
+    ``low`` and ``high - 1`` must lie in ``[lo, hi]``, the values ``d`` holds."""
     if not lo <= low <= hi:
         raise RuntimeError(f"{op}: from is out of bounds for {d.name} (got {low})")
     if not lo <= high - 1 <= hi:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ember import dtypes
 from ember.dtypes import dtype
 from ember.ops.native._define import define
+from ember.ops.native.creation import check_draw_bounds, int_range
 from ember.ops.registry import define_op
 from ember.ops.shapes import broadcast_shapes
 
@@ -128,8 +129,7 @@ def random_bounds(
     if d is dtypes.bool_:
         lo_d, hi_d = 0, 1
     elif d.category == dtypes.INTEGRAL:
-        bits = d.itemsize * 8
-        lo_d, hi_d = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if d.is_signed else (0, 2**bits - 1)
+        lo_d, hi_d = int_range(d)
     else:
         digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
         lo_d, hi_d = -(2**digits), 2**digits
@@ -142,10 +142,7 @@ def random_bounds(
             f"{op} expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     if d.category != dtypes.FLOATING:
-        if not lo_d <= low <= hi_d:
-            raise RuntimeError(f"{op}: from is out of bounds for {d.name} (got {low})")
-        if not lo_d <= high - 1 <= hi_d:
-            raise RuntimeError(f"{op}: to - 1 is out of bounds for {d.name} (got to={high})")
+        check_draw_bounds(low, high, lo_d, hi_d, d, op)
     return low, high
 
 
