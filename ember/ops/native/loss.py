@@ -18,7 +18,7 @@ import numpy as np
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import dtype, int64, promote_types
 from ember.ops.native._define import define
-from ember.ops.native.nn import MEAN, NONE, SUM, reduce_loss
+from ember.ops.native.nn import MEAN, NONE, SUM, check_reduction, reduce_loss
 from ember.ops.registry import impl, ops
 
 if TYPE_CHECKING:
@@ -67,12 +67,6 @@ for _schema in (
     define(_schema, variants=_NONE)
 
 # --------------------------------------------------------------------------- shared checks
-
-
-def check_reduction(reduction: int, op: str) -> None:
-    """``reduction`` is 0, 1 or 2."""
-    if reduction not in (NONE, MEAN, SUM):
-        raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
 
 
 def floating_loss_dtype(a: Any, b: Any, op: str, kernel: str) -> dtype:

@@ -111,6 +111,13 @@ _renorm_packet._variants.add("function")
 
 NONE, MEAN, SUM = 0, 1, 2
 
+
+def check_reduction(reduction: int, op: str) -> None:
+    """``reduction`` is 0, 1 or 2."""
+    if reduction not in (NONE, MEAN, SUM):
+        raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
+
+
 # --------------------------------------------------------------------------- shared shape rules
 
 
@@ -410,8 +417,7 @@ def check_nll(self: Tensor, target: Tensor, weight: Any, reduction: int) -> None
             f"{op}: weight tensor should be defined either for all {c} classes or "
             f"no classes but got weight tensor of shape: {list(weight.shape)}"
         )
-    if reduction not in (NONE, MEAN, SUM):
-        raise RuntimeError(f"{op}: {reduction} is not a valid value for reduction (0, 1 or 2)")
+    check_reduction(reduction, op)
 
 
 def check_nll_batch(self: Tensor, target: Tensor) -> None:
