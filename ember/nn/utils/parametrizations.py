@@ -10,6 +10,7 @@ from ember._tensor import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
+from ember.nn.utils.spectral_norm import check_power_iterations
 from ember.ops.registry import ops
 
 aten = ops.aten
@@ -59,11 +60,7 @@ class _SpectralNorm(Module):
                 "Dimension out of range (expected to be in range of "
                 f"[-{ndim}, {ndim - 1}] but got {dim})"
             )
-        if n_power_iterations <= 0:
-            raise ValueError(
-                "Expected n_power_iterations to be positive, but got "
-                f"n_power_iterations={n_power_iterations}"
-            )
+        check_power_iterations(n_power_iterations)
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
         if ndim > 1:

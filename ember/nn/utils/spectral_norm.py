@@ -27,16 +27,22 @@ from ember.nn.utils._weight_hooks import check_not_registered, remove_hook
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
 
+def check_power_iterations(n_power_iterations: int) -> None:
+    """Both spectral norms (this hook and the parametrization) take at least one power
+    iteration a step."""
+    if n_power_iterations <= 0:
+        raise ValueError(
+            "Expected n_power_iterations to be positive, but got "
+            f"n_power_iterations={n_power_iterations}"
+        )
+
+
 class SpectralNorm:
     """The forward pre-hook that recomputes ``name`` from ``name_orig`` (NOTE [spectral norm
     by hook])."""
 
     def __init__(self, name: str, n_power_iterations: int, dim: int, eps: float) -> None:
-        if n_power_iterations <= 0:
-            raise ValueError(
-                "Expected n_power_iterations to be positive, but got "
-                f"n_power_iterations={n_power_iterations}"
-            )
+        check_power_iterations(n_power_iterations)
         self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
 
     def reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
