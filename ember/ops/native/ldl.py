@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ember import dtypes
 from ember.dispatch.keys import DispatchKey
 from ember.ops.native._define import define
+from ember.ops.native.linalg import check_floating_input
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import broadcast_shapes
 from ember.return_types import linalg_ldl_factor as ldl_factor_t
@@ -52,10 +53,7 @@ def check_ldl_factor(A: Tensor, api: str = "torch.linalg.ldl_factor_ex") -> None
             f"{api}: A must be batches of square matrices, but they are {A.shape[-2]} by "
             f"{A.shape[-1]} matrices"
         )
-    if A.dtype.category < dtypes.FLOATING:
-        raise RuntimeError(
-            f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype._short}"
-        )
+    check_floating_input(A.dtype, api)
     if A.dtype.itemsize < 4 or A.dtype.name == "complex32":
         raise NotImplementedError(
             f"{api}: \"ldl_factor_kernel_cpu\" not implemented for '{A.dtype._short}'; cast "

@@ -771,14 +771,20 @@ def matrix_shape_check(
         )
 
 
+def check_floating_input(d: dtype, api: str) -> None:
+    """``api`` takes only floating or complex input (RuntimeError naming ``d`` otherwise)."""
+    if d.category < FLOATING:
+        raise RuntimeError(
+            f"{api}: Expected a floating point or complex tensor as input. Got {d._short}"
+        )
+
+
 def check_linalg_dtype(d: dtype, api: str, refusal: Refusal, *, floating: bool = True) -> None:
     """float32, float64, complex64 and complex128 pass; others raise as PyTorch does."""
     if d.category >= FLOATING and d.itemsize >= 4:
         return
-    if floating and d.category < FLOATING:
-        raise RuntimeError(
-            f"{api}: Expected a floating point or complex tensor as input. Got {d._short}"
-        )
+    if floating:
+        check_floating_input(d, api)
     kind, kernel = refusal
     if kind == "low" and d.category >= FLOATING:
         raise RuntimeError(f"{api}: Low precision dtypes not supported. Got {d._short}")

@@ -30,7 +30,12 @@ from ember.dispatch import state
 from ember.dispatch.keys import DispatchKey
 from ember.dtypes import FLOATING, bool_, float64
 from ember.ops.native._define import by_name
-from ember.ops.native.linalg import check_linalg_dtype, matrix_check, matrix_shape_check
+from ember.ops.native.linalg import (
+    check_floating_input,
+    check_linalg_dtype,
+    matrix_check,
+    matrix_shape_check,
+)
 from ember.ops.registry import impl, ops
 from ember.ops.shapes import wrap_dim
 from ember.return_types import linalg_eigh as eigh_t
@@ -351,11 +356,7 @@ def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
 def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """``sum(conj(x) * y, dim)``."""
     for t in (x, y):
-        if t.dtype.category < FLOATING:
-            raise RuntimeError(
-                "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
-                f"{t.dtype._short}"
-            )
+        check_floating_input(t.dtype, "linalg.vecdot")
     if x.dtype is not y.dtype:
         raise RuntimeError(
             f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
@@ -689,7 +690,4 @@ def matrix_exp_check(A: Tensor) -> None:
     """``linalg.matrix_exp``'s checks: batches of square floating or complex matrices."""
     api = "linalg.matrix_exp"
     matrix_shape_check(A.shape, api)
-    if A.dtype.category < FLOATING:
-        raise RuntimeError(
-            f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype._short}"
-        )
+    check_floating_input(A.dtype, api)
