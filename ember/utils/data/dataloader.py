@@ -58,6 +58,15 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+def check_num_samples(num_samples: Any) -> None:
+    """A sampler's ``num_samples`` is a positive int (not a bool), as PyTorch's samplers
+    require (``RandomSampler``, ``WeightedRandomSampler``)."""
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+        raise ValueError(
+            f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+        )
+
+
 class RandomSampler(Sampler):
     """A fresh random permutation of the indices on every pass (or ``num_samples`` indices,
     with ``replacement`` or as permutations cut short), drawn from ``generator`` (or, if
@@ -79,12 +88,8 @@ class RandomSampler(Sampler):
             raise TypeError(
                 f"replacement should be a boolean value, but got replacement={replacement}"
             )
-        if num_samples is not None and (
-            isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0
-        ):
-            raise ValueError(
-                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
-            )
+        if num_samples is not None:
+            check_num_samples(num_samples)
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples

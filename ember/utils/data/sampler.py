@@ -10,7 +10,7 @@ import numpy as np
 
 import ember
 from ember.random import Generator
-from ember.utils.data.dataloader import Sampler
+from ember.utils.data.dataloader import Sampler, check_num_samples
 from ember.utils.data.dataset import permutation
 
 __all__ = ["SubsetRandomSampler", "WeightedRandomSampler"]
@@ -52,10 +52,7 @@ class WeightedRandomSampler(Sampler):
         replacement: bool = True,
         generator: Generator | None = None,
     ) -> None:
-        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
-            raise ValueError(
-                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
-            )
+        check_num_samples(num_samples)
         if not isinstance(replacement, bool):
             raise ValueError(
                 f"replacement should be a boolean value, but got replacement={replacement}"
