@@ -21,6 +21,17 @@ aten = ops.aten
 __all__ = ["multi_head_attention_forward"]
 
 
+def query_is_batched(query: Tensor) -> bool:
+    """Whether an attention ``query`` is batched (3-D) or not (2-D); AssertionError, as
+    PyTorch's, for any other rank."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(
+            "query should be unbatched 2D or batched 3D tensor but received "
+            f"{query.dim()}-D query tensor"
+        )
+    return query.dim() == 3
+
+
 def _mha_shape_check(
     query: Tensor,
     key: Tensor,
@@ -30,36 +41,31 @@ def _mha_shape_check(
     num_heads: int,
 ) -> bool:
     """Whether the inputs are batched; AssertionError (as PyTorch) for inconsistent ranks."""
-    if query.dim() in (2, 3):
-        batched = query.dim() == 3
-        rank = query.dim()
-        which = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
-        if key.dim() != rank or value.dim() != rank:
+    batched = query_is_batched(query)
+    rank = query.dim()
+    which = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(
+            f"For {which}, expected `key` and `value` to be {rank}-D but found "
+            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(
+            f"For {which}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
+            f"but found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
             raise AssertionError(
-                f"For {which}, expected `key` and `value` to be {rank}-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+                f"For {which}, expected `attn_mask` to be `None`, 2-D or 3-D "
+                f"but found {attn_mask.dim()}-D tensor instead"
             )
-        if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
             raise AssertionError(
-                f"For {which}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
-                f"but found {key_padding_mask.dim()}-D tensor instead"
+                f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}"
             )
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError(
-                    f"For {which}, expected `attn_mask` to be `None`, 2-D or 3-D "
-                    f"but found {attn_mask.dim()}-D tensor instead"
-                )
-            expected = (num_heads, query.shape[0], key.shape[0])
-            if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
-                raise AssertionError(
-                    f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}"
-                )
-        return batched
-    raise AssertionError(
-        "query should be unbatched 2D or batched 3D tensor but received "
-        f"{query.dim()}-D query tensor"
-    )
+    return batched
 
 
 def _canonical_mask(

@@ -11,6 +11,7 @@ import ember
 from ember._tensor import Tensor
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn._functional_attention import query_is_batched
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -547,12 +548,7 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        if query.dim() not in (2, 3):
-            raise AssertionError(
-                f"query should be unbatched 2D or batched 3D tensor but received "
-                f"{query.dim()}-D query tensor"
-            )
-        batched = query.dim() == 3
+        batched = query_is_batched(query)
         if self.batch_first and batched:  # transposed, keeping which of them are one tensor
             if key is value:
                 if query is key:
