@@ -139,18 +139,25 @@ def test_compiled_without_grad_the_ops_are_nodes_of_one_graph(backend: str) -> N
         assert ember.ops.higher_order.while_loop in targets
 
 
-def test_compiled_with_grad_it_breaks_the_graph_and_differentiates_as_eagerly() -> None:
-    """Autograd through the nodes is still to come: the predicate's read is a graph break
-    and the gradients are eager's."""
+def test_compiled_with_grad_a_cond_stays_in_the_graph_and_a_while_loop_breaks_it() -> None:
+    """Autograd sees through a ``cond`` node (tests/test_cond_autograd.py); not yet through
+    a ``while_loop``: its condition's read is a graph break, and the gradients are eager's
+    in both cases."""
     f = lambda x: ember.cond(x.sum() > 0, lambda x: x.sin() * 2, lambda x: x.cos(), (x,))  # noqa: E731
-    compiled = ember.compile(f)
-    for scale in (1.0, -1.0):
-        x = (ember.tensor([0.5, 1.0, 2.0]) * scale).requires_grad_()
-        x2 = x.detach().clone().requires_grad_()
-        compiled(x).sum().backward()
-        f(x2).sum().backward()
-        assert ember.allclose(x.grad, x2.grad)
-    assert any("graph break" in r for r in compiled.explain())
+
+    def loop(x: Any) -> Any:
+        body = lambda i, v: (i + 1, v * 2)  # noqa: E731
+        return ember.while_loop(lambda i, v: v.sum() < 10, body, (ember.tensor(0), x))[1]
+
+    for fn, breaks in ((f, False), (loop, True)):
+        compiled = ember.compile(fn)
+        for scale in (1.0, -1.0):
+            x = (ember.tensor([0.5, 1.0, 2.0]) * scale).requires_grad_()
+            x2 = x.detach().clone().requires_grad_()
+            compiled(x).sum().backward()
+            fn(x2).sum().backward()
+            assert ember.allclose(x.grad, x2.grad)
+        assert any("graph break" in r for r in compiled.explain()) == breaks
 
 
 def test_export_keeps_cond_and_while_loop_and_runs_them() -> None:

@@ -18,11 +18,13 @@ tensor([1., 1.])
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 
 from ember._higher_order_ops.base import HigherOrderOperator, describe
+from ember._higher_order_ops.cond_autograd import needs_grad, traced_cond_with_grad
 from ember._higher_order_ops.subgraph import (
     Tracing,
     active_tracing,
@@ -31,6 +33,7 @@ from ember._higher_order_ops.subgraph import (
 )
 from ember._subclasses.fake_tensor import FakeTensor
 from ember._tensor import Tensor
+from ember.autograd.grad_mode import no_grad
 from ember.utils._pytree import tree_unflatten
 
 __all__ = ["cond", "cond_op"]
@@ -54,7 +57,7 @@ class CondOp(HigherOrderOperator):
                     f"cond: expected pred to be a bool or a tensor with a single item, got a "
                     f"tensor of shape {tuple(pred.shape)}"
                 )
-            tracing = active_tracing([pred], operands)
+            tracing = active_tracing([pred], operands, through_autograd=True)
             if tracing is not None:  # a traced predicate: NOTE [higher-order ops in graphs]
                 return self._trace(tracing, pred, true_fn, false_fn, operands)
             take = bool(pred.item())
@@ -77,9 +80,11 @@ class CondOp(HigherOrderOperator):
     ) -> Any:
         """Both branches traced into subgraphs, and one ``cond`` node (NOTE [higher-order
         ops in graphs])."""
-        (t, f), lifted = trace_functions(
-            tracing, {"true_fn": true_fn, "false_fn": false_fn}, operands, "cond"
-        )
+        grads = not tracing.pre_dispatch and needs_grad([pred, *operands])
+        with no_grad() if grads else nullcontext():  # (autograd sees the node, not its ops)
+            (t, f), lifted = trace_functions(
+                tracing, {"true_fn": true_fn, "false_fn": false_fn}, operands, "cond"
+            )
         if len(t.out) != len(f.out) or t.spec != f.spec:
             raise RuntimeError(
                 f"cond: true_fn returns {len(t.out)} values ({t.spec}) but false_fn "
@@ -99,12 +104,16 @@ class CondOp(HigherOrderOperator):
                     "from false_fn; both branches must give each output the same shape, "
                     "dtype and device"
                 )
+        inputs = [*operands, *lifted]
+        if grads or needs_grad(lifted):  # NOTE [autograd through cond]
+            out = traced_cond_with_grad(self, tracing, (t, f), pred, inputs)
+            return tree_unflatten(out, t.spec)
         if isinstance(pred, FakeTensor):
             out = t.out  # the metadata both branches share
         else:  # a real trace goes on with the values of the branch taken
             out = t.out if bool(np.asarray(pred._edata).item()) else f.out
         graphs = {"true_graph": t.gm, "false_graph": f.gm}
-        add_node(tracing, self, graphs, [[*operands, *lifted]], out, lead=[pred])
+        add_node(tracing, self, graphs, [inputs], out, lead=[pred])
         return tree_unflatten(list(out), t.spec)
 
 

@@ -20,9 +20,10 @@ dtype are refused with an error saying so. The values the trace goes on with are
 as eagerly (the branch taken, the loop run) in a real trace, and the first branch's (the
 body's) outputs in a fake one.
 
-Still to come: autograd through these nodes. When an operand requires grad under grad
-mode, the operator runs eagerly as before (a data-dependent predicate then stops the trace,
-and ``ember.compile`` breaks the graph there).
+Autograd sees through a ``cond`` node (NOTE [autograd through cond] in
+``cond_autograd.py``). Not yet through a ``while_loop``: when a carried value requires
+grad under grad mode, the loop runs eagerly (a data-dependent condition then stops the
+trace, and ``ember.compile`` breaks the graph there).
 """
 
 from __future__ import annotations
@@ -78,10 +79,14 @@ class Tracing:
         return _pop_mode_temporarily()
 
 
-def active_tracing(triggers: Sequence[Any], values: Sequence[Any]) -> Tracing | None:
+def active_tracing(
+    triggers: Sequence[Any], values: Sequence[Any], through_autograd: bool = False
+) -> Tracing | None:
     """The ``make_fx`` trace that computed one of the tensors ``triggers`` (a predicate,
     a loop's carried values) and records the ops now; None when there is none, or when one
-    of ``values`` needs autograd below the trace: the operator then runs eagerly."""
+    of ``values`` needs autograd below the trace and the operator cannot give it
+    (``through_autograd``: it can, NOTE [autograd through cond]): the operator then runs
+    eagerly."""
     tracer: Any = recording_tracer()
     pre_dispatch = tracer is not None
     if not pre_dispatch:
@@ -96,6 +101,7 @@ def active_tracing(triggers: Sequence[Any], values: Sequence[Any]) -> Tracing | 
         return None
     if (
         not pre_dispatch  # a pre-dispatch graph is above autograd: it runs below, per op
+        and not through_autograd
         and state.local.grad_enabled
         and any(isinstance(v, Tensor) and v.requires_grad for v in (*triggers, *values))
     ):
