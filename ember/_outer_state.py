@@ -70,6 +70,19 @@ def _library(module_name: object) -> bool:
     return str(module_name).partition(".")[0] in _LIBRARIES
 
 
+def _library_code(frame: FrameType) -> bool:
+    """Whether ``frame`` runs code of ember's, a dependency's or the standard library's,
+    or code ember or the standard library generated (``ember/dispatch/codegen.py``: its
+    namespaces have no ``__name__``, its files are named ``<generated ...>``;
+    ``collections.namedtuple``'s)."""
+    name = str(frame.f_globals.get("__name__", ""))
+    return (
+        _library(name)
+        or name.startswith("namedtuple_")  # a namedtuple's ``__new__``
+        or frame.f_code.co_filename.startswith("<generated ")
+    )
+
+
 def _who(code: CodeType) -> str:
     return "the function" if code.co_name == "<lambda>" else f"the function {code.co_qualname}"
 
@@ -207,7 +220,7 @@ class CalledCode:
                 self._note_closure(frame)
             if params is not None:
                 caller = frame.f_back
-                given = caller is None or _library(caller.f_globals.get("__name__", ""))
+                given = caller is None or _library_code(caller)
                 if params:
                     self._check_params(frame, params, given)
                 if given:  # what ember's code hands over is the user's
@@ -217,7 +230,7 @@ class CalledCode:
 
     def _first_call(self, frame: FrameType) -> tuple[Write, ...] | None:
         code, g = frame.f_code, frame.f_globals
-        if _library(g.get("__name__", "")):
+        if _library_code(frame):
             self._codes[code] = None
             return None
         cells = self._trace_cells(frame)

@@ -427,3 +427,19 @@ def test_a_closure_its_caller_does_not_name_is_found_by_its_code() -> None:
     assert ember.equal(f(x), x * 2)
     rebind(6.0)
     assert ember.equal(f(x), x * 6)
+
+
+def test_code_ember_or_the_standard_library_generates_is_not_watched() -> None:
+    """ember's generated dispatch functions (no ``__name__`` in their namespace) and a
+    namedtuple's ``__new__`` are library code: before, a compiled ``x + 1`` guarded 14
+    names of ember's own generated code at every call."""
+    import collections
+
+    point = collections.namedtuple("point", "a b")
+    with CalledCode() as called:
+        ember.ones(2) + 1
+        point(1, 2)
+    assert called.seen == {} and list(called.names()) == []
+    f = ember.compile(lambda x: x + 1)
+    f(ember.ones(2, requires_grad=True))
+    assert f._guards.names == []  # the lambda names no global and no closure variable
