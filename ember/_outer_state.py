@@ -395,7 +395,10 @@ def _function_of(frame: FrameType, values: list[Any]) -> FunctionType | None:
         near = list(caller.f_locals.values())
         near += [caller.f_globals[n] for n in caller.f_code.co_names if n in caller.f_globals]
         for obj in list(near):
-            d = getattr(obj, "__dict__", None)
+            try:  # (an object's own ``__getattr__`` may raise anything)
+                d = getattr(obj, "__dict__", None)
+            except Exception:  # noqa: BLE001
+                continue
             if isinstance(d, dict) and not isinstance(obj, ModuleType):
                 near.extend(d.values())
         for obj in near:

@@ -443,3 +443,23 @@ def test_code_ember_or_the_standard_library_generates_is_not_watched() -> None:
     f = ember.compile(lambda x: x + 1)
     f(ember.ones(2, requires_grad=True))
     assert f._guards.names == []  # the lambda names no global and no closure variable
+
+
+def test_a_caller_holding_an_object_whose_getattr_raises_still_finds_the_closure() -> None:
+    class Odd:
+        __slots__ = ()  # no __dict__: asking for one reaches __getattr__
+
+        def __getattr__(self, name: str) -> Any:
+            raise KeyError(name)  # not an AttributeError
+
+    helper, rebind = _factory(2.0)
+    odd = Odd()
+
+    def f(x: Any) -> Any:
+        return helper(x) if odd is not None else x
+
+    g = ember.compile(f)
+    x = ember.arange(3.0)
+    assert ember.equal(g(x), x * 2)
+    rebind(3.0)
+    assert ember.equal(g(x), x * 3)
