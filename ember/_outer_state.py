@@ -362,6 +362,15 @@ class _Chain(Mapping[str, Any]):
         return len({**self.then, **self.first})
 
 
+def _attr(obj: Any, name: str, default: Any) -> Any:
+    """``getattr(obj, name, default)``, also when the object's ``__getattr__`` raises
+    other than AttributeError (the search runs over the user's objects)."""
+    try:
+        return getattr(obj, name, default)
+    except Exception:  # noqa: BLE001
+        return default
+
+
 def _holds(closure: tuple[Any, ...], values: list[Any]) -> bool:
     """Whether the cells of ``closure`` hold ``values`` (``_MISSING``: an empty cell)."""
     for cell, v in zip(closure, values, strict=True):
@@ -382,7 +391,7 @@ def _function_of(frame: FrameType, values: list[Any]) -> FunctionType | None:
     code = frame.f_code
 
     def fits(f: Any) -> bool:
-        f = getattr(f, "__func__", f)
+        f = _attr(f, "__func__", f)
         return (
             isinstance(f, FunctionType)
             and f.__code__ is code
@@ -395,15 +404,12 @@ def _function_of(frame: FrameType, values: list[Any]) -> FunctionType | None:
         near = list(caller.f_locals.values())
         near += [caller.f_globals[n] for n in caller.f_code.co_names if n in caller.f_globals]
         for obj in list(near):
-            try:  # (an object's own ``__getattr__`` may raise anything)
-                d = getattr(obj, "__dict__", None)
-            except Exception:  # noqa: BLE001
-                continue
+            d = _attr(obj, "__dict__", None)
             if isinstance(d, dict) and not isinstance(obj, ModuleType):
                 near.extend(d.values())
         for obj in near:
             if fits(obj):
-                return getattr(obj, "__func__", obj)
+                return _attr(obj, "__func__", obj)
     return next((f for f in gc.get_referrers(code) if fits(f)), None)
 
 
@@ -433,11 +439,11 @@ def _children(obj: Any) -> Iterator[Any]:
         yield obj.__self__
         yield obj.__func__
     else:
-        d = getattr(obj, "__dict__", None)
+        d = _attr(obj, "__dict__", None)
         if isinstance(d, dict):
             yield from d.values()
-        for slot in getattr(type(obj), "__slots__", ()):
-            v = getattr(obj, slot, _MISSING) if isinstance(slot, str) else _MISSING
+        for slot in _attr(type(obj), "__slots__", ()):
+            v = _attr(obj, slot, _MISSING) if isinstance(slot, str) else _MISSING
             if v is not _MISSING:
                 yield v
 

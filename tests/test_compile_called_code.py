@@ -463,3 +463,22 @@ def test_a_caller_holding_an_object_whose_getattr_raises_still_finds_the_closure
     assert ember.equal(g(x), x * 2)
     rebind(3.0)
     assert ember.equal(g(x), x * 3)
+
+
+def test_the_reachability_search_passes_over_objects_whose_getattr_raises() -> None:
+    class Odd:
+        __slots__ = ("a",)
+
+        def __getattr__(self, name: str) -> Any:
+            raise KeyError(name)
+
+    held = [Odd(), _Logged()]  # the search walks the list's items
+
+    def f(x: Any) -> Any:
+        _collect(held[1].log, 1)  # a helper writing to an object it is given
+        return x * 2
+
+    g = ember.compile(f)
+    for _ in range(3):
+        g(ember.ones(2))
+    assert held[1].log == [1, 1, 1]
