@@ -55,13 +55,20 @@ from ember._outer_state import CalledCode, outer_writes
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import DynamicOutputShapeException
 from ember._tensor import Tensor
-from ember.aot.aot_autograd import GRAPH_BREAKS, AOTCompiledFunction, aot_function, nop
+from ember.aot.aot_autograd import (
+    GRAPH_BREAKS,
+    AOTCompiledFunction,
+    UnsupportedWrite,
+    aot_function,
+    nop,
+)
 from ember.aot.aot_autograd import config as aot_config
 from ember.aot.ember_backend import ember_compiler
 from ember.aot.guards import describe_difference, distance, signature
 from ember.aot.partitioners import default_partition, min_cut_rematerialization_partition
 from ember.aot.segments import SegmentedFunction
 from ember.autograd.grad_mode import no_grad
+from ember.autograd.kernel import LeafWriteError
 from ember.dispatch import state
 from ember.func._functional_call import call_swapped
 from ember.fx.experimental.proxy_tensor import TRACING, make_fx
@@ -255,7 +262,12 @@ class _CustomBackendFunction:
         tensors = [flat[i] for i in positions]
         try:
             gm = make_fx(traced, tracing_mode="fake", _allow_non_fake_inputs=True)(*tensors)
-        except GRAPH_BREAKS as e:
+        except (*GRAPH_BREAKS, LeafWriteError) as e:
+            if isinstance(e, LeafWriteError):  # the trace's inputs are leaves, the user's
+                e = UnsupportedWrite(  # may not be: eagerly the write may be fine
+                    "ember.compile: the function writes an input that requires grad in "
+                    f"place ({str(e).partition(':')[0]})"
+                )
             entry = (None, self.owner.graph_break(sig, e), [])
             self.cache[sig] = entry
             self.signatures.append(sig)

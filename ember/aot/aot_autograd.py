@@ -73,6 +73,7 @@ from ember.aot.guards import (
 )
 from ember.aot.partitioners import _is_tangent, default_partition
 from ember.aot.subclass import SubclassMeta, flatten, unflatten
+from ember.aot.synthetic_base import AliasedWrite, synthetic_base_runner
 from ember.autograd import copy_slices, view_rules
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.engine import accumulating_inline
@@ -80,7 +81,7 @@ from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, no_grad
 from ember.autograd.graph import NO_EDGE, AccumulateGrad
 from ember.autograd.graph import SavedTensor as _SavedTensor
-from ember.autograd.kernel import gradient_edge
+from ember.autograd.kernel import LeafWriteError, gradient_edge
 from ember.dispatch import marks, state
 from ember.fx.experimental.proxy_tensor import (
     DataDependentTracingError,
@@ -232,10 +233,18 @@ def _collect(
 
     tracker = _Tracker({}, functionalize=True)
     fake_before: list[tuple[Any, Any, int, int]] = []
-    gm, _, fake_dense = _trace(
-        _record_before(user_fn, fake_before), tuple(dense), tracker, "fake", True,
-        [f"arg{i}_1" for i in range(len(dense))],
-    )  # fmt: skip
+    try:
+        gm, _, fake_dense = _trace(
+            _record_before(user_fn, fake_before), tuple(dense), tracker, "fake", True,
+            [f"arg{i}_1" for i in range(len(dense))],
+        )  # fmt: skip
+    except LeafWriteError as e:  # the inputs that require grad are leaves of the trace
+        raise UnsupportedWrite(
+            "aot_function: the function writes an input that requires grad in place "
+            f"({str(e).partition(':')[0]}); "
+            "AOTAutograd of such writes is not supported: write a clone, or call it under "
+            "no_grad"
+        ) from e
     return plan, tracker, gm, fake_dense, [holder, fake_before]
 
 
@@ -742,7 +751,8 @@ def _check_aliased_writes(uniq: list[Tensor], plan: _Plan) -> None:
     one input is not seen through another that views the same memory (``f(x, x[:2])``
     writing ``x``): the graph would read the old values. A signature marks inputs that share
     memory (NOTE [aot guards]); when such an input is written, the call cannot be one graph
-    (PyTorch's AOTAutograd gives them a "synthetic base", which ember does not do yet), and
+    (``AliasedWrite``), and the inputs that share memory are given a synthetic base (NOTE
+    [synthetic bases] in ``synthetic_base.py``). Where they cannot have one,
     ``ember.compile`` runs that signature eagerly, counted as a graph break; a bare
     ``aot_function`` raises.
     """
@@ -761,7 +771,7 @@ def _check_aliased_writes(uniq: list[Tensor], plan: _Plan) -> None:
     if written:
         k = min(written)
         others = sorted(shared - {k})
-        raise GraphBreak(
+        raise AliasedWrite(
             f"aot_function: input {k} (shape {list(uniq[k].shape)}) is written in place and "
             f"shares memory with input(s) {others}; one graph cannot see the write through "
             "the other view: pass distinct tensors (clone one) or run it eagerly"
@@ -1139,11 +1149,16 @@ class AOTCompiledFunction:
         try:
             entry = _compile_entry(self.fn, flat, spec, uniq_pos, dup_of, uniq, self.options)
         except GRAPH_BREAKS as e:
-            hook = self.options.get("graph_break")
-            if hook is None:
-                raise
             entry = _Entry()
-            entry.fallback = hook(sig, e)
+            if isinstance(e, AliasedWrite):  # NOTE [synthetic bases]
+                entry.fallback = synthetic_base_runner(
+                    self.fn, flat, spec, lambda g: AOTCompiledFunction(g, self.options)
+                )
+            if entry.fallback is None:
+                hook = self.options.get("graph_break")
+                if hook is None:
+                    raise
+                entry.fallback = hook(sig, e)
         self.cache[sig] = entry
         self.signatures.append(sig)
         return entry

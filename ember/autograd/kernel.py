@@ -274,6 +274,12 @@ def autograd_fallback(
     return out
 
 
+class LeafWriteError(RuntimeError):
+    """An in-place op on a leaf that requires grad (or a view of one), which autograd
+    refuses; a RuntimeError as PyTorch's. Its own class so that a trace can tell it apart
+    (``aot_function``'s inputs are leaves of its trace: NOTE [aot autograd])."""
+
+
 def _check_inplace(op: OpOverload, self: Any) -> None:
     if not isinstance(self, Tensor):
         return
@@ -281,12 +287,12 @@ def _check_inplace(op: OpOverload, self: Any) -> None:
     if base is not None:
         view_rules.check(op.__name__, self)  # NOTE [view creation meta]
     if base is not None and base.requires_grad and base.grad_fn is None:
-        raise RuntimeError(
+        raise LeafWriteError(
             f"{op.__name__}: a view of a leaf Variable that requires grad is being used in an "
             "in-place operation. Do it inside ember.no_grad(), or on a clone() of the leaf."
         )
     if self.requires_grad and self.grad_fn is None and base is None:
-        raise RuntimeError(
+        raise LeafWriteError(
             f"{op.__name__}: a leaf Variable that requires grad is being used in an in-place "
             "operation. Do it inside ember.no_grad(), or on a clone()."
         )
