@@ -5,6 +5,7 @@ against PyTorch's loader where it has the same observable behaviour."""
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from typing import Any
 
@@ -21,7 +22,8 @@ from ember.utils.data import (
     WeightedRandomSampler,
     get_worker_info,
 )
-from ember.utils.data._worker import frame, generate_numpy_seed, unframe
+from ember.utils.data._wire import HEAD, K_TENSORS, frame, unframe
+from ember.utils.data._worker import generate_numpy_seed
 from tests.conftest import requires_torch, torch
 
 
@@ -483,3 +485,48 @@ def test_getitems_reads_a_batch_without_workers_as_torch(batch_size: int | None)
     ref = [b.tolist() if hasattr(b, "tolist") else b
            for b in torch.utils.data.DataLoader(want, batch_size=batch_size)]  # fmt: skip
     assert mine == ref and got.calls == want.calls
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        ember.arange(6, dtype=ember.float32).reshape(2, 3),
+        [ember.zeros(4, 1, 2, 2), ember.arange(4)],
+        (ember.tensor(3.5), ember.zeros(0, 3, dtype=ember.int16)),
+        [ember.tensor([True, False]), ember.tensor([1 + 2j], dtype=ember.complex64)],
+    ],
+    ids=["tensor", "list", "tuple-0d-empty", "bool-complex"],
+)
+def test_compact_batches_come_back_as_pickling_gives_them(batch: Any) -> None:
+    # NOTE [compact messages]: batches of plain tensors skip pickle; what comes back is
+    # what pickle.loads(pickle.dumps(...)) gives: the same container type, dtypes, shapes
+    # and values, over memory of its own that can be written
+    msg = frame((7, batch))
+    assert HEAD.unpack_from(msg)[1] == K_TENSORS
+    [(idx, got)] = unframe(bytearray(msg))
+    want = pickle.loads(pickle.dumps(batch))
+    assert idx == 7 and type(got) is type(want)
+    pairs = [(got, want)] if isinstance(want, ember.Tensor) else list(zip(got, want, strict=True))
+    for g, w in pairs:
+        assert g.dtype == w.dtype and g.shape == w.shape and ember.equal(g, w)
+        g.fill_(1)  # writable, and not the sender's memory
+    sent = [batch] if isinstance(batch, ember.Tensor) else batch
+    assert all(ember.equal(s, w) for s, (_, w) in zip(sent, pairs, strict=True))
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        ember.arange(6.0).reshape(2, 3).t(),  # strided
+        [ember.ones(2, requires_grad=True)],
+        {"x": ember.zeros(2)},
+        [ember.zeros(2), 3],
+        [],
+    ],
+    ids=["strided", "requires_grad", "dict", "mixed", "empty-list"],
+)
+def test_other_batches_are_pickled(batch: Any) -> None:
+    msg = frame((1, batch))
+    assert HEAD.unpack_from(msg)[1] != K_TENSORS
+    [(_, got)] = unframe(bytearray(msg))
+    assert type(got) is type(batch)

@@ -11,7 +11,7 @@ ended. Batches travel pickled, the worker pickling them itself so an unpicklable
 becomes an error here instead of a hang.
 
 Tasks go out and results come back through two pipes per worker (NOTE [worker pipes]),
-each message framed with its length (``_worker.frame``, its tensors' data as raw buffers:
+each message framed with its length (``_wire.frame``, its tensors' data as raw buffers:
 NOTE [batches as buffers]), so one read takes all that a pipe holds; in order, only the
 pipe of the worker whose batch is due is waited on (NOTE [waiting on one worker]). Every
 ``STATUS_CHECK_INTERVAL`` seconds of waiting the main process checks that its workers live
@@ -31,13 +31,11 @@ import time
 from multiprocessing.connection import wait
 from typing import Any
 
+from ember.utils.data._wire import READ_CHUNK, frame_plain, unframe
 from ember.utils.data._worker import (
-    READ_CHUNK,
     ExceptionWrapper,
     IterableDatasetStopIteration,
     ResumeIteration,
-    frame_plain,
-    unframe,
     worker_loop,
 )
 
@@ -170,12 +168,15 @@ class MultiProcessingIter:
             # messages in order, so ember sends them at once and drops what a worker sent
             # before its answer (a result of the last pass nobody asked for any more)
             for worker_id in range(self._num_workers):
-                self._send(worker_id, ResumeIteration())
+                self._send(worker_id, ResumeIteration(), flush=False)
             self._resuming.update(range(self._num_workers))
+        # the pass's first tasks go out in one write per worker: a write that wakes a
+        # waiting worker costs the main process several times what the write itself does
         for _ in range(self._prefetch * self._num_workers):
-            self._try_put_index()
+            self._try_put_index(flush=False)
+        self._flush_all()
 
-    def _try_put_index(self) -> None:
+    def _try_put_index(self, flush: bool = True) -> None:
         try:
             index = next(self._sampler_iter)
         except StopIteration:
@@ -186,15 +187,16 @@ class MultiProcessingIter:
                 break
         else:
             return  # every worker's iterable dataset has ended
-        self._send(worker_id, (self._send_idx, index))
+        self._send(worker_id, (self._send_idx, index), flush)
         self._task_info[self._send_idx] = (worker_id,)
         self._send_idx += 1
 
-    def _send(self, worker_id: int, task: Any) -> None:
-        """Queue ``task`` for a worker, in the framing ``Connection.recv_bytes`` reads, and
-        write what its pipe takes now (NOTE [worker pipes])."""
+    def _send(self, worker_id: int, task: Any, flush: bool = True) -> None:
+        """Queue ``task`` for a worker and (if ``flush``) write what its pipe takes now
+        (NOTE [worker pipes])."""
         self._pending[worker_id] += frame_plain(task)
-        self._flush(worker_id)
+        if flush:
+            self._flush(worker_id)
 
     def _flush(self, worker_id: int) -> bool:
         """Write a worker's pending tasks as far as its pipe takes them; True when all went."""
@@ -306,6 +308,8 @@ class MultiProcessingIter:
                 return ok, data
 
     def _get_data(self) -> tuple[Any, Any]:
+        if self._received and not self._resuming:  # read already: _try_get_data's answer
+            return self._received.popleft()[1]
         if self._timeout > 0:
             ok, data = self._waited(self._timeout)
             if not ok:

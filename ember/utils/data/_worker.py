@@ -9,12 +9,9 @@ back wrapped (``ExceptionWrapper``) and re-raised in the main process naming the
 from __future__ import annotations
 
 import collections
-import io
 import os
-import pickle
 import random
 import select
-import struct
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -24,8 +21,7 @@ from typing import Any
 import numpy as np
 
 import ember
-from ember._tensor import Tensor, wrap
-from ember._tensor_pickle import INTERNAL
+from ember.utils.data._wire import READ_CHUNK, frame, frame_plain, unframe, write_all
 
 __all__ = ["ExceptionWrapper", "WorkerInfo", "get_worker_info"]
 
@@ -175,112 +171,6 @@ def generate_numpy_seed(base_seed: int, worker_id: int) -> list[int]:
     """
     entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32]
     return np.random.SeedSequence(entropy).generate_state(4).tolist()
-
-
-#: a message's header on a worker pipe: the length in bytes of what follows the first
-#: eight, and how many raw buffers follow the pickle (NOTE [batches as buffers])
-HEAD = struct.Struct("!QI")
-#: the length of one raw buffer, after the header
-SIZE = struct.Struct("!Q")
-#: bytes one ``os.read`` takes from a pipe at most: what a Linux pipe holds, and under the
-#: size at which malloc maps fresh pages for the buffer (which costs more than the read)
-READ_CHUNK = 1 << 16
-
-
-def _rebuild_from_buffer(buf: Any, dtype: str, shape: tuple[int, ...]) -> Tensor:
-    """A tensor over the bytes of ``buf`` (what ``_BatchPickler`` sent out of band)."""
-    return wrap(np.frombuffer(buf, dtype).reshape(shape))
-
-
-class _BatchPickler(pickle.Pickler):
-    """A pickler sending the data of each plain, contiguous tensor out of band (NOTE
-    [batches as buffers]); any other object pickles as ``pickle.dumps`` pickles it."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Tensor and not obj.requires_grad and not obj.__dict__.keys() - INTERNAL:
-            a = obj._edata
-            if type(a) is np.ndarray and a.dtype.kind in "biufc" and a.flags.c_contiguous:
-                return _rebuild_from_buffer, (pickle.PickleBuffer(a), a.dtype.str, a.shape)
-        return NotImplemented
-
-
-def frame(obj: Any) -> bytes:
-    """``obj`` (a batch, or anything with tensors in it) as one message on a worker pipe.
-
-    # NOTE [batches as buffers]
-    A message is its header (the length of the rest, the number ``k`` of raw buffers), the
-    ``k`` buffers' lengths, the pickle, then the buffers: the bytes of each plain contiguous
-    tensor in ``obj``, which the pickle names by position (pickle protocol 5's out-of-band
-    buffers). Pickling a tensor's array in band costs more than the pickler this takes
-    (NumPy pickles its dtype and calls back into Python for each array): a batch of the
-    demo's digits pickles in about half the time. A message without tensors (a task, a
-    marker) is ``frame_plain``'s, a plain pickle with ``k = 0``.
-
-    >>> from ember.utils.data._worker import frame, unframe
-    >>> buf = bytearray(frame((0, ember.arange(3))))
-    >>> unframe(buf)
-    [(0, tensor([0, 1, 2]))]
-    """
-    out = io.BytesIO()
-    buffers: list[pickle.PickleBuffer] = []
-    _BatchPickler(out, protocol=5, buffer_callback=buffers.append).dump(obj)
-    if not buffers:
-        return HEAD.pack(out.tell() + 4, 0) + out.getbuffer()
-    raws = [b.raw() for b in buffers]
-    sizes = b"".join(SIZE.pack(r.nbytes) for r in raws)
-    n = 4 + len(sizes) + out.tell() + sum(r.nbytes for r in raws)
-    return b"".join([HEAD.pack(n, len(raws)), sizes, out.getbuffer(), *raws])
-
-
-def frame_plain(obj: Any) -> bytes:
-    """``obj`` as a message of no raw buffers: a plain pickle (a task or a marker, whose
-    pickling ``frame``'s pickler would only slow down).
-
-    >>> from ember.utils.data._worker import frame_plain, unframe
-    >>> unframe(bytearray(frame_plain((3, [0, 1]))))
-    [(3, [0, 1])]
-    """
-    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return HEAD.pack(len(payload) + 4, 0) + payload
-
-
-def unframe(buf: bytearray) -> list[Any]:
-    """Unpickle every whole message at the front of ``buf`` and remove them from it; an
-    unfinished message stays for the next read (NOTE [worker pipes])."""
-    out: list[Any] = []
-    off, end = 0, len(buf)
-    with memoryview(buf) as view:
-        while end - off >= HEAD.size:
-            n, k = HEAD.unpack_from(view, off)
-            stop = off + 8 + n
-            if stop > end:
-                break
-            at = off + HEAD.size
-            if not k:
-                with view[at:stop] as payload:
-                    out.append(pickle.loads(payload))
-                off = stop
-                continue
-            sizes = [SIZE.unpack_from(view, at + i * SIZE.size)[0] for i in range(k)]
-            at += k * SIZE.size
-            first = stop - sum(sizes)
-            buffers = []
-            for size in sizes:  # copied out: the tensors outlive this read buffer
-                buffers.append(bytearray(view[first : first + size]))
-                first += size
-            with view[at : stop - sum(sizes)] as payload:
-                out.append(pickle.loads(payload, buffers=buffers))
-            off = stop
-    del buf[:off]
-    return out
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to the blocking file descriptor ``fd``."""
-    with memoryview(data) as view:
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
 
 
 def _framed(idx: Any, data: Any, where: str) -> bytes:
