@@ -145,6 +145,14 @@ def test_against_pytorch() -> None:
 
         return f
 
+    validate = torch.distributions.Distribution._validate_args
+    try:
+        _against_pytorch(torch, torch_aot, make_boxed_func, make)
+    finally:  # torch.cond runs dynamo, which turns torch's distribution validation off
+        torch.distributions.Distribution.set_default_validate_args(validate)
+
+
+def _against_pytorch(torch: Any, torch_aot: Any, make_boxed_func: Any, make: Any) -> None:
     for sign in (1.0, -1.0):
         e = aot_function(make(ember), fw_compiler=lambda gm, ex: gm)
         t = torch_aot(make(torch), fw_compiler=lambda gm, ex: make_boxed_func(gm))
