@@ -58,8 +58,8 @@ from ember._tensor import Tensor
 from ember.aot.aot_autograd import (
     GRAPH_BREAKS,
     AOTCompiledFunction,
-    UnsupportedWrite,
     aot_function,
+    leaf_write_break,
     nop,
 )
 from ember.aot.aot_autograd import config as aot_config
@@ -263,11 +263,8 @@ class _CustomBackendFunction:
         try:
             gm = make_fx(traced, tracing_mode="fake", _allow_non_fake_inputs=True)(*tensors)
         except (*GRAPH_BREAKS, LeafWriteError) as e:
-            if isinstance(e, LeafWriteError):  # the trace's inputs are leaves, the user's
-                e = UnsupportedWrite(  # may not be: eagerly the write may be fine
-                    "ember.compile: the function writes an input that requires grad in "
-                    f"place ({str(e).partition(':')[0]})"
-                )
+            if isinstance(e, LeafWriteError):
+                e = leaf_write_break(e, "ember.compile")
             entry = (None, self.owner.graph_break(sig, e), [])
             self.cache[sig] = entry
             self.signatures.append(sig)

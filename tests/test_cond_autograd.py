@@ -121,6 +121,20 @@ def test_several_outputs_an_unused_one_and_an_operand_without_grad() -> None:
         assert _same(got, want)
 
 
+def test_a_python_number_among_the_operands() -> None:
+    """A non-tensor operand gets no gradient (a branch's vjp returns tensors only): it
+    crashed the backward with AttributeError on 'int'."""
+
+    def f(x: Any, k: Any, w: Any) -> Any:
+        return cond(x.sum() > 0, lambda a, n, b: a * n * b, lambda a, n, b: a - n * b, (x, k, w))
+
+    g = aot_function(f, fw_compiler=lambda gm, ex: gm)
+    for sign in (1.0, -1.0):
+        x = (ember.tensor([1.0, 2.0]) * sign).requires_grad_()
+        w = ember.tensor([0.5, 3.0], requires_grad=True)
+        assert _same(_grads(lambda a, b: g(a, 3, b), x, w), _grads(lambda a, b: f(a, 3, b), x, w))
+
+
 def test_a_nested_cond_and_an_identity_gradient() -> None:
     def f(x: Any) -> Any:
         inner = lambda a: cond(a.max() > 1, lambda b: b + 1, lambda b: b * b, (a,))  # noqa: E731

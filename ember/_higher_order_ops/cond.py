@@ -21,17 +21,15 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
-import numpy as np
-
 from ember._higher_order_ops.base import HigherOrderOperator, describe
-from ember._higher_order_ops.cond_autograd import needs_grad, traced_cond_with_grad
+from ember._higher_order_ops.cond_autograd import branch_values, traced_cond_with_grad
 from ember._higher_order_ops.subgraph import (
     Tracing,
     active_tracing,
     add_node,
+    needs_grad,
     trace_functions,
 )
-from ember._subclasses.fake_tensor import FakeTensor
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
 from ember.utils._pytree import tree_unflatten
@@ -108,10 +106,7 @@ class CondOp(HigherOrderOperator):
         if grads or needs_grad(lifted):  # NOTE [autograd through cond]
             out = traced_cond_with_grad(self, tracing, (t, f), pred, inputs)
             return tree_unflatten(out, t.spec)
-        if isinstance(pred, FakeTensor):
-            out = t.out  # the metadata both branches share
-        else:  # a real trace goes on with the values of the branch taken
-            out = t.out if bool(np.asarray(pred._edata).item()) else f.out
+        out = branch_values(pred, t, f)
         graphs = {"true_graph": t.gm, "false_graph": f.gm}
         add_node(tracing, self, graphs, [inputs], out, lead=[pred])
         return tree_unflatten(list(out), t.spec)

@@ -34,21 +34,14 @@ from ember._tensor import Tensor
 from ember.autograd.api import grad
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad
-from ember.dispatch import state
 
-__all__ = ["needs_grad", "traced_cond_with_grad"]
-
-
-def needs_grad(values: Sequence[Any]) -> bool:
-    """Whether autograd must see through an operator over ``values`` now."""
-    return state.local.grad_enabled and any(
-        isinstance(v, Tensor) and v.requires_grad for v in values
-    )
+__all__ = ["branch_values", "traced_cond_with_grad"]
 
 
 def _vjp(gm: Any, n_in: int, wanted: tuple[bool, ...]) -> Callable[..., tuple[Tensor, ...]]:
-    """A branch's vector-Jacobian product: ``(*inputs, *grads) -> a gradient per input``
-    (zeros for an input not ``wanted`` or not used)."""
+    """A branch's vector-Jacobian product: ``(*inputs, *grads) ->`` a gradient per tensor
+    input (zeros for one not ``wanted`` or not used; non-tensor inputs get none, since a
+    branch returns tensors only)."""
 
     def vjp(*args: Any) -> tuple[Tensor, ...]:
         inputs, grads = args[:n_in], args[n_in:]
@@ -70,12 +63,25 @@ def _vjp(gm: Any, n_in: int, wanted: tuple[bool, ...]) -> Callable[..., tuple[Te
         result = []
         for x, w in zip(inputs, wanted, strict=True):
             g = next(it) if w else None
-            # a clone: a branch's output must not alias its inputs (NOTE [higher-order
-            # ops in graphs]), and a gradient may be an output gradient passed through
-            result.append(x.new_zeros(x.shape) if g is None else g.clone())
+            if isinstance(x, Tensor):
+                # a clone: a branch's output must not alias its inputs (NOTE
+                # [higher-order ops in graphs]); a gradient may be an output's passed on
+                result.append(x.new_zeros(x.shape) if g is None else g.clone())
         return tuple(result)
 
     return vjp
+
+
+def branch_values(pred: Tensor, t: Subgraph, f: Subgraph) -> list[Any]:
+    """The values a trace goes on with after a ``cond`` node: in a fake trace the
+    metadata both branches share (the true branch's), in a real one the values of the
+    branch taken."""
+    taken = isinstance(pred, FakeTensor) or bool(np.asarray(pred._edata).item())
+    return t.out if taken else f.out
+
+
+#: in ``ctx.inputs``, where a tensor input was (it is in ``ctx.saved_tensors``)
+_SAVED = object()
 
 
 class _CondAutograd(Function):
@@ -92,19 +98,19 @@ class _CondAutograd(Function):
         *inputs: Any,
     ) -> tuple[Tensor, ...]:
         t, f = subs
-        # a fake trace goes on with the metadata both branches share, a real one with the
-        # values of the branch taken
-        taken = isinstance(pred, FakeTensor) or bool(np.asarray(pred._edata).item())
-        out = t.out if taken else f.out
+        out = branch_values(pred, t, f)
         graphs = {"true_graph": t.gm, "false_graph": f.gm}
         add_node(tracing, op, graphs, [list(inputs)], out, lead=[pred])
-        ctx.save_for_backward(pred, *inputs)
+        ctx.save_for_backward(pred, *(x for x in inputs if isinstance(x, Tensor)))
+        ctx.inputs = [_SAVED if isinstance(x, Tensor) else x for x in inputs]
         ctx.op, ctx.graphs = op, (t.gm, f.gm)
         return tuple(out)
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
-        pred, *inputs = ctx.saved_tensors
+        pred, *tensors = ctx.saved_tensors
+        it = iter(tensors)
+        inputs = [next(it) if x is _SAVED else x for x in ctx.inputs]
         wanted = tuple(
             bool(n) and isinstance(x, Tensor) and x.is_floating_point()
             for n, x in zip(ctx.needs_input_grad[4:], inputs, strict=True)
@@ -112,8 +118,11 @@ class _CondAutograd(Function):
         t, f = ctx.graphs
         n = len(inputs)
         found = ctx.op(pred, _vjp(t, n, wanted), _vjp(f, n, wanted), (*inputs, *grads))
-        found = found if isinstance(found, (tuple, list)) else (found,)
-        picked = (g if w else None for g, w in zip(found, wanted, strict=True))
+        found = iter(found if isinstance(found, (tuple, list)) else (found,))
+        picked: list[Any] = []
+        for x, w in zip(inputs, wanted, strict=True):
+            g = next(found) if isinstance(x, Tensor) else None  # (one per tensor input)
+            picked.append(g if w else None)
         return (None, None, None, None, *picked)
 
 

@@ -48,7 +48,14 @@ from ember.ops.writes import written_tensors
 from ember.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
 from ember.utils._pytree import tree_flatten
 
-__all__ = ["Subgraph", "Tracing", "active_tracing", "add_node", "trace_functions"]
+__all__ = [
+    "Subgraph",
+    "Tracing",
+    "active_tracing",
+    "add_node",
+    "needs_grad",
+    "trace_functions",
+]
 
 
 class Tracing:
@@ -79,6 +86,19 @@ class Tracing:
         return _pop_mode_temporarily()
 
 
+def needs_grad(values: Sequence[Any]) -> bool:
+    """Whether autograd must see through an operator over ``values`` now: grad mode is on
+    and one of them requires grad.
+
+    >>> from ember._higher_order_ops.subgraph import needs_grad
+    >>> needs_grad([ember.ones(1, requires_grad=True)]), needs_grad([ember.ones(1)])
+    (True, False)
+    """
+    return state.local.grad_enabled and any(
+        isinstance(v, Tensor) and v.requires_grad for v in values
+    )
+
+
 def active_tracing(
     triggers: Sequence[Any], values: Sequence[Any], through_autograd: bool = False
 ) -> Tracing | None:
@@ -102,8 +122,7 @@ def active_tracing(
     if (
         not pre_dispatch  # a pre-dispatch graph is above autograd: it runs below, per op
         and not through_autograd
-        and state.local.grad_enabled
-        and any(isinstance(v, Tensor) and v.requires_grad for v in (*triggers, *values))
+        and needs_grad((*triggers, *values))
     ):
         return None  # NOTE [higher-order ops in graphs]: autograd through them is to come
     return Tracing(tracker, pre_dispatch)

@@ -238,13 +238,8 @@ def _collect(
             _record_before(user_fn, fake_before), tuple(dense), tracker, "fake", True,
             [f"arg{i}_1" for i in range(len(dense))],
         )  # fmt: skip
-    except LeafWriteError as e:  # the inputs that require grad are leaves of the trace
-        raise UnsupportedWrite(
-            "aot_function: the function writes an input that requires grad in place "
-            f"({str(e).partition(':')[0]}); "
-            "AOTAutograd of such writes is not supported: write a clone, or call it under "
-            "no_grad"
-        ) from e
+    except LeafWriteError as e:
+        raise leaf_write_break(e, "aot_function") from e
     return plan, tracker, gm, fake_dense, [holder, fake_before]
 
 
@@ -740,6 +735,17 @@ class UnsupportedWrite(GraphBreak, NotImplementedError):
     """A write to an input that AOTAutograd cannot trace yet (a metadata write, a write into
     an input that requires grad under autograd): ``ember.compile`` runs that signature
     eagerly, a bare ``aot_function`` raises."""
+
+
+def leaf_write_break(e: LeafWriteError, who: str) -> UnsupportedWrite:
+    """``UnsupportedWrite`` for autograd's refusal ``e`` met while tracing: the inputs
+    that require grad are leaves of the trace, the caller's may not be (eagerly the
+    write may be fine), so the signature runs eagerly rather than raising ``e``."""
+    return UnsupportedWrite(
+        f"{who}: the function writes an input that requires grad in place "
+        f"({str(e).partition(':')[0]}); AOTAutograd of such writes is not supported: "
+        "write a clone, or call it under no_grad"
+    )
 
 
 def _check_aliased_writes(uniq: list[Tensor], plan: _Plan) -> None:
