@@ -14,6 +14,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
+from ember.func._aux import split_aux
 from ember.func._reverse import (
     check_argnums,
     grads_of,
@@ -36,12 +37,7 @@ def _grad_and_value(
         output = func(*args, **kwargs)
         aux = None
         if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "grad_and_value(f)(*args): output of function f should be a tuple: "
-                    "(output, aux) if has_aux is True"
-                )
-            output, aux = output
+            output, aux = split_aux(output, "grad_and_value(f)(*args)")
         if not isinstance(output, Tensor):
             raise RuntimeError(
                 "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "

@@ -12,6 +12,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd import forward_ad as fwAD
+from ember.func._aux import split_aux
 from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 
@@ -85,12 +86,7 @@ def jvp(
         out = func(*tree_unflatten(duals, spec))
         aux = None
         if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(
-                    "jvp(f, primals, tangents, has_aux=True): output of function f should be "
-                    "a tuple: (output, aux) if has_aux is True"
-                )
-            out, aux = out
+            out, aux = split_aux(out, "jvp(f, primals, tangents, has_aux=True)")
             aux = tree_map(
                 lambda a: fwAD.unpack_dual(a, level=level).primal if isinstance(a, Tensor) else a,
                 aux,

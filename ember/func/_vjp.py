@@ -14,6 +14,7 @@ from typing import Any
 
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
+from ember.func._aux import split_aux
 from ember.func._reverse import grads_of, release, replace_args, tracked_outside
 from ember.utils._pytree import tree_flatten, tree_unflatten
 
@@ -50,12 +51,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
         output = func(*new)
         aux = None
         if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError(
-                    "vjp(f, *primals): output of function f should be a tuple: "
-                    "(output, aux) if has_aux is True"
-                )
-            output, aux = output
+            output, aux = split_aux(output, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(output)
         _check_outputs(flat_out)
         flat_in, in_spec = tree_flatten(diff)
