@@ -50,11 +50,16 @@ def _check_device(device_type: str) -> None:
         raise _unsupported(device_type)
 
 
+def check_device_type(device_type: Any) -> None:
+    """``device_type`` (of ``autocast``, ``custom_fwd``, ...) must be a string."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
 def _device_of(device_type: str | None) -> str:
     if device_type is None:
         return "cuda"  # PyTorch's default for the deprecated no-argument forms
-    if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    check_device_type(device_type)
     return device_type
 
 
@@ -196,8 +201,7 @@ class autocast:  # noqa: N801  (PyTorch's name)
         enabled: bool = True,
         cache_enabled: bool | None = None,
     ) -> None:
-        if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        check_device_type(device_type)
         _check_device(device_type)
         self.device = device_type
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype

@@ -16,7 +16,12 @@ import numpy as np
 
 from ember import dtypes
 from ember._tensor import Tensor
-from ember.amp.autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
+from ember.amp.autocast_mode import (
+    autocast,
+    check_device_type,
+    get_autocast_dtype,
+    is_autocast_enabled,
+)
 
 __all__ = ["custom_fwd", "custom_bwd"]
 
@@ -42,16 +47,11 @@ def _cast(value: Any, device_type: str, dtype: Any) -> Any:
     return value
 
 
-def _check(device_type: Any) -> None:
-    if not isinstance(device_type, str):
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-
-
 def custom_fwd(
     fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None
 ) -> Any:
     """Decorate a custom Function's ``forward`` (``@custom_fwd(device_type="cpu")``)."""
-    _check(device_type)
+    check_device_type(device_type)
     if fwd is None:
         return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
 
@@ -77,7 +77,7 @@ def custom_fwd(
 def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> Any:
     """Decorate a custom Function's ``backward`` (``@custom_bwd(device_type="cpu")``): it runs
     with the autocast state its forward ran with."""
-    _check(device_type)
+    check_device_type(device_type)
     if bwd is None:
         return functools.partial(custom_bwd, device_type=device_type)
 
