@@ -48,6 +48,12 @@ def _per_group(name: str, optimizer: Optimizer, value: Any) -> list[Any]:
     return [value] * n
 
 
+def _check_optimizer(optimizer: Any) -> None:
+    """A scheduler is made for an ``Optimizer`` (TypeError, as PyTorch's, otherwise)."""
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
 class LRScheduler:
     """Base class: subclasses give ``get_lr()`` (the next rates from the current ones) and
     may give ``_get_closed_form_lr()`` (rates at ``last_epoch`` from the base rates).
@@ -61,8 +67,7 @@ class LRScheduler:
     _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -614,8 +619,7 @@ class OneCycleLR(_MomentumCycle):
         three_phase: bool = False,
         last_epoch: int = -1,
     ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
             if total_steps <= 0 or not isinstance(total_steps, int):
@@ -734,8 +738,7 @@ class CyclicLR(_MomentumCycle):
         max_momentum: float | list[float] = 0.9,
         last_epoch: int = -1,
     ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
@@ -973,8 +976,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         n = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
