@@ -42,6 +42,12 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
+def check_probs_or_logits(probs: Any, logits: Any) -> None:
+    """Exactly one of ``probs`` and ``logits`` is given (ValueError, as PyTorch's)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
 def set_probs_or_logits(d: Any, probs: Any, logits: Any) -> Size:
     """Give distribution ``d`` exactly one of ``probs`` and ``logits`` (a tensor, broadcast as
     ``broadcast_all`` does) and its ``_param``; returns the batch shape (none for a number).
@@ -51,8 +57,7 @@ def set_probs_or_logits(d: Any, probs: Any, logits: Any) -> Size:
     >>> set_probs_or_logits(D(), ember.tensor([0.2, 0.5]), None)
     ember.Size([2])
     """
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    check_probs_or_logits(probs, logits)
     given = probs if probs is not None else logits
     (value,) = broadcast_all(given)
     if probs is not None:
@@ -194,8 +199,7 @@ def set_count_and_probs_or_logits(d: Any, total_count: Any, probs: Any, logits: 
     >>> set_count_and_probs_or_logits(D(), 3, ember.tensor([0.2, 0.5]), None)
     ember.Size([2])
     """
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    check_probs_or_logits(probs, logits)
     name, given = ("probs", probs) if probs is not None else ("logits", logits)
     count, value = broadcast_all(total_count, given)
     d.total_count = count.type_as(value)
