@@ -23,7 +23,7 @@ import ember
 from ember._tensor import Size, Tensor
 from ember.distributions import constraints
 from ember.distributions.distribution import Distribution
-from ember.distributions.utils import EMPTY, lazy_property, standard_normal
+from ember.distributions.utils import EMPTY, lazy_property, one_matrix, standard_normal
 
 __all__ = ["MultivariateNormal"]
 
@@ -157,22 +157,7 @@ class MultivariateNormal(_VectorGaussian, _OneCholeskyFactor):
         validate_args: bool | None = None,
     ) -> None:
         self._check_loc(loc)
-        given = [m is not None for m in (covariance_matrix, scale_tril, precision_matrix)]
-        if sum(given) != 1:
-            raise ValueError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
-                "specified."
-            )
-        name, matrix = next(
-            (n, m)
-            for n, m in (
-                ("scale_tril", scale_tril),
-                ("covariance_matrix", covariance_matrix),
-                ("precision_matrix", precision_matrix),
-            )
-            if m is not None
-        )
-        assert matrix is not None
+        name, matrix = one_matrix(covariance_matrix, precision_matrix, scale_tril)
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(

@@ -48,6 +48,28 @@ def check_probs_or_logits(probs: Any, logits: Any) -> None:
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
 
 
+def one_matrix(
+    covariance_matrix: Tensor | None, precision_matrix: Tensor | None, scale_tril: Tensor | None
+) -> tuple[str, Tensor]:
+    """The name and value of the one matrix given of the three that can define a Gaussian
+    scale (``MultivariateNormal``, ``Wishart``); ValueError, as PyTorch's, unless exactly one
+    is."""
+    given = [
+        (name, m)
+        for name, m in (
+            ("covariance_matrix", covariance_matrix),
+            ("precision_matrix", precision_matrix),
+            ("scale_tril", scale_tril),
+        )
+        if m is not None
+    ]
+    if len(given) != 1:
+        raise ValueError(
+            "Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified."
+        )
+    return given[0]
+
+
 def set_probs_or_logits(d: Any, probs: Any, logits: Any) -> Size:
     """Give distribution ``d`` exactly one of ``probs`` and ``logits`` (a tensor, broadcast as
     ``broadcast_all`` does) and its ``_param``; returns the batch shape (none for a number).

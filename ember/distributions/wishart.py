@@ -24,7 +24,7 @@ from ember.distributions import constraints
 from ember.distributions.chi2 import Chi2
 from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.multivariate_normal import _OneCholeskyFactor
-from ember.distributions.utils import EMPTY, vec_to_tril_matrix
+from ember.distributions.utils import EMPTY, one_matrix, vec_to_tril_matrix
 
 __all__ = ["Wishart"]
 
@@ -77,15 +77,7 @@ class Wishart(_OneCholeskyFactor, ExponentialFamily):
         scale_tril: Tensor | None = None,
         validate_args: bool | None = None,
     ) -> None:
-        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix),
-                 ("precision_matrix", precision_matrix), ("scale_tril", scale_tril))
-                 if m is not None]  # fmt: skip
-        if len(given) != 1:
-            raise ValueError(
-                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
-                "specified."
-            )
-        name, param = given[0]
+        name, param = one_matrix(covariance_matrix, precision_matrix, scale_tril)
         if param.dim() < 2:
             raise ValueError(
                 f"{name} must be at least two-dimensional, with optional leading batch dimensions"
