@@ -45,6 +45,14 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     return module
 
 
+def _tensor_named(module: Module, name: str) -> Tensor:
+    """``module``'s parameter or buffer ``name``, which a parametrization replaces."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    return weight
+
+
 class _SpectralNorm(Module):
     """``weight / sigma`` with ``sigma`` the largest singular value of the weight (as a
     matrix with ``dim`` first), estimated by power iteration on the buffers ``_u`` and
@@ -113,9 +121,7 @@ def spectral_norm(
     >>> list(m.state_dict())[2:]
     ['parametrizations.weight.0._u', 'parametrizations.weight.0._v']
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_named(module, name)
     if dim is None:
         transposed = type(module).__name__.startswith("ConvTranspose")
         dim = 1 if transposed else 0
@@ -262,9 +268,7 @@ def orthogonal(
     >>> w = m.weight.detach(); bool(ember.allclose(w @ w.T, ember.eye(3), atol=1e-5))
     True
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_named(module, name)
     if weight.ndim < 2:
         raise ValueError(
             f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions."
