@@ -329,6 +329,12 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     return tensor
 
 
+def _check_2d(tensor: Tensor) -> None:
+    """``sparse_`` and ``eye_`` fill matrices only."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+
+
 def sparse_(
     tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
 ) -> Tensor:
@@ -339,8 +345,7 @@ def sparse_(
     >>> [int((w[:, j] == 0).sum()) for j in range(3)]
     [3, 3, 3]
     """
-    if tensor.ndim != 2:
-        raise ValueError("Only tensors with 2 dimensions are supported")
+    _check_2d(tensor)
     rows, cols = tensor.shape
     zeros = int(math.ceil(sparsity * rows))
     with ember.no_grad():  # PyTorch's draws: normal_, then a randperm per column from the
@@ -384,8 +389,7 @@ def eye_(tensor: Tensor) -> Tensor:
     tensor([[1., 0., 0.],
             [0., 1., 0.]])
     """
-    if tensor.ndim != 2:
-        raise ValueError("Only tensors with 2 dimensions are supported")
+    _check_2d(tensor)
     with ember.no_grad():
         tensor.copy_(ember.eye(*tensor.shape, dtype=tensor.dtype))  # type: ignore[attr-defined]
     return tensor
