@@ -18,7 +18,6 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops import strides as S
 from ember.ops.native.indexing import (
-    check_fill_value,
     check_masked_scatter,
     check_masked_select,
     check_take,
@@ -258,8 +257,7 @@ def _contiguous_copy_of(self: Tensor) -> np.ndarray:
     return out
 
 
-def _scalar_value(value: Any, op: str) -> Any:
-    check_fill_value(value, op)
+def _scalar_value(value: Any) -> Any:
     return value._edata.item() if isinstance(value, Tensor) else value
 
 
@@ -301,8 +299,8 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def _index_fill_kernels(inplace: bool) -> Any:
     def kernel(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-        d = index_along("index_fill_", self, dim, index, None, _LONG)
-        v = _scalar_value(value, "index_fill_")
+        d = index_along("index_fill_", self, dim, index, None, _LONG, value=value)
+        v = _scalar_value(value)
         out = self._edata if inplace else _copy_of(self)
         _index_fill(out, d, index, v, self.dtype)
         if inplace:

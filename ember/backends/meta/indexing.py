@@ -14,7 +14,6 @@ from ember.dispatch.keys import DispatchKey
 from ember.library import impl
 from ember.ops import strides as S
 from ember.ops.native.indexing import (
-    check_fill_value,
     check_masked_scatter,
     check_masked_select,
     check_take,
@@ -92,9 +91,10 @@ def masked_select(self: Tensor, mask: Tensor) -> Tensor:
 
 def _along(op: str, allowed: tuple[Any, ...], inplace: bool, with_source: bool) -> Any:
     def rule(self: Tensor, dim: int, index: Tensor, source: Any, **kwargs: Any) -> Tensor:
-        index_along(op, self, dim, index, source if with_source else None, allowed)
-        if not with_source:
-            check_fill_value(source, op)
+        if with_source:
+            index_along(op, self, dim, index, source, allowed)
+        else:  # index_fill: ``source`` is the value
+            index_along(op, self, dim, index, None, allowed, value=source)
         if inplace:
             self._bump_version()
             return self

@@ -53,7 +53,7 @@ def check_take(self: Tensor, index: Tensor) -> None:
         )
 
 
-def check_fill_value(value: Any, op: str) -> None:
+def _check_index_fill_value(value: Any, op: str) -> None:
     """``index_fill``'s ``value``: a number, or a tensor with no dims (``op`` names the op in
     the error)."""
     ndim = getattr(value, "ndim", 0)  # a tensor's; a Python number has none
@@ -65,10 +65,17 @@ def check_fill_value(value: Any, op: str) -> None:
 
 
 def index_along(
-    op: str, self: Tensor, dim: int, index: Tensor, source: Tensor | None, allowed: tuple[Any, ...]
+    op: str,
+    self: Tensor,
+    dim: int,
+    index: Tensor,
+    source: Tensor | None,
+    allowed: tuple[Any, ...],
+    value: Any = None,
 ) -> int:
-    """The checks of ``index_add_``/``index_copy_``/``index_fill_`` (``op``), each with the
-    exception types PyTorch raises; returns the wrapped dim."""
+    """The checks of ``index_add_``/``index_copy_`` (given ``source``) and ``index_fill_``
+    (given ``value``) (``op``), each with the exception types PyTorch raises; returns the
+    wrapped dim."""
     d = wrap_dim(dim, self.ndim, op)
     if index.ndim > 1:
         if op == "index_fill_":
@@ -82,7 +89,8 @@ def index_along(
         names = "int32/int64" if len(allowed) == 2 else "int64"
         error = IndexError if op == "index_fill_" else RuntimeError
         raise error(f"{op}(): Expected dtype {names} for index but got: {index.dtype._short}")
-    if source is None:
+    if source is None:  # index_fill_
+        _check_index_fill_value(value, op)
         return d
     if source.dtype is not self.dtype:
         raise RuntimeError(
