@@ -303,3 +303,18 @@ def test_op_overload_decompose():
     assert aten.mm.default.decompose(ember.ones(2, 2), ember.ones(2, 2)) is NotImplemented
     out = aten.matmul.default.decompose(ember.ones(2, 2), ember.ones(2, 2))
     np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 2.0))
+
+
+def test_a_tensor_made_inside_is_a_lift_fresh_copy_in_both_modes() -> None:
+    """``ember.tensor(data)`` in the traced code: a constant lifted as PyTorch records it
+    (``lift_fresh_copy``), also in fake mode (the constant is made fake there)."""
+    from ember.fx.experimental.proxy_tensor import make_fx as mfx
+
+    def f(x):  # noqa: ANN001, ANN202
+        return x + ember.tensor([1.0, 2.0])
+
+    for mode in ("real", "fake"):
+        gm = mfx(f, tracing_mode=mode)(ember.ones(2))
+        ops = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+        assert ops == ["aten.lift_fresh_copy.default", "aten.add.Tensor"], mode
+        assert gm(ember.ones(2)).tolist() == [2.0, 3.0]

@@ -12,6 +12,7 @@ from typing import Any
 
 from ember._decomp import register_decomposition
 from ember.ops.registry import ops
+from ember.ops.shapes import wrap_dim
 
 aten = ops.aten
 
@@ -99,3 +100,24 @@ def clamp_min(self: Any, min: Any) -> Any:
 @register_decomposition(aten.mish.default)
 def mish(self: Any) -> Any:
     return aten.mul.Tensor(self, aten.tanh.default(aten.softplus.default(self)))
+
+
+@register_decomposition(aten.sum.default)
+def sum_all(self: Any, *, dtype: Any = None) -> Any:
+    if dtype is None:
+        return aten.sum.dim_IntList(self, [])
+    return aten.sum.dim_IntList(self, [], dtype=dtype)
+
+
+@register_decomposition(aten.transpose.int)
+def transpose(self: Any, dim0: int, dim1: int) -> Any:
+    a, b = wrap_dim(dim0, self.dim(), "transpose"), wrap_dim(dim1, self.dim(), "transpose")
+    order = list(range(self.dim()))
+    if order:
+        order[a], order[b] = order[b], order[a]
+    return aten.permute.default(self, order)
+
+
+@register_decomposition(aten.detach.default)
+def detach(self: Any) -> Any:
+    return aten.alias.default(self)

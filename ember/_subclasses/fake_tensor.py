@@ -64,6 +64,10 @@ class DataDependentOutputException(RuntimeError):
         self.func = func
 
 
+#: ops that bring a fresh real tensor (``ember.tensor(data)``'s) into the program: a
+#: constant, made fake whatever ``allow_non_fake_inputs`` says, as PyTorch's
+_LIFTS = frozenset({ops.aten.lift_fresh.default, ops.aten.lift_fresh_copy.default})
+
 #: ops that return the input's values themselves
 _DATA_OUTPUTS = (
     frozenset({ops.aten._local_scalar_dense.default})
@@ -170,7 +174,7 @@ class FakeTensorMode(TorchDispatchMode):
 
         def to_fake(x: Any) -> Any:
             if isinstance(x, Tensor) and not isinstance(x, FakeTensor):
-                if not self.allow_non_fake_inputs:
+                if not self.allow_non_fake_inputs and func not in _LIFTS:
                     raise RuntimeError(
                         f"{func}: a real tensor entered FakeTensorMode with "
                         "allow_non_fake_inputs=False; convert it with mode.from_tensor(t)"

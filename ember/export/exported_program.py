@@ -11,8 +11,11 @@ Writes stay in the graph as PyTorch's training IR keeps them (``add_`` on
 ``num_batches_tracked``), so ``ep.module()`` updates its buffers as the module would.
 Shapes, dtypes and the non-tensor arguments are specialized to the example inputs.
 ``run_decompositions()`` traces the program again below autograd with a decomposition
-table (``core_aten_decompositions()`` by default): PyTorch's also functionalizes it
-(buffer writes become outputs); ember's keeps the writes in place.
+table (``core_aten_decompositions()`` by default) and functionalized, as PyTorch's: the
+graph is pure; the new value of each parameter, buffer or user input it writes is an
+output, before the user outputs (``BUFFER_MUTATION``, ``PARAMETER_MUTATION``,
+``USER_INPUT_MUTATION`` in the signature), and ``module()`` copies those values into the
+tensors. Dead ops are removed.
 """
 
 from __future__ import annotations
@@ -23,8 +26,14 @@ from typing import Any
 from ember._decomp import core_aten_decompositions
 from ember._tensor import Tensor
 from ember.autograd.grad_mode import no_grad
-from ember.export._tracing import trace
-from ember.export.graph_signature import ExportGraphSignature
+from ember.export._tracing import trace_functional
+from ember.export.graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    OutputKind,
+    OutputSpec,
+    TensorArgument,
+)
 from ember.fx.graph_module import GraphModule
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
@@ -81,10 +90,29 @@ class ExportedProgram:
         # an inference graph, as PyTorch's: below autograd nothing differentiates it, and a
         # cond or while_loop node then stays one node (NOTE [higher-order ops in graphs])
         with no_grad():
-            gm, _ = trace(self.graph_module, inputs, names, pre_dispatch=False, table=table)
+            gm, written = trace_functional(self.graph_module, inputs, names, table)
+        returned = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+        specs = self.graph_signature.input_specs
+        kinds = {
+            InputKind.PARAMETER: OutputKind.PARAMETER_MUTATION,
+            InputKind.BUFFER: OutputKind.BUFFER_MUTATION,
+            InputKind.USER_INPUT: OutputKind.USER_INPUT_MUTATION,
+        }
+        outputs = [
+            OutputSpec(
+                kinds[specs[k].kind],
+                TensorArgument(r.name),
+                specs[k].target if specs[k].target is not None else specs[k].arg.name,
+            )
+            for k, r in zip(written, returned, strict=False)
+        ]
+        outputs += [
+            OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(getattr(r, "name", str(r))), None)
+            for r in returned[len(written) :]
+        ]
         return ExportedProgram(
-            gm, self.graph_signature, self.state_dict, self.example_inputs,
-            self._in_spec, self._out_spec, self.constants,
+            gm, ExportGraphSignature(list(specs), outputs), self.state_dict,
+            self.example_inputs, self._in_spec, self._out_spec, self.constants,
         )  # fmt: skip
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -154,5 +182,18 @@ class _ExportedModule(Module):
         state = dict(self.named_parameters(remove_duplicate=False))
         state.update(self.named_buffers(remove_duplicate=False))
         lifted = [state[n] for n in self.__dict__["_names"]]
-        out = ep.graph_module(*lifted, *tensors)
-        return tree_unflatten(list(out), ep._out_spec)
+        inputs = [*lifted, *tensors]
+        out = ep.graph_module(*inputs)
+        # the new values of written inputs come first (a decomposed program's: NOTE [export])
+        position = {s.arg.name: k for k, s in enumerate(ep.graph_signature.input_specs)}
+        by_target = {
+            (s.target if s.target is not None else s.arg.name): position[s.arg.name]
+            for s in ep.graph_signature.input_specs
+        }
+        n = 0
+        with no_grad():
+            for spec, value in zip(ep.graph_signature.output_specs, out, strict=True):
+                if spec.kind is not OutputKind.USER_OUTPUT:
+                    inputs[by_target[spec.target]].copy_(value)
+                    n += 1
+        return tree_unflatten(list(out[n:]), ep._out_spec)

@@ -1,6 +1,6 @@
 """What an exported graph's inputs and outputs are, as ``torch.export.graph_signature``:
 each placeholder a parameter, a buffer or a user input (``InputSpec``), each output a user
-output (``OutputSpec``).
+output or the new value of a written input (``OutputSpec``).
 
 >>> from ember.export.graph_signature import InputKind, InputSpec, TensorArgument
 >>> spec = InputSpec(InputKind.PARAMETER, TensorArgument("p_weight"), "weight")
@@ -40,10 +40,11 @@ class OutputKind(enum.Enum):
     USER_OUTPUT = 1
     LOSS_OUTPUT = 2
     BUFFER_MUTATION = 3
-    GRADIENT_TO_PARAMETER = 4
-    GRADIENT_TO_USER_INPUT = 5
-    USER_INPUT_MUTATION = 6
-    TOKEN = 7
+    PARAMETER_MUTATION = 4
+    GRADIENT_TO_PARAMETER = 5
+    GRADIENT_TO_USER_INPUT = 6
+    USER_INPUT_MUTATION = 7
+    TOKEN = 8
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ class InputSpec:
 
 @dataclass(frozen=True)
 class OutputSpec:
-    """One output: its kind and its node."""
+    """One output: its kind and its node; for a mutation, what it writes (``target``: the
+    ``state_dict`` name of a parameter or buffer, a user input's placeholder name)."""
 
     kind: OutputKind
     arg: TensorArgument
@@ -103,6 +105,28 @@ class ExportGraphSignature:
         """The user outputs' node names."""
         return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.USER_OUTPUT)
 
+    def _mutated(self, kind: OutputKind) -> dict[str, str]:
+        return {
+            s.arg.name: s.target
+            for s in self.output_specs
+            if s.kind is kind and s.target is not None
+        }
+
+    @property
+    def buffers_to_mutate(self) -> dict[str, str]:
+        """Output node name -> the buffer it is the new value of."""
+        return self._mutated(OutputKind.BUFFER_MUTATION)
+
+    @property
+    def parameters_to_mutate(self) -> dict[str, str]:
+        """Output node name -> the parameter it is the new value of."""
+        return self._mutated(OutputKind.PARAMETER_MUTATION)
+
+    @property
+    def user_inputs_to_mutate(self) -> dict[str, str]:
+        """Output node name -> the user input (placeholder name) it is the new value of."""
+        return self._mutated(OutputKind.USER_INPUT_MUTATION)
+
     def _targets(self, kind: InputKind) -> dict[str, str]:
         return {
             s.arg.name: s.target
@@ -128,5 +152,8 @@ class ExportGraphSignature:
                 extra += f" persistent={s.persistent}"
             lines.append(f"{s.arg.name}: {s.kind.name}{extra}")
         lines += ["", "# outputs"]
-        lines += [f"{s.arg.name}: {s.kind.name}" for s in self.output_specs]
+        lines += [
+            f"{s.arg.name}: {s.kind.name}" + (f" target={s.target!r}" if s.target else "")
+            for s in self.output_specs
+        ]
         return "\n".join(lines)

@@ -7,7 +7,11 @@ training, yet its schema marks no argument as written (PyTorch's functionalizati
 by hand and rewrites the op to ``_native_batch_norm_legit_functional``). ember keeps the
 schema as PyTorch prints it, so ``__torch_dispatch__`` code sees the same, and declares the
 hidden writes once, here, beside the schema's: every layer that must know what a call
-writes (the lazy device's functionalization) asks ``written_tensors``.
+writes (the lazy device's functionalization) asks ``written_tensors``. The tracer's
+functionalization (NOTE [functional tracing]) rewrites such a call as PyTorch's does, to
+the op ``STATE_FUNCTIONAL`` names, whose last outputs are the written tensors' new values;
+the lazy device's Functionalize key leaves the op to the Lazy key, which records its
+writes itself.
 
 >>> from ember.ops.writes import written_tensors
 >>> x, rm, rv = ember.ones(4, 2), ember.zeros(2), ember.ones(2)
@@ -34,6 +38,13 @@ UNDECLARED_WRITES = {
         if _argument(aten.native_batch_norm.default, args, kwargs, "training")
         else ()
     ),  # fmt: skip
+}
+
+
+#: op -> the functional op a call that writes undeclared tensors becomes (its last outputs
+#: are their new values, in ``written_tensors`` order; NOTE [undeclared writes])
+STATE_FUNCTIONAL: dict[OpOverload, OpOverload] = {
+    aten.native_batch_norm.default: aten._native_batch_norm_legit_functional.default,
 }
 
 

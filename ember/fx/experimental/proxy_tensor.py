@@ -61,9 +61,9 @@ from ember.fx.graph_module import GraphModule
 from ember.fx.node import Node
 from ember.fx.passes.shape_prop import extract_tensor_metadata
 from ember.nn.parameter import Parameter
-from ember.ops.functional_rewrite import functional_of, metadata_view_of, rewrite
+from ember.ops.functional_rewrite import functional_of, metadata_view_of, new_values, rewrite
 from ember.ops.registry import OpOverload, ops
-from ember.ops.writes import UNDECLARED_WRITES, written_tensors
+from ember.ops.writes import STATE_FUNCTIONAL, UNDECLARED_WRITES, written_tensors
 from ember.utils._python_dispatch import TorchDispatchMode
 from ember.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -76,6 +76,7 @@ __all__ = [
 
 aten = ops.aten
 #: what reading one value of a tensor without data dispatches (``item()`` of a fake tensor)
+_LIFT_FRESH, _LIFT_FRESH_COPY = aten.lift_fresh.default, aten.lift_fresh_copy.default
 _LOCAL_SCALAR: Any = getattr(getattr(aten, "_local_scalar_dense", None), "default", None)
 
 
@@ -216,6 +217,8 @@ class _Tracker:
     # recording
 
     def record(self, func: OpOverload, args: Any, kwargs: dict[str, Any], out: Any) -> Node:
+        if func is _LIFT_FRESH:  # a constant's alias: a copy in the graph, as PyTorch's
+            func = _LIFT_FRESH_COPY
         pargs, pkwargs = tree_map(self.arg, (args, kwargs))
         node = self.graph.call_function(
             func, tuple(pargs), pkwargs, name=func.overloadpacket.__name__
@@ -459,7 +462,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 out = decomp(*args, **kwargs)
             if out is not NotImplemented:
                 return out
-        if tr.functionalize and func._schema.is_mutable:
+        if tr.functionalize and (func._schema.is_mutable or func in STATE_FUNCTIONAL):
             return self.functional(func, args, kwargs)
         out = func(*args, **kwargs)
         tr.record(func, args, kwargs, out)
@@ -469,6 +472,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         """NOTE [functional tracing]: a write recorded as its functional op."""
         tr = self.tracker
         written = written_tensors(func, args, kwargs)
+        if func in STATE_FUNCTIONAL:
+            return self.state_functional(func, args, kwargs, written)
         functional = functional_of(func)
         if functional is not None:  # NOTE [functional rewrite], driven by the trace
             done: list[Any] = []
@@ -538,6 +543,27 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                     tr.track(o, _Getitem(node, i))
         return out
 
+    def state_functional(
+        self, func: OpOverload, args: Any, kwargs: dict[str, Any], written: list[Tensor]
+    ) -> Any:
+        """NOTE [undeclared writes]: a training ``native_batch_norm`` recorded as the op
+        returning the new running statistics, which the statistics are rebound to."""
+        tr = self.tracker
+        if not written:  # nothing written (evaluation, or no running statistics)
+            out = func(*args, **kwargs)
+            tr.record(func, args, kwargs, out)
+            return out
+        functional = STATE_FUNCTIONAL[func]
+        new = functional(*args, **kwargs)
+        tr.record(functional, args, kwargs, new)
+        values = new_values(new)
+        kept = len(values) - len(written)
+        for t, v in zip(written, values[kept:], strict=True):
+            t.copy_(v)  # the value and the version the write leaves (not recorded)
+            node = tr.resolve(tr.of[id(v)][1])
+            tr.rebind_written(t, node)
+        return tuple(new[:kept])
+
 
 def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any]:
     """The tensors a call writes that its schema does not declare (batch norm's running
@@ -570,11 +596,13 @@ def _undeclared(func: OpOverload, args: Any, kwargs: dict[str, Any]) -> list[Any
 # tensor, so running it under another fake trace works, as ``make_fx(functionalize(f),
 # tracing_mode="fake")`` does), or is the view's values reshaped when the view covers the
 # whole base in order (``view(-1)``); every other view of that base is re-derived by
-# ``as_strided`` of the base's new value the next time it is used. Metadata writes
-# (``t_``) become their view op; writes without a functional op (and the writes a schema
-# leaves undeclared, batch norm's running statistics) run on clones, which stand for the
-# written tensors from then on (the graph writes only values it made). Which inputs were
-# written is read from the tracker afterwards.
+# ``as_strided`` of the base's new value the
+# next time it is used. Metadata writes (``t_``) become their view op; a training batch
+# norm, whose schema leaves its writes undeclared, becomes
+# ``_native_batch_norm_legit_functional`` and its running statistics that op's last
+# outputs (NOTE [undeclared writes]); other writes without a functional op run on
+# clones, which stand for the written tensors from then on (the graph writes only values
+# it made). Which inputs were written is read from the tracker afterwards.
 
 
 _SCALAR_READS = frozenset(("__bool__", "__float__", "__int__", "__index__", "item"))

@@ -562,6 +562,38 @@ def batch_norm(
     )[0]
 
 
+# PyTorch's functionalization rewrites a training ``native_batch_norm`` (which writes its
+# running statistics without declaring it: NOTE [undeclared writes]) to this op, which
+# returns the new statistics instead; ember's tracer does the same (NOTE [functional
+# tracing]). An op, not a function, as PyTorch's.
+define(
+    "_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, "
+    "Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> "
+    "(Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)",
+    variants=(),
+)
+
+
+@impl(aten._native_batch_norm_legit_functional.default, _CIA)
+def native_batch_norm_functional(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor,
+    running_var: Tensor,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """``native_batch_norm`` on copies of the running statistics, returned with its result:
+    the arguments are not written."""
+    mean, var = aten.clone.default(running_mean), aten.clone.default(running_var)
+    out, save_mean, save_rstd = aten.native_batch_norm.default(
+        input, weight, bias, mean, var, training, momentum, eps
+    )
+    return out, save_mean, save_rstd, mean, var
+
+
 @impl(aten.nll_loss.default, _CIA)
 def nll_loss(
     self: Tensor,

@@ -238,6 +238,16 @@ def batch_norm_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
         yield SampleInput(make((4, 3, 2, 3)), make(3), None, *_running(make, 3), True, 0.3, 1e-3)
 
 
+@samples(
+    "_native_batch_norm_legit_functional.default", dtypes=(dtypes.float32,), atol=1e-5, rtol=1e-4
+)
+def batch_norm_functional_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
+    x = make((4, 3, 5))  # float32 only: PyTorch refuses running stats that require grad
+    yield SampleInput(x, make(3), make(3), *_running(make, 3), True, 0.1, 1e-5)
+    yield SampleInput(x, None, None, *_running(make, 3), True, 0.3, 1e-3)
+    yield SampleInput(x, make(3), None, *_running(make, 3), False, 0.1, 1e-5, name="eval")
+
+
 @samples("batch_norm.default", dtypes=F32_64, atol=1e-5, rtol=1e-4)
 def batch_norm_front_samples(make: Any, dtype: Any) -> Iterator[SampleInput]:
     x = make((4, 3, 5))
