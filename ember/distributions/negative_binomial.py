@@ -12,9 +12,8 @@ from ember.distributions.distribution import Distribution
 from ember.distributions.gamma import Gamma
 from ember.distributions.utils import (
     EMPTY,
-    BinaryOdds,
+    CountedOdds,
     lazy_property,
-    set_count_and_probs_or_logits,
 )
 
 __all__ = ["NegativeBinomial"]
@@ -22,7 +21,7 @@ __all__ = ["NegativeBinomial"]
 _logsigmoid = ember.nn.functional.logsigmoid
 
 
-class NegativeBinomial(BinaryOdds, Distribution):
+class NegativeBinomial(CountedOdds, Distribution):
     """The number of successes (each with probability ``probs``, or log-odds ``logits``)
     before ``total_count`` failures. ``sample`` is ``poisson(Gamma(total_count,
     exp(-logits)).sample())`` as in PyTorch; ember's gamma draws are its own, so the samples
@@ -32,28 +31,12 @@ class NegativeBinomial(BinaryOdds, Distribution):
     tensor(-1.3863)
     """
 
-    total_count: Tensor
     arg_constraints = {
         "total_count": constraints.greater_than_eq(0),
         "probs": constraints.half_open_interval(0.0, 1.0),
         "logits": constraints.real,
     }
     support = constraints.nonnegative_integer
-
-    def __init__(
-        self,
-        total_count: Any,
-        probs: Any = None,
-        logits: Any = None,
-        validate_args: bool | None = None,
-    ) -> None:
-        batch_shape = set_count_and_probs_or_logits(self, total_count, probs, logits)
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._expanded_probs_or_logits(NegativeBinomial, batch_shape, _instance)
-        new.total_count = self.total_count.expand(new.batch_shape)
-        return new  # type: ignore[no-any-return]
 
     @property
     def param_shape(self) -> Size:

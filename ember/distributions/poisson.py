@@ -14,9 +14,8 @@ from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.gamma import _batch
 from ember.distributions.utils import (
     EMPTY,
-    BinaryOdds,
+    CountedOdds,
     broadcast_all,
-    set_count_and_probs_or_logits,
 )
 from ember.random import _generator
 
@@ -74,14 +73,13 @@ class Poisson(ExponentialFamily):
         return ember.exp(x)
 
 
-class Binomial(BinaryOdds, Distribution):
+class Binomial(CountedOdds, Distribution):
     """The number of successes in ``total_count`` trials of probability ``probs``.
 
     >>> ember.distributions.Binomial(4, probs=ember.tensor(0.5)).mean
     tensor(2.)
     """
 
-    total_count: Tensor
     arg_constraints = {
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,
@@ -96,13 +94,7 @@ class Binomial(BinaryOdds, Distribution):
         logits: Any = None,
         validate_args: bool | None = None,
     ) -> None:
-        batch_shape = set_count_and_probs_or_logits(self, total_count, probs, logits)
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._expanded_probs_or_logits(Binomial, batch_shape, _instance)
-        new.total_count = self.total_count.expand(new.batch_shape)
-        return new  # type: ignore[no-any-return]
+        super().__init__(total_count, probs, logits, validate_args)
 
     @property
     def support(self) -> constraints.Constraint:

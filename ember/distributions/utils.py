@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 import numpy as np
 
@@ -211,25 +211,6 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     return padded[..., ember.tensor(where)].reshape(*vec.shape[:-1], n, n)
 
 
-def set_count_and_probs_or_logits(d: Any, total_count: Any, probs: Any, logits: Any) -> Size:
-    """Give distribution ``d`` ``total_count`` and exactly one of ``probs`` and ``logits``,
-    broadcast together (the count in the odds' dtype), and its ``_param``; returns the batch
-    shape (``Binomial``, ``NegativeBinomial``).
-
-    >>> from ember.distributions.utils import set_count_and_probs_or_logits
-    >>> class D: ...
-    >>> set_count_and_probs_or_logits(D(), 3, ember.tensor([0.2, 0.5]), None)
-    ember.Size([2])
-    """
-    check_probs_or_logits(probs, logits)
-    name, given = ("probs", probs) if probs is not None else ("logits", logits)
-    count, value = broadcast_all(total_count, given)
-    d.total_count = count.type_as(value)
-    setattr(d, name, value)
-    d._param = value
-    return value.size()
-
-
 class BinaryOdds:
     """The ``probs``/``logits`` pair of a distribution given by the odds of one binary trial
     (``Bernoulli``, ``Geometric``, ``Binomial``, ...): whichever was not given is computed
@@ -244,3 +225,39 @@ class BinaryOdds:
     @lazy_property
     def probs(self) -> Tensor:
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class CountedOdds(BinaryOdds):
+    """``total_count`` trials with the odds of ``BinaryOdds`` (``Binomial``,
+    ``NegativeBinomial``): the count and exactly one of ``probs`` and ``logits``, broadcast
+    together (the count in the odds' dtype), and ``expand``, which expands both.
+
+    >>> d = ember.distributions.NegativeBinomial(3, probs=ember.tensor([0.2, 0.5]))
+    >>> d.batch_shape, d.total_count, d.expand((2, 2)).total_count.shape
+    (ember.Size([2]), tensor([3., 3.]), ember.Size([2, 2]))
+    """
+
+    total_count: Tensor
+
+    def __init__(
+        self,
+        total_count: Any,
+        probs: Any = None,
+        logits: Any = None,
+        validate_args: bool | None = None,
+    ) -> None:
+        check_probs_or_logits(probs, logits)
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        count, value = broadcast_all(total_count, given)
+        self.total_count = count.type_as(value)
+        setattr(self, name, value)
+        self._param = value
+        super().__init__(value.size(), validate_args=validate_args)  # type: ignore[call-arg]
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Self:
+        # a subclass with its own __init__ is checked against the distribution it derives
+        # from, the class that derives from CountedOdds (_get_checked_instance)
+        family = next(c for c in type(self).__mro__ if CountedOdds in c.__bases__)
+        new = self._expanded_probs_or_logits(family, batch_shape, _instance)  # type: ignore[attr-defined]
+        new.total_count = self.total_count.expand(new.batch_shape)
+        return new  # type: ignore[no-any-return]
