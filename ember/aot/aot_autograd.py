@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from ember._graph_break import GraphBreak
+from ember._graph_walk import each_once
 from ember._shape_only import DataDependentShapeError
 from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
@@ -998,12 +999,7 @@ def _reached_by(
         pos = ids.stop
         root, _ = gradient_edge(o)
         stack = [root] if root is not None else []
-        seen: set[int] = set()
-        while stack:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
+        for n in each_once(stack):
             for k in targets.get(id(n), ()):
                 deps[k].update(ids)
             stack.extend(nxt for nxt, _ in n.next_functions if nxt is not None)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ember._graph_walk import each_once
 from ember._tensor import Tensor
 from ember.autograd.api import grad as autograd_grad
 from ember.autograd.forward_ad._levels import copy_tangents
@@ -116,12 +117,7 @@ def tracked_outside(tensors: list[Any], own: set[int]) -> bool:
                 return True
         else:
             stack.append(node)
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in each_once(stack):
         if type(node) is AccumulateGrad:
             if id(node.variable) not in own:
                 return True

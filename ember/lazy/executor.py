@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from ember._graph_walk import each_once
 from ember._tensor import Tensor
 from ember.compiler import layout, metrics
 from ember.lazy._array import LazyArray, LiveArrays
@@ -225,12 +226,7 @@ def _read_from_outside(computing: Collection[int], live: list[Node]) -> set[int]
     later sync reads them; NOTE [donated inputs]). ``live``: the live arrays' nodes."""
     stack = [n for n in live if id(n) not in computing and n.value is None]
     found: set[int] = set()
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in each_once(stack):
         for n, _ in node.inputs:
             if id(n) in computing or n.value is not None:
                 found.add(id(n))
