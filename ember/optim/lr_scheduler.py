@@ -153,7 +153,13 @@ class _LambdaScheduler(LRScheduler):
     """A schedule given by one function of the epoch per group, saved in ``state_dict`` only
     when it is a callable object (its ``__dict__``), not a function or lambda."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Any, last_epoch: int) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self._check_lambdas(lr_lambda)
         self.optimizer = optimizer
         n = len(optimizer.param_groups)
         if isinstance(lr_lambda, (list, tuple)):
@@ -163,6 +169,10 @@ class _LambdaScheduler(LRScheduler):
         else:
             self.lr_lambdas = [lr_lambda] * n
         super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _check_lambdas(lr_lambda: Any) -> None:
+        """What a schedule asks of ``lr_lambda`` before its length is checked: nothing here."""
 
     def state_dict(self) -> dict[str, Any]:
         """Everything but the optimizer; the lambdas as ``None`` or their ``__dict__``.
@@ -196,14 +206,6 @@ class LambdaLR(_LambdaScheduler):
     [0.125]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        super().__init__(optimizer, lr_lambda, last_epoch)
-
     def get_lr(self) -> list[float]:
         return [
             base * fn(self.last_epoch)
@@ -221,16 +223,12 @@ class MultiplicativeLR(_LambdaScheduler):
     [0.25]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
+    @staticmethod
+    def _check_lambdas(lr_lambda: Any) -> None:
+        """Every one of the lambdas must be callable, as PyTorch checks for this schedule."""
         for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        super().__init__(optimizer, lr_lambda, last_epoch)
 
     def get_lr(self) -> list[float]:
         groups = self.optimizer.param_groups
