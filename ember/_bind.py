@@ -315,6 +315,16 @@ def binary_dunder(
     return dunder
 
 
+def _exponent_named(dunder: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``__pow__``/``__ipow__`` taking the operand as ``exponent``, the name PyTorch's take
+    from pow's schema (``t.__pow__(exponent=2)``)."""
+
+    def pow_dunder(self: Any, exponent: Any) -> Any:
+        return dunder(self, exponent)
+
+    return pow_dunder
+
+
 def unary_dunder(overload: OpOverload, reported: list[Any]) -> Callable[[Any], Any]:
     op = overload._public
 
@@ -435,6 +445,8 @@ def bind_all(namespace: dict[str, Any]) -> list[str]:
         else:
             t_op, s_op = getattr(packet, t_name), getattr(packet, s_name)
             fn = binary_dunder(t_op, s_op, kind != "b", kind == "rs", reported)
+            if pname in ("pow", "pow_") and kind == "b":
+                fn = _exponent_named(fn)
         fn.__name__ = fn.__qualname__ = dunder
         setattr(Tensor, dunder, fn)
         GENERATED_MEMBERS.add(dunder)

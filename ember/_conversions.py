@@ -24,19 +24,26 @@ _dtype = dtypes.dtype
 _DEVICE_TYPES = (str, _device, int)  # an int is the current accelerator's index
 
 
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+def _to(
+    self: Tensor,
+    *args: Any,
+    dtype: _dtype | None = None,
+    device: Any = None,
+    tensor: Tensor | None = None,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+    **kwargs: Any,
+) -> Tensor:
     """This tensor with another dtype and/or device; itself when nothing changes (unless
-    ``copy=True``). Accepts ``to(dtype)``, ``to(device, dtype=None)`` and ``to(other)``.
+    ``copy=True``). Accepts ``to(dtype)``, ``to(device, dtype=None)`` and ``to(other)``
+    (positionally or by those names, ``to(tensor=other)`` as PyTorch's binding names it;
+    ``other=``, the schema's name, too).
 
     >>> ember.ones(2).to(ember.int64)
     tensor([1, 1])
     """
-    non_blocking = kwargs.pop("non_blocking", False)
-    copy = kwargs.pop("copy", False)
-    memory_format = kwargs.pop("memory_format", None)
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    other = kwargs.pop("other", kwargs.pop("tensor", None))
+    other = kwargs.pop("other", tensor)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword argument(s) {sorted(kwargs)}")
     rest = list(args)

@@ -528,17 +528,17 @@ class Tensor:
 
         return tensor_repr(self, tensor_contents=tensor_contents)
 
-    def __format__(self, spec: str) -> str:
+    def __format__(self, format_spec: str) -> str:
         if self._edata.ndim == 0 and type(self._edata) is _ndarray:
-            return format(self.item(), spec)
-        return object.__format__(self, spec)
+            return format(self.item(), format_spec)
+        return object.__format__(self, format_spec)
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, proto: Any) -> Any:
         from ember import _tensor_pickle as _PICKLE  # cycle: it imports this module
 
         if type(self) is Tensor and not self.__dict__.keys() - _PICKLE.INTERNAL:
             return (_rebuild, (self._value_array("pickle").copy(), self.requires_grad))
-        return _PICKLE.reduce_ex(self, protocol)  # NOTE [subclass pickling]
+        return _PICKLE.reduce_ex(self, proto)  # NOTE [subclass pickling]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         from ember import _tensor_pickle as _PICKLE  # cycle: it imports this module

@@ -212,13 +212,28 @@ def _lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tens
     return F.lu(self, pivot, get_infos)
 
 
-def _stft(self: Tensor, n_fft: int, *args: Any, **kwargs: Any) -> Tensor:
+def _stft(
+    self: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = "reflect",
+    normalized: bool = False,
+    onesided: bool | None = None,
+    return_complex: bool | None = None,
+    align_to_window: bool | None = None,
+) -> Tensor:
     """``ember.stft(self, ...)`` (NOTE [stft]).
 
     >>> ember.ones(16).stft(8, window=ember.hann_window(8), return_complex=True).shape
     ember.Size([5, 9])
     """
-    return F.stft(self, n_fft, *args, **kwargs)
+    return F.stft(
+        self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+        return_complex, align_to_window,
+    )  # fmt: skip
 
 
 def _checked(value: Any, kind: type) -> Any:

@@ -1,6 +1,7 @@
 """The functions PyTorch writes in Python (``torch/functional.py``) over its ops: ``unique``,
 ``unique_consecutive``, ``meshgrid``, ``cartesian_prod``, ``block_diag``, ``cdist``,
-``tensordot`` and ``atleast_1d``/``2d``/``3d``; and ``is_tensor`` (``torch/__init__.py``).
+``tensordot``, ``split``, ``stft`` and ``atleast_1d``/``2d``/``3d``; and ``is_tensor``
+(``torch/__init__.py``).
 Each takes the Python route of ``__torch_function__`` as PyTorch's does (plain tensors
 count: NOTE [two routes] in ``ember/overrides/__init__.py``) and calls the aten op, which
 ``__torch_dispatch__`` code then sees. ``ember/functional.py`` exports them in place of the
@@ -33,6 +34,7 @@ __all__ = [
     "is_tensor",
     "lu",
     "meshgrid",
+    "split",
     "stft",
     "tensordot",
     "unique",
@@ -505,6 +507,19 @@ def lu(
     for o, r in zip(out, result, strict=True):
         o.resize_(r.shape).copy_(r)
     return tuple(out)
+
+
+@python_route("tensor")
+def split(
+    tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
+    """``tensor`` in pieces of ``split_size_or_sections`` along ``dim`` (an int: pieces of
+    that size, the last one smaller; a list: those sizes), as ``tensor.split`` does.
+
+    >>> [p.tolist() for p in ember.split(ember.arange(5), 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    return tensor.split(split_size_or_sections, dim)  # type: ignore[no-any-return]
 
 
 @python_route("input")

@@ -49,6 +49,7 @@ from ember._torch_functional import (  # noqa: E402
     is_tensor,
     lu,
     meshgrid,
+    split,
     stft,
     tensordot,
     unique,
@@ -58,7 +59,7 @@ from ember._torch_functional import (  # noqa: E402
 
 _PYTHON_WRITTEN = (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes,
                    broadcast_tensors, cartesian_prod, chain_matmul, cdist, gradient, is_tensor, lu,
-                   meshgrid, stft, tensordot, unique, unique_consecutive,
+                   meshgrid, split, stft, tensordot, unique, unique_consecutive,
                    unravel_index)  # fmt: skip
 __all__ += [f.__name__ for f in _PYTHON_WRITTEN if f.__name__ not in __all__]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import keyword
 import types as pytypes
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -1070,21 +1071,171 @@ def test_testing_override_signatures_follow_schemas() -> None:
     assert dummies[ember.add](1, 2) == -1
 
 
+#: dummies whose parameters differ from what PyTorch's dummy and real function both take,
+#: with the reason (test_testing_override_parameters_match_pytorch)
+SIGNATURE_EXCEPTIONS: dict[str, str] = {
+    **dict.fromkeys(
+        ["ember.mm", "ember.bmm", "ember.Tensor.mm", "ember.Tensor.bmm"],
+        "out_dtype (aten mm.dtype/bmm.dtype): PyTorch has no CPU kernel for it "
+        "(NotImplementedError) and its methods refuse it (TypeError); ember, CPU only, has "
+        "no such overload",
+    ),
+    "ember.full_like": "out: full_like.out is a schema, but torch.full_like's binding "
+    "refuses out= (TypeError), as ember's",
+    "ember.lstm": "lstm's two forms (input, hx, ... / data, batch_sizes, hx, ...) have no "
+    "common order; the dummy has the first's, PyTorch's the second's",
+}
+
+_KINDS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def _torch_counterpart(name: str) -> Any:
+    """PyTorch's function at ember's ``name`` (``ember.linalg.norm``: ``torch.linalg.norm``)."""
+    obj: Any = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _real_forms(name: str, func: Any) -> list[list[tuple[str, bool]]]:
+    """The forms PyTorch's real function ``func`` (ember's ``name``) takes, each a list of
+    (parameter, positional): its Python signature, else its op's schemas (a function's
+    ``self`` named ``input``, a method's without the ``out`` overloads, which methods refuse;
+    an operator's those of the op it calls, ``__add__``'s ``add``'s)."""
+    try:
+        sig = inspect.signature(func)
+        return [
+            [(n, p.kind in _KINDS) for n, p in sig.parameters.items() if p.kind not in _VARIADIC]
+        ]
+    except (TypeError, ValueError):
+        pass
+    parts = name.split(".")
+    method = parts[1] == "Tensor"
+    op = parts[2] if method else parts[-1]
+    if op in DUNDERS:
+        op = DUNDERS[op][0]
+    if parts[1] in ("linalg", "fft", "special"):
+        op = f"{parts[1]}_{op}"
+    forms = []
+    for schema in torch._C._jit_get_schemas_for_operator(f"aten::{op}"):
+        if method and any(a.is_out for a in schema.arguments):
+            continue
+        form = []
+        for a in schema.arguments:
+            n = "input" if a.name == "self" and not method else a.name
+            form.append((n + "_" if keyword.iskeyword(n) else n, not a.kwarg_only))
+        forms.append(form)
+    return forms
+
+
+def _parameter_mismatch(name: str, ours: Any, dummy: Any, real: Any) -> str | None:
+    """How ember's dummy ``ours`` differs from the names PyTorch's ``dummy`` and ``real``
+    function both take (in PyTorch's order, where ember takes them positionally), or None."""
+    theirs = [n for n, p in inspect.signature(dummy).parameters.items() if p.kind not in _VARIADIC]
+    forms = _real_forms(name, real)
+    accepted = {n for form in forms for n, _ in form}
+    required = [n for n in theirs if n in accepted] if forms else theirs
+    params = inspect.signature(ours).parameters
+    missing = [n for n in required if n not in params]
+    if missing:
+        return f"{name}: no {missing} (PyTorch: {required}, ember: {list(params)})"
+    positional = [n for n, p in params.items() if n in required and p.kind in _KINDS]
+    for i, a in enumerate(positional):
+        for b in positional[i + 1 :]:
+            both = [[n for n, pos in f if pos] for f in forms]
+            both = [f for f in both if a in f and b in f]
+            if both and not any(f.index(a) < f.index(b) for f in both):
+                return f"{name}: {a} before {b} (PyTorch takes {b} first)"
+            if not both and a in theirs and b in theirs and theirs.index(a) > theirs.index(b):
+                return f"{name}: {a} before {b} (PyTorch's dummy has {b} first)"
+    return None
+
+
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-def test_testing_override_parameter_names_match_pytorch() -> None:
-    """The required parameters of the dummies have PyTorch's names (``input``, ``other``),
-    and functions with an ``out=`` form take ``out``."""
+def test_testing_override_parameters_match_pytorch() -> None:
+    """For every function and Tensor member both lists have, ember's dummy takes the
+    parameters that PyTorch's dummy and PyTorch's real function (its Python signature, else
+    its op's schemas) both take, in the order PyTorch's function takes them positionally
+    (NOTE [dummy signatures]): ``input``, ``other``, ``out=None`` where there is an out=
+    form. A name only PyTorch's dummy has is wrong there (``torch.dot`` takes ``tensor=``,
+    not ``other=``) and not required."""
     ours = ember.overrides.get_testing_overrides()
     theirs = torch.overrides.get_testing_overrides()
+    compared = {"function": 0, "Tensor": 0}
+    mismatches, excepted = [], set()
+    for func, dummy in ours.items():
+        name = ember.overrides.resolve_name(func)
+        real = _torch_counterpart(name)
+        if real is None or real not in theirs:
+            continue
+        compared["Tensor" if name.startswith("ember.Tensor.") else "function"] += 1
+        mismatch = _parameter_mismatch(name, dummy, theirs[real], real)
+        if name in SIGNATURE_EXCEPTIONS:
+            assert mismatch is not None, f"{name} matches PyTorch: drop its exception"
+            excepted.add(name)
+        elif mismatch is not None:
+            mismatches.append(mismatch)
+    assert mismatches == []
+    assert excepted == set(SIGNATURE_EXCEPTIONS)
+    assert compared["function"] > 500 and compared["Tensor"] > 500, compared
 
-    def required(sig: inspect.Signature) -> list[str]:
-        return [p.name for p in sig.parameters.values() if p.default is p.empty]
 
-    for name in ["add", "mul", "sub", "matmul", "abs", "exp", "cat", "stack", "clamp", "div"]:
-        a = inspect.signature(ours[getattr(ember, name)])
-        b = inspect.signature(theirs[getattr(torch, name)])
-        assert required(a) == required(b), name
-        assert ("out" in a.parameters) == ("out" in b.parameters), name
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_testing_override_parameter_check_finds_differences() -> None:
+    """The comparison fails a dummy with another name, a missing ``out``, a method's tensor
+    named ``input`` or two parameters swapped, and passes one whose extra name only
+    PyTorch's dummy has (``torch.dot``'s ``other``)."""
+
+    def dot(input: Any, tensor: Any, *, out: Any = None) -> None: ...
+    def add_renamed(input: Any, y: Any, *, alpha: Any = 1, out: Any = None) -> None: ...
+    def add_no_out(input: Any, other: Any, *, alpha: Any = 1) -> None: ...
+    def polygamma_swapped(input: Any, n: Any, *, out: Any = None) -> None: ...
+    def neg_method(input: Any) -> None: ...
+
+    dummies = torch.overrides.get_testing_overrides()
+    assert _parameter_mismatch("ember.dot", dot, dummies[torch.dot], torch.dot) is None
+    for name, ours in [
+        ("ember.add", add_renamed),
+        ("ember.add", add_no_out),
+        ("ember.polygamma", polygamma_swapped),
+        ("ember.Tensor.neg", neg_method),
+    ]:
+        real = _torch_counterpart(name)
+        assert _parameter_mismatch(name, ours, dummies[real], real) is not None, ours
+
+
+def test_parameters_the_dummies_name_are_taken(lib: Any) -> None:
+    """The names the comparison above made ember's functions take, taken as PyTorch takes
+    them: ``split(tensor=, split_size_or_sections=)`` (seen by a mode by the Python route),
+    ``__pow__(exponent=)``, ``to``'s keywords, ``stft``'s, ``__format__(format_spec=)`` and
+    ``__reduce_ex__(proto=)``."""
+    t = lib.arange(6.0).reshape(2, 3)
+    log: list[Any] = []
+    with LogMode.make(lib, log):
+        parts = lib.split(tensor=t, split_size_or_sections=[1, 2], dim=1)
+    assert [p.tolist() for p in parts] == [[[0.0], [3.0]], [[1.0, 2.0], [4.0, 5.0]]]
+    assert log[0][1:] == (lib.split, (lib.Tensor,))
+    assert [p.shape[0] for p in lib.split(lib.arange(5), 2)] == [2, 2, 1]
+    assert t.__pow__(exponent=2).tolist() == [[0.0, 1.0, 4.0], [9.0, 16.0, 25.0]]
+    u = t.clone()
+    assert u.__ipow__(exponent=2) is u and u.tolist() == (t**2).tolist()
+    assert (2**t).tolist()[0] == [1.0, 2.0, 4.0] and (t**t).tolist()[0] == [1.0, 1.0, 4.0]
+    assert t.to(dtype=lib.int64, copy=True).dtype == lib.int64
+    assert t.to(tensor=t.long()).dtype == lib.int64
+    assert t.to("cpu", lib.int32).dtype == lib.int32
+    assert t.to(lib.float32, False, True) is not t and t.to(lib.float32) is t
+    assert t.to(device="cpu", non_blocking=False, memory_format=lib.contiguous_format) is t
+    with pytest.raises(TypeError):
+        t.to(dtype=lib.int64, nonsense=1)
+    x, w = lib.arange(20.0), lib.hann_window(8)
+    a = x.stft(n_fft=8, hop_length=2, window=w, center=False, return_complex=True)
+    b = lib.stft(x, 8, 2, None, w, False, return_complex=True)
+    assert a.shape == (5, 7) and lib.equal(a, b)
+    assert lib.tensor(1.5).__format__(format_spec=".2f") == "1.50"
+    assert t.__reduce_ex__(proto=2) is not None
 
 
 # --------------------------------------------------- every function with a tensor-like

@@ -7,8 +7,8 @@ An overridable function is any public callable of ``ember``, ``ember.nn.function
 protocol, and every Tensor method and property. A callable there that does not (dtype and
 state helpers, factories that build from Python data) is listed by ``get_ignored_functions``;
 ``tests/test_overrides.py`` fails for a public callable in neither list. Dummies for
-``get_testing_overrides`` take their signature from the op's schema (first functional
-overload) or from the Python function itself.
+``get_testing_overrides`` take their signature from the op's schemas (all functional
+overloads: NOTE [dummy signatures]) or from the Python function itself.
 """
 
 from __future__ import annotations
@@ -217,54 +217,117 @@ def get_testing_overrides() -> dict[Callable[..., Any], Callable[..., Any]]:
     """A dummy returning -1, with the function's signature, for every overridable
     function: a test calls each function with tensor-likes and checks the handler."""
     out: dict[Callable[..., Any], Callable[..., Any]] = {}
-    for funcs in _lists()[0].values():
+    for namespace, funcs in _lists()[0].items():
         for f in funcs:
-            out[f] = _dummy(f)
+            out[f] = _dummy(f, method=namespace is Tensor)
     return out
 
 
-def _dummy(f: Callable[..., Any]) -> Callable[..., Any]:
+def _dummy(f: Callable[..., Any], method: bool) -> Callable[..., Any]:
     def dummy(*args: Any, **kwargs: Any) -> int:
         return -1
 
     dummy.__name__ = getattr(f, "__name__", "dummy")
-    sig = _signature(f)
+    sig = _signature(f, method)
     if sig is not None:
         dummy.__signature__ = sig  # type: ignore[attr-defined]
     return dummy
 
 
-def _signature(f: Callable[..., Any]) -> inspect.Signature | None:
-    """The Python signature of ``f``: from its op's schema when it is generated from the
-    registry (parameters annotated with the schema's type strings, ``self`` named ``input``
-    and ``out=None`` added where the op has an ``out`` overload, as PyTorch's dummies have
-    them), else its own."""
+def _signature(f: Callable[..., Any], method: bool) -> inspect.Signature | None:
+    """The Python signature of ``f`` (a Tensor member if ``method``): from its op's schemas
+    when it is generated from the registry (NOTE [dummy signatures]), else its own."""
     name = getattr(f, "__name__", "")
     packet = getattr(ops.aten, name, None) if name and not name.startswith("__") else None
     if packet is not None and getattr(f, "__doc__", "") and str(packet) in (f.__doc__ or ""):
-        op = next((o for o in packet._overloads.values() if not o._schema.is_out), None)
-        if op is not None:
-            has_input = any(a.name == "input" for a in op._schema.arguments)
-            params = []
-            for a in op._schema.arguments:
-                kind = (
-                    inspect.Parameter.KEYWORD_ONLY
-                    if a.kwarg_only
-                    else inspect.Parameter.POSITIONAL_OR_KEYWORD
-                )
-                default = a.default_value if a.has_default_value() else inspect.Parameter.empty
-                name_ = a.name + "_" if keyword.iskeyword(a.name) else a.name  # from: from_
-                if name_ == "self" and not has_input:
-                    name_ = "input"  # PyTorch's dummies name the tensor argument input
-                params.append(
-                    inspect.Parameter(name_, kind, default=default, annotation=str(a.type))
-                )
-            if "out" in packet._overloads and not name.startswith("_"):
-                # PyTorch's dummies take out=None where the function has an out= form
-                out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
-                params.append(out.replace(annotation="Tensor?"))
-            return inspect.Signature(params)
+        sig = _schema_signature(packet, method)
+        if sig is not None:
+            return sig
     try:
         return inspect.signature(f)
     except (TypeError, ValueError):
         return None
+
+
+def _schema_signature(packet: OpOverloadPacket, method: bool) -> inspect.Signature | None:
+    """The parameters of every functional overload of ``packet`` in one signature, as the
+    function (or, if ``method``, the Tensor method) binding them takes them.
+
+    # NOTE [dummy signatures]
+    A function generated from the registry takes the arguments of all its op's overloads
+    (``ember.div`` those of ``div.Tensor`` and of ``div.Tensor_mode``: ``rounding_mode``;
+    ``ember.scatter`` both ``src`` and ``value``), so its dummy lists them all, as
+    PyTorch's dummies list what PyTorch's function accepts by any of its forms. The first
+    overload gives the order; a parameter only a later overload has goes before the next
+    one it shares with it, where everything from there on has a default
+    (``nuclear_norm(input, dim, keepdim)`` from ``nuclear_norm(self, keepdim)`` and
+    ``nuclear_norm.dim(self, dim, keepdim)``), else after the positional ones; keyword-only
+    parameters come last. The first overload's required parameters are the dummy's, those
+    only later overloads have default to None. The tensor argument is ``input`` in a
+    function's dummy (where no argument is already), as PyTorch's binding names it, and
+    ``self`` in a method's; keywords get a trailing ``_`` (``from_``); a factory's tensor
+    options end with ``requires_grad=False`` (which its binding takes beside the schema's);
+    a function's dummy (not a method's: methods take no ``out=``, in PyTorch neither) ends
+    with ``out=None`` where the op has an ``out`` overload (one ``out``, a tuple, where that
+    overload writes several tensors). Parameters are annotated with the schema's type
+    strings. ``tests/test_overrides.py`` compares every dummy's parameter names with those
+    PyTorch's dummy and PyTorch's real function both take.
+    """
+    overloads = [o for o in packet._overloads.values() if not o._schema.is_out]
+    if not overloads:
+        return None
+    positional: list[inspect.Parameter] = []
+    keyword_only: list[inspect.Parameter] = []
+    seen: set[str] = set()
+    for i, op in enumerate(overloads):
+        args = op._schema.arguments
+        has_input = any(a.name == "input" for a in args)
+        names = [_param_name(a.name, method, has_input) for a in args]
+        for j, (a, pname) in enumerate(zip(args, names, strict=True)):
+            if pname in seen:
+                continue
+            seen.add(pname)
+            default = a.default_value if a.has_default_value() else inspect.Parameter.empty
+            if i and default is inspect.Parameter.empty:
+                default = None  # the first overload's form does without it
+            if a.kwarg_only:
+                kind = inspect.Parameter.KEYWORD_ONLY
+                keyword_only.append(inspect.Parameter(pname, kind, default=default))
+                keyword_only[-1] = keyword_only[-1].replace(annotation=str(a.type))
+                continue
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            param = inspect.Parameter(pname, kind, default=default, annotation=str(a.type))
+            positional.insert(_insertion_point(positional, names[j + 1 :]), param)
+    params = positional + keyword_only
+    if "pin_memory" in seen and "requires_grad" not in seen:
+        # a factory's tensor options: PyTorch's binding (and ember's) takes requires_grad too
+        grad = inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False)
+        params.append(grad.replace(annotation="bool"))
+    with_out = not method and not packet.__name__.startswith("_")
+    if with_out and any(o._schema.is_out for o in packet._overloads.values()):
+        if "out" not in seen:  # PyTorch's dummies take out=None where there is an out= form
+            out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+            params.append(out.replace(annotation="Tensor?"))
+    return inspect.Signature(params)
+
+
+def _param_name(name: str, method: bool, has_input: bool) -> str:
+    """A schema argument's name as a Python parameter (NOTE [dummy signatures])."""
+    if keyword.iskeyword(name):
+        return name + "_"  # from: from_
+    if name == "self" and not method and not has_input:
+        return "input"  # PyTorch's binding and dummies name a function's tensor input
+    return name
+
+
+def _insertion_point(params: list[inspect.Parameter], later: list[str]) -> int:
+    """Where a parameter a later overload adds goes among ``params``: before the first of
+    the names following it there that is already a parameter, if every parameter from that
+    one on has a default (else a required one would follow an optional one); else last."""
+    for name in later:
+        at = next((k for k, p in enumerate(params) if p.name == name), None)
+        if at is not None:
+            if all(p.default is not inspect.Parameter.empty for p in params[at:]):
+                return at
+            break
+    return len(params)
